@@ -1,0 +1,44 @@
+/**
+ * Events of the incremental protocol parser (DESIGN.md §1).
+ *
+ * One reply is a sequence of blocks, each announced by `block-start`, grown by
+ * zero or more `block-delta`s and closed by exactly one `block-end`, in order,
+ * never overlapping. Block indexes count from 0 in reply order across all
+ * kinds. Concatenating the deltas of a block gives the same bytes whatever the
+ * chunking of the input (chunk invariance).
+ *
+ * - `text` blocks hold ordinary Markdown, including ordinary (non-agent)
+ *   fences with their fence lines, exactly as written.
+ * - `code` and `data` blocks hold only the body: the lines between the opening
+ *   and the closing fence lines, without the fences themselves. Line endings in
+ *   bodies are normalised to "\n".
+ * - `line` is the 1-based line of the reply on which the block's first body
+ *   line sits (for code/data) or the block's first line (for text).
+ */
+export type BlockKind = "text" | "code" | "data";
+
+export type CodeLanguage = "tsx" | "ts" | "typescript" | "jsx" | "js";
+
+export type BlockStart =
+  | { type: "block-start"; index: number; kind: "text"; line: number }
+  | { type: "block-start"; index: number; kind: "code"; lang: CodeLanguage; line: number }
+  | { type: "block-start"; index: number; kind: "data"; id: string; line: number };
+
+export type ProtocolEvent =
+  | BlockStart
+  | { type: "block-delta"; index: number; text: string }
+  /** `unterminated`: the stream ended before the closing fence. */
+  | { type: "block-end"; index: number; unterminated: boolean }
+  /**
+   * A fence whose info string starts with `agent.` or mentions
+   * `agent.run`/`agent.data` but does not parse. The fence is shown as an
+   * ordinary fence inside the surrounding text block, and reported.
+   */
+  | { type: "protocol-error"; code: "malformed-header"; message: string; line: number; info: string };
+
+export interface ProtocolParser {
+  /** Feed the next chunk; returns the events it made certain. */
+  push(chunk: string): ProtocolEvent[];
+  /** End of stream: flush and close whatever is open. */
+  end(): ProtocolEvent[];
+}

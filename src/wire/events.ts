@@ -1,0 +1,60 @@
+/**
+ * Events the realm's executor reports, and the error shape they carry.
+ * Shared by the realm (workers/realm) and the host (src/): the only code both
+ * sides import. Errors are data with stable codes; structured clone drops
+ * error classes, so nothing here relies on `instanceof`.
+ */
+
+export type ExecErrorCode =
+  /** The code cannot be parsed; certain as soon as reported. */
+  | "syntax"
+  /** An uncaught throw while a statement ran. */
+  | "runtime"
+  /** A loop or recursion ran synchronously past the time budget. */
+  | "loop-guard"
+  /** A top-level declaration would shadow a platform or realm global. */
+  | "shadow-global"
+  /** `import`/`export` and other forms the realm refuses. */
+  | "unsupported"
+  /** Stopped by the person or the agent. */
+  | "aborted"
+  /** A data fence names a target nobody created. */
+  | "unknown-target"
+  /** Malformed JSON in a data fence (the last valid value is kept). */
+  | "data-invalid";
+
+export interface ExecError {
+  code: ExecErrorCode;
+  /** The JS error name, e.g. `TypeError`, `SyntaxError`, `LoopGuardError`. */
+  name: string;
+  message: string;
+  /** Block index in the reply. */
+  block: number;
+  /** 1-based line and column in the reply (the model's own source). */
+  line?: number;
+  column?: number;
+  /** The source text of the offending line. */
+  lineText?: string;
+}
+
+export type ConsoleLevel = "debug" | "log" | "info" | "warn" | "error";
+
+export type ExecEvent =
+  | { type: "statement-start"; block: number; statement: number; line: number; endLine: number; source: string }
+  | { type: "statement-end"; block: number; statement: number; status: "done" | "error"; error?: ExecError; durationMs: number }
+  | { type: "console"; block: number; statement: number; level: ConsoleLevel; text: string }
+  /** Code the realm will not run because an earlier statement failed or the run was aborted. */
+  | { type: "skipped"; block: number; fromStatement: number; count: number; fromLine: number; reason: "error" | "aborted" }
+  /** An error that belongs to no running statement: a syntax error, an uncaught async throw. */
+  | { type: "error"; error: ExecError; statement?: number }
+  /** A block has been fully consumed (all its statements ran or were skipped). */
+  | { type: "block-done"; block: number };
+
+/** Format an error the way the model reads it (DESIGN.md §1). */
+export function formatExecError(error: ExecError): string {
+  const where = error.line !== undefined
+    ? ` (block ${error.block}, line ${error.line}${error.column !== undefined ? `, column ${error.column}` : ""})`
+    : ` (block ${error.block})`;
+  const text = error.lineText !== undefined ? `\n  > ${error.lineText.trim()}` : "";
+  return `${error.name}: ${error.message}${where}${text}`;
+}

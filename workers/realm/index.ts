@@ -1,0 +1,2 @@
+// Realm worker entry (filled in by the sandbox work).
+export {};
