@@ -6,7 +6,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["src/**/*.test.ts", "src/**/*.test.tsx", "workers/**/*.test.ts", "workers/**/*.test.tsx", "bench/**/*.test.ts"],
+          include: ["src/**/*.test.ts", "src/**/*.test.tsx", "workers/**/*.test.ts", "workers/**/*.test.tsx", "bench/**/*.test.ts", "test/**/*.test.ts"],
           environment: "node",
         },
       },
