@@ -1,0 +1,289 @@
+import { describe, expect, it } from "vitest";
+import { MockLanguageModelV3, simulateReadableStream } from "ai/test";
+import { APICallError } from "@ai-sdk/provider";
+import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { createProtocolParser } from "../protocol/parser";
+import { Agent, type RealmEvent, type RealmPort } from "./agent";
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+
+function streamOf(text: string, options: { pieces?: number; error?: unknown } = {}): ReadableStream<LanguageModelV3StreamPart> {
+  const size = options.pieces ?? 5;
+  const chunks: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }, { type: "text-start", id: "t" }];
+  for (let at = 0; at < text.length; at += size) chunks.push({ type: "text-delta", id: "t", delta: text.slice(at, at + size) });
+  if (options.error) {
+    chunks.push({ type: "error", error: options.error });
+  } else {
+    chunks.push({ type: "text-end", id: "t" });
+    chunks.push({ type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage });
+  }
+  return simulateReadableStream({ chunks, chunkDelayInMs: 0, initialDelayInMs: 0 });
+}
+
+/** A model that plays one scripted reply per call and records the prompts. */
+function scriptedModel(replies: (string | { text: string; error?: unknown } | { throws: unknown })[]) {
+  const prompts: unknown[] = [];
+  let call = 0;
+  const model = new MockLanguageModelV3({
+    doStream: async (options) => {
+      prompts.push(options.prompt);
+      const reply = replies[Math.min(call, replies.length - 1)];
+      call += 1;
+      if (typeof reply === "object" && "throws" in reply) throw reply.throws;
+      const text = typeof reply === "string" ? reply : reply.text;
+      const error = typeof reply === "string" ? undefined : reply.error;
+      return { stream: streamOf(text, { error }) };
+    },
+  });
+  return { model, prompts, calls: () => call };
+}
+
+/**
+ * A stand-in realm that "runs" code by recognising `console.log("...")`
+ * statements line by line; the real realm is covered in the executor and
+ * browser tests. It records what the loop sent, in order.
+ */
+class FakeRealm implements RealmPort {
+  readonly calls: string[] = [];
+  private listeners = new Set<(event: RealmEvent) => void>();
+  private sources = new Map<number, { line: number; text: string }>();
+  aborted = 0;
+  hangFlush = false;
+  private pendingFlush: (() => void) | undefined;
+
+  beginReply() {
+    this.calls.push("begin");
+    this.sources.clear();
+  }
+  openCode(block: number, line: number) {
+    this.calls.push(`open ${block}@${line}`);
+    this.sources.set(block, { line, text: "" });
+  }
+  pushCode(block: number, delta: string) {
+    this.sources.get(block)!.text += delta;
+  }
+  endCode(block: number, unterminated: boolean) {
+    this.calls.push(`end ${block}${unterminated ? " unterminated" : ""}`);
+    const { line, text } = this.sources.get(block)!;
+    text.split("\n").forEach((source, offset) => {
+      const match = /console\.log\("([^"]*)"\)/.exec(source);
+      const thrown = /throw new Error\("([^"]*)"\)/.exec(source);
+      if (!match && !thrown) return;
+      this.emit({ type: "statement-start", block, statement: offset, line: line + offset, endLine: line + offset, source });
+      if (match) this.emit({ type: "console", block, statement: offset, level: "log", text: match[1] });
+      this.emit({
+        type: "statement-end",
+        block,
+        statement: offset,
+        status: thrown ? "error" : "done",
+        durationMs: 0,
+        error: thrown
+          ? { code: "runtime", name: "Error", message: thrown[1], block, line: line + offset, column: 1, lineText: source }
+          : undefined,
+      });
+    });
+  }
+  openData(block: number, id: string) {
+    this.calls.push(`data ${block} ${id}`);
+  }
+  pushData() {}
+  endData() {}
+  flush() {
+    this.calls.push("flush");
+    if (!this.hangFlush) return Promise.resolve();
+    return new Promise<void>((resolve) => (this.pendingFlush = resolve));
+  }
+  abort() {
+    this.aborted += 1;
+    this.pendingFlush?.();
+  }
+  subscribe(listener: (event: RealmEvent) => void) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  emit(event: RealmEvent) {
+    for (const listener of this.listeners) listener(event);
+  }
+}
+
+function makeAgent(model: MockLanguageModelV3, realm: FakeRealm, maxTurns = 10) {
+  return new Agent({
+    model: () => model,
+    system: "SYSTEM",
+    realm,
+    createParser: createProtocolParser,
+    describeError: (error) => {
+      if (APICallError.isInstance(error)) {
+        if (error.statusCode === 429) {
+          return { code: "rate-limit", message: "Rate limited", retryable: true, retryAfterMs: 5 };
+        }
+        if (error.statusCode === 401) return { code: "auth", message: "The key was refused", retryable: false };
+      }
+      return { code: "unknown", message: String(error), retryable: false };
+    },
+    wrapFeedback: (body) => `[runtime output]\n${body}`,
+    maxTurns,
+  });
+}
+
+const fence = "```";
+
+describe("Agent", () => {
+  it("routes code blocks to the realm, sends feedback as the next turn and ends on empty feedback", async () => {
+    const { model, prompts } = scriptedModel([
+      `Let me check.\n\n${fence}tsx agent.run\nconsole.log("42 rows")\n${fence}\n`,
+      "There are 42 rows. Done.",
+    ]);
+    const realm = new FakeRealm();
+    const agent = makeAgent(model, realm);
+    await agent.send("How many rows?");
+
+    const state = agent.getState();
+    expect(state.phase).toBe("done");
+    expect(state.messages.map((message) => message.role)).toEqual(["user", "assistant", "feedback", "assistant"]);
+    expect(realm.calls.slice(0, 4)).toEqual(["begin", "open 1@4", "end 1", "flush"]);
+
+    // The second call carries the first reply and the feedback, marked as runtime output.
+    expect(prompts).toHaveLength(2);
+    const second = prompts[1] as { role: string; content: { type: string; text: string }[] | string }[];
+    const lastMessage = second[second.length - 1];
+    expect(lastMessage.role).toBe("user");
+    const content = Array.isArray(lastMessage.content) ? lastMessage.content.map((part) => part.text).join("") : lastMessage.content;
+    expect(content).toContain("[runtime output]");
+    expect(content).toContain("[block 1 line 4] 42 rows");
+  });
+
+  it("keeps statement results in the reply view", async () => {
+    const { model } = scriptedModel([`${fence}js agent.run\nconsole.log("a")\nthrow new Error("boom")\n${fence}\n`, "ok"]);
+    const realm = new FakeRealm();
+    const agent = makeAgent(model, realm);
+    await agent.send("go");
+    const reply = agent.getState().messages[1];
+    expect(reply.role).toBe("assistant");
+    if (reply.role !== "assistant") return;
+    const block = reply.reply.blocks[0];
+    expect(block.kind).toBe("code");
+    if (block.kind !== "code") return;
+    expect(block.statements.map((statement) => statement.status)).toEqual(["done", "error"]);
+    expect(block.statements[0].logs).toEqual([{ level: "log", text: "a" }]);
+    const feedback = agent.getState().messages[2];
+    expect(feedback.role === "feedback" && feedback.body).toContain("Error: boom (block 0, line 3, column 1)");
+  });
+
+  it("stops after the turn cap and says so", async () => {
+    const { model, calls } = scriptedModel([`${fence}tsx agent.run\nconsole.log("again")\n${fence}\n`]);
+    const realm = new FakeRealm();
+    const agent = makeAgent(model, realm, 3);
+    await agent.send("loop forever");
+    expect(calls()).toBe(3);
+    const notices = agent.getState().messages.filter((message) => message.role === "notice");
+    expect(notices.at(-1)?.text).toMatch(/Stopped after 3 automatic turns/);
+  });
+
+  it("reports a malformed agent fence to the model", async () => {
+    const { model, prompts } = scriptedModel([`${fence}python agent.run\nprint(1)\n${fence}\n`, "Sorry, fixed."]);
+    const realm = new FakeRealm();
+    const agent = makeAgent(model, realm);
+    await agent.send("hi");
+    expect(prompts).toHaveLength(2);
+    expect(JSON.stringify(prompts[1])).toContain("not a valid agent fence");
+    expect(realm.calls).not.toContain("open 0@2");
+  });
+
+  it("keeps the person's message and explains a refused key", async () => {
+    const error = new APICallError({
+      message: "Unauthorized",
+      url: "https://example.invalid/v1/chat/completions",
+      requestBodyValues: {},
+      statusCode: 401,
+      isRetryable: false,
+    });
+    const { model } = scriptedModel([{ throws: error }]);
+    const agent = makeAgent(model, new FakeRealm());
+    await agent.send("hello");
+    const state = agent.getState();
+    expect(state.phase).toBe("error");
+    expect(state.messages[0]).toMatchObject({ role: "user", text: "hello" });
+    expect(state.messages[1]).toMatchObject({ role: "assistant", state: "error", error: { code: "auth" } });
+  });
+
+  it("retries a rate-limited call after the advised delay", async () => {
+    const limited = new APICallError({
+      message: "Too many requests",
+      url: "https://example.invalid/v1/chat/completions",
+      requestBodyValues: {},
+      statusCode: 429,
+      isRetryable: true,
+    });
+    const { model, calls } = scriptedModel([{ throws: limited }, "Fine now."]);
+    const agent = makeAgent(model, new FakeRealm());
+    await agent.send("hello");
+    expect(calls()).toBe(2);
+    expect(agent.getState().phase).toBe("done");
+  });
+
+  it("keeps a reply cut mid-stream, runs its complete code, and offers Continue", async () => {
+    const { model, prompts } = scriptedModel([
+      { text: `Working.\n\n${fence}tsx agent.run\nconsole.log("first")\nconsole.log("sec`, error: new Error("socket hang up") },
+      "Continuing from there.",
+    ]);
+    const realm = new FakeRealm();
+    const agent = makeAgent(model, realm);
+    await agent.send("do it");
+    let state = agent.getState();
+    expect(state.phase).toBe("error");
+    expect(state.canContinue).toBe(true);
+    expect(state.messages[1]).toMatchObject({ role: "assistant", state: "interrupted", error: { code: "disconnected" } });
+    expect((state.messages[1] as { text: string }).text).toContain('console.log("sec');
+    expect(realm.calls).toContain("end 1 unterminated");
+
+    await agent.continue();
+    state = agent.getState();
+    expect(state.phase).toBe("done");
+    expect(JSON.stringify(prompts[1])).toContain("cut off mid-stream");
+  });
+
+  it("Stop aborts the stream and the realm", async () => {
+    let release: () => void = () => {};
+    const model = new MockLanguageModelV3({
+      doStream: async ({ abortSignal }) => {
+        const stream = new ReadableStream<LanguageModelV3StreamPart>({
+          start(controller) {
+            controller.enqueue({ type: "stream-start", warnings: [] });
+            controller.enqueue({ type: "text-start", id: "t" });
+            controller.enqueue({ type: "text-delta", id: "t", delta: "Thinking" });
+            release = () => controller.error(abortSignal?.reason ?? new Error("aborted"));
+            abortSignal?.addEventListener("abort", () => release());
+          },
+        });
+        return { stream };
+      },
+    });
+    const realm = new FakeRealm();
+    const agent = makeAgent(model, realm);
+    const done = agent.send("long task");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(agent.getState().phase).toBe("streaming");
+    agent.stop();
+    await done;
+    expect(agent.getState().phase).toBe("stopped");
+    expect(realm.aborted).toBe(1);
+    expect(agent.getState().messages[1]).toMatchObject({ role: "assistant", state: "stopped", text: "Thinking" });
+  });
+
+  it("holds output that arrives while idle for the next turn instead of starting one", async () => {
+    const { model, prompts } = scriptedModel(["Hello.", "Noted."]);
+    const realm = new FakeRealm();
+    const agent = makeAgent(model, realm);
+    await agent.send("first");
+    expect(prompts).toHaveLength(1);
+    realm.emit({ type: "console", block: 0, statement: 0, level: "log", text: "timer fired" });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(prompts).toHaveLength(1);
+    await agent.send("second");
+    expect(JSON.stringify(prompts[1])).toContain("timer fired");
+  });
+});

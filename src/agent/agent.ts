@@ -1,0 +1,459 @@
+import { streamText, type LanguageModel, type ModelMessage } from "ai";
+import type { ProtocolEvent, ProtocolParser } from "../protocol/types";
+import type { ExecEvent } from "../wire/events";
+import { FeedbackCollector, type RealmResetEvent } from "./feedback";
+import { applyExecEvent, applyProtocolEvent, emptyReply, runningStatement, type ReplyView } from "./reply";
+
+/**
+ * The interaction loop (DESIGN.md §1): stream a reply, route its code and data
+ * blocks to the realm in protocol order, collect what the realm reports, and
+ * send non-empty feedback back as the next turn, until feedback is empty, the
+ * turn cap is reached, or the person presses Stop.
+ *
+ * The model, the realm and the clock are passed in, so the loop runs in Node
+ * tests against the AI SDK's mock models and the real executor.
+ */
+
+export type RealmEvent = ExecEvent | RealmResetEvent | { type: "ready" };
+
+/** The part of the realm host the loop needs (src/sandbox implements it). */
+export interface RealmPort {
+  beginReply(): void;
+  openCode(block: number, line: number): void;
+  pushCode(block: number, delta: string): void;
+  endCode(block: number, unterminated: boolean): void;
+  openData(block: number, id: string, line: number): void;
+  pushData(block: number, delta: string): void;
+  endData(block: number, unterminated: boolean): void;
+  /** Resolves when everything sent so far has run. */
+  flush(timeoutMs?: number): Promise<void>;
+  abort(): void;
+  subscribe(listener: (event: RealmEvent) => void): () => void;
+}
+
+export interface LlmErrorInfo {
+  code: string;
+  message: string;
+  retryAfterMs?: number;
+  retryable: boolean;
+}
+
+export type ReplyState = "streaming" | "done" | "interrupted" | "stopped" | "error";
+
+export type ChatMessage =
+  | { id: string; role: "user"; text: string; createdAt: number }
+  | {
+      id: string;
+      role: "assistant";
+      text: string;
+      reply: ReplyView;
+      state: ReplyState;
+      error?: LlmErrorInfo;
+      createdAt: number;
+    }
+  | { id: string; role: "feedback"; text: string; body: string; source: "runtime" | "ui-event"; createdAt: number }
+  | { id: string; role: "notice"; text: string; level: "info" | "warn" | "error"; createdAt: number };
+
+export type Phase = "idle" | "streaming" | "running" | "waiting-input" | "done" | "error" | "stopped";
+
+export interface AgentState {
+  messages: ChatMessage[];
+  phase: Phase;
+  /** Human detail for the status line, e.g. "statement 3" or "retrying in 4 s". */
+  detail?: string;
+  turn: number;
+  maxTurns: number;
+  /** The last reply was cut mid-stream and can be continued. */
+  canContinue: boolean;
+}
+
+export interface AgentOptions {
+  model: () => LanguageModel;
+  system: string;
+  realm: RealmPort;
+  createParser: () => ProtocolParser;
+  describeError: (error: unknown) => LlmErrorInfo;
+  wrapFeedback: (body: string, source: "runtime" | "ui-event") => string;
+  maxTurns?: number;
+  /** Rate-limit retries per turn before giving up. */
+  maxRetries?: number;
+  now?: () => number;
+  newId?: () => string;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+const abortableSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+
+let counter = 0;
+const defaultId = () => `m${Date.now().toString(36)}${(counter++).toString(36)}`;
+
+export class Agent {
+  private state: AgentState;
+  private readonly listeners = new Set<(state: AgentState) => void>();
+  private controller: AbortController | undefined;
+  private readonly options: Required<Omit<AgentOptions, "maxTurns" | "maxRetries">> & { maxTurns: number; maxRetries: number };
+  /** Realm output that arrived while no interaction ran (timers): waits for the next turn. */
+  private idleOutput = new FeedbackCollector();
+  private currentReplyId: string | undefined;
+  private currentCollector: FeedbackCollector | undefined;
+  private readonly unsubscribeRealm: () => void;
+
+  constructor(options: AgentOptions, initialMessages: ChatMessage[] = []) {
+    this.options = {
+      maxTurns: 10,
+      maxRetries: 2,
+      now: () => Date.now(),
+      newId: defaultId,
+      sleep: abortableSleep,
+      ...options,
+    };
+    this.state = {
+      messages: initialMessages,
+      phase: "idle",
+      turn: 0,
+      maxTurns: this.options.maxTurns,
+      canContinue: false,
+    };
+    this.unsubscribeRealm = this.options.realm.subscribe((event) => this.onRealmEvent(event));
+  }
+
+  getState(): AgentState {
+    return this.state;
+  }
+
+  subscribe(listener: (state: AgentState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get busy(): boolean {
+    return this.controller !== undefined;
+  }
+
+  dispose(): void {
+    this.stop();
+    this.unsubscribeRealm();
+    this.listeners.clear();
+  }
+
+  private setState(patch: Partial<AgentState>): void {
+    this.state = { ...this.state, ...patch };
+    for (const listener of this.listeners) listener(this.state);
+  }
+
+  private updateMessage(id: string, update: (message: ChatMessage) => ChatMessage): void {
+    const messages = this.state.messages.map((message) => (message.id === id ? update(message) : message));
+    this.setState({ messages });
+  }
+
+  private push(message: ChatMessage): void {
+    this.setState({ messages: [...this.state.messages, message] });
+  }
+
+  private notice(text: string, level: "info" | "warn" | "error"): void {
+    this.push({ id: this.options.newId(), role: "notice", text, level, createdAt: this.options.now() });
+  }
+
+  /** The person sends a message. Ignored while an interaction runs. */
+  async send(text: string): Promise<void> {
+    const trimmed = text.trim();
+    if (!trimmed || this.busy) return;
+    this.push({ id: this.options.newId(), role: "user", text: trimmed, createdAt: this.options.now() });
+    await this.interact();
+  }
+
+  /** Resume after a reply was cut mid-stream. */
+  async continue(): Promise<void> {
+    if (this.busy || !this.state.canContinue) return;
+    const body =
+      "The previous reply was cut off mid-stream (the connection dropped). Continue from where it stopped; code that already ran keeps its effects, do not repeat it.";
+    this.pushFeedback(body, "runtime");
+    await this.interact();
+  }
+
+  /** Stop: abort the LLM stream and interrupt running code. */
+  stop(): void {
+    if (!this.controller) return;
+    this.controller.abort(new DOMException("Stopped by the person", "AbortError"));
+    this.options.realm.abort();
+  }
+
+  private pushFeedback(body: string, source: "runtime" | "ui-event"): void {
+    this.push({
+      id: this.options.newId(),
+      role: "feedback",
+      body,
+      text: this.options.wrapFeedback(body, source),
+      source,
+      createdAt: this.options.now(),
+    });
+  }
+
+  private onRealmEvent(event: RealmEvent): void {
+    if (event.type === "ready") return;
+    if (event.type === "realm-reset") {
+      this.notice(
+        `The sandbox was reset (${event.reason === "unresponsive" ? "it stopped responding" : event.reason === "crashed" ? "it crashed" : "on request"}): variables and mounts are gone.`,
+        "warn",
+      );
+    }
+    const collector = this.currentCollector ?? this.idleOutput;
+    collector.add(event);
+    if (event.type === "realm-reset" || !this.currentReplyId) return;
+    const replyId = this.currentReplyId;
+    this.updateMessage(replyId, (message) => {
+      if (message.role !== "assistant") return message;
+      const reply = applyExecEvent(message.reply, event);
+      return reply === message.reply ? message : { ...message, reply };
+    });
+    if (this.state.phase === "running" || this.state.phase === "streaming") {
+      const current = this.state.messages.find((message) => message.id === replyId);
+      if (current?.role === "assistant") {
+        const running = runningStatement(current.reply);
+        const detail = running ? `statement ${running.statement + 1} of block ${running.block}, line ${running.line}` : undefined;
+        if (detail !== this.state.detail) this.setState({ detail });
+      }
+    }
+  }
+
+  private toModelMessages(): ModelMessage[] {
+    const messages: ModelMessage[] = [];
+    for (const message of this.state.messages) {
+      switch (message.role) {
+        case "user":
+          messages.push({ role: "user", content: message.text });
+          break;
+        case "assistant":
+          if (message.text) messages.push({ role: "assistant", content: message.text });
+          break;
+        case "feedback":
+          messages.push({ role: "user", content: message.text });
+          break;
+        case "notice":
+          break;
+        default: {
+          const never: never = message;
+          return never;
+        }
+      }
+    }
+    return messages;
+  }
+
+  private async interact(): Promise<void> {
+    const controller = new AbortController();
+    this.controller = controller;
+    this.setState({ phase: "streaming", turn: 0, detail: undefined, canContinue: false });
+    // Output from timers while idle joins the first turn's feedback, it never starts one.
+    const idle = this.idleOutput;
+    this.idleOutput = new FeedbackCollector();
+    let carried = idle.empty ? "" : idle.text();
+    let finalPhase: Phase = "done";
+    try {
+      for (let turn = 1; ; turn += 1) {
+        this.setState({ turn });
+        const outcome = await this.runTurn(controller.signal, carried);
+        carried = "";
+        if (outcome.kind === "stopped") {
+          finalPhase = "stopped";
+          break;
+        }
+        if (outcome.kind === "error") {
+          finalPhase = "error";
+          break;
+        }
+        if (outcome.kind === "interrupted") {
+          finalPhase = "error";
+          this.setState({ canContinue: true });
+          break;
+        }
+        if (!outcome.feedback) break;
+        if (turn >= this.options.maxTurns) {
+          this.pushFeedback(outcome.feedback, "runtime");
+          this.notice(
+            `Stopped after ${this.options.maxTurns} automatic turns. Send a message to go on.`,
+            "warn",
+          );
+          break;
+        }
+        this.pushFeedback(outcome.feedback, "runtime");
+      }
+    } finally {
+      this.controller = undefined;
+      this.currentReplyId = undefined;
+      this.currentCollector = undefined;
+      this.setState({ phase: finalPhase, detail: undefined });
+    }
+  }
+
+  private async runTurn(
+    signal: AbortSignal,
+    carried: string,
+  ): Promise<{ kind: "ok"; feedback: string } | { kind: "stopped" } | { kind: "error" } | { kind: "interrupted" }> {
+    const replyId = this.options.newId();
+    const collector = new FeedbackCollector();
+    this.push({
+      id: replyId,
+      role: "assistant",
+      text: "",
+      reply: emptyReply(),
+      state: "streaming",
+      createdAt: this.options.now(),
+    });
+    this.currentReplyId = replyId;
+    this.currentCollector = collector;
+    this.setState({ phase: "streaming", detail: undefined });
+
+    const realm = this.options.realm;
+    realm.beginReply();
+    const parser = this.options.createParser();
+    let received = 0;
+
+    const route = (events: ProtocolEvent[]) => {
+      if (events.length === 0) return;
+      for (const event of events) {
+        if (event.type === "block-start") {
+          if (event.kind === "code") realm.openCode(event.index, event.line);
+          else if (event.kind === "data") realm.openData(event.index, event.id, event.line);
+        } else if (event.type === "block-delta") {
+          const block = kinds.get(event.index);
+          if (block === "code") realm.pushCode(event.index, event.text);
+          else if (block === "data") realm.pushData(event.index, event.text);
+        } else if (event.type === "block-end") {
+          const block = kinds.get(event.index);
+          if (block === "code") realm.endCode(event.index, event.unterminated);
+          else if (block === "data") realm.endData(event.index, event.unterminated);
+        } else if (event.type === "protocol-error") {
+          collector.add(event);
+        }
+        if (event.type === "block-start") kinds.set(event.index, event.kind);
+      }
+      this.updateMessage(replyId, (message) => {
+        if (message.role !== "assistant") return message;
+        let reply = message.reply;
+        for (const event of events) reply = applyProtocolEvent(reply, event);
+        return { ...message, reply };
+      });
+    };
+    const kinds = new Map<number, "text" | "code" | "data">();
+
+    let streamError: unknown;
+    for (let attempt = 0; ; attempt += 1) {
+      streamError = undefined;
+      try {
+        const result = streamText({
+          model: this.options.model(),
+          system: this.options.system,
+          messages: this.toModelMessages().concat(carried ? [{ role: "user", content: this.options.wrapFeedback(carried, "runtime") }] : []),
+          abortSignal: signal,
+          maxRetries: 0,
+          // Errors arrive as stream parts and are handled below; the SDK's default logs them.
+          onError: () => undefined,
+        });
+        for await (const part of result.fullStream) {
+          if (part.type === "text-delta") {
+            received += part.text.length;
+            this.updateMessage(replyId, (message) =>
+              message.role === "assistant" ? { ...message, text: message.text + part.text } : message,
+            );
+            route(parser.push(part.text));
+          } else if (part.type === "error") {
+            throw part.error;
+          } else if (part.type === "abort") {
+            throw signal.reason ?? new DOMException("Aborted", "AbortError");
+          }
+        }
+      } catch (error) {
+        streamError = error;
+      }
+      if (streamError === undefined || signal.aborted) break;
+      const info = this.options.describeError(streamError);
+      if (info.code === "rate-limit" && received === 0 && attempt < this.options.maxRetries) {
+        const wait = info.retryAfterMs ?? 2000 * (attempt + 1);
+        this.setState({ detail: `rate limited, retrying in ${Math.ceil(wait / 1000)} s` });
+        try {
+          await this.options.sleep(wait, signal);
+        } catch {
+          break;
+        }
+        continue;
+      }
+      break;
+    }
+    // Close whatever is open: complete statements of an unterminated fence still run.
+    route(parser.end());
+
+    if (signal.aborted) {
+      this.updateMessage(replyId, (message) => (message.role === "assistant" ? { ...message, state: "stopped" } : message));
+      await this.settleRealm(1000);
+      return { kind: "stopped" };
+    }
+
+    let failure: LlmErrorInfo | undefined;
+    if (streamError !== undefined) {
+      failure = this.options.describeError(streamError);
+      if (received > 0 && failure.code !== "aborted") {
+        failure = { ...failure, code: "disconnected" };
+      }
+      const state: ReplyState = received > 0 ? "interrupted" : "error";
+      this.updateMessage(replyId, (message) =>
+        message.role === "assistant" ? { ...message, state, error: failure } : message,
+      );
+    }
+
+    this.setState({ phase: "running" });
+    try {
+      await this.settleRealm(undefined, signal);
+    } catch {
+      // Stopped while code ran.
+    }
+    this.currentReplyId = undefined;
+    this.currentCollector = undefined;
+    if (signal.aborted) {
+      this.updateMessage(replyId, (message) => (message.role === "assistant" ? { ...message, state: "stopped" } : message));
+      return { kind: "stopped" };
+    }
+    if (failure) {
+      if (received > 0) return { kind: "interrupted" };
+      return { kind: "error" };
+    }
+    this.updateMessage(replyId, (message) => (message.role === "assistant" ? { ...message, state: "done" } : message));
+    return { kind: "ok", feedback: collector.text() };
+  }
+
+  /** Wait for the realm to finish this reply's code (or give up on abort). */
+  private async settleRealm(timeoutMs?: number, signal?: AbortSignal): Promise<void> {
+    const flushed = this.options.realm.flush(timeoutMs);
+    if (!signal) {
+      await flushed.catch(() => undefined);
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      flushed.then(
+        () => {
+          signal.removeEventListener("abort", onAbort);
+          resolve();
+        },
+        () => {
+          signal.removeEventListener("abort", onAbort);
+          resolve();
+        },
+      );
+    });
+  }
+}

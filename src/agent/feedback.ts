@@ -1,0 +1,89 @@
+import type { ExecEvent } from "../wire/events";
+import { formatExecError } from "../wire/events";
+
+/**
+ * Collects what one reply's code printed and what went wrong, in the order it
+ * happened, as lines for the model (DESIGN.md §1 "The feedback loop"). Pure:
+ * events in, text out. Empty feedback means the interaction ends.
+ */
+
+export type RealmResetEvent = {
+  type: "realm-reset";
+  reason: "unresponsive" | "crashed" | "requested";
+  running?: { block: number; statement: number; source: string };
+};
+
+export type FeedbackInput =
+  | ExecEvent
+  | RealmResetEvent
+  | { type: "protocol-error"; line: number; info: string; message: string }
+  | { type: "stream-cut"; message: string };
+
+export class FeedbackCollector {
+  private readonly lines: string[] = [];
+  /** (block, statement) → reply line where that statement starts. */
+  private readonly statementLines = new Map<string, number>();
+
+  add(event: FeedbackInput): void {
+    switch (event.type) {
+      case "statement-start":
+        this.statementLines.set(`${event.block}:${event.statement}`, event.line);
+        return;
+      case "console": {
+        const line = this.statementLines.get(`${event.block}:${event.statement}`);
+        const where = line !== undefined ? `[block ${event.block} line ${line}]` : `[block ${event.block}]`;
+        const level = event.level === "log" ? "" : ` ${event.level}:`;
+        this.lines.push(`${where}${level} ${event.text}`);
+        return;
+      }
+      case "statement-end":
+        if (event.status === "error" && event.error) this.lines.push(formatExecError(event.error));
+        return;
+      case "error":
+        this.lines.push(formatExecError(event.error));
+        return;
+      case "skipped":
+        this.lines.push(
+          event.reason === "aborted"
+            ? `Stopped: block ${event.block} from line ${event.fromLine} did not run (${event.count} statement${event.count === 1 ? "" : "s"}).`
+            : `Skipped: block ${event.block} from line ${event.fromLine} did not run because of the error above.`,
+        );
+        return;
+      case "block-done":
+        return;
+      case "realm-reset": {
+        const running = event.running
+          ? ` It was running block ${event.running.block}: ${event.running.source.split("\n")[0].slice(0, 120)}`
+          : "";
+        const why =
+          event.reason === "unresponsive"
+            ? "stopped responding (a loop that never yields?)"
+            : event.reason === "crashed"
+              ? "crashed (out of memory?)"
+              : "was reset";
+        this.lines.push(`Realm reset: the sandbox ${why} and was restarted; every variable and mount is gone.${running}`);
+        return;
+      }
+      case "protocol-error":
+        this.lines.push(
+          `Protocol: the fence at line ${event.line} ("${event.info}") is not a valid agent fence (${event.message}); it was shown as plain code and did not run.`,
+        );
+        return;
+      case "stream-cut":
+        this.lines.push(event.message);
+        return;
+      default: {
+        const never: never = event;
+        return never;
+      }
+    }
+  }
+
+  get empty(): boolean {
+    return this.lines.length === 0;
+  }
+
+  text(): string {
+    return this.lines.join("\n");
+  }
+}

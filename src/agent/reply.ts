@@ -1,0 +1,224 @@
+import type { ProtocolEvent, CodeLanguage } from "../protocol/types";
+import type { ConsoleLevel, ExecError, ExecEvent } from "../wire/events";
+
+/**
+ * The view of one assistant reply: its blocks as the protocol parser cut
+ * them, and what the realm did with each. Pure data, updated by
+ * `applyProtocolEvent` / `applyExecEvent`, which return new objects only for
+ * what changed (so React can skip untouched blocks).
+ */
+
+export type StatementStatus = "pending" | "running" | "done" | "error" | "skipped";
+
+export interface StatementView {
+  statement: number;
+  /** Reply lines (1-based). */
+  line: number;
+  endLine: number;
+  source: string;
+  status: StatementStatus;
+  error?: ExecError;
+  logs: { level: ConsoleLevel; text: string }[];
+}
+
+export type BlockStatus = "streaming" | "queued" | "running" | "done" | "error" | "skipped";
+
+export type BlockView =
+  | { index: number; kind: "text"; line: number; text: string }
+  | {
+      index: number;
+      kind: "code";
+      lang: CodeLanguage;
+      line: number;
+      source: string;
+      closed: boolean;
+      unterminated: boolean;
+      status: BlockStatus;
+      statements: StatementView[];
+      /** Lines (in the reply) from which code was skipped, if any. */
+      skippedFromLine?: number;
+      error?: ExecError;
+    }
+  | {
+      index: number;
+      kind: "data";
+      id: string;
+      line: number;
+      source: string;
+      closed: boolean;
+      unterminated: boolean;
+      status: BlockStatus;
+      error?: ExecError;
+    };
+
+export interface ReplyView {
+  blocks: BlockView[];
+  /** Malformed agent fences reported by the parser. */
+  protocolErrors: { line: number; info: string; message: string }[];
+  /** Realm errors that belong to no block (uncaught async throws, resets). */
+  notices: string[];
+}
+
+export function emptyReply(): ReplyView {
+  return { blocks: [], protocolErrors: [], notices: [] };
+}
+
+function replaceBlock(reply: ReplyView, index: number, update: (block: BlockView) => BlockView): ReplyView {
+  const position = reply.blocks.findIndex((block) => block.index === index);
+  if (position < 0) return reply;
+  const blocks = reply.blocks.slice();
+  blocks[position] = update(blocks[position]);
+  return { ...reply, blocks };
+}
+
+export function applyProtocolEvent(reply: ReplyView, event: ProtocolEvent): ReplyView {
+  switch (event.type) {
+    case "block-start": {
+      const block: BlockView =
+        event.kind === "text"
+          ? { index: event.index, kind: "text", line: event.line, text: "" }
+          : event.kind === "code"
+            ? {
+                index: event.index,
+                kind: "code",
+                lang: event.lang,
+                line: event.line,
+                source: "",
+                closed: false,
+                unterminated: false,
+                status: "streaming",
+                statements: [],
+              }
+            : {
+                index: event.index,
+                kind: "data",
+                id: event.id,
+                line: event.line,
+                source: "",
+                closed: false,
+                unterminated: false,
+                status: "streaming",
+              };
+      return { ...reply, blocks: [...reply.blocks, block] };
+    }
+    case "block-delta":
+      return replaceBlock(reply, event.index, (block) =>
+        block.kind === "text" ? { ...block, text: block.text + event.text } : { ...block, source: block.source + event.text },
+      );
+    case "block-end":
+      return replaceBlock(reply, event.index, (block) =>
+        block.kind === "text"
+          ? block
+          : {
+              ...block,
+              closed: true,
+              unterminated: event.unterminated,
+              status: block.status === "streaming" ? "queued" : block.status,
+            },
+      );
+    case "protocol-error":
+      return {
+        ...reply,
+        protocolErrors: [...reply.protocolErrors, { line: event.line, info: event.info, message: event.message }],
+      };
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+function replaceStatement(
+  reply: ReplyView,
+  blockIndex: number,
+  statement: number,
+  update: (statement: StatementView) => StatementView,
+): ReplyView {
+  return replaceBlock(reply, blockIndex, (block) => {
+    if (block.kind !== "code") return block;
+    const position = block.statements.findIndex((item) => item.statement === statement);
+    if (position < 0) return block;
+    const statements = block.statements.slice();
+    statements[position] = update(statements[position]);
+    return { ...block, statements };
+  });
+}
+
+export function applyExecEvent(reply: ReplyView, event: ExecEvent): ReplyView {
+  switch (event.type) {
+    case "statement-start":
+      return replaceBlock(reply, event.block, (block) =>
+        block.kind !== "code"
+          ? block
+          : {
+              ...block,
+              status: "running",
+              statements: [
+                ...block.statements.filter((item) => item.statement !== event.statement),
+                {
+                  statement: event.statement,
+                  line: event.line,
+                  endLine: event.endLine,
+                  source: event.source,
+                  status: "running",
+                  logs: [],
+                },
+              ],
+            },
+      );
+    case "statement-end": {
+      const next = replaceStatement(reply, event.block, event.statement, (statement) => ({
+        ...statement,
+        status: event.status,
+        error: event.error,
+      }));
+      if (event.status !== "error") return next;
+      return replaceBlock(next, event.block, (block) =>
+        block.kind === "text" ? block : { ...block, status: "error", error: event.error },
+      );
+    }
+    case "console":
+      return replaceStatement(reply, event.block, event.statement, (statement) => ({
+        ...statement,
+        logs: [...statement.logs, { level: event.level, text: event.text }],
+      }));
+    case "skipped":
+      return replaceBlock(reply, event.block, (block) =>
+        block.kind === "text"
+          ? block
+          : {
+              ...block,
+              status: block.status === "error" ? "error" : "skipped",
+              ...(block.kind === "code" ? { skippedFromLine: event.fromLine } : {}),
+            },
+      );
+    case "error": {
+      const { error } = event;
+      const next = replaceBlock(reply, error.block, (block) =>
+        block.kind === "text" ? block : { ...block, status: "error", error },
+      );
+      return next;
+    }
+    case "block-done":
+      return replaceBlock(reply, event.block, (block) =>
+        block.kind === "text" || block.status === "error" || block.status === "skipped"
+          ? block
+          : { ...block, status: "done" },
+      );
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+/** The statement currently running, if any (for "Running (statement k)"). */
+export function runningStatement(reply: ReplyView): { block: number; statement: number; line: number } | undefined {
+  for (let position = reply.blocks.length - 1; position >= 0; position -= 1) {
+    const block = reply.blocks[position];
+    if (block.kind !== "code") continue;
+    const running = block.statements.find((statement) => statement.status === "running");
+    if (running) return { block: block.index, statement: running.statement, line: running.line };
+  }
+  return undefined;
+}

@@ -1,0 +1,96 @@
+import { memo } from "react";
+import type { BlockView, StatementView } from "../agent/reply";
+import { formatExecError } from "../wire/events";
+
+type CodeBlock = Extract<BlockView, { kind: "code" }>;
+type DataBlock = Extract<BlockView, { kind: "data" }>;
+
+const STATUS_LABEL: Record<string, string> = {
+  streaming: "streaming",
+  queued: "queued",
+  running: "running",
+  done: "done",
+  error: "error",
+  skipped: "skipped",
+};
+
+/**
+ * A code block with each statement's state in the gutter: pending (not yet
+ * complete or not yet run), running, done, error (with the message under its
+ * line) or skipped; console output sits under the statement that printed it.
+ */
+export const CodeBlockView = memo(function CodeBlockView({ block }: { block: CodeBlock }) {
+  const lines = block.source.replace(/\n$/, "").split("\n");
+  const byEndLine = new Map<number, StatementView>();
+  const statusOf = (replyLine: number): string => {
+    for (const statement of block.statements) {
+      if (replyLine >= statement.line && replyLine <= statement.endLine) return statement.status;
+    }
+    if (block.skippedFromLine !== undefined && replyLine >= block.skippedFromLine) return "skipped";
+    return "pending";
+  };
+  for (const statement of block.statements) byEndLine.set(statement.endLine, statement);
+  const errorLine = block.error?.line;
+  return (
+    <figure className={`lm-code lm-code--${block.status}`} aria-label={`Code block ${block.index}`}>
+      <figcaption className="lm-code__header">
+        <span className="lm-code__lang">{block.lang}</span>
+        <span className="lm-code__status" data-status={block.status}>
+          {STATUS_LABEL[block.status]}
+          {block.unterminated ? " (fence not closed)" : ""}
+        </span>
+      </figcaption>
+      <div className="lm-code__body">
+        {lines.map((text, offset) => {
+          const replyLine = block.line + offset;
+          const status = statusOf(replyLine);
+          const statement = byEndLine.get(replyLine);
+          return (
+            <div key={offset} className="lm-code__row">
+              <div className="lm-code__line" data-status={status} title={status}>
+                <span className="lm-code__gutter" aria-hidden="true" />
+                <span className="lm-code__number">{replyLine}</span>
+                <code>{text || " "}</code>
+              </div>
+              {statement && statement.logs.length > 0 && (
+                <div className="lm-code__logs">
+                  {statement.logs.map((log, index) => (
+                    <pre key={index} className={`lm-log lm-log--${log.level}`}>
+                      {log.text}
+                    </pre>
+                  ))}
+                </div>
+              )}
+              {block.error && errorLine === replyLine && (
+                <div className="lm-code__error" role="note">
+                  {formatExecError(block.error)}
+                </div>
+              )}
+            </div>
+          );
+        })}
+        {block.error && (errorLine === undefined || errorLine < block.line || errorLine >= block.line + lines.length) && (
+          <div className="lm-code__error" role="note">
+            {formatExecError(block.error)}
+          </div>
+        )}
+      </div>
+    </figure>
+  );
+});
+
+export const DataBlockView = memo(function DataBlockView({ block }: { block: DataBlock }) {
+  const bytes = new TextEncoder().encode(block.source).length;
+  return (
+    <figure className={`lm-data lm-code--${block.status}`} aria-label={`Data block ${block.index} for ${block.id}`}>
+      <figcaption className="lm-code__header">
+        <span className="lm-code__lang">json → {block.id}</span>
+        <span className="lm-code__status" data-status={block.status}>
+          {STATUS_LABEL[block.status]} · {bytes.toLocaleString()} bytes
+          {block.unterminated ? " (truncated)" : ""}
+        </span>
+      </figcaption>
+      {block.error && <div className="lm-code__error">{formatExecError(block.error)}</div>}
+    </figure>
+  );
+});

@@ -1,0 +1,91 @@
+import { useEffect, useRef, useState } from "react";
+import type { Settings } from "./settings";
+
+export function SettingsDialog({
+  settings,
+  onSave,
+  onClose,
+}: {
+  settings: Settings;
+  onSave: (settings: Settings) => void;
+  onClose: () => void;
+}) {
+  const [draft, setDraft] = useState(settings);
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const element = dialog.current;
+    if (element && !element.open) element.showModal();
+  }, []);
+  const set = <K extends keyof Settings>(key: K, value: Settings[K]) => setDraft((current) => ({ ...current, [key]: value }));
+  return (
+    <dialog ref={dialog} className="lm-dialog" aria-labelledby="lm-settings-title" onClose={onClose} onCancel={onClose}>
+      <form
+        method="dialog"
+        onSubmit={(event) => {
+          event.preventDefault();
+          onSave({ ...draft, baseURL: draft.baseURL.trim().replace(/\/+$/, ""), model: draft.model.trim(), apiKey: draft.apiKey.trim() });
+        }}
+      >
+        <h2 id="lm-settings-title">Settings</h2>
+        <fieldset className="lm-field">
+          <legend>Model provider</legend>
+          <label>
+            <input type="radio" name="provider" checked={draft.provider === "demo"} onChange={() => set("provider", "demo")} />
+            Offline demo model (scripted, no key needed)
+          </label>
+          <label>
+            <input type="radio" name="provider" checked={draft.provider === "openai"} onChange={() => set("provider", "openai")} />
+            OpenAI-compatible endpoint
+          </label>
+        </fieldset>
+        <div className="lm-field">
+          <label htmlFor="lm-api-key">API key</label>
+          <input
+            id="lm-api-key"
+            type="password"
+            autoComplete="off"
+            spellCheck={false}
+            value={draft.apiKey}
+            onChange={(event) => set("apiKey", event.target.value)}
+            placeholder="sk-…"
+          />
+          <small>Stored only in this browser. Sent only to the base URL below; generated code never sees it.</small>
+        </div>
+        <div className="lm-field">
+          <label htmlFor="lm-base-url">Base URL</label>
+          <input
+            id="lm-base-url"
+            type="url"
+            spellCheck={false}
+            value={draft.baseURL}
+            onChange={(event) => set("baseURL", event.target.value)}
+          />
+          <small>OpenAI, OpenRouter, Groq, Together, Ollama, LM Studio, vLLM, llama.cpp — any chat-completions endpoint.</small>
+        </div>
+        <div className="lm-field">
+          <label htmlFor="lm-model">Model</label>
+          <input id="lm-model" spellCheck={false} value={draft.model} onChange={(event) => set("model", event.target.value)} />
+        </div>
+        <div className="lm-field">
+          <label htmlFor="lm-max-turns">Automatic turns per message</label>
+          <input
+            id="lm-max-turns"
+            type="number"
+            min={1}
+            max={50}
+            value={draft.maxTurns}
+            onChange={(event) => set("maxTurns", Math.max(1, Math.min(50, Number(event.target.value) || 1)))}
+          />
+        </div>
+        <div className="lm-dialog__actions">
+          <button type="button" className="lm-button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="lm-button lm-button--primary">
+            Save
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}

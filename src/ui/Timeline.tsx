@@ -1,0 +1,97 @@
+import { memo, useEffect, useRef } from "react";
+import type { ChatMessage } from "../agent/agent";
+import { Markdown } from "./Markdown";
+import { CodeBlockView, DataBlockView } from "./CodeBlockView";
+
+const AssistantMessage = memo(function AssistantMessage({
+  message,
+}: {
+  message: Extract<ChatMessage, { role: "assistant" }>;
+}) {
+  const { reply } = message;
+  return (
+    <article className="lm-message lm-message--assistant" aria-label="Reply" data-state={message.state}>
+      {reply.blocks.map((block) => {
+        switch (block.kind) {
+          case "text":
+            return <Markdown key={block.index} text={block.text} />;
+          case "code":
+            return <CodeBlockView key={block.index} block={block} />;
+          case "data":
+            return <DataBlockView key={block.index} block={block} />;
+        }
+      })}
+      {reply.protocolErrors.map((error, index) => (
+        <p key={`p${index}`} className="lm-notice lm-notice--warn">
+          Line {error.line}: “{error.info}” is not a valid agent fence ({error.message}); shown as plain code.
+        </p>
+      ))}
+      {message.state === "stopped" && <p className="lm-notice lm-notice--warn">Stopped.</p>}
+      {message.error && (
+        <p className="lm-notice lm-notice--error" role="alert">
+          {message.state === "interrupted" ? "The reply was cut off: " : ""}
+          {message.error.message}
+        </p>
+      )}
+    </article>
+  );
+});
+
+const FeedbackMessage = memo(function FeedbackMessage({ message }: { message: Extract<ChatMessage, { role: "feedback" }> }) {
+  const lines = message.body.split("\n");
+  return (
+    <details className="lm-feedback" aria-label="Runtime output sent to the model">
+      <summary>
+        {message.source === "ui-event" ? "UI event" : "Runtime output"} → model · {lines.length} line{lines.length === 1 ? "" : "s"}
+        <span className="lm-feedback__preview">{lines[0].slice(0, 90)}</span>
+      </summary>
+      <pre>{message.body}</pre>
+    </details>
+  );
+});
+
+export function Timeline({ messages }: { messages: ChatMessage[] }) {
+  const end = useRef<HTMLDivElement>(null);
+  const last = messages[messages.length - 1];
+  const lastSize = last ? (last.role === "assistant" ? last.text.length : last.id) : 0;
+  useEffect(() => {
+    const element = end.current;
+    if (!element) return;
+    const scroller = element.parentElement;
+    // Follow the stream only when the reader is already at the bottom.
+    if (scroller && scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 160) {
+      element.scrollIntoView({ block: "end" });
+    }
+  }, [messages.length, lastSize]);
+  return (
+    <div className="lm-timeline" role="log" aria-label="Conversation">
+      {messages.length === 0 && (
+        <div className="lm-empty">
+          <h2>Ask for something that runs.</h2>
+          <p>Replies can carry code that executes as it streams, in a sandbox that cannot see your key.</p>
+        </div>
+      )}
+      {messages.map((message) => {
+        switch (message.role) {
+          case "user":
+            return (
+              <article key={message.id} className="lm-message lm-message--user" aria-label="Your message">
+                <p>{message.text}</p>
+              </article>
+            );
+          case "assistant":
+            return <AssistantMessage key={message.id} message={message} />;
+          case "feedback":
+            return <FeedbackMessage key={message.id} message={message} />;
+          case "notice":
+            return (
+              <p key={message.id} className={`lm-notice lm-notice--${message.level}`}>
+                {message.text}
+              </p>
+            );
+        }
+      })}
+      <div ref={end} />
+    </div>
+  );
+}
