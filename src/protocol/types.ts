@@ -8,12 +8,17 @@
  * chunking of the input (chunk invariance).
  *
  * - `text` blocks hold ordinary Markdown, including ordinary (non-agent)
- *   fences with their fence lines, exactly as written.
+ *   fences with their fence lines, exactly as written. Text between agent
+ *   blocks that is only whitespace (spaces, tabs, line endings) is not a
+ *   block, so indexes depend only on visible content.
  * - `code` and `data` blocks hold only the body: the lines between the opening
- *   and the closing fence lines, without the fences themselves. Line endings in
- *   bodies are normalised to "\n".
+ *   and the closing fence lines, without the fences themselves, each line with
+ *   its "\n" (so "```tsx agent.run\nf()\n```" has the body "f()\n"). Up to
+ *   the opener's indentation (0–3 spaces) is removed from each body line.
+ * - Line endings (LF, CRLF, lone CR) are normalised to "\n" in every block.
  * - `line` is the 1-based line of the reply on which the block's first body
- *   line sits (for code/data) or the block's first line (for text).
+ *   line sits (for code/data, even when the body is empty) or the block's
+ *   first line (for text).
  */
 export type BlockKind = "text" | "code" | "data";
 
@@ -27,12 +32,18 @@ export type BlockStart =
 export type ProtocolEvent =
   | BlockStart
   | { type: "block-delta"; index: number; text: string }
-  /** `unterminated`: the stream ended before the closing fence. */
+  /**
+   * `unterminated`: the stream ended before the closing fence — of the agent
+   * fence for code/data, of an ordinary fence left open at the end of a text
+   * block.
+   */
   | { type: "block-end"; index: number; unterminated: boolean }
   /**
    * A fence whose info string starts with `agent.` or mentions
    * `agent.run`/`agent.data` but does not parse. The fence is shown as an
-   * ordinary fence inside the surrounding text block, and reported.
+   * ordinary fence inside the surrounding text block, and reported. `line` is
+   * the fence line; `info` the info string, trimmed. Emitted right after the
+   * text delta that holds the fence line.
    */
   | { type: "protocol-error"; code: "malformed-header"; message: string; line: number; info: string };
 
