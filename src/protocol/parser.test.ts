@@ -606,6 +606,9 @@ describe("createProtocolParser: chunk invariance", () => {
     "`", "``", "```", "````", "~", "~~~", " ", "   ", "    ", "\t", "\n", "\r", "\r\n",
     "agent.run", "agent.data", "tsx", "json", " agent.run", "json agent.data => \"x\"", "json agent.data => 'y'",
     "=>", "\"", "'", "a", "x;", "- ", "> ", "😀", "漢", "\uD83D", "\uDE00",
+    // Whole fence lines, so that agent blocks, ordinary fences and closers are common.
+    "\n```tsx agent.run\n", "\n~~~js agent.run\n", "\n  ````ts agent.run\n", "\n```json agent.data => \"x\"\n",
+    "\n```python\n", "\n```py agent.run\n", "\n```\n", "\n~~~\n", "\n````\n", "\n   ``` \n", "\r\n```\r\n",
   ];
   const randomReply = fc.array(fc.constantFrom(...pieces), { maxLength: 60 }).map((parts) => parts.join(""));
 

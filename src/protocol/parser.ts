@@ -196,6 +196,14 @@ class FenceMachine implements ProtocolParser {
   }
 
   private takeEvents(): ProtocolEvent[] {
+    if (this.events.length === 0) {
+      // The common case while streaming: one delta. An exact-size array, and
+      // `this.events` stays as it is for the next chunk.
+      if (this.delta === "") return [];
+      const text = this.delta;
+      this.delta = "";
+      return [{ type: "block-delta", index: this.blockIndex, text }];
+    }
     this.flushDelta();
     const events = this.events;
     this.events = [];
