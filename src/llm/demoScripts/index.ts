@@ -1,0 +1,19 @@
+/**
+ * The offline demo model's scripts. To add one, write a file beside these
+ * that exports a `DemoScript` and list it here; the first entry is the
+ * default when no keyword matches.
+ */
+import { fixError } from "./fixError";
+import { infiniteLoop } from "./infiniteLoop";
+import { intro } from "./intro";
+import { markdownTour } from "./markdownTour";
+import { primes } from "./primes";
+import type { DemoScript } from "./script";
+
+export type { DemoScript, DemoStep } from "./script";
+
+/** In order of preference when two scripts match a message equally well. */
+export const DEMO_SCRIPTS: readonly DemoScript[] = Object.freeze([intro, primes, fixError, infiniteLoop, markdownTour]);
+
+/** Messages a person can send to see each script (for the empty-session screen). */
+export const DEMO_SUGGESTIONS: readonly string[] = Object.freeze(DEMO_SCRIPTS.map((script) => script.suggestion));
