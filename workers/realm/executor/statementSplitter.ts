@@ -1,0 +1,504 @@
+/**
+ * Streaming statement splitter: cuts the body of a ```` ```tsx agent.run ````
+ * fence into top-level statements while it streams (DESIGN.md §1, "Execution
+ * semantics").
+ *
+ * Invariants of `createStatementSplitter()`:
+ *   1. Chunk invariance: the same body cut into any chunks yields the same
+ *      statements (same `source`, offsets and lines) and the same error. Only
+ *      *when* a statement is yielded depends on the cuts.
+ *   2. A statement is yielded as soon as it is provably complete: its `;`
+ *      arrived (and, for an `if` without `else`, the next token is not `else`),
+ *      or the first token after a newline cannot continue it (JavaScript's ASI
+ *      rules: `\n.then(…)`, `\n? a`, `\n(`, `\n[`, a template, a binary
+ *      operator, `else`/`catch`/`finally`, `as`/`satisfies` continue; `\n++b`
+ *      does not), or the fence closed.
+ *   3. `source` is exactly the statement as Babel delimits it: from its first
+ *      token to its last (including its `;` if any). Whitespace and comments
+ *      between statements are dropped; `start`/`line`/`column` locate `source`
+ *      in the body. Empty statements (a lone `;`) are not yielded.
+ *   4. Statements come out in order, each once; after an error nothing more
+ *      comes out.
+ *   5. A syntax error is reported as soon as it is certain: the parser fails
+ *      before the end of the pending text and the next token cannot continue
+ *      it. A failure at the very end (`if (x)` so far) only means "incomplete".
+ *      At `end()`, whatever is left must parse, or it is reported.
+ *   6. Work is linear in the body: the lexer reads each character once (see
+ *      lexer.ts) and Babel parses only at candidate boundaries (a top-level `;`,
+ *      or a top-level newline followed by a token that does not obviously
+ *      continue the line), normally once per statement.
+ */
+import * as Babel from "@babel/standalone";
+import { Lexer, PUNCTUATORS, type LexerListener, type TokenKind, type TopToken } from "./lexer";
+
+export interface SplitStatement {
+  /** Exact source text of the statement, including its trailing `;` if any. */
+  source: string;
+  /** Offset of `source` in the block body. */
+  start: number;
+  /** 1-based line in the block body where the statement starts. */
+  line: number;
+  /** 1-based column of that start. */
+  column: number;
+  /** 1-based line where it ends. */
+  endLine: number;
+}
+
+/** A syntax error, located in the block body (1-based). */
+export interface SplitError {
+  message: string;
+  line: number;
+  column: number;
+  lineText: string;
+  /** Stable code: Babel's `reasonCode` (`UnexpectedToken`, `MissingSemicolon`, …). */
+  code: string;
+}
+
+export interface SplitResult {
+  statements: SplitStatement[];
+  error?: SplitError;
+}
+
+export interface StatementSplitter {
+  /** Statements made certain by this delta, in order. */
+  push(delta: string): SplitResult;
+  /** The fence closed: flush everything. */
+  end(): SplitResult;
+}
+
+export function createStatementSplitter(): StatementSplitter {
+  return new Splitter();
+}
+
+type ParseOptions = NonNullable<Parameters<typeof Babel.packages.parser.parse>[1]>;
+
+/** The options the runner parses with, so that a statement we cut parses there too. */
+const PARSE_OPTIONS: ParseOptions = {
+  sourceType: "script",
+  plugins: ["typescript", "jsx"],
+  allowAwaitOutsideFunction: true,
+  errorRecovery: false,
+};
+
+/** The few AST fields the splitter looks at. */
+interface AstNode {
+  type: string;
+  start?: number | null;
+  end?: number | null;
+  alternate?: AstNode | null;
+  consequent?: AstNode;
+  body?: AstNode | AstNode[];
+  handler?: AstNode | null;
+  finalizer?: AstNode | null;
+}
+
+interface ParsedStatement {
+  node: AstNode;
+  /** Absolute offsets in the body. */
+  start: number;
+  end: number;
+  source: string;
+}
+
+type ParseOutcome =
+  | { ok: true; statements: ParsedStatement[] }
+  | { ok: false; position: number; message: string; code: string };
+
+interface Candidate {
+  /**
+   * `newline`: a top-level newline; the next token decides.
+   *   foo()⏎
+   *        ^ position
+   * `semicolon`: a complete statement that could still take an `else`.
+   *   if (x) a();
+   *              ^ position
+   */
+  kind: "newline" | "semicolon";
+  /** Where the pending statements would end (the newline, or just after `;`). */
+  position: number;
+  /** End of the last token before `position`. */
+  lastTokenEnd: number;
+  /** The pending text up to `position`, parsed at most once. */
+  outcome?: ParseOutcome;
+}
+
+/** Words on the next line that continue the statement (or are errors anyway). */
+const CONTINUING_WORDS = new Set(["else", "catch", "finally", "in", "instanceof", "as", "satisfies"]);
+function startsContinuingWord(text: string): boolean {
+  for (const word of CONTINUING_WORDS) if (word.startsWith(text)) return true;
+  return false;
+}
+
+/** Continuing words that do not depend on what the statement is. */
+const OPERATOR_WORDS = ["in", "instanceof", "as", "satisfies"];
+
+/**
+ * A line ending with one of these words cannot end a statement, so its newline
+ * is not worth a parse (`return`/`break` can end one: not listed).
+ */
+const LINE_CONTINUING_WORDS = new Set([
+  "else", "do", "typeof", "void", "delete", "new", "in", "instanceof", "extends",
+  "case", "const", "var", "function", "class", "enum", "try", "catch", "finally",
+  "throw", "if", "for", "while", "switch", "with", "await", "import", "export",
+]);
+
+/** Punctuators that can end a statement; any other at the end of a line continues it. */
+const STATEMENT_ENDING_PUNCTUATORS = new Set([")", "]", "}", "++", "--", "!", ">", ";"]);
+
+type Verdict = "continues" | "starts" | "hazard" | "word" | "undecided";
+
+/** What a complete punctuator at the start of a line means for the statement before it. */
+function punctuatorVerdict(punctuator: string): Verdict {
+  switch (punctuator) {
+    case "(":
+    case "[":
+      // `let x = 1⏎(foo)()` is one statement, `function f() {}⏎(foo)()` two.
+      return "hazard";
+    case "{":
+    case "}":
+    case ")":
+    case "]":
+    case "++": // `a⏎++b` is `a; ++b` (restricted production)
+    case "--":
+    case "!":
+    case "~":
+    case "@":
+    case "#":
+      return "starts";
+    default:
+      return "continues"; // binary operators, `.`, `?.`, `?`, `:`, `,`, `=`, `=>`, `;`
+  }
+}
+
+function tokenVerdict(kind: TokenKind, text: string, complete: boolean): Verdict {
+  switch (kind) {
+    case "string":
+    case "number":
+    case "regex":
+    case "jsx":
+      return "starts";
+    case "template":
+      return "hazard"; // a tagged template continues an expression
+    case "word":
+      return "word";
+    case "punct": {
+      if (complete) return punctuatorVerdict(text);
+      // `+` may become `++`: decide only when all completions agree.
+      let verdict: Verdict | null = null;
+      for (const punctuator of PUNCTUATORS) {
+        if (!punctuator.startsWith(text)) continue;
+        const next = punctuatorVerdict(punctuator);
+        if (verdict !== null && verdict !== next) return "undecided";
+        verdict = next;
+      }
+      return verdict ?? "starts";
+    }
+    default: {
+      const unreachable: never = kind;
+      throw new Error(`statementSplitter: unknown token kind ${String(unreachable)}`);
+    }
+  }
+}
+
+function lineContinues(token: TopToken): boolean {
+  if (token.kind === "punct") return !STATEMENT_ENDING_PUNCTUATORS.has(token.text);
+  if (token.kind === "word") return LINE_CONTINUING_WORDS.has(token.text);
+  return false;
+}
+
+/** `if (a) b()` (also nested in loops or labels) can still take an `else`. */
+function canTakeElse(statement: AstNode): boolean {
+  let node: AstNode | null | undefined = statement;
+  while (node) {
+    switch (node.type) {
+      case "IfStatement":
+        if (!node.alternate) return true;
+        node = node.alternate;
+        break;
+      case "ForStatement":
+      case "ForInStatement":
+      case "ForOfStatement":
+      case "WhileStatement":
+      case "WithStatement":
+      case "LabeledStatement":
+        node = node.body as AstNode;
+        break;
+      default:
+        return false;
+    }
+  }
+  return false;
+}
+
+/** `try {} catch {}` (also at the end of an `if` or loop) can still take a `finally`. */
+function canTakeFinally(statement: AstNode): boolean {
+  let node: AstNode | null | undefined = statement;
+  while (node) {
+    switch (node.type) {
+      case "TryStatement":
+        return !!node.handler && !node.finalizer;
+      case "IfStatement":
+        node = node.alternate ?? node.consequent;
+        break;
+      case "ForStatement":
+      case "ForInStatement":
+      case "ForOfStatement":
+      case "WhileStatement":
+      case "WithStatement":
+      case "LabeledStatement":
+        node = node.body as AstNode;
+        break;
+      default:
+        return false;
+    }
+  }
+  return false;
+}
+
+class Splitter implements StatementSplitter, LexerListener {
+  private readonly lexer = new Lexer(this);
+  /** The whole body so far; read only to quote the line of an error. */
+  private body = "";
+  /** Text from `base` to the end of what arrived: not yet yielded. */
+  private pending = "";
+  private base = 0;
+  private received = 0;
+  /** Whether a token started in `pending`. */
+  private significant = false;
+  private candidate: Candidate | null = null;
+  private done = false;
+  private statements: SplitStatement[] = [];
+  private error: SplitError | undefined;
+
+  push(delta: string): SplitResult {
+    if (this.done || delta === "") return { statements: [] };
+    this.body += delta;
+    this.pending += delta;
+    this.received += delta.length;
+    this.lexer.feed(delta);
+    return this.takeResult();
+  }
+
+  end(): SplitResult {
+    if (this.done) return { statements: [] };
+    this.lexer.finish();
+    if (!this.done) {
+      const candidate = this.candidate;
+      this.candidate = null;
+      if (candidate?.kind === "semicolon") this.commitOutcome(candidate);
+      if (this.significant) {
+        // Every boundary before this point was decided when its next token came,
+        // so what is left is one statement (possibly several that only a parse
+        // can tell apart, like `x = () => {}⏎+1`): it parses, or it is the error.
+        const outcome = this.parse(this.received);
+        if (outcome.ok) this.commit(outcome.statements, this.received);
+        else this.fail(outcome, this.lexer.lastTop?.end ?? this.received);
+      }
+    }
+    this.done = true;
+    return this.takeResult();
+  }
+
+  // LexerListener
+
+  tokenAtTop(kind: TokenKind, text: string, _start: number, complete: boolean): void {
+    if (this.done) return;
+    if (this.candidate) this.resolve(this.candidate, kind, text, complete);
+    this.significant = true;
+  }
+
+  newlineAtTop(offset: number): void {
+    if (this.done || !this.significant || this.candidate) return;
+    const last = this.lexer.lastTop;
+    if (last && lineContinues(last)) return; // `a +⏎`, `x =⏎`, `.then(…)⏎.catch` …
+    this.candidate = { kind: "newline", position: offset, lastTokenEnd: last?.end ?? offset };
+  }
+
+  semicolonAtTop(end: number): void {
+    if (this.done) return;
+    const outcome = this.parse(end);
+    if (!outcome.ok) {
+      // `do x();` waits for its `while`; `let x = ;` is wrong whatever follows.
+      if (outcome.position < end) this.fail(outcome, end);
+      return;
+    }
+    const statements = outcome.statements;
+    const last = statements[statements.length - 1];
+    if (last && canTakeElse(last.node)) {
+      // `if (x) a();` — an `else` may follow: run what precedes, hold the `if`.
+      this.commit(statements.slice(0, -1), last.start);
+      this.significant = true;
+      this.candidate = {
+        kind: "semicolon",
+        position: end,
+        lastTokenEnd: end,
+        outcome: { ok: true, statements: [last] },
+      };
+      return;
+    }
+    this.commit(statements, end);
+  }
+
+  // Decisions
+
+  /** The first token after a candidate boundary arrived (maybe only partly). */
+  private resolve(candidate: Candidate, kind: TokenKind, text: string, complete: boolean): void {
+    if (candidate.kind === "semicolon") {
+      if (kind === "word" && (complete ? text === "else" : "else".startsWith(text))) {
+        if (complete) this.candidate = null; // `if (x) a();⏎else b();` is one statement
+        return;
+      }
+      this.candidate = null;
+      this.commitOutcome(candidate);
+      return;
+    }
+
+    const verdict = tokenVerdict(kind, text, complete);
+    if (verdict === "undecided") return;
+    if (verdict === "continues") {
+      this.candidate = null;
+      return;
+    }
+    if (verdict === "word") {
+      if (complete && CONTINUING_WORDS.has(text)) {
+        this.candidate = null;
+        return;
+      }
+      if (!complete && OPERATOR_WORDS.some((word) => word.startsWith(text))) return;
+    }
+
+    const outcome = (candidate.outcome ??= this.parse(candidate.position));
+    if (!outcome.ok) {
+      // Failing at the very end means "incomplete" (`if (x)⏎foo()`): the next
+      // token continues it. Failing before the end cannot be repaired — except
+      // by a continuing word: Babel reports `try {}` at the `try`.
+      if (outcome.position >= candidate.lastTokenEnd) {
+        this.candidate = null;
+        return;
+      }
+      if (!complete && kind === "word" && startsContinuingWord(text)) return;
+      this.candidate = null;
+      this.fail(outcome, candidate.lastTokenEnd);
+      return;
+    }
+    const last = outcome.statements[outcome.statements.length - 1];
+    if (verdict === "word" && !complete && last) {
+      if ("else".startsWith(text) && canTakeElse(last.node)) return;
+      if ("finally".startsWith(text) && canTakeFinally(last.node)) return;
+    }
+    this.candidate = null;
+    if (verdict === "hazard" && this.continuesWith(candidate, outcome.statements.length, kind, text)) {
+      return;
+    }
+    this.commit(outcome.statements, candidate.position);
+  }
+
+  /**
+   * Whether `(`, `[` or a template on the next line continues the statement:
+   * `let x = 1⏎(foo)()` is a call, `function f() {}⏎(foo)()` is two statements.
+   * Decided by Babel itself, with a stand-in for the rest of the line.
+   */
+  private continuesWith(candidate: Candidate, count: number, kind: TokenKind, text: string): boolean {
+    const probe = kind === "template" ? "``" : text === "(" ? "()" : "[0]";
+    const source = this.pending.slice(0, candidate.position - this.base) + "\n" + probe;
+    const outcome = this.parseText(source, this.base);
+    return outcome.ok && outcome.statements.length === count;
+  }
+
+  private commitOutcome(candidate: Candidate): void {
+    const outcome = candidate.outcome;
+    if (outcome?.ok) this.commit(outcome.statements, candidate.position);
+  }
+
+  // Effects
+
+  private commit(statements: ParsedStatement[], cut: number): void {
+    for (const statement of statements) {
+      if (statement.node.type === "EmptyStatement") continue;
+      const line = this.lineOf(statement.start);
+      this.statements.push({
+        source: statement.source,
+        start: statement.start,
+        line,
+        column: statement.start - this.lexer.lineStarts[line - 1] + 1,
+        endLine: this.lineOf(Math.max(statement.start, statement.end - 1)),
+      });
+    }
+    this.pending = this.pending.slice(cut - this.base);
+    this.base = cut;
+    this.significant = false;
+  }
+
+  private fail(outcome: Extract<ParseOutcome, { ok: false }>, lastTokenEnd: number): void {
+    // An error at the end of the input is shown after the last token, not on
+    // the empty line below it.
+    const atEnd = outcome.position >= lastTokenEnd;
+    const position = Math.min(outcome.position, lastTokenEnd);
+    const line = this.lineOf(position);
+    const lineStart = this.lexer.lineStarts[line - 1];
+    const lineEnd = this.body.indexOf("\n", lineStart);
+    this.error = {
+      message: atEnd && outcome.message === "Unexpected token" ? "Unexpected end of input" : outcome.message,
+      line,
+      column: position - lineStart + 1,
+      lineText: this.body.slice(lineStart, lineEnd < 0 ? undefined : lineEnd),
+      code: outcome.code,
+    };
+    this.candidate = null;
+    this.done = true;
+  }
+
+  private takeResult(): SplitResult {
+    const result: SplitResult = { statements: this.statements };
+    if (this.error) result.error = this.error;
+    this.statements = [];
+    this.error = undefined;
+    return result;
+  }
+
+  // Parsing
+
+  /** Parses the pending text up to the absolute offset `end`. */
+  private parse(end: number): ParseOutcome {
+    return this.parseText(this.pending.slice(0, end - this.base), this.base);
+  }
+
+  private parseText(text: string, base: number): ParseOutcome {
+    let program: { body: AstNode[]; directives: AstNode[] };
+    try {
+      program = Babel.packages.parser.parse(text, PARSE_OPTIONS).program as unknown as typeof program;
+    } catch (error) {
+      const details = error as { pos?: unknown; message?: unknown; reasonCode?: unknown };
+      return {
+        ok: false,
+        position: base + (typeof details.pos === "number" ? details.pos : 0),
+        message: String(details.message ?? error).replace(/\s*\(\d+:\d+\)$/, "").replace(/\.$/, ""),
+        code: typeof details.reasonCode === "string" ? details.reasonCode : "SyntaxError",
+      };
+    }
+    // A lone string literal at the start of the text is a directive to Babel;
+    // to the block it is a statement like any other.
+    const nodes = program.directives.length ? [...program.directives, ...program.body] : program.body;
+    return {
+      ok: true,
+      statements: nodes.map((node) => ({
+        node,
+        start: base + (node.start ?? 0),
+        end: base + (node.end ?? 0),
+        source: text.slice(node.start ?? 0, node.end ?? 0),
+      })),
+    };
+  }
+
+  private lineOf(offset: number): number {
+    const starts = this.lexer.lineStarts;
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (starts[middle] <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return low + 1;
+  }
+}
