@@ -72,6 +72,15 @@ export function formatUiEventMessage(
   return compose(header, footer, entries, options);
 }
 
+/**
+ * The shape the agent loop takes: feedback text already collected as lines,
+ * and where it came from.
+ */
+export function wrapFeedback(body: string, source: "runtime" | "ui-event", options: FeedbackOptions = {}): string {
+  const entries = body === "" ? [] : [body];
+  return source === "runtime" ? formatFeedbackMessage(entries, options) : formatUiEventMessage(entries, options);
+}
+
 function compose(header: string, footer: string, entries: readonly (FeedbackEntry | string)[], options: FeedbackOptions): string {
   const maxChars = options.maxChars ?? DEFAULT_FEEDBACK_MAX_CHARS;
   const lines = entries.map(formatEntry);

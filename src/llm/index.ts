@@ -28,6 +28,7 @@ export {
   classifyUserMessage,
   formatFeedbackMessage,
   formatUiEventMessage,
+  wrapFeedback,
   estimateTokens,
   type FeedbackEntry,
   type FeedbackOptions,

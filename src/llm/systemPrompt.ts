@@ -17,6 +17,7 @@ export {
   classifyUserMessage,
   formatFeedbackMessage,
   formatUiEventMessage,
+  wrapFeedback,
   type FeedbackEntry,
   type FeedbackOptions,
   type UserMessageKind,

@@ -29,5 +29,5 @@ export const fixError: DemoScript = {
   title: "An error comes back with its line, and the next turn fixes it",
   suggestion: "Show me an error",
   keywords: ["error", "errors", "bug", "bugs", "fix", "broken", "exception", "throw", "throws", "crash", "typeerror", "mistake"],
-  steps: [buggy, expecting(/TypeError/, fix), expecting(/customers:.*\(no customer\)/, confirm)],
+  steps: [buggy, expecting(/TypeError/, fix), expecting(/customers:\W.*no customer/, confirm)],
 };

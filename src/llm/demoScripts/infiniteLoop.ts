@@ -31,6 +31,6 @@ export const infiniteLoop: DemoScript = {
       if (/reset/i.test(feedback)) return reset;
       return unexpected(feedback);
     },
-    expecting(/still alive: .*declared before the loop/, survived),
+    expecting(/still alive:\W+declared before the loop/, survived),
   ],
 };

@@ -30,5 +30,5 @@ export const intro: DemoScript = {
   title: "Prose, code that runs statement by statement, and the feedback loop",
   suggestion: "Hello! What can you do?",
   keywords: ["hello", "hi", "hey", "help", "intro", "start", "demo", "what can you do", "how does this work"],
-  steps: [greeting, expecting(/6 × 7 = 42/, reaction)],
+  steps: [greeting, expecting(/6 × 7 =\W*42/, reaction)],
 };

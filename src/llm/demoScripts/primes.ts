@@ -36,5 +36,5 @@ export const primes: DemoScript = {
   title: "The console feedback loop: compute, log, read the values back",
   suggestion: "Compute some primes",
   keywords: ["prime", "primes", "compute", "calculate", "calculation", "math", "numbers", "console", "log", "feedback", "feedback loop"],
-  steps: [compute, expecting(/25 primes below 100/, explain)],
+  steps: [compute, expecting(/\b25\W+primes below\W+100/, explain)],
 };
