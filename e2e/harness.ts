@@ -16,7 +16,8 @@ import { chromium, type Browser, type LaunchOptions, type Page, type Request } f
 
 /** Repository root and the built app. */
 export const ROOT_DIR = fileURLToPath(new URL("..", import.meta.url));
-export const DIST_DIR = join(ROOT_DIR, "dist");
+/** The built app; LIVEMARK_DIST_DIR points the tests at another build. */
+export const DIST_DIR = process.env.LIVEMARK_DIST_DIR ? resolve(process.env.LIVEMARK_DIST_DIR) : join(ROOT_DIR, "dist");
 
 /** The Chromium binary to drive: CHROMIUM_PATH, else the system one, else Playwright's own. */
 export function chromiumPath(): string | undefined {
@@ -156,10 +157,11 @@ export interface ServeStaticOptions {
 /**
  * Serve a directory (by default the built app) over HTTP on 127.0.0.1.
  * GET/HEAD only; `…/` serves `index.html`; no directory listings; paths that
- * escape the directory are refused.
+ * escape the directory are refused. Several directories overlay each other,
+ * the first holding a file wins (e.g. a test page next to `dist/`).
  */
-export async function serveStatic(dir: string = DIST_DIR, options: ServeStaticOptions = {}): Promise<TestServer> {
-  const root = resolve(dir);
+export async function serveStatic(dir: string | string[] = DIST_DIR, options: ServeStaticOptions = {}): Promise<TestServer> {
+  const roots = (Array.isArray(dir) ? dir : [dir]).map((each) => resolve(each));
   const basePath = normaliseBasePath(options.basePath);
   const extra = options.files ?? {};
   return listen((request, response) => {
@@ -179,10 +181,14 @@ export async function serveStatic(dir: string = DIST_DIR, options: ServeStaticOp
         ? send(inMemory, CONTENT_TYPES[extname(relative)] ?? "application/octet-stream")
         : send(inMemory.body, inMemory.contentType);
     }
-    const file = normalize(join(root, relative));
-    if (file !== root && !file.startsWith(root + sep)) return notFound(response, 403);
-    if (!existsSync(file) || !statSync(file).isFile()) return notFound(response);
-    send(readFileSync(file), CONTENT_TYPES[extname(file)] ?? "application/octet-stream");
+    for (const root of roots) {
+      const file = normalize(join(root, relative));
+      if (file !== root && !file.startsWith(root + sep)) return notFound(response, 403);
+      if (existsSync(file) && statSync(file).isFile()) {
+        return send(readFileSync(file), CONTENT_TYPES[extname(file)] ?? "application/octet-stream");
+      }
+    }
+    notFound(response);
   }, basePath);
 }
 

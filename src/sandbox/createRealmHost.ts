@@ -1,0 +1,329 @@
+/**
+ * The host side of the sandbox (DESIGN.md §3): owns the hidden iframe, the
+ * realm's MessagePort and the watchdog, and turns the realm's validated
+ * messages into RealmEvents.
+ *
+ * Lifecycle of one realm: fetch the bundle (once per host) → iframe loads
+ * sandbox.html at an opaque origin → hello → we post the bundle and port →
+ * the sandbox starts the worker → READY (after Babel warm-up) → heartbeat
+ * probes until the realm is reset or the host disposed. A reset removes the
+ * iframe, which kills the worker and everything model code started in it.
+ *
+ * Invariants:
+ *  1. Nothing of the host is reachable from the realm: it only ever receives
+ *     plain HostMessages and its bundle.
+ *  2. Every message from the realm is validated; invalid ones are dropped and
+ *     reported as `realm-error`.
+ *  3. At most one realm is current; messages from an older one are ignored
+ *     (its port is closed before the next starts).
+ *  4. After a reset, pending requests reject with `realm-reset` and the rest
+ *     of the interrupted reply is dropped until the next beginReply().
+ */
+import {
+  ABORT, BEGIN_REPLY, END_CODE, END_DATA, FLUSH, OPEN_CODE, OPEN_DATA, PUSH_CODE, PUSH_DATA, WIRE_VERSION,
+} from "../wire/constants";
+import type { ExecEvent } from "../wire/events";
+import type { HostMessage } from "../wire/types";
+import { createRealmConnection, type RealmConnection } from "./realmConnection";
+import { createSandboxFrame, type SandboxFrame } from "./createSandboxFrame";
+import { RealmHostError } from "./RealmHostError";
+import type {
+  FlushOptions, RealmErrorCode, RealmEvent, RealmHost, RealmHostOptions, RealmResetReason, RunningStatement,
+} from "./types";
+
+export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 3_000;
+export const DEFAULT_HEARTBEAT_INTERVAL_MS = 250;
+export const DEFAULT_ABORT_TIMEOUT_MS = 1_000;
+export const DEFAULT_BOOT_TIMEOUT_MS = 15_000;
+export const DEFAULT_FLUSH_TIMEOUT_MS = 60_000;
+/** Consecutive failed starts before ready() gives up. */
+const MAX_BOOT_ATTEMPTS = 3;
+/** Malformed-message reports per realm; a flood beyond this is dropped silently. */
+const MAX_INVALID_REPORTS = 20;
+/** After a worker `error` event, how long a live realm has to answer a probe. */
+const CRASH_PROBE_MS = 1_000;
+
+interface Realm {
+  connection: RealmConnection;
+  frame?: SandboxFrame;
+  ready: boolean;
+  bootTimer?: ReturnType<typeof setTimeout>;
+  sawWorkerError: boolean;
+  invalidReports: number;
+  /** abort() calls made before READY; their stop deadline starts at READY. */
+  abortsBeforeReady: number;
+  /** performance.now() when this realm was started (for a reset: right after its predecessor was killed). */
+  startedAt: number;
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  settled: boolean;
+  resolve(): void;
+  reject(error: RealmHostError): void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (error: RealmHostError) => void;
+  const promise = new Promise<void>((done, fail) => {
+    resolve = done;
+    reject = fail;
+  });
+  // Nobody has to await ready(): do not report an unhandled rejection.
+  promise.catch(() => {});
+  const result: Deferred = {
+    promise,
+    settled: false,
+    resolve: () => {
+      result.settled = true;
+      resolve();
+    },
+    reject: (error) => {
+      result.settled = true;
+      reject(error);
+    },
+  };
+  return result;
+}
+
+export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
+  const heartbeatTimeoutMs = options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS;
+  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS;
+  const abortTimeoutMs = options.abortTimeoutMs ?? DEFAULT_ABORT_TIMEOUT_MS;
+  const bootTimeoutMs = options.bootTimeoutMs ?? DEFAULT_BOOT_TIMEOUT_MS;
+  const realmUrl = options.realmUrl ?? new URL("generated/realm.js", document.baseURI).href;
+  const sandboxUrl = options.sandboxUrl ?? new URL("sandbox.html", document.baseURI).href;
+  const container = options.container ?? document.body;
+
+  const listeners = new Set<(event: RealmEvent) => void>();
+  let requestId = 0;
+  const nextId = () => ++requestId;
+  let bundle: Promise<Blob> | undefined;
+  let readiness = deferred();
+  let disposed = false;
+  let bootAttempts = 0;
+  let running: RunningStatement | undefined;
+  /** Set by a reset: the interrupted reply's remaining commands are dropped. */
+  let dropping = false;
+  let current!: Realm;
+  current = startRealm();
+
+  function emit(event: RealmEvent): void {
+    for (const listener of [...listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        // One broken listener must not starve the others or the watchdog.
+        if (typeof reportError === "function") reportError(error);
+        else console.error(error);
+      }
+    }
+  }
+
+  function realmError(code: RealmErrorCode, message: string): void {
+    emit({ type: "realm-error", code, message });
+  }
+
+  function loadBundle(): Promise<Blob> {
+    bundle ??= fetch(realmUrl, { credentials: "same-origin" }).then(async (response) => {
+      const type = response.headers.get("content-type") ?? "";
+      // A static host's SPA fallback answers missing files with index.html.
+      if (!response.ok || type.includes("text/html")) {
+        throw new RealmHostError("bundle-unavailable", `could not load the realm from ${realmUrl} (HTTP ${response.status}, ${type || "no content type"})`);
+      }
+      return response.blob();
+    });
+    bundle.catch(() => (bundle = undefined)); // retry on the next start
+    return bundle;
+  }
+
+  function startRealm(): Realm {
+    const channel = new MessageChannel();
+    const realm: Realm = {
+      connection: undefined as unknown as RealmConnection,
+      ready: false,
+      sawWorkerError: false,
+      invalidReports: 0,
+      abortsBeforeReady: 0,
+      startedAt: performance.now(),
+    };
+    const isCurrent = () => current === realm && !disposed;
+    realm.connection = createRealmConnection({
+      port: channel.port1,
+      nextId,
+      handlers: {
+        onReady(version, warmupMs) {
+          if (!isCurrent() || realm.ready) return;
+          if (version !== WIRE_VERSION) {
+            const message = `the realm speaks wire version ${version}, the app ${WIRE_VERSION}: reload the page`;
+            realmError("version-mismatch", message);
+            stopRealm(realm, new RealmHostError("version-mismatch", message));
+            readiness.reject(new RealmHostError("version-mismatch", message));
+            return;
+          }
+          realm.ready = true;
+          bootAttempts = 0;
+          clearTimeout(realm.bootTimer);
+          realm.connection.startHeartbeat({ intervalMs: heartbeatIntervalMs, timeoutMs: heartbeatTimeoutMs });
+          for (; realm.abortsBeforeReady > 0; realm.abortsBeforeReady--) requestStop(realm);
+          readiness.resolve();
+          emit({ type: "ready", startMs: performance.now() - realm.startedAt, warmupMs });
+        },
+        onEvent(event) {
+          if (!isCurrent()) return;
+          track(event);
+          emit(event);
+        },
+        onInvalid(reason) {
+          if (!isCurrent()) return;
+          realm.invalidReports += 1;
+          if (realm.invalidReports <= MAX_INVALID_REPORTS) {
+            realmError("malformed-message", `dropped a message from the realm: ${reason}`);
+          }
+        },
+        onUnresponsive() {
+          if (!isCurrent()) return;
+          if (realm.ready) resetRealm(realm.sawWorkerError ? "crashed" : "unresponsive");
+          else retryBoot(realm, "did not answer");
+        },
+        onClosed() {
+          if (!isCurrent()) return;
+          if (realm.ready) resetRealm("crashed");
+          else retryBoot(realm, "closed its port");
+        },
+      },
+    });
+    realm.bootTimer = setTimeout(() => {
+      if (isCurrent() && !realm.ready) retryBoot(realm, `was not ready within ${bootTimeoutMs} ms`);
+    }, bootTimeoutMs);
+    const blob = loadBundle();
+    realm.frame = createSandboxFrame({
+      container,
+      sandboxUrl,
+      bundle: blob,
+      port: channel.port2,
+      onWorkerError() {
+        if (!isCurrent()) return;
+        // Model code can make the worker fire `error` at will, so the text
+        // is ignored; only a realm that then stays silent is dead.
+        realm.sawWorkerError = true;
+        if (realm.ready) realm.connection.probe(CRASH_PROBE_MS);
+      },
+    });
+    blob.catch((error: unknown) => {
+      if (!isCurrent()) return;
+      const failure = error instanceof RealmHostError
+        ? error
+        : new RealmHostError("bundle-unavailable", `could not load the realm from ${realmUrl}`, { cause: error });
+      realmError("bundle-unavailable", failure.message);
+      stopRealm(realm, failure);
+      readiness.reject(failure);
+    });
+    return realm;
+  }
+
+  function stopRealm(realm: Realm, reason: RealmHostError): void {
+    clearTimeout(realm.bootTimer);
+    realm.connection.close(reason);
+    realm.frame?.remove();
+  }
+
+  function retryBoot(realm: Realm, what: string): void {
+    bootAttempts += 1;
+    const failure = new RealmHostError("boot-failed", `the realm ${what} (attempt ${bootAttempts} of ${MAX_BOOT_ATTEMPTS})`);
+    stopRealm(realm, failure);
+    if (bootAttempts >= MAX_BOOT_ATTEMPTS) {
+      realmError("boot-failed", failure.message);
+      readiness.reject(failure);
+      return;
+    }
+    current = startRealm();
+  }
+
+  function resetRealm(reason: RealmResetReason, detail?: string): Promise<void> {
+    const interrupted = running;
+    running = undefined;
+    dropping = true;
+    stopRealm(current, new RealmHostError("realm-reset", `the realm was reset (${reason})`, {
+      details: { reason, running: interrupted },
+    }));
+    if (readiness.settled) readiness = deferred();
+    bootAttempts = 0;
+    current = startRealm();
+    const event: RealmEvent = { type: "realm-reset", reason };
+    if (interrupted) event.running = interrupted;
+    if (detail !== undefined) event.detail = detail;
+    emit(event);
+    return readiness.promise;
+  }
+
+  function track(event: ExecEvent): void {
+    if (event.type === "statement-start") {
+      running = { block: event.block, statement: event.statement, source: event.source };
+    } else if (event.type === "statement-end" && running?.block === event.block && running.statement === event.statement) {
+      running = undefined;
+    }
+  }
+
+  /** Ask the realm to stop; reset it if it has not within abortTimeoutMs. */
+  function requestStop(realm: Realm): void {
+    realm.connection.request(ABORT, { timeoutMs: abortTimeoutMs }).catch((error: unknown) => {
+      if (error instanceof RealmHostError && error.code === "timeout" && current === realm && !disposed) {
+        resetRealm("unresponsive", `did not stop within ${abortTimeoutMs} ms of abort()`);
+      }
+    });
+  }
+
+  function send(message: HostMessage): void {
+    if (disposed || dropping) return;
+    current.connection.send(message);
+  }
+
+  return {
+    ready: () => readiness.promise,
+
+    beginReply() {
+      if (disposed) return;
+      dropping = false;
+      send({ type: BEGIN_REPLY });
+    },
+    openCode: (block, line) => send({ type: OPEN_CODE, block, line }),
+    pushCode: (block, delta) => send({ type: PUSH_CODE, block, delta }),
+    endCode: (block, unterminated) => send({ type: END_CODE, block, unterminated }),
+    openData: (block, id, line) => send({ type: OPEN_DATA, block, id, line }),
+    pushData: (block, delta) => send({ type: PUSH_DATA, block, delta }),
+    endData: (block, unterminated) => send({ type: END_DATA, block, unterminated }),
+
+    flush(timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS, flushOptions: FlushOptions = {}) {
+      if (disposed) return Promise.reject(new RealmHostError("disposed", "the realm host was disposed"));
+      return current.connection.request(FLUSH, { timeoutMs, signal: flushOptions.signal });
+    },
+
+    abort() {
+      if (disposed) return;
+      // A realm still starting runs nothing yet: its deadline starts at READY.
+      if (current.ready) requestStop(current);
+      else current.abortsBeforeReady = 1;
+    },
+
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+
+    reset(reason) {
+      if (disposed) return Promise.reject(new RealmHostError("disposed", "the realm host was disposed"));
+      return resetRealm("requested", reason);
+    },
+
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      const error = new RealmHostError("disposed", "the realm host was disposed");
+      stopRealm(current, error);
+      if (!readiness.settled) readiness.reject(error);
+      listeners.clear();
+    },
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * The host end of the protocol over a real MessageChannel, against a
+ * scripted realm on the other port.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ABORT, ABORTED, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, PUSH_CODE, READY } from "../wire/constants";
+import type { HostMessage } from "../wire/types";
+import { createRealmConnection, type RealmConnectionHandlers } from "./realmConnection";
+import { RealmHostError } from "./RealmHostError";
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+/** A connection plus the realm's end of the port, which records what the host sent. */
+function connect(options: { answerPings?: boolean } = {}) {
+  const channel = new MessageChannel();
+  const realm = channel.port2;
+  const received: HostMessage[] = [];
+  let onHostMessage: (message: HostMessage) => void = () => {};
+  realm.onmessage = (event: MessageEvent<HostMessage>) => {
+    received.push(event.data);
+    if (event.data.type === PING && options.answerPings !== false) realm.postMessage({ type: HEARTBEAT, seq: event.data.seq });
+    onHostMessage(event.data);
+  };
+  const handlers = {
+    onReady: vi.fn(),
+    onEvent: vi.fn(),
+    onInvalid: vi.fn(),
+    onUnresponsive: vi.fn(),
+    onClosed: vi.fn(),
+  } satisfies RealmConnectionHandlers;
+  let id = 0;
+  const connection = createRealmConnection({ port: channel.port1, handlers, nextId: () => ++id });
+  cleanups.push(() => {
+    connection.close(new RealmHostError("disposed", "test over"));
+    realm.close();
+  });
+  return { connection, realm, received, handlers, onHost: (listener: typeof onHostMessage) => (onHostMessage = listener) };
+}
+
+const tick = (ms = 0) => new Promise((done) => setTimeout(done, ms));
+
+describe("createRealmConnection", () => {
+  it("delivers validated events and READY", async () => {
+    const { realm, handlers } = connect();
+    realm.postMessage({ type: READY, version: 1, warmupMs: 5 });
+    realm.postMessage({ type: EXEC_EVENT, event: { type: "block-done", block: 0 } });
+    await tick(10);
+    expect(handlers.onReady).toHaveBeenCalledWith(1, 5);
+    expect(handlers.onEvent).toHaveBeenCalledWith({ type: "block-done", block: 0 });
+    expect(handlers.onInvalid).not.toHaveBeenCalled();
+  });
+
+  it("drops and reports malformed messages and answers nobody asked for", async () => {
+    const { realm, handlers } = connect();
+    realm.postMessage({ type: EXEC_EVENT, event: { type: "console", level: "log" } });
+    realm.postMessage("hello");
+    realm.postMessage({ type: FLUSHED, id: 99 });
+    await tick(10);
+    expect(handlers.onEvent).not.toHaveBeenCalled();
+    expect(handlers.onInvalid).toHaveBeenCalledTimes(3);
+  });
+
+  it("resolves a flush when the realm answers it, after the messages sent before it", async () => {
+    const { connection, received, realm, onHost } = connect();
+    onHost((message) => {
+      if (message.type === FLUSH) realm.postMessage({ type: FLUSHED, id: message.id });
+    });
+    connection.send({ type: PUSH_CODE, block: 0, delta: "a;" });
+    await connection.request(FLUSH, { timeoutMs: 1_000 });
+    expect(received.map((message) => message.type)).toEqual([PUSH_CODE, FLUSH]);
+    expect(received[1]).toMatchObject({ type: FLUSH, timeoutMs: 1_000 });
+  });
+
+  it("times a request out, cancels it in the realm and ignores a late answer", async () => {
+    const { connection, received, realm, handlers } = connect();
+    const error = await connection.request(FLUSH, { timeoutMs: 30 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RealmHostError);
+    expect((error as RealmHostError).code).toBe("timeout");
+    await tick(10);
+    const flush = received.find((message) => message.type === FLUSH)!;
+    expect(received).toContainEqual({ type: CANCEL, id: (flush as { id: number }).id });
+    realm.postMessage({ type: FLUSHED, id: (flush as { id: number }).id });
+    await tick(10);
+    expect(handlers.onInvalid).toHaveBeenCalledTimes(1); // late answers are reported, never resolve anything
+  });
+
+  it("cancels a request through its AbortSignal", async () => {
+    const { connection, received } = connect();
+    const controller = new AbortController();
+    const pending = connection.request(FLUSH, { timeoutMs: null, signal: controller.signal });
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: "cancelled" });
+    await tick(10);
+    expect(received.at(-1)).toMatchObject({ type: CANCEL });
+    expect(received.find((message) => message.type === FLUSH)).toMatchObject({ timeoutMs: null });
+  });
+
+  it("rejects pending requests with the close reason", async () => {
+    const { connection } = connect();
+    const pending = connection.request(ABORT, { timeoutMs: null });
+    connection.close(new RealmHostError("realm-reset", "gone"));
+    await expect(pending).rejects.toMatchObject({ code: "realm-reset" });
+    await expect(connection.request(FLUSH)).rejects.toMatchObject({ code: "realm-reset" });
+  });
+
+  it("resolves an abort when the realm says it stopped", async () => {
+    const { connection, realm, onHost } = connect();
+    onHost((message) => {
+      if (message.type === ABORT) realm.postMessage({ type: ABORTED, id: message.id });
+    });
+    await expect(connection.request(ABORT, { timeoutMs: 500 })).resolves.toBeUndefined();
+  });
+
+  it("keeps a realm that answers its heartbeat", async () => {
+    const { connection, handlers, received } = connect();
+    connection.startHeartbeat({ intervalMs: 10, timeoutMs: 60 });
+    await tick(200);
+    expect(handlers.onUnresponsive).not.toHaveBeenCalled();
+    expect(received.filter((message) => message.type === PING).length).toBeGreaterThan(5);
+  });
+
+  it("reports a realm that stops answering, once", async () => {
+    const { connection, handlers } = connect({ answerPings: false });
+    connection.startHeartbeat({ intervalMs: 10, timeoutMs: 60 });
+    await tick(250);
+    expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1);
+  });
+
+  it("does not count a heartbeat with the wrong sequence number", async () => {
+    const { connection, handlers, realm } = connect({ answerPings: false });
+    connection.startHeartbeat({ intervalMs: 10, timeoutMs: 60 });
+    const forger = setInterval(() => realm.postMessage({ type: HEARTBEAT, seq: 12345 }), 5);
+    await tick(250);
+    clearInterval(forger);
+    expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1);
+  });
+
+  it("probe() reports silence quickly", async () => {
+    const { connection, handlers } = connect({ answerPings: false });
+    connection.probe(40);
+    await tick(120);
+    expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1);
+  });
+});

@@ -1,0 +1,222 @@
+/**
+ * The host's end of one realm's MessagePort: sends commands, runs requests
+ * (id, timeout, cancel), validates every incoming message and keeps the
+ * heartbeat. One connection per realm lifetime; a reset makes a new one.
+ *
+ * Heartbeat: the host sends PING and the realm answers HEARTBEAT from its
+ * message handler. A realm stuck in synchronous code cannot answer. The probe
+ * is driven from the host on purpose: a realm-side setInterval could be
+ * cleared by model code (`for (let i = 0; i < 1e4; i++) clearInterval(i)` is a
+ * common idiom) and would then look dead while healthy.
+ */
+import { ABORT, ABORTED, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, READY } from "../wire/constants";
+import type { ExecEvent } from "../wire/events";
+import type { HostMessage, RealmMessage, RequestId } from "../wire/types";
+import { RealmHostError } from "./RealmHostError";
+import { validateRealmMessage } from "./validateRealmMessage";
+
+export interface RealmConnectionHandlers {
+  onReady(version: number, warmupMs: number): void;
+  onEvent(event: ExecEvent): void;
+  /** A message failed validation or answered a request nobody made. It was dropped. */
+  onInvalid(reason: string): void;
+  /** The heartbeat went unanswered for `timeoutMs`. Called once. */
+  onUnresponsive(): void;
+  /** The other end of the port went away (worker terminated or crashed). Called once. */
+  onClosed(): void;
+}
+
+export interface RequestOptions {
+  /** `Infinity` or `null`: wait until cancelled. */
+  timeoutMs?: number | null;
+  signal?: AbortSignal;
+}
+
+export interface HeartbeatOptions {
+  intervalMs: number;
+  timeoutMs: number;
+}
+
+export interface RealmConnection {
+  send(message: HostMessage): void;
+  request(type: typeof FLUSH | typeof ABORT, options?: RequestOptions): Promise<void>;
+  /** Start probing; until then a silent realm is not judged (it may be warming up). */
+  startHeartbeat(options: HeartbeatOptions): void;
+  /** Ask for a heartbeat now and report unresponsive if none comes within `timeoutMs`. */
+  probe(timeoutMs: number): void;
+  /** Milliseconds since the realm last answered a probe (0 when never probed). */
+  silenceMs(): number;
+  /** Stop everything and reject pending requests with `reason`. Idempotent. */
+  close(reason: RealmHostError): void;
+}
+
+export interface RealmConnectionOptions {
+  port: MessagePort;
+  handlers: RealmConnectionHandlers;
+  /** Shared across a host's connections so ids never repeat after a reset. */
+  nextId: () => RequestId;
+  now?: () => number;
+}
+
+interface Pending {
+  resolve(): void;
+  reject(error: RealmHostError): void;
+  dispose(): void;
+}
+
+export function createRealmConnection(options: RealmConnectionOptions): RealmConnection {
+  const { port, handlers, nextId } = options;
+  const now = options.now ?? (() => performance.now());
+  const pending = new Map<RequestId, Pending>();
+  let closed = false;
+  let heartbeatTimer: ReturnType<typeof setInterval> | undefined;
+  let probeTimer: ReturnType<typeof setTimeout> | undefined;
+  let seq = 0;
+  /** The probe in flight: the realm owes a HEARTBEAT with this seq. */
+  let outstanding: { seq: number; sentAt: number } | undefined;
+  let lastTick = now();
+  let reportedUnresponsive = false;
+
+  const send = (message: HostMessage) => {
+    if (!closed) port.postMessage(message);
+  };
+
+  const unresponsive = () => {
+    if (closed || reportedUnresponsive) return;
+    reportedUnresponsive = true;
+    handlers.onUnresponsive();
+  };
+
+  const ping = () => {
+    seq += 1;
+    outstanding = { seq, sentAt: now() };
+    send({ type: PING, seq });
+  };
+
+  const tick = (intervalMs: number, timeoutMs: number) => {
+    const time = now();
+    const late = time - lastTick > 2 * intervalMs + 1_000;
+    lastTick = time;
+    // A late tick means this thread was busy or throttled (background tab):
+    // the answer may be sitting in our own queue, so do not judge this round.
+    if (late) return;
+    if (outstanding && time - outstanding.sentAt > timeoutMs) return unresponsive();
+    if (!outstanding) ping();
+  };
+
+  const onMessage = (event: MessageEvent) => {
+    if (closed) return;
+    const result = validateRealmMessage(event.data);
+    if (!result.ok) return handlers.onInvalid(result.reason);
+    const message: RealmMessage = result.message;
+    switch (message.type) {
+      case READY:
+        return handlers.onReady(message.version, message.warmupMs);
+      case HEARTBEAT:
+        if (outstanding && message.seq === outstanding.seq) {
+          outstanding = undefined;
+        }
+        return;
+      case EXEC_EVENT:
+        return handlers.onEvent(message.event);
+      case FLUSHED:
+      case ABORTED: {
+        const request = pending.get(message.id);
+        if (!request) return handlers.onInvalid(`${message.type} for unknown request ${message.id}`);
+        return request.resolve();
+      }
+      default:
+        return message satisfies never;
+    }
+  };
+
+  const onClose = () => {
+    if (!closed) handlers.onClosed();
+  };
+
+  port.addEventListener("message", onMessage);
+  // MessagePort `close` fires when the entangled port is gone: the worker
+  // was terminated or crashed (Chromium 122+). Older engines fall back on
+  // the heartbeat.
+  port.addEventListener("close", onClose);
+  port.start();
+
+  return {
+    send,
+
+    request(type, requestOptions = {}) {
+      if (closed) return Promise.reject(new RealmHostError("realm-reset", `${type}: the realm is gone`));
+      const { signal } = requestOptions;
+      const timeoutMs = requestOptions.timeoutMs ?? null;
+      if (signal?.aborted) return Promise.reject(new RealmHostError("cancelled", `${type} cancelled`, { cause: signal.reason }));
+      const id = nextId();
+      return new Promise<void>((resolve, reject) => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const onAbort = () => {
+          send({ type: CANCEL, id });
+          entry.dispose();
+          reject(new RealmHostError("cancelled", `${type} cancelled`, { cause: signal?.reason }));
+        };
+        const entry: Pending = {
+          resolve: () => {
+            entry.dispose();
+            resolve();
+          },
+          reject: (error) => {
+            entry.dispose();
+            reject(error);
+          },
+          dispose: () => {
+            pending.delete(id);
+            if (timer !== undefined) clearTimeout(timer);
+            signal?.removeEventListener("abort", onAbort);
+          },
+        };
+        pending.set(id, entry);
+        const finite = timeoutMs !== null && Number.isFinite(timeoutMs);
+        if (finite) {
+          timer = setTimeout(() => {
+            send({ type: CANCEL, id });
+            entry.reject(new RealmHostError("timeout", `${type} got no answer within ${timeoutMs} ms`, { details: { timeoutMs } }));
+          }, Math.max(0, timeoutMs));
+        }
+        signal?.addEventListener("abort", onAbort, { once: true });
+        send({ type, id, timeoutMs: finite ? timeoutMs : null });
+      });
+    },
+
+    startHeartbeat({ intervalMs, timeoutMs }) {
+      if (closed || heartbeatTimer !== undefined) return;
+      lastTick = now();
+      heartbeatTimer = setInterval(() => tick(intervalMs, timeoutMs), intervalMs);
+      ping();
+    },
+
+    probe(timeoutMs) {
+      if (closed) return;
+      if (!outstanding) ping();
+      const expected = outstanding!.seq;
+      if (probeTimer !== undefined) clearTimeout(probeTimer);
+      probeTimer = setTimeout(() => {
+        probeTimer = undefined;
+        if (outstanding && outstanding.seq <= expected) unresponsive();
+      }, timeoutMs);
+    },
+
+    silenceMs() {
+      return outstanding ? now() - Math.min(outstanding.sentAt, now()) : 0;
+    },
+
+    close(reason) {
+      if (closed) return;
+      closed = true;
+      if (heartbeatTimer !== undefined) clearInterval(heartbeatTimer);
+      if (probeTimer !== undefined) clearTimeout(probeTimer);
+      port.removeEventListener("message", onMessage);
+      port.removeEventListener("close", onClose);
+      port.close();
+      for (const request of [...pending.values()]) request.reject(reason);
+      pending.clear();
+    },
+  };
+}

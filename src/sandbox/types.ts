@@ -1,0 +1,89 @@
+/** Public types of the host side of the sandbox. */
+import type { ExecEvent } from "../wire/events";
+
+export type RealmResetReason =
+  /** No heartbeat within the timeout, or it did not stop within ~1 s of abort(). */
+  | "unresponsive"
+  /** The worker died (out of memory, a crash). */
+  | "crashed"
+  /** reset() was called. */
+  | "requested";
+
+/** The statement that was running when the realm went away: its statement-start had no statement-end. */
+export interface RunningStatement {
+  block: number;
+  statement: number;
+  source: string;
+}
+
+export type RealmErrorCode =
+  /** A message from the realm failed validation (or answered no request) and was dropped. */
+  | "malformed-message"
+  /** The realm speaks another wire version (a stale realm.js). */
+  | "version-mismatch"
+  /** generated/realm.js could not be fetched. */
+  | "bundle-unavailable"
+  /** The realm did not become ready after repeated attempts. */
+  | "boot-failed";
+
+export type RealmEvent =
+  | ExecEvent
+  /**
+   * The realm was thrown away and a fresh one is starting: every binding,
+   * mount and timer of the session is gone. Commands of the interrupted reply
+   * are dropped until the next beginReply().
+   */
+  | { type: "realm-reset"; reason: RealmResetReason; running?: RunningStatement; detail?: string }
+  /**
+   * A realm (the first or a fresh one after a reset) is warm and listening.
+   * `startMs`: from starting it (or killing its predecessor) to ready;
+   * `warmupMs`: the part spent warming Babel inside the worker.
+   */
+  | { type: "ready"; startMs: number; warmupMs: number }
+  /** Something the host refused or could not do; the realm may still be usable. */
+  | { type: "realm-error"; code: RealmErrorCode; message: string };
+
+export interface RealmHostOptions {
+  /** Where the hidden iframe goes. Default: document.body. */
+  container?: HTMLElement;
+  /** Silence after which a ready realm counts as stuck. Default 3000 ms. */
+  heartbeatTimeoutMs?: number;
+  /** How often the host probes the realm. Default 250 ms. */
+  heartbeatIntervalMs?: number;
+  /** How long abort() waits for the realm to stop before resetting it. Default 1000 ms. */
+  abortTimeoutMs?: number;
+  /** How long one attempt to start a realm may take. Default 15000 ms. */
+  bootTimeoutMs?: number;
+  /** Default `generated/realm.js` relative to the document (works from dev, dist and any sub-path). */
+  realmUrl?: string;
+  /** Default `sandbox.html` relative to the document. */
+  sandboxUrl?: string;
+}
+
+export interface FlushOptions {
+  signal?: AbortSignal;
+}
+
+export interface RealmHost {
+  /** Resolves when a realm is warm. Rejects (RealmHostError) only if none can start. */
+  ready(): Promise<void>;
+  beginReply(): void;
+  openCode(block: number, line: number): void;
+  pushCode(block: number, delta: string): void;
+  endCode(block: number, unterminated: boolean): void;
+  openData(block: number, id: string, line: number): void;
+  pushData(block: number, delta: string): void;
+  endData(block: number, unterminated: boolean): void;
+  /**
+   * Resolves when everything sent so far has run in the realm. Rejects with a
+   * RealmHostError: `timeout` (default 60 s; pass Infinity to wait for e.g. a
+   * form without limit), `cancelled` (signal), `realm-reset`, `disposed`.
+   */
+  flush(timeoutMs?: number, options?: FlushOptions): Promise<void>;
+  /** Stop what runs now (the Stop button). A realm that does not stop within abortTimeoutMs is reset. */
+  abort(): void;
+  subscribe(listener: (event: RealmEvent) => void): () => void;
+  /** Throw the realm away and start a fresh one; resolves when it is ready. */
+  reset(reason?: string): Promise<void>;
+  dispose(): void;
+}

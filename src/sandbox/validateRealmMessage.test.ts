@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { ABORTED, EXEC_EVENT, FLUSHED, HEARTBEAT, MAX_WIRE_STRING, READY } from "../wire/constants";
+import { validateRealmMessage } from "./validateRealmMessage";
+
+const ok = (value: unknown) => {
+  const result = validateRealmMessage(value);
+  if (!result.ok) throw new Error(`expected valid: ${result.reason}`);
+  return result.message;
+};
+const bad = (value: unknown) => {
+  const result = validateRealmMessage(value);
+  expect(result.ok).toBe(false);
+  return result.ok ? "" : result.reason;
+};
+
+describe("validateRealmMessage", () => {
+  it("accepts every message kind and rebuilds it", () => {
+    const events = [
+      { type: "statement-start", block: 0, statement: 1, line: 3, endLine: 4, source: "a()" },
+      { type: "statement-end", block: 0, statement: 1, status: "done", durationMs: 1.5 },
+      {
+        type: "statement-end", block: 0, statement: 1, status: "error", durationMs: 0,
+        error: { code: "runtime", name: "TypeError", message: "x is not a function", block: 0, line: 3, column: 1, lineText: "x()" },
+      },
+      { type: "console", block: 1, statement: 0, level: "warn", text: "careful" },
+      { type: "skipped", block: 2, fromStatement: 3, count: 4, fromLine: 9, reason: "aborted" },
+      { type: "error", error: { code: "syntax", name: "SyntaxError", message: "Unexpected token", block: 0 } },
+      { type: "block-done", block: 5 },
+    ];
+    for (const event of events) expect(ok({ type: EXEC_EVENT, event })).toEqual({ type: EXEC_EVENT, event });
+    expect(ok({ type: READY, version: 1, warmupMs: 12 })).toEqual({ type: READY, version: 1, warmupMs: 12 });
+    expect(ok({ type: HEARTBEAT, seq: 7 })).toEqual({ type: HEARTBEAT, seq: 7 });
+    expect(ok({ type: FLUSHED, id: 3 })).toEqual({ type: FLUSHED, id: 3 });
+    expect(ok({ type: ABORTED, id: 4 })).toEqual({ type: ABORTED, id: 4 });
+  });
+
+  it("drops unknown fields and shares nothing with the input", () => {
+    const input = { type: EXEC_EVENT, event: { type: "block-done", block: 1, extra: { evil: true } }, more: 1 };
+    const message = ok(input);
+    expect(message).toEqual({ type: EXEC_EVENT, event: { type: "block-done", block: 1 } });
+    expect(message).not.toBe(input);
+    expect((message as { event: unknown }).event).not.toBe(input.event);
+  });
+
+  it("rejects malformed messages with a reason", () => {
+    const cases: unknown[] = [
+      null, 42, "ready", [], new Map(), { type: "nope" }, { type: READY }, { type: READY, version: -1, warmupMs: 0 },
+      { type: READY, version: 1.5, warmupMs: 0 }, { type: HEARTBEAT, seq: "1" }, { type: FLUSHED, id: Number.NaN },
+      { type: FLUSHED, id: 2 ** 60 }, { type: EXEC_EVENT }, { type: EXEC_EVENT, event: { type: "mount" } },
+      { type: EXEC_EVENT, event: { type: "console", block: 0, statement: 0, level: "trace", text: "x" } },
+      { type: EXEC_EVENT, event: { type: "console", block: 0, statement: 0, level: "log", text: 5 } },
+      { type: EXEC_EVENT, event: { type: "statement-end", block: 0, statement: 0, status: "ok", durationMs: 1 } },
+      { type: EXEC_EVENT, event: { type: "statement-end", block: 0, statement: 0, status: "done", durationMs: Infinity } },
+      { type: EXEC_EVENT, event: { type: "error", error: { code: "pwned", name: "X", message: "y", block: 0 } } },
+      { type: EXEC_EVENT, event: { type: "error", error: { code: "runtime", name: "X", message: "y", block: -1 } } },
+      { type: EXEC_EVENT, event: { type: "block-done", block: 0 }, __proto__: { type: READY } },
+      { type: EXEC_EVENT, event: Object.assign(Object.create({ polluted: true }), { type: "block-done", block: 0 }) },
+    ];
+    for (const value of cases) expect(bad(value)).toMatch(/./);
+  });
+
+  it("caps long strings instead of rejecting them", () => {
+    const text = "x".repeat(MAX_WIRE_STRING + 1000);
+    const message = ok({ type: EXEC_EVENT, event: { type: "console", block: 0, statement: 0, level: "log", text } });
+    const capped = (message as { event: { text: string } }).event.text;
+    expect(capped.length).toBeLessThan(text.length);
+    expect(capped.startsWith("x".repeat(MAX_WIRE_STRING))).toBe(true);
+    expect(capped).toContain("1000 more characters dropped");
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * Wire constants shared by the host (src/sandbox) and the realm
+ * (workers/realm). Message tags are plain strings so a message stays readable
+ * in a debugger and survives structured clone.
+ *
+ * Bump WIRE_VERSION whenever a message changes shape; the realm announces its
+ * version in READY and the host refuses a realm built against another one
+ * (a stale cached realm.js next to a newer app).
+ */
+export const WIRE_VERSION = 1;
+
+// Host → realm, over the MessagePort. Mirrors the executor API.
+export const BEGIN_REPLY = "begin-reply";
+export const OPEN_CODE = "open-code";
+export const PUSH_CODE = "push-code";
+export const END_CODE = "end-code";
+export const OPEN_DATA = "open-data";
+export const PUSH_DATA = "push-data";
+export const END_DATA = "end-data";
+/** Request: answer FLUSHED once everything sent before it has run. */
+export const FLUSH = "flush";
+/** Request: stop what runs now; answer ABORTED once the executor is idle. */
+export const ABORT = "abort";
+/** Forget a pending request; the realm sends no answer for it. */
+export const CANCEL = "cancel";
+/** Liveness probe; the realm answers HEARTBEAT with the same sequence number. */
+export const PING = "ping";
+
+// Realm → host, over the MessagePort. Every one is validated by the host.
+export const READY = "ready";
+export const HEARTBEAT = "heartbeat";
+export const EXEC_EVENT = "exec-event";
+export const FLUSHED = "flushed";
+export const ABORTED = "aborted";
+
+// Bootstrap, before the port exists. These travel by window/worker
+// postMessage, and public/sandbox.html (plain HTML, not bundled) spells the
+// same strings: change both together.
+/** sandbox document → host: loaded at an opaque origin, send me the realm. */
+export const SANDBOX_HELLO = "livemark-sandbox-hello";
+/** host → sandbox document: `{ bundle: Blob }` plus the realm's MessagePort. */
+export const SANDBOX_START = "livemark-sandbox-start";
+/** sandbox document → host: the realm worker fired `error` (untrusted text; a hint only). */
+export const SANDBOX_WORKER_ERROR = "livemark-sandbox-worker-error";
+/** sandbox document → realm worker: here is your MessagePort. */
+export const REALM_CONNECT = "livemark-realm-connect";
+
+/** Upper bound on any string the host accepts from the realm; longer ones are truncated. */
+export const MAX_WIRE_STRING = 256 * 1024;

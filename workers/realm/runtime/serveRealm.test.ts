@@ -1,0 +1,119 @@
+/**
+ * The realm end of the protocol over a real MessageChannel, with a scripted
+ * executor and the test as the host.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  ABORT, ABORTED, BEGIN_REPLY, CANCEL, END_CODE, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, OPEN_CODE, PING, PUSH_CODE,
+  READY, WIRE_VERSION,
+} from "../../../src/wire/constants";
+import type { ExecEvent } from "../../../src/wire/events";
+import type { HostMessage, RealmMessage } from "../../../src/wire/types";
+import { serveRealm, type RealmExecutor } from "./serveRealm";
+
+const ports: MessagePort[] = [];
+afterEach(() => {
+  for (const port of ports.splice(0)) port.close();
+});
+
+function start(options: { throwOn?: string } = {}) {
+  const channel = new MessageChannel();
+  ports.push(channel.port1, channel.port2);
+  const host = channel.port1;
+  const fromRealm: RealmMessage[] = [];
+  host.onmessage = (event: MessageEvent<RealmMessage>) => void fromRealm.push(event.data);
+  const calls: string[] = [];
+  let emit!: (event: ExecEvent) => void;
+  let release!: () => void;
+  let idle = Promise.resolve();
+  const executor: RealmExecutor = {
+    beginReply: () => void calls.push("begin"),
+    openCode: (block, line) => void calls.push(`open ${block}@${line}`),
+    pushCode: (block, delta) => {
+      if (options.throwOn === delta) throw new Error("executor bug");
+      calls.push(`push ${block} ${delta}`);
+    },
+    endCode: (block, unterminated) => void calls.push(`end ${block}${unterminated ? " unterminated" : ""}`),
+    openData: (block, id, line) => void calls.push(`data ${block} ${id}@${line}`),
+    pushData: (block, delta) => void calls.push(`push-data ${block} ${delta}`),
+    endData: (block) => void calls.push(`end-data ${block}`),
+    idle: () => idle,
+    abort: () => {
+      calls.push("abort");
+      release?.();
+    },
+  };
+  const busy = () => {
+    idle = new Promise((done) => (release = done));
+  };
+  let warmed = false;
+  serveRealm({
+    port: channel.port2,
+    createExecutor: (onEvent) => {
+      emit = onEvent;
+      return executor;
+    },
+    warmUp: () => void (warmed = true),
+  });
+  const send = (message: HostMessage) => host.postMessage(message);
+  return { send, fromRealm, calls, emit: (event: ExecEvent) => emit(event), busy, warmed: () => warmed };
+}
+
+const tick = (ms = 10) => new Promise((done) => setTimeout(done, ms));
+
+describe("serveRealm", () => {
+  it("warms up, then announces READY with its wire version", async () => {
+    const realm = start();
+    await tick();
+    expect(realm.warmed()).toBe(true);
+    expect(realm.fromRealm[0]).toMatchObject({ type: READY, version: WIRE_VERSION });
+  });
+
+  it("maps host messages onto the executor in order and answers pings", async () => {
+    const realm = start();
+    realm.send({ type: BEGIN_REPLY });
+    realm.send({ type: OPEN_CODE, block: 1, line: 4 });
+    realm.send({ type: PUSH_CODE, block: 1, delta: "a();" });
+    realm.send({ type: END_CODE, block: 1, unterminated: true });
+    realm.send({ type: PING, seq: 3 });
+    await tick();
+    expect(realm.calls).toEqual(["begin", "open 1@4", "push 1 a();", "end 1 unterminated"]);
+    expect(realm.fromRealm).toContainEqual({ type: HEARTBEAT, seq: 3 });
+  });
+
+  it("forwards executor events", async () => {
+    const realm = start();
+    realm.emit({ type: "block-done", block: 2 });
+    await tick();
+    expect(realm.fromRealm).toContainEqual({ type: EXEC_EVENT, event: { type: "block-done", block: 2 } });
+  });
+
+  it("answers FLUSH when the executor is idle, and not at all once cancelled", async () => {
+    const realm = start();
+    realm.busy();
+    realm.send({ type: FLUSH, id: 1, timeoutMs: null });
+    realm.send({ type: FLUSH, id: 2, timeoutMs: null });
+    realm.send({ type: CANCEL, id: 2 });
+    await tick();
+    expect(realm.fromRealm.filter((message) => message.type === FLUSHED)).toEqual([]);
+    realm.send({ type: ABORT, id: 3, timeoutMs: 1_000 });
+    await tick();
+    expect(realm.calls).toContain("abort");
+    expect(realm.fromRealm.filter((message) => message.type === FLUSHED || message.type === ABORTED)).toEqual([
+      { type: FLUSHED, id: 1 },
+      { type: ABORTED, id: 3 },
+    ]);
+  });
+
+  it("reports an executor that throws instead of dying", async () => {
+    const realm = start({ throwOn: "boom" });
+    realm.send({ type: PUSH_CODE, block: 4, delta: "boom" });
+    realm.send({ type: PING, seq: 1 });
+    await tick();
+    expect(realm.fromRealm).toContainEqual({
+      type: EXEC_EVENT,
+      event: { type: "error", error: { code: "runtime", name: "RealmInternalError", message: "Error: executor bug", block: 4 } },
+    });
+    expect(realm.fromRealm).toContainEqual({ type: HEARTBEAT, seq: 1 });
+  });
+});

@@ -1,0 +1,126 @@
+/**
+ * The realm's end of the host ↔ realm protocol (src/wire): turns
+ * HostMessages into executor calls and the executor's events into
+ * RealmMessages.
+ *
+ * The port is held only in this closure, never in a global, and sending goes
+ * through a function bound at start: model code that later patches
+ * `MessagePort.prototype.postMessage` (to capture `this`) never sees the port.
+ * The host validates everything anyway; this keeps the channel the realm's
+ * own.
+ */
+import {
+  ABORT, ABORTED, BEGIN_REPLY, CANCEL, END_CODE, END_DATA, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, OPEN_CODE,
+  OPEN_DATA, PING, PUSH_CODE, PUSH_DATA, READY, WIRE_VERSION,
+} from "../../../src/wire/constants";
+import type { ExecEvent } from "../../../src/wire/events";
+import type { HostMessage, RealmMessage, RequestId } from "../../../src/wire/types";
+
+/** What serveRealm needs of the executor (workers/realm/executor). */
+export interface RealmExecutor {
+  beginReply(): void;
+  openCode(block: number, line: number): void;
+  pushCode(block: number, delta: string): void;
+  endCode(block: number, unterminated: boolean): void;
+  openData(block: number, id: string, line: number): void;
+  pushData(block: number, delta: string): void;
+  endData(block: number, unterminated: boolean): void;
+  idle(): Promise<void>;
+  abort(): void;
+}
+
+export interface ServeRealmOptions {
+  port: MessagePort;
+  /** Build the executor; `onEvent` forwards to the host. */
+  createExecutor(onEvent: (event: ExecEvent) => void): RealmExecutor;
+  /** Runs before READY (e.g. exercise Babel once); its duration is reported in READY. */
+  warmUp?: () => void;
+  now?: () => number;
+}
+
+export function serveRealm(options: ServeRealmOptions): void {
+  const { port } = options;
+  const now = options.now ?? (() => performance.now());
+  const post = MessagePort.prototype.postMessage.bind(port) as (message: RealmMessage) => void;
+  const setTimer = setTimeout.bind(globalThis);
+  const clearTimer = clearTimeout.bind(globalThis);
+  /** Requests still owed an answer; CANCEL or their timeout removes them. */
+  const pending = new Map<RequestId, ReturnType<typeof setTimeout> | undefined>();
+
+  const send = (message: RealmMessage) => {
+    try {
+      post(message);
+    } catch {
+      // A DataCloneError would mean an event carried something unclonable
+      // (a bug in the executor): send the JSON-safe part instead.
+      post(JSON.parse(JSON.stringify(message)) as RealmMessage);
+    }
+  };
+
+  const executor = options.createExecutor((event) => send({ type: EXEC_EVENT, event }));
+
+  const answerWhenIdle = (id: RequestId, timeoutMs: number | null, answer: typeof FLUSHED | typeof ABORTED) => {
+    const timer = timeoutMs === null ? undefined : setTimer(() => pending.delete(id), timeoutMs);
+    pending.set(id, timer);
+    executor.idle().then(() => {
+      if (!pending.has(id)) return;
+      clearTimer(pending.get(id));
+      pending.delete(id);
+      send({ type: answer, id });
+    });
+  };
+
+  const handle = (message: HostMessage) => {
+    try {
+      dispatch(message);
+    } catch (error) {
+      // The executor reports model errors as events; a throw here is a bug
+      // of ours. Say so instead of dying silently.
+      const block = "block" in message ? message.block : 0;
+      send({
+        type: EXEC_EVENT,
+        event: { type: "error", error: { code: "runtime", name: "RealmInternalError", message: String(error), block } },
+      });
+    }
+  };
+
+  const dispatch = (message: HostMessage) => {
+    switch (message.type) {
+      case PING:
+        return send({ type: HEARTBEAT, seq: message.seq });
+      case BEGIN_REPLY:
+        return executor.beginReply();
+      case OPEN_CODE:
+        return executor.openCode(message.block, message.line);
+      case PUSH_CODE:
+        return executor.pushCode(message.block, message.delta);
+      case END_CODE:
+        return executor.endCode(message.block, message.unterminated);
+      case OPEN_DATA:
+        return executor.openData(message.block, message.id, message.line);
+      case PUSH_DATA:
+        return executor.pushData(message.block, message.delta);
+      case END_DATA:
+        return executor.endData(message.block, message.unterminated);
+      case FLUSH:
+        return answerWhenIdle(message.id, message.timeoutMs, FLUSHED);
+      case ABORT:
+        executor.abort();
+        return answerWhenIdle(message.id, message.timeoutMs, ABORTED);
+      case CANCEL:
+        clearTimer(pending.get(message.id));
+        pending.delete(message.id);
+        return;
+      default:
+        return message satisfies never;
+    }
+  };
+
+  const warmupStart = now();
+  options.warmUp?.();
+  const warmupMs = now() - warmupStart;
+
+  // Messages the host sent while we were starting wait in the port until now.
+  port.onmessage = (event: MessageEvent<HostMessage>) => handle(event.data);
+  send({ type: READY, version: WIRE_VERSION, warmupMs });
+}
