@@ -1,3 +1,65 @@
+import "./ui/styles.css";
 import { createRoot } from "react-dom/client";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { Agent } from "./agent/agent";
+import { createProtocolParser } from "./protocol/parser";
+import { createLanguageModel, describeLlmError, isDemo, SYSTEM_PROMPT, wrapFeedback } from "./llm";
+import { createRealmHost } from "./sandbox";
+import { App } from "./ui/App";
+import { loadSettings, saveSettings, type Settings } from "./ui/settings";
 
-createRoot(document.getElementById("root")!).render(<p>Livemark</p>);
+/**
+ * Wires the app: one realm (sandbox) per page, one agent over it, settings
+ * from this origin's storage. The key never leaves this module's closure
+ * except towards the configured base URL.
+ */
+function Root() {
+  const [settings, setSettings] = useState<Settings>(loadSettings);
+  const settingsRef = useRef(settings);
+  settingsRef.current = settings;
+  const [realmStatus, setRealmStatus] = useState<"starting" | "ready" | "failed">("starting");
+
+  const { agent, realm } = useMemo(() => {
+    const realm = createRealmHost();
+    const agent = new Agent({
+      model: () => createLanguageModel(settingsRef.current),
+      system: SYSTEM_PROMPT,
+      realm,
+      createParser: createProtocolParser,
+      describeError: (error) => {
+        const current = settingsRef.current;
+        return describeLlmError(error, { baseURL: current.baseURL, model: current.model });
+      },
+      wrapFeedback: (body, source) => wrapFeedback(body, source),
+      maxTurns: settingsRef.current.maxTurns,
+    });
+    return { agent, realm };
+  }, []);
+
+  useEffect(() => {
+    let live = true;
+    realm.ready().then(
+      () => live && setRealmStatus("ready"),
+      () => live && setRealmStatus("failed"),
+    );
+    return () => {
+      live = false;
+    };
+  }, [realm]);
+
+  return (
+    <App
+      agent={agent}
+      settings={settings}
+      usingDemo={isDemo(settings)}
+      realmStatus={realmStatus}
+      onSaveSettings={(next) => {
+        saveSettings(next);
+        agent.setMaxTurns(next.maxTurns);
+        setSettings(next);
+      }}
+    />
+  );
+}
+
+createRoot(document.getElementById("root")!).render(<Root />);

@@ -1,7 +1,7 @@
 import { streamText, type LanguageModel, type ModelMessage } from "ai";
 import type { ProtocolEvent, ProtocolParser } from "../protocol/types";
-import type { ExecEvent } from "../wire/events";
-import { FeedbackCollector, type RealmResetEvent } from "./feedback";
+import type { RealmEvent } from "../sandbox/types";
+import { FeedbackCollector } from "./feedback";
 import { applyExecEvent, applyProtocolEvent, emptyReply, runningStatement, type ReplyView } from "./reply";
 
 /**
@@ -14,7 +14,7 @@ import { applyExecEvent, applyProtocolEvent, emptyReply, runningStatement, type 
  * tests against the AI SDK's mock models and the real executor.
  */
 
-export type RealmEvent = ExecEvent | RealmResetEvent | { type: "ready" };
+export type { RealmEvent };
 
 /** The part of the realm host the loop needs (src/sandbox implements it). */
 export interface RealmPort {
@@ -26,7 +26,7 @@ export interface RealmPort {
   pushData(block: number, delta: string): void;
   endData(block: number, unterminated: boolean): void;
   /** Resolves when everything sent so far has run. */
-  flush(timeoutMs?: number): Promise<void>;
+  flush(timeoutMs?: number, options?: { signal?: AbortSignal }): Promise<void>;
   abort(): void;
   subscribe(listener: (event: RealmEvent) => void): () => void;
 }
@@ -138,6 +138,12 @@ export class Agent {
     return () => this.listeners.delete(listener);
   }
 
+  /** Change the cap on automatic turns (takes effect at the next turn). */
+  setMaxTurns(maxTurns: number): void {
+    this.options.maxTurns = Math.max(1, Math.floor(maxTurns));
+    this.setState({ maxTurns: this.options.maxTurns });
+  }
+
   get busy(): boolean {
     return this.controller !== undefined;
   }
@@ -203,6 +209,10 @@ export class Agent {
 
   private onRealmEvent(event: RealmEvent): void {
     if (event.type === "ready") return;
+    if (event.type === "realm-error") {
+      this.notice(`Sandbox: ${event.message}`, event.code === "malformed-message" ? "warn" : "error");
+      return;
+    }
     if (event.type === "realm-reset") {
       this.notice(
         `The sandbox was reset (${event.reason === "unresponsive" ? "it stopped responding" : event.reason === "crashed" ? "it crashed" : "on request"}): variables and mounts are gone.`,
@@ -435,7 +445,8 @@ export class Agent {
 
   /** Wait for the realm to finish this reply's code (or give up on abort). */
   private async settleRealm(timeoutMs?: number, signal?: AbortSignal): Promise<void> {
-    const flushed = this.options.realm.flush(timeoutMs);
+    // Code may wait for the person (a form) for as long as they like; Stop ends the wait.
+    const flushed = this.options.realm.flush(timeoutMs ?? Infinity, signal ? { signal } : undefined);
     if (!signal) {
       await flushed.catch(() => undefined);
       return;

@@ -10,6 +10,7 @@ import { formatExecError } from "../wire/events";
 export type RealmResetEvent = {
   type: "realm-reset";
   reason: "unresponsive" | "crashed" | "requested";
+  detail?: string;
   running?: { block: number; statement: number; source: string };
 };
 
@@ -17,7 +18,8 @@ export type FeedbackInput =
   | ExecEvent
   | RealmResetEvent
   | { type: "protocol-error"; line: number; info: string; message: string }
-  | { type: "stream-cut"; message: string };
+  | { type: "stream-cut"; message: string }
+  | { type: "realm-error"; code: string; message: string };
 
 export class FeedbackCollector {
   private readonly lines: string[] = [];
@@ -71,6 +73,8 @@ export class FeedbackCollector {
         return;
       case "stream-cut":
         this.lines.push(event.message);
+        return;
+      case "realm-error":
         return;
       default: {
         const never: never = event;

@@ -31,8 +31,10 @@ export function App({
   settings,
   onSaveSettings,
   realmStatus,
+  usingDemo,
 }: {
   agent: Agent;
+  usingDemo: boolean;
   settings: Settings;
   onSaveSettings: (settings: Settings) => void;
   realmStatus: "starting" | "ready" | "failed";
@@ -42,7 +44,6 @@ export function App({
   const busy = state.phase === "streaming" || state.phase === "running" || state.phase === "waiting-input";
   const onSend = useCallback((text: string) => void agent.send(text), [agent]);
   const onStop = useCallback(() => agent.stop(), [agent]);
-  const usingDemo = settings.provider === "demo";
   return (
     <div className="lm-app">
       <header className="lm-header">

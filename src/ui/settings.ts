@@ -1,3 +1,5 @@
+import { DEFAULT_BASE_URL, DEFAULT_MODEL } from "../llm";
+
 /**
  * The person's LLM settings. They live in the app origin only (the sandbox is
  * an opaque origin and cannot read them) and are never exported.
@@ -13,8 +15,8 @@ export interface Settings {
 export const DEFAULT_SETTINGS: Settings = {
   provider: "demo",
   apiKey: "",
-  baseURL: "https://api.openai.com/v1",
-  model: "gpt-4o-mini",
+  baseURL: DEFAULT_BASE_URL,
+  model: DEFAULT_MODEL,
   maxTurns: 10,
 };
 
