@@ -187,6 +187,11 @@ describe("describeLlmError with hand-made and odd shapes", () => {
     expect(describeLlmError(new TypeError("Failed to fetch"), { partialReply: true }).code).toBe("disconnected");
   });
 
+  it("a 2xx response whose body could not be parsed → server, not disconnected", () => {
+    const error = apiError(200, { message: "Failed to process successful response", cause: new JSONParseError({ text: "<html>", cause: new SyntaxError("bad") }) });
+    expect(describeLlmError(error).code).toBe("server");
+  });
+
   it("LoadAPIKeyError → auth", () => {
     expect(describeLlmError(new LoadAPIKeyError({ message: "missing" })).code).toBe("auth");
   });

@@ -123,6 +123,7 @@ function describeApiCall(error: ApiCallLike, chain: unknown[], context: LlmError
     return describeNetwork(chain, context, where) ?? unreachable(where, context, redact(error.message ?? ""));
   }
   if (status >= 200 && status < 300) {
+    if (chain.some((item) => PARSE_ERRORS.has(nameOf(item)))) return notOpenAiCompatible(where, chain);
     // The SDK reports a body that broke off as "Failed to process successful response".
     return {
       code: "disconnected",
@@ -203,14 +204,7 @@ function describeOther(chain: unknown[], context: LlmErrorContext): LlmErrorDesc
   if (names.includes("AI_LoadAPIKeyError")) {
     return { code: "auth", retryable: false, message: `No API key is set for ${where.host}. Add one in Settings, or use the demo model.` };
   }
-  if (names.some((name) => PARSE_ERRORS.has(name))) {
-    return {
-      code: "server",
-      retryable: false,
-      message: `${where.host} answered with something that is not an OpenAI-compatible chat-completions stream. Check the base URL in Settings (it usually ends in /v1).`,
-      details: redact(messageOf(chain[0])),
-    };
-  }
+  if (names.some((name) => PARSE_ERRORS.has(name))) return notOpenAiCompatible(where, chain);
   const network = describeNetwork(chain, context, where);
   if (network) return network;
 
@@ -228,6 +222,16 @@ function describeOther(chain: unknown[], context: LlmErrorContext): LlmErrorDesc
     code: "unknown",
     retryable: false,
     message: `Something went wrong talking to the model${message ? `: ${redact(message)}` : "."}`,
+  };
+}
+
+function notOpenAiCompatible(where: Endpoint, chain: unknown[]): LlmErrorDescription {
+  const parseError = chain.find((item) => PARSE_ERRORS.has(nameOf(item)));
+  return {
+    code: "server",
+    retryable: false,
+    message: `${where.host} answered with something that is not an OpenAI-compatible chat-completions stream. Check the base URL in Settings (it usually ends in /v1).`,
+    details: redact(messageOf(parseError ?? chain[0])).slice(0, 400),
   };
 }
 
