@@ -108,6 +108,8 @@ export class Agent {
   private idleOutput = new FeedbackCollector();
   private currentReplyId: string | undefined;
   private currentCollector: FeedbackCollector | undefined;
+  /** Runtime output of a reply that was cut mid-stream, sent with Continue. */
+  private interruptedFeedback = "";
   private readonly unsubscribeRealm: () => void;
 
   constructor(options: AgentOptions, initialMessages: ChatMessage[] = []) {
@@ -183,8 +185,10 @@ export class Agent {
   /** Resume after a reply was cut mid-stream. */
   async continue(): Promise<void> {
     if (this.busy || !this.state.canContinue) return;
-    const body =
+    const note =
       "The previous reply was cut off mid-stream (the connection dropped). Continue from where it stopped; code that already ran keeps its effects, do not repeat it.";
+    const body = this.interruptedFeedback ? `${this.interruptedFeedback}\n${note}` : note;
+    this.interruptedFeedback = "";
     this.pushFeedback(body, "runtime");
     await this.interact();
   }
@@ -286,6 +290,7 @@ export class Agent {
         }
         if (outcome.kind === "interrupted") {
           finalPhase = "error";
+          this.interruptedFeedback = outcome.feedback;
           this.setState({ canContinue: true });
           break;
         }
@@ -311,7 +316,7 @@ export class Agent {
   private async runTurn(
     signal: AbortSignal,
     carried: string,
-  ): Promise<{ kind: "ok"; feedback: string } | { kind: "stopped" } | { kind: "error" } | { kind: "interrupted" }> {
+  ): Promise<{ kind: "ok"; feedback: string } | { kind: "stopped" } | { kind: "error" } | { kind: "interrupted"; feedback: string }> {
     const replyId = this.options.newId();
     const collector = new FeedbackCollector();
     this.push({
@@ -436,7 +441,7 @@ export class Agent {
       return { kind: "stopped" };
     }
     if (failure) {
-      if (received > 0) return { kind: "interrupted" };
+      if (received > 0) return { kind: "interrupted", feedback: collector.text() };
       return { kind: "error" };
     }
     this.updateMessage(replyId, (message) => (message.role === "assistant" ? { ...message, state: "done" } : message));

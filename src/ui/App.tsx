@@ -5,6 +5,7 @@ import { Timeline } from "./Timeline";
 import { Composer } from "./Composer";
 import { SettingsDialog } from "./SettingsDialog";
 import type { Settings } from "./settings";
+import { DEMO_SUGGESTIONS } from "../llm";
 
 const PHASE_WORD: Record<Phase, string> = {
   idle: "Ready",
@@ -59,7 +60,7 @@ export function App({
         </button>
       </header>
       <main className="lm-main">
-        <Timeline messages={state.messages} />
+        <Timeline messages={state.messages} suggestions={usingDemo ? DEMO_SUGGESTIONS : []} onSuggestion={onSend} />
       </main>
       <footer className="lm-footer">
         <div className="lm-statusbar">

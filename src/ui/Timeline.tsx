@@ -50,7 +50,15 @@ const FeedbackMessage = memo(function FeedbackMessage({ message }: { message: Ex
   );
 });
 
-export function Timeline({ messages }: { messages: ChatMessage[] }) {
+export function Timeline({
+  messages,
+  suggestions = [],
+  onSuggestion,
+}: {
+  messages: ChatMessage[];
+  suggestions?: readonly string[];
+  onSuggestion?: (text: string) => void;
+}) {
   const end = useRef<HTMLDivElement>(null);
   const last = messages[messages.length - 1];
   const lastSize = last ? (last.role === "assistant" ? last.text.length : last.id) : 0;
@@ -69,6 +77,15 @@ export function Timeline({ messages }: { messages: ChatMessage[] }) {
         <div className="lm-empty">
           <h2>Ask for something that runs.</h2>
           <p>Replies can carry code that executes as it streams, in a sandbox that cannot see your key.</p>
+          {suggestions.length > 0 && onSuggestion && (
+            <div className="lm-suggestions">
+              {suggestions.map((suggestion) => (
+                <button key={suggestion} type="button" className="lm-button" onClick={() => onSuggestion(suggestion)}>
+                  {suggestion}
+                </button>
+              ))}
+            </div>
+          )}
         </div>
       )}
       {messages.map((message) => {
