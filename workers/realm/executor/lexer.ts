@@ -153,6 +153,8 @@ export class Lexer {
   readonly lineStarts: number[] = [0];
   /** The last token that ended at the top level, if any. */
   lastTop: TopToken | null = null;
+  /** Offset just after the last character that is neither space nor comment. */
+  lastEnd = 0;
 
   private mode: Mode = "code";
   private readonly stack: number[] = [];
@@ -215,7 +217,9 @@ export class Lexer {
     let n = input.length;
     while (i < n) {
       const code = input.charCodeAt(i);
-      switch (this.mode) {
+      const from = i;
+      const mode = this.mode;
+      switch (mode) {
         case "code": {
           const next = this.scanCode(input, i, base, atEnd);
           if (next < 0) {
@@ -353,9 +357,14 @@ export class Lexer {
           if (code === 62) this.closeJsxElement(base + i);
           break;
         default: {
-          const unreachable: never = this.mode;
+          const unreachable: never = mode;
           throw new Error(`lexer: unknown mode ${String(unreachable)}`);
         }
+      }
+      if (i > from && mode !== "lineComment" && mode !== "blockComment" &&
+          this.mode !== "lineComment" && this.mode !== "blockComment") {
+        const last = input.charCodeAt(i - 1);
+        if (last !== NEWLINE && !isSpace(last)) this.lastEnd = base + i;
       }
     }
   }

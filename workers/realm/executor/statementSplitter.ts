@@ -266,22 +266,30 @@ class Splitter implements StatementSplitter, LexerListener {
   /** Whether a token started in `pending`. */
   private significant = false;
   private candidate: Candidate | null = null;
+  /** A syntax error was found: no more statements. */
   private done = false;
+  /** The error is known but its line has not fully arrived (to quote it whole). */
+  private failure: { error: Omit<SplitError, "lineText">; lineStart: number } | null = null;
+  /** The error was returned or the fence closed: every call returns nothing. */
+  private finished = false;
   private statements: SplitStatement[] = [];
   private error: SplitError | undefined;
 
   push(delta: string): SplitResult {
-    if (this.done || delta === "") return { statements: [] };
+    if (this.finished || delta === "") return { statements: [] };
     this.body += delta;
-    this.pending += delta;
-    this.received += delta.length;
-    this.lexer.feed(delta);
+    if (!this.done) {
+      this.pending += delta;
+      this.received += delta.length;
+      this.lexer.feed(delta);
+    }
+    if (this.failure) this.reportFailure(false);
     return this.takeResult();
   }
 
   end(): SplitResult {
-    if (this.done) return { statements: [] };
-    this.lexer.finish();
+    if (this.finished) return { statements: [] };
+    if (!this.done) this.lexer.finish();
     if (!this.done) {
       const candidate = this.candidate;
       this.candidate = null;
@@ -292,10 +300,11 @@ class Splitter implements StatementSplitter, LexerListener {
         // can tell apart, like `x = () => {}⏎+1`): it parses, or it is the error.
         const outcome = this.parse(this.received);
         if (outcome.ok) this.commit(outcome.statements, this.received);
-        else this.fail(outcome, this.lexer.lastTop?.end ?? this.received);
+        else this.fail(outcome, this.lexer.lastEnd);
       }
     }
-    this.done = true;
+    if (this.failure) this.reportFailure(true);
+    this.finished = true;
     return this.takeResult();
   }
 
@@ -436,16 +445,35 @@ class Splitter implements StatementSplitter, LexerListener {
     const position = Math.min(outcome.position, lastTokenEnd);
     const line = this.lineOf(position);
     const lineStart = this.lexer.lineStarts[line - 1];
-    const lineEnd = this.body.indexOf("\n", lineStart);
-    this.error = {
-      message: atEnd && outcome.message === "Unexpected token" ? "Unexpected end of input" : outcome.message,
-      line,
-      column: position - lineStart + 1,
-      lineText: this.body.slice(lineStart, lineEnd < 0 ? undefined : lineEnd),
-      code: outcome.code,
+    this.failure = {
+      error: {
+        message: atEnd ? outcome.message.replace(/^Unexpected token/, "Unexpected end of input") : outcome.message,
+        line,
+        column: position - lineStart + 1,
+        code: outcome.code,
+      },
+      lineStart,
     };
     this.candidate = null;
     this.done = true;
+  }
+
+  /**
+   * Returns the error once its whole line is there (or the fence closed), so
+   * that `lineText` does not depend on where the chunks were cut. The statements
+   * before it have already been yielded; the runner loses nothing by waiting
+   * for the end of one line.
+   */
+  private reportFailure(atEnd: boolean): void {
+    const failure = this.failure;
+    if (!failure) return;
+    const lineEnd = this.body.indexOf("\n", failure.lineStart);
+    if (lineEnd < 0 && !atEnd) return;
+    const { message, line, column, code } = failure.error;
+    const lineText = this.body.slice(failure.lineStart, lineEnd < 0 ? undefined : lineEnd);
+    this.error = { message, line, column, lineText, code };
+    this.failure = null;
+    this.finished = true;
   }
 
   private takeResult(): SplitResult {
