@@ -223,6 +223,12 @@ export interface PageRequestLog {
   readonly requests: Request[];
   /** URLs that are not under one of the allowed prefixes (`data:` and `blob:` always allowed). */
   outside(...allowedPrefixes: string[]): string[];
+  /**
+   * Like `outside`, but only requests that got a response: Playwright also
+   * reports requests the browser then blocked (CSP, sandbox), which never
+   * reached the network.
+   */
+  answeredOutside(...allowedPrefixes: string[]): Promise<string[]>;
   clear(): void;
   stop(): void;
 }
@@ -251,6 +257,15 @@ export function recordPageRequests(page: Page): PageRequestLog {
         .map((request) => request.url())
         .filter((url) => !url.startsWith("data:") && !url.startsWith("blob:"))
         .filter((url) => !allowedPrefixes.some((prefix) => url.startsWith(prefix)));
+    },
+    async answeredOutside(...allowedPrefixes) {
+      const answered: string[] = [];
+      for (const request of unique()) {
+        const url = request.url();
+        if (url.startsWith("data:") || url.startsWith("blob:") || allowedPrefixes.some((prefix) => url.startsWith(prefix))) continue;
+        if (await request.response().catch(() => null)) answered.push(url);
+      }
+      return answered;
     },
     clear: () => void requests.splice(0),
     stop() {

@@ -1,0 +1,147 @@
+/**
+ * The sandbox in a real browser: the built app's sandbox.html and realm
+ * bundle, driven through createRealmHost on a test page served under a
+ * sub-path.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BASE_PATH, startRealmTestContext, type RealmPage, type RealmTestContext } from "./fixtures/realmTestPage";
+
+let context: RealmTestContext;
+let realm: RealmPage;
+
+beforeAll(async () => {
+  context = await startRealmTestContext();
+  realm = await context.open();
+});
+
+afterAll(async () => {
+  await context?.close();
+});
+
+describe("realm", () => {
+  it("starts from a sub-path deployment, loading only the app's own files", async () => {
+    console.log(`realm ready ${realm.readyAt.toFixed(0)} ms after navigation start`);
+    const files = context.server.requests.map((request) => request.url);
+    expect(files).toContain(`${BASE_PATH}generated/realm.js`);
+    expect(files).toContain(`${BASE_PATH}sandbox.html`);
+    // Only the browser's own favicon probe goes outside the sub-path.
+    expect(files.filter((url) => !url.startsWith(BASE_PATH) && url !== "/favicon.ico")).toEqual([]);
+    expect(realm.requests.outside(context.server.url)).toEqual([]);
+  });
+
+  it("runs code and reports its events", async () => {
+    const result = await realm.run("console.log('sum', 1 + 2)");
+    expect(result.flushError).toBeUndefined();
+    const types = result.events.map((event) => event.type);
+    expect(types).toContain("statement-start");
+    expect(types).toContain("statement-end");
+    expect(types).toContain("block-done");
+    expect(realm.output(result)).toBe("sum 3");
+    expect(result.events.find((event) => event.type === "statement-end")).toMatchObject({ status: "done" });
+  });
+
+  it("keeps state across replies", async () => {
+    await realm.run("var keep = 41");
+    const result = await realm.run("console.log(keep + 1)");
+    expect(realm.output(result)).toBe("42");
+  });
+
+  it("reports runtime errors as data", async () => {
+    const result = await realm.run("null.boom");
+    const end = result.events.find((event) => event.type === "statement-end");
+    expect(end).toMatchObject({ status: "error", error: { code: "runtime", name: "TypeError" } });
+  });
+
+  it("runs in a hidden iframe sandboxed without allow-same-origin, at an opaque origin", async () => {
+    const attributes = await realm.page.evaluate(() => {
+      const iframe = document.querySelector("iframe")!;
+      return { sandbox: iframe.getAttribute("sandbox"), srcdoc: iframe.hasAttribute("srcdoc"), src: iframe.src, hidden: iframe.hidden };
+    });
+    expect(attributes).toEqual({ sandbox: "allow-scripts", srcdoc: false, src: `${context.server.url}sandbox.html`, hidden: true });
+    expect(await realm.sandboxFrame().evaluate(() => self.origin)).toBe("null");
+    const result = await realm.run("console.log(self.origin, typeof document, location.protocol)");
+    expect(realm.output(result)).toBe("null undefined blob:");
+  });
+
+  it("sandbox.html refuses to start at the app's origin", async () => {
+    const page = await context.browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => void errors.push(error.message));
+    // Top level, and framed without the sandbox attribute: both at the app's origin.
+    await page.goto(context.server.url + "sandbox.html");
+    await page.goto(context.server.url + "realm-test.html?unused");
+    await page.evaluate((url) => {
+      const frame = document.createElement("iframe");
+      frame.src = url;
+      document.body.append(frame);
+      return new Promise((done) => frame.addEventListener("load", done));
+    }, context.server.url + "sandbox.html");
+    await page.waitForTimeout(200);
+    expect(errors.filter((message) => message.includes("refusing to start")).length).toBe(2);
+    await page.close();
+  });
+});
+
+describe("watchdog", () => {
+  it("resets a realm stuck in a loop that defeats the loop guard, and the fresh realm runs code", async () => {
+    await realm.run("var before = 'old state'");
+    const from = await realm.start("while (true) { try { while (true) {} } catch {} }");
+    const started = await realm.waitForEvent((event) => event.type === "statement-start", from);
+    const reset = await realm.waitForEvent((event) => event.type === "realm-reset", from, 10_000);
+    const ready = await realm.waitForEvent((event) => event.type === "ready", from, 10_000);
+    const detectMs = reset.at - started.at;
+    const restartMs = ready.at - reset.at;
+    console.log(`stuck loop: reset after ${detectMs.toFixed(0)} ms, fresh realm ready ${restartMs.toFixed(0)} ms after the kill`);
+    expect(reset).toMatchObject({ reason: "unresponsive", running: { block: 0, source: expect.stringContaining("while") } });
+    expect(detectMs).toBeLessThan(6_000);
+    const result = await realm.run("console.log(typeof before, 'alive')");
+    expect(realm.output(result)).toBe("undefined alive");
+  });
+
+  it("resets a realm stuck where no loop guard can see (catastrophic regex)", async () => {
+    const from = await realm.start("/^(a+)+$/.test('a'.repeat(40) + 'b')");
+    const reset = await realm.waitForEvent((event) => event.type === "realm-reset", from, 10_000);
+    expect(reset).toMatchObject({ reason: "unresponsive", running: { source: expect.stringContaining("repeat") } });
+    await realm.waitForEvent((event) => event.type === "ready", from, 10_000);
+    expect(realm.output(await realm.run("console.log('back')"))).toBe("back");
+  });
+
+  it("rejects a pending flush with realm-reset so the caller can go on", async () => {
+    const outcome = await realm.page.evaluate(async () => {
+      const { host } = window.realmTest;
+      window.realmTest.start("for (;;) { try { for (;;) {} } catch {} }");
+      try {
+        await host.flush(30_000);
+        return "resolved";
+      } catch (error) {
+        return (error as { code?: string }).code;
+      }
+    });
+    expect(outcome).toBe("realm-reset");
+    await realm.page.evaluate(() => window.realmTest.host.ready());
+  });
+
+  it("abort() resets a realm that does not stop within a second", async () => {
+    const from = await realm.start("while (true) { try { while (true) {} } catch {} }");
+    await realm.waitForEvent((event) => event.type === "statement-start", from);
+    const abortedAt = await realm.page.evaluate(() => {
+      window.realmTest.host.abort();
+      return performance.now();
+    });
+    const reset = await realm.waitForEvent((event) => event.type === "realm-reset", from, 10_000);
+    console.log(`abort → reset in ${(reset.at - abortedAt).toFixed(0)} ms`);
+    expect(reset.at - abortedAt).toBeLessThan(2_000);
+    expect(reset).toMatchObject({ reason: "unresponsive" });
+    await realm.waitForEvent((event) => event.type === "ready", from, 10_000);
+  });
+
+  it("reset() gives a fresh realm on request", async () => {
+    await realm.run("var kept = 1");
+    const from = (await realm.events()).length;
+    await realm.page.evaluate(() => window.realmTest.host.reset("test"));
+    const events = await realm.events(from);
+    expect(events[0]).toMatchObject({ type: "realm-reset", reason: "requested", detail: "test" });
+    expect(events.some((event) => event.type === "ready")).toBe(true);
+    expect(realm.output(await realm.run("console.log(typeof kept)"))).toBe("undefined");
+  });
+});

