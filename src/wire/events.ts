@@ -39,14 +39,34 @@ export interface ExecError {
 
 export type ConsoleLevel = "debug" | "log" | "info" | "warn" | "error";
 
+/**
+ * `block` counts from 0 in reply order (as the protocol parser does);
+ * `statement` counts from 0 within its block; `line`/`endLine`/`fromLine` are
+ * 1-based reply lines.
+ *
+ * `reply` (on `console` and `error`) is the number of the reply whose
+ * statement the output is credited to (the executor counts `beginReply()`
+ * calls from 1). Output can arrive long after its statement ran (a timer, a
+ * promise, a UI callback), possibly during a later reply: compare `reply`
+ * before crediting (block, statement) to the current one.
+ */
 export type ExecEvent =
   | { type: "statement-start"; block: number; statement: number; line: number; endLine: number; source: string }
   | { type: "statement-end"; block: number; statement: number; status: "done" | "error"; error?: ExecError; durationMs: number }
-  | { type: "console"; block: number; statement: number; level: ConsoleLevel; text: string }
-  /** Code the realm will not run because an earlier statement failed or the run was aborted. */
+  | { type: "console"; block: number; statement: number; level: ConsoleLevel; text: string; reply?: number }
+  /**
+   * Code the realm will not run because an earlier statement failed or the run
+   * was aborted. Sent when the block ends (so `count` is final); `count` is 0
+   * for a data block. A syntax error's unparseable rest counts as 1.
+   */
   | { type: "skipped"; block: number; fromStatement: number; count: number; fromLine: number; reason: "error" | "aborted" }
-  /** An error that belongs to no running statement: a syntax error, an uncaught async throw. */
-  | { type: "error"; error: ExecError; statement?: number }
+  /**
+   * An error that belongs to no running statement: a syntax error (sent as soon
+   * as it is certain; `statement` is the index the broken statement would
+   * have), an uncaught async throw (`statement` is the one credited), an
+   * unknown data target, invalid data.
+   */
+  | { type: "error"; error: ExecError; statement?: number; reply?: number }
   /** A block has been fully consumed (all its statements ran or were skipped). */
   | { type: "block-done"; block: number };
 
