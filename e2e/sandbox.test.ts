@@ -4,6 +4,7 @@
  * sub-path.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, waitFor } from "./harness";
 import { BASE_PATH, startRealmTestContext, type RealmPage, type RealmTestContext } from "./fixtures/realmTestPage";
 
 let context: RealmTestContext;
@@ -143,5 +144,33 @@ describe("watchdog", () => {
     expect(events[0]).toMatchObject({ type: "realm-reset", reason: "requested", detail: "test" });
     expect(events.some((event) => event.type === "ready")).toBe(true);
     expect(realm.output(await realm.run("console.log(typeof kept)"))).toBe("undefined");
+  });
+});
+
+describe("crash", () => {
+  it("a realm that runs out of memory takes down only the sandbox: the app survives and gets a fresh realm", async () => {
+    // A small heap so the realm runs out in well under the heartbeat timeout.
+    const browser = await launchBrowser({ args: ["--js-flags=--max-old-space-size=96"] });
+    const crashContext = await startRealmTestContext({ browser });
+    try {
+      const crashRealm = await crashContext.open();
+      // Playwright marks the whole page crashed when any of its frames'
+      // processes dies, so talk to the app page over its own CDP session.
+      const session = await crashRealm.page.context().newCDPSession(crashRealm.page);
+      const evaluate = async <T>(expression: string): Promise<T> =>
+        (await session.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true })).result.value as T;
+      const from = await crashRealm.start("const hoard = []; for (;;) hoard.push(new Array(1e5).fill(1.5));");
+      const events = await waitFor(async () => {
+        const list = await evaluate<{ type: string; reason?: string; at: number }[]>(`realmTest.events.slice(${from})`);
+        return list.some((event) => event.type === "ready") ? list : undefined;
+      }, 20_000, 200);
+      const reset = events!.find((event) => event.type === "realm-reset");
+      expect(reset).toMatchObject({ reason: "crashed" });
+      const output = await evaluate<string>(`realmTest.run("console.log('after the crash')").then((result) => result.events.filter((e) => e.type === "console").map((e) => e.text).join())`);
+      expect(output).toBe("after the crash");
+    } finally {
+      await crashContext.close().catch(() => {});
+      await browser.close();
+    }
   });
 });

@@ -42,6 +42,8 @@ const MAX_BOOT_ATTEMPTS = 3;
 const MAX_INVALID_REPORTS = 20;
 /** After a worker `error` event, how long a live realm has to answer a probe. */
 const CRASH_PROBE_MS = 1_000;
+/** How long the sandbox document has to answer when the realm went silent. */
+const DOCUMENT_PING_MS = 500;
 
 interface Realm {
   connection: RealmConnection;
@@ -184,8 +186,13 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
         },
         onUnresponsive() {
           if (!isCurrent()) return;
-          if (realm.ready) resetRealm(realm.sawWorkerError ? "crashed" : "unresponsive");
-          else retryBoot(realm, "did not answer");
+          if (!realm.ready) return retryBoot(realm, "did not answer");
+          // Stuck or dead? The sandbox document shares the worker's process
+          // but not its thread: it still answers if only the worker is stuck.
+          const frame = realm.frame;
+          void (frame ? frame.ping(DOCUMENT_PING_MS) : Promise.resolve(false)).then((documentAlive) => {
+            if (isCurrent()) resetRealm(documentAlive && !realm.sawWorkerError ? "unresponsive" : "crashed");
+          });
         },
         onClosed() {
           if (!isCurrent()) return;

@@ -6,11 +6,17 @@
  * Trust: the frame is addressed only through its own contentWindow, and a
  * window message counts only if it comes from that window with origin "null".
  */
-import { SANDBOX_HELLO, SANDBOX_START, SANDBOX_WORKER_ERROR, WIRE_VERSION } from "../wire/constants";
-import type { SandboxStartMessage } from "../wire/types";
+import { SANDBOX_HELLO, SANDBOX_PING, SANDBOX_PONG, SANDBOX_START, SANDBOX_WORKER_ERROR, WIRE_VERSION } from "../wire/constants";
+import type { SandboxCommand } from "../wire/types";
 
 export interface SandboxFrame {
   readonly iframe: HTMLIFrameElement;
+  /**
+   * Ask the sandbox document (not the worker) whether it is alive. A worker
+   * stuck in a loop leaves its document answering; a crashed sandbox
+   * process answers nothing.
+   */
+  ping(timeoutMs: number): Promise<boolean>;
   /** Remove the iframe (terminates the worker). Idempotent. */
   remove(): void;
 }
@@ -43,26 +49,35 @@ export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
 
   let started = false;
   let removed = false;
+  let pingSeq = 0;
+  const pongs = new Map<number, () => void>();
+
+  // The target origin of an opaque-origin frame cannot be named: "*" is the
+  // only option. We post only to our own iframe's window.
+  const post = (command: SandboxCommand, transfer: Transferable[] = []) => {
+    iframe.contentWindow?.postMessage(command, "*", transfer);
+  };
+
   const onMessage = (event: MessageEvent) => {
     if (event.source === null || event.source !== iframe.contentWindow || event.origin !== "null") return;
     const data: unknown = event.data;
     if (typeof data !== "object" || data === null) return;
-    const type = (data as { type?: unknown }).type;
-    if (type === SANDBOX_HELLO && !started) {
-      if ((data as { version?: unknown }).version !== WIRE_VERSION) return;
-      started = true;
-      const target = event.source as Window;
-      options.bundle.then((bundle) => {
-        if (removed) return;
-        const start: SandboxStartMessage = { type: SANDBOX_START, version: WIRE_VERSION, bundle };
-        // The target origin of an opaque-origin frame cannot be named: "*"
-        // is the only option. We post to our own iframe's window, which we
-        // checked sent the hello. (A failed bundle is the host's to report.)
-        target.postMessage(start, "*", [options.port]);
-      }, () => {});
-    } else if (type === SANDBOX_WORKER_ERROR) {
-      const message = (data as { message?: unknown }).message;
-      options.onWorkerError(typeof message === "string" ? message.slice(0, 1_000) : "worker error");
+    const message = data as { type?: unknown; version?: unknown; seq?: unknown; message?: unknown };
+    switch (message.type) {
+      case SANDBOX_HELLO:
+        if (started || message.version !== WIRE_VERSION) return;
+        started = true;
+        // A failed bundle is the host's to report.
+        options.bundle.then((bundle) => {
+          if (!removed) post({ type: SANDBOX_START, version: WIRE_VERSION, bundle }, [options.port]);
+        }, () => {});
+        return;
+      case SANDBOX_PONG:
+        if (typeof message.seq === "number") pongs.get(message.seq)?.();
+        return;
+      case SANDBOX_WORKER_ERROR:
+        options.onWorkerError(typeof message.message === "string" ? message.message.slice(0, 1_000) : "worker error");
+        return;
     }
   };
   window.addEventListener("message", onMessage);
@@ -70,10 +85,28 @@ export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
 
   return {
     iframe,
+    ping(timeoutMs) {
+      if (removed || !started) return Promise.resolve(false);
+      const seq = ++pingSeq;
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => {
+          pongs.delete(seq);
+          resolve(false);
+        }, timeoutMs);
+        pongs.set(seq, () => {
+          clearTimeout(timer);
+          pongs.delete(seq);
+          resolve(true);
+        });
+        post({ type: SANDBOX_PING, seq });
+      });
+    },
     remove() {
       if (removed) return;
       removed = true;
       window.removeEventListener("message", onMessage);
+      for (const answer of pongs.values()) answer();
+      pongs.clear();
       iframe.remove();
     },
   };

@@ -42,6 +42,10 @@ export const SANDBOX_HELLO = "livemark-sandbox-hello";
 export const SANDBOX_START = "livemark-sandbox-start";
 /** sandbox document → host: the realm worker fired `error` (untrusted text; a hint only). */
 export const SANDBOX_WORKER_ERROR = "livemark-sandbox-worker-error";
+/** host → sandbox document: are you alive? (asked when the realm stops answering) */
+export const SANDBOX_PING = "livemark-sandbox-ping";
+/** sandbox document → host: yes. No answer means the sandbox's process is gone. */
+export const SANDBOX_PONG = "livemark-sandbox-pong";
 /** sandbox document → realm worker: here is your MessagePort. */
 export const REALM_CONNECT = "livemark-realm-connect";
 

@@ -12,7 +12,7 @@ import type { ExecEvent } from "./events";
 import type {
   ABORT, ABORTED, BEGIN_REPLY, CANCEL, END_CODE, END_DATA, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT,
   OPEN_CODE, OPEN_DATA, PING, PUSH_CODE, PUSH_DATA, READY, REALM_CONNECT, SANDBOX_HELLO, SANDBOX_START,
-  SANDBOX_WORKER_ERROR,
+  SANDBOX_PING, SANDBOX_PONG, SANDBOX_WORKER_ERROR,
 } from "./constants";
 
 export type RequestId = number;
@@ -41,16 +41,15 @@ export type RealmMessage =
 export type HostMessageType = HostMessage["type"];
 export type RealmMessageType = RealmMessage["type"];
 
-/** host → sandbox document (window.postMessage, with the realm's port transferred). */
-export interface SandboxStartMessage {
-  type: typeof SANDBOX_START;
-  version: number;
-  bundle: Blob;
-}
+/** host → sandbox document (window.postMessage; START transfers the realm's port). */
+export type SandboxCommand =
+  | { type: typeof SANDBOX_START; version: number; bundle: Blob }
+  | { type: typeof SANDBOX_PING; seq: number };
 
 /** sandbox document → host (window.postMessage). */
 export type SandboxMessage =
   | { type: typeof SANDBOX_HELLO; version: number }
+  | { type: typeof SANDBOX_PONG; seq: number }
   | { type: typeof SANDBOX_WORKER_ERROR; message: string };
 
 /** sandbox document → realm worker (worker.postMessage, with the port transferred). */
