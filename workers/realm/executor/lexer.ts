@@ -43,9 +43,18 @@ export interface LexerListener {
    * strings, templates, regexes and JSX only the opening character.
    */
   tokenAtTop(kind: TokenKind, text: string, start: number, complete: boolean): void;
+  /**
+   * After a value and a top-level newline, `/` and `<` are operators that
+   * continue the line (`a⏎/ 2`), unless the line cannot continue: after
+   * `let w` or `type T = A` they start a regex or JSX. The lexer asks.
+   */
+  startsStatement(operator: "/" | "<"): boolean;
   /** A `;` at the top level; `end` is the offset just after it. */
   semicolonAtTop(end: number): void;
-  /** A newline at the top level; `offset` is the newline's own offset. */
+  /**
+   * A newline at the top level; `offset` is the newline's own offset, or the
+   * start of the multi-line comment that contains it.
+   */
   newlineAtTop(offset: number): void;
 }
 
@@ -167,6 +176,8 @@ export class Lexer {
   /** The previous token, when it was a punctuator. */
   private previousPunctuator = "";
   private atStart = true;
+  /** A top-level newline came after the last token. */
+  private lineStartAtTop = false;
 
   private quote = 0;
   private escaped = false;
@@ -174,6 +185,7 @@ export class Lexer {
   private regexText = "";
   private regexStart = 0;
   private previousWasStar = false;
+  private commentStart = 0;
 
   // Opening tag state, for telling `<T,>(x) => x` and `<T extends U>` from JSX.
   private jsxTagFromCode = false;
@@ -237,7 +249,12 @@ export class Lexer {
         case "blockComment":
           if (code === NEWLINE) {
             this.addLine(base + i);
-            if (this.stack.length === 0) this.listener.newlineAtTop(base + i);
+            // The statement ends before the comment: cutting inside it would
+            // leave an unterminated comment in the text to parse.
+            if (this.stack.length === 0) {
+              this.lineStartAtTop = true;
+              this.listener.newlineAtTop(this.commentStart);
+            }
           } else if (code === 47 && this.previousWasStar) {
             this.mode = "code";
           }
@@ -380,7 +397,10 @@ export class Lexer {
 
     if (code === NEWLINE) {
       this.addLine(base + i);
-      if (top) this.listener.newlineAtTop(base + i);
+      if (top) {
+        this.lineStartAtTop = true;
+        this.listener.newlineAtTop(base + i);
+      }
       return i + 1;
     }
     if (isSpace(code)) return i + 1;
@@ -390,10 +410,10 @@ export class Lexer {
       while (end < n && isIdentifierPart(input.charCodeAt(end))) end++;
       const word = input.slice(i, end);
       if (end === n && !atEnd) {
-        if (top) this.listener.tokenAtTop("word", word, base + i, false);
+        if (top) this.tokenAtTop("word", word, base + i, false);
         return -1;
       }
-      if (top) this.listener.tokenAtTop("word", word, base + i, true);
+      if (top) this.tokenAtTop("word", word, base + i, true);
       // After `.` a word is a property name (`map.delete`), not a keyword.
       const property = this.afterDot;
       this.setWord(word);
@@ -414,24 +434,24 @@ export class Lexer {
       }
       const text = input.slice(i, end);
       if (end === n && !atEnd) {
-        if (top) this.listener.tokenAtTop("number", text, base + i, false);
+        if (top) this.tokenAtTop("number", text, base + i, false);
         return -1;
       }
-      if (top) this.listener.tokenAtTop("number", text, base + i, true);
+      if (top) this.tokenAtTop("number", text, base + i, true);
       this.setValue();
       if (top) this.lastTop = { kind: "number", text: "", end: base + end };
       return end;
     }
 
     if (code === 34 || code === 39) {
-      if (top) this.listener.tokenAtTop("string", input[i], base + i, true);
+      if (top) this.tokenAtTop("string", input[i], base + i, true);
       this.mode = "string";
       this.quote = code;
       this.escaped = false;
       return i + 1;
     }
     if (code === 96) {
-      if (top) this.listener.tokenAtTop("template", "`", base + i, true);
+      if (top) this.tokenAtTop("template", "`", base + i, true);
       this.mode = "template";
       this.escaped = false;
       return i + 1;
@@ -447,11 +467,12 @@ export class Lexer {
       }
       if (after === 42) {
         this.mode = "blockComment";
+        this.commentStart = base + i;
         this.previousWasStar = false;
         return i + 2;
       }
-      if (this.expressionAllowed) {
-        if (top) this.listener.tokenAtTop("regex", "/", base + i, true);
+      if (this.expressionAllowed || (top && this.lineStartAtTop && this.listener.startsStatement("/"))) {
+        if (top) this.tokenAtTop("regex", "/", base + i, true);
         this.mode = "regex";
         this.regexText = "/";
         this.regexStart = base + i;
@@ -461,12 +482,13 @@ export class Lexer {
       }
     }
 
-    if (code === 60 && this.expressionAllowed) {
+    if (code === 60 && (this.expressionAllowed || (top && this.lineStartAtTop))) {
       // `<` where an expression may start: JSX (`<div`, `<>`) or a comparison.
       if (i + 1 >= n && !atEnd) return -1;
       const after = input.charCodeAt(i + 1);
-      if (after === 62 || isIdentifierStart(after)) {
-        if (top) this.listener.tokenAtTop("jsx", "<", base + i, true);
+      if ((after === 62 || isIdentifierStart(after)) &&
+          (this.expressionAllowed || this.listener.startsStatement("<"))) {
+        if (top) this.tokenAtTop("jsx", "<", base + i, true);
         if (after === 62) {
           this.stack.push(JSX_ELEMENT);
           this.mode = "jsxText";
@@ -488,21 +510,26 @@ export class Lexer {
     }
     if (!atEnd && i + 4 > n && PUNCTUATOR_PREFIXES.has(available)) {
       // `+` could become `++`, `=` could become `===`: wait for the next chunk.
-      if (top) this.listener.tokenAtTop("punct", available, base + i, false);
+      if (top) this.tokenAtTop("punct", available, base + i, false);
       return -1;
     }
     if (punctuator === "?.") {
       // `a?.5:1` is a conditional, not optional chaining.
       if (i + 2 >= n && !atEnd) {
-        if (top) this.listener.tokenAtTop("punct", "?", base + i, false);
+        if (top) this.tokenAtTop("punct", "?", base + i, false);
         return -1;
       }
       if (isDigit(input.charCodeAt(i + 2))) punctuator = "?";
     }
-    if (top) this.listener.tokenAtTop("punct", punctuator, base + i, true);
+    if (top) this.tokenAtTop("punct", punctuator, base + i, true);
     const end = i + punctuator.length;
     this.punctuator(punctuator, base + end);
     return end;
+  }
+
+  private tokenAtTop(kind: TokenKind, text: string, start: number, complete: boolean): void {
+    this.lineStartAtTop = false;
+    this.listener.tokenAtTop(kind, text, start, complete);
   }
 
   private punctuator(punctuator: string, end: number): void {

@@ -527,6 +527,96 @@ describe("statement splitter", () => {
     });
   });
 
+  describe("agreement with Babel", () => {
+    /** Statements a model might write, including the ones ASI treats specially. */
+    const POOL = [
+      "foo()", "x", "a.b", "(foo)()", "[1, 2].map(f)", "`t ${x}`", "tag`t`", "++x", "--y", "-y", "+y", "!ok",
+      "ok = /re;/.test(s)", "<div className='a'>it's; ok</div>", "<></>", "<T,>(x: T) => x", "\"str\"", "'s'", "1.5", ".5",
+      "if (a) b()", "if (a) b(); else c()", "if (a) {\n  b()\n}\nelse c()", "do x(); while (y)", "do {\n} while (y)",
+      "try {} catch {}", "try {\n  a()\n}\nfinally {}", "function f() {}", "async function g() { await 1 }",
+      "class A { x = 1; m() {} }", "const f = () => {}", "const h = () => 1", "let v = 1", "let w",
+      "var u = a\n  ? b\n  : c", "label: for (;;) break label", "for (let i = 0; i < 3; i++) {}",
+      "for await (const x of y) {}", "while (x) x--", "switch (x) { case 1: break; default: }", "type T = A | B",
+      "type U =\n  | 'a'\n  | 'b'", "interface I { a: string; b?: number }", "enum E { A, B }", "declare const d: number",
+      "await p", "p.then((r) => r)\n  .catch(console.error)", "const o = {\n  a: 1,\n  b: [2, 3],\n}", "{ block() }",
+      "x!.y", "y as T", "z satisfies T", "a\n  + b", "a\n  instanceof B", "new Map<string, number>()", "x++",
+      "mount({ ui: () => (\n  <p>Don't; stop</p>\n) })", "const s = `line;\n${a}`", "// note; here", "/* a; b */",
+      "", ";",
+    ];
+    const SEPARATORS = ["\n", "\n", "\n", ";", "; ", ";\n", "\n\n", " // c;\n", " /* c\n */ ", "\n  "];
+
+    it("yields Babel's own statements whenever Babel parses the whole block", () => {
+      let compared = 0;
+      fc.assert(
+        fc.property(
+          fc.array(fc.tuple(fc.constantFrom(...POOL), fc.constantFrom(...SEPARATORS)), { minLength: 1, maxLength: 8 }),
+          fc.uniqueArray(fc.integer({ min: 1, max: 400 }), { maxLength: 30 }),
+          (parts, cuts) => {
+            const source = parts.map(([statement, separator]) => statement + separator).join("");
+            let program;
+            try {
+              program = parse(source).program;
+            } catch {
+              return; // not a valid block as a whole (e.g. `else` after a non-if)
+            }
+            compared++;
+            const expected = [...program.directives, ...program.body]
+              .filter((node) => node.type !== "EmptyStatement")
+              .map((node) => source.slice(node.start!, node.end!));
+            const fed = feed(source, cuts.filter((cut) => cut < source.length).sort((a, b) => a - b));
+            expect(fed.error, source).toBeUndefined();
+            expect(fed.statements.map((statement) => statement.source), source).toEqual(expected);
+          },
+        ),
+        { numRuns: Number(process.env.SPLIT_RUNS ?? 400) },
+      );
+      expect(compared).toBeGreaterThan(100);
+    }, 600_000);
+
+    it("reports an error whenever Babel rejects the whole block", () => {
+      const BROKEN = ["foo(1 2)", "const = 5", "else x()", "}", "let x = ;", "\"abc", "a b", "if (", "`t ${", "<div>", "x ="];
+      let compared = 0;
+      fc.assert(
+        fc.property(
+          fc.array(fc.tuple(fc.constantFrom(...POOL, ...BROKEN), fc.constantFrom(...SEPARATORS)), { minLength: 1, maxLength: 6 }),
+          fc.uniqueArray(fc.integer({ min: 1, max: 300 }), { maxLength: 20 }),
+          (parts, cuts) => {
+            const source = parts.map(([statement, separator]) => statement + separator).join("");
+            try {
+              parse(source);
+              return;
+            } catch (error) {
+              // Redeclarations across statements are the runner's business.
+              if ((error as { reasonCode?: string }).reasonCode === "VarRedeclaration") return;
+            }
+            compared++;
+            const fed = feed(source, cuts.filter((cut) => cut < source.length).sort((a, b) => a - b));
+            const last = fed.statements[fed.statements.length - 1];
+            if (fed.error) {
+              if (last) expect(fed.error.line, source).toBeGreaterThanOrEqual(last.endLine);
+              return;
+            }
+            // The splitter may read a line start more leniently than Babel reads
+            // the whole (`<></>⏎<div/>` is two JSX statements to it, a broken
+            // comparison to Babel); then every piece must stand alone and the
+            // pieces must cover all the code.
+            let covered = 0;
+            for (const statement of fed.statements) {
+              const gap = source.slice(covered, statement.start);
+              expect(gap.replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\/|[\s;]/g, ""), source).toBe("");
+              const program = parse(statement.source).program;
+              expect(program.body.length + program.directives.length, source).toBe(1);
+              covered = statement.start + statement.source.length;
+            }
+            expect(source.slice(covered).replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\/|[\s;]/g, ""), source).toBe("");
+          },
+        ),
+        { numRuns: Number(process.env.SPLIT_RUNS ?? 300) },
+      );
+      expect(compared).toBeGreaterThan(50);
+    }, 600_000);
+  });
+
   describe("chunk invariance", () => {
     it("gives the same result for any cuts and any prefix of the whole corpus", () => {
       const corpus = MODEL_CORPUS.join("\n");

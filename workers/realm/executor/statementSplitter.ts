@@ -120,6 +120,8 @@ interface Candidate {
   lastTokenEnd: number;
   /** The pending text up to `position`, parsed at most once. */
   outcome?: ParseOutcome;
+  /** Whether the statement continues with a given next token, probed at most once each. */
+  probes?: Map<string, boolean>;
 }
 
 /** Words on the next line that continue the statement (or are errors anyway). */
@@ -323,6 +325,15 @@ class Splitter implements StatementSplitter, LexerListener {
     this.candidate = { kind: "newline", position: offset, lastTokenEnd: last?.end ?? offset };
   }
 
+  startsStatement(operator: "/" | "<"): boolean {
+    const candidate = this.candidate;
+    if (this.done || !candidate || candidate.kind !== "newline") return false;
+    const outcome = (candidate.outcome ??= this.parse(candidate.position));
+    // Incomplete or wrong: the operator continues it, as JavaScript reads it.
+    if (!outcome.ok) return false;
+    return !this.continuesWith(candidate, outcome.statements.length, operator === "/" ? "/ 1" : "< 1");
+  }
+
   semicolonAtTop(end: number): void {
     if (this.done) return;
     const outcome = this.parse(end);
@@ -380,8 +391,9 @@ class Splitter implements StatementSplitter, LexerListener {
     if (!outcome.ok) {
       // Failing at the very end means "incomplete" (`if (x)⏎foo()`): the next
       // token continues it. Failing before the end cannot be repaired — except
-      // by a continuing word: Babel reports `try {}` at the `try`.
-      if (outcome.position >= candidate.lastTokenEnd) {
+      // by a continuing word (Babel reports `try {}` at the `try`) or by a
+      // call or member on the next line (`++f⏎(x)` is valid sloppy code).
+      if (outcome.position >= candidate.lastTokenEnd || verdict === "hazard") {
         this.candidate = null;
         return;
       }
@@ -396,22 +408,31 @@ class Splitter implements StatementSplitter, LexerListener {
       if ("finally".startsWith(text) && canTakeFinally(last.node)) return;
     }
     this.candidate = null;
-    if (verdict === "hazard" && this.continuesWith(candidate, outcome.statements.length, kind, text)) {
-      return;
+    if (verdict === "hazard") {
+      // A stand-in for the rest of the line: `(` → `().x`, `[` → `[0].x`, `` ` `` → ``` ``.x ```
+      // (`.x` keeps `++x⏎``[0]` valid: a member is a valid target for `++`).
+      const probe = kind === "template" ? "``.x" : text === "(" ? "().x" : "[0].x";
+      if (this.continuesWith(candidate, outcome.statements.length, probe)) return;
     }
     this.commit(outcome.statements, candidate.position);
   }
 
   /**
-   * Whether `(`, `[` or a template on the next line continues the statement:
-   * `let x = 1⏎(foo)()` is a call, `function f() {}⏎(foo)()` is two statements.
-   * Decided by Babel itself, with a stand-in for the rest of the line.
+   * Whether the statement continues with `probe` on the next line: `let x = 1⏎(foo)()`
+   * is a call, `function f() {}⏎(foo)()` two statements; `a⏎/ 2` divides,
+   * `let w⏎/re/.test(s)` is two. Decided by Babel itself, with `probe` standing
+   * in for the rest of the line.
    */
-  private continuesWith(candidate: Candidate, count: number, kind: TokenKind, text: string): boolean {
-    const probe = kind === "template" ? "``" : text === "(" ? "()" : "[0]";
-    const source = this.pending.slice(0, candidate.position - this.base) + "\n" + probe;
-    const outcome = this.parseText(source, this.base);
-    return outcome.ok && outcome.statements.length === count;
+  private continuesWith(candidate: Candidate, count: number, probe: string): boolean {
+    const probes = (candidate.probes ??= new Map());
+    let continues = probes.get(probe);
+    if (continues === undefined) {
+      const source = this.pending.slice(0, candidate.position - this.base) + "\n" + probe;
+      const outcome = this.parseText(source, this.base);
+      continues = outcome.ok && outcome.statements.length === count;
+      probes.set(probe, continues);
+    }
+    return continues;
   }
 
   private commitOutcome(candidate: Candidate): void {
