@@ -1,0 +1,88 @@
+import Dexie, { type DexieOptions, type Table, type Transaction } from "dexie";
+import type {
+  AuditEntry,
+  GrantRecord,
+  MessageRecord,
+  MountSnapshot,
+  SearchTextRecord,
+  Session,
+  SettingRecord,
+} from "./types";
+import { searchRowOf } from "./searchText";
+
+/**
+ * The one schema file (STYLE.md §9). Every shipped `version(n)` is frozen:
+ * never edit one, add `version(n + 1)` with an `.upgrade()` when data moves.
+ * Upgrades read what they understand and never drop or rewrite fields they do
+ * not know; Dexie ≥ 3 carries over tables a version does not mention.
+ *
+ * Keys:
+ * - messages are keyed by `[sessionId+id]`, so one session can never
+ *   overwrite another's rows even if two message ids collide; the plain `id`
+ *   index finds collisions on import.
+ * - mounts are keyed by `[sessionId+mountId]` (the realm restarts its mount
+ *   counter in every session); `mountId` is indexed for the same reason.
+ * - `deletedAt` is indexed only where set (IndexedDB skips undefined keys), so
+ *   the purge reads just the deleted sessions.
+ */
+
+export const DATABASE_NAME = "livemark";
+
+/** Shipped. Do not edit. */
+export const SCHEMA_V1: Readonly<Record<string, string>> = Object.freeze({
+  settings: "key",
+  sessions: "id, updatedAt, deletedAt",
+  messages: "[sessionId+id], [sessionId+order], id",
+  mounts: "[sessionId+mountId], sessionId, mountId",
+  grants: "++id, sessionId",
+  audit: "++id, sessionId, [sessionId+at]",
+});
+
+/**
+ * Version 2: a `searchText` table (one small row per message) so search scans
+ * text only instead of deserialising every reply with its blocks. The upgrade
+ * backfills it from version-1 messages; it only reads them.
+ */
+export const SCHEMA_V2: Readonly<Record<string, string>> = Object.freeze({
+  searchText: "[sessionId+messageId], sessionId",
+});
+
+export const SCHEMA_VERSION = 2;
+
+async function backfillSearchText(transaction: Transaction): Promise<void> {
+  const rows: SearchTextRecord[] = [];
+  await transaction
+    .table("messages")
+    .toCollection()
+    .each((record: unknown) => {
+      const row = searchRowOf(record);
+      if (row) rows.push(row);
+    });
+  // Chunked so a large history does not build one enormous request.
+  for (let start = 0; start < rows.length; start += 500) {
+    await transaction.table("searchText").bulkPut(rows.slice(start, start + 500));
+  }
+}
+
+export function defineSchema(db: Dexie): void {
+  db.version(1).stores(SCHEMA_V1);
+  db.version(2).stores(SCHEMA_V2).upgrade(backfillSearchText);
+}
+
+export class LivemarkDatabase extends Dexie {
+  settings!: Table<SettingRecord, string>;
+  sessions!: Table<Session, string>;
+  messages!: Table<MessageRecord, [string, string]>;
+  mounts!: Table<MountSnapshot, [string, string]>;
+  grants!: Table<GrantRecord, number>;
+  audit!: Table<AuditEntry, number>;
+  searchText!: Table<SearchTextRecord, [string, string]>;
+
+  constructor(name: string = DATABASE_NAME, options?: DexieOptions) {
+    super(name, options);
+    defineSchema(this);
+  }
+}
+
+/** Every table that holds a session's data (everything but `settings`). */
+export const SESSION_TABLES = ["sessions", "messages", "mounts", "grants", "audit", "searchText"] as const;

@@ -1,0 +1,423 @@
+import { z } from "zod";
+import type { ChatMessage } from "../agent/agent";
+import { formatPath, parseJsonSafely, type ImportProblem, type JsonLimits, IMPORT_LIMITS, type PathSegment } from "./safeJson";
+import { MAX_TITLE_LENGTH, type AuditEntry, type GrantRecord, type SessionOrigin, type SessionSettings } from "./types";
+
+/**
+ * The export format and its validator. Pure: text in, a typed document or a
+ * precise problem out, nothing written (the import and the share-link preview
+ * both go through `parseExportText`).
+ *
+ * Strictness: the envelope, the session and mount records are strict (an
+ * unknown field is an error). Messages and everything inside a reply are
+ * typed field by field but keep fields they do not list, because src/agent
+ * owns that shape and may add fields without a new file version; those extra
+ * values have still passed the generic limits (size, depth, forbidden keys).
+ * Discriminators (`role`, `kind`, `state`, statuses) are closed enums: the UI
+ * switches on them.
+ */
+
+export const SESSION_FORMAT = "livemark.session";
+export const BACKUP_FORMAT = "livemark.backup";
+export const EXPORT_VERSION = 1;
+
+export interface ExportedSession {
+  id: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  origin: SessionOrigin;
+  settings: SessionSettings;
+  importedAt?: number;
+}
+
+export interface ExportedMount {
+  mountId: string;
+  messageId: string;
+  snapshot: unknown;
+  updatedAt: number;
+}
+
+export type ExportedGrant = Omit<GrantRecord, "id" | "sessionId">;
+export type ExportedAudit = Omit<AuditEntry, "id" | "sessionId">;
+
+/** One session with everything needed to show it. */
+export interface SessionBody {
+  session: ExportedSession;
+  messages: ChatMessage[];
+  mounts: ExportedMount[];
+  grants: ExportedGrant[];
+  audit: ExportedAudit[];
+}
+
+export interface SessionExport extends SessionBody {
+  format: typeof SESSION_FORMAT;
+  version: typeof EXPORT_VERSION;
+  /** ISO 8601. */
+  exportedAt: string;
+}
+
+export interface BackupExport {
+  format: typeof BACKUP_FORMAT;
+  version: typeof EXPORT_VERSION;
+  exportedAt: string;
+  sessions: SessionBody[];
+}
+
+export type ExportDocument = SessionExport | BackupExport;
+
+const MAX_TEXT = 4_000_000;
+const MAX_SHORT = 10_000;
+
+const id = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9_.:-]+$/, "an id made of letters, digits, _ . : or - (at most 128 characters)");
+const timestamp = z.number().min(0).max(8.64e15);
+const count = z.number().int().min(0).max(1e9);
+const text = (max = MAX_TEXT) => z.string().max(max);
+
+const execError = z.looseObject({
+  code: text(64),
+  name: text(200),
+  message: text(),
+  block: count,
+  line: count.optional(),
+  column: count.optional(),
+  lineText: text(MAX_SHORT).optional(),
+});
+
+const consoleLevel = z.enum(["debug", "log", "info", "warn", "error"]);
+const blockStatus = z.enum(["streaming", "queued", "running", "done", "error", "skipped"]);
+
+const statement = z.looseObject({
+  statement: count,
+  line: count,
+  endLine: count,
+  source: text(),
+  status: z.enum(["pending", "running", "done", "error", "skipped"]),
+  error: execError.optional(),
+  logs: z.array(z.looseObject({ level: consoleLevel, text: text() })).max(100_000),
+});
+
+const block = z.discriminatedUnion("kind", [
+  z.looseObject({ index: count, kind: z.literal("text"), line: count, text: text() }),
+  z.looseObject({
+    index: count,
+    kind: z.literal("code"),
+    lang: z.enum(["tsx", "ts", "typescript", "jsx", "js"]),
+    line: count,
+    source: text(),
+    closed: z.boolean(),
+    unterminated: z.boolean(),
+    status: blockStatus,
+    statements: z.array(statement).max(100_000),
+    skippedFromLine: count.optional(),
+    error: execError.optional(),
+  }),
+  z.looseObject({
+    index: count,
+    kind: z.literal("data"),
+    id: text(1_000),
+    line: count,
+    source: text(),
+    closed: z.boolean(),
+    unterminated: z.boolean(),
+    status: blockStatus,
+    error: execError.optional(),
+  }),
+]);
+
+const reply = z.looseObject({
+  blocks: z.array(block).max(100_000),
+  protocolErrors: z.array(z.looseObject({ line: count, info: text(MAX_SHORT), message: text(MAX_SHORT) })).max(100_000),
+  notices: z.array(text(MAX_SHORT)).max(100_000),
+});
+
+const message = z.discriminatedUnion("role", [
+  z.looseObject({ id, role: z.literal("user"), text: text(), createdAt: timestamp }),
+  z.looseObject({
+    id,
+    role: z.literal("assistant"),
+    text: text(),
+    reply,
+    state: z.enum(["streaming", "done", "interrupted", "stopped", "error"]),
+    error: z
+      .looseObject({ code: text(64), message: text(MAX_SHORT), retryAfterMs: timestamp.optional(), retryable: z.boolean() })
+      .optional(),
+    createdAt: timestamp,
+  }),
+  z.looseObject({
+    id,
+    role: z.literal("feedback"),
+    text: text(),
+    body: text(),
+    source: z.enum(["runtime", "ui-event"]),
+    createdAt: timestamp,
+  }),
+  z.looseObject({ id, role: z.literal("notice"), text: text(), level: z.enum(["info", "warn", "error"]), createdAt: timestamp }),
+]);
+
+const capability = z.enum(["network"]);
+
+const session = z.strictObject({
+  id,
+  title: text(MAX_TITLE_LENGTH),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  origin: z.enum(["local", "imported"]),
+  settings: z.strictObject({
+    network: z.enum(["off", "ask", "allowed"]),
+    allowedHosts: z.array(text(253)).max(1_000),
+  }),
+  importedAt: timestamp.optional(),
+});
+
+const mount = z.strictObject({
+  mountId: id,
+  messageId: id,
+  snapshot: z.unknown().refine((value) => value !== undefined, "a JSON value (the mount's tree)"),
+  updatedAt: timestamp,
+});
+
+const grant = z.looseObject({ capability, host: text(253), grantedAt: timestamp });
+
+const audit = z.looseObject({
+  at: timestamp,
+  capability,
+  method: z.string().regex(/^[A-Za-z]{1,16}$/, "an HTTP method such as GET or POST"),
+  url: text(8_192),
+  decision: z.enum(["allowed-once", "allowed-host", "denied"]),
+});
+
+const bodyShape = {
+  session,
+  messages: z.array(message).max(100_000),
+  mounts: z.array(mount).max(10_000),
+  grants: z.array(grant).max(10_000),
+  audit: z.array(audit).max(100_000),
+};
+
+const exportedAt = z.iso.datetime({ offset: true });
+
+export const sessionExportSchema = z.strictObject({
+  format: z.literal(SESSION_FORMAT),
+  version: z.literal(EXPORT_VERSION),
+  exportedAt,
+  ...bodyShape,
+});
+
+export const backupExportSchema = z.strictObject({
+  format: z.literal(BACKUP_FORMAT),
+  version: z.literal(EXPORT_VERSION),
+  exportedAt,
+  sessions: z.array(z.strictObject(bodyShape)).max(10_000),
+});
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let current = root;
+  for (const segment of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    if (!Object.prototype.hasOwnProperty.call(current, segment)) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[segment];
+  }
+  return current;
+}
+
+/** How a found value reads in a message: `the string "robot"`, `an array of 3 items`. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return "nothing (the field is missing)";
+  if (value === null) return "null";
+  if (typeof value === "string") {
+    const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+    return `the text ${JSON.stringify(shown)}`;
+  }
+  if (typeof value === "number") return `the number ${value}`;
+  if (typeof value === "boolean") return String(value);
+  if (Array.isArray(value)) return `a list of ${value.length} item${value.length === 1 ? "" : "s"}`;
+  return "an object";
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: "a text (string)",
+  number: "a number",
+  int: "a whole number",
+  boolean: "true or false",
+  array: "a list ([ … ])",
+  object: "an object ({ … })",
+};
+
+function quoteAll(values: readonly unknown[]): string {
+  return values.map((value) => JSON.stringify(value)).join(" | ");
+}
+
+function limitWords(origin: string | undefined, bound: number | bigint, big: boolean): string {
+  const n = Number(bound);
+  if (origin === "string") return big ? `at most ${n} characters` : `at least ${n} character${n === 1 ? "" : "s"}`;
+  if (origin === "array") return big ? `at most ${n} items` : `at least ${n} item${n === 1 ? "" : "s"}`;
+  return big ? `a number no greater than ${n}` : `a number no less than ${n}`;
+}
+
+function problemFromIssue(issue: z.core.$ZodIssue, root: unknown, more: number): ImportProblem {
+  let segments = issue.path as PathSegment[];
+  let expected: string;
+  let found: string | undefined;
+  switch (issue.code) {
+    case "invalid_type":
+      expected = TYPE_WORDS[issue.expected] ?? issue.expected;
+      break;
+    case "invalid_value":
+      expected = issue.values.length === 1 ? quoteAll(issue.values) : `one of ${quoteAll(issue.values)}`;
+      break;
+    case "invalid_union":
+      expected =
+        "options" in issue && Array.isArray((issue as { options?: unknown[] }).options)
+          ? `one of ${quoteAll((issue as { options: unknown[] }).options)}`
+          : "one of the allowed shapes";
+      break;
+    case "too_big":
+      expected = limitWords(issue.origin, issue.maximum, true);
+      break;
+    case "too_small":
+      expected = limitWords(issue.origin, issue.minimum, false);
+      break;
+    case "invalid_format":
+      expected = issue.format === "regex" ? issue.message : issue.format === "datetime" ? "a date and time in ISO 8601 form (2025-01-31T12:00:00.000Z)" : `a ${issue.format}`;
+      break;
+    case "unrecognized_keys":
+      segments = [...segments, issue.keys[0]];
+      expected = "no such field";
+      found = `an unexpected field "${issue.keys[0]}"${issue.keys.length > 1 ? ` (and ${issue.keys.length - 1} more)` : ""}`;
+      break;
+    default:
+      expected = issue.message;
+  }
+  const path = formatPath(segments);
+  found ??= describeValue(valueAt(root, segments));
+  const tail = more > 0 ? ` (and ${more} more problem${more === 1 ? "" : "s"})` : "";
+  return {
+    code: "invalid",
+    message:
+      issue.code === "unrecognized_keys"
+        ? `${path}: ${found}; a ${documentName(root)} has no such field${tail}.`
+        : `${path}: expected ${expected}, found ${found}${tail}.`,
+    path,
+    expected,
+  };
+}
+
+function documentName(root: unknown): string {
+  const format = valueAt(root, ["format"]);
+  return `${format === BACKUP_FORMAT ? BACKUP_FORMAT : SESSION_FORMAT} version ${EXPORT_VERSION} file`;
+}
+
+function checkEnvelope(value: unknown): ImportProblem | undefined {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return {
+      code: "wrong-format",
+      message: `This is not a Livemark session file: the file holds ${describeValue(value)}, expected an object with "format": "${SESSION_FORMAT}".`,
+      path: "$",
+      expected: "an object ({ … })",
+    };
+  }
+  const format = valueAt(value, ["format"]);
+  if (format !== SESSION_FORMAT && format !== BACKUP_FORMAT) {
+    return {
+      code: "wrong-format",
+      message: `This is not a Livemark session file: $.format is ${describeValue(format)}, expected "${SESSION_FORMAT}" or "${BACKUP_FORMAT}".`,
+      path: "$.format",
+      expected: `"${SESSION_FORMAT}" | "${BACKUP_FORMAT}"`,
+    };
+  }
+  const version = valueAt(value, ["version"]);
+  if (version !== EXPORT_VERSION) {
+    const message =
+      typeof version === "number" && Number.isFinite(version)
+        ? `This is a ${format} version ${version} file; this app reads version ${EXPORT_VERSION}.${version > EXPORT_VERSION ? " Open it with a newer Livemark." : ""}`
+        : `$.version: expected the number ${EXPORT_VERSION}, found ${describeValue(version)}.`;
+    return { code: "unsupported-version", message, path: "$.version", expected: String(EXPORT_VERSION) };
+  }
+  return undefined;
+}
+
+/** Checks zod cannot express: unique ids within a session, mounts pointing at messages. */
+function checkReferences(body: SessionBody, prefix: PathSegment[]): ImportProblem | undefined {
+  const messageAt = new Map<string, number>();
+  for (let index = 0; index < body.messages.length; index += 1) {
+    const messageId = body.messages[index].id;
+    const first = messageAt.get(messageId);
+    if (first !== undefined) {
+      const path = formatPath([...prefix, "messages", index, "id"]);
+      return {
+        code: "duplicate-id",
+        message: `${path}: the id "${messageId}" is already used by ${formatPath([...prefix, "messages", first])}; message ids must be unique in a session.`,
+        path,
+        expected: "a unique message id",
+      };
+    }
+    messageAt.set(messageId, index);
+  }
+  const mountAt = new Map<string, number>();
+  for (let index = 0; index < body.mounts.length; index += 1) {
+    const { mountId, messageId } = body.mounts[index];
+    const first = mountAt.get(mountId);
+    if (first !== undefined) {
+      const path = formatPath([...prefix, "mounts", index, "mountId"]);
+      return {
+        code: "duplicate-id",
+        message: `${path}: the id "${mountId}" is already used by ${formatPath([...prefix, "mounts", first])}; mount ids must be unique in a session.`,
+        path,
+        expected: "a unique mount id",
+      };
+    }
+    mountAt.set(mountId, index);
+    if (!messageAt.has(messageId)) {
+      const path = formatPath([...prefix, "mounts", index, "messageId"]);
+      return {
+        code: "unknown-reference",
+        message: `${path}: there is no message with the id "${messageId}" in this session.`,
+        path,
+        expected: "the id of a message in the same session",
+      };
+    }
+  }
+  return undefined;
+}
+
+export type ParseExportResult = { ok: true; document: ExportDocument } | { ok: false; error: ImportProblem };
+
+/** Validate an already-parsed value (it must have passed `checkJsonValue`). */
+export function validateExportValue(value: unknown): ParseExportResult {
+  const envelope = checkEnvelope(value);
+  if (envelope) return { ok: false, error: envelope };
+  const schema = (value as { format: string }).format === SESSION_FORMAT ? sessionExportSchema : backupExportSchema;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues;
+    return { ok: false, error: problemFromIssue(issues[0], value, issues.length - 1) };
+  }
+  const document = parsed.data as unknown as ExportDocument;
+  const bodies: [SessionBody, PathSegment[]][] =
+    document.format === SESSION_FORMAT ? [[document, []]] : document.sessions.map((body, index) => [body, ["sessions", index]]);
+  for (const [body, prefix] of bodies) {
+    const problem = checkReferences(body, prefix);
+    if (problem) return { ok: false, error: problem };
+  }
+  return { ok: true, document };
+}
+
+/** Text → validated export document. Never throws, never writes. */
+export function parseExportText(text: string, limits: JsonLimits = IMPORT_LIMITS): ParseExportResult {
+  try {
+    const parsed = parseJsonSafely(text, limits);
+    if (!parsed.ok) return parsed;
+    return validateExportValue(parsed.value);
+  } catch (error) {
+    // A bug in the validator must still leave the database untouched and say something.
+    return {
+      ok: false,
+      error: { code: "invalid", message: "This file could not be checked (an internal error in Livemark). Nothing was imported.", cause: error },
+    };
+  }
+}

@@ -1,0 +1,116 @@
+import type { ChatMessage } from "../agent/agent";
+import { toStoreError, type StoreErrorInfo } from "./errors";
+import { writeSessionChanges, type MountSnapshotInput } from "./sessions";
+import type { Store } from "./store";
+import { createWriteBehind, type Timer } from "./writeBehind";
+
+/**
+ * The shell that binds the write-behind scheduler to one session: the app
+ * calls `markDirty(message)` on every change of the agent state (every token
+ * while a reply streams) and `flush()` at the end of a reply and when the
+ * page is hidden. Writes happen at most every 500 ms, messages and mount
+ * snapshots together in one transaction.
+ *
+ * A reply saved mid-stream is stored with the agent's `state: "streaming"`;
+ * `loadSession` reads that back as "interrupted", so a tab closed mid-reply
+ * reopens showing the cut.
+ */
+
+export type SessionFlushResult = { ok: true } | { ok: false; error: StoreErrorInfo };
+
+export interface SessionWriter {
+  readonly sessionId: string;
+  markDirty(message: ChatMessage): void;
+  markMountDirty(mount: MountSnapshotInput): void;
+  flush(): Promise<SessionFlushResult>;
+  /** Changes not yet on disk (kept in memory, retried). */
+  readonly pendingCount: number;
+  readonly failing: boolean;
+  readonly writeCount: number;
+  /** Flush what is pending and stop the timer (switching sessions, unmount). */
+  close(): Promise<SessionFlushResult>;
+}
+
+export interface SessionWriterOptions {
+  intervalMs?: number;
+  timer?: Timer;
+  /** A write failed (it is kept and retried); show `error.message`. */
+  onError?: (error: StoreErrorInfo) => void;
+  /** Writes succeed again after a failure; clear the warning. */
+  onRecovered?: () => void;
+}
+
+type Change = { kind: "message"; message: ChatMessage } | { kind: "mount"; mount: MountSnapshotInput };
+
+export function createSessionWriter(store: Store, sessionId: string, options: SessionWriterOptions = {}): SessionWriter {
+  const scheduler = createWriteBehind<Change>({
+    key: (change) => (change.kind === "message" ? `message:${change.message.id}` : `mount:${change.mount.mountId}`),
+    write: async (changes) => {
+      const messages: ChatMessage[] = [];
+      const mounts: MountSnapshotInput[] = [];
+      for (const change of changes) {
+        if (change.kind === "message") messages.push(change.message);
+        else mounts.push(change.mount);
+      }
+      await writeSessionChanges(store, sessionId, { messages, mounts });
+    },
+    intervalMs: options.intervalMs,
+    timer: options.timer,
+    onError: (error) => options.onError?.(toStoreError(error)),
+    onRecovered: options.onRecovered,
+  });
+  const flush = async (): Promise<SessionFlushResult> => {
+    const result = await scheduler.flush();
+    return result.ok ? result : { ok: false, error: toStoreError(result.error) };
+  };
+  return {
+    sessionId,
+    markDirty: (message) => scheduler.markDirty({ kind: "message", message }),
+    markMountDirty: (mount) => scheduler.markDirty({ kind: "mount", mount }),
+    flush,
+    get pendingCount() {
+      return scheduler.pendingCount;
+    },
+    get failing() {
+      return scheduler.failing;
+    },
+    get writeCount() {
+      return scheduler.writeCount;
+    },
+    async close() {
+      const result = await flush();
+      scheduler.dispose();
+      return result;
+    },
+  };
+}
+
+interface PageEvents {
+  addEventListener(type: string, listener: () => void): void;
+  removeEventListener(type: string, listener: () => void): void;
+}
+
+/**
+ * Flush when the page goes away: `visibilitychange` to hidden is the last
+ * event browsers reliably deliver on mobile, `pagehide` covers desktop
+ * navigation and bfcache. IndexedDB commits a transaction started there even
+ * if the page is then frozen. Returns the unsubscribe function.
+ */
+export function flushOnPageHide(
+  flush: () => unknown,
+  target: { window?: PageEvents; document?: PageEvents & { visibilityState?: string } } = {
+    window: globalThis.window,
+    document: globalThis.document,
+  },
+): () => void {
+  const onVisibility = () => {
+    if (target.document?.visibilityState === "hidden") void flush();
+  };
+  const onPageHide = () => void flush();
+  target.document?.addEventListener("visibilitychange", onVisibility);
+  target.window?.addEventListener("pagehide", onPageHide);
+  return () => {
+    target.document?.removeEventListener("visibilitychange", onVisibility);
+    target.window?.removeEventListener("pagehide", onPageHide);
+  };
+}

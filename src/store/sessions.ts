@@ -1,0 +1,311 @@
+import Dexie from "dexie";
+import type { ChatMessage } from "../agent/agent";
+import { StoreError, storeError, toStoreError } from "./errors";
+import { normalizeForSearch, queryTerms, searchRowOf, snippetAround } from "./searchText";
+import type { Store } from "./store";
+import {
+  DEFAULT_SESSION_SETTINGS,
+  DEFAULT_TITLE,
+  MAX_TITLE_LENGTH,
+  type LoadedSession,
+  type MessageRecord,
+  type MountSnapshot,
+  type SearchTextRecord,
+  type Session,
+  type SessionSettings,
+} from "./types";
+
+/**
+ * Session repository: the functions the UI calls. Each takes the `Store`
+ * first, runs in one Dexie transaction where it writes, and rejects only with
+ * a `StoreError` (code + plain message + cause), so the UI catches at the top.
+ */
+
+export async function guard<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw error instanceof StoreError ? error : new StoreError(toStoreError(error));
+  }
+}
+
+function notFound(id: string): StoreError {
+  return new StoreError(storeError("not-found", undefined, `There is no session with id "${id}"; it may have been deleted in another tab.`));
+}
+
+export function cleanTitle(title: string | undefined): string {
+  const clean = (title ?? "").replace(/\s+/g, " ").trim().slice(0, MAX_TITLE_LENGTH);
+  return clean || DEFAULT_TITLE;
+}
+
+/** Sort key for the session list: an imported session counts as active when imported. */
+export function lastActivity(session: Session): number {
+  return Math.max(session.updatedAt, session.importedAt ?? 0);
+}
+
+const byActivity = (a: Session, b: Session) => lastActivity(b) - lastActivity(a) || (a.id < b.id ? -1 : 1);
+
+export interface NewSession {
+  title?: string;
+  settings?: Partial<SessionSettings>;
+}
+
+export async function createSession(store: Store, init: NewSession = {}): Promise<Session> {
+  const now = store.now();
+  const session: Session = {
+    id: store.newId(),
+    title: cleanTitle(init.title),
+    createdAt: now,
+    updatedAt: now,
+    origin: "local",
+    settings: {
+      network: init.settings?.network ?? DEFAULT_SESSION_SETTINGS.network,
+      allowedHosts: [...(init.settings?.allowedHosts ?? DEFAULT_SESSION_SETTINGS.allowedHosts)],
+    },
+  };
+  await guard(() => store.db.sessions.add(session));
+  return session;
+}
+
+export function getSession(store: Store, id: string): Promise<Session | undefined> {
+  return guard(() => store.db.sessions.get(id));
+}
+
+/** Sessions not deleted, most recent activity first. */
+export async function listSessions(store: Store): Promise<Session[]> {
+  const sessions = await guard(() => store.db.sessions.filter((session) => session.deletedAt === undefined).toArray());
+  return sessions.sort(byActivity);
+}
+
+/** Soft-deleted sessions (the trash), most recently deleted first. */
+export async function listDeletedSessions(store: Store): Promise<Session[]> {
+  const sessions = await guard(() => store.db.sessions.where("deletedAt").above(-Infinity).toArray());
+  return sessions.sort((a, b) => (b.deletedAt ?? 0) - (a.deletedAt ?? 0));
+}
+
+async function modifySession(store: Store, id: string, change: (session: Session) => void): Promise<Session> {
+  return guard(() =>
+    store.db.transaction("rw", store.db.sessions, async () => {
+      const session = await store.db.sessions.get(id);
+      if (!session) throw notFound(id);
+      change(session);
+      await store.db.sessions.put(session);
+      return session;
+    }),
+  );
+}
+
+/** Rename; whitespace is collapsed, an empty title becomes "New session". Does not reorder the list. */
+export function renameSession(store: Store, id: string, title: string): Promise<Session> {
+  return modifySession(store, id, (session) => {
+    session.title = cleanTitle(title);
+  });
+}
+
+export function updateSessionSettings(store: Store, id: string, settings: SessionSettings): Promise<Session> {
+  return modifySession(store, id, (session) => {
+    session.settings = { network: settings.network, allowedHosts: [...settings.allowedHosts] };
+    session.updatedAt = store.now();
+  });
+}
+
+/** Soft delete: hidden from `listSessions` and search until `undoDelete` or `purgeDeleted`. */
+export async function deleteSession(store: Store, id: string): Promise<Session> {
+  return modifySession(store, id, (session) => {
+    session.deletedAt = store.now();
+  });
+}
+
+export async function undoDelete(store: Store, id: string): Promise<Session> {
+  return modifySession(store, id, (session) => {
+    delete session.deletedAt;
+  });
+}
+
+/**
+ * Remove for good the sessions deleted before `deletedBefore` (default: all
+ * deleted ones), with every row that belongs to them. Returns how many.
+ */
+export async function purgeDeleted(store: Store, options: { deletedBefore?: number } = {}): Promise<number> {
+  const { db } = store;
+  const before = options.deletedBefore ?? Infinity;
+  return guard(() =>
+    db.transaction("rw", [db.sessions, db.messages, db.mounts, db.grants, db.audit, db.searchText], async () => {
+      const ids = (await db.sessions.where("deletedAt").below(before).primaryKeys()) as string[];
+      for (const id of ids) {
+        await db.messages.where("[sessionId+order]").between([id, Dexie.minKey], [id, Dexie.maxKey]).delete();
+        await db.mounts.where("sessionId").equals(id).delete();
+        await db.grants.where("sessionId").equals(id).delete();
+        await db.audit.where("sessionId").equals(id).delete();
+        await db.searchText.where("sessionId").equals(id).delete();
+      }
+      await db.sessions.bulkDelete(ids);
+      return ids.length;
+    }),
+  );
+}
+
+/** A stored message as the agent knows it; a reply cut mid-stream reads as interrupted. */
+export function messageFromRecord(record: MessageRecord): ChatMessage {
+  const { sessionId: _sessionId, order: _order, ...message } = record as MessageRecord & Record<string, unknown>;
+  const chat = message as unknown as ChatMessage;
+  if (chat.role === "assistant" && chat.state === "streaming") return { ...chat, state: "interrupted" };
+  return chat;
+}
+
+function sessionMessages(store: Store, sessionId: string) {
+  return store.db.messages.where("[sessionId+order]").between([sessionId, Dexie.minKey], [sessionId, Dexie.maxKey]);
+}
+
+/** Session, its messages in order, and its mount snapshots; `undefined` if there is no such session. */
+export async function loadSession(store: Store, id: string): Promise<LoadedSession | undefined> {
+  const { db } = store;
+  const loaded = await guard(() =>
+    db.transaction("r", [db.sessions, db.messages, db.mounts], async () => {
+      const session = await db.sessions.get(id);
+      if (!session) return undefined;
+      const [records, mounts] = await Promise.all([sessionMessages(store, id).toArray(), db.mounts.where("sessionId").equals(id).toArray()]);
+      return { session, records, mounts };
+    }),
+  );
+  if (!loaded) return undefined;
+  const messages = loaded.records.map((record) => {
+    const message = messageFromRecord(record);
+    store.saved.set(message, id);
+    return message;
+  });
+  return { session: loaded.session, messages, mounts: loaded.mounts };
+}
+
+export type MountSnapshotInput = Omit<MountSnapshot, "sessionId" | "updatedAt"> & { updatedAt?: number };
+
+export interface SessionChanges {
+  messages?: readonly ChatMessage[];
+  mounts?: readonly MountSnapshotInput[];
+}
+
+/**
+ * Upsert messages and mount snapshots of one session in one transaction.
+ * Messages already on disk as they are (same object as last saved or loaded)
+ * are skipped. A message keeps the order it was first saved with; new ones
+ * are appended in the order given. Nothing is ever deleted here.
+ */
+export async function writeSessionChanges(
+  store: Store,
+  sessionId: string,
+  changes: SessionChanges,
+): Promise<{ messages: number; mounts: number }> {
+  const { db } = store;
+  // Last one wins for a repeated id; its position stays the first one's.
+  const byId = new Map<string, ChatMessage>();
+  for (const message of changes.messages ?? []) byId.set(message.id, message);
+  const pending = [...byId.values()].filter((message) => store.saved.get(message) !== sessionId);
+  const mounts = changes.mounts ?? [];
+  if (pending.length === 0 && mounts.length === 0) return { messages: 0, mounts: 0 };
+  const now = store.now();
+  await guard(() =>
+    db.transaction("rw", [db.sessions, db.messages, db.mounts, db.searchText], async () => {
+      if (!(await db.sessions.get(sessionId))) throw notFound(sessionId);
+      if (pending.length > 0) {
+        const existing = await db.messages.bulkGet(pending.map((message) => [sessionId, message.id] as [string, string]));
+        let nextOrder: number | undefined;
+        const records: MessageRecord[] = [];
+        const rows: SearchTextRecord[] = [];
+        for (let position = 0; position < pending.length; position += 1) {
+          let order = existing[position]?.order;
+          if (order === undefined) {
+            if (nextOrder === undefined) nextOrder = ((await sessionMessages(store, sessionId).last())?.order ?? -1) + 1;
+            order = nextOrder;
+            nextOrder += 1;
+          }
+          const record = { ...pending[position], sessionId, order } as MessageRecord;
+          records.push(record);
+          const row = searchRowOf(record);
+          if (row) rows.push(row);
+        }
+        await db.messages.bulkPut(records);
+        await db.searchText.bulkPut(rows);
+      }
+      if (mounts.length > 0) {
+        await db.mounts.bulkPut(mounts.map((mount) => ({ ...mount, sessionId, updatedAt: mount.updatedAt ?? now })));
+      }
+      await db.sessions.update(sessionId, { updatedAt: now });
+    }),
+  );
+  // Only after the commit: a failed transaction leaves these to be written again.
+  for (const message of pending) store.saved.set(message, sessionId);
+  return { messages: pending.length, mounts: mounts.length };
+}
+
+/**
+ * Upsert the changed messages of a session. Pass the whole list (the
+ * agent's `messages`) or just some; unchanged ones cost nothing. Returns how
+ * many were written.
+ */
+export async function saveMessages(store: Store, sessionId: string, messages: readonly ChatMessage[]): Promise<number> {
+  return (await writeSessionChanges(store, sessionId, { messages })).messages;
+}
+
+export async function saveMounts(store: Store, sessionId: string, mounts: readonly MountSnapshotInput[]): Promise<number> {
+  return (await writeSessionChanges(store, sessionId, { mounts })).mounts;
+}
+
+export async function removeMounts(store: Store, sessionId: string, mountIds: readonly string[]): Promise<void> {
+  await guard(() => store.db.mounts.bulkDelete(mountIds.map((mountId) => [sessionId, mountId] as [string, string])));
+}
+
+export interface SearchHit {
+  session: Session;
+  /** The message the snippet comes from, when the match is in a message. */
+  messageId?: string;
+  /** A short excerpt around the first match in a message. */
+  snippet?: string;
+}
+
+/**
+ * Sessions (not deleted) in which every word of `query` appears, in the title
+ * or in any message, case-insensitively; most recent first. An empty query
+ * lists every session.
+ */
+export async function searchSessions(store: Store, query: string, options: { limit?: number } = {}): Promise<SearchHit[]> {
+  const limit = options.limit ?? 50;
+  const terms = queryTerms(query);
+  const sessions = await listSessions(store);
+  if (terms.length === 0) return sessions.slice(0, limit).map((session) => ({ session }));
+  const progress = new Map<string, { missing: Set<string>; messageId?: string; term?: string; text?: string }>();
+  for (const session of sessions) {
+    const title = normalizeForSearch(session.title);
+    progress.set(session.id, { missing: new Set(terms.filter((term) => !title.includes(term))) });
+  }
+  await guard(() =>
+    store.db.searchText.each((row) => {
+      const entry = progress.get(row.sessionId);
+      if (!entry || entry.missing.size === 0) return;
+      for (const term of entry.missing) {
+        if (!row.text.includes(term)) continue;
+        entry.missing.delete(term);
+        if (entry.messageId === undefined) Object.assign(entry, { messageId: row.messageId, term, text: row.text });
+      }
+    }),
+  );
+  const hits: SearchHit[] = [];
+  for (const session of sessions) {
+    const entry = progress.get(session.id)!;
+    if (entry.missing.size > 0) continue;
+    hits.push({ session, messageId: entry.messageId });
+    if (hits.length >= limit) break;
+  }
+  // Snippets from the original text (the search rows are lower-cased), only for the hits shown.
+  const withMessage = hits.filter((hit) => hit.messageId !== undefined);
+  const originals = await guard(() =>
+    store.db.messages.bulkGet(withMessage.map((hit) => [hit.session.id, hit.messageId!] as [string, string])),
+  );
+  withMessage.forEach((hit, position) => {
+    const entry = progress.get(hit.session.id)!;
+    const original = originals[position];
+    const text = original ? (original.role === "feedback" ? original.body : original.text) : undefined;
+    const usable = typeof text === "string" && text.toLowerCase().includes(entry.term!);
+    hit.snippet = usable ? snippetAround(text, entry.term!, 80, true) : snippetAround(entry.text!, entry.term!);
+  });
+  return hits;
+}

@@ -1,0 +1,99 @@
+import type { ChatMessage } from "../agent/agent";
+
+/**
+ * What the store keeps. Records are stored as they come: fields this version
+ * does not know (written by a newer build, or by a later migration) are carried
+ * along untouched, which is why the record types allow extra keys only where
+ * other areas own the shape (messages, mount snapshots, capability records).
+ */
+
+export type SessionOrigin = "local" | "imported";
+
+export type NetworkPolicy = "off" | "ask" | "allowed";
+
+/** Per-session capability rights (DESIGN.md §4). Never the app's settings. */
+export interface SessionSettings {
+  network: NetworkPolicy;
+  allowedHosts: string[];
+}
+
+export const DEFAULT_SESSION_SETTINGS: Readonly<SessionSettings> = Object.freeze({
+  network: "ask",
+  allowedHosts: Object.freeze([]) as unknown as string[],
+});
+
+export const DEFAULT_TITLE = "New session";
+export const MAX_TITLE_LENGTH = 200;
+
+export interface Session {
+  id: string;
+  title: string;
+  createdAt: number;
+  /** Last activity: a message saved, settings changed. Renaming does not count. */
+  updatedAt: number;
+  origin: SessionOrigin;
+  settings: SessionSettings;
+  /** Set on sessions that came from a file or a share link. */
+  importedAt?: number;
+  /** Soft delete: hidden from the list until `undoDelete` or a purge. */
+  deletedAt?: number;
+}
+
+/** A message row: the agent's `ChatMessage` plus where it belongs. */
+export type MessageRecord = ChatMessage & { sessionId: string; order: number };
+
+/** The host's JSON snapshot of one mount's tree (src/render owns `snapshot`). */
+export interface MountSnapshot {
+  sessionId: string;
+  mountId: string;
+  messageId: string;
+  snapshot: unknown;
+  updatedAt: number;
+}
+
+export type Capability = "network";
+
+export type CapabilityDecision = "allowed-once" | "allowed-host" | "denied";
+
+/** One use of a capability, allowed or not (DESIGN.md §4 audit list). */
+export interface AuditEntry {
+  /** Auto-increment key, assigned by the database. */
+  id?: number;
+  sessionId: string;
+  at: number;
+  capability: Capability;
+  method: string;
+  url: string;
+  decision: CapabilityDecision;
+  [field: string]: unknown;
+}
+
+/** A standing grant ("Always for this host in this session"). */
+export interface GrantRecord {
+  id?: number;
+  sessionId: string;
+  capability: Capability;
+  host: string;
+  grantedAt: number;
+  [field: string]: unknown;
+}
+
+/** Lower-cased, bounded text of one message, for search (schema version 2). */
+export interface SearchTextRecord {
+  sessionId: string;
+  messageId: string;
+  text: string;
+}
+
+/** App-level settings (API key, model…). Never exported. */
+export interface SettingRecord {
+  key: string;
+  value: unknown;
+}
+
+/** What `loadSession` returns: everything needed to show a session. */
+export interface LoadedSession {
+  session: Session;
+  messages: ChatMessage[];
+  mounts: MountSnapshot[];
+}

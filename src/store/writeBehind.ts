@@ -1,0 +1,171 @@
+/**
+ * Write-behind scheduling, with no I/O of its own (STYLE.md §2): the writer
+ * function and the clock are passed in.
+ *
+ * Invariants:
+ * 1. Coalescing: `markDirty` only records the latest value per key; at most
+ *    one `write` runs at a time, and two writes not asked for by `flush`
+ *    start at least `intervalMs` apart. A change waits at most `intervalMs`
+ *    (plus the write in flight) before its write starts.
+ * 2. `flush()` starts a write of everything marked before the call at once
+ *    (after the write in flight, if any) and resolves when it is on disk or
+ *    has failed.
+ * 3. Nothing is dropped: a failed batch goes back into the pending set (a
+ *    newer value marked meanwhile wins, the batch's order is kept) and is
+ *    retried with exponential backoff up to `maxRetryDelayMs`.
+ *
+ *   markDirty ─┬─ timer armed (intervalMs) ──► write(batch) ─ ok ──► idle / re-arm
+ *              │                                    └─ fails ──► back to pending, re-arm (backoff)
+ *   flush ─────┴─ cancel timer, wait in-flight ─► write(batch)
+ */
+
+export interface Timer {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const systemTimer: Timer = {
+  now: () => Date.now(),
+  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
+  clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+export interface WriteBehindOptions<T> {
+  key: (item: T) => string;
+  write: (items: T[]) => Promise<void>;
+  /** Minimum time between two scheduled writes. */
+  intervalMs?: number;
+  maxRetryDelayMs?: number;
+  timer?: Timer;
+  /** Every failed write, with how many failed in a row. */
+  onError?: (error: unknown, failures: number) => void;
+  /** The first write that succeeds after failures. */
+  onRecovered?: () => void;
+}
+
+export type FlushResult = { ok: true } | { ok: false; error: unknown };
+
+export interface WriteBehind<T> {
+  markDirty(item: T): void;
+  flush(): Promise<FlushResult>;
+  /** Items waiting to be written (not counting a write in flight). */
+  readonly pendingCount: number;
+  /** The last write failed and its items wait for a retry. */
+  readonly failing: boolean;
+  /** Writes started so far (for tests and benchmarks). */
+  readonly writeCount: number;
+  /** Stop the timer. Pending items stay readable through `pendingItems`. */
+  dispose(): void;
+  pendingItems(): T[];
+}
+
+export const DEFAULT_WRITE_INTERVAL_MS = 500;
+const DEFAULT_MAX_RETRY_DELAY_MS = 30_000;
+
+export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehind<T> {
+  const interval = options.intervalMs ?? DEFAULT_WRITE_INTERVAL_MS;
+  const maxRetryDelay = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
+  const timer = options.timer ?? systemTimer;
+
+  let pending = new Map<string, T>();
+  let handle: unknown;
+  let armed = false;
+  let inFlight: Promise<FlushResult> | undefined;
+  let lastStart = -Infinity;
+  let failures = 0;
+  let writeCount = 0;
+  let disposed = false;
+
+  const retryDelay = () => Math.min(maxRetryDelay, interval * 2 ** failures);
+
+  function cancel(): void {
+    if (!armed) return;
+    timer.clearTimeout(handle);
+    armed = false;
+    handle = undefined;
+  }
+
+  function arm(delay: number): void {
+    if (armed || inFlight || disposed || pending.size === 0) return;
+    armed = true;
+    handle = timer.setTimeout(() => {
+      armed = false;
+      handle = undefined;
+      void writeNow();
+    }, Math.max(0, delay));
+  }
+
+  async function writeNow(): Promise<FlushResult> {
+    if (inFlight) return inFlight;
+    if (pending.size === 0) return { ok: true };
+    const batch = pending;
+    pending = new Map();
+    lastStart = timer.now();
+    writeCount += 1;
+    const attempt = (async (): Promise<FlushResult> => {
+      try {
+        await options.write([...batch.values()]);
+      } catch (error) {
+        const merged = new Map<string, T>();
+        for (const [key, item] of batch) merged.set(key, pending.has(key) ? pending.get(key)! : item);
+        for (const [key, item] of pending) if (!merged.has(key)) merged.set(key, item);
+        pending = merged;
+        failures += 1;
+        try {
+          options.onError?.(error, failures);
+        } catch {
+          // A listener's bug must not lose the batch.
+        }
+        return { ok: false, error };
+      }
+      if (failures > 0) {
+        failures = 0;
+        try {
+          options.onRecovered?.();
+        } catch {
+          // As above.
+        }
+      }
+      return { ok: true };
+    })();
+    inFlight = attempt;
+    const result = await attempt;
+    inFlight = undefined;
+    // Changes that arrived during the write: keep the cadence from this write's start.
+    arm(failures > 0 ? retryDelay() : lastStart + interval - timer.now());
+    return result;
+  }
+
+  return {
+    markDirty(item) {
+      pending.set(options.key(item), item);
+      arm(failures > 0 ? retryDelay() : interval);
+    },
+    async flush() {
+      cancel();
+      while (inFlight) {
+        await inFlight;
+        cancel();
+      }
+      if (pending.size === 0) return { ok: true };
+      return writeNow();
+    },
+    get pendingCount() {
+      return pending.size;
+    },
+    get failing() {
+      return failures > 0;
+    },
+    get writeCount() {
+      return writeCount;
+    },
+    dispose() {
+      cancel();
+      disposed = true;
+    },
+    pendingItems() {
+      return [...pending.values()];
+    },
+  };
+}
