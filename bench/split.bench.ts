@@ -280,6 +280,16 @@ export async function run(): Promise<Record<string, number>> {
     `  naive re-parse per chunk, 3 KB: ${naive.toFixed(1)} ms — splitter is ${(naive / sizes[0].ms).toFixed(0)}× faster`,
   );
 
+  // Many statements: the corpus repeated to about 12 KB.
+  let manyStatements = "";
+  while (manyStatements.length < 12 * 1024) manyStatements += MODEL_CORPUS.join("\n") + "\n";
+  const statementCount = splitInChunks(manyStatements, CHUNK_SIZE);
+  const manyMs = timeMedian(() => splitInChunks(manyStatements, CHUNK_SIZE));
+  console.log(
+    `model code without semicolons, ${manyStatements.length} chars, ${statementCount} statements, ${CHUNK_SIZE}-char chunks: ` +
+      `${manyMs.toFixed(2)} ms (${((manyMs / manyStatements.length) * 1024).toFixed(2)} ms per KB)`,
+  );
+
   // Earliness and per-yield latency on model-style code without semicolons.
   const next = random(20240607);
   let early = 0;

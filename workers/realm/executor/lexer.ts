@@ -200,11 +200,6 @@ export class Lexer {
 
   constructor(private readonly listener: LexerListener) {}
 
-  /** Whether the cursor is at the top level of code (no open bracket, string, …). */
-  get atTopLevel(): boolean {
-    return this.mode === "code" && this.stack.length === 0;
-  }
-
   feed(delta: string): void {
     const start = this.carry ? this.carryStart : this.received;
     const input = this.carry + delta;

@@ -252,6 +252,15 @@ describe("statement splitter", () => {
         "const z = arr[0] / 2;",
         "i++ / 2",
       ]);
+      // After a statement that cannot take an operator, `/` starts a regex and `<` JSX.
+      expect(sources("let w\n/re;/.test(s)\ntype T = A | B\n/;/.exec(s)\nlet v: number\n<p>it's;</p>")).toEqual([
+        "let w",
+        "/re;/.test(s)",
+        "type T = A | B",
+        "/;/.exec(s)",
+        "let v: number",
+        "<p>it's;</p>",
+      ]);
       // `a\n/re/.test(x)` is a division in JavaScript, so it is one (broken) statement.
       const fed = split("a\n/re/.test(x)\nfoo()");
       expect(fed.statements).toEqual([]);

@@ -19,11 +19,16 @@
  *      in the body. Empty statements (a lone `;`) are not yielded.
  *   4. Statements come out in order, each once; after an error nothing more
  *      comes out.
- *   5. A syntax error is reported as soon as it is certain: the parser fails
- *      before the end of the pending text and the next token cannot continue
- *      it. A failure at the very end (`if (x)` so far) only means "incomplete".
- *      At `end()`, whatever is left must parse, or it is reported.
- *   6. Work is linear in the body: the lexer reads each character once (see
+ *   5. A syntax error is certain when the parser fails before the end of the
+ *      pending text and the next token cannot continue it; a failure at the
+ *      very end (`if (x)` so far) only means "incomplete". A certain error is
+ *      returned as soon as the rest of its line has arrived (so that
+ *      `lineText` is whole whatever the chunks), with no statement after it.
+ *   6. At `end()` whatever is left must parse, or it is reported. Because each
+ *      boundary before it was decided as soon as its next token came, the
+ *      tail is one statement: the longest parseable prefix of complete
+ *      statements has already been yielded, and the error is the tail's.
+ *   7. Work is linear in the body: the lexer reads each character once (see
  *      lexer.ts) and Babel parses only at candidate boundaries (a top-level `;`,
  *      or a top-level newline followed by a token that does not obviously
  *      continue the line), normally once per statement.
@@ -72,12 +77,16 @@ export function createStatementSplitter(): StatementSplitter {
 
 type ParseOptions = NonNullable<Parameters<typeof Babel.packages.parser.parse>[1]>;
 
-/** The options the runner parses with, so that a statement we cut parses there too. */
+/**
+ * The options the runner parses with, so that a statement we cut parses there
+ * too. `attachComment: false` only skips work: the splitter reads no comments.
+ */
 const PARSE_OPTIONS: ParseOptions = {
   sourceType: "script",
   plugins: ["typescript", "jsx"],
   allowAwaitOutsideFunction: true,
   errorRecovery: false,
+  attachComment: false,
 };
 
 /** The few AST fields the splitter looks at. */
