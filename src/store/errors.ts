@@ -151,7 +151,12 @@ function errorChain(error: unknown): { name: string; message: string; code?: num
   return chain;
 }
 
-export function toStoreError(error: unknown): StoreErrorInfo {
+/**
+ * Map any error from Dexie or IndexedDB. `during: "open"` marks errors from
+ * opening the database, where an InvalidStateError means storage is refused
+ * (Firefox private browsing) rather than a connection closing under us.
+ */
+export function toStoreError(error: unknown, during?: "open"): StoreErrorInfo {
   if (error instanceof StoreError) return error.toInfo();
   const chain = errorChain(error);
   const names = new Set(chain.map((entry) => entry.name));
@@ -165,7 +170,7 @@ export function toStoreError(error: unknown): StoreErrorInfo {
   }
   if (has("MissingAPIError", "SecurityError")) return storeError("unavailable", error);
   // Firefox's private mode (before v115) refuses to open with InvalidStateError.
-  if (has("InvalidStateError") && has("OpenFailedError")) return storeError("unavailable", error);
+  if (has("InvalidStateError") && (during === "open" || has("OpenFailedError"))) return storeError("unavailable", error);
   if (has("VersionError")) return storeError("version-too-new", error);
   if (has("VersionChangeError")) return storeError("version-change", error);
   if (has("DatabaseClosedError", "InvalidStateError", "TransactionInactiveError")) return storeError("closed", error);

@@ -10,8 +10,25 @@ import type { SearchTextRecord } from "./types";
 /** Per message; a 20k-token reply is ~80k characters. */
 export const MAX_SEARCH_TEXT = 100_000;
 
+/** Compatibility forms folded, accents dropped, lower case: "Zürich" and "ZURICH" match "zurich". */
 export function normalizeForSearch(text: string): string {
-  return text.normalize("NFKC").toLowerCase();
+  return text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase();
+}
+
+/** Where `term` (already normalised) starts in the original `text`, or -1. */
+export function indexInOriginal(text: string, term: string): number {
+  let normalized = "";
+  const origins: number[] = [];
+  for (let index = 0; index < text.length; ) {
+    const codePoint = text.codePointAt(index)!;
+    const width = codePoint > 0xffff ? 2 : 1;
+    const piece = normalizeForSearch(text.slice(index, index + width));
+    for (let offset = 0; offset < piece.length; offset += 1) origins.push(index);
+    normalized += piece;
+    index += width;
+  }
+  const at = normalized.indexOf(term);
+  return at < 0 ? -1 : origins[at];
 }
 
 export function queryTerms(query: string): string[] {
@@ -43,8 +60,8 @@ export function searchRowOf(record: unknown): SearchTextRecord | undefined {
 }
 
 /** About `width` characters of `text` around the first `term`, on word-ish boundaries. */
-export function snippetAround(text: string, term: string, width = 80, ignoreCase = false): string {
-  const at = (ignoreCase ? text.toLowerCase() : text).indexOf(term);
+export function snippetAround(text: string, term: string, width = 80, original = false): string {
+  const at = original ? indexInOriginal(text, term) : text.indexOf(term);
   if (at < 0) return text.slice(0, width).replace(/\s+/g, " ").trim();
   const start = Math.max(0, at - Math.floor((width - term.length) / 2));
   const end = Math.min(text.length, start + width);

@@ -27,6 +27,8 @@ export interface SessionWriter {
   readonly pendingCount: number;
   readonly failing: boolean;
   readonly writeCount: number;
+  /** Resolves when no write is in flight (tests, benchmarks). */
+  whenIdle(): Promise<void>;
   /** Flush what is pending and stop the timer (switching sessions, unmount). */
   close(): Promise<SessionFlushResult>;
 }
@@ -68,6 +70,7 @@ export function createSessionWriter(store: Store, sessionId: string, options: Se
     markDirty: (message) => scheduler.markDirty({ kind: "message", message }),
     markMountDirty: (mount) => scheduler.markDirty({ kind: "mount", mount }),
     flush,
+    whenIdle: () => scheduler.whenIdle(),
     get pendingCount() {
       return scheduler.pendingCount;
     },

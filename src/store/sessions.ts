@@ -272,20 +272,19 @@ export async function searchSessions(store: Store, query: string, options: { lim
   const terms = queryTerms(query);
   const sessions = await listSessions(store);
   if (terms.length === 0) return sessions.slice(0, limit).map((session) => ({ session }));
-  const progress = new Map<string, { missing: Set<string>; messageId?: string; term?: string; text?: string }>();
+  // Per session: the words not found yet, and the message matching the most words (for the snippet).
+  const progress = new Map<string, { missing: Set<string>; best: number; messageId?: string; term?: string; text?: string }>();
   for (const session of sessions) {
     const title = normalizeForSearch(session.title);
-    progress.set(session.id, { missing: new Set(terms.filter((term) => !title.includes(term))) });
+    progress.set(session.id, { missing: new Set(terms.filter((term) => !title.includes(term))), best: 0 });
   }
   await guard(() =>
     store.db.searchText.each((row) => {
       const entry = progress.get(row.sessionId);
-      if (!entry || entry.missing.size === 0) return;
-      for (const term of entry.missing) {
-        if (!row.text.includes(term)) continue;
-        entry.missing.delete(term);
-        if (entry.messageId === undefined) Object.assign(entry, { messageId: row.messageId, term, text: row.text });
-      }
+      if (!entry || entry.best === terms.length) return;
+      const matched = terms.filter((term) => row.text.includes(term));
+      for (const term of matched) entry.missing.delete(term);
+      if (matched.length > entry.best) Object.assign(entry, { best: matched.length, messageId: row.messageId, term: matched[0], text: row.text });
     }),
   );
   const hits: SearchHit[] = [];
@@ -304,8 +303,7 @@ export async function searchSessions(store: Store, query: string, options: { lim
     const entry = progress.get(hit.session.id)!;
     const original = originals[position];
     const text = original ? (original.role === "feedback" ? original.body : original.text) : undefined;
-    const usable = typeof text === "string" && text.toLowerCase().includes(entry.term!);
-    hit.snippet = usable ? snippetAround(text, entry.term!, 80, true) : snippetAround(entry.text!, entry.term!);
+    hit.snippet = typeof text === "string" ? snippetAround(text, entry.term!, 80, true) : snippetAround(entry.text!, entry.term!);
   });
   return hits;
 }

@@ -69,7 +69,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<OpenSto
     store = createStore(options);
     await store.db.open();
   } catch (error) {
-    return { ok: false, error: toStoreError(error) };
+    return { ok: false, error: toStoreError(error, "open") };
   }
   return { ok: true, store };
 }

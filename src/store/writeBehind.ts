@@ -55,6 +55,8 @@ export interface WriteBehind<T> {
   readonly failing: boolean;
   /** Writes started so far (for tests and benchmarks). */
   readonly writeCount: number;
+  /** Resolves when no write is in flight (does not start one). */
+  whenIdle(): Promise<void>;
   /** Stop the timer. Pending items stay readable through `pendingItems`. */
   dispose(): void;
   pendingItems(): T[];
@@ -150,6 +152,9 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
       }
       if (pending.size === 0) return { ok: true };
       return writeNow();
+    },
+    async whenIdle() {
+      while (inFlight) await inFlight;
     },
     get pendingCount() {
       return pending.size;

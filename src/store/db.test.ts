@@ -1,0 +1,130 @@
+import Dexie from "dexie";
+import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
+import { describe, expect, it } from "vitest";
+import { SCHEMA_V1, SCHEMA_VERSION } from "./db";
+import { loadSession, searchSessions } from "./sessions";
+import { openStore } from "./store";
+import type { StoreErrorInfo } from "./errors";
+import { assistantMessage, dumpDatabase, sampleSnapshot, userMessage } from "./testSupport";
+
+const NAME = "livemark-upgrade";
+
+/** A database as a version-1 build wrote it, including fields version 1 never knew. */
+async function writeVersion1(indexedDB: IDBFactory): Promise<void> {
+  const v1 = new Dexie(NAME, { indexedDB, IDBKeyRange });
+  v1.version(1).stores(SCHEMA_V1);
+  await v1.open();
+  await v1.table("settings").put({ key: "llm", value: { apiKey: "sk-test-key", model: "m" }, futureSetting: true });
+  await v1.table("sessions").bulkPut([
+    {
+      id: "s1",
+      title: "Sales dashboard",
+      createdAt: 10,
+      updatedAt: 20,
+      origin: "local",
+      settings: { network: "ask", allowedHosts: [] },
+      pinned: true,
+      color: { hue: 210 },
+    },
+    { id: "s2", title: "Deleted one", createdAt: 1, updatedAt: 2, origin: "local", settings: { network: "off", allowedHosts: [] }, deletedAt: 3 },
+  ]);
+  await v1.table("messages").bulkPut([
+    { ...userMessage("u1", "Show me the Quarterly REVENUE"), sessionId: "s1", order: 0, editedAt: 99 },
+    { ...assistantMessage("a1", "Here is the revenue chart", { state: "streaming" }), sessionId: "s1", order: 1, tokens: 1234 },
+    // A row of a kind this build does not know at all: kept, never searched.
+    { id: "x1", role: "tool-call", payload: { name: "fetch" }, sessionId: "s1", order: 2 },
+    // A malformed row an older bug might have left: the upgrade must not choke on it.
+    { id: "x2", sessionId: "s1", order: 3, text: 42 },
+  ]);
+  await v1.table("mounts").put({ sessionId: "s1", mountId: "mount-1", messageId: "a1", snapshot: sampleSnapshot(1), updatedAt: 30, scroll: 120 });
+  await v1.table("grants").put({ sessionId: "s1", capability: "network", host: "api.example.com", grantedAt: 40, note: "kept" });
+  await v1.table("audit").put({ sessionId: "s1", at: 41, capability: "network", method: "GET", url: "https://api.example.com/x", decision: "allowed-host", status: 200 });
+  v1.close();
+}
+
+describe("schema versions", () => {
+  it("opens a version-1 database with the current schema and keeps every row and field", async () => {
+    const indexedDB = new IDBFactory();
+    await writeVersion1(indexedDB);
+
+    const before = new Dexie(NAME, { indexedDB, IDBKeyRange });
+    before.version(1).stores(SCHEMA_V1);
+    await before.open();
+    const rowsBefore: Record<string, unknown[]> = {};
+    for (const table of before.tables) rowsBefore[table.name] = await table.toArray();
+    before.close();
+
+    const opened = await openStore({ name: NAME, indexedDB, IDBKeyRange });
+    if (!opened.ok) throw new Error(opened.error.message);
+    const { store } = opened;
+    expect(store.db.verno).toBe(SCHEMA_VERSION);
+    const after = await dumpDatabase(store.db);
+    for (const [table, rows] of Object.entries(rowsBefore)) expect(after[table], table).toEqual(rows);
+
+    // Version 2's search table was filled from the version-1 messages it understands.
+    expect(after.searchText).toHaveLength(4);
+    const hits = await searchSessions(store, "quarterly revenue");
+    expect(hits.map((hit) => hit.session.id)).toEqual(["s1"]);
+    expect(hits[0].snippet).toContain("Quarterly REVENUE");
+
+    // The loader reads the old rows: unknown fields ride along, a reply cut mid-stream reads as interrupted.
+    const loaded = await loadSession(store, "s1");
+    expect(loaded?.session).toMatchObject({ pinned: true, color: { hue: 210 } });
+    expect(loaded?.messages.map((message) => message.id)).toEqual(["u1", "a1", "x1", "x2"]);
+    expect(loaded?.messages[0]).toMatchObject({ editedAt: 99 });
+    expect(loaded?.messages[1]).toMatchObject({ state: "interrupted", tokens: 1234 });
+    expect(loaded?.mounts[0]).toMatchObject({ scroll: 120 });
+    store.db.close();
+  });
+
+  it("reports an upgrade blocked by another tab, then finishes when that tab lets go", async () => {
+    const indexedDB = new IDBFactory();
+    await writeVersion1(indexedDB);
+    // Another tab running an old build that ignores versionchange.
+    const other = await new Promise<IDBDatabase>((resolve, reject) => {
+      const request = indexedDB.open(NAME, 10);
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    const statuses: StoreErrorInfo[] = [];
+    const opening = openStore({ name: NAME, indexedDB, IDBKeyRange, onStatus: (status) => statuses.push(status) });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(statuses.map((status) => status.code)).toEqual(["upgrade-blocked"]);
+    expect(statuses[0].message).toMatch(/other Livemark tabs/);
+    other.close();
+    const opened = await opening;
+    expect(opened.ok).toBe(true);
+    if (opened.ok) opened.store.db.close();
+  });
+
+  it("tells this tab when another tab upgrades the database", async () => {
+    const indexedDB = new IDBFactory();
+    const statuses: StoreErrorInfo[] = [];
+    const opened = await openStore({ name: NAME, indexedDB, IDBKeyRange, onStatus: (status) => statuses.push(status) });
+    expect(opened.ok).toBe(true);
+    await new Promise<void>((resolve, reject) => {
+      const request = indexedDB.open(NAME, 30);
+      request.onsuccess = () => {
+        request.result.close();
+        resolve();
+      };
+      request.onerror = () => reject(request.error);
+    });
+    expect(statuses.map((status) => status.code)).toEqual(["version-change"]);
+  });
+
+  it("says plainly when IndexedDB is unusable (private mode)", async () => {
+    const refusing = {
+      open() {
+        throw new DOMException("A mutation operation was attempted on a database that did not allow mutations.", "InvalidStateError");
+      },
+    } as unknown as IDBFactory;
+    const opened = await openStore({ name: NAME, indexedDB: refusing, IDBKeyRange });
+    expect(opened.ok).toBe(false);
+    if (!opened.ok) {
+      expect(opened.error.code).toBe("unavailable");
+      expect(opened.error.message).toMatch(/Export/);
+      expect(opened.error.cause).toBeDefined();
+    }
+  });
+});

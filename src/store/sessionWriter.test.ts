@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { ChatMessage } from "../agent/agent";
+import type { StoreErrorInfo } from "./errors";
+import { createSession, loadSession } from "./sessions";
+import { createSessionWriter, flushOnPageHide } from "./sessionWriter";
+import { openStore, type Store } from "./store";
+import { ManualTimer, assistantMessage, drainJobs, sampleSnapshot, testStoreOptions, userMessage } from "./testSupport";
+
+const stores: Store[] = [];
+afterEach(() => {
+  for (const store of stores.splice(0)) store.db.close();
+});
+
+async function open(options = testStoreOptions()): Promise<Store> {
+  const opened = await openStore(options);
+  if (!opened.ok) throw new Error(opened.error.message);
+  stores.push(opened.store);
+  return opened.store;
+}
+
+describe("session writer", () => {
+  it("saves a streaming reply every 500 ms; a tab closed mid-stream reopens it as interrupted", async () => {
+    const options = testStoreOptions();
+    const store = await open(options);
+    const session = await createSession(store);
+    const timer = new ManualTimer();
+    const writer = createSessionWriter(store, session.id, { timer });
+    const settle = async () => {
+      await drainJobs();
+      await writer.whenIdle();
+    };
+
+    const user = userMessage("u1", "make a chart");
+    writer.markDirty(user);
+    let reply = assistantMessage("a1", "", { state: "streaming" });
+    writer.markDirty(reply);
+    for (let index = 0; index < 400; index += 1) {
+      await timer.advanceTo(index * 5, settle);
+      reply = { ...reply, text: reply.text + `w${index} ` } as ChatMessage;
+      writer.markDirty(reply);
+    }
+    await timer.advanceTo(2_000, settle);
+    expect(writer.writeCount).toBe(4); // 2 s of streaming
+    writer.markMountDirty({ mountId: "mount-1", messageId: "a1", snapshot: sampleSnapshot(1) });
+    // Before the reply ends, another tab (or a reload) opens the session.
+    const other = await open({ ...options });
+    const midway = await loadSession(other, session.id);
+    expect(midway?.messages[0]).toEqual(user);
+    expect(midway?.messages[1]).toMatchObject({ id: "a1", state: "interrupted" });
+    expect((midway?.messages[1] as { text: string }).text).toBe(reply.text);
+
+    // The reply ends: state done, flush at once.
+    reply = { ...reply, state: "done" } as ChatMessage;
+    writer.markDirty(reply);
+    expect(await writer.flush()).toEqual({ ok: true });
+    const final = await loadSession(other, session.id);
+    expect(final?.messages[1]).toEqual(reply);
+    expect(final?.mounts.map((mount) => mount.mountId)).toEqual(["mount-1"]);
+    expect(writer.writeCount).toBe(5);
+    expect(await writer.close()).toEqual({ ok: true });
+  });
+
+  it("keeps changes in memory when the disk is full, says so, and writes them once space is back", async () => {
+    const store = await open();
+    const session = await createSession(store);
+    const timer = new ManualTimer();
+    const errors: StoreErrorInfo[] = [];
+    let recovered = false;
+    const writer = createSessionWriter(store, session.id, {
+      timer,
+      onError: (error) => errors.push(error),
+      onRecovered: () => (recovered = true),
+    });
+    const original = store.db.messages.bulkPut.bind(store.db.messages);
+    let full = true;
+    store.db.messages.bulkPut = ((...args: Parameters<typeof original>) => {
+      if (full) return Promise.reject(new DOMException("The quota has been exceeded.", "QuotaExceededError"));
+      return original(...args);
+    }) as typeof original;
+
+    const message = userMessage("u1", "do not lose me");
+    writer.markDirty(message);
+    const result = await writer.flush();
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error.code).toBe("quota-exceeded");
+      expect(result.error.message).toMatch(/storage .* is full/);
+      expect(result.error.retryable).toBe(true);
+    }
+    expect(errors.map((error) => error.code)).toEqual(["quota-exceeded"]);
+    expect(writer.pendingCount).toBe(1);
+    expect(writer.failing).toBe(true);
+    expect((await loadSession(store, session.id))?.messages).toEqual([]);
+    // The failed transaction left nothing half-written.
+    expect(await store.db.searchText.count()).toBe(0);
+
+    full = false;
+    await timer.advance(1_000, async () => {
+      await drainJobs();
+      await writer.whenIdle();
+    });
+    expect(writer.pendingCount).toBe(0);
+    expect(recovered).toBe(true);
+    expect((await loadSession(store, session.id))?.messages).toEqual([message]);
+  });
+
+  it("flushes when the page is hidden or goes away", async () => {
+    const listeners = new Map<string, () => void>();
+    const target = {
+      addEventListener: (type: string, listener: () => void) => listeners.set(type, listener),
+      removeEventListener: (type: string) => listeners.delete(type),
+    };
+    const document = { ...target, visibilityState: "visible" };
+    let flushes = 0;
+    const stop = flushOnPageHide(() => (flushes += 1), { window: target, document });
+    listeners.get("visibilitychange")!();
+    expect(flushes).toBe(0);
+    document.visibilityState = "hidden";
+    listeners.get("visibilitychange")!();
+    listeners.get("pagehide")!();
+    expect(flushes).toBe(2);
+    stop();
+    expect(listeners.size).toBe(0);
+  });
+});

@@ -1,0 +1,177 @@
+import { describe, expect, it } from "vitest";
+import { ManualTimer, drainJobs } from "./testSupport";
+import { createWriteBehind } from "./writeBehind";
+
+interface Item {
+  id: string;
+  text: string;
+}
+
+function recorder(timer: ManualTimer) {
+  const writes: { at: number; items: Item[] }[] = [];
+  let failNext = 0;
+  return {
+    writes,
+    failTimes(times: number) {
+      failNext = times;
+    },
+    write: async (items: Item[]) => {
+      await Promise.resolve();
+      if (failNext > 0) {
+        failNext -= 1;
+        throw new DOMException("quota", "QuotaExceededError");
+      }
+      writes.push({ at: timer.now(), items: items.map((item) => ({ ...item })) });
+    },
+  };
+}
+
+describe("write-behind", () => {
+  it("coalesces a 20k-token reply over 100 s into at most 2 writes per second, and flushes the end", async () => {
+    const timer = new ManualTimer();
+    const sink = recorder(timer);
+    const writer = createWriteBehind<Item>({ key: (item) => item.id, write: sink.write, timer });
+    const tokens = 20_000;
+    const perToken = 5; // 200 tokens per second
+    let text = "";
+    for (let index = 0; index < tokens; index += 1) {
+      await timer.advanceTo(index * perToken);
+      text += `t${index} `;
+      writer.markDirty({ id: "reply", text });
+    }
+    // The reply ends: the app flushes right away.
+    await timer.advanceTo(tokens * perToken);
+    const result = await writer.flush();
+    expect(result).toEqual({ ok: true });
+
+    const seconds = (tokens * perToken) / 1000;
+    expect(sink.writes.length).toBeLessThanOrEqual(2 * seconds);
+    expect(sink.writes.length).toBeGreaterThanOrEqual(seconds); // it did write while streaming
+    const perSecond = new Map<number, number>();
+    for (const write of sink.writes) perSecond.set(Math.floor(write.at / 1000), (perSecond.get(Math.floor(write.at / 1000)) ?? 0) + 1);
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(2);
+    // Never more than half a second of text only in memory while streaming.
+    for (let index = 1; index < sink.writes.length; index += 1) {
+      expect(sink.writes[index].at - sink.writes[index - 1].at).toBeLessThanOrEqual(510);
+    }
+    expect(sink.writes.at(-1)!.items).toEqual([{ id: "reply", text }]);
+    expect(writer.pendingCount).toBe(0);
+    expect(timer.scheduled).toBe(0);
+  });
+
+  it("writes each key's latest value once per batch, in first-marked order", async () => {
+    const timer = new ManualTimer();
+    const sink = recorder(timer);
+    const writer = createWriteBehind<Item>({ key: (item) => item.id, write: sink.write, timer });
+    writer.markDirty({ id: "user", text: "hi" });
+    writer.markDirty({ id: "reply", text: "a" });
+    writer.markDirty({ id: "reply", text: "ab" });
+    await timer.advance(499);
+    expect(sink.writes).toHaveLength(0);
+    await timer.advance(1);
+    expect(sink.writes).toEqual([{ at: 500, items: [{ id: "user", text: "hi" }, { id: "reply", text: "ab" }] }]);
+  });
+
+  it("flush writes at once, after the write in flight, and resolves when done", async () => {
+    const timer = new ManualTimer();
+    let release: () => void = () => undefined;
+    const started: Item[][] = [];
+    const writer = createWriteBehind<Item>({
+      key: (item) => item.id,
+      timer,
+      write: (items) => {
+        started.push(items);
+        return new Promise<void>((resolve) => (release = resolve));
+      },
+    });
+    writer.markDirty({ id: "a", text: "1" });
+    await timer.advance(500);
+    expect(started).toHaveLength(1);
+    writer.markDirty({ id: "a", text: "2" });
+    const flushed = writer.flush();
+    await drainJobs();
+    expect(started).toHaveLength(1); // waits for the write in flight
+    release();
+    await drainJobs();
+    expect(started).toHaveLength(2);
+    expect(started[1]).toEqual([{ id: "a", text: "2" }]);
+    release();
+    expect(await flushed).toEqual({ ok: true });
+    expect(await writer.flush()).toEqual({ ok: true }); // nothing pending: no write
+    expect(started).toHaveLength(2);
+  });
+
+  it("keeps failed items, lets newer values win, retries with backoff, and reports", async () => {
+    const timer = new ManualTimer();
+    const sink = recorder(timer);
+    const errors: number[] = [];
+    let recovered = 0;
+    const writer = createWriteBehind<Item>({
+      key: (item) => item.id,
+      write: sink.write,
+      timer,
+      onError: (_error, failures) => errors.push(failures),
+      onRecovered: () => (recovered += 1),
+    });
+    sink.failTimes(2);
+    writer.markDirty({ id: "a", text: "1" });
+    writer.markDirty({ id: "b", text: "1" });
+    await timer.advance(500); // first attempt fails
+    expect(writer.failing).toBe(true);
+    expect(writer.pendingCount).toBe(2);
+    writer.markDirty({ id: "a", text: "2" }); // newer value while failing
+    writer.markDirty({ id: "c", text: "1" });
+    await timer.advance(999);
+    expect(errors).toEqual([1]); // backoff: 1000 ms after the first failure
+    await timer.advance(1);
+    expect(errors).toEqual([1, 2]);
+    await timer.advance(2000); // then 2000 ms
+    expect(sink.writes).toEqual([
+      { at: 3500, items: [{ id: "a", text: "2" }, { id: "b", text: "1" }, { id: "c", text: "1" }] },
+    ]);
+    expect(writer.failing).toBe(false);
+    expect(recovered).toBe(1);
+  });
+
+  it("flush reports a failure and keeps the items for the retry", async () => {
+    const timer = new ManualTimer();
+    const sink = recorder(timer);
+    const writer = createWriteBehind<Item>({ key: (item) => item.id, write: sink.write, timer });
+    sink.failTimes(1);
+    writer.markDirty({ id: "a", text: "1" });
+    const result = await writer.flush();
+    expect(result.ok).toBe(false);
+    expect(writer.pendingItems()).toEqual([{ id: "a", text: "1" }]);
+    expect(await writer.flush()).toEqual({ ok: true });
+    expect(sink.writes).toHaveLength(1);
+  });
+
+  it("survives a throwing error listener without losing the batch", async () => {
+    const timer = new ManualTimer();
+    const sink = recorder(timer);
+    const writer = createWriteBehind<Item>({
+      key: (item) => item.id,
+      write: sink.write,
+      timer,
+      onError: () => {
+        throw new Error("listener bug");
+      },
+    });
+    sink.failTimes(1);
+    writer.markDirty({ id: "a", text: "1" });
+    expect((await writer.flush()).ok).toBe(false);
+    expect(writer.pendingCount).toBe(1);
+  });
+
+  it("dispose stops the timer but a later flush still writes what is pending", async () => {
+    const timer = new ManualTimer();
+    const sink = recorder(timer);
+    const writer = createWriteBehind<Item>({ key: (item) => item.id, write: sink.write, timer });
+    writer.markDirty({ id: "a", text: "1" });
+    writer.dispose();
+    await timer.advance(5_000);
+    expect(sink.writes).toHaveLength(0);
+    expect(await writer.flush()).toEqual({ ok: true });
+    expect(sink.writes).toHaveLength(1);
+  });
+});
