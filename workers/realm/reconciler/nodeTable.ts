@@ -17,7 +17,7 @@
  *   5. A props op is emitted only when the wire props actually change
  *      (React calls commitUpdate for every re-rendered host element).
  */
-import { ROOT_NODE_ID, TEXT_NODE_TYPE, type MountOp, type MountSnapshot, type SnapshotNode, type WireProps } from "../../../src/wire/mount";
+import { MAX_TYPE_LENGTH, ROOT_NODE_ID, TEXT_NODE_TYPE, type MountOp, type MountSnapshot, type SnapshotNode, type WireProps } from "../../../src/wire/mount";
 import { jsonEqual } from "./toWireProps";
 
 export interface TableNode {
@@ -68,7 +68,7 @@ export function createNodeTable(options: NodeTableOptions): NodeTable {
 
   const table: NodeTable = {
     root: undefined as unknown as TableNode,
-    createElement: (type, props) => createNode(type, props, ""),
+    createElement: (type, props) => createNode(wireTypeName(type), props, ""),
     createText: (text) => createNode(TEXT_NODE_TYPE, {}, text),
     appendChild: (parent, child) => insert(parent, child, null),
     insertBefore: (parent, child, before) => insert(parent, child, before),
@@ -192,6 +192,19 @@ export function createNodeTable(options: NodeTableOptions): NodeTable {
   function assertOwn(node: TableNode): void {
     if (node.table !== table) throw new Error("node belongs to another mount");
   }
+}
+
+const TYPE_NAME = /^[A-Za-z][A-Za-z0-9_.:-]*$/;
+
+/**
+ * Any string is a valid React host type; the wire accepts names like
+ * `div`, `Card`, `my-widget`, `svg:rect` (≤ MAX_TYPE_LENGTH). Anything else
+ * is rewritten to such a name, which the host then reports as unknown.
+ */
+export function wireTypeName(type: string): string {
+  if (type.length <= MAX_TYPE_LENGTH && TYPE_NAME.test(type)) return type;
+  const cleaned = type.replace(/[^A-Za-z0-9_.:-]/g, "_");
+  return (/^[A-Za-z]/.test(cleaned) ? cleaned : `x${cleaned}`).slice(0, MAX_TYPE_LENGTH);
 }
 
 function snapshotOf(node: TableNode): SnapshotNode {
