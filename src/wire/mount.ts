@@ -272,7 +272,7 @@ function bool(value: unknown, where: string): boolean {
   return value;
 }
 
-const TYPE_PATTERN = /^(#text|[A-Za-z][A-Za-z0-9_.-]*)$/;
+const TYPE_PATTERN = /^(#text|[A-Za-z][A-Za-z0-9_.:-]*)$/;
 function nodeType(value: unknown, where: string): string {
   const type = shortName(value, MAX_TYPE_LENGTH, where);
   if (!TYPE_PATTERN.test(type)) fail(`${where} is not a component name`);
