@@ -23,8 +23,10 @@ describe("validateRealmMessage", () => {
         error: { code: "runtime", name: "TypeError", message: "x is not a function", block: 0, line: 3, column: 1, lineText: "x()" },
       },
       { type: "console", block: 1, statement: 0, level: "warn", text: "careful" },
+      { type: "console", block: 1, statement: 0, level: "log", text: "later", reply: 2 },
       { type: "skipped", block: 2, fromStatement: 3, count: 4, fromLine: 9, reason: "aborted" },
       { type: "error", error: { code: "syntax", name: "SyntaxError", message: "Unexpected token", block: 0 } },
+      { type: "error", error: { code: "runtime", name: "Error", message: "late", block: 1 }, statement: 2, reply: 3 },
       { type: "block-done", block: 5 },
     ];
     for (const event of events) expect(ok({ type: EXEC_EVENT, event })).toEqual({ type: EXEC_EVENT, event });

@@ -109,13 +109,14 @@ export function validateExecEvent(value: unknown, where = "event"): ExecEvent {
       });
     }
     case "console":
-      return {
+      return compact({
         type,
         block: count(input.block, `${where}.block`),
         statement: count(input.statement, `${where}.statement`),
         level: oneOf(input.level, CONSOLE_LEVELS, `${where}.level`),
         text: text(input.text, `${where}.text`),
-      };
+        reply: optional(input.reply, count, `${where}.reply`),
+      });
     case "skipped":
       return {
         type,
@@ -130,6 +131,7 @@ export function validateExecEvent(value: unknown, where = "event"): ExecEvent {
         type,
         error: validateExecError(input.error, `${where}.error`),
         statement: optional(input.statement, count, `${where}.statement`),
+        reply: optional(input.reply, count, `${where}.reply`),
       });
     case "block-done":
       return { type, block: count(input.block, `${where}.block`) };

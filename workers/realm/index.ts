@@ -1,2 +1,53 @@
-// Realm worker entry (filled in by the sandbox work).
-export {};
+/**
+ * Realm worker entry: a classic worker started by public/sandbox.html from a
+ * blob URL at an opaque origin. Hardens the global scope, waits for the port
+ * the host sent through the sandbox document, then serves the wire protocol
+ * with the executor. Exports nothing: this bundle is an IIFE and its exports
+ * would become a global that model code can reach.
+ */
+import { REALM_CONNECT, WIRE_VERSION } from "../../src/wire/constants";
+import type { RealmConnectMessage } from "../../src/wire/types";
+import { createExecutor, type Executor } from "./executor/executor";
+import { createMacrotaskScheduler } from "./runtime/createMacrotaskScheduler";
+import { createRealmGlobals } from "./runtime/createRealmGlobals";
+import { hardenGlobalScope } from "./runtime/hardenGlobalScope";
+import { serveRealm } from "./runtime/serveRealm";
+import { warmUp } from "./runtime/warmUp";
+
+const globals = createRealmGlobals();
+hardenGlobalScope(globals.fetch as typeof fetch);
+
+let executor: Executor | undefined;
+
+// Errors nobody caught outside a statement (a rejected promise nobody
+// awaited, a throw in a platform callback) are the model's to hear about;
+// preventDefault keeps them from surfacing as a worker `error` in the
+// sandbox document, which the host reads as a sign of a crash.
+self.addEventListener("unhandledrejection", (event) => {
+  if (!executor) return;
+  event.preventDefault();
+  executor.reportUncaught(event.reason);
+});
+self.addEventListener("error", (event) => {
+  if (!executor) return;
+  event.preventDefault();
+  executor.reportUncaught(event.error ?? event.message);
+});
+
+function onConnect(event: MessageEvent<RealmConnectMessage>): void {
+  const data = event.data as Partial<RealmConnectMessage> | null;
+  if (data?.type !== REALM_CONNECT || data.version !== WIRE_VERSION || event.ports.length !== 1) return;
+  // One port per realm, for its whole life: later messages on the worker
+  // itself are ignored.
+  self.removeEventListener("message", onConnect);
+  serveRealm({
+    port: event.ports[0],
+    warmUp,
+    createExecutor: (onEvent) => {
+      executor = createExecutor({ globals, onEvent, scheduleMacrotask: createMacrotaskScheduler() });
+      return executor;
+    },
+  });
+}
+
+self.addEventListener("message", onConnect);
