@@ -1,0 +1,63 @@
+/**
+ * What every node view of one mount shares: the store, how to send an event,
+ * and how to report. Provided by MountView.
+ */
+import { createContext, useCallback, useContext, useSyncExternalStore, type ReactNode } from "react";
+import type { UiEventPayload } from "./contract";
+import type { HandlerKind } from "./componentSpecs";
+import type { MountNode, MountStore } from "./mountStore";
+import type { MountStyleSheet } from "./mountStyleSheet";
+import type { DroppedProp } from "./sanitizeProps";
+
+export interface MountRenderContext {
+  store: MountStore;
+  /** Prefix for ids rendered in this mount (sanitizeProps namespaces ids with it). */
+  idPrefix: string;
+  /** No realm behind this mount: handlers do nothing, controls are disabled. */
+  inert: boolean;
+  /** Send a ui-event for `nodeId` (a no-op when inert). */
+  emit(nodeId: number, handler: string, payload: UiEventPayload): void;
+  reportUnknown(type: string, reason: "unknown" | "not-allowed" | "outside-chart"): void;
+  reportDropped(type: string, dropped: readonly DroppedProp[]): void;
+  styleSheet: MountStyleSheet;
+}
+
+export const MountContext = createContext<MountRenderContext | null>(null);
+
+export function useMount(): MountRenderContext {
+  const context = useContext(MountContext);
+  if (!context) throw new Error("mount views must render inside <MountView>");
+  return context;
+}
+
+/** What the catalog hands each component. */
+export interface NodeComponentProps {
+  node: MountNode;
+  /** Sanitized props (sanitizeProps): no functions, no markers, ids namespaced. */
+  props: Record<string, unknown>;
+  /** Allowed handler markers on this node, by prop name. */
+  handlers: Readonly<Record<string, HandlerKind>>;
+  /** The node's children, already as views. */
+  children: ReactNode;
+}
+
+/** The form error for a field name, re-rendering only when that message changes. */
+export function useFieldError(name: unknown): string | undefined {
+  const { store } = useMount();
+  const subscribe = useCallback((listener: () => void) => store.subscribeMeta(listener), [store]);
+  return useSyncExternalStore(subscribe, () => (typeof name === "string" && name !== "" ? store.getMeta().formErrors[name] : undefined));
+}
+
+/** Re-render when anything under `id` changes; returns the subtree version. */
+export function useSubtreeVersion(id: number): number {
+  const { store } = useMount();
+  const subscribe = useCallback((listener: () => void) => store.subscribeSubtree(id, listener), [store, id]);
+  return useSyncExternalStore(subscribe, () => store.getSubtreeVersion(id));
+}
+
+/** The `name` (and `value`) a DOM-like event payload carries for a node. */
+export function targetPayload(props: Record<string, unknown>): UiEventPayload {
+  const payload: UiEventPayload = {};
+  if (typeof props.name === "string") payload.name = props.name;
+  return payload;
+}

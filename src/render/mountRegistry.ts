@@ -1,0 +1,118 @@
+/**
+ * All mounts of a session on the host: routes each realm → host mount
+ * message (src/wire/mount.ts) to its store. Pure apart from the listeners.
+ *
+ * Every message is validated here (validateMountMessage rebuilds it from
+ * scratch), so callers may hand over whatever arrived on the port.
+ */
+import {
+  MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, validateMountMessage,
+  type MountSnapshot,
+} from "./contract";
+import { createMountStore, fromSnapshot, type MountLimits, type MountStore } from "./mountStore";
+import { renderError, type RenderError } from "./renderErrors";
+
+export interface MountRegistryOptions {
+  limits?: Partial<MountLimits>;
+  /** Every error of every mount (ops, snapshot, rendering), and messages for unknown mounts. */
+  onError?(mountId: string | undefined, error: RenderError): void;
+}
+
+export interface MountRegistry {
+  /** Handle one mount message from the realm. Never throws; returns the errors it caused. */
+  receive(message: unknown): RenderError[];
+  get(mountId: string): MountStore | undefined;
+  /** Mount ids in the order they opened. */
+  ids(): readonly string[];
+  /** Notified when a mount opens, is restored, replaced or deleted. */
+  subscribe(listener: () => void): () => void;
+  /** Show a persisted snapshot, inert until a realm opens the same id again. */
+  restore(mountId: string, snapshot: unknown, title?: string): { store: MountStore; errors: RenderError[] };
+  /** The realm is gone (reset, crash): live mounts stay visible, inert. */
+  closeAll(): void;
+  delete(mountId: string): void;
+}
+
+export function createMountRegistry(options: MountRegistryOptions = {}): MountRegistry {
+  const stores = new Map<string, MountStore>();
+  const listeners = new Set<() => void>();
+  let order: readonly string[] = [];
+
+  const changed = () => {
+    order = [...stores.keys()];
+    listeners.forEach((listener) => listener());
+  };
+
+  const storeOptions = (mountId: string, title?: string) => ({
+    mountId,
+    title,
+    limits: options.limits,
+    onError: (error: RenderError) => options.onError?.(mountId, error),
+  });
+
+  return {
+    receive(raw) {
+      const checked = validateMountMessage(raw);
+      if (!checked.ok) {
+        const error = renderError("invalid-op", `mount message rejected: ${checked.reason}`);
+        options.onError?.(undefined, error);
+        return [error];
+      }
+      const message = checked.message;
+      if (message.type === MOUNT_OPEN) {
+        // A (re)open starts from its snapshot; a view holding the old store
+        // re-reads the registry on `subscribe`.
+        const store = createMountStore(storeOptions(message.mountId, message.title));
+        const errors = store.load(message.snapshot as MountSnapshot);
+        stores.delete(message.mountId);
+        stores.set(message.mountId, store);
+        changed();
+        return errors;
+      }
+      const store = stores.get(message.mountId);
+      if (!store) {
+        const error = renderError("unknown-mount", `no mount "${message.mountId.slice(0, 64)}"`, { mountId: message.mountId });
+        options.onError?.(message.mountId, error);
+        return [error];
+      }
+      switch (message.type) {
+        case MOUNT_OPS:
+          return store.apply(message.ops);
+        case MOUNT_CLOSE:
+          store.close();
+          return [];
+        case MOUNT_ERROR:
+          store.setRenderError(message.error);
+          return [];
+        case MOUNT_FORM_ERRORS:
+          store.setFormErrors(message.errors);
+          return [];
+        case MOUNT_WAITING:
+          store.setWaiting(message.waiting);
+          return [];
+        default: {
+          const exhaustive: never = message;
+          return exhaustive;
+        }
+      }
+    },
+    get: (mountId) => stores.get(mountId),
+    ids: () => order,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+    restore(mountId, snapshot, title) {
+      const result = fromSnapshot(snapshot, storeOptions(mountId, title));
+      stores.set(mountId, result.store);
+      changed();
+      return result;
+    },
+    closeAll() {
+      for (const store of stores.values()) store.close();
+    },
+    delete(mountId) {
+      if (stores.delete(mountId)) changed();
+    },
+  };
+}
