@@ -84,11 +84,10 @@ export function sanitizeCssDeclaration(property: string, value: unknown): string
   if (typeof value !== "string") return null;
   const trimmed = value.trim();
   if (trimmed.length > MAX_CSS_VALUE_LENGTH) return null;
-  if (DENIED_VALUE.test(trimmed)) {
-    // `!important` is the one `!` worth keeping in generated CSS; style
-    // props never need it (inline styles already win).
-    return null;
-  }
+  // url(...) bodies are judged by urlsAllowed; data: URLs hold `;` and `,`.
+  // `!important` is split off generated CSS before this; style props never
+  // need it (inline styles already win).
+  if (trimmed.includes("\\") || DENIED_VALUE.test(trimmed.replace(/url\s*\([^)]*\)/gi, "url()"))) return null;
   if (!urlsAllowed(trimmed)) return null;
   if (name === "position") return /^fixed$/i.test(trimmed) ? "absolute" : trimmed;
   if (name === "z-index") {

@@ -22,8 +22,9 @@ const SCOPE = `.${MOUNT_SCOPE_CLASS}`;
  */
 function scopePreflights(css: string): string {
   return css
-    .replace(/(^|\})\s*\*,::before,::after\s*\{/g, `$1${SCOPE},${SCOPE} *,${SCOPE} ::before,${SCOPE} ::after{`)
-    .replace(/(^|\})\s*::backdrop\s*\{/g, `$1${SCOPE} ::backdrop{`);
+    .replace(/\/\*[^*]*\*\//g, "")
+    .replace(/\*,::before,::after\s*\{/g, `${SCOPE} *,${SCOPE} ::before,${SCOPE} ::after{`)
+    .replace(/(^|[}\s])::backdrop\s*\{/g, `$1${SCOPE} ::backdrop{`);
 }
 
 export async function createUtilityCssGenerator(): Promise<UtilityCssGenerator> {

@@ -1,0 +1,272 @@
+import { describe, expect, it } from "vitest";
+import { COMPONENT_SPECS, specFor } from "./componentSpecs";
+import {
+  KEYFRAMES_PREFIX, MAX_Z_INDEX, MIN_Z_INDEX, isSafeClassToken, sanitizeClassName, sanitizeCssDeclaration,
+  sanitizeGeneratedCss, sanitizeStyle, selectorInScope,
+} from "./sanitizeCss";
+import { sanitizeProps } from "./sanitizeProps";
+import { sanitizeUrl } from "./sanitizeUrl";
+import { createUtilityCssGenerator } from "./utilityCss";
+
+const H = { $handler: true };
+const options = { idPrefix: "lm-m1-" };
+const clean = (type: string, props: Record<string, unknown>) => sanitizeProps(specFor(type)!, props, options);
+
+describe("sanitizeUrl", () => {
+  it("allows http(s) and mailto links, normalised", () => {
+    expect(sanitizeUrl("https://example.com/a?b=1", "link")).toBe("https://example.com/a?b=1");
+    expect(sanitizeUrl("HTTP://Example.com", "link")).toBe("http://example.com/");
+    expect(sanitizeUrl("mailto:a@b.c", "link")).toBe("mailto:a@b.c");
+  });
+
+  it("refuses script schemes however they are spelled", () => {
+    for (const url of ["javascript:alert(1)", " javascript:alert(1)", "java\tscript:alert(1)", "JaVaScRiPt:alert(1)",
+      "\u0000javascript:alert(1)", "vbscript:x", "data:text/html,<script>alert(1)</script>", "file:///etc/passwd"]) {
+      expect(sanitizeUrl(url, "link"), url).toBeNull();
+    }
+  });
+
+  it("refuses relative URLs (they would resolve against the app) and credentials", () => {
+    for (const url of ["/settings", "#top", "x.png", "//evil.example/x", "https://user:pw@example.com/"]) {
+      expect(sanitizeUrl(url, "link"), url).toBeNull();
+    }
+  });
+
+  it("allows only data: and blob: resources", () => {
+    expect(sanitizeUrl("data:image/png;base64,AAAA", "resource")).toBe("data:image/png;base64,AAAA");
+    expect(sanitizeUrl("blob:http://127.0.0.1:5173/0b3d5f9e-2c1a-4a7e-9d8b-1f2e3d4c5b6a", "resource")).not.toBeNull();
+    expect(sanitizeUrl("https://example.com/x.png", "resource")).toBeNull();
+    expect(sanitizeUrl("blob:https://x/../../", "resource")).toBeNull();
+  });
+
+  it("refuses non-strings and oversize URLs", () => {
+    expect(sanitizeUrl(42, "link")).toBeNull();
+    expect(sanitizeUrl("data:," + "a".repeat(600 * 1024), "resource")).toBeNull();
+  });
+});
+
+describe("CSS declarations and style props", () => {
+  it("turns position: fixed into absolute", () => {
+    expect(sanitizeCssDeclaration("position", "fixed")).toBe("absolute");
+    expect(sanitizeCssDeclaration("position", " FIXED ")).toBe("absolute");
+    expect(sanitizeCssDeclaration("position", "sticky")).toBe("sticky");
+  });
+
+  it("clamps z-index", () => {
+    expect(sanitizeCssDeclaration("z-index", 999999)).toBe(MAX_Z_INDEX);
+    expect(sanitizeCssDeclaration("z-index", "-99999")).toBe(MIN_Z_INDEX);
+    expect(sanitizeCssDeclaration("z-index", "auto")).toBe("auto");
+    expect(sanitizeCssDeclaration("z-index", "calc(1e9)")).toBeNull();
+  });
+
+  it("allows url() only with data:/blob:", () => {
+    expect(sanitizeCssDeclaration("background", "url(data:image/png;base64,AA) no-repeat")).not.toBeNull();
+    expect(sanitizeCssDeclaration("background", "url('data:image/png;base64,AA')")).not.toBeNull();
+    expect(sanitizeCssDeclaration("background", "url(https://evil.example/x.png)")).toBeNull();
+    expect(sanitizeCssDeclaration("background", "url( 'https://evil.example/x.png' )")).toBeNull();
+    expect(sanitizeCssDeclaration("background", "URL(//evil.example/x)")).toBeNull();
+    expect(sanitizeCssDeclaration("background", "url(data:,x), url(https://evil.example/)")).toBeNull();
+    expect(sanitizeCssDeclaration("cursor", "url(https://evil.example/c.cur), auto")).toBeNull();
+  });
+
+  it("refuses fetching or running functions, escapes and injection characters", () => {
+    for (const value of [
+      "image-set('https://e.example/x.png' 1x)", "-webkit-image-set(url(x) 1x)", "expression(alert(1))",
+      "\\75 rl(https://evil.example/)", "red; position: fixed", "red !important", "attr(data-x url)",
+      "src('https://e.example/')", "element(#app)", "cross-fade(url(a), url(b))", "paint(worklet)", "red /* x */",
+    ]) {
+      expect(sanitizeCssDeclaration("background", value), value).toBeNull();
+    }
+    expect(sanitizeCssDeclaration("behavior", "url(x.htc)")).toBeNull();
+    expect(sanitizeCssDeclaration("-moz-binding", "none")).toBeNull();
+  });
+
+  it("sanitizes a style object key by key and lists what it dropped", () => {
+    const result = sanitizeStyle({
+      position: "fixed", inset: 0, zIndex: 2147483647, color: "red", background: "url(https://evil.example/t.gif)",
+      "--brand": "#f00", MozBinding: "url(x)", "not a prop": "x", width: Number.NaN,
+    });
+    expect(result.style).toEqual({ position: "absolute", inset: 0, zIndex: MAX_Z_INDEX, color: "red", "--brand": "#f00" });
+    expect(result.dropped.sort()).toEqual(["MozBinding", "background", "not a prop", "width"].sort());
+    expect(sanitizeStyle("color: red").style).toBeUndefined();
+  });
+});
+
+describe("class tokens", () => {
+  it("keeps Tailwind tokens, including arbitrary values", () => {
+    for (const token of ["p-4", "hover:bg-red-500", "md:flex", "w-[calc(100%-2rem)]", "bg-blue-500/50", "grid-cols-[1fr_2fr]", "!p-2", "-mt-2", "before:content-['x']"]) {
+      expect(isSafeClassToken(token), token).toBe(true);
+    }
+  });
+
+  it("drops tokens with url(), arbitrary variants and injection characters", () => {
+    for (const token of ["bg-[url(https://evil.example/x)]", "[&_body]:hidden", "[&>*]:p-4", "[body_&]:fixed", "a{b}", "x;y", "a\\b", 'a"b', "a<b", "x".repeat(200)]) {
+      expect(isSafeClassToken(token), token).toBe(false);
+    }
+  });
+
+  it("keeps only safe tokens in the class attribute, deduplicated", () => {
+    expect(sanitizeClassName("p-4  p-4 bg-[url(x)] fixed")).toEqual({ className: "p-4 fixed", tokens: ["p-4", "fixed"] });
+    expect(sanitizeClassName(5).className).toBeUndefined();
+  });
+});
+
+describe("sanitizeGeneratedCss", () => {
+  it("keeps rules scoped under the panel and drops everything else", () => {
+    const css = [
+      ".lm-mount .p-4{padding:1rem;}",
+      "body{background:red;}",
+      ".lm-mount ~ .app{display:none;}",
+      ".lm-mount + header{display:none;}",
+      ".lm-mount .a, .app-header{color:red;}",
+      ":root{--x:1;}",
+      "@import url(https://evil.example/x.css);",
+      "@font-face{font-family:x;src:url(https://evil.example/f.woff);}",
+      "@property --x{syntax:'<length>';inherits:false;initial-value:0px;}",
+    ].join("\n");
+    expect(sanitizeGeneratedCss(css)).toBe(".lm-mount .p-4{padding:1rem;}\n.lm-mount .a{color:red;}");
+  });
+
+  it("rewrites declarations inside rules and media queries", () => {
+    const css = "@media (min-width: 768px){\n.lm-mount .md\\:fixed{position:fixed;z-index:9999;background:url(https://evil.example/);}\n}";
+    expect(sanitizeGeneratedCss(css)).toBe("@media (min-width: 768px){.lm-mount .md\\:fixed{position:absolute;z-index:100;}}");
+  });
+
+  it("renames keyframes and the animations that use them", () => {
+    const css = "@keyframes spin{from{transform:rotate(0deg)}to{transform:rotate(360deg)}}\n.lm-mount .animate-spin{animation:spin 1s linear infinite;}";
+    const out = sanitizeGeneratedCss(css);
+    expect(out).toContain(`@keyframes ${KEYFRAMES_PREFIX}spin{`);
+    expect(out).toContain(`animation:${KEYFRAMES_PREFIX}spin 1s linear infinite;`);
+    expect(out).not.toMatch(/@keyframes spin\b/);
+  });
+
+  it("returns nothing for unbalanced input", () => {
+    expect(sanitizeGeneratedCss(".lm-mount .a{color:red;")).toBe("");
+    expect(sanitizeGeneratedCss("}body{color:red}")).toBe("");
+  });
+
+  it("judges selectors by their subject", () => {
+    expect(selectorInScope(".lm-mount .x")).toBe(true);
+    expect(selectorInScope('[dir="rtl"] .lm-mount .x')).toBe(true);
+    expect(selectorInScope(".lm-mount .peer:checked~.y")).toBe(true);
+    expect(selectorInScope(".lm-mount")).toBe(false);
+    expect(selectorInScope(".lm-mount ~ .x")).toBe(false);
+    expect(selectorInScope("html .x")).toBe(false);
+  });
+});
+
+describe("utility CSS generation (UnoCSS preset-wind3)", () => {
+  it("generates scoped, sanitized CSS for Tailwind tokens", async () => {
+    const generator = await createUtilityCssGenerator();
+    const { css } = await generator.generate(new Set(["fixed", "inset-0", "z-50", "p-4", "hover:bg-red-500", "shadow-lg", "animate-spin", "z-[99999]", "md:flex", "dark:bg-black"]));
+    expect(css).toContain(".lm-mount .fixed{position:absolute;}");
+    expect(css).toContain(".lm-mount .p-4{padding:1rem;}");
+    expect(css).toContain(".lm-mount .z-\\[99999\\]{z-index:100;}");
+    expect(css).toContain("@media (prefers-color-scheme: dark)");
+    expect(css).toContain(`@keyframes ${KEYFRAMES_PREFIX}spin`);
+    // Preflight variables only inside panels.
+    expect(css).toContain(".lm-mount *,.lm-mount ::before,.lm-mount ::after{");
+    expect(css).not.toMatch(/(^|\})\s*\*,::before/);
+    for (const statement of css.split("\n")) {
+      if (statement.startsWith("@")) continue;
+      for (const selector of statement.slice(0, statement.indexOf("{")).split(",")) expect(selectorInScope(selector), selector).toBe(true);
+    }
+  });
+});
+
+describe("sanitizeProps", () => {
+  it("drops raw HTML and says so", () => {
+    const result = clean("div", { dangerouslySetInnerHTML: { __html: "<img src=x onerror=alert(1)>" }, innerHTML: "x" });
+    expect(result.props).toEqual({});
+    expect(result.dropped).toEqual([{ prop: "dangerouslySetInnerHTML", reason: "raw-html" }, { prop: "innerHTML", reason: "raw-html" }]);
+  });
+
+  it("keeps only handler markers the spec lists", () => {
+    const result = clean("button", { onClick: H, onclick: "alert(1)", onMouseOver: H, onFocus: "x", onPointerDown: H });
+    expect(result.handlers).toEqual({ onClick: "plain" });
+    expect(result.props).toEqual({});
+    expect(result.dropped.map((entry) => entry.reason).sort()).toEqual(["string-handler", "string-handler", "unsupported-handler", "unsupported-handler"]);
+  });
+
+  it("lets a form submit and inputs change", () => {
+    expect(clean("form", { onSubmit: H }).handlers).toEqual({ onSubmit: "submit" });
+    expect(clean("input", { onChange: H, onKeyDown: H }).handlers).toEqual({ onChange: "change", onKeyDown: "key" });
+    expect(clean("Select", { onValueChange: H }).handlers).toEqual({ onValueChange: "value" });
+    expect(clean("Checkbox", { onCheckedChange: H }).handlers).toEqual({ onCheckedChange: "checked" });
+  });
+
+  it("drops render-time function props (formatters, render props)", () => {
+    expect(clean("XAxis", { tickFormatter: H }).dropped).toEqual([{ prop: "tickFormatter", reason: "unsupported-handler" }]);
+  });
+
+  it("allows only http(s)/mailto hrefs", () => {
+    expect(clean("a", { href: "https://example.com" }).props.href).toBe("https://example.com/");
+    const bad = clean("a", { href: "javascript:alert(1)" });
+    expect(bad.props.href).toBeUndefined();
+    expect(bad.dropped).toEqual([{ prop: "href", reason: "unsafe-url" }]);
+  });
+
+  it("allows img src only from data:/blob: and drops srcset", () => {
+    expect(clean("img", { src: "data:image/gif;base64,R0lGOD" }).props.src).toBe("data:image/gif;base64,R0lGOD");
+    const result = clean("img", { src: "https://tracker.example/p.gif", srcSet: "https://x 2x" });
+    expect(result.props).toEqual({});
+    expect(result.dropped.map((entry) => entry.reason)).toEqual(["unsafe-url", "unsafe-url"]);
+  });
+
+  it("drops form action, formAction, xlink:href and other URL props", () => {
+    expect(clean("form", { action: "https://evil.example/", method: "post" }).props).toEqual({});
+    expect(clean("button", { formAction: "https://evil.example/" }).props).toEqual({});
+    expect(clean("svg", { "xlink:href": "https://evil.example/" }).props).toEqual({});
+    expect(clean("div", { background: "https://evil.example/" }).props).toEqual({});
+  });
+
+  it("namespaces ids and id references", () => {
+    const result = clean("label", { id: "name", htmlFor: "field", "aria-describedby": "a b" });
+    expect(result.props).toEqual({ id: "lm-m1-name", htmlFor: "lm-m1-field", "aria-describedby": "lm-m1-a lm-m1-b" });
+    expect(clean("div", { id: "bad id!" }).props.id).toBeUndefined();
+    expect(clean("label", { for: "x" }).props.htmlFor).toBe("lm-m1-x");
+  });
+
+  it("clamps tabIndex and checks enums", () => {
+    expect(clean("div", { tabIndex: 99 }).props.tabIndex).toBe(0);
+    expect(clean("div", { tabIndex: -5 }).props.tabIndex).toBe(-1);
+    expect(clean("input", { type: "file" }).props.type).toBeUndefined();
+    expect(clean("input", { type: "image" }).props.type).toBeUndefined();
+    expect(clean("Button", { variant: "outline", size: "huge" }).props).toEqual({ variant: "outline" });
+  });
+
+  it("drops popover, autofocus, contentEditable and unknown props", () => {
+    expect(clean("div", { popover: "manual", autoFocus: true, contentEditable: true, accessKey: "a", is: "x-y" }).props).toEqual({});
+  });
+
+  it("sanitizes style and className", () => {
+    const result = clean("div", { style: { position: "fixed", top: 0 }, className: "fixed inset-0 bg-[url(https://e.example/)]" });
+    expect(result.props).toEqual({ style: { position: "absolute", top: 0 }, className: "fixed inset-0" });
+    expect(result.classTokens).toEqual(["fixed", "inset-0"]);
+  });
+
+  it("keeps aria-* and data-* scalars", () => {
+    expect(clean("div", { "aria-label": "x", "data-row": 3, "data-X": "y", "aria-hidden": true }).props).toEqual({ "aria-label": "x", "data-row": 3, "aria-hidden": true });
+  });
+
+  it("filters SVG paint values", () => {
+    expect(clean("path", { d: "M0 0L10 10", fill: "red" }).props).toEqual({ d: "M0 0L10 10", fill: "red" });
+    expect(clean("rect", { fill: "url(https://evil.example/#g)" }).props).toEqual({});
+  });
+
+  it("deep-filters chart config objects", () => {
+    const result = clean("Line", { dot: { r: 3, href: "https://evil.example/", onClick: H, style: { position: "fixed" }, fill: "url(x)" }, dataKey: "y" });
+    expect(result.props).toEqual({ dot: { r: 3, style: { position: "absolute" } }, dataKey: "y" });
+  });
+
+  it("never lets children, key or ref through", () => {
+    expect(clean("div", { children: "x", key: "k", ref: "r" })).toEqual({ props: {}, handlers: {}, classTokens: [], dropped: [] });
+  });
+
+  it("has no spec for refused elements", () => {
+    for (const type of ["script", "iframe", "object", "embed", "base", "meta", "link", "style", "foreignObject", "use", "image", "animate", "set", "dialog"]) {
+      expect(specFor(type), type).toBeUndefined();
+    }
+    expect(Object.isFrozen(COMPONENT_SPECS)).toBe(true);
+  });
+});
