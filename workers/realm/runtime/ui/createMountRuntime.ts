@@ -1,0 +1,655 @@
+/**
+ * `mount()`, `<Slot>`, UI events and the frame loop. One runtime per realm.
+ *
+ * Rendering: each mount is a react-reconciler root over its own NodeTable.
+ * Everything the runtime starts renders on the sync lane and commits before
+ * returning: `mount()` (then MOUNT_OPEN carries the snapshot), a frame's
+ * re-render of mounts whose Data/StreamedData changed, a UI event's handler
+ * (as react-dom does for a click). React's own async work (an effect's
+ * setState) commits whenever React runs it. Either way the ops wait in the
+ * table, and a frame posts them: at most one MOUNT_OPS per mount per frame.
+ *
+ * Errors: an error boundary wraps each mount's `ui`. A render error shows in
+ * the panel (MOUNT_ERROR) and is reported to the model once (`onError`), with
+ * the component and, via `locate`, the line. While a StreamedData the mount
+ * read is still streaming, a render error is held instead: the ops are not
+ * sent (the panel keeps its last good tree) and nothing is reported, because
+ * `rows.map` on a half-streamed value is expected to fail and then succeed;
+ * if it still fails once the stream ended, it is shown and reported. A later
+ * successful render clears the panel's error (MOUNT_ERROR with null).
+ */
+import {
+  Component, createContext, createElement, isValidElement, useCallback, useContext, useEffect, useSyncExternalStore,
+  type ErrorInfo, type ReactNode,
+} from "react";
+import {
+  MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, MAX_MOUNT_ID_LENGTH,
+  validateUiEvent, type FormValues, type MountErrorInfo, type MountRealmMessage, type WireProps,
+} from "../../../../src/wire/mount";
+import { createRenderer, type Renderer, type RendererRoot } from "../../reconciler/createRenderer";
+import type { MountContainer } from "../../reconciler/hostConfig";
+import { createNodeTable, type NodeTable, type TableNode } from "../../reconciler/nodeTable";
+import { toWireProps, type PropIssue } from "../../reconciler/toWireProps";
+import { currentProxy, sourceOf, toRaw } from "./Data";
+import { buildFormObject, isZodSchema, parseForm, type ZodLike } from "./formValues";
+import { streamStateOf } from "./StreamedData";
+import { setRenderingSubscriber, subscribe, type ReactiveSource, type Subscriber } from "./tracking";
+import { uiEventArgument } from "./uiEventArgument";
+
+export type UiErrorCode =
+  /** Rendering a mount's ui threw (also shown in the panel). */
+  | "render"
+  /** An event handler threw or its promise rejected. */
+  | "handler"
+  /** A function (not on…) or a React element in a prop: dropped. */
+  | "unsupported-prop"
+  /** A second `new StreamedData(id)` took over an id. */
+  | "duplicate-target"
+  /** `mountSlot(name)` but the mount rendered no `<Slot name>`. */
+  | "unknown-slot"
+  /** `outputSchema` threw while validating. */
+  | "bad-schema";
+
+/** An error for the model. Plain data except `cause`, the original thrown value (for mapping its stack). */
+export interface UiError {
+  code: UiErrorCode;
+  name: string;
+  message: string;
+  mountId?: string;
+  component?: string;
+  /** The handler prop, for code "handler". */
+  handler?: string;
+  line?: number;
+  column?: number;
+  cause?: unknown;
+}
+
+export interface MountRuntimeOptions {
+  post(message: MountRealmMessage): void;
+  onError(error: UiError): void;
+  /** Call `callback` at the next frame (default: leading-edge, at most every MOUNT_FRAME_MS; see scheduleFrame.ts). */
+  schedule(callback: () => void): void;
+  /** Where a thrown value points in the model's source (the executor knows its compiled statements). */
+  locate?(error: unknown): { line?: number; column?: number } | undefined;
+}
+
+/** A React function component or an element. */
+export type Ui = ((props: UiProps) => ReactNode) | ReactNode;
+
+export interface UiProps {
+  data: unknown;
+  streamedData: unknown;
+  callbacks: Record<string, unknown>;
+  /** Field errors of the last rejected submit, keyed by field name. */
+  errors: Record<string, string>;
+  /** Submit values from code (controlled inputs): validated like a form submit; true when accepted. */
+  submit(values: unknown): boolean;
+}
+
+export interface MountOptions {
+  ui: Ui;
+  data?: unknown;
+  streamedData?: unknown;
+  outputSchema?: unknown;
+  callbacks?: Record<string, unknown>;
+  title?: string;
+}
+
+/** `comp.result`: a thenable, so awaiting it is observable ("Waiting for input"). */
+export interface MountResult<T = unknown> extends PromiseLike<T> {
+  catch<R = never>(onRejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R>;
+  finally(onFinally?: (() => void) | null): Promise<T>;
+}
+
+export interface MountHandle {
+  readonly id: string;
+  readonly result: MountResult;
+  mountSlot(name: string, ui: Ui): void;
+  /** Replace some options (ui, data, streamedData, callbacks, outputSchema); re-renders at the next frame. */
+  update(options: Partial<MountOptions>): void;
+  unmount(): void;
+}
+
+export interface MountRuntime {
+  mount(options: MountOptions | Ui): MountHandle;
+  Slot(props: { name: string; fallback?: ReactNode }): ReactNode;
+  /** A UI_EVENT from the host (validated here). False when it was dropped. */
+  handleUiEvent(message: unknown): boolean;
+  /** Run a frame now (tests; the scheduler calls it otherwise). */
+  frame(): void;
+  unmountAll(): void;
+}
+
+const MountContext = createContext<MountRecord | null>(null);
+
+const INTERNAL_COMPONENTS: ReadonlySet<string> = new Set(["MountRoot", "MountErrorBoundary", "UiRenderer", "Slot"]);
+
+/** The innermost model component in a React component stack (V8 `at Name (…)`, Firefox/Safari `Name@…`). */
+export function componentFromStack(stack: string | null | undefined): string | undefined {
+  if (!stack) return undefined;
+  for (const line of stack.split("\n")) {
+    const match = /^\s*at ([A-Za-z_$][\w$.]*)/.exec(line) ?? /^\s*([A-Za-z_$][\w$.]*)@/.exec(line);
+    if (!match) continue;
+    const name = match[1];
+    if (INTERNAL_COMPONENTS.has(name) || !/^[A-Z]/.test(name)) continue;
+    return name;
+  }
+  return undefined;
+}
+
+function describeThrown(error: unknown): { name: string; message: string } {
+  try {
+    if (error instanceof Error) return { name: error.name || "Error", message: String(error.message) };
+    if (typeof error === "object" && error !== null) {
+      const { name, message } = error as { name?: unknown; message?: unknown };
+      if (typeof message === "string") return { name: typeof name === "string" ? name : "Error", message };
+    }
+    return { name: "Error", message: `${typeof error === "string" ? error : JSON.stringify(error) ?? String(error)} was thrown` };
+  } catch {
+    return { name: "Error", message: "an unreadable value was thrown" };
+  }
+}
+
+interface Deferred {
+  promise: Promise<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+class MountClosedError extends Error {
+  readonly code = "mount-closed";
+  constructor(id: string) {
+    super(`The mount ${id} was unmounted before it was submitted`);
+    this.name = "MountClosedError";
+  }
+}
+
+interface Runtime {
+  readonly options: MountRuntimeOptions;
+  readonly renderer: Renderer;
+  requestFrame(): void;
+}
+
+class MountRecord implements Subscriber, MountContainer {
+  readonly table: NodeTable;
+  readonly root: RendererRoot;
+  options: MountOptions;
+  version = 0;
+  dirty = false;
+  opened = false;
+  closed = false;
+  readonly sources = new Set<ReactiveSource>();
+  readonly slots = new Map<string, Ui>();
+  private readonly slotListeners = new Set<() => void>();
+  private readonly renderedSlots = new Map<string, number>();
+  readonly slotsToCheck = new Set<string>();
+  errors: Record<string, string> = {};
+  /** Set by the boundary when it catches during the current render. */
+  failed = false;
+  /** Key of the error the panel shows. */
+  private shownError: string | null = null;
+  private readonly reported = new Set<string>();
+  holdOps = false;
+  private readonly reportedProps = new Set<string>();
+  private readonly beforeOpen: MountRealmMessage[] = [];
+  private readonly deferred: Deferred;
+  readonly result: MountResult;
+  settled = false;
+  private waiting = false;
+
+  constructor(readonly id: string, options: MountOptions, private readonly runtime: Runtime) {
+    this.options = options;
+    this.table = createNodeTable({
+      serialize: (type, props) => this.serialize(type, props),
+      onOps: () => runtime.requestFrame(),
+    });
+    this.root = runtime.renderer.createRoot(this, {
+      onUncaughtError: (error, info) => this.renderFailed(error, info.componentStack),
+    });
+    let resolve!: (value: unknown) => void;
+    let reject!: (error: unknown) => void;
+    const promise = new Promise<unknown>((yes, no) => {
+      resolve = yes;
+      reject = no;
+    });
+    promise.catch(() => {});
+    this.deferred = { promise, resolve, reject };
+    const markWaiting = (): void => this.markWaiting();
+    this.result = {
+      then(onFulfilled, onRejected) {
+        markWaiting();
+        return promise.then(onFulfilled, onRejected);
+      },
+      catch(onRejected) {
+        markWaiting();
+        return promise.catch(onRejected);
+      },
+      finally(onFinally) {
+        markWaiting();
+        return promise.finally(onFinally);
+      },
+    };
+  }
+
+  // ---- MountContainer (called by the host config)
+  onRenderStart(): void {
+    setRenderingSubscriber(this);
+  }
+  onRenderEnd(): void {
+    setRenderingSubscriber(null);
+  }
+
+  // ---- Subscriber
+  invalidate(): void {
+    if (this.closed || this.dirty) return;
+    this.dirty = true;
+    this.runtime.requestFrame();
+  }
+  addSource(source: ReactiveSource): void {
+    this.sources.add(source);
+  }
+
+  post(message: MountRealmMessage): void {
+    if (this.closed) return;
+    if (this.opened) this.runtime.options.post(message);
+    else this.beforeOpen.push(message);
+  }
+
+  open(): void {
+    this.render();
+    this.table.takeOps();
+    const message: MountRealmMessage = { type: MOUNT_OPEN, mountId: this.id, snapshot: this.table.snapshot() };
+    if (this.options.title !== undefined) message.title = String(this.options.title);
+    this.runtime.options.post(message);
+    this.opened = true;
+    for (const queued of this.beforeOpen.splice(0)) this.runtime.options.post(queued);
+  }
+
+  render(): void {
+    this.dirty = false;
+    this.version += 1;
+    this.failed = false;
+    this.root.renderSync(createElement(MountRoot, { mount: this, version: this.version }));
+    if (!this.failed && !this.closed) this.renderSucceeded();
+  }
+
+  flush(): void {
+    if (this.closed || !this.opened || this.holdOps || !this.table.hasOps()) return;
+    this.runtime.options.post({ type: MOUNT_OPS, mountId: this.id, ops: this.table.takeOps() });
+  }
+
+  uiProps(): UiProps {
+    return {
+      data: currentProxy(this.options.data),
+      streamedData: this.options.streamedData,
+      callbacks: this.options.callbacks ?? {},
+      errors: this.errors,
+      submit: (values: unknown) => this.submit(values, false),
+    };
+  }
+
+  // ---- errors
+  renderFailed(error: unknown, componentStack: string | null | undefined): void {
+    this.failed = true;
+    const { name, message } = describeThrown(error);
+    const info: MountErrorInfo = { code: "render", name, message };
+    const component = componentFromStack(componentStack);
+    if (component) info.component = component;
+    const where = this.locate(error);
+    if (where?.line !== undefined) info.line = where.line;
+    if ([...this.sources].some((source) => source.isStreaming())) {
+      this.holdOps = true;
+      return;
+    }
+    this.holdOps = false;
+    const key = `${info.name}\u0000${info.message}\u0000${info.component ?? ""}`;
+    if (this.shownError !== key) {
+      this.shownError = key;
+      this.post({ type: MOUNT_ERROR, mountId: this.id, error: info });
+    }
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.runtime.options.onError({
+      code: "render", name, message: `${message} (while rendering ${component ? `<${component}>` : "the ui"} of mount ${this.id})`,
+      mountId: this.id, component, line: where?.line, column: where?.column, cause: error,
+    });
+  }
+
+  private renderSucceeded(): void {
+    this.holdOps = false;
+    this.reported.clear();
+    if (this.shownError !== null) {
+      this.shownError = null;
+      this.post({ type: MOUNT_ERROR, mountId: this.id, error: null });
+    }
+  }
+
+  locate(error: unknown): { line?: number; column?: number } | undefined {
+    try {
+      return this.runtime.options.locate?.(error);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private serialize(type: string, props: Record<string, unknown>): WireProps {
+    return toWireProps(type, props, {
+      unwrap: (value) => {
+        const stream = streamStateOf(value);
+        if (stream) {
+          subscribe(stream, this);
+          return { value: stream.read() };
+        }
+        const data = sourceOf(value);
+        if (data) {
+          subscribe(data, this);
+          return { value: toRaw(value) };
+        }
+        return undefined;
+      },
+      report: (issue) => this.reportProp(issue),
+    });
+  }
+
+  private reportProp(issue: PropIssue): void {
+    const key = `${issue.kind}:${issue.type}:${issue.prop}`;
+    if (this.reportedProps.has(key)) return;
+    this.reportedProps.add(key);
+    const message = issue.kind === "function-prop"
+      ? `<${issue.type} ${issue.prop}={function}>: only event handlers (on…) can be functions; ${issue.prop} is ignored on the page. Compute such values in code instead (e.g. pre-format labels in the data).`
+      : `<${issue.type} ${issue.prop}={<element />}>: React elements are only supported as children; ${issue.prop} is ignored. Put the element in the children instead.`;
+    this.runtime.options.onError({ code: "unsupported-prop", name: "UnsupportedPropError", message, mountId: this.id, component: issue.type });
+  }
+
+  // ---- slots
+  subscribeSlots = (listener: () => void): (() => void) => {
+    this.slotListeners.add(listener);
+    return () => this.slotListeners.delete(listener);
+  };
+
+  setSlot(name: string, ui: Ui): void {
+    this.slots.set(name, ui);
+    this.slotsToCheck.add(name);
+    for (const listener of [...this.slotListeners]) listener();
+    this.runtime.requestFrame();
+  }
+
+  slotRendered(name: string): () => void {
+    this.renderedSlots.set(name, (this.renderedSlots.get(name) ?? 0) + 1);
+    return () => {
+      const count = (this.renderedSlots.get(name) ?? 1) - 1;
+      if (count <= 0) this.renderedSlots.delete(name);
+      else this.renderedSlots.set(name, count);
+    };
+  }
+
+  checkSlots(): void {
+    for (const name of this.slotsToCheck) {
+      if (this.renderedSlots.has(name) || this.failed || this.holdOps) continue;
+      this.runtime.options.onError({
+        code: "unknown-slot", name: "UnknownSlotError", mountId: this.id,
+        message: `mountSlot(${JSON.stringify(name)}): mount ${this.id} renders no <Slot name=${JSON.stringify(name)} />; the content is kept until such a Slot appears`,
+      });
+    }
+    this.slotsToCheck.clear();
+  }
+
+  // ---- forms and result
+  private markWaiting(): void {
+    if (this.settled || this.waiting || this.closed) return;
+    this.waiting = true;
+    this.post({ type: MOUNT_WAITING, mountId: this.id, waiting: true });
+  }
+
+  setErrors(errors: Record<string, string>): void {
+    const same = Object.keys(errors).length === Object.keys(this.errors).length
+      && Object.keys(errors).every((key) => this.errors[key] === errors[key]);
+    if (same) return;
+    this.errors = errors;
+    this.post({ type: MOUNT_FORM_ERRORS, mountId: this.id, errors });
+    this.invalidate();
+  }
+
+  /** Validates and, when valid, resolves `result`. True when accepted. */
+  submit(values: unknown, fromForm: boolean): boolean {
+    if (this.settled || this.closed) return this.settled;
+    const object = fromForm ? buildFormObject(values as FormValues) : toRaw(values);
+    let value: unknown = object;
+    const schema = this.options.outputSchema;
+    if (schema !== undefined) {
+      let parsed;
+      try {
+        parsed = parseForm(object, schema as ZodLike);
+      } catch (error) {
+        const { name, message } = describeThrown(error);
+        this.runtime.options.onError({ code: "bad-schema", name, message: `outputSchema of mount ${this.id} failed: ${message}`, mountId: this.id, cause: error });
+        return false;
+      }
+      if (!parsed.ok) {
+        this.setErrors(parsed.errors);
+        return false;
+      }
+      value = parsed.value;
+    }
+    this.setErrors({});
+    this.settled = true;
+    this.deferred.resolve(value);
+    if (this.waiting) {
+      this.waiting = false;
+      this.post({ type: MOUNT_WAITING, mountId: this.id, waiting: false });
+    }
+    return true;
+  }
+
+  close(): void {
+    if (!this.settled) {
+      this.settled = true;
+      this.deferred.reject(new MountClosedError(this.id));
+    }
+    for (const source of this.sources) source.subscribers.delete(this);
+    this.sources.clear();
+  }
+}
+
+function MountRoot({ mount }: { mount: MountRecord; version: number }): ReactNode {
+  return createElement(
+    MountContext.Provider,
+    { value: mount },
+    createElement(MountErrorBoundary, { mount, version: mount.version }, createElement(UiRenderer, { ui: mount.options.ui, mount })),
+  );
+}
+
+function UiRenderer({ ui, mount }: { ui: Ui; mount: MountRecord }): ReactNode {
+  if (typeof ui === "function") return createElement(ui as (props: UiProps) => ReactNode, mount.uiProps());
+  return ui as ReactNode;
+}
+
+interface BoundaryProps {
+  mount: MountRecord;
+  version: number;
+  children?: ReactNode;
+}
+
+interface BoundaryState {
+  failed: boolean;
+  version: number;
+}
+
+/** Each new root render (a new version) retries the ui. */
+class MountErrorBoundary extends Component<BoundaryProps, BoundaryState> {
+  override state: BoundaryState = { failed: false, version: this.props.version };
+
+  static getDerivedStateFromProps(props: BoundaryProps, state: BoundaryState): Partial<BoundaryState> | null {
+    return props.version !== state.version ? { failed: false, version: props.version } : null;
+  }
+
+  static getDerivedStateFromError(): Partial<BoundaryState> {
+    return { failed: true };
+  }
+
+  override componentDidCatch(error: unknown, info: ErrorInfo): void {
+    this.props.mount.renderFailed(error, info.componentStack);
+  }
+
+  override render(): ReactNode {
+    return this.state.failed ? null : this.props.children;
+  }
+}
+
+function Slot({ name, fallback }: { name: string; fallback?: ReactNode }): ReactNode {
+  const mount = useContext(MountContext);
+  const subscribeSlots = useCallback((listener: () => void) => (mount ? mount.subscribeSlots(listener) : () => {}), [mount]);
+  const ui = useSyncExternalStore(subscribeSlots, () => mount?.slots.get(name));
+  useEffect(() => mount?.slotRendered(name), [mount, name]);
+  if (ui === undefined || mount === null) return fallback ?? null;
+  return createElement(UiRenderer, { ui, mount });
+}
+
+function isUi(value: unknown): value is Ui {
+  return typeof value === "function" || isValidElement(value);
+}
+
+function explicitSources(value: unknown): ReactiveSource[] {
+  const own = streamStateOf(value) ?? sourceOf(value);
+  if (own) return [own];
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return [];
+  const found: ReactiveSource[] = [];
+  for (const member of Object.values(value)) {
+    const source = streamStateOf(member) ?? sourceOf(member);
+    if (source) found.push(source);
+  }
+  return found;
+}
+
+function normalizeOptions(input: unknown): MountOptions {
+  const options = isUi(input) ? { ui: input } : input;
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError("mount(options) needs an object: mount({ ui: ({ data }) => <Card>…</Card> })");
+  }
+  const { ui, outputSchema, callbacks } = options as MountOptions;
+  if (!isUi(ui)) throw new TypeError("mount({ ui }) needs ui to be a component, e.g. ui: ({ data, errors }) => <Card>…</Card>");
+  if (outputSchema !== undefined && !isZodSchema(outputSchema)) {
+    throw new TypeError("mount({ outputSchema }) needs a zod schema, e.g. z.object({ name: z.string() })");
+  }
+  if (callbacks !== undefined && (typeof callbacks !== "object" || callbacks === null)) {
+    throw new TypeError("mount({ callbacks }) needs an object of functions, e.g. { onSave: (value) => console.log(value) }");
+  }
+  return { ...(options as MountOptions) };
+}
+
+export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
+  const renderer = createRenderer();
+  const mounts = new Map<string, MountRecord>();
+  let nextId = 1;
+  let frameRequested = false;
+
+  const runtime: Runtime = {
+    options,
+    renderer,
+    requestFrame() {
+      if (frameRequested) return;
+      frameRequested = true;
+      options.schedule(frame);
+    },
+  };
+
+  function frame(): void {
+    frameRequested = false;
+    for (const record of [...mounts.values()]) if (record.dirty && !record.closed) record.render();
+    for (const record of [...mounts.values()]) {
+      record.flush();
+      if (record.slotsToCheck.size > 0) record.checkSlots();
+    }
+  }
+
+  function unmount(record: MountRecord): void {
+    if (record.closed) return;
+    try {
+      record.root.unmount();
+    } catch {
+      // A throwing cleanup must not keep the mount alive.
+    }
+    record.table.takeOps();
+    record.close();
+    record.post({ type: MOUNT_CLOSE, mountId: record.id });
+    record.closed = true;
+    mounts.delete(record.id);
+  }
+
+  function mount(input: MountOptions | Ui): MountHandle {
+    const mountOptions = normalizeOptions(input);
+    const id = `m${nextId++}`.slice(0, MAX_MOUNT_ID_LENGTH);
+    const record = new MountRecord(id, mountOptions, runtime);
+    mounts.set(id, record);
+    for (const source of [...explicitSources(mountOptions.data), ...explicitSources(mountOptions.streamedData)]) subscribe(source, record);
+    record.open();
+    return Object.freeze({
+      id,
+      result: record.result,
+      mountSlot(name: string, ui: Ui) {
+        if (typeof name !== "string" || name === "") throw new TypeError('mountSlot(name, ui) needs the name of a <Slot name="…" /> in the mount');
+        if (!isUi(ui)) throw new TypeError("mountSlot(name, ui) needs ui to be a component, e.g. () => <Card>…</Card>");
+        if (!record.closed) record.setSlot(name, ui);
+      },
+      update(changes: Partial<MountOptions>) {
+        if (record.closed) return;
+        const next = normalizeOptions({ ...record.options, ...changes });
+        record.options = next;
+        for (const source of [...explicitSources(next.data), ...explicitSources(next.streamedData)]) subscribe(source, record);
+        record.invalidate();
+      },
+      unmount: () => unmount(record),
+    });
+  }
+
+  function callHandler(record: MountRecord, node: TableNode, handler: string, argument: unknown): void {
+    const fn = node.props[handler];
+    if (typeof fn !== "function") return;
+    const report = (error: unknown): void => {
+      const { name, message } = describeThrown(error);
+      const where = record.locate(error);
+      options.onError({
+        code: "handler", name, message: `${message} (in ${handler} of <${node.type}> in mount ${record.id})`,
+        mountId: record.id, component: node.type, handler, line: where?.line, column: where?.column, cause: error,
+      });
+    };
+    try {
+      const returned: unknown = renderer.discreteEvent(() => (fn as (argument: unknown) => unknown)(argument));
+      if (typeof returned === "object" && returned !== null && typeof (returned as PromiseLike<unknown>).then === "function") {
+        (returned as PromiseLike<unknown>).then(undefined, report);
+      }
+    } catch (error) {
+      report(error);
+    }
+  }
+
+  function handleUiEvent(message: unknown): boolean {
+    const checked = validateUiEvent(message);
+    if (!checked.ok) return false;
+    const { mountId, nodeId, handler, payload } = checked.message;
+    const record = mounts.get(mountId);
+    const node = record?.table.get(nodeId);
+    if (!record || !node || !node.attached) return false;
+    const argument = uiEventArgument(handler, payload, node.props);
+    callHandler(record, node, handler, argument);
+    if (handler === "onSubmit" && payload.values !== undefined && !record.closed) {
+      // The realm's own form flow: with an outputSchema always; without one,
+      // only for forms that have no onSubmit of their own.
+      if (record.options.outputSchema !== undefined || typeof node.props.onSubmit !== "function") {
+        renderer.discreteEvent(() => record.submit(payload.values, true));
+      }
+    }
+    return true;
+  }
+
+  return {
+    mount,
+    Slot: Slot as (props: { name: string; fallback?: ReactNode }) => ReactNode,
+    handleUiEvent,
+    frame,
+    unmountAll() {
+      for (const record of [...mounts.values()]) unmount(record);
+    },
+  };
+}
+

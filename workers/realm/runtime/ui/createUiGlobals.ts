@@ -1,0 +1,89 @@
+/**
+ * Everything generative UI adds to the realm, in one record to merge into
+ * the realm's globals, plus the two entry points the worker needs. See
+ * README.md in this folder for the surface as model code sees it.
+ */
+import * as React from "react";
+import { z } from "zod";
+import { KIT_COMPONENTS, KIT_ICON_NAMES, ICON_SUFFIX, type MountRealmMessage } from "../../../../src/wire/mount";
+import { createMountRuntime, type MountRuntime, type UiError } from "./createMountRuntime";
+import { Data } from "./Data";
+import { createFrameScheduler } from "./scheduleFrame";
+import { createStreamedDataClass, type DataSink } from "./StreamedData";
+
+export interface UiGlobalsOptions {
+  /** Send a mount message to the host (the worker posts it on the port as is). */
+  post(message: MountRealmMessage): void;
+  /** An error or warning for the model (forward as an exec-style error event; `cause` holds the thrown value). */
+  onError(error: UiError): void;
+  /** Frame scheduler (default createFrameScheduler(): microtask leading edge, then ≤ 1 frame per 16 ms). */
+  schedule?(callback: () => void): void;
+  /** Maps a thrown value to the model's source line (the executor's stack mapping). */
+  locate?(error: unknown): { line?: number; column?: number } | undefined;
+  /** When queued data-fence deltas go to the JSON parser (default: a 0 ms timer). */
+  scheduleParse?(wake: () => void): void;
+}
+
+export interface UiGlobals {
+  /** Merge into the realm's globals. */
+  globals: Record<string, unknown>;
+  /** Call with each UI_EVENT message from the host; validates it; false when dropped. */
+  handleUiEvent(message: unknown): boolean;
+  /** For ExecutorOptions.openDataTarget: a sink for a data fence into `id`, undefined when no StreamedData has that id. */
+  openDataTarget(id: string): DataSink | undefined;
+  /** Unmount every mount (realm shutdown). */
+  unmountAll(): void;
+  /** Run a frame now (tests; a manual `schedule` calls it otherwise). */
+  frame(): void;
+}
+
+/** Kit component names, then `${Name}Icon` for the common lucide icons: each global is its own name. */
+export function componentGlobals(): Record<string, string> {
+  const names: Record<string, string> = {};
+  for (const name of KIT_COMPONENTS) names[name] = name;
+  for (const icon of KIT_ICON_NAMES) names[`${icon}${ICON_SUFFIX}`] = `${icon}${ICON_SUFFIX}`;
+  return names;
+}
+
+export function createUiGlobals(options: UiGlobalsOptions): UiGlobals {
+  const runtime: MountRuntime = createMountRuntime({
+    post: options.post,
+    onError: options.onError,
+    schedule: options.schedule ?? createFrameScheduler(),
+    locate: options.locate,
+  });
+  const { StreamedData, registry } = createStreamedDataClass({
+    onDuplicate: (id) =>
+      options.onError({
+        code: "duplicate-target",
+        name: "DuplicateTargetError",
+        message: `new StreamedData(${JSON.stringify(id)}): that id already had a StreamedData; data blocks now go to the new one and the old one stops updating`,
+      }),
+    scheduleWake: options.scheduleParse,
+  });
+
+  const globals: Record<string, unknown> = {
+    mount: runtime.mount,
+    Slot: runtime.Slot,
+    Data,
+    StreamedData,
+    z,
+    React,
+    useState: React.useState,
+    useEffect: React.useEffect,
+    useMemo: React.useMemo,
+    useRef: React.useRef,
+    useCallback: React.useCallback,
+    useReducer: React.useReducer,
+    Fragment: React.Fragment,
+    ...componentGlobals(),
+  };
+
+  return {
+    globals,
+    handleUiEvent: runtime.handleUiEvent,
+    openDataTarget: (id) => registry.open(id),
+    unmountAll: runtime.unmountAll,
+    frame: runtime.frame,
+  };
+}
