@@ -155,7 +155,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       port: channel.port1,
       nextId,
       handlers: {
-        onReady(version, warmupMs) {
+        onReady(version, { loadMs, warmupMs }) {
           if (!isCurrent() || realm.ready) return;
           if (version !== WIRE_VERSION) {
             const message = `the realm speaks wire version ${version}, the app ${WIRE_VERSION}: reload the page`;
@@ -170,7 +170,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
           realm.connection.startHeartbeat({ intervalMs: heartbeatIntervalMs, timeoutMs: heartbeatTimeoutMs });
           for (; realm.abortsBeforeReady > 0; realm.abortsBeforeReady--) requestStop(realm);
           readiness.resolve();
-          emit({ type: "ready", startMs: performance.now() - realm.startedAt, warmupMs });
+          emit({ type: "ready", startMs: performance.now() - realm.startedAt, loadMs, warmupMs });
         },
         onEvent(event) {
           if (!isCurrent()) return;

@@ -16,7 +16,7 @@ import { RealmHostError } from "./RealmHostError";
 import { validateRealmMessage } from "./validateRealmMessage";
 
 export interface RealmConnectionHandlers {
-  onReady(version: number, warmupMs: number): void;
+  onReady(version: number, timings: { loadMs: number; warmupMs: number }): void;
   onEvent(event: ExecEvent): void;
   /** A message failed validation or answered a request nobody made. It was dropped. */
   onInvalid(reason: string): void;
@@ -111,7 +111,7 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
     const message: RealmMessage = result.message;
     switch (message.type) {
       case READY:
-        return handlers.onReady(message.version, message.warmupMs);
+        return handlers.onReady(message.version, { loadMs: message.loadMs, warmupMs: message.warmupMs });
       case HEARTBEAT:
         if (outstanding && message.seq === outstanding.seq) {
           outstanding = undefined;

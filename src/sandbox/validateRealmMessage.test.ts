@@ -30,7 +30,7 @@ describe("validateRealmMessage", () => {
       { type: "block-done", block: 5 },
     ];
     for (const event of events) expect(ok({ type: EXEC_EVENT, event })).toEqual({ type: EXEC_EVENT, event });
-    expect(ok({ type: READY, version: 1, warmupMs: 12 })).toEqual({ type: READY, version: 1, warmupMs: 12 });
+    expect(ok({ type: READY, version: 1, loadMs: 300, warmupMs: 12 })).toEqual({ type: READY, version: 1, loadMs: 300, warmupMs: 12 });
     expect(ok({ type: HEARTBEAT, seq: 7 })).toEqual({ type: HEARTBEAT, seq: 7 });
     expect(ok({ type: FLUSHED, id: 3 })).toEqual({ type: FLUSHED, id: 3 });
     expect(ok({ type: ABORTED, id: 4 })).toEqual({ type: ABORTED, id: 4 });
@@ -46,8 +46,8 @@ describe("validateRealmMessage", () => {
 
   it("rejects malformed messages with a reason", () => {
     const cases: unknown[] = [
-      null, 42, "ready", [], new Map(), { type: "nope" }, { type: READY }, { type: READY, version: -1, warmupMs: 0 },
-      { type: READY, version: 1.5, warmupMs: 0 }, { type: HEARTBEAT, seq: "1" }, { type: FLUSHED, id: Number.NaN },
+      null, 42, "ready", [], new Map(), { type: "nope" }, { type: READY }, { type: READY, version: -1, loadMs: 0, warmupMs: 0 },
+      { type: READY, version: 1.5, loadMs: 0, warmupMs: 0 }, { type: READY, version: 1, warmupMs: 0 }, { type: HEARTBEAT, seq: "1" }, { type: FLUSHED, id: Number.NaN },
       { type: FLUSHED, id: 2 ** 60 }, { type: EXEC_EVENT }, { type: EXEC_EVENT, event: { type: "mount" } },
       { type: EXEC_EVENT, event: { type: "console", block: 0, statement: 0, level: "trace", text: "x" } },
       { type: EXEC_EVENT, event: { type: "console", block: 0, statement: 0, level: "log", text: 5 } },

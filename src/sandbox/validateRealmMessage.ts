@@ -149,7 +149,12 @@ function realmMessage(value: unknown): RealmMessage {
   const type = oneOf(input.type, MESSAGE_TYPES, "message.type");
   switch (type) {
     case READY:
-      return { type, version: count(input.version, "version"), warmupMs: duration(input.warmupMs, "warmupMs") };
+      return {
+        type,
+        version: count(input.version, "version"),
+        loadMs: duration(input.loadMs, "loadMs"),
+        warmupMs: duration(input.warmupMs, "warmupMs"),
+      };
     case HEARTBEAT:
       return { type, seq: count(input.seq, "seq") };
     case EXEC_EVENT:

@@ -31,8 +31,12 @@ export type HostMessage =
   | { type: typeof PING; seq: number };
 
 export type RealmMessage =
-  /** Warm (Babel loaded and exercised) and listening. */
-  | { type: typeof READY; version: number; warmupMs: number }
+  /**
+   * Warm (Babel loaded and exercised) and listening. `loadMs`: from the
+   * worker's start to its entry running (fetch, compile and evaluation of the
+   * bundle); `warmupMs`: the warm-up after that.
+   */
+  | { type: typeof READY; version: number; loadMs: number; warmupMs: number }
   | { type: typeof HEARTBEAT; seq: number }
   | { type: typeof EXEC_EVENT; event: ExecEvent }
   | { type: typeof FLUSHED; id: RequestId }

@@ -35,6 +35,8 @@ export interface ServeRealmOptions {
   createExecutor(onEvent: (event: ExecEvent) => void): RealmExecutor;
   /** Runs before READY (e.g. exercise Babel once); its duration is reported in READY. */
   warmUp?: () => void;
+  /** How long the bundle took to load before the entry ran (reported in READY). */
+  loadMs?: number;
   now?: () => number;
 }
 
@@ -122,5 +124,5 @@ export function serveRealm(options: ServeRealmOptions): void {
 
   // Messages the host sent while we were starting wait in the port until now.
   port.onmessage = (event: MessageEvent<HostMessage>) => handle(event.data);
-  send({ type: READY, version: WIRE_VERSION, warmupMs });
+  send({ type: READY, version: WIRE_VERSION, loadMs: options.loadMs ?? 0, warmupMs });
 }
