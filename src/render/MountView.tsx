@@ -60,7 +60,7 @@ export function idPrefixFor(mountId: string): string {
 
 export function MountView({ store, sendEvent, onUnknownComponent, onRevive, className }: MountViewProps): ReactNode {
   const subscribeMeta = useCallback((listener: () => void) => store.subscribeMeta(listener), [store]);
-  const meta = useSyncExternalStore(subscribeMeta, store.getMeta);
+  const meta = useSyncExternalStore(subscribeMeta, store.getMeta, store.getMeta);
   const inert = meta.inert || meta.closed;
   const callbacks = useRef({ sendEvent, onUnknownComponent });
   callbacks.current = { sendEvent, onUnknownComponent };
@@ -167,7 +167,8 @@ class RootBoundary extends Component<{ store: MountStore; children: ReactNode },
 function FormErrorSummary(): ReactNode {
   const { store } = useMount();
   const subscribe = useCallback((listener: () => void) => store.subscribeMeta(listener), [store]);
-  const errors = useSyncExternalStore(subscribe, () => store.getMeta().formErrors);
+  const read = () => store.getMeta().formErrors;
+  const errors = useSyncExternalStore(subscribe, read, read);
   const keys = Object.keys(errors);
   if (keys.length === 0) return null;
   const names = fieldNames(store);

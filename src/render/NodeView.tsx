@@ -14,7 +14,8 @@ import { sanitizeProps } from "./sanitizeProps";
 export const NodeView = memo(function NodeView({ id }: { id: number }): ReactNode {
   const { store } = useMount();
   const subscribe = useCallback((listener: () => void) => store.subscribeNode(id, listener), [store, id]);
-  const node = useSyncExternalStore(subscribe, () => store.getNode(id));
+  const read = () => store.getNode(id);
+  const node = useSyncExternalStore(subscribe, read, read);
   if (!node) return null;
   if (node.type === TEXT_NODE_TYPE) return node.text;
   if (node.type === ROOT_TYPE) return childViews(node);

@@ -45,14 +45,16 @@ export interface NodeComponentProps {
 export function useFieldError(name: unknown): string | undefined {
   const { store } = useMount();
   const subscribe = useCallback((listener: () => void) => store.subscribeMeta(listener), [store]);
-  return useSyncExternalStore(subscribe, () => (typeof name === "string" && name !== "" ? store.getMeta().formErrors[name] : undefined));
+  const read = () => (typeof name === "string" && name !== "" ? store.getMeta().formErrors[name] : undefined);
+  return useSyncExternalStore(subscribe, read, read);
 }
 
 /** Re-render when anything under `id` changes; returns the subtree version. */
 export function useSubtreeVersion(id: number): number {
   const { store } = useMount();
   const subscribe = useCallback((listener: () => void) => store.subscribeSubtree(id, listener), [store, id]);
-  return useSyncExternalStore(subscribe, () => store.getSubtreeVersion(id));
+  const read = () => store.getSubtreeVersion(id);
+  return useSyncExternalStore(subscribe, read, read);
 }
 
 /** The `name` (and `value`) a DOM-like event payload carries for a node. */

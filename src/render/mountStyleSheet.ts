@@ -49,8 +49,12 @@ function createTarget(doc: Document): SheetTarget {
 
 const sheets = new WeakMap<Document, MountStyleSheet>();
 
+const NO_SHEET: MountStyleSheet = { addTokens: () => {}, settled: async () => {}, utilityCss: "" };
+
 /** The document's mount style sheet, created (with the kit CSS) on first use. */
-export function mountStyleSheet(doc: Document = document): MountStyleSheet {
+export function mountStyleSheet(doc: Document | undefined = globalThis.document): MountStyleSheet {
+  // Server rendering (tests, a static export): nothing to style.
+  if (!doc) return NO_SHEET;
   let sheet = sheets.get(doc);
   if (!sheet) {
     sheet = createMountStyleSheet(createTarget(doc), () => import("./utilityCss").then((module) => module.createUtilityCssGenerator()));
