@@ -102,12 +102,132 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
   return { line, column: offset - lineStart + 1 };
 }
 
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/**
+ * Where JSON text first goes wrong, and what was expected there. Engines
+ * word (and position) their `JSON.parse` errors differently, and some give
+ * no position at all, so this small iterative scanner runs when parsing
+ * fails, to name the line and column in the same words everywhere.
+ */
+export function locateJsonError(text: string): { offset: number; expected: string } | undefined {
+  const stack: string[] = [];
+  let index = 0;
+  type State = "value" | "afterValue" | "key" | "colon" | "keyOrEnd" | "valueOrEnd";
+  let state: State = "value";
+  const skipSpace = () => {
+    while (index < text.length && (text[index] === " " || text[index] === "\n" || text[index] === "\r" || text[index] === "\t")) index += 1;
+  };
+  const scanString = (): { offset: number; expected: string } | undefined => {
+    index += 1;
+    for (;;) {
+      if (index >= text.length) return { offset: index, expected: 'a closing "' };
+      const code = text.charCodeAt(index);
+      if (code === 0x22) {
+        index += 1;
+        return undefined;
+      }
+      if (code < 0x20) return { offset: index, expected: 'a closing " (a line break inside a text must be written \\n)' };
+      if (code === 0x5c) {
+        const next = text[index + 1];
+        if (next === undefined) return { offset: index + 1, expected: "an escape sequence" };
+        if (next === "u") {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(index + 2, index + 6))) return { offset: index, expected: "\\u followed by 4 hex digits" };
+          index += 6;
+        } else if ('"\\/bfnrt'.includes(next)) {
+          index += 2;
+        } else {
+          return { offset: index, expected: "a valid escape such as \\n or \\\"" };
+        }
+        continue;
+      }
+      index += 1;
+    }
+  };
+  for (;;) {
+    skipSpace();
+    const char = text[index];
+    // Right after "[" or "{", the container may close at once; otherwise it needs a value or a key.
+    if (state === "valueOrEnd" || state === "keyOrEnd") {
+      const closer = state === "valueOrEnd" ? "]" : "}";
+      if (char === closer) {
+        stack.pop();
+        index += 1;
+        state = "afterValue";
+        continue;
+      }
+      state = state === "valueOrEnd" ? "value" : "key";
+    }
+    switch (state) {
+      case "value": {
+        if (char === "{") {
+          stack.push("{");
+          index += 1;
+          state = "keyOrEnd";
+        } else if (char === "[") {
+          stack.push("[");
+          index += 1;
+          state = "valueOrEnd";
+        } else if (char === '"') {
+          const problem = scanString();
+          if (problem) return problem;
+          state = "afterValue";
+        } else if (char === "-" || (char !== undefined && char >= "0" && char <= "9")) {
+          NUMBER.lastIndex = index;
+          const match = NUMBER.exec(text);
+          if (!match || match[0] === "-") return { offset: index + (match?.[0].length ?? 0), expected: "a number" };
+          index += match[0].length;
+          state = "afterValue";
+        } else {
+          const literal = ["true", "false", "null"].find((word) => text.startsWith(word, index));
+          if (!literal) {
+            const partial = ["true", "false", "null"].find((word) => word.startsWith(text.slice(index)) && index < text.length);
+            return { offset: partial ? text.length : index, expected: "a value (an object, a list, a text in double quotes, a number, true, false or null)" };
+          }
+          index += literal.length;
+          state = "afterValue";
+        }
+        continue;
+      }
+      case "afterValue": {
+        const top = stack.at(-1);
+        if (top === undefined) return index < text.length ? { offset: index, expected: "the end of the file" } : undefined;
+        if (char === ",") {
+          index += 1;
+          state = top === "{" ? "key" : "value";
+        } else if (char === (top === "{" ? "}" : "]")) {
+          stack.pop();
+          index += 1;
+        } else {
+          return { offset: index, expected: top === "{" ? '"," or "}"' : '"," or "]"' };
+        }
+        continue;
+      }
+      case "key": {
+        if (char !== '"') return { offset: index, expected: "a field name in double quotes" };
+        const problem = scanString();
+        if (problem) return problem;
+        state = "colon";
+        continue;
+      }
+      case "colon":
+        if (char !== ":") return { offset: index, expected: '":"' };
+        index += 1;
+        state = "value";
+        continue;
+      default:
+        return undefined;
+    }
+  }
+}
+
 function describeParseError(text: string, error: unknown): ImportProblem {
-  const detail = error instanceof Error ? error.message : String(error);
-  const positionMatch = /position (\d+)/.exec(detail);
-  const position = positionMatch ? Number(positionMatch[1]) : undefined;
-  const atEnd = position === undefined ? /end of (JSON )?(input|data)/i.test(detail) : text.slice(position).trim() === "";
-  if (atEnd) {
+  const located = locateJsonError(text);
+  if (!located) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return { code: "not-json", message: `The file is not valid JSON: ${detail}.`, cause: error };
+  }
+  if (located.offset >= text.length) {
     const { line } = lineAndColumn(text, text.length);
     return {
       code: "truncated",
@@ -115,12 +235,12 @@ function describeParseError(text: string, error: unknown): ImportProblem {
       cause: error,
     };
   }
-  const where = position !== undefined ? lineAndColumn(text, position) : undefined;
-  // Engines phrase JSON errors differently; keep theirs and add a position we compute ourselves.
-  const reason = detail.replace(/\s*in JSON at position \d+.*$/s, "").replace(/^JSON\.parse:\s*/, "");
+  const { line, column } = lineAndColumn(text, located.offset);
+  const found = JSON.stringify(String.fromCodePoint(text.codePointAt(located.offset)!));
   return {
     code: "not-json",
-    message: `The file is not valid JSON${where ? ` (line ${where.line}, column ${where.column})` : ""}: ${reason}. A Livemark session file is the JSON document made by Export.`,
+    message: `The file is not valid JSON: at line ${line}, column ${column}, expected ${located.expected}, found ${found}. A Livemark session file is the JSON document made by Export.`,
+    expected: located.expected,
     cause: error,
   };
 }

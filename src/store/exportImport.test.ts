@@ -1,0 +1,196 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { ChatMessage } from "../agent/agent";
+import { addAuditEntry, addGrant, listGrants } from "./capabilities";
+import { exportAll, exportFileName, exportSession, importFile, serializeExport } from "./exportImport";
+import type { SessionExport } from "./exportSchema";
+import { createSession, deleteSession, listSessions, loadSession, saveMessages, saveMounts, updateSessionSettings } from "./sessions";
+import { writeSetting } from "./settings";
+import type { Store } from "./store";
+import { assistantMessage, conversation, dumpDatabase, openTestStore, sampleSnapshot } from "./testSupport";
+
+const FAKE_KEY = "sk-live-THIS-IS-THE-SECRET-KEY-1234567890";
+
+const stores: Store[] = [];
+afterEach(() => {
+  for (const store of stores.splice(0)) store.db.close();
+});
+
+async function open(): Promise<Store> {
+  const store = await openTestStore();
+  stores.push(store);
+  return store;
+}
+
+/** A session with every kind of record, and the app's settings holding an API key. */
+async function populated(store: Store, title = "Sales by region") {
+  await writeSetting(store, "llm", { provider: "openai", apiKey: FAKE_KEY, baseURL: "https://api.openai.com/v1", model: "gpt-4o-mini" });
+  await writeSetting(store, "apiKey", FAKE_KEY);
+  const session = await createSession(store, { title });
+  await updateSessionSettings(store, session.id, { network: "allowed", allowedHosts: ["api.example.com"] });
+  const messages: ChatMessage[] = [
+    ...conversation(40, "m"),
+    { ...assistantMessage("tail", "cut mid-stream", { state: "streaming" }), futureField: { kept: [1, 2] } } as unknown as ChatMessage,
+  ];
+  await saveMessages(store, session.id, messages);
+  await saveMounts(store, session.id, [
+    { mountId: "mount-1", messageId: "m1", snapshot: sampleSnapshot(1) },
+    { mountId: "mount-2", messageId: "m3", snapshot: { weird: ["nested", { deep: [null, true, 1.5] }] } },
+  ]);
+  await addGrant(store, { sessionId: session.id, capability: "network", host: "api.example.com", grantedAt: 5 });
+  await addAuditEntry(store, { sessionId: session.id, at: 6, capability: "network", method: "GET", url: "https://api.example.com/sales", decision: "allowed-host", status: 200 });
+  await addAuditEntry(store, { sessionId: session.id, at: 7, capability: "network", method: "POST", url: "https://evil.example/steal", decision: "denied" });
+  return session;
+}
+
+function withoutIds<T extends object>(records: T[], keys: string[]): Record<string, unknown>[] {
+  return records.map((record) => {
+    const copy: Record<string, unknown> = { ...(record as Record<string, unknown>) };
+    for (const key of keys) delete copy[key];
+    return copy;
+  });
+}
+
+describe("export", () => {
+  it("holds everything needed to show the session, and never the API key or app settings", async () => {
+    const store = await open();
+    const session = await populated(store);
+    const document = await exportSession(store, session.id);
+    expect(document).toMatchObject({ format: "livemark.session", version: 1, session: { id: session.id, title: "Sales by region" } });
+    expect(Object.keys(document)).toEqual(["format", "version", "exportedAt", "session", "messages", "mounts", "grants", "audit"]);
+    expect(document.messages).toHaveLength(41);
+    expect(document.messages.at(-1)).toMatchObject({ state: "interrupted", futureField: { kept: [1, 2] } });
+    expect(document.mounts).toHaveLength(2);
+    expect(document.grants).toEqual([{ capability: "network", host: "api.example.com", grantedAt: 5 }]);
+    expect(document.audit.map((entry) => entry.at)).toEqual([6, 7]);
+
+    const text = serializeExport(document);
+    const backup = serializeExport(await exportAll(store));
+    for (const exported of [text, backup]) {
+      expect(exported).not.toContain(FAKE_KEY);
+      expect(exported).not.toContain("THIS-IS-THE-SECRET");
+      expect(exported).not.toMatch(/apiKey|baseURL|sk-live/);
+    }
+    expect(exportFileName(document)).toMatch(/^livemark-sales-by-region-\d{4}-\d{2}-\d{2}\.json$/);
+  });
+
+  it("rejects an unknown session with a StoreError", async () => {
+    const store = await open();
+    await expect(exportSession(store, "nope")).rejects.toMatchObject({ code: "not-found" });
+  });
+
+  it("leaves trashed sessions out of the backup", async () => {
+    const store = await open();
+    const kept = await createSession(store, { title: "kept" });
+    const trashed = await createSession(store, { title: "trashed" });
+    await deleteSession(store, trashed.id);
+    const backup = await exportAll(store);
+    expect(backup.sessions.map((body) => body.session.id)).toEqual([kept.id]);
+    expect(exportFileName(backup)).toMatch(/^livemark-backup-/);
+  });
+});
+
+describe("import", () => {
+  it("round-trips losslessly into another browser (no collisions: ids kept)", async () => {
+    const source = await open();
+    const session = await populated(source);
+    const document = await exportSession(source, session.id);
+    const target = await open();
+    const result = await importFile(target, serializeExport(document));
+    expect(result).toEqual({
+      ok: true,
+      droppedGrants: 1,
+      sessions: [{ id: session.id, originalId: session.id, title: "Sales by region", remapped: { session: false, messages: 0, mounts: 0 } }],
+    });
+    const original = await loadSession(source, session.id);
+    const imported = await loadSession(target, session.id);
+    expect(imported!.messages).toEqual(original!.messages);
+    expect(imported!.mounts).toEqual(original!.mounts);
+    // Content from outside: marked, and its rights do not travel (DESIGN.md §4).
+    expect(imported!.session).toMatchObject({
+      title: original!.session.title,
+      createdAt: original!.session.createdAt,
+      updatedAt: original!.session.updatedAt,
+      origin: "imported",
+      settings: { network: "ask", allowedHosts: [] },
+      importedAt: expect.any(Number),
+    });
+    expect(await listGrants(target, session.id)).toEqual([]);
+    // Exporting the import gives the same document, but for what import deliberately changes.
+    const again = await exportSession(target, session.id);
+    const comparable = (doc: SessionExport) => ({ ...doc, exportedAt: "", grants: [], session: { ...doc.session, origin: "", settings: {}, importedAt: 0 } });
+    expect(comparable(again)).toEqual(comparable(document));
+  });
+
+  it("never overwrites: importing into the same database gives new session, message and mount ids", async () => {
+    const store = await open();
+    const session = await populated(store);
+    const document = await exportSession(store, session.id);
+    const before = await loadSession(store, session.id);
+    const result = await importFile(store, serializeExport(document));
+    if (!result.ok) throw new Error(result.error.message);
+    const [imported] = result.sessions;
+    expect(imported.id).not.toBe(session.id);
+    expect(imported.remapped).toEqual({ session: true, messages: 41, mounts: 2 });
+
+    // The original is untouched.
+    expect(await loadSession(store, session.id)).toEqual(before);
+    const copy = await loadSession(store, imported.id);
+    const originalIds = new Set(before!.messages.map((message) => message.id));
+    expect(copy!.messages.every((message) => !originalIds.has(message.id))).toBe(true);
+    // Structurally the same, once ids are set aside; mounts follow their messages.
+    expect(withoutIds(copy!.messages, ["id"])).toEqual(withoutIds(before!.messages, ["id"]));
+    const positionOf = (messages: ChatMessage[], id: string) => messages.findIndex((message) => message.id === id);
+    for (const [index, mount] of copy!.mounts.entries()) {
+      const originalMount = before!.mounts.find((candidate) => candidate.snapshot && JSON.stringify(candidate.snapshot) === JSON.stringify(mount.snapshot))!;
+      expect(positionOf(copy!.messages, mount.messageId), `mount ${index}`).toBe(positionOf(before!.messages, originalMount.messageId));
+      expect(mount.mountId).not.toBe(originalMount.mountId);
+    }
+    const all = new Set<string>();
+    for (const message of (await store.db.messages.toArray())) all.add(`${message.sessionId}/${message.id}`);
+    expect(all.size).toBe(82);
+    // Importing the same file a third time still works and still overwrites nothing.
+    const third = await importFile(store, serializeExport(document));
+    expect(third.ok).toBe(true);
+    expect(await listSessions(store)).toHaveLength(3);
+  });
+
+  it("imports a backup of several sessions in one go, reading a File", async () => {
+    const store = await open();
+    await populated(store, "first");
+    await populated(store, "second");
+    const backup = serializeExport(await exportAll(store));
+    const target = await open();
+    const result = await importFile(target, new Blob([backup], { type: "application/json" }));
+    if (!result.ok) throw new Error(result.error.message);
+    expect(result.sessions.map((session) => session.title).sort()).toEqual(["first", "second"]);
+    expect(result.droppedGrants).toBe(2);
+    expect((await listSessions(target)).every((session) => session.origin === "imported")).toBe(true);
+  });
+
+  it("rolls everything back when the database fails halfway", async () => {
+    const store = await open();
+    const session = await populated(store);
+    const text = serializeExport(await exportSession(store, session.id));
+    const before = await dumpDatabase(store.db);
+    store.db.audit.bulkAdd = (() => Promise.reject(new DOMException("The quota has been exceeded.", "QuotaExceededError"))) as never;
+    const result = await importFile(store, text);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error.code).toBe("storage");
+      expect(result.error.message).toMatch(/^Nothing was imported: .*full/);
+    }
+    expect(await dumpDatabase(store.db)).toEqual(before);
+  });
+
+  it("turns a reply that was streaming in the file into an interrupted one", async () => {
+    const store = await open();
+    const session = await populated(store);
+    const document = await exportSession(store, session.id);
+    const last = document.messages.at(-1) as ChatMessage & { state: string };
+    last.state = "streaming";
+    const result = await importFile(store, JSON.stringify(document));
+    if (!result.ok) throw new Error(result.error.message);
+    const loaded = await store.db.messages.where("[sessionId+order]").between([result.sessions[0].id, 0], [result.sessions[0].id, Infinity]).last();
+    expect(loaded).toMatchObject({ state: "interrupted" });
+  });
+});
