@@ -552,6 +552,7 @@ describe("statement splitter", () => {
       "mount({ ui: () => (\n  <p>Don't; stop</p>\n) })", "const s = `line;\n${a}`", "// note; here", "/* a; b */",
       "", ";",
     ];
+    const BROKEN = ["foo(1 2)", "const = 5", "else x()", "}", "let x = ;", "\"abc", "a b", "if (", "`t ${", "<div>", "x ="];
     const SEPARATORS = ["\n", "\n", "\n", ";", "; ", ";\n", "\n\n", " // c;\n", " /* c\n */ ", "\n  "];
 
     it("yields Babel's own statements whenever Babel parses the whole block", () => {
@@ -582,8 +583,35 @@ describe("statement splitter", () => {
       expect(compared).toBeGreaterThan(100);
     }, 600_000);
 
+    it("yields the same after any prefix, however the prefix was cut", () => {
+      fc.assert(
+        fc.property(
+          fc.array(fc.tuple(fc.constantFrom(...POOL, ...BROKEN), fc.constantFrom(...SEPARATORS)), { minLength: 1, maxLength: 8 }),
+          fc.nat(),
+          fc.uniqueArray(fc.integer({ min: 1, max: 400 }), { maxLength: 30 }),
+          (parts, at, cuts) => {
+            const source = parts.map(([statement, separator]) => statement + separator).join("");
+            const prefix = source.slice(0, at % (source.length + 1));
+            const pushed = (points: number[]) => {
+              const splitter = createStatementSplitter();
+              const out: Array<SplitStatement | SplitError> = [];
+              let previous = 0;
+              for (const cut of [...points.filter((p) => p < prefix.length).sort((a, b) => a - b), prefix.length]) {
+                if (cut <= previous) continue;
+                const result = splitter.push(prefix.slice(previous, cut));
+                out.push(...result.statements, ...(result.error ? [result.error] : []));
+                previous = cut;
+              }
+              return out;
+            };
+            expect(pushed(cuts), JSON.stringify(prefix)).toEqual(pushed([]));
+          },
+        ),
+        { numRuns: Number(process.env.SPLIT_RUNS ?? 300) },
+      );
+    }, 600_000);
+
     it("reports an error whenever Babel rejects the whole block", () => {
-      const BROKEN = ["foo(1 2)", "const = 5", "else x()", "}", "let x = ;", "\"abc", "a b", "if (", "`t ${", "<div>", "x ="];
       let compared = 0;
       fc.assert(
         fc.property(

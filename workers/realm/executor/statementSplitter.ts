@@ -133,7 +133,10 @@ interface Candidate {
   probes?: Map<string, boolean>;
 }
 
-/** Words on the next line that continue the statement (or are errors anyway). */
+/**
+ * Words on the next line that may continue the statement: the operators always;
+ * `else`, `catch`, `finally` when the statement takes them.
+ */
 const CONTINUING_WORDS = new Set(["else", "catch", "finally", "in", "instanceof", "as", "satisfies"]);
 function startsContinuingWord(text: string): boolean {
   for (const word of CONTINUING_WORDS) if (word.startsWith(text)) return true;
@@ -194,6 +197,7 @@ function tokenVerdict(kind: TokenKind, text: string, complete: boolean): Verdict
       return "word";
     case "punct": {
       if (complete) return punctuatorVerdict(text);
+      if (text === ".") return "undecided"; // `.5` is a number: a new statement
       // `+` may become `++`: decide only when all completions agree.
       let verdict: Verdict | null = null;
       for (const punctuator of PUNCTUATORS) {
@@ -388,12 +392,10 @@ class Splitter implements StatementSplitter, LexerListener {
       this.candidate = null;
       return;
     }
-    if (verdict === "word") {
-      if (complete && CONTINUING_WORDS.has(text)) {
-        this.candidate = null;
-        return;
-      }
-      if (!complete && OPERATOR_WORDS.some((word) => word.startsWith(text))) return;
+    if (verdict === "word" && OPERATOR_WORDS.some((word) => (complete ? word === text : word.startsWith(text)))) {
+      // `in`, `instanceof`, `as`, `satisfies` continue whatever came before.
+      if (complete) this.candidate = null;
+      return;
     }
 
     const outcome = (candidate.outcome ??= this.parse(candidate.position));
@@ -406,15 +408,23 @@ class Splitter implements StatementSplitter, LexerListener {
         this.candidate = null;
         return;
       }
-      if (!complete && kind === "word" && startsContinuingWord(text)) return;
+      if (kind === "word" && (complete ? CONTINUING_WORDS.has(text) : startsContinuingWord(text))) {
+        if (complete) this.candidate = null;
+        return;
+      }
       this.candidate = null;
       this.fail(outcome, candidate.lastTokenEnd);
       return;
     }
     const last = outcome.statements[outcome.statements.length - 1];
-    if (verdict === "word" && !complete && last) {
-      if ("else".startsWith(text) && canTakeElse(last.node)) return;
-      if ("finally".startsWith(text) && canTakeFinally(last.node)) return;
+    if (verdict === "word" && last) {
+      // `else` and `finally` continue only a statement that can take them; the
+      // same test for `e` as for `else`, so that the cut does not matter.
+      const takes = (word: string) => (complete ? text === word : word.startsWith(text));
+      if ((takes("else") && canTakeElse(last.node)) || (takes("finally") && canTakeFinally(last.node))) {
+        if (complete) this.candidate = null;
+        return;
+      }
     }
     this.candidate = null;
     if (verdict === "hazard") {
