@@ -112,9 +112,23 @@ export type MountOp =
   | { op: "text"; id: NodeId; text: string }
   | { op: "props"; id: NodeId; props: WireProps };
 
-export type SnapshotNode =
-  | { id: NodeId; type: string; props: WireProps; children: SnapshotNode[] }
-  | { id: NodeId; type: typeof TEXT_NODE_TYPE; text: string };
+export interface SnapshotElement {
+  id: NodeId;
+  type: string;
+  props: WireProps;
+  children: SnapshotNode[];
+}
+export interface SnapshotText {
+  id: NodeId;
+  type: typeof TEXT_NODE_TYPE;
+  text: string;
+}
+/** Tell the two apart with `isSnapshotText` (`type` alone does not narrow: an element's type is any string). */
+export type SnapshotNode = SnapshotElement | SnapshotText;
+
+export function isSnapshotText(node: SnapshotNode): node is SnapshotText {
+  return node.type === TEXT_NODE_TYPE;
+}
 
 /** A mount's whole tree: the top-level nodes under the root, in order. */
 export interface MountSnapshot {

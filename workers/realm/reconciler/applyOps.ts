@@ -4,7 +4,7 @@
  * must. Pure; used by the tests to check that ops and snapshots agree, and a
  * model for the host's receiver. Throws on an op that breaks the contract.
  */
-import { ROOT_NODE_ID, TEXT_NODE_TYPE, type MountOp, type MountSnapshot, type SnapshotNode, type WireProps } from "../../../src/wire/mount";
+import { isSnapshotText, ROOT_NODE_ID, TEXT_NODE_TYPE, type MountOp, type MountSnapshot, type SnapshotNode, type WireProps } from "../../../src/wire/mount";
 
 interface LiveNode {
   id: number;
@@ -20,11 +20,11 @@ export function applyOps(snapshot: MountSnapshot, ops: readonly MountOp[]): Moun
   const nodes = new Map<number, LiveNode>([[ROOT_NODE_ID, root]]);
   const load = (node: SnapshotNode, parent: LiveNode): LiveNode => {
     if (nodes.has(node.id)) throw new Error(`duplicate id ${node.id}`);
-    const live: LiveNode = node.type === TEXT_NODE_TYPE
+    const live: LiveNode = isSnapshotText(node)
       ? { id: node.id, type: node.type, props: {}, text: node.text, parent, children: [] }
       : { id: node.id, type: node.type, props: node.props, text: "", parent, children: [] };
     nodes.set(node.id, live);
-    if (node.type !== TEXT_NODE_TYPE) live.children = node.children.map((child) => load(child, live));
+    if (!isSnapshotText(node)) live.children = node.children.map((child) => load(child, live));
     return live;
   };
   root.children = snapshot.nodes.map((node) => load(node, root));
@@ -93,7 +93,7 @@ export function applyOps(snapshot: MountSnapshot, ops: readonly MountOp[]): Moun
 /** A compact HTML-like rendering of a snapshot for assertions: `<div className="x">hi</div>`; handlers as `onClick={fn}`. */
 export function printSnapshot(snapshot: MountSnapshot): string {
   const print = (node: SnapshotNode): string => {
-    if (node.type === TEXT_NODE_TYPE) return node.text;
+    if (isSnapshotText(node)) return node.text;
     const props = Object.entries(node.props)
       .map(([key, value]) => (typeof value === "object" && value !== null && (value as { $handler?: boolean }).$handler === true
         ? ` ${key}={fn}`

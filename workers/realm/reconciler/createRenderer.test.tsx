@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { useState, type ReactNode } from "react";
 import { describe, expect, test } from "vitest";
-import type { SnapshotNode } from "../../../src/wire/mount";
+import { isSnapshotText, type SnapshotElement, type SnapshotNode } from "../../../src/wire/mount";
 import { applyOps, printSnapshot } from "./applyOps";
 import { createRenderer } from "./createRenderer";
 import { createNodeTable } from "./nodeTable";
@@ -26,8 +26,8 @@ function setup(renderer = shared) {
 
 function idsByKey(nodes: SnapshotNode[]): Record<string, number> {
   const list = nodes[0];
-  if (!list || list.type === "#text") return {};
-  return Object.fromEntries(list.children.map((child) => [(child as { props: { id: string } }).props.id, child.id]));
+  if (!list || isSnapshotText(list)) return {};
+  return Object.fromEntries(list.children.map((child) => [(child as SnapshotElement).props.id as string, child.id]));
 }
 
 const List = ({ items }: { items: string[] }) => (
