@@ -10,6 +10,9 @@ import { COMPONENT_SPECS } from "./componentSpecs";
 import { KIT_COMPONENTS, KIT_ICON_NAMES, type MountSnapshot, type SnapshotNode } from "./contract";
 import { MountView, idPrefixFor } from "./MountView";
 import { createMountStore, fromSnapshot, type MountStore } from "./mountStore";
+import { iconCandidates } from "./iconNames";
+import { COMMON_ICONS } from "./iconsCommon";
+import { findAnyIcon } from "./iconsAll";
 
 const H = { $handler: true } as const;
 let nextId = 1;
@@ -42,6 +45,24 @@ describe("catalog", () => {
   it("renders every wire icon name as an icon type", () => {
     for (const name of KIT_ICON_NAMES) expect(componentFor(`${name}Icon`), name).toBeDefined();
     expect(componentFor("Icon")).toBeDefined();
+    expect(componentFor("Iconic")).toBeUndefined();
+  });
+
+  it("bundles exactly the wire's common icons in the small chunk", () => {
+    expect(Object.keys(COMMON_ICONS).sort()).toEqual([...KIT_ICON_NAMES].sort());
+    for (const name of KIT_ICON_NAMES) expect(COMMON_ICONS[name], name).toBeDefined();
+  });
+
+  it("reads icon names the way models write them", () => {
+    expect(iconCandidates("Star")).toEqual(["Star"]);
+    expect(iconCandidates("StarIcon")).toEqual(["Star", "StarIcon"]);
+    expect(iconCandidates("arrow-right")).toEqual(["ArrowRight"]);
+    expect(iconCandidates("star")).toEqual(["Star"]);
+    expect(iconCandidates("<svg>")).toEqual([]);
+    expect(findAnyIcon("CircleAlert")).toBeDefined();
+    expect(findAnyIcon("Kangaroo")).toBeUndefined();
+    expect(findAnyIcon("createLucideIcon")).toBeUndefined();
+    expect(findAnyIcon("icons")).toBeUndefined();
   });
 });
 

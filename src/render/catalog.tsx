@@ -85,6 +85,7 @@ function IconView({ node, props }: NodeComponentProps): ReactNode {
       <IconGlyph
         name={name}
         props={clean}
+        placeholder={placeholder}
         fallback={<MissingIcon type={missingType} report={() => context.reportUnknown(missingType, "unknown")} />}
       />
     </Suspense>
