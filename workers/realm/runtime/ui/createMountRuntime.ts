@@ -201,7 +201,10 @@ class MountRecord implements Subscriber, MountContainer {
     this.options = options;
     this.table = createNodeTable({
       serialize: (type, props) => this.serialize(type, props),
-      onOps: () => runtime.requestFrame(),
+      // Ops before MOUNT_OPEN are replaced by its snapshot.
+      onOps: () => {
+        if (this.opened) runtime.requestFrame();
+      },
     });
     this.root = runtime.renderer.createRoot(this, {
       onUncaughtError: (error, info) => this.renderFailed(error, info.componentStack),
@@ -542,12 +545,14 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
   const mounts = new Map<string, MountRecord>();
   let nextId = 1;
   let frameRequested = false;
+  let inFrame = false;
 
   const runtime: Runtime = {
     options,
     renderer,
     requestFrame() {
-      if (frameRequested) return;
+      // During a frame, whatever is left at its end asks for the next one.
+      if (frameRequested || inFrame) return;
       frameRequested = true;
       options.schedule(frame);
     },
@@ -555,10 +560,22 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
 
   function frame(): void {
     frameRequested = false;
-    for (const record of [...mounts.values()]) if (record.dirty && !record.closed) record.render();
-    for (const record of [...mounts.values()]) {
-      record.flush();
-      if (record.slotsToCheck.size > 0) record.checkSlots();
+    inFrame = true;
+    try {
+      for (const record of [...mounts.values()]) if (record.dirty && !record.closed) record.render();
+      for (const record of [...mounts.values()]) {
+        record.flush();
+        if (record.slotsToCheck.size > 0) record.checkSlots();
+      }
+    } finally {
+      inFrame = false;
+    }
+    // A render that changed what it read (or an effect) asks for another frame.
+    for (const record of mounts.values()) {
+      if (record.dirty || (!record.holdOps && record.table.hasOps())) {
+        runtime.requestFrame();
+        break;
+      }
     }
   }
 
