@@ -60,16 +60,23 @@ export function Timeline({
   onSuggestion?: (text: string) => void;
 }) {
   const end = useRef<HTMLDivElement>(null);
+  // Follow the stream only while the reader is at the bottom; the pinned flag
+  // is updated on scroll, so an update never has to measure before deciding.
+  const pinned = useRef(true);
+  useEffect(() => {
+    const scroller = end.current?.parentElement?.parentElement;
+    if (!scroller) return;
+    const onScroll = () => {
+      pinned.current = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
+    };
+    scroller.addEventListener("scroll", onScroll, { passive: true });
+    return () => scroller.removeEventListener("scroll", onScroll);
+  }, []);
   const last = messages[messages.length - 1];
   const lastSize = last ? (last.role === "assistant" ? last.text.length : last.id) : 0;
   useEffect(() => {
-    const element = end.current;
-    if (!element) return;
-    const scroller = element.parentElement;
-    // Follow the stream only when the reader is already at the bottom.
-    if (scroller && scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 160) {
-      element.scrollIntoView({ block: "end" });
-    }
+    const scroller = end.current?.parentElement?.parentElement;
+    if (scroller && pinned.current) scroller.scrollTop = scroller.scrollHeight;
   }, [messages.length, lastSize]);
   return (
     <div className="lm-timeline" role="log" aria-label="Conversation">
