@@ -113,6 +113,25 @@ describe("schema versions", () => {
     expect(statuses.map((status) => status.code)).toEqual(["version-change"]);
   });
 
+  it("refuses to write into a database from a newer Livemark", async () => {
+    const indexedDB = new IDBFactory();
+    await new Promise<void>((resolve, reject) => {
+      const request = indexedDB.open(NAME, (SCHEMA_VERSION + 1) * 10);
+      request.onupgradeneeded = () => request.result.createObjectStore("sessions", { keyPath: "id" });
+      request.onsuccess = () => {
+        request.result.close();
+        resolve();
+      };
+      request.onerror = () => reject(request.error);
+    });
+    const opened = await openStore({ name: NAME, indexedDB, IDBKeyRange });
+    expect(opened.ok).toBe(false);
+    if (!opened.ok) {
+      expect(opened.error.code).toBe("version-too-new");
+      expect(opened.error.message).toMatch(/Reload the page/);
+    }
+  });
+
   it("says plainly when IndexedDB is unusable (private mode)", async () => {
     const refusing = {
       open() {

@@ -58,6 +58,8 @@ export function createSessionWriter(store: Store, sessionId: string, options: Se
     },
     intervalMs: options.intervalMs,
     timer: options.timer,
+    // A purged session or a value the browser cannot store will not heal by waiting.
+    shouldRetry: (error) => toStoreError(error).retryable,
     onError: (error) => options.onError?.(toStoreError(error)),
     onRecovered: options.onRecovered,
   });

@@ -1,5 +1,5 @@
 import type { DexieOptions } from "dexie";
-import { DATABASE_NAME, LivemarkDatabase } from "./db";
+import { DATABASE_NAME, LivemarkDatabase, SCHEMA_VERSION } from "./db";
 import { storeError, toStoreError, type StoreErrorInfo } from "./errors";
 import { newId as randomId } from "./ids";
 
@@ -70,6 +70,14 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<OpenSto
     await store.db.open();
   } catch (error) {
     return { ok: false, error: toStoreError(error, "open") };
+  }
+  // Dexie opens a database of a higher version rather than failing, but a
+  // newer build may have changed what the rows mean: do not write into it.
+  // (Dexie stores version n as n × 10 and may add 1–9 when it patches a schema.)
+  const installed = store.db.backendDB()?.version ?? 0;
+  if (installed >= (SCHEMA_VERSION + 1) * 10) {
+    store.db.close();
+    return { ok: false, error: storeError("version-too-new", { installedVersion: installed / 10, appVersion: SCHEMA_VERSION }) };
   }
   return { ok: true, store };
 }

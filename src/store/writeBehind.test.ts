@@ -146,6 +146,22 @@ describe("write-behind", () => {
     expect(sink.writes).toHaveLength(1);
   });
 
+  it("does not retry on the timer when told the error will not heal, but keeps the items", async () => {
+    const timer = new ManualTimer();
+    const sink = recorder(timer);
+    const writer = createWriteBehind<Item>({ key: (item) => item.id, write: sink.write, timer, shouldRetry: () => false });
+    sink.failTimes(1);
+    writer.markDirty({ id: "a", text: "1" });
+    await timer.advance(500);
+    expect(writer.failing).toBe(true);
+    expect(timer.scheduled).toBe(0);
+    await timer.advance(60_000);
+    expect(sink.writes).toHaveLength(0);
+    writer.markDirty({ id: "b", text: "1" }); // new activity tries again, with both
+    await timer.advance(1_000);
+    expect(sink.writes).toEqual([{ at: 61_500, items: [{ id: "a", text: "1" }, { id: "b", text: "1" }] }]);
+  });
+
   it("survives a throwing error listener without losing the batch", async () => {
     const timer = new ManualTimer();
     const sink = recorder(timer);

@@ -12,7 +12,8 @@
  *    has failed.
  * 3. Nothing is dropped: a failed batch goes back into the pending set (a
  *    newer value marked meanwhile wins, the batch's order is kept) and is
- *    retried with exponential backoff up to `maxRetryDelayMs`.
+ *    retried with exponential backoff up to `maxRetryDelayMs` (or, for
+ *    errors `shouldRetry` rejects, at the next `markDirty` or `flush`).
  *
  *   markDirty ─┬─ timer armed (intervalMs) ──► write(batch) ─ ok ──► idle / re-arm
  *              │                                    └─ fails ──► back to pending, re-arm (backoff)
@@ -38,6 +39,12 @@ export interface WriteBehindOptions<T> {
   intervalMs?: number;
   maxRetryDelayMs?: number;
   timer?: Timer;
+  /**
+   * Whether to retry a failed write on the timer (default: always). When
+   * false the items still stay pending; the next `markDirty` or `flush`
+   * tries again.
+   */
+  shouldRetry?: (error: unknown) => boolean;
   /** Every failed write, with how many failed in a row. */
   onError?: (error: unknown, failures: number) => void;
   /** The first write that succeeds after failures. */
@@ -78,6 +85,7 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
   let failures = 0;
   let writeCount = 0;
   let disposed = false;
+  let retryOnTimer = true;
 
   const retryDelay = () => Math.min(maxRetryDelay, interval * 2 ** failures);
 
@@ -115,6 +123,11 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
         pending = merged;
         failures += 1;
         try {
+          retryOnTimer = options.shouldRetry?.(error) ?? true;
+        } catch {
+          retryOnTimer = true;
+        }
+        try {
           options.onError?.(error, failures);
         } catch {
           // A listener's bug must not lose the batch.
@@ -135,7 +148,8 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
     const result = await attempt;
     inFlight = undefined;
     // Changes that arrived during the write: keep the cadence from this write's start.
-    arm(failures > 0 ? retryDelay() : lastStart + interval - timer.now());
+    if (failures === 0) arm(lastStart + interval - timer.now());
+    else if (retryOnTimer) arm(retryDelay());
     return result;
   }
 
