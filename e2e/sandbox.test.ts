@@ -182,6 +182,45 @@ describe("watchdog", () => {
   });
 });
 
+describe("spare realm", () => {
+  it("a reset swaps in the warm spare, so the fresh realm is ready at once", async () => {
+    await waitFor(() => realm.page.evaluate(() => window.realmTest.host.status().spare === "ready"), 30_000, 100);
+    await realm.run("var mark = 'before'");
+    const startMs = await realm.page.evaluate(async () => {
+      const { host, events } = window.realmTest;
+      const from = events.length;
+      await host.reset("swap");
+      const ready = events.slice(from).find((event) => event.type === "ready");
+      return ready?.type === "ready" ? ready.startMs : -1;
+    });
+    console.log(`reset with a warm spare: ready ${startMs.toFixed(1)} ms after the kill`);
+    expect(startMs).toBeGreaterThanOrEqual(0);
+    expect(startMs).toBeLessThan(250);
+    expect(realm.output(await realm.run("console.log(typeof mark)"))).toBe("undefined");
+  });
+
+  it("without a spare, a reset boots a fresh realm and keeps only one iframe", async () => {
+    const result = await realm.page.evaluate(async () => {
+      const container = document.createElement("div");
+      document.body.append(container);
+      const host = window.realmTest.makeHarness({ spare: false, container }).host;
+      await host.ready();
+      const started = performance.now();
+      await host.reset();
+      const resetMs = performance.now() - started;
+      await new Promise((done) => setTimeout(done, 1_500));
+      const frames = container.querySelectorAll("iframe").length;
+      const status = host.status();
+      host.dispose();
+      return { resetMs, frames, status, afterDispose: container.querySelectorAll("iframe").length };
+    });
+    console.log(`reset without a spare: ${result.resetMs.toFixed(0)} ms`);
+    expect(result.frames).toBe(1);
+    expect(result.status).toEqual({ realm: "ready", spare: "none" });
+    expect(result.afterDispose).toBe(0);
+  });
+});
+
 describe("crash", () => {
   it("a realm that runs out of memory takes down only the sandbox: the app survives and gets a fresh realm", async () => {
     // A small heap so the realm runs out in well under the heartbeat timeout.

@@ -18,6 +18,10 @@
  *     (its port is closed before the next starts).
  *  4. After a reset, pending requests reject with `realm-reset` and the rest
  *     of the interrupted reply is dropped until the next beginReply().
+ *  5. A spare realm (if enabled) is booted and warm but has never received a
+ *     command; it becomes current only at a reset, so a reset costs a swap,
+ *     not a Babel load. It is started a while after the current realm is
+ *     ready, so it never competes with the first start.
  */
 import {
   ABORT, BEGIN_REPLY, END_CODE, END_DATA, FLUSH, OPEN_CODE, OPEN_DATA, PUSH_CODE, PUSH_DATA, WIRE_VERSION,
@@ -44,17 +48,25 @@ const MAX_INVALID_REPORTS = 20;
 const CRASH_PROBE_MS = 1_000;
 /** How long the sandbox document has to answer when the realm went silent. */
 const DOCUMENT_PING_MS = 500;
+/** Delay between a realm becoming current and ready, and starting its spare. */
+const SPARE_DELAY_MS = 1_000;
+/** Failed spare starts before the host stops keeping one. */
+const MAX_SPARE_FAILURES = 3;
 
 interface Realm {
   connection: RealmConnection;
   frame?: SandboxFrame;
-  ready: boolean;
+  /** READY arrived: warm and listening. */
+  booted: boolean;
+  /** Current, booted, heartbeat running, `ready` emitted. */
+  active: boolean;
+  timings: { loadMs: number; warmupMs: number };
   bootTimer?: ReturnType<typeof setTimeout>;
   sawWorkerError: boolean;
   invalidReports: number;
   /** abort() calls made before READY; their stop deadline starts at READY. */
   abortsBeforeReady: number;
-  /** performance.now() when this realm was started (for a reset: right after its predecessor was killed). */
+  /** performance.now() when it started, or became current after a reset (the kill). */
   startedAt: number;
 }
 
@@ -97,6 +109,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   const realmUrl = options.realmUrl ?? new URL("generated/realm.js", document.baseURI).href;
   const sandboxUrl = options.sandboxUrl ?? new URL("sandbox.html", document.baseURI).href;
   const container = options.container ?? document.body;
+  const keepSpare = options.spare ?? true;
 
   const listeners = new Set<(event: RealmEvent) => void>();
   let requestId = 0;
@@ -108,6 +121,9 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   let running: RunningStatement | undefined;
   /** Set by a reset: the interrupted reply's remaining commands are dropped. */
   let dropping = false;
+  let spare: Realm | undefined;
+  let spareTimer: ReturnType<typeof setTimeout> | undefined;
+  let spareFailures = 0;
   let current!: Realm;
   current = startRealm();
 
@@ -140,69 +156,82 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     return bundle;
   }
 
+  function role(realm: Realm): "current" | "spare" | "gone" {
+    if (disposed) return "gone";
+    return realm === current ? "current" : realm === spare ? "spare" : "gone";
+  }
+
   function startRealm(): Realm {
     const channel = new MessageChannel();
     const realm: Realm = {
       connection: undefined as unknown as RealmConnection,
-      ready: false,
+      booted: false,
+      active: false,
+      timings: { loadMs: 0, warmupMs: 0 },
       sawWorkerError: false,
       invalidReports: 0,
       abortsBeforeReady: 0,
       startedAt: performance.now(),
     };
-    const isCurrent = () => current === realm && !disposed;
     realm.connection = createRealmConnection({
       port: channel.port1,
       nextId,
       handlers: {
-        onReady(version, { loadMs, warmupMs }) {
-          if (!isCurrent() || realm.ready) return;
+        onReady(version, timings) {
+          const is = role(realm);
+          if (is === "gone" || realm.booted) return;
           if (version !== WIRE_VERSION) {
             const message = `the realm speaks wire version ${version}, the app ${WIRE_VERSION}: reload the page`;
+            if (is === "spare") return discardSpare(realm, MAX_SPARE_FAILURES);
             realmError("version-mismatch", message);
             stopRealm(realm, new RealmHostError("version-mismatch", message));
             readiness.reject(new RealmHostError("version-mismatch", message));
             return;
           }
-          realm.ready = true;
-          bootAttempts = 0;
+          realm.booted = true;
+          realm.timings = timings;
           clearTimeout(realm.bootTimer);
-          realm.connection.startHeartbeat({ intervalMs: heartbeatIntervalMs, timeoutMs: heartbeatTimeoutMs });
-          for (; realm.abortsBeforeReady > 0; realm.abortsBeforeReady--) requestStop(realm);
-          readiness.resolve();
-          emit({ type: "ready", startMs: performance.now() - realm.startedAt, loadMs, warmupMs });
+          if (is === "current") activate(realm);
         },
         onEvent(event) {
-          if (!isCurrent()) return;
+          // A spare has run nothing; anything from it is ignored.
+          if (role(realm) !== "current") return;
           track(event);
           emit(event);
         },
         onInvalid(reason) {
-          if (!isCurrent()) return;
+          if (role(realm) !== "current") return;
           realm.invalidReports += 1;
           if (realm.invalidReports <= MAX_INVALID_REPORTS) {
             realmError("malformed-message", `dropped a message from the realm: ${reason}`);
           }
         },
         onUnresponsive() {
-          if (!isCurrent()) return;
-          if (!realm.ready) return retryBoot(realm, "did not answer");
+          const is = role(realm);
+          if (is === "spare") return discardSpare(realm);
+          if (is !== "current") return;
+          if (!realm.booted) return retryBoot(realm, "did not answer");
           // Stuck or dead? The sandbox document shares the worker's process
           // but not its thread: it still answers if only the worker is stuck.
           const frame = realm.frame;
           void (frame ? frame.ping(DOCUMENT_PING_MS) : Promise.resolve(false)).then((documentAlive) => {
-            if (isCurrent()) resetRealm(documentAlive && !realm.sawWorkerError ? "unresponsive" : "crashed");
+            if (role(realm) === "current") resetRealm(documentAlive && !realm.sawWorkerError ? "unresponsive" : "crashed");
           });
         },
         onClosed() {
-          if (!isCurrent()) return;
-          if (realm.ready) resetRealm("crashed");
+          const is = role(realm);
+          if (is === "spare") return discardSpare(realm);
+          if (is !== "current") return;
+          if (realm.booted) resetRealm("crashed");
           else retryBoot(realm, "closed its port");
         },
       },
     });
     realm.bootTimer = setTimeout(() => {
-      if (isCurrent() && !realm.ready) retryBoot(realm, `was not ready within ${bootTimeoutMs} ms`);
+      if (realm.booted) return;
+      const is = role(realm);
+      if (is === "current") retryBoot(realm, `was not ready within ${bootTimeoutMs} ms`);
+      else if (is === "spare") discardSpare(realm);
     }, bootTimeoutMs);
     const blob = loadBundle();
     realm.frame = createSandboxFrame({
@@ -211,15 +240,16 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       bundle: blob,
       port: channel.port2,
       onWorkerError() {
-        if (!isCurrent()) return;
         // Model code can make the worker fire `error` at will, so the text
         // is ignored; only a realm that then stays silent is dead.
         realm.sawWorkerError = true;
-        if (realm.ready) realm.connection.probe(CRASH_PROBE_MS);
+        if (role(realm) === "current" && realm.booted) realm.connection.probe(CRASH_PROBE_MS);
       },
     });
     blob.catch((error: unknown) => {
-      if (!isCurrent()) return;
+      const is = role(realm);
+      if (is === "spare") return discardSpare(realm);
+      if (is !== "current") return;
       const failure = error instanceof RealmHostError
         ? error
         : new RealmHostError("bundle-unavailable", `could not load the realm from ${realmUrl}`, { cause: error });
@@ -230,10 +260,37 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     return realm;
   }
 
+  /** The current realm is booted: start watching it and tell everyone. */
+  function activate(realm: Realm): void {
+    realm.active = true;
+    bootAttempts = 0;
+    realm.connection.startHeartbeat({ intervalMs: heartbeatIntervalMs, timeoutMs: heartbeatTimeoutMs });
+    for (; realm.abortsBeforeReady > 0; realm.abortsBeforeReady--) requestStop(realm);
+    readiness.resolve();
+    emit({ type: "ready", startMs: performance.now() - realm.startedAt, ...realm.timings });
+    scheduleSpare();
+  }
+
   function stopRealm(realm: Realm, reason: RealmHostError): void {
     clearTimeout(realm.bootTimer);
     realm.connection.close(reason);
     realm.frame?.remove();
+  }
+
+  function scheduleSpare(): void {
+    if (!keepSpare || disposed || spare || spareTimer !== undefined || spareFailures >= MAX_SPARE_FAILURES) return;
+    spareTimer = setTimeout(() => {
+      spareTimer = undefined;
+      if (!disposed && !spare && current.active) spare = startRealm();
+    }, SPARE_DELAY_MS);
+  }
+
+  function discardSpare(realm: Realm, failures = 1): void {
+    if (spare !== realm) return;
+    spare = undefined;
+    spareFailures += failures;
+    stopRealm(realm, new RealmHostError("boot-failed", "the spare realm did not start"));
+    scheduleSpare();
   }
 
   function retryBoot(realm: Realm, what: string): void {
@@ -257,11 +314,16 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     }));
     if (readiness.settled) readiness = deferred();
     bootAttempts = 0;
-    current = startRealm();
+    const next = spare ?? startRealm();
+    spare = undefined;
+    // For the record, a reset takes from the kill to the next realm's ready.
+    next.startedAt = performance.now();
+    current = next;
     const event: RealmEvent = { type: "realm-reset", reason };
     if (interrupted) event.running = interrupted;
     if (detail !== undefined) event.detail = detail;
     emit(event);
+    if (next.booted && role(next) === "current") activate(next);
     return readiness.promise;
   }
 
@@ -276,7 +338,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   /** Ask the realm to stop; reset it if it has not within abortTimeoutMs. */
   function requestStop(realm: Realm): void {
     realm.connection.request(ABORT, { timeoutMs: abortTimeoutMs }).catch((error: unknown) => {
-      if (error instanceof RealmHostError && error.code === "timeout" && current === realm && !disposed) {
+      if (error instanceof RealmHostError && error.code === "timeout" && role(realm) === "current") {
         resetRealm("unresponsive", `did not stop within ${abortTimeoutMs} ms of abort()`);
       }
     });
@@ -310,7 +372,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     abort() {
       if (disposed) return;
       // A realm still starting runs nothing yet: its deadline starts at READY.
-      if (current.ready) requestStop(current);
+      if (current.active) requestStop(current);
       else current.abortsBeforeReady = 1;
     },
 
@@ -324,10 +386,18 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       return resetRealm("requested", reason);
     },
 
+    status() {
+      const realm = disposed ? "disposed" : current.active ? "ready" : readiness.settled ? "failed" : "starting";
+      return { realm, spare: !spare ? "none" : spare.booted ? "ready" : "starting" };
+    },
+
     dispose() {
       if (disposed) return;
       disposed = true;
       const error = new RealmHostError("disposed", "the realm host was disposed");
+      clearTimeout(spareTimer);
+      if (spare) stopRealm(spare, error);
+      spare = undefined;
       stopRealm(current, error);
       if (!readiness.settled) readiness.reject(error);
       listeners.clear();

@@ -1,5 +1,6 @@
 export { createRealmHost, DEFAULT_FLUSH_TIMEOUT_MS, DEFAULT_HEARTBEAT_TIMEOUT_MS } from "./createRealmHost";
 export { RealmHostError, isRealmHostError, type RealmHostErrorCode } from "./RealmHostError";
 export type {
-  FlushOptions, RealmErrorCode, RealmEvent, RealmHost, RealmHostOptions, RealmResetReason, RunningStatement,
+  FlushOptions, RealmErrorCode, RealmEvent, RealmHost, RealmHostOptions, RealmHostStatus, RealmResetReason,
+  RunningStatement,
 } from "./types";

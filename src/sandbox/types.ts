@@ -55,10 +55,22 @@ export interface RealmHostOptions {
   abortTimeoutMs?: number;
   /** How long one attempt to start a realm may take. Default 15000 ms. */
   bootTimeoutMs?: number;
+  /**
+   * Keep a warm spare realm so a reset is a swap instead of a Babel load
+   * (costs a second worker's memory, ~tens of MB). Default true.
+   */
+  spare?: boolean;
   /** Default `generated/realm.js` relative to the document (works from dev, dist and any sub-path). */
   realmUrl?: string;
   /** Default `sandbox.html` relative to the document. */
   sandboxUrl?: string;
+}
+
+export interface RealmHostStatus {
+  /** The current realm: still starting, or warm and listening. */
+  realm: "starting" | "ready" | "failed" | "disposed";
+  /** The warm spare a reset would swap in. */
+  spare: "none" | "starting" | "ready";
 }
 
 export interface FlushOptions {
@@ -86,5 +98,6 @@ export interface RealmHost {
   subscribe(listener: (event: RealmEvent) => void): () => void;
   /** Throw the realm away and start a fresh one; resolves when it is ready. */
   reset(reason?: string): Promise<void>;
+  status(): RealmHostStatus;
   dispose(): void;
 }
