@@ -103,9 +103,14 @@ export function createJsonFeed(callbacks: JsonFeedCallbacks): JsonFeed {
     resolve?.(result);
   }
 
+  /** The scheduled wake-up. At most one is pending: a flush from idle()/close() does not cancel it (a timer per delta would cost more than the parse). */
+  function woken(): void {
+    wakeScheduled = false;
+    flush();
+  }
+
   /** Hands everything queued to a waiting parser. */
   function flush(): void {
-    wakeScheduled = false;
     if (!wake || stopped) return;
     if (queue.length > 0) {
       const text = queue.length === 1 ? queue[0] : queue.join("");
@@ -122,7 +127,7 @@ export function createJsonFeed(callbacks: JsonFeedCallbacks): JsonFeed {
       queue.push(delta);
       if (wake && !wakeScheduled) {
         wakeScheduled = true;
-        scheduleWake(flush);
+        scheduleWake(woken);
       }
     },
     close() {

@@ -1,0 +1,195 @@
+/**
+ * Partial JSON (DESIGN.md §5: a 68 KB data fence in 4-char chunks ≤ 30 ms
+ * total, no flicker of partial numbers), through the realm's StreamedData
+ * path: createUiGlobals → openDataTarget → push → jsonriver → `sd.value`
+ * snapshots. Rendering is excluded (no mount reads the data).
+ *
+ * Figures: the best of MEASURED_RUNS (the bench machine is shared and its
+ * load swings the median by 2–5×; the median is printed alongside).
+ * - json.partial68KBMs: every 4-char chunk is handed to the parser and
+ *   parsed before the next arrives (each chunk its own task: the most
+ *   hand-overs possible), `sd.value` read once per FRAME_CHUNKS chunks (mounts
+ *   read it once per frame; 16 chunks per frame ≈ a fast 1000 chunks/s
+ *   stream). jsonriver alone with one hand-over per chunk is printed as
+ *   json.jsonriverPerChunk68KBMs: its promise hops are most of the cost.
+ * - json.partial68KBValueEveryChunkMs: the same, `sd.value` read after every
+ *   chunk (each snapshot copies the spine: the root array of up to 500 rows).
+ * - json.partial68KBBatchedMs: the production hand-over: deltas queue and
+ *   the parser takes them in one go when its wake timer fires; modelled as
+ *   bursts of FRAME_CHUNKS chunks, `sd.value` read once per burst.
+ * - json.reparsePrefix68KBMs (reference): `parsePartialJson` from the `ai`
+ *   package (repair + JSON.parse of the whole prefix) after every chunk.
+ *   Quadratic, so it runs on every REFERENCE_STRIDE-th chunk and the total
+ *   is extrapolated.
+ */
+import { parsePartialJson } from "ai";
+import { parse } from "jsonriver";
+import { createUiGlobals } from "../workers/realm/runtime/ui/createUiGlobals";
+import { streamIdle } from "../workers/realm/runtime/ui/StreamedData";
+
+const CHUNK_SIZE = 4;
+const FRAME_CHUNKS = 16;
+const WARM_UP_RUNS = 5;
+const MEASURED_RUNS = 15;
+const REFERENCE_STRIDE = 40;
+
+const REGIONS = ["north", "south", "east", "west"];
+
+/** ~68 KB: 500 rows as a model would stream them (pretty-printed, two-space indent). */
+function makeFence(): string {
+  const rows = Array.from({ length: 500 }, (_, index) => ({
+    id: index + 1,
+    customer: `Customer ${String(index + 1).padStart(3, "0")}`,
+    region: REGIONS[index % REGIONS.length],
+    revenue: Math.round(((index * 7919) % 100_000) * 1.37) / 100,
+    units: (index * 31) % 977,
+    active: index % 3 !== 0,
+  }));
+  return JSON.stringify(rows, null, 2);
+}
+
+function chunksOf(text: string): string[] {
+  const chunks: string[] = [];
+  for (let index = 0; index < text.length; index += CHUNK_SIZE) chunks.push(text.slice(index, index + CHUNK_SIZE));
+  return chunks;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1];
+}
+
+const best = (values: number[]): number => Math.min(...values);
+const round = (value: number): number => Math.round(value * 100) / 100;
+
+interface StreamTarget {
+  value: unknown;
+}
+
+function setup(id: string) {
+  const ui = createUiGlobals({ post: () => {}, onError: () => {}, schedule: () => {} });
+  const StreamedData = ui.globals.StreamedData as new (id: string) => StreamTarget;
+  const target = new StreamedData(id);
+  return { ui, target };
+}
+
+/** Every chunk parsed on its own; the value read every `readEvery` chunks. Checks the final value. */
+async function perChunk(chunks: string[], expected: unknown, readEvery: number): Promise<number> {
+  const { ui, target } = setup("rows");
+  const started = performance.now();
+  const sink = ui.openDataTarget("rows")!;
+  for (let index = 0; index < chunks.length; index += 1) {
+    sink.push(chunks[index]);
+    await streamIdle(target);
+    if (index % readEvery === readEvery - 1) void target.value;
+  }
+  const error = sink.end(false);
+  const elapsed = performance.now() - started;
+  if (error) throw new Error(`bench fence failed: ${error.message}`);
+  if (JSON.stringify(target.value) !== JSON.stringify(expected)) throw new Error("bench fence: wrong final value");
+  return elapsed;
+}
+
+async function batched(chunks: string[]): Promise<number> {
+  const { ui, target } = setup("rows");
+  const started = performance.now();
+  const sink = ui.openDataTarget("rows")!;
+  for (let index = 0; index < chunks.length; index += 1) {
+    sink.push(chunks[index]);
+    if (index % FRAME_CHUNKS === FRAME_CHUNKS - 1) {
+      await streamIdle(target);
+      void target.value;
+    }
+  }
+  sink.end(false);
+  void target.value;
+  return performance.now() - started;
+}
+
+async function rawJsonriver(chunks: string[]): Promise<number> {
+  const started = performance.now();
+  async function* source(): AsyncGenerator<string> {
+    yield* chunks;
+  }
+  for await (const value of parse(source())) void value;
+  return performance.now() - started;
+}
+
+/** The no-flicker property on the StreamedData path: every number ever visible is a complete one. */
+async function countPartialNumbers(chunks: string[], expected: unknown): Promise<number> {
+  const complete = new Set<number>();
+  const collect = (value: unknown, into: (n: number) => void): void => {
+    if (typeof value === "number") into(value);
+    else if (typeof value === "object" && value !== null) for (const item of Object.values(value)) collect(item, into);
+  };
+  collect(expected, (n) => complete.add(n));
+  const { ui, target } = setup("rows");
+  const sink = ui.openDataTarget("rows")!;
+  let partial = 0;
+  for (const chunk of chunks) {
+    sink.push(chunk);
+    await streamIdle(target);
+    collect(target.value, (n) => {
+      if (!complete.has(n)) partial += 1;
+    });
+  }
+  sink.end(false);
+  return partial;
+}
+
+async function reparsePrefix(chunks: string[]): Promise<number> {
+  let prefix = "";
+  let measured = 0;
+  for (let index = 0; index < chunks.length; index += 1) {
+    prefix += chunks[index];
+    if (index % REFERENCE_STRIDE !== 0) continue;
+    const started = performance.now();
+    await parsePartialJson(prefix);
+    measured += performance.now() - started;
+  }
+  return measured * REFERENCE_STRIDE;
+}
+
+export async function run(): Promise<Record<string, number>> {
+  const text = makeFence();
+  const expected = JSON.parse(text);
+  const chunks = chunksOf(text);
+  console.log(`fence: ${(text.length / 1024).toFixed(1)} KB, ${chunks.length} chunks of ${CHUNK_SIZE} chars`);
+
+  for (let index = 0; index < WARM_UP_RUNS; index += 1) {
+    await perChunk(chunks, expected, FRAME_CHUNKS);
+    await perChunk(chunks, expected, 1);
+    await batched(chunks);
+    await rawJsonriver(chunks);
+  }
+  const perChunkTimes: number[] = [];
+  const everyChunkTimes: number[] = [];
+  const batchedTimes: number[] = [];
+  const rawTimes: number[] = [];
+  for (let index = 0; index < MEASURED_RUNS; index += 1) {
+    perChunkTimes.push(await perChunk(chunks, expected, FRAME_CHUNKS));
+    everyChunkTimes.push(await perChunk(chunks, expected, 1));
+    batchedTimes.push(await batched(chunks));
+    rawTimes.push(await rawJsonriver(chunks));
+  }
+  const partialNumbers = await countPartialNumbers(chunks, expected);
+  const reference = await reparsePrefix(chunks);
+
+  const line = (label: string, times: number[]): void =>
+    console.log(`${label.padEnd(72)} best ${round(best(times))} ms, median ${round(median(times))} ms`);
+  line("StreamedData, one hand-over per chunk, value read per frame (≤ 30):", perChunkTimes);
+  line("  jsonriver alone, one hand-over per chunk:", rawTimes);
+  line("StreamedData, one hand-over per chunk, value read after every chunk:", everyChunkTimes);
+  line(`StreamedData, production batching (${FRAME_CHUNKS} chunks per hand-over):`, batchedTimes);
+  console.log(`partial numbers ever visible (value read after every chunk): ${partialNumbers}`);
+  console.log(`reference: parsePartialJson (ai) on the whole prefix after each chunk: ~${Math.round(reference)} ms (extrapolated from every ${REFERENCE_STRIDE}th chunk)`);
+
+  return {
+    "json.partial68KBMs": round(best(perChunkTimes)),
+    "json.partial68KBValueEveryChunkMs": round(best(everyChunkTimes)),
+    "json.partial68KBBatchedMs": round(best(batchedTimes)),
+    "json.jsonriverPerChunk68KBMs": round(best(rawTimes)),
+    "json.partialNumbersSeen": partialNumbers,
+    "json.reparsePrefix68KBMs": Math.round(reference),
+  };
+}
