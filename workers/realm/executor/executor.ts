@@ -152,11 +152,16 @@ interface CompiledStatement {
 
 interface Site {
   kind: SiteKind;
+  /** Reply line, for the loop guard's message. */
   line: number;
+  /** Line and column in the block body. */
+  bodyLine: number;
+  column: number;
   context: StatementContext;
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
+const MODULES_REFUSED = "`import` and `export` are not available in the realm: every top-level declaration is already shared by later code, and modules cannot be loaded";
 const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor as FunctionConstructor;
 
 // ---------------------------------------------------------------- runtime hooks ($$r)
@@ -404,14 +409,9 @@ class StatementExecutor implements Executor {
       inFlight.context.reply.stopped ??= "aborted";
       inFlight.abort();
     }
-    // The stream was cut: nothing more will run in this reply, so count what
-    // arrived and close the blocks (later pushes for them are ignored).
-    for (const item of this.queue) {
-      if (item.reply.stopped !== undefined && !item.ended) {
-        item.ended = true;
-        if (item.kind === "data") item.unterminated = true;
-      }
-    }
+    // Open blocks of the reply stay open: the host closes them (or the next
+    // beginReply does), and their skipped counts are final then. They no
+    // longer hold idle(): nothing in them will run.
     this.drain();
   }
 
@@ -665,9 +665,16 @@ class StatementExecutor implements Executor {
       isRealmGlobal: (name) => hasOwn.call(this.globals, name),
       isPlatformGlobal: (name) => name in globalThis,
       isDeclared: (name) => isDeclared(this.scope, name),
-      site: (kind, line) => {
+      site: (kind, line, column) => {
         const site = this.sites.length;
-        this.sites.push({ kind, line: context.line + line - 1, context });
+        const { split } = context;
+        this.sites.push({
+          kind,
+          line: context.line + line - 1,
+          bodyLine: split.line + line - 1,
+          column: line === 1 ? split.column - 1 + column : column,
+          context,
+        });
         sites.push(site);
         return site;
       },
@@ -703,10 +710,13 @@ class StatementExecutor implements Executor {
   }
 
   private syntaxError(item: CodeItem, error: SplitError): ExecError {
+    // The splitter parses as a script, where Babel calls modules a syntax
+    // error; for the realm they are a refused feature.
+    const module = error.code === "ImportOutsideModule";
     return {
-      code: "syntax",
-      name: "SyntaxError",
-      message: error.message,
+      code: module ? "unsupported" : "syntax",
+      name: module ? "UnsupportedError" : "SyntaxError",
+      message: module ? MODULES_REFUSED : error.message,
       block: item.block,
       line: item.line + error.line - 1,
       column: error.column,
@@ -719,6 +729,14 @@ class StatementExecutor implements Executor {
     const code: ExecErrorCode =
       error instanceof LoopGuardError ? "loop-guard" : error instanceof ExecutionAborted ? "aborted" : "runtime";
     const { name, message } = describeThrown(error);
+    if (error instanceof LoopGuardError) {
+      // Thrown from the tick: the loop (or function) it names is the place.
+      const site = this.sites[error.site];
+      if (site && site.context.reply === context.reply) {
+        const { item } = site.context;
+        return { code, name, message, block: item.block, line: site.line, column: site.column, lineText: lineOf(item.body, site.bodyLine) };
+      }
+    }
     for (const frame of parseStatementFrames(stackOf(error))) {
       const compiled = this.compiled.get(frame.id);
       if (!compiled || compiled.context.reply !== context.reply) continue;

@@ -122,8 +122,8 @@ const PARSER_OPTIONS = {
 // (keyed by object identity) hits from the second call on.
 const PRESET_OPTIONS = {
   presets: [
-    [Babel.availablePresets.typescript, { allExtensions: true, isTSX: true, onlyRemoveTypeImports: true }],
-    [Babel.availablePresets.react, { runtime: "classic", useSpread: true }],
+    [Babel.availablePresets.typescript, { allExtensions: true, isTSX: true, onlyRemoveTypeImports: true, allowDeclareFields: true }],
+    [Babel.availablePresets.react, { runtime: "classic", useSpread: true, throwIfNamespace: false }],
   ],
   babelrc: false,
   configFile: false,
@@ -274,9 +274,14 @@ function runtimeCall(method: string, args: T.Expression[], state: PassState, at?
 function toMember(node: T.Identifier, objectName: string, state: PassState): T.MemberExpression {
   const name = node.name;
   const target = node as unknown as Record<string, unknown>;
+  // Both parts keep the identifier's position, so an error anywhere in
+  // `$$s.name` maps back to the name.
+  const object = identifier(objectName, state);
+  const property = identifier(name, state);
+  object.loc = property.loc = node.loc;
   target.type = "MemberExpression";
-  target.object = identifier(objectName, state);
-  target.property = identifier(name, state);
+  target.object = object;
+  target.property = property;
   target.computed = false;
   delete target.name;
   delete target.typeAnnotation;
