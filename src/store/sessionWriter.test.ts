@@ -104,6 +104,28 @@ describe("session writer", () => {
     expect((await loadSession(store, session.id))?.messages).toEqual([message]);
   });
 
+  it("marks only changed messages from a whole list", async () => {
+    const store = await open();
+    const session = await createSession(store);
+    const timer = new ManualTimer();
+    const writer = createSessionWriter(store, session.id, { timer });
+    const first = [userMessage("u1", "hi"), assistantMessage("a1", "yo", { state: "streaming" })];
+    writer.markChanged(first);
+    expect(writer.pendingCount).toBe(2);
+    await writer.flush();
+    writer.markChanged(first);
+    expect(writer.pendingCount).toBe(0);
+    const second = [first[0], { ...first[1], text: "yo!" } as ChatMessage];
+    writer.markChanged(second);
+    expect(writer.pendingCount).toBe(1);
+    await writer.flush();
+    // Messages handed out by loadSession are already on disk.
+    const loaded = await loadSession(store, session.id);
+    const reopened = createSessionWriter(store, session.id, { timer });
+    reopened.markChanged(loaded!.messages);
+    expect(reopened.pendingCount).toBe(0);
+  });
+
   it("flushes when the page is hidden or goes away", async () => {
     const listeners = new Map<string, () => void>();
     const target = {

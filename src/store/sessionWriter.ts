@@ -21,6 +21,12 @@ export type SessionFlushResult = { ok: true } | { ok: false; error: StoreErrorIn
 export interface SessionWriter {
   readonly sessionId: string;
   markDirty(message: ChatMessage): void;
+  /**
+   * Mark, from a whole message list (the agent's `state.messages`), only the
+   * messages whose object changed since the last call or load: cheap to call
+   * on every agent update.
+   */
+  markChanged(messages: readonly ChatMessage[]): void;
   markMountDirty(mount: MountSnapshotInput): void;
   flush(): Promise<SessionFlushResult>;
   /** Changes not yet on disk (kept in memory, retried). */
@@ -67,9 +73,20 @@ export function createSessionWriter(store: Store, sessionId: string, options: Se
     const result = await scheduler.flush();
     return result.ok ? result : { ok: false, error: toStoreError(result.error) };
   };
+  const lastSeen = new Map<string, ChatMessage>();
+  const markDirty = (message: ChatMessage) => {
+    lastSeen.set(message.id, message);
+    scheduler.markDirty({ kind: "message", message });
+  };
   return {
     sessionId,
-    markDirty: (message) => scheduler.markDirty({ kind: "message", message }),
+    markDirty,
+    markChanged(messages) {
+      for (const message of messages) {
+        if (lastSeen.get(message.id) === message || store.saved.get(message) === sessionId) continue;
+        markDirty(message);
+      }
+    },
     markMountDirty: (mount) => scheduler.markDirty({ kind: "mount", mount }),
     flush,
     whenIdle: () => scheduler.whenIdle(),
