@@ -3,7 +3,10 @@ import { createRoot } from "react-dom/client";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { Agent } from "./agent/agent";
 import { createProtocolParser } from "./protocol/parser";
-import { createLanguageModel, describeLlmError, isDemo, SYSTEM_PROMPT, wrapFeedback } from "./llm";
+// Specific modules, not "./llm": the provider (and the AI SDK) load lazily.
+import { describeLlmError } from "./llm/errors";
+import { isDemo } from "./llm/settings";
+import { SYSTEM_PROMPT, wrapFeedback } from "./llm/systemPrompt";
 import { createRealmHost } from "./sandbox";
 import { App } from "./ui/App";
 import { loadSettings, saveSettings, type Settings } from "./ui/settings";
@@ -22,7 +25,7 @@ function Root() {
   const { agent, realm } = useMemo(() => {
     const realm = createRealmHost();
     const agent = new Agent({
-      model: () => createLanguageModel(settingsRef.current),
+      model: async () => (await import("./llm/provider")).createLanguageModel(settingsRef.current),
       system: SYSTEM_PROMPT,
       realm,
       createParser: createProtocolParser,

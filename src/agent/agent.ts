@@ -1,4 +1,4 @@
-import { streamText, type LanguageModel, type ModelMessage } from "ai";
+import type { LanguageModel, ModelMessage } from "ai";
 import type { ProtocolEvent, ProtocolParser } from "../protocol/types";
 import type { RealmEvent } from "../sandbox/types";
 import { FeedbackCollector } from "./feedback";
@@ -68,7 +68,8 @@ export interface AgentState {
 }
 
 export interface AgentOptions {
-  model: () => LanguageModel;
+  /** The model for the next call; may load lazily (the SDK is not in the initial bundle). */
+  model: () => LanguageModel | Promise<LanguageModel>;
   system: string;
   realm: RealmPort;
   createParser: () => ProtocolParser;
@@ -368,8 +369,10 @@ export class Agent {
     for (let attempt = 0; ; attempt += 1) {
       streamError = undefined;
       try {
+        // Loaded on first use: keeps the AI SDK out of the app's initial JavaScript.
+        const { streamText } = await import("ai");
         const result = streamText({
-          model: this.options.model(),
+          model: await this.options.model(),
           system: this.options.system,
           messages: this.toModelMessages().concat(carried ? [{ role: "user", content: this.options.wrapFeedback(carried, "runtime") }] : []),
           abortSignal: signal,

@@ -5,7 +5,7 @@ import { Timeline } from "./Timeline";
 import { Composer } from "./Composer";
 import { SettingsDialog } from "./SettingsDialog";
 import type { Settings } from "./settings";
-import { DEMO_SUGGESTIONS } from "../llm";
+import { DEMO_SUGGESTIONS } from "../llm/demoScripts";
 
 const PHASE_WORD: Record<Phase, string> = {
   idle: "Ready",

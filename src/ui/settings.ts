@@ -1,4 +1,4 @@
-import { DEFAULT_BASE_URL, DEFAULT_MODEL } from "../llm";
+import { DEFAULT_BASE_URL, DEFAULT_MODEL } from "../llm/settings";
 
 /**
  * The person's LLM settings. They live in the app origin only (the sandbox is
