@@ -1,6 +1,6 @@
 import Dexie from "dexie";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SCHEMA_V1, SCHEMA_VERSION } from "./db";
 import { loadSession, searchSessions } from "./sessions";
 import { openStore } from "./store";
@@ -43,6 +43,14 @@ async function writeVersion1(indexedDB: IDBFactory): Promise<void> {
 }
 
 describe("schema versions", () => {
+  // Dexie narrates blocked upgrades and version changes on the console; the tests assert them instead.
+  beforeEach(() => {
+    vi.spyOn(console, "warn").mockImplementation(() => undefined);
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
   it("opens a version-1 database with the current schema and keeps every row and field", async () => {
     const indexedDB = new IDBFactory();
     await writeVersion1(indexedDB);
