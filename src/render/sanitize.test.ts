@@ -246,7 +246,8 @@ describe("sanitizeProps", () => {
   });
 
   it("keeps aria-* and data-* scalars", () => {
-    expect(clean("div", { "aria-label": "x", "data-row": 3, "data-X": "y", "aria-hidden": true }).props).toEqual({ "aria-label": "x", "data-row": 3, "aria-hidden": true });
+    expect(clean("div", { "aria-label": "x", "data-row": 3, "data-X": "y", "aria-hidden": true, "data-mount-id": "other" }).props)
+      .toEqual({ "aria-label": "x", "data-row": 3, "aria-hidden": true });
   });
 
   it("filters SVG paint values", () => {

@@ -221,7 +221,7 @@ export function sanitizeProps(spec: ComponentSpec, props: WireProps | Record<str
       else result.props[key] = clean;
       continue;
     }
-    if (spec.kind !== "chart" && DATA_NAME.test(key)) {
+    if (spec.kind !== "chart" && DATA_NAME.test(key) && !key.startsWith("data-mount")) {
       const clean = scalarValue(value);
       if (clean === null) drop(key, "invalid-value");
       else result.props[key] = clean;
