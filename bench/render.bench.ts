@@ -70,7 +70,7 @@ async function browserLatency(): Promise<number> {
         await new Promise((resolve) => requestAnimationFrame(resolve));
       }
       return times;
-    }, buildOps(2000));
+    }, buildOps(2000) as unknown[]);
     samples.sort((a, b) => a - b);
     console.log(`ops → DOM (ms): median ${round(samples[samples.length >> 1])}, p95 ${round(samples[Math.floor(samples.length * 0.95)])}, max ${round(samples.at(-1)!)}`);
     return samples[Math.floor(samples.length * 0.95)];
