@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../agent/agent";
+import { applyExecEvent, applyProtocolEvent, emptyReply } from "../agent/reply";
+import { parseExportText } from "./exportSchema";
 import { addAuditEntry, addGrant, listGrants } from "./capabilities";
 import { exportAll, exportFileName, exportSession, importFile, serializeExport } from "./exportImport";
 import type { SessionExport } from "./exportSchema";
@@ -180,6 +182,45 @@ describe("import", () => {
       expect(result.error.message).toMatch(/^Nothing was imported: .*full/);
     }
     expect(await dumpDatabase(store.db)).toEqual(before);
+  });
+
+  it("accepts replies exactly as the agent's reducers build them (guards against the shapes drifting apart)", async () => {
+    let reply = emptyReply();
+    for (const event of [
+      { type: "block-start", index: 0, kind: "text", line: 1 },
+      { type: "block-delta", index: 0, text: "Intro\n" },
+      { type: "block-end", index: 0, unterminated: false },
+      { type: "block-start", index: 1, kind: "code", lang: "tsx", line: 3 },
+      { type: "block-delta", index: 1, text: "console.log(1);\nthrow new Error('x');\nlater();\n" },
+      { type: "block-end", index: 1, unterminated: true },
+      { type: "block-start", index: 2, kind: "data", id: "rows", line: 8 },
+      { type: "block-end", index: 2, unterminated: false },
+      { type: "protocol-error", code: "malformed-header", message: "bad fence", line: 9, info: "agent.runn" },
+    ] as const) {
+      reply = applyProtocolEvent(reply, event);
+    }
+    for (const event of [
+      { type: "statement-start", block: 1, statement: 0, line: 3, endLine: 3, source: "console.log(1);" },
+      { type: "console", block: 1, statement: 0, level: "log", text: "1" },
+      { type: "statement-end", block: 1, statement: 0, status: "done", durationMs: 1 },
+      { type: "statement-start", block: 1, statement: 1, line: 4, endLine: 4, source: "throw new Error('x');" },
+      {
+        type: "statement-end", block: 1, statement: 1, status: "error", durationMs: 1,
+        error: { code: "runtime", name: "Error", message: "x", block: 1, line: 4, column: 1, lineText: "throw new Error('x');" },
+      },
+      { type: "skipped", block: 1, fromStatement: 2, count: 1, fromLine: 5, reason: "error" },
+      { type: "skipped", block: 2, fromStatement: 0, count: 0, fromLine: 8, reason: "error" },
+      { type: "block-done", block: 1 },
+    ] as const) {
+      reply = applyExecEvent(reply, event);
+    }
+    const store = await open();
+    const session = await createSession(store);
+    const message: ChatMessage = { id: "a1", role: "assistant", text: "…", reply, state: "done", createdAt: 1, error: { code: "disconnected", message: "lost", retryable: true } };
+    await saveMessages(store, session.id, [message]);
+    const parsed = parseExportText(serializeExport(await exportSession(store, session.id)));
+    if (!parsed.ok) throw new Error(parsed.error.message);
+    expect(parsed.document.format === "livemark.session" && parsed.document.messages[0]).toEqual(message);
   });
 
   it("turns a reply that was streaming in the file into an interrupted one", async () => {
