@@ -64,7 +64,11 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
   const inert = meta.inert || meta.closed;
   const callbacks = useRef({ sendEvent, onUnknownComponent });
   callbacks.current = { sendEvent, onUnknownComponent };
-  const styleSheet = useMemo(() => mountStyleSheet(), []);
+  const styleSheet = useMemo(() => {
+    const sheet = mountStyleSheet();
+    sheet.warm();
+    return sheet;
+  }, []);
 
   const context = useMemo<MountRenderContext>(() => ({
     store,

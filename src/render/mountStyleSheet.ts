@@ -22,6 +22,8 @@ export interface MountStyleSheet {
   addTokens(tokens: readonly string[]): void;
   /** Resolves when every token added so far has CSS (tests, benchmarks). */
   settled(): Promise<void>;
+  /** Start loading the generator now (e.g. when a reply starts running code), so the first mount paints styled. */
+  warm(): void;
   /** The utilities CSS currently applied. */
   readonly utilityCss: string;
 }
@@ -49,7 +51,7 @@ function createTarget(doc: Document): SheetTarget {
 
 const sheets = new WeakMap<Document, MountStyleSheet>();
 
-const NO_SHEET: MountStyleSheet = { addTokens: () => {}, settled: async () => {}, utilityCss: "" };
+const NO_SHEET: MountStyleSheet = { addTokens: () => {}, settled: async () => {}, warm: () => {}, utilityCss: "" };
 
 /** The document's mount style sheet, created (with the kit CSS) on first use. */
 export function mountStyleSheet(doc: Document | undefined = globalThis.document): MountStyleSheet {
@@ -114,6 +116,12 @@ export function createMountStyleSheet(target: SheetTarget, loadGenerator: () => 
     },
     async settled() {
       while (running) await running;
+    },
+    warm() {
+      generator ??= loadGenerator();
+      generator.catch(() => {
+        generator = undefined;
+      });
     },
     get utilityCss() {
       return utilityCss;
