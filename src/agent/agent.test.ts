@@ -287,3 +287,56 @@ describe("Agent", () => {
     expect(JSON.stringify(prompts[1])).toContain("timer fired");
   });
 });
+
+describe("Agent.revive", () => {
+  it("re-runs the session's code blocks in order without calling the model", async () => {
+    const { model, calls } = scriptedModel(["unused"]);
+    const realm = new FakeRealm();
+    const history = [
+      { id: "u1", role: "user" as const, text: "hi", createdAt: 1 },
+      {
+        id: "a1",
+        role: "assistant" as const,
+        text: "",
+        state: "done" as const,
+        createdAt: 2,
+        reply: {
+          protocolErrors: [],
+          notices: [],
+          blocks: [
+            { index: 0, kind: "text" as const, line: 1, text: "Hello" },
+            {
+              index: 1,
+              kind: "code" as const,
+              lang: "tsx" as const,
+              line: 3,
+              source: 'console.log("again")\nthrow new Error("gone")\n',
+              closed: true,
+              unterminated: false,
+              status: "done" as const,
+              statements: [],
+            },
+          ],
+        },
+      },
+    ];
+    const agent = new Agent(
+      {
+        model: () => model,
+        system: "",
+        realm,
+        createParser: createProtocolParser,
+        describeError: () => ({ code: "unknown", message: "", retryable: false }),
+        wrapFeedback: (body) => body,
+      },
+      history,
+    );
+    const result = await agent.revive();
+    expect(calls()).toBe(0);
+    expect(result).toEqual({ blocks: 1, failures: ["gone"] });
+    expect(realm.calls).toEqual(["begin", "open 1@3", "end 1", "flush"]);
+    const notice = agent.getState().messages.at(-1);
+    expect(notice).toMatchObject({ role: "notice", level: "warn" });
+    expect(agent.getState().phase).toBe("done");
+  });
+});

@@ -194,6 +194,66 @@ export class Agent {
     await this.interact();
   }
 
+  /**
+   * Revive: re-run every code and data block of the session, in order, in
+   * the realm, without calling the model, so restored state (and mounts) are
+   * live again. What fails is reported to the person, not to the model.
+   */
+  async revive(): Promise<{ blocks: number; failures: string[] }> {
+    if (this.busy) return { blocks: 0, failures: [] };
+    const controller = new AbortController();
+    this.controller = controller;
+    const collector = new FeedbackCollector();
+    this.currentCollector = collector;
+    this.setState({ phase: "running", detail: "reviving", turn: 0, canContinue: false });
+    const realm = this.options.realm;
+    let blocks = 0;
+    const failures: string[] = [];
+    const listen = realm.subscribe((event) => {
+      if (event.type === "statement-end" && event.status === "error" && event.error) failures.push(event.error.message);
+      if (event.type === "error") failures.push(event.error.message);
+    });
+    try {
+      for (const message of this.state.messages) {
+        if (controller.signal.aborted) break;
+        if (message.role !== "assistant") continue;
+        realm.beginReply();
+        let any = false;
+        for (const block of message.reply.blocks) {
+          if (block.kind === "code") {
+            realm.openCode(block.index, block.line);
+            if (block.source) realm.pushCode(block.index, block.source);
+            realm.endCode(block.index, block.unterminated);
+            any = true;
+            blocks += 1;
+          } else if (block.kind === "data") {
+            realm.openData(block.index, block.id, block.line);
+            if (block.source) realm.pushData(block.index, block.source);
+            realm.endData(block.index, block.unterminated);
+            any = true;
+            blocks += 1;
+          }
+        }
+        if (any) await this.settleRealm(undefined, controller.signal).catch(() => undefined);
+      }
+    } finally {
+      listen();
+      this.controller = undefined;
+      this.currentCollector = undefined;
+      const stopped = controller.signal.aborted;
+      this.notice(
+        stopped
+          ? "Revive stopped."
+          : failures.length === 0
+            ? `Revived: re-ran ${blocks} block${blocks === 1 ? "" : "s"} in a fresh realm.`
+            : `Revived ${blocks} block${blocks === 1 ? "" : "s"}; ${failures.length} failed: ${failures.slice(0, 3).join("; ")}`,
+        failures.length > 0 ? "warn" : "info",
+      );
+      this.setState({ phase: stopped ? "stopped" : "done", detail: undefined });
+    }
+    return { blocks, failures };
+  }
+
   /** Stop: abort the LLM stream and interrupt running code. */
   stop(): void {
     if (!this.controller) return;

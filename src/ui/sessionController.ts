@@ -1,0 +1,359 @@
+import type { Agent, AgentState, ChatMessage } from "../agent/agent";
+import {
+  createSession,
+  createSessionWriter,
+  createShareLink,
+  decodeShare,
+  deleteSession,
+  exportAll,
+  exportFileName,
+  exportSession,
+  flushOnPageHide,
+  importFile,
+  isShareFragment,
+  listSessions,
+  loadSession,
+  openStore,
+  renameSession,
+  searchSessions,
+  serializeExport,
+  undoDelete,
+  DEFAULT_TITLE,
+  type SearchHit,
+  type Session,
+  type SessionExport,
+  type SessionWriter,
+  type Store,
+} from "../store";
+
+/**
+ * Which session is open, the session list, and everything that moves
+ * sessions in and out of IndexedDB (DESIGN.md §3 "Persistence"). One realm
+ * serves the page; opening another session resets it, so code of one session
+ * never sees another's state. A session open in another tab is shown
+ * read-only and follows that tab's writes.
+ */
+
+export interface Banner {
+  text: string;
+  level: "info" | "warn" | "error";
+  /** A deleted session that can still come back. */
+  undoSessionId?: string;
+}
+
+export interface SessionsState {
+  storage: "opening" | "ready" | "unavailable";
+  sessions: Session[];
+  current?: Session;
+  agent?: Agent;
+  /** Another tab holds this session: look, don't touch. */
+  readOnly: boolean;
+  banner?: Banner;
+  /** A shared session opened from a link, not yet imported. */
+  preview?: SessionExport;
+  searchResults?: SearchHit[];
+}
+
+export interface RealmLike {
+  reset(reason?: string): Promise<void>;
+}
+
+const CHANNEL = "livemark-sessions";
+
+export class SessionController {
+  private state: SessionsState = { storage: "opening", sessions: [], readOnly: false };
+  private readonly listeners = new Set<() => void>();
+  private store: Store | undefined;
+  private writer: SessionWriter | undefined;
+  private unsubscribeAgent: (() => void) | undefined;
+  private releaseLock: (() => void) | undefined;
+  private readonly channel: BroadcastChannel | undefined =
+    typeof BroadcastChannel === "function" ? new BroadcastChannel(CHANNEL) : undefined;
+  private broadcastTimer: ReturnType<typeof setTimeout> | undefined;
+  private realmUsed = false;
+
+  constructor(
+    private readonly options: {
+      realm: RealmLike;
+      makeAgent: (messages: ChatMessage[]) => Agent;
+      /** The page URL, to read a `#share=` fragment. */
+      href?: string;
+    },
+  ) {
+    this.channel?.addEventListener("message", (event: MessageEvent) => {
+      const data = event.data as { type?: string; sessionId?: string } | null;
+      if (data?.type === "saved" && data.sessionId === this.state.current?.id && this.state.readOnly) {
+        void this.reloadReadOnly();
+      }
+      if (data?.type === "list") void this.refreshList();
+    });
+  }
+
+  getState = (): SessionsState => this.state;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  private set(patch: Partial<SessionsState>): void {
+    this.state = { ...this.state, ...patch };
+    for (const listener of this.listeners) listener();
+  }
+
+  private notify(text: string, level: Banner["level"] = "info", undoSessionId?: string): void {
+    this.set({ banner: { text, level, undoSessionId } });
+  }
+
+  dismissBanner(): void {
+    this.set({ banner: undefined });
+  }
+
+  async start(): Promise<void> {
+    const opened = await openStore({
+      onStatus: (status) => this.notify(status.message, "warn"),
+    });
+    if (!opened.ok) {
+      this.set({ storage: "unavailable" });
+      this.notify(`${opened.error.message} This session will not be saved.`, "error");
+      this.attachAgent(this.options.makeAgent([]), undefined, false);
+      return;
+    }
+    this.store = opened.store;
+    this.set({ storage: "ready" });
+    flushOnPageHide(() => this.writer?.flush() ?? Promise.resolve());
+    const href = this.options.href ?? "";
+    if (isShareFragment(href)) {
+      const decoded = await decodeShare(href);
+      if (decoded.ok) this.set({ preview: decoded.document });
+      else this.notify(decoded.error.message, "error");
+    }
+    const sessions = await listSessions(opened.store);
+    this.set({ sessions });
+    if (sessions.length > 0) await this.open(sessions[0].id);
+    else await this.newSession();
+  }
+
+  private async refreshList(): Promise<void> {
+    if (!this.store) return;
+    const sessions = await listSessions(this.store);
+    const current = this.state.current ? sessions.find((session) => session.id === this.state.current!.id) ?? this.state.current : undefined;
+    this.set({ sessions, current });
+  }
+
+  private broadcast(message: { type: "saved" | "list"; sessionId?: string }): void {
+    this.channel?.postMessage(message);
+  }
+
+  /** Close the open session: flush its writes, drop its agent and its lock. */
+  private async closeCurrent(): Promise<void> {
+    this.unsubscribeAgent?.();
+    this.unsubscribeAgent = undefined;
+    this.state.agent?.dispose();
+    if (this.writer) {
+      const writer = this.writer;
+      this.writer = undefined;
+      await writer.close();
+      this.broadcast({ type: "saved", sessionId: writer.sessionId });
+    }
+    this.releaseLock?.();
+    this.releaseLock = undefined;
+    if (this.realmUsed) {
+      this.realmUsed = false;
+      await this.options.realm.reset("another session was opened").catch(() => undefined);
+    }
+  }
+
+  /**
+   * Hold the session's Web Lock while it is open here. Resolves to false when
+   * another tab holds it (this tab is then read-only for that session).
+   */
+  private acquireLock(sessionId: string): Promise<boolean> {
+    const locks = (globalThis.navigator as Navigator | undefined)?.locks;
+    if (!locks) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      void locks.request(`livemark:session:${sessionId}`, { ifAvailable: true }, (lock) => {
+        if (!lock) {
+          resolve(false);
+          return undefined;
+        }
+        resolve(true);
+        return new Promise<void>((release) => (this.releaseLock = release));
+      });
+    });
+  }
+
+  async open(id: string): Promise<void> {
+    if (!this.store) return;
+    if (this.state.current?.id === id && this.state.agent) return;
+    await this.closeCurrent();
+    const loaded = await loadSession(this.store, id);
+    if (!loaded) {
+      this.notify("That session no longer exists (deleted in another tab?).", "warn");
+      await this.refreshList();
+      return;
+    }
+    const owned = await this.acquireLock(id);
+    const agent = this.options.makeAgent(loaded.messages);
+    this.set({ current: loaded.session, readOnly: !owned, searchResults: undefined });
+    this.attachAgent(agent, owned ? id : undefined, !owned);
+  }
+
+  private async reloadReadOnly(): Promise<void> {
+    if (!this.store || !this.state.current) return;
+    const loaded = await loadSession(this.store, this.state.current.id);
+    if (!loaded || !this.state.readOnly) return;
+    this.state.agent?.dispose();
+    this.set({ agent: this.options.makeAgent(loaded.messages), current: loaded.session });
+  }
+
+  private attachAgent(agent: Agent, writableSessionId: string | undefined, readOnly: boolean): void {
+    this.set({ agent, readOnly });
+    if (!this.store || !writableSessionId) return;
+    const store = this.store;
+    const writer = createSessionWriter(store, writableSessionId, {
+      onError: (error) => this.notify(`Not saved yet: ${error.message} Your work is kept in this tab and saving is retried.`, "error"),
+      onRecovered: () => this.dismissBanner(),
+    });
+    this.writer = writer;
+    let previous: AgentState = agent.getState();
+    this.unsubscribeAgent = agent.subscribe((state) => {
+      if (state.messages !== previous.messages) writer.markChanged(state.messages);
+      if (state.messages.some((message) => message.role === "assistant")) this.realmUsed = true;
+      const finished = previous.phase !== state.phase && !["streaming", "running", "waiting-input"].includes(state.phase);
+      previous = state;
+      if (finished) void writer.flush().then(() => this.broadcast({ type: "saved", sessionId: writableSessionId }));
+      else this.scheduleBroadcast(writableSessionId);
+      void this.autoTitle(state);
+    });
+  }
+
+  private scheduleBroadcast(sessionId: string): void {
+    if (this.broadcastTimer) return;
+    this.broadcastTimer = setTimeout(() => {
+      this.broadcastTimer = undefined;
+      void this.writer?.flush().then(() => this.broadcast({ type: "saved", sessionId }));
+    }, 500);
+  }
+
+  /** A new session takes its title from the person's first message. */
+  private async autoTitle(state: AgentState): Promise<void> {
+    const current = this.state.current;
+    if (!this.store || !current || current.title !== DEFAULT_TITLE) return;
+    const first = state.messages.find((message) => message.role === "user");
+    if (!first || first.role !== "user") return;
+    const title = first.text.split("\n")[0].slice(0, 60);
+    this.set({ current: { ...current, title } });
+    await renameSession(this.store, current.id, title).catch(() => undefined);
+    await this.refreshList();
+    this.broadcast({ type: "list" });
+  }
+
+  async newSession(): Promise<void> {
+    if (!this.store) return;
+    const session = await createSession(this.store);
+    await this.refreshList();
+    this.broadcast({ type: "list" });
+    await this.open(session.id);
+  }
+
+  async rename(id: string, title: string): Promise<void> {
+    if (!this.store) return;
+    await renameSession(this.store, id, title);
+    await this.refreshList();
+    this.broadcast({ type: "list" });
+  }
+
+  async remove(id: string): Promise<void> {
+    if (!this.store) return;
+    const session = await deleteSession(this.store, id);
+    if (this.state.current?.id === id) {
+      await this.closeCurrent();
+      this.set({ current: undefined, agent: undefined });
+      const remaining = (await listSessions(this.store)).filter((item) => item.id !== id);
+      if (remaining.length > 0) await this.open(remaining[0].id);
+      else await this.newSession();
+    }
+    await this.refreshList();
+    this.broadcast({ type: "list" });
+    this.notify(`Deleted “${session.title}”.`, "info", id);
+  }
+
+  async undoRemove(id: string): Promise<void> {
+    if (!this.store) return;
+    await undoDelete(this.store, id);
+    this.dismissBanner();
+    await this.refreshList();
+    this.broadcast({ type: "list" });
+  }
+
+  async search(query: string): Promise<void> {
+    if (!this.store) return;
+    if (!query.trim()) {
+      this.set({ searchResults: undefined });
+      return;
+    }
+    this.set({ searchResults: await searchSessions(this.store, query) });
+  }
+
+  /** The open session as a `livemark.session` file (never settings or the key). */
+  async exportCurrent(): Promise<{ name: string; text: string } | undefined> {
+    if (!this.store || !this.state.current) return undefined;
+    await this.writer?.flush();
+    const document = await exportSession(this.store, this.state.current.id);
+    return { name: exportFileName(document), text: serializeExport(document) };
+  }
+
+  async exportEverything(): Promise<{ name: string; text: string } | undefined> {
+    if (!this.store) return undefined;
+    await this.writer?.flush();
+    const document = await exportAll(this.store);
+    return { name: exportFileName(document), text: serializeExport(document) };
+  }
+
+  async importFrom(input: string | Blob): Promise<boolean> {
+    if (!this.store) {
+      this.notify("Storage is unavailable in this browser, so nothing can be imported.", "error");
+      return false;
+    }
+    const result = await importFile(this.store, input);
+    if (!result.ok) {
+      this.notify(`Import failed, nothing was changed: ${result.error.message}`, "error");
+      return false;
+    }
+    await this.refreshList();
+    this.broadcast({ type: "list" });
+    const first = result.sessions[0];
+    const count = result.sessions.length;
+    this.notify(
+      `Imported ${count === 1 ? `“${first.title}”` : `${count} sessions`}. Imported sessions come from outside: their code has not run here; use Revive to run it.`,
+      "info",
+    );
+    if (first) await this.open(first.id);
+    return true;
+  }
+
+  async importPreview(): Promise<void> {
+    const preview = this.state.preview;
+    if (!preview) return;
+    this.set({ preview: undefined });
+    history.replaceState(null, "", location.pathname + location.search);
+    await this.importFrom(serializeExport(preview));
+  }
+
+  dismissPreview(): void {
+    this.set({ preview: undefined });
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+
+  async shareLink(base: string): Promise<string | undefined> {
+    if (!this.store || !this.state.current) return undefined;
+    await this.writer?.flush();
+    const result = await createShareLink(this.store, this.state.current.id, base);
+    if (!result.ok) {
+      this.notify(result.error.message, "warn");
+      return undefined;
+    }
+    return result.url;
+  }
+}
