@@ -9,12 +9,12 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DIST_DIR, serveRecorder, type TestServer } from "./harness";
+import { DIST_DIR, serveRecorder, waitFor, type TestServer } from "./harness";
 import { startRealmTestContext, type RealmPage, type RealmTestContext } from "./fixtures/realmTestPage";
 
 const FAKE_KEY = "sk-test-LIVEMARK-FAKE-KEY-1234567890";
 /** What the app's own server may legitimately serve to the test page. */
-const APP_FILES = /\/(realm-test\.html|realm-test-assets\/.+\.js|generated\/realm\.js|sandbox\.html|favicon\.ico)$/;
+const APP_FILES = /\/(realm-test\.html|realm-test-assets\/.+\.js|generated\/realm\.js|sandbox\.html|favicon\.ico|index\.html|assets\/[^/]+\.(js|css)|)$/;
 
 let context: RealmTestContext;
 let realm: RealmPage;
@@ -336,6 +336,50 @@ describe("the host trusts only its own port", () => {
       console.log(JSON.stringify(report));
     `);
     failed(report);
+  });
+});
+
+describe("the app page", () => {
+  it("ships a CSP that runs only its own scripts and frames only its sandbox, and loads without violations", async () => {
+    const html = readFileSync(join(DIST_DIR, "index.html"), "utf8");
+    const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? "";
+    expect(csp).toMatch(/script-src 'self'(;|$)/);
+    expect(csp).toMatch(/frame-src 'self'(;|$)/);
+    expect(csp).toMatch(/object-src 'none'/);
+    expect(html.indexOf("Content-Security-Policy")).toBeLessThan(html.indexOf("<script"));
+
+    const browserContext = await context.browser.newContext();
+    const page = await browserContext.newPage();
+    try {
+      const violations: string[] = [];
+      page.on("console", (message) => {
+        if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+      });
+      await page.addInitScript(() => {
+        document.addEventListener("securitypolicyviolation", (event) => {
+          console.error(`Content Security Policy violation: ${event.violatedDirective} ${event.blockedURI}`);
+        });
+      });
+      // With a key in the app's storage: the app reads it, its sandbox cannot.
+      await page.goto(context.server.url);
+      await page.evaluate((key) => localStorage.setItem("livemark.settings.v1", JSON.stringify({ provider: "openai", apiKey: key })), FAKE_KEY);
+      await page.reload();
+      const frame = (await waitFor(() => page.frames().find((each) => each.url().endsWith("/sandbox.html")), 15_000))!;
+      expect(await frame.evaluate(() => self.origin)).toBe("null");
+      expect(await page.evaluate(() => document.querySelector("iframe")?.getAttribute("sandbox"))).toBe("allow-scripts");
+      expect(await frame.evaluate(() => {
+        try {
+          return localStorage.getItem("livemark.settings.v1");
+        } catch (error) {
+          return (error as Error).name;
+        }
+      })).toBe("SecurityError");
+      expect(await page.evaluate(() => localStorage.getItem("livemark.settings.v1"))).toContain("sk-test");
+      await page.waitForTimeout(500);
+      expect(violations).toEqual([]);
+    } finally {
+      await browserContext.close();
+    }
   });
 });
 
