@@ -1,0 +1,98 @@
+import { describe, expect, test } from "vitest";
+import {
+  HANDLER_MARKER, MAX_TREE_DEPTH, MOUNT_ERROR, MOUNT_OPEN, MOUNT_OPS, UI_EVENT, isMountMessageType, validateMountMessage, validateUiEvent,
+  type MountRealmMessage,
+} from "./mount";
+
+const open: MountRealmMessage = {
+  type: MOUNT_OPEN,
+  mountId: "m1",
+  title: "Sales",
+  snapshot: {
+    nodes: [{ id: 2, type: "Card", props: { className: "p-4", onClick: HANDLER_MARKER }, children: [{ id: 1, type: "#text", text: "hi" }] }],
+  },
+};
+
+describe("validateMountMessage", () => {
+  test("accepts every realm message and rebuilds it (nothing shared with the input)", () => {
+    const messages: MountRealmMessage[] = [
+      open,
+      { type: MOUNT_OPS, mountId: "m1", ops: [
+        { op: "create", id: 3, type: "svg:rect", props: { style: { width: 1 } } },
+        { op: "create", id: 4, type: "#text", text: "x" },
+        { op: "insert", parent: 0, child: 3, before: 2 },
+        { op: "remove", parent: 0, child: 3 },
+        { op: "text", id: 1, text: "y" },
+        { op: "props", id: 2, props: {} },
+      ] },
+      { type: "mount-close", mountId: "m1" },
+      { type: MOUNT_ERROR, mountId: "m1", error: { code: "render", name: "TypeError", message: "x", component: "Chart", line: 3 } },
+      { type: MOUNT_ERROR, mountId: "m1", error: null },
+      { type: "mount-form-errors", mountId: "m1", errors: { "address.city": "Required", "": "Passwords differ" } },
+      { type: "mount-waiting", mountId: "m1", waiting: true },
+    ];
+    for (const message of messages) {
+      const result = validateMountMessage(message);
+      expect(result).toEqual({ ok: true, message });
+      if (result.ok && message.type === MOUNT_OPEN) {
+        expect(result.message.snapshot.nodes[0]).not.toBe(message.snapshot.nodes[0]);
+      }
+    }
+    expect(isMountMessageType("mount-ops")).toBe(true);
+    expect(isMountMessageType("exec-event")).toBe(false);
+  });
+
+  test("rejects what a hostile realm could send", () => {
+    const bad: unknown[] = [
+      null,
+      { type: "mount-open", mountId: "", snapshot: { nodes: [] } },
+      { type: "mount-open", mountId: "m".repeat(65), snapshot: { nodes: [] } },
+      { type: "mount-ops", mountId: "m1", ops: [{ op: "create", id: 0, type: "div" }] },
+      { type: "mount-ops", mountId: "m1", ops: [{ op: "create", id: 1.5, type: "div" }] },
+      { type: "mount-ops", mountId: "m1", ops: [{ op: "create", id: 1, type: "<script>" }] },
+      { type: "mount-ops", mountId: "m1", ops: [{ op: "create", id: 1, type: "div", props: { children: "x" } }] },
+      { type: "mount-ops", mountId: "m1", ops: [{ op: "create", id: 1, type: "div", props: { when: new Date() } }] },
+      { type: "mount-ops", mountId: "m1", ops: [{ op: "explode" }] },
+      { type: "mount-ops", mountId: "m1", ops: [{ op: "insert", parent: -1, child: 1 }] },
+      { type: "mount-error", mountId: "m1", error: { code: "weird", name: "x", message: "y" } },
+      { type: "mount-waiting", mountId: "m1", waiting: "yes" },
+      { type: "mount-form-errors", mountId: "m1", errors: { a: 1 } },
+      { type: "exec-event", event: {} },
+    ];
+    for (const message of bad) expect(validateMountMessage(message).ok, JSON.stringify(message)).toBe(false);
+  });
+
+  test("deep trees and cycles are rejected, never a stack overflow", () => {
+    let node: Record<string, unknown> = { id: 1, type: "div", props: {}, children: [] };
+    for (let depth = 2; depth < MAX_TREE_DEPTH + 10; depth++) node = { id: depth, type: "div", props: {}, children: [node] };
+    expect(validateMountMessage({ type: MOUNT_OPEN, mountId: "m1", snapshot: { nodes: [node] } }).ok).toBe(false);
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(validateMountMessage({ type: MOUNT_OPS, mountId: "m1", ops: [{ op: "props", id: 1, props: { cycle } }] }).ok).toBe(false);
+  });
+
+  test("__proto__ keys are dropped, handler markers normalized, non-finite numbers nulled", () => {
+    const props = JSON.parse('{"__proto__": {"x": 1}, "onClick": {"$handler": true, "extra": 1}, "n": 1}');
+    props.inf = Infinity;
+    const result = validateMountMessage({ type: MOUNT_OPS, mountId: "m1", ops: [{ op: "props", id: 1, props }] });
+    expect(result).toEqual({ ok: true, message: { type: MOUNT_OPS, mountId: "m1", ops: [{ op: "props", id: 1, props: { onClick: { $handler: true }, n: 1, inf: null } }] } });
+  });
+});
+
+describe("validateUiEvent", () => {
+  test("accepts handler events with JSON payloads", () => {
+    const event = { type: UI_EVENT, mountId: "m1", nodeId: 3, handler: "onSubmit", payload: { values: { a: "1", b: true, c: ["x", 2] } } };
+    expect(validateUiEvent(event)).toEqual({ ok: true, message: event });
+    expect(validateUiEvent({ type: UI_EVENT, mountId: "m1", nodeId: 3, handler: "onValueChange", payload: { value: [50] } }).ok).toBe(true);
+  });
+
+  test("rejects non-handler names, bad ids and non-JSON payloads", () => {
+    for (const event of [
+      { type: UI_EVENT, mountId: "m1", nodeId: 3, handler: "click", payload: {} },
+      { type: UI_EVENT, mountId: "m1", nodeId: 3, handler: "on__proto__", payload: {} },
+      { type: UI_EVENT, mountId: "m1", nodeId: 0, handler: "onClick", payload: {} },
+      { type: UI_EVENT, mountId: "m1", nodeId: 3, handler: "onClick" },
+      { type: UI_EVENT, mountId: "m1", nodeId: 3, handler: "onClick", payload: { values: { a: {} } } },
+    ]) expect(validateUiEvent(event).ok, JSON.stringify(event)).toBe(false);
+  });
+});
