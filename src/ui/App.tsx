@@ -1,10 +1,12 @@
-import { useCallback, useState } from "react";
+import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import type { Agent, AgentState, Phase } from "../agent/agent";
 import { useAgentState } from "./useAgentState";
 import { Timeline } from "./Timeline";
 import { Composer } from "./Composer";
 import { SettingsDialog } from "./SettingsDialog";
+import { Sidebar, download } from "./Sidebar";
 import type { Settings } from "./settings";
+import type { SessionController } from "./sessionController";
 import { DEMO_SUGGESTIONS } from "../llm/demoScripts";
 
 const PHASE_WORD: Record<Phase, string> = {
@@ -18,8 +20,7 @@ const PHASE_WORD: Record<Phase, string> = {
 };
 
 function statusText(state: AgentState): string {
-  const word = PHASE_WORD[state.phase];
-  const parts = [word];
+  const parts = [PHASE_WORD[state.phase]];
   if (state.detail) parts.push(`(${state.detail})`);
   if ((state.phase === "streaming" || state.phase === "running") && state.turn > 0) {
     parts.push(`· turn ${state.turn} of at most ${state.maxTurns}`);
@@ -27,54 +28,177 @@ function statusText(state: AgentState): string {
   return parts.join(" ");
 }
 
-export function App({
-  agent,
-  settings,
-  onSaveSettings,
-  realmStatus,
-  usingDemo,
-}: {
-  agent: Agent;
-  usingDemo: boolean;
-  settings: Settings;
-  onSaveSettings: (settings: Settings) => void;
-  realmStatus: "starting" | "ready" | "failed";
-}) {
+function SessionView({ agent, readOnly, usingDemo }: { agent: Agent; readOnly: boolean; usingDemo: boolean }) {
   const state = useAgentState(agent);
-  const [settingsOpen, setSettingsOpen] = useState(false);
   const busy = state.phase === "streaming" || state.phase === "running" || state.phase === "waiting-input";
   const onSend = useCallback((text: string) => void agent.send(text), [agent]);
   const onStop = useCallback(() => agent.stop(), [agent]);
   return (
-    <div className="lm-app">
-      <header className="lm-header">
-        <h1 className="lm-title">Livemark</h1>
-        <span className="lm-model" title={usingDemo ? "Scripted offline model" : settings.baseURL}>
-          {usingDemo ? "Demo model (offline)" : settings.model}
-        </span>
-        <span className={`lm-realm lm-realm--${realmStatus}`} title="The sandbox where code runs">
-          {realmStatus === "ready" ? "Sandbox ready" : realmStatus === "starting" ? "Sandbox starting…" : "Sandbox failed"}
-        </span>
-        <button type="button" className="lm-button" onClick={() => setSettingsOpen(true)}>
-          Settings
-        </button>
-      </header>
+    <>
       <main className="lm-main">
-        <Timeline messages={state.messages} suggestions={usingDemo ? DEMO_SUGGESTIONS : []} onSuggestion={onSend} />
+        <Timeline messages={state.messages} suggestions={usingDemo && !readOnly ? DEMO_SUGGESTIONS : []} onSuggestion={onSend} />
       </main>
       <footer className="lm-footer">
         <div className="lm-statusbar">
           <span role="status" aria-live="polite" className={`lm-status lm-status--${state.phase}`}>
             {statusText(state)}
           </span>
-          {state.canContinue && !busy && (
+          {state.canContinue && !busy && !readOnly && (
             <button type="button" className="lm-button" onClick={() => void agent.continue()}>
               Continue
             </button>
           )}
+          {!busy && !readOnly && state.messages.some((message) => message.role === "assistant") && (
+            <button
+              type="button"
+              className="lm-button lm-button--quiet"
+              title="Re-run this session's code in a fresh sandbox, without calling the model"
+              onClick={() => void agent.revive()}
+            >
+              Revive
+            </button>
+          )}
         </div>
-        <Composer busy={busy} onSend={onSend} onStop={onStop} />
+        {readOnly ? (
+          <p className="lm-readonly">This session is open in another tab. It is shown here read-only and follows that tab.</p>
+        ) : (
+          <Composer busy={busy} onSend={onSend} onStop={onStop} />
+        )}
       </footer>
+    </>
+  );
+}
+
+export function App({
+  controller,
+  settings,
+  onSaveSettings,
+  realmStatus,
+  usingDemo,
+}: {
+  controller: SessionController;
+  settings: Settings;
+  usingDemo: boolean;
+  onSaveSettings: (settings: Settings) => void;
+  realmStatus: "starting" | "ready" | "failed";
+}) {
+  const sessions = useSyncExternalStore(controller.subscribe, controller.getState);
+  const [settingsOpen, setSettingsOpen] = useState(false);
+  const [shareUrl, setShareUrl] = useState<string | undefined>();
+  const [dragging, setDragging] = useState(false);
+
+  // Drop a session file anywhere on the window to import it.
+  useEffect(() => {
+    const over = (event: DragEvent) => {
+      if (!event.dataTransfer?.types.includes("Files")) return;
+      event.preventDefault();
+      setDragging(true);
+    };
+    const leave = (event: DragEvent) => {
+      if (event.relatedTarget === null) setDragging(false);
+    };
+    const drop = (event: DragEvent) => {
+      if (!event.dataTransfer?.files.length) return;
+      event.preventDefault();
+      setDragging(false);
+      void controller.importFrom(event.dataTransfer.files[0]);
+    };
+    window.addEventListener("dragover", over);
+    window.addEventListener("dragleave", leave);
+    window.addEventListener("drop", drop);
+    return () => {
+      window.removeEventListener("dragover", over);
+      window.removeEventListener("dragleave", leave);
+      window.removeEventListener("drop", drop);
+    };
+  }, [controller]);
+
+  const banner = sessions.banner;
+  return (
+    <div className={`lm-shell${dragging ? " lm-shell--dragging" : ""}`}>
+      <Sidebar controller={controller} state={sessions} />
+      <div className="lm-app">
+        <header className="lm-header">
+          <h1 className="lm-title">Livemark</h1>
+          <span className="lm-session-title" title={sessions.current?.title}>
+            {sessions.current?.title ?? ""}
+          </span>
+          <span className="lm-model" title={usingDemo ? "Scripted offline model" : settings.baseURL}>
+            {usingDemo ? "Demo model (offline)" : settings.model}
+          </span>
+          <span className={`lm-realm lm-realm--${realmStatus}`} title="The sandbox where code runs">
+            {realmStatus === "ready" ? "Sandbox ready" : realmStatus === "starting" ? "Sandbox starting…" : "Sandbox failed"}
+          </span>
+          <button
+            type="button"
+            className="lm-button"
+            disabled={!sessions.current}
+            onClick={async () => {
+              const file = await controller.exportCurrent();
+              if (file) download(file.name, file.text);
+            }}
+          >
+            Export
+          </button>
+          <button
+            type="button"
+            className="lm-button"
+            disabled={!sessions.current}
+            onClick={async () => setShareUrl(await controller.shareLink(location.href))}
+          >
+            Share
+          </button>
+          <button type="button" className="lm-button" onClick={() => setSettingsOpen(true)}>
+            Settings
+          </button>
+        </header>
+        {banner && (
+          <div className={`lm-banner lm-banner--${banner.level}`} role={banner.level === "error" ? "alert" : "note"}>
+            <span>{banner.text}</span>
+            {banner.undoSessionId && (
+              <button type="button" className="lm-button" onClick={() => void controller.undoRemove(banner.undoSessionId!)}>
+                Undo
+              </button>
+            )}
+            <button type="button" className="lm-icon-button" aria-label="Dismiss" onClick={() => controller.dismissBanner()}>
+              ×
+            </button>
+          </div>
+        )}
+        {shareUrl && (
+          <div className="lm-banner lm-banner--info" role="note">
+            <label htmlFor="lm-share-url">Share link (the session travels inside the link; no server sees it)</label>
+            <input id="lm-share-url" readOnly value={shareUrl} onFocus={(event) => event.target.select()} />
+            <button type="button" className="lm-button" onClick={() => void navigator.clipboard?.writeText(shareUrl)}>
+              Copy
+            </button>
+            <button type="button" className="lm-icon-button" aria-label="Close share link" onClick={() => setShareUrl(undefined)}>
+              ×
+            </button>
+          </div>
+        )}
+        {sessions.preview && (
+          <div className="lm-banner lm-banner--info" role="dialog" aria-label="Shared session preview">
+            <span>
+              A shared session: “{sessions.preview.session.title}” with {sessions.preview.messages.length} messages. It is shown only after you
+              import it; its code does not run until you Revive it.
+            </span>
+            <button type="button" className="lm-button lm-button--primary" onClick={() => void controller.importPreview()}>
+              Import
+            </button>
+            <button type="button" className="lm-button" onClick={() => controller.dismissPreview()}>
+              Dismiss
+            </button>
+          </div>
+        )}
+        {sessions.agent ? (
+          <SessionView key={sessions.current?.id ?? "none"} agent={sessions.agent} readOnly={sessions.readOnly} usingDemo={usingDemo} />
+        ) : (
+          <main className="lm-main">
+            <p className="lm-empty">Opening your sessions…</p>
+          </main>
+        )}
+      </div>
       {settingsOpen && (
         <SettingsDialog
           settings={settings}

@@ -1,30 +1,16 @@
 import type { Agent, AgentState, ChatMessage } from "../agent/agent";
-import {
-  createSession,
-  createSessionWriter,
-  createShareLink,
-  decodeShare,
-  deleteSession,
-  exportAll,
-  exportFileName,
-  exportSession,
-  flushOnPageHide,
-  importFile,
-  isShareFragment,
-  listSessions,
-  loadSession,
-  openStore,
-  renameSession,
-  searchSessions,
-  serializeExport,
-  undoDelete,
-  DEFAULT_TITLE,
-  type SearchHit,
-  type Session,
-  type SessionExport,
-  type SessionWriter,
-  type Store,
-} from "../store";
+// The export/import/share code (and zod with it) loads on first use; the rest
+// of the store is needed to show the first session.
+import { createSession, deleteSession, listSessions, loadSession, renameSession, searchSessions, undoDelete, type SearchHit } from "../store/sessions";
+import { openStore, type Store } from "../store/store";
+import { createSessionWriter, flushOnPageHide, type SessionWriter } from "../store/sessionWriter";
+import { DEFAULT_TITLE, type Session } from "../store/types";
+import type { SessionExport } from "../store/exportSchema";
+
+const exportImport = () => import("../store/exportImport");
+const sharing = () => import("../store/share");
+/** Cheap check without loading the share code: the prefix `decodeShare` looks for. */
+const hasShareFragment = (href: string) => href.includes("#share=");
 
 /**
  * Which session is open, the session list, and everything that moves
@@ -123,7 +109,8 @@ export class SessionController {
     this.set({ storage: "ready" });
     flushOnPageHide(() => this.writer?.flush() ?? Promise.resolve());
     const href = this.options.href ?? "";
-    if (isShareFragment(href)) {
+    if (hasShareFragment(href)) {
+      const { decodeShare } = await sharing();
       const decoded = await decodeShare(href);
       if (decoded.ok) this.set({ preview: decoded.document });
       else this.notify(decoded.error.message, "error");
@@ -300,6 +287,7 @@ export class SessionController {
   async exportCurrent(): Promise<{ name: string; text: string } | undefined> {
     if (!this.store || !this.state.current) return undefined;
     await this.writer?.flush();
+    const { exportSession, exportFileName, serializeExport } = await exportImport();
     const document = await exportSession(this.store, this.state.current.id);
     return { name: exportFileName(document), text: serializeExport(document) };
   }
@@ -307,6 +295,7 @@ export class SessionController {
   async exportEverything(): Promise<{ name: string; text: string } | undefined> {
     if (!this.store) return undefined;
     await this.writer?.flush();
+    const { exportAll, exportFileName, serializeExport } = await exportImport();
     const document = await exportAll(this.store);
     return { name: exportFileName(document), text: serializeExport(document) };
   }
@@ -316,6 +305,7 @@ export class SessionController {
       this.notify("Storage is unavailable in this browser, so nothing can be imported.", "error");
       return false;
     }
+    const { importFile } = await exportImport();
     const result = await importFile(this.store, input);
     if (!result.ok) {
       this.notify(`Import failed, nothing was changed: ${result.error.message}`, "error");
@@ -338,6 +328,7 @@ export class SessionController {
     if (!preview) return;
     this.set({ preview: undefined });
     history.replaceState(null, "", location.pathname + location.search);
+    const { serializeExport } = await exportImport();
     await this.importFrom(serializeExport(preview));
   }
 
@@ -349,6 +340,7 @@ export class SessionController {
   async shareLink(base: string): Promise<string | undefined> {
     if (!this.store || !this.state.current) return undefined;
     await this.writer?.flush();
+    const { createShareLink } = await sharing();
     const result = await createShareLink(this.store, this.state.current.id, base);
     if (!result.ok) {
       this.notify(result.error.message, "warn");
