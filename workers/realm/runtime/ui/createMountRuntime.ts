@@ -272,7 +272,12 @@ class MountRecord implements Subscriber, MountContainer {
     this.dirty = false;
     this.version += 1;
     this.failed = false;
-    this.root.renderSync(createElement(MountRoot, { mount: this, version: this.version }));
+    try {
+      this.root.renderSync(createElement(MountRoot, { mount: this, version: this.version }));
+    } finally {
+      // prepareForCommit clears it too; this covers a render that never reached a commit.
+      setRenderingSubscriber(null);
+    }
     if (!this.failed && !this.closed) this.renderSucceeded();
   }
 
@@ -648,7 +653,11 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     const node = record?.table.get(nodeId);
     if (!record || !node || !node.attached) return false;
     const argument = uiEventArgument(handler, payload, node.props);
-    callHandler(record, node, handler, argument);
+    try {
+      callHandler(record, node, handler, argument);
+    } finally {
+      setRenderingSubscriber(null);
+    }
     if (handler === "onSubmit" && payload.values !== undefined && !record.closed) {
       // The realm's own form flow: with an outputSchema always; without one,
       // only for forms that have no onSubmit of their own.

@@ -62,6 +62,18 @@ describe("coerceBySchema + parseForm", () => {
     expect(result.errors.size).toBe("Required");
   });
 
+  test("friendly messages for the person, unless the schema sets its own", () => {
+    const Form = z.object({
+      name: z.string().min(1), code: z.string().min(3).max(4), age: z.number().min(18).max(99), email: z.string().email(),
+      qty: z.number(), pick: z.array(z.string()).min(1), size: z.enum(["S", "M"]),
+    });
+    const result = parseForm({ name: "", code: "ab", age: "12", email: "x", qty: "many", pick: [], size: "XL" }, schema(Form));
+    expect(result).toEqual({ ok: false, errors: {
+      name: "Required", code: "Use at least 3 characters", age: "Must be at least 18", email: "Enter a valid email address",
+      qty: "Enter a number", pick: "Choose at least 1", size: "Choose one of: S, M",
+    } });
+  });
+
   test("messages set in the schema win", () => {
     const result = parseForm({}, schema(z.object({ email: z.string({ error: "Email please" }) })));
     expect(result).toEqual({ ok: false, errors: { email: "Email please" } });

@@ -208,17 +208,59 @@ export function fieldErrors(issues: readonly ZodIssueLike[]): Record<string, str
 
 const MISSING_CODES: ReadonlySet<string> = new Set(["invalid_type", "invalid_value", "invalid_union"]);
 
-export type FormParse = { ok: true; value: unknown } | { ok: false; errors: Record<string, string> };
+interface IssueInput {
+  code?: string;
+  input?: unknown;
+  origin?: string;
+  minimum?: number | bigint;
+  maximum?: number | bigint;
+  inclusive?: boolean;
+  format?: string;
+  expected?: string;
+  values?: readonly unknown[];
+}
 
 /**
- * Coerce and validate. Missing values get "Required" instead of zod's
- * "Invalid input: expected string, received undefined" (a message the schema
- * sets itself still wins).
+ * Messages for the person filling the form, for the common cases, in place
+ * of zod's developer-facing defaults ("Too small: expected string to have
+ * >=1 characters"). A message the schema sets itself always wins (zod ranks
+ * schema-level messages above this per-parse map).
  */
+export function friendlyMessage(issue: IssueInput): string | undefined {
+  if (issue.input === undefined && MISSING_CODES.has(issue.code ?? "")) return "Required";
+  switch (issue.code) {
+    case "too_small":
+      if (issue.origin === "string") return issue.input === "" ? "Required" : `Use at least ${issue.minimum} characters`;
+      if (issue.origin === "number" || issue.origin === "bigint") return `Must be ${issue.inclusive ? "at least" : "more than"} ${issue.minimum}`;
+      if (issue.origin === "array" || issue.origin === "set") return `Choose at least ${issue.minimum}`;
+      return undefined;
+    case "too_big":
+      if (issue.origin === "string") return `Use at most ${issue.maximum} characters`;
+      if (issue.origin === "number" || issue.origin === "bigint") return `Must be ${issue.inclusive ? "at most" : "less than"} ${issue.maximum}`;
+      if (issue.origin === "array" || issue.origin === "set") return `Choose at most ${issue.maximum}`;
+      return undefined;
+    case "invalid_format":
+      if (issue.format === "email") return "Enter a valid email address";
+      if (issue.format === "url") return "Enter a valid URL";
+      return undefined;
+    case "invalid_type":
+      if (issue.expected === "number" || issue.expected === "int") return "Enter a number";
+      if (issue.expected === "date") return "Enter a valid date";
+      return undefined;
+    case "invalid_value":
+      return issue.values && issue.values.length <= 8 ? `Choose one of: ${issue.values.map(String).join(", ")}` : undefined;
+    default:
+      return undefined;
+  }
+}
+
+export type FormParse = { ok: true; value: unknown } | { ok: false; errors: Record<string, string> };
+
+/** Coerce and validate; messages from `friendlyMessage` unless the schema sets its own. */
 export function parseForm(value: unknown, schema: ZodLike): FormParse {
   const coerced = coerceBySchema(value, schema);
   const result = schema.safeParse(coerced, {
-    error: (issue: { input?: unknown; code?: string }) => (issue.input === undefined && MISSING_CODES.has(issue.code ?? "") ? "Required" : undefined),
+    error: (issue: IssueInput) => friendlyMessage(issue),
   });
   return result.success ? { ok: true, value: result.data } : { ok: false, errors: fieldErrors(result.error.issues) };
 }
