@@ -27,6 +27,7 @@ import {
   ABORT, BEGIN_REPLY, END_CODE, END_DATA, FLUSH, OPEN_CODE, OPEN_DATA, PUSH_CODE, PUSH_DATA, WIRE_VERSION,
 } from "../wire/constants";
 import type { ExecEvent } from "../wire/events";
+import { UI_EVENT, type MountRealmMessage } from "../wire/mount";
 import type { HostMessage } from "../wire/types";
 import { createRealmConnection, type RealmConnection } from "./realmConnection";
 import { createSandboxFrame, type SandboxFrame } from "./createSandboxFrame";
@@ -112,6 +113,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   const keepSpare = options.spare ?? true;
 
   const listeners = new Set<(event: RealmEvent) => void>();
+  const mountListeners = new Set<(message: MountRealmMessage) => void>();
   let requestId = 0;
   const nextId = () => ++requestId;
   let bundle: Promise<Blob> | undefined;
@@ -128,9 +130,13 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   current = startRealm();
 
   function emit(event: RealmEvent): void {
-    for (const listener of [...listeners]) {
+    notify(listeners, event);
+  }
+
+  function notify<T>(targets: Set<(value: T) => void>, value: T): void {
+    for (const listener of [...targets]) {
       try {
-        listener(event);
+        listener(value);
       } catch (error) {
         // One broken listener must not starve the others or the watchdog.
         if (typeof reportError === "function") reportError(error);
@@ -198,6 +204,9 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
           if (role(realm) !== "current") return;
           track(event);
           emit(event);
+        },
+        onMount(message) {
+          if (role(realm) === "current") notify(mountListeners, message);
         },
         onInvalid(reason) {
           if (role(realm) !== "current") return;
@@ -381,6 +390,19 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       return () => void listeners.delete(listener);
     },
 
+    subscribeMounts(listener) {
+      mountListeners.add(listener);
+      return () => void mountListeners.delete(listener);
+    },
+
+    sendUiEvent(event) {
+      // Not `send`: UI events are not part of a reply, so a reset's dropping
+      // does not apply; but an old realm's mounts are gone, and a realm that
+      // is not active yet has none.
+      if (disposed || !current.active) return;
+      current.connection.send({ ...event, type: UI_EVENT });
+    },
+
     reset(reason) {
       if (disposed) return Promise.reject(new RealmHostError("disposed", "the realm host was disposed"));
       return resetRealm("requested", reason);
@@ -401,6 +423,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       stopRealm(current, error);
       if (!readiness.settled) readiness.reject(error);
       listeners.clear();
+      mountListeners.clear();
     },
   };
 }

@@ -27,6 +27,7 @@ function connect(options: { answerPings?: boolean } = {}) {
   const handlers = {
     onReady: vi.fn(),
     onEvent: vi.fn(),
+    onMount: vi.fn(),
     onInvalid: vi.fn(),
     onUnresponsive: vi.fn(),
     onClosed: vi.fn(),
@@ -64,6 +65,15 @@ describe("createRealmConnection", () => {
     expect(handlers.onReady).toHaveBeenCalledWith(1, { loadMs: 50, warmupMs: 5 });
     expect(handlers.onEvent).toHaveBeenCalledWith({ type: "block-done", block: 0 });
     expect(handlers.onInvalid).not.toHaveBeenCalled();
+  });
+
+  it("delivers validated mount messages to onMount", async () => {
+    const { realm, handlers } = connect();
+    realm.postMessage({ type: "mount-close", mountId: "m1", extra: "dropped" });
+    realm.postMessage({ type: "mount-ops", mountId: "m1", ops: "not ops" });
+    await eventually(() => expect(handlers.onInvalid).toHaveBeenCalledTimes(1));
+    expect(handlers.onMount).toHaveBeenCalledWith({ type: "mount-close", mountId: "m1" });
+    expect(handlers.onEvent).not.toHaveBeenCalled();
   });
 
   it("drops and reports malformed messages and answers nobody asked for", async () => {

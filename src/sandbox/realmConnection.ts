@@ -11,6 +11,7 @@
  */
 import { ABORT, ABORTED, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, READY } from "../wire/constants";
 import type { ExecEvent } from "../wire/events";
+import { isMountMessageType, type MountRealmMessage } from "../wire/mount";
 import type { HostMessage, RealmMessage, RequestId } from "../wire/types";
 import { RealmHostError } from "./RealmHostError";
 import { validateRealmMessage } from "./validateRealmMessage";
@@ -18,6 +19,8 @@ import { validateRealmMessage } from "./validateRealmMessage";
 export interface RealmConnectionHandlers {
   onReady(version: number, timings: { loadMs: number; warmupMs: number }): void;
   onEvent(event: ExecEvent): void;
+  /** A validated mount-tree message for the renderer. */
+  onMount(message: MountRealmMessage): void;
   /** A message failed validation or answered a request nobody made. It was dropped. */
   onInvalid(reason: string): void;
   /** The heartbeat went unanswered for `timeoutMs`. Called once. */
@@ -62,6 +65,10 @@ interface Pending {
   resolve(): void;
   reject(error: RealmHostError): void;
   dispose(): void;
+}
+
+function isMountMessage(message: RealmMessage): message is MountRealmMessage {
+  return isMountMessageType(message.type);
 }
 
 export function createRealmConnection(options: RealmConnectionOptions): RealmConnection {
@@ -109,6 +116,7 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
     const result = validateRealmMessage(event.data);
     if (!result.ok) return handlers.onInvalid(result.reason);
     const message: RealmMessage = result.message;
+    if (isMountMessage(message)) return handlers.onMount(message);
     switch (message.type) {
       case READY:
         return handlers.onReady(message.version, { loadMs: message.loadMs, warmupMs: message.warmupMs });

@@ -1,5 +1,6 @@
 /** Public types of the host side of the sandbox. */
 import type { ExecEvent } from "../wire/events";
+import type { MountRealmMessage, UiEventMessage } from "../wire/mount";
 
 export type RealmResetReason =
   /** No heartbeat within the timeout, or it did not stop within ~1 s of abort(). */
@@ -96,6 +97,14 @@ export interface RealmHost {
   /** Stop what runs now (the Stop button). A realm that does not stop within abortTimeoutMs is reset. */
   abort(): void;
   subscribe(listener: (event: RealmEvent) => void): () => void;
+  /**
+   * Mount-tree messages (src/wire/mount.ts) from the current realm, already
+   * validated, for the renderer. A `realm-reset` (via subscribe) means every
+   * mount of the old realm is gone.
+   */
+  subscribeMounts(listener: (message: MountRealmMessage) => void): () => void;
+  /** The person acted on a mounted UI: pass it to the current realm. Dropped while a realm starts after a reset. */
+  sendUiEvent(event: UiEventMessage): void;
   /** Throw the realm away and start a fresh one; resolves when it is ready. */
   reset(reason?: string): Promise<void>;
   status(): RealmHostStatus;

@@ -9,6 +9,8 @@
  */
 import type { ConsoleLevel, ExecError, ExecErrorCode, ExecEvent } from "../wire/events";
 import { ABORTED, EXEC_EVENT, FLUSHED, HEARTBEAT, MAX_WIRE_STRING, READY } from "../wire/constants";
+import { isMountMessageType, validateMountMessage } from "../wire/mount";
+import type { MountRealmMessage } from "../wire/mount";
 import type { RealmMessage } from "../wire/types";
 
 export type ValidationResult =
@@ -140,12 +142,19 @@ export function validateExecEvent(value: unknown, where = "event"): ExecEvent {
   }
 }
 
+type SandboxMessageType = Exclude<RealmMessage, MountRealmMessage>["type"];
 const MESSAGE_TYPES = {
   [READY]: true, [HEARTBEAT]: true, [EXEC_EVENT]: true, [FLUSHED]: true, [ABORTED]: true,
-} satisfies Record<RealmMessage["type"], true>;
+} satisfies Record<SandboxMessageType, true>;
 
 function realmMessage(value: unknown): RealmMessage {
   const input = record(value, "message");
+  // Mount trees have their own contract and validator (src/wire/mount.ts).
+  if (isMountMessageType(input.type)) {
+    const mount = validateMountMessage(value);
+    if (!mount.ok) fail(mount.reason);
+    return mount.message;
+  }
   const type = oneOf(input.type, MESSAGE_TYPES, "message.type");
   switch (type) {
     case READY:

@@ -3,12 +3,16 @@
  * tagged by `type` (values in constants.ts). Messages are plain data; nothing
  * here may hold a function, a class instance or a host object.
  *
+ * Mount trees (mount.ts) travel on the same port: MountRealmMessage from
+ * the realm, UI_EVENT from the host, with their own validators.
+ *
  * Requests (FLUSH, ABORT) carry an `id` unique per host, a `timeoutMs` after
  * which the host stops waiting (`null`: wait until cancelled), and can be
  * withdrawn with CANCEL. Everything else is fire-and-forget; the port keeps
  * order, so a FLUSH answers for every message sent before it.
  */
 import type { ExecEvent } from "./events";
+import type { MountRealmMessage, UiEventMessage } from "./mount";
 import type {
   ABORT, ABORTED, BEGIN_REPLY, CANCEL, END_CODE, END_DATA, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT,
   OPEN_CODE, OPEN_DATA, PING, PUSH_CODE, PUSH_DATA, READY, REALM_CONNECT, SANDBOX_HELLO, SANDBOX_START,
@@ -28,7 +32,9 @@ export type HostMessage =
   | { type: typeof FLUSH; id: RequestId; timeoutMs: number | null }
   | { type: typeof ABORT; id: RequestId; timeoutMs: number | null }
   | { type: typeof CANCEL; id: RequestId }
-  | { type: typeof PING; seq: number };
+  | { type: typeof PING; seq: number }
+  /** The person acted on a mounted UI (mount.ts). */
+  | UiEventMessage;
 
 export type RealmMessage =
   /**
@@ -40,7 +46,9 @@ export type RealmMessage =
   | { type: typeof HEARTBEAT; seq: number }
   | { type: typeof EXEC_EVENT; event: ExecEvent }
   | { type: typeof FLUSHED; id: RequestId }
-  | { type: typeof ABORTED; id: RequestId };
+  | { type: typeof ABORTED; id: RequestId }
+  /** Mount trees for the host's renderer (mount.ts). */
+  | MountRealmMessage;
 
 export type HostMessageType = HostMessage["type"];
 export type RealmMessageType = RealmMessage["type"];

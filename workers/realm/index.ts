@@ -11,12 +11,20 @@ import { createExecutor, type Executor } from "./executor/executor";
 import { createMacrotaskScheduler } from "./runtime/createMacrotaskScheduler";
 import { createRealmGlobals } from "./runtime/createRealmGlobals";
 import { hardenGlobalScope } from "./runtime/hardenGlobalScope";
-import { serveRealm } from "./runtime/serveRealm";
+import { serveRealm, type RealmChannel } from "./runtime/serveRealm";
 import { warmUp } from "./runtime/warmUp";
 
 // The worker's clock starts when it does: this is how long fetching,
 // compiling and evaluating the bundle (mostly Babel) took.
 const loadMs = performance.now();
+
+// React and the UI globals (mount, Data, StreamedData, Slot, z, the kit) plug
+// in here, from runtime/ui/createUiGlobals.ts:
+//   const ui = createUiGlobals({ post: (message) => channel?.post(message), onError: … });
+//   createRealmGlobals(ui.globals); createExecutor({ …, openDataTarget: ui.openDataTarget });
+//   serveRealm({ …, onUiEvent: (message) => ui.handleUiEvent(message) });
+// `channel` carries mount messages to the host on the realm's port.
+let channel: RealmChannel | undefined;
 const globals = createRealmGlobals();
 hardenGlobalScope(globals.fetch as typeof fetch);
 
@@ -43,7 +51,7 @@ function onConnect(event: MessageEvent<RealmConnectMessage>): void {
   // One port per realm, for its whole life: later messages on the worker
   // itself are ignored.
   self.removeEventListener("message", onConnect);
-  serveRealm({
+  channel = serveRealm({
     port: event.ports[0],
     warmUp,
     loadMs,

@@ -6,13 +6,12 @@
 import { createFetchStub } from "./fetchStub";
 import { createSleep } from "./sleep";
 
-export function createRealmGlobals(): Record<string, unknown> {
+/** `extra`: further globals, e.g. the UI runtime's (React, mount, Data, …); ours win on a clash. */
+export function createRealmGlobals(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
+    ...extra,
     sleep: createSleep(),
     // The host-brokered network capability (DESIGN.md §4) replaces this stub.
     fetch: createFetchStub(),
-    // React, the hooks, mount, Data, StreamedData, Slot, z and the component
-    // kit are added here by the runtime/UI work: spread their record in, e.g.
-    //   ...createUiGlobals({ send }),
   };
 }

@@ -16,7 +16,7 @@ afterEach(() => {
   for (const port of ports.splice(0)) port.close();
 });
 
-function start(options: { throwOn?: string } = {}) {
+function start(options: { throwOn?: string; onUiEvent?: (message: unknown) => void } = {}) {
   const channel = new MessageChannel();
   ports.push(channel.port1, channel.port2);
   const host = channel.port1;
@@ -47,16 +47,17 @@ function start(options: { throwOn?: string } = {}) {
     idle = new Promise((done) => (release = done));
   };
   let warmed = false;
-  serveRealm({
+  const channel2 = serveRealm({
     port: channel.port2,
     createExecutor: (onEvent) => {
       emit = onEvent;
       return executor;
     },
     warmUp: () => void (warmed = true),
+    onUiEvent: options.onUiEvent,
   });
   const send = (message: HostMessage) => host.postMessage(message);
-  return { send, fromRealm, calls, emit: (event: ExecEvent) => emit(event), busy, warmed: () => warmed };
+  return { send, fromRealm, calls, emit: (event: ExecEvent) => emit(event), busy, warmed: () => warmed, channel: channel2 };
 }
 
 const tick = (ms = 10) => new Promise((done) => setTimeout(done, ms));
@@ -126,5 +127,15 @@ describe("serveRealm", () => {
       type: EXEC_EVENT,
       event: { type: "error", error: { code: "runtime", name: "RealmInternalError", message: "Error: executor bug", block: 4 } },
     });
+  });
+
+  it("carries mount messages out and UI events in", async () => {
+    const uiEvents: unknown[] = [];
+    const realm = start({ onUiEvent: (message) => void uiEvents.push(message) });
+    realm.channel.post({ type: "mount-close", mountId: "m1" });
+    realm.send({ type: "ui-event", mountId: "m1", nodeId: 3, handler: "onClick", payload: {} });
+    await eventually(() => expect(uiEvents).toHaveLength(1));
+    expect(uiEvents[0]).toEqual({ type: "ui-event", mountId: "m1", nodeId: 3, handler: "onClick", payload: {} });
+    expect(realm.fromRealm).toContainEqual({ type: "mount-close", mountId: "m1" });
   });
 });

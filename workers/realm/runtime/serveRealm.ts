@@ -14,6 +14,7 @@ import {
   OPEN_DATA, PING, PUSH_CODE, PUSH_DATA, READY, WIRE_VERSION,
 } from "../../../src/wire/constants";
 import type { ExecEvent } from "../../../src/wire/events";
+import { UI_EVENT, type MountRealmMessage, type UiEventMessage } from "../../../src/wire/mount";
 import type { HostMessage, RealmMessage, RequestId } from "../../../src/wire/types";
 
 /** What serveRealm needs of the executor (workers/realm/executor). */
@@ -37,10 +38,18 @@ export interface ServeRealmOptions {
   warmUp?: () => void;
   /** How long the bundle took to load before the entry ran (reported in READY). */
   loadMs?: number;
+  /** The person acted on a mounted UI (the realm's UI runtime validates it). */
+  onUiEvent?(message: UiEventMessage): void;
   now?: () => number;
 }
 
-export function serveRealm(options: ServeRealmOptions): void {
+/** What the rest of the realm may send the host besides executor events. */
+export interface RealmChannel {
+  /** A mount-tree message for the host's renderer. */
+  post(message: MountRealmMessage): void;
+}
+
+export function serveRealm(options: ServeRealmOptions): RealmChannel {
   const { port } = options;
   const now = options.now ?? (() => performance.now());
   const post = MessagePort.prototype.postMessage.bind(port) as (message: RealmMessage) => void;
@@ -113,6 +122,8 @@ export function serveRealm(options: ServeRealmOptions): void {
         clearTimer(pending.get(message.id));
         pending.delete(message.id);
         return;
+      case UI_EVENT:
+        return options.onUiEvent?.(message);
       default:
         return message satisfies never;
     }
@@ -125,4 +136,5 @@ export function serveRealm(options: ServeRealmOptions): void {
   // Messages the host sent while we were starting wait in the port until now.
   port.onmessage = (event: MessageEvent<HostMessage>) => handle(event.data);
   send({ type: READY, version: WIRE_VERSION, loadMs: options.loadMs ?? 0, warmupMs });
+  return { post: send };
 }
