@@ -34,7 +34,7 @@ describe("validateMountMessage", () => {
     for (const message of messages) {
       const result = validateMountMessage(message);
       expect(result).toEqual({ ok: true, message });
-      if (result.ok && message.type === MOUNT_OPEN) {
+      if (result.ok && result.message.type === MOUNT_OPEN && message.type === MOUNT_OPEN) {
         expect(result.message.snapshot.nodes[0]).not.toBe(message.snapshot.nodes[0]);
       }
     }
