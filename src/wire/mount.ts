@@ -37,7 +37,15 @@
  * unsupported. React elements passed as non-children props (`icon={<StarIcon
  * />}`, `content={<MyTooltip />}`) are not supported in this version: the
  * realm drops the prop and reports it to the model. Non-finite numbers become
- * null, Dates become ISO strings, undefined values are omitted.
+ * null, Dates become ISO strings, undefined values are omitted. While React
+ * Suspense hides a subtree, its elements carry `hidden: true` and its text
+ * nodes are empty.
+ *
+ * Types: "#text", or a name matching /^[A-Za-z][A-Za-z0-9_.:-]*$/ of at most
+ * MAX_TYPE_LENGTH characters — an HTML tag, a KIT_COMPONENTS name, an icon
+ * (`StarIcon`), or anything else model code wrote (the host renders an inline
+ * "unknown component" error and reports it; the realm rewrites names outside
+ * the pattern so that they still pass validation).
  *
  * Text: string and number children are `#text` nodes (`TEXT_NODE_TYPE`),
  * never a `text` prop.
