@@ -1,0 +1,183 @@
+/**
+ * Sessions that last, in a real browser: reload keeps everything, export →
+ * import into a fresh profile is lossless, a bad file changes nothing, delete
+ * can be undone, a second tab is read-only, and a share link opens a preview.
+ */
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { assertBuilt, launchBrowser, serveStatic, type TestServer } from "./harness";
+import { startMockLlm, type MockLlm } from "./mockLlm";
+
+const FENCE = "```";
+const KEY = "sk-secret-never-exported-42";
+
+let browser: Browser;
+let app: TestServer;
+let mock: MockLlm;
+
+beforeAll(async () => {
+  assertBuilt();
+  [browser, app, mock] = await Promise.all([launchBrowser(), serveStatic(), startMockLlm()]);
+});
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), app?.close(), mock?.close()]);
+});
+
+async function openApp(context: BrowserContext, options: { writable?: boolean } = {}): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(app.url);
+  await page.getByText("Sandbox ready").waitFor({ timeout: 20_000 });
+  if (options.writable !== false) await page.getByRole("textbox", { name: "Message" }).waitFor();
+  return page;
+}
+
+async function configure(page: Page) {
+  await page.getByRole("button", { name: "Settings" }).click();
+  await page.getByLabel("OpenAI-compatible endpoint").check();
+  await page.getByLabel("API key", { exact: true }).fill(KEY);
+  await page.getByLabel("Base URL", { exact: true }).fill(mock.url);
+  await page.getByLabel("Model", { exact: true }).fill("mock-model");
+  await page.getByRole("button", { name: "Save" }).click();
+}
+
+async function chat(page: Page, text: string) {
+  await page.getByRole("textbox", { name: "Message" }).fill(text);
+  await page.getByRole("textbox", { name: "Message" }).press("Enter");
+  await expect.poll(() => page.getByRole("status").textContent(), { timeout: 20_000 }).toMatch(/^Done/);
+}
+
+async function exportText(page: Page): Promise<string> {
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export", exact: true }).click()]);
+  return readFileSync((await download.path())!, "utf8");
+}
+
+describe("sessions", () => {
+  it("survive a reload, export without the key, and import losslessly into a fresh profile", async () => {
+    const context = await browser.newContext();
+    const page = await openApp(context);
+    await configure(page);
+    mock.enqueue({ chunks: [`Counting.\n\n${FENCE}tsx agent.run\nconsole.log("rows", 3 * 7)\n${FENCE}\n`] });
+    mock.enqueue({ chunks: ["There are 21 rows."] });
+    await chat(page, "Count the rows please");
+
+    await page.reload();
+    await page.getByText("There are 21 rows.").waitFor({ timeout: 20_000 });
+    expect(await page.getByText("rows 21").count()).toBeGreaterThan(0);
+    await expect(page.getByRole("navigation", { name: "Sessions" }).getByText("Count the rows please").count()).resolves.toBe(1);
+
+    const exported = await exportText(page);
+    expect(exported).not.toContain(KEY);
+    const document = JSON.parse(exported);
+    expect(document.format).toBe("livemark.session");
+    expect(document.messages.map((message: { role: string }) => message.role)).toEqual(["user", "assistant", "feedback", "assistant"]);
+    await context.close();
+
+    const fresh = await browser.newContext();
+    const other = await openApp(fresh);
+    await other.getByLabel("Import session").setInputFiles({ name: "session.json", mimeType: "application/json", buffer: Buffer.from(exported) });
+    await other.getByText("There are 21 rows.").waitFor({ timeout: 20_000 });
+    expect(await other.getByText("rows 21").count()).toBeGreaterThan(0);
+    const again = JSON.parse(await exportText(other));
+    // Structurally the same conversation (ids may be new, the import is marked as from outside).
+    const strip = (doc: { messages: Record<string, unknown>[] }) =>
+      doc.messages.map(({ id: _id, sessionId: _session, createdAt: _created, ...rest }) => rest);
+    expect(strip(again)).toEqual(strip(document));
+    expect(again.session.origin).toBe("imported");
+    await fresh.close();
+  });
+
+  it("refuses a bad file with a precise message and changes nothing", async () => {
+    const context = await browser.newContext();
+    const page = await openApp(context);
+    const before = await page.getByRole("navigation", { name: "Sessions" }).getByRole("listitem").count();
+    const hostile = JSON.stringify({
+      format: "livemark.session",
+      version: 1,
+      exportedAt: 1,
+      session: { id: "x", title: "<script>alert(1)</script>", createdAt: 1, updatedAt: 1, origin: "local", settings: { network: "ask", allowedHosts: [] } },
+      messages: [{ id: "m", role: "robot", text: "hi", createdAt: 1 }],
+      mounts: [],
+      grants: [],
+      audit: [],
+      ["__proto__"]: { polluted: true },
+    });
+    let dialogs = 0;
+    page.on("dialog", () => void dialogs++);
+    await page.getByLabel("Import session").setInputFiles({ name: "bad.json", mimeType: "application/json", buffer: Buffer.from(hostile) });
+    const alert = page.getByRole("alert");
+    await alert.waitFor({ timeout: 10_000 });
+    expect(await alert.textContent()).toMatch(/Import failed, nothing was changed/);
+    await page.getByLabel("Import session").setInputFiles({ name: "cut.json", mimeType: "application/json", buffer: Buffer.from('{"format":"livemark.session","vers') });
+    await expect.poll(() => alert.textContent()).toMatch(/Import failed/);
+    expect(await page.getByRole("navigation", { name: "Sessions" }).getByRole("listitem").count()).toBe(before);
+    expect(dialogs).toBe(0);
+    expect(await page.evaluate(() => ({} as Record<string, unknown>).polluted)).toBeUndefined();
+    await context.close();
+  });
+
+  it("deletes with undo, and searches titles and content", async () => {
+    const context = await browser.newContext();
+    const page = await openApp(context);
+    await configure(page);
+    mock.enqueue({ chunks: ["Zebras are striped."] });
+    await chat(page, "Tell me about zebras");
+    await page.getByRole("button", { name: "New session" }).click();
+    mock.enqueue({ chunks: ["Penguins waddle."] });
+    await chat(page, "Tell me about penguins");
+    const nav = page.getByRole("navigation", { name: "Sessions" });
+    await expect.poll(() => nav.getByRole("listitem").count()).toBe(2);
+
+    await nav.getByLabel("Search sessions").fill("striped");
+    await expect.poll(() => nav.getByRole("listitem").count()).toBe(1);
+    expect(await nav.getByText("Tell me about zebras").count()).toBe(1);
+    await nav.getByLabel("Search sessions").fill("");
+    await expect.poll(() => nav.getByRole("listitem").count()).toBe(2);
+
+    await nav.getByRole("button", { name: "Delete Tell me about zebras" }).click();
+    await expect.poll(() => nav.getByRole("listitem").count()).toBe(1);
+    await page.getByRole("button", { name: "Undo" }).click();
+    await expect.poll(() => nav.getByRole("listitem").count()).toBe(2);
+    await page.reload();
+    await expect.poll(() => page.getByRole("navigation", { name: "Sessions" }).getByRole("listitem").count(), { timeout: 20_000 }).toBe(2);
+    await context.close();
+  });
+
+  it("shows a session open in another tab read-only", async () => {
+    const context = await browser.newContext();
+    const first = await openApp(context);
+    const second = await openApp(context, { writable: false });
+    expect(await first.getByRole("textbox", { name: "Message" }).count()).toBe(1);
+    await second.getByText(/open in another tab/).waitFor({ timeout: 10_000 });
+    expect(await second.getByRole("textbox", { name: "Message" }).count()).toBe(0);
+    await context.close();
+  });
+
+  it("opens a share link as a preview and imports it on request", async () => {
+    const context = await browser.newContext();
+    const page = await openApp(context);
+    await configure(page);
+    mock.enqueue({ chunks: ["Shared answer."] });
+    await chat(page, "Something to share");
+    await page.getByRole("button", { name: "Share", exact: true }).click();
+    const url = await page.getByLabel(/Share link/).inputValue();
+    expect(url).toContain("#share=");
+    expect(url).not.toContain(KEY);
+    await context.close();
+
+    const fresh = await browser.newContext();
+    const requests: string[] = [];
+    const other = await fresh.newPage();
+    other.on("request", (request) => void requests.push(request.url()));
+    await other.goto(url);
+    const preview = other.getByRole("dialog", { name: "Shared session preview" });
+    await preview.waitFor({ timeout: 20_000 });
+    // The fragment never reaches a server.
+    expect(requests.some((request) => request.includes("share="))).toBe(false);
+    expect(app.requests.some((request) => request.url.includes("share="))).toBe(false);
+    await preview.getByRole("button", { name: "Import" }).click();
+    await other.getByText("Shared answer.").waitFor({ timeout: 20_000 });
+    await fresh.close();
+  });
+});
