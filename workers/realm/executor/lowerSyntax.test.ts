@@ -84,10 +84,19 @@ describe("lowerSyntax", () => {
   });
 
   it.each([
-    "enum Color { Red, Green }",
-    "const enum Size { S = 1 }",
+    "enum Color { Red, Green = 'g', Blue = 4, Cyan, 'my key' = -1, Next }",
+    "const enum Size { S = 1, M = 2 }",
+    "class P { constructor(public name: string, private readonly age = 3, plain: number) { console.log(plain); } }",
+    "class Q extends Base { constructor(public name: string) { super(name); this.go(); } }",
+  ])("lowers runtime TypeScript like the preset: %s", (source) => {
+    expect(lowered(source)).toBe(withPresets(source));
+  });
+
+  it.each([
+    "enum Flags { A = 1 << 0, B = A | 2 }",
+    "enum Mixed { A = 'a', B }",
     "namespace Tools { export const x = 1; }",
-    "class P { constructor(public name: string) {} }",
+    "class R extends Base { constructor(public name: string) { if (name) { super(); } } }",
   ])("asks for the presets when erasing is not enough: %s", (source) => {
     expect(() => lowered(source)).toThrow(expect.anything());
     try {

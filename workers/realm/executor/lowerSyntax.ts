@@ -78,9 +78,16 @@ function lower(node: T.Node): T.Node | null {
     case "TSInstantiationExpression":
       return lower(node.expression);
     case "TSEnumDeclaration":
+      if (node.declare) return REMOVED;
+      return lowerEnum(node);
     case "TSModuleDeclaration":
       if (node.declare) return REMOVED;
       throw NEEDS_PRESETS;
+    case "ClassMethod":
+      if (node.kind === "constructor" && node.params.some((param) => param.type === "TSParameterProperty")) {
+        lowerParameterProperties(node);
+      }
+      break;
     case "TSImportEqualsDeclaration":
     case "TSExportAssignment":
     case "TSNamespaceExportDeclaration":
@@ -138,6 +145,80 @@ function lower(node: T.Node): T.Node | null {
 
 function lowerListWithHoles(list: (T.Node | null)[]): (T.Node | null)[] {
   return list.map((item) => (item === null ? null : lower(item)));
+}
+
+// ---------------------------------------------------------------- enums and parameter properties
+
+/**
+ * `enum Color { Red, Green = "g" }` →
+ *   var Color = function (Color) { Color[Color["Red"] = 0] = "Red"; Color["Green"] = "g"; return Color; }(Color || {});
+ * as the typescript preset emits it, for members that are literals or
+ * auto-incremented; computed members (`B = A * 2`) take the presets.
+ */
+function lowerEnum(node: T.TSEnumDeclaration): T.VariableDeclaration {
+  const name = node.id.name;
+  const members = (node as unknown as { body?: { members: T.TSEnumMember[] } }).body?.members ?? node.members;
+  const statements: T.Statement[] = [];
+  let next: number | undefined = 0;
+  for (const member of members) {
+    const key = member.id.type === "Identifier" ? member.id.name : member.id.value;
+    let value: number | string;
+    const init = member.initializer;
+    if (!init) {
+      if (next === undefined) throw NEEDS_PRESETS;
+      value = next;
+    } else if (init.type === "NumericLiteral") {
+      value = init.value;
+    } else if (init.type === "StringLiteral") {
+      value = init.value;
+    } else if (init.type === "UnaryExpression" && init.operator === "-" && init.argument.type === "NumericLiteral") {
+      value = -init.argument.value;
+    } else {
+      throw NEEDS_PRESETS;
+    }
+    next = typeof value === "number" ? value + 1 : undefined;
+    const slot = t.memberExpression(t.identifier(name), t.stringLiteral(key), true);
+    const literal = typeof value === "string" ? t.stringLiteral(value) : value < 0 ? t.unaryExpression("-", t.numericLiteral(-value)) : t.numericLiteral(value);
+    const assignment =
+      typeof value === "string"
+        ? t.assignmentExpression("=", slot, literal)
+        : t.assignmentExpression("=", t.memberExpression(t.identifier(name), t.assignmentExpression("=", slot, literal), true), t.stringLiteral(key));
+    statements.push(withPosition(t.expressionStatement(assignment), member));
+  }
+  statements.push(t.returnStatement(t.identifier(name)));
+  const body = t.functionExpression(null, [t.identifier(name)], t.blockStatement(statements));
+  const call = t.callExpression(body, [t.logicalExpression("||", t.identifier(name), t.objectExpression([]))]);
+  const declaration = t.variableDeclaration("var", [t.variableDeclarator(withPosition(t.identifier(name), node.id), call)]);
+  return withPosition(declaration, node);
+}
+
+/** `constructor(public a: number)` → `constructor(a) { this.a = a; ... }`, after `super(...)` in a derived class. */
+function lowerParameterProperties(node: T.ClassMethod): void {
+  const assignments: T.Statement[] = [];
+  node.params = node.params.map((param) => {
+    if (param.type !== "TSParameterProperty") return param;
+    const inner = param.parameter;
+    const id = inner.type === "AssignmentPattern" ? inner.left : inner;
+    if (id.type !== "Identifier") throw NEEDS_PRESETS;
+    assignments.push(
+      t.expressionStatement(t.assignmentExpression("=", t.memberExpression(t.thisExpression(), t.identifier(id.name)), t.identifier(id.name))),
+    );
+    return inner;
+  });
+  const body = node.body.body;
+  const superIndex = body.findIndex(
+    (statement) => statement.type === "ExpressionStatement" && statement.expression.type === "CallExpression" && statement.expression.callee.type === "Super",
+  );
+  if (superIndex < 0 && hasSuperCall(node.body)) throw NEEDS_PRESETS;
+  body.splice(superIndex + 1, 0, ...assignments);
+}
+
+function hasSuperCall(node: T.Node): boolean {
+  let found = false;
+  t.traverseFast(node, (inner) => {
+    if (inner.type === "CallExpression" && inner.callee.type === "Super") found = true;
+  });
+  return found;
 }
 
 // ---------------------------------------------------------------- JSX

@@ -6,9 +6,10 @@
  * - `const` bindings are accessors whose setter throws the engine's own
  *   `TypeError: Assignment to constant variable.`, so `x = 1`, `x += 1` and
  *   `x++` on a const fail exactly as in JS, from any statement or closure.
- * - The prototype is a proxy that throws `ReferenceError: x is not defined` for
- *   names nobody declared (reads and writes), as an unresolvable reference
- *   does in strict code. `typeof x` is compiled to `typeOf` instead.
+ * - The prototype is a proxy that reads and writes globalThis for names that
+ *   are there by now, and otherwise throws `ReferenceError: x is not defined`
+ *   as an unresolvable reference does in strict code. `typeof x` is compiled
+ *   to `typeOf` instead.
  *
  * Re-declaring a name in a later statement replaces the binding (as a REPL
  * does): the new kind and value win, and closures that read `$$s.name` see the
@@ -21,12 +22,20 @@ export type SessionScope = Record<string, unknown>;
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
+// A name compiled as `$$s.name` because nothing declared it yet may have
+// become a global since (`globalThis.answer = 42`): look there last, as a
+// script's scope chain would.
 const UNDECLARED: object = new Proxy(Object.create(null) as object, {
   get(_target, key) {
     if (typeof key === "symbol") return undefined;
+    if (key in globalThis) return (globalThis as Record<string, unknown>)[key];
     throw new ReferenceError(`${key} is not defined`);
   },
-  set(_target, key) {
+  set(_target, key, value) {
+    if (typeof key === "string" && key in globalThis) {
+      (globalThis as Record<string, unknown>)[key] = value;
+      return true;
+    }
     throw new ReferenceError(`${String(key)} is not defined`);
   },
   has() {
@@ -77,5 +86,6 @@ export function hoistVars(scope: SessionScope, names: readonly string[]): void {
 
 /** `typeof name` for a name that may not be declared yet. */
 export function typeOf(scope: SessionScope, name: string): string {
-  return hasOwn.call(scope, name) ? typeof scope[name] : "undefined";
+  if (hasOwn.call(scope, name)) return typeof scope[name];
+  return name in globalThis ? typeof (globalThis as Record<string, unknown>)[name] : "undefined";
 }

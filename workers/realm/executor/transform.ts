@@ -32,11 +32,9 @@
  */
 import * as Babel from "@babel/standalone";
 import type * as T from "@babel/types";
-import type { NodePath, Scope, Visitor } from "@babel/traverse";
 import { lowerSyntax, NEEDS_PRESETS, UnsupportedSyntax } from "./lowerSyntax";
 
-const { parser, generator, traverse: traverseModule, types: t } = Babel.packages;
-const traverse = traverseModule.default;
+const { parser, generator, types: t } = Babel.packages;
 const generate = generator.default;
 
 export const SCOPE = "$$s";
@@ -158,9 +156,20 @@ export function transformStatement(
     file = result.ast;
   }
 
-  const state = newPassState(environment);
-  traverse(file, rewriteVisitor, undefined, state);
-  if (state.error) throw state.error;
+  const state: PassState = {
+    environment,
+    program: { names: new Set(), parent: null },
+    generated: new WeakSet(),
+    scopeReferences: new WeakSet(),
+    resumeAfter: new WeakSet(),
+    topLevelAwait: false,
+    usesTemp: false,
+    declared: [],
+    variableDeclarations: [],
+    functionDeclarations: [],
+    classDeclarations: [],
+  };
+  rewriteProgram(file.program, state);
   convertDeclarations(file.program, state);
 
   const generated = options.sourceMaps
@@ -212,43 +221,46 @@ function errorAt(code: TransformErrorCode, message: string, node: T.Node | null 
 }
 
 // ---------------------------------------------------------------- the rewrite pass
+//
+// One recursive walk over the plain AST with its own scope tracking. Babel's
+// `traverse` does the same with NodePaths and a scope crawl, at ~0.5-1 ms
+// for a 700-character JSX statement; this walk takes a tenth of that, and the
+// transform's whole budget is a fraction of 2 ms.
+
+/** A lexical scope: the names it binds. The program scope holds this statement's top-level declarations. */
+interface Scope {
+  names: Set<string>;
+  parent: Scope | null;
+}
+
+/** The function whose body is being walked (the statement itself at top level). */
+interface FunctionContext {
+  topLevel: boolean;
+}
+
+/** Where a program-level declaration sits, to replace it after the walk. */
+interface Placement<N extends T.Node> {
+  node: N;
+  parent: T.Node;
+  container: Record<string | number, unknown>;
+  key: string | number;
+}
 
 interface PassState {
   environment: TransformEnvironment;
-  programScope: Scope | undefined;
+  program: Scope;
   /** Nodes this pass created; never rewritten again. */
   generated: WeakSet<T.Node>;
   /** `$$s.name` member expressions made from references, for pattern retargeting. */
   scopeReferences: WeakSet<T.Node>;
+  /** `for await` loops (or their labels) that need a context restore after them. */
+  resumeAfter: WeakSet<T.Node>;
   topLevelAwait: boolean;
   usesTemp: boolean;
   declared: { name: string; kind: DeclarationKind }[];
-  /** Program-level declarations, converted after the traversal. */
-  variableDeclarations: NodePath<T.VariableDeclaration>[];
-  functionDeclarations: NodePath<T.FunctionDeclaration>[];
-  classDeclarations: NodePath<T.ClassDeclaration>[];
-  error: TransformError | undefined;
-}
-
-function newPassState(environment: TransformEnvironment): PassState {
-  return {
-    environment,
-    programScope: undefined,
-    generated: new WeakSet(),
-    scopeReferences: new WeakSet(),
-    topLevelAwait: false,
-    usesTemp: false,
-    declared: [],
-    variableDeclarations: [],
-    functionDeclarations: [],
-    classDeclarations: [],
-    error: undefined,
-  };
-}
-
-function fail(path: NodePath, state: PassState, error: TransformError): void {
-  state.error ??= error;
-  path.stop();
+  variableDeclarations: Placement<T.VariableDeclaration>[];
+  functionDeclarations: Placement<T.FunctionDeclaration>[];
+  classDeclarations: Placement<T.ClassDeclaration>[];
 }
 
 function identifier(name: string, state: PassState): T.Identifier {
@@ -270,7 +282,7 @@ function runtimeCall(method: string, args: T.Expression[], state: PassState, at?
   return call;
 }
 
-/** Turns the Identifier `node` into `object.name`, in place (no requeue, keeps its position). */
+/** Turns the Identifier `node` into `object.name`, in place (keeps its position). */
 function toMember(node: T.Identifier, objectName: string, state: PassState): T.MemberExpression {
   const name = node.name;
   const target = node as unknown as Record<string, unknown>;
@@ -290,50 +302,6 @@ function toMember(node: T.Identifier, objectName: string, state: PassState): T.M
   return node as unknown as T.MemberExpression;
 }
 
-/** Shorthand `{ x }` / `{ x = 1 }` must print as `{ x: $$s.x }` once `x` is rewritten. */
-function unshorthand(path: NodePath<T.Identifier>): void {
-  const parent = path.parent;
-  if (parent.type === "ObjectProperty" && parent.shorthand && parent.value === path.node) {
-    parent.shorthand = false;
-    if (parent.key === path.node) parent.key = t.identifier(path.node.name);
-    return;
-  }
-  if (parent.type === "AssignmentPattern" && parent.left === path.node) {
-    const grand = path.parentPath?.parent;
-    if (grand?.type === "ObjectProperty" && grand.shorthand) grand.shorthand = false;
-  }
-}
-
-/** Is this binding identifier where a program-level declaration names its binding? */
-function isDeclarationSite(path: NodePath): boolean {
-  let child: NodePath = path;
-  let parent = path.parentPath;
-  while (parent) {
-    const node = parent.node;
-    switch (node.type) {
-      case "VariableDeclarator":
-      case "FunctionDeclaration":
-      case "ClassDeclaration":
-        return child.key === "id";
-      case "ArrayPattern":
-      case "ObjectPattern":
-      case "RestElement":
-        break;
-      case "ObjectProperty":
-        if (child.key !== "value" || parent.parent.type !== "ObjectPattern") return false;
-        break;
-      case "AssignmentPattern":
-        if (child.key !== "left") return false;
-        break;
-      default:
-        return false;
-    }
-    child = parent;
-    parent = parent.parentPath;
-  }
-  return false;
-}
-
 function shadowMessage(name: string, realm: boolean): string {
   return realm
     ? `\`${name}\` is a global of the realm; declaring it would hide it from every later statement. Choose another name.`
@@ -348,166 +316,494 @@ function column(node: T.Node): number {
   return (node.loc?.start.column ?? 0) + 1;
 }
 
-function tickStatement(kind: SiteKind, at: T.Node, state: PassState): T.ExpressionStatement {
+function tickCall(kind: SiteKind, at: T.Node, state: PassState): T.CallExpression {
   const site = state.environment.site(kind, line(at), column(at));
-  const statement = t.expressionStatement(runtimeCall("tick", [t.numericLiteral(site)], state));
-  return statement;
+  return runtimeCall("tick", [t.numericLiteral(site)], state);
 }
 
-const rewriteVisitor: Visitor<PassState> = {
-  Program: {
-    enter(path, state) {
-      state.programScope = path.scope;
-      for (const [name, binding] of Object.entries(path.scope.bindings)) {
-        const at = binding.identifier;
-        if (RESERVED.has(name)) {
-          return fail(path, state, errorAt("unsupported", `\`${name}\` is reserved by the realm`, at));
-        }
-        if (state.environment.isRealmGlobal(name)) {
-          return fail(path, state, errorAt("shadow-global", shadowMessage(name, true), at));
-        }
-        if (state.environment.isPlatformGlobal(name) && !SHADOWABLE_GLOBALS.has(name)) {
-          return fail(path, state, errorAt("shadow-global", shadowMessage(name, false), at));
-        }
-      }
-    },
-  },
+// ------------------------------------------------------------ declarations in a scope
 
-  Identifier(path, state) {
-    const node = path.node;
-    if (state.generated.has(node)) return;
-    const name = node.name;
-    // `arguments` belongs to the enclosing function (at top level it is the compiled function's own).
-    if (name === "arguments") return;
-    const parentType = path.parent.type;
-    if (parentType === "LabeledStatement" || parentType === "BreakStatement" || parentType === "ContinueStatement") return;
-    const referenced = (path as NodePath).isReferencedIdentifier();
-    if (!referenced && !(path as NodePath).isBindingIdentifier()) return;
-    if (RESERVED.has(name)) return fail(path, state, errorAt("unsupported", `\`${name}\` is reserved by the realm`, node));
-    const binding = path.scope.getBinding(name);
-    if (binding !== undefined) {
-      if (binding.scope !== state.programScope) return;
-      if (!referenced && isDeclarationSite(path)) return;
-      unshorthand(path);
-      state.scopeReferences.add(toMember(node, SCOPE, state));
+/** Names bound by a pattern, with the identifier nodes (first one wins). */
+function patternNames(pattern: T.Node | null | undefined, into: Map<string, T.Identifier>): void {
+  if (!pattern) return;
+  switch (pattern.type) {
+    case "Identifier":
+      if (!into.has(pattern.name)) into.set(pattern.name, pattern);
       return;
-    }
-    const environment = state.environment;
-    if (environment.isRealmGlobal(name)) {
-      unshorthand(path);
-      toMember(node, GLOBALS, state);
+    case "ObjectPattern":
+      for (const property of pattern.properties) patternNames(property.type === "RestElement" ? property.argument : property.value, into);
       return;
+    case "ArrayPattern":
+      for (const element of pattern.elements) patternNames(element, into);
+      return;
+    case "AssignmentPattern":
+      patternNames(pattern.left, into);
+      return;
+    case "RestElement":
+      patternNames(pattern.argument, into);
+      return;
+    default:
+      return;
+  }
+}
+
+/** `var` declarations hoisted to the enclosing function (or program) from `statements`, not entering functions. */
+function varNames(statements: readonly (T.Node | null | undefined)[], into: Map<string, T.Identifier>): void {
+  for (const statement of statements) {
+    if (!statement) continue;
+    switch (statement.type) {
+      case "VariableDeclaration":
+        if (statement.kind === "var") for (const declarator of statement.declarations) patternNames(declarator.id, into);
+        break;
+      case "BlockStatement":
+        varNames(statement.body, into);
+        break;
+      case "IfStatement":
+        varNames([statement.consequent, statement.alternate], into);
+        break;
+      case "ForStatement":
+        varNames([statement.init as T.Node | null, statement.body], into);
+        break;
+      case "ForInStatement":
+      case "ForOfStatement":
+        varNames([statement.left, statement.body], into);
+        break;
+      case "WhileStatement":
+      case "DoWhileStatement":
+      case "LabeledStatement":
+        varNames([statement.body], into);
+        break;
+      case "TryStatement":
+        varNames([statement.block, statement.handler?.body, statement.finalizer], into);
+        break;
+      case "SwitchStatement":
+        for (const switchCase of statement.cases) varNames(switchCase.consequent, into);
+        break;
+      default:
+        break;
     }
-    if (environment.isPlatformGlobal(name) && !environment.isDeclared(name)) return;
-    unshorthand(path);
+  }
+}
+
+/** Lexical declarations directly in `statements` (let, const, class, and function declarations of a block). */
+function lexicalNames(statements: readonly T.Node[], into: Map<string, T.Identifier>): void {
+  for (const statement of statements) {
+    if (statement.type === "VariableDeclaration" && statement.kind !== "var") {
+      for (const declarator of statement.declarations) patternNames(declarator.id, into);
+    } else if ((statement.type === "ClassDeclaration" || statement.type === "FunctionDeclaration") && statement.id) {
+      if (!into.has(statement.id.name)) into.set(statement.id.name, statement.id);
+    }
+  }
+}
+
+function scopeOf(names: Map<string, T.Identifier>, parent: Scope): Scope {
+  return { names: new Set(names.keys()), parent };
+}
+
+/** Where does `name` resolve from `scope`: a local binding, this statement's top level, or nothing here. */
+function resolve(name: string, scope: Scope, state: PassState): "local" | "program" | "free" {
+  for (let current: Scope | null = scope; current !== null; current = current.parent) {
+    if (current.names.has(name)) return current === state.program ? "program" : "local";
+  }
+  return "free";
+}
+
+// ------------------------------------------------------------ the walk
+
+type Container = Record<string | number, unknown>;
+
+function rewriteProgram(program: T.Program, state: PassState): void {
+  const top = new Map<string, T.Identifier>();
+  varNames(program.body, top);
+  lexicalNames(program.body, top);
+  for (const [name, at] of top) {
+    if (RESERVED.has(name)) throw errorAt("unsupported", `\`${name}\` is reserved by the realm`, at);
+    if (state.environment.isRealmGlobal(name)) throw errorAt("shadow-global", shadowMessage(name, true), at);
+    if (state.environment.isPlatformGlobal(name) && !SHADOWABLE_GLOBALS.has(name)) {
+      throw errorAt("shadow-global", shadowMessage(name, false), at);
+    }
+  }
+  state.program.names = new Set(top.keys());
+  const context: FunctionContext = { topLevel: true };
+  walkList(program.body, program, state.program, context, state);
+}
+
+function walkList(list: (T.Node | null)[], parent: T.Node, scope: Scope, context: FunctionContext, state: PassState): void {
+  for (let index = 0; index < list.length; index += 1) {
+    const child = list[index];
+    if (child) walk(child, parent, list as unknown as Container, index, scope, context, state);
+  }
+}
+
+function walkKey(node: T.Node, key: string, scope: Scope, context: FunctionContext, state: PassState): void {
+  const child = (node as unknown as Container)[key] as T.Node | T.Node[] | null | undefined;
+  if (!child) return;
+  if (Array.isArray(child)) walkList(child, node, scope, context, state);
+  else walk(child, node, node as unknown as Container, key, scope, context, state);
+}
+
+/** Every child by the generic visitor keys. */
+function walkChildren(node: T.Node, scope: Scope, context: FunctionContext, state: PassState): void {
+  const keys = t.VISITOR_KEYS[node.type];
+  if (keys) for (const key of keys) walkKey(node, key, scope, context, state);
+}
+
+function walk(node: T.Node, parent: T.Node, container: Container, key: string | number, scope: Scope, context: FunctionContext, state: PassState): void {
+  if (state.generated.has(node)) return;
+  switch (node.type) {
+    case "Identifier":
+      reference(node, scope, state);
+      break;
+
+    case "MemberExpression":
+    case "OptionalMemberExpression":
+      walkKey(node, "object", scope, context, state);
+      if (node.computed) walkKey(node, "property", scope, context, state);
+      break;
+
+    case "ObjectProperty": {
+      // In an object literal; patterns go through `pattern`.
+      if (node.computed) walkKey(node, "key", scope, context, state);
+      if (node.shorthand && node.key === node.value) node.key = t.cloneNode(node.key as T.Identifier);
+      walkKey(node, "value", scope, context, state);
+      if (node.shorthand && node.value.type !== "Identifier") node.shorthand = false;
+      break;
+    }
+
+    case "ObjectMethod":
+    case "ClassMethod":
+    case "ClassPrivateMethod":
+      if (node.computed) walkKey(node, "key", scope, context, state);
+      functionNode(node, scope, state);
+      break;
+
+    case "ClassProperty":
+    case "ClassPrivateProperty":
+    case "ClassAccessorProperty":
+      if ((node as { computed?: boolean }).computed) walkKey(node, "key", scope, context, state);
+      // An initializer runs per instance, outside any await of the statement.
+      walkKey(node, "value", scope, { topLevel: false }, state);
+      break;
+
+    case "ClassDeclaration":
+    case "ClassExpression": {
+      if (node.type === "ClassDeclaration" && parent.type === "Program") {
+        state.classDeclarations.push({ node, parent, container, key });
+      }
+      let inner = scope;
+      // A class expression's own name is visible only inside it.
+      if (node.type === "ClassExpression" && node.id) inner = { names: new Set([node.id.name]), parent: scope };
+      walkKey(node, "superClass", scope, context, state);
+      walkKey(node, "body", inner, context, state);
+      break;
+    }
+
+    case "FunctionDeclaration":
+      if (parent.type === "Program") state.functionDeclarations.push({ node, parent, container, key });
+      functionNode(node, scope, state);
+      break;
+
+    case "FunctionExpression":
+    case "ArrowFunctionExpression":
+      functionNode(node, scope, state);
+      break;
+
+    case "VariableDeclaration": {
+      // `var` anywhere outside functions binds at top level; let/const only directly there.
+      const programLevel = node.kind === "var" ? context.topLevel : parent.type === "Program";
+      if (programLevel) state.variableDeclarations.push({ node, parent, container, key });
+      for (const declarator of node.declarations) {
+        pattern(declarator.id, "declare", scope, context, state);
+        walkKey(declarator, "init", scope, context, state);
+      }
+      break;
+    }
+
+    case "AssignmentExpression":
+      pattern(node.left, "assign", scope, context, state, node, "left");
+      walkKey(node, "right", scope, context, state);
+      break;
+
+    case "UnaryExpression":
+      if (node.operator === "typeof" && node.argument.type === "Identifier" && !state.generated.has(node.argument)) {
+        typeofReference(node, scope, state);
+        break;
+      }
+      walkChildren(node, scope, context, state);
+      break;
+
+    case "BlockStatement": {
+      const names = new Map<string, T.Identifier>();
+      lexicalNames(node.body, names);
+      walkList(node.body, node, names.size > 0 ? scopeOf(names, scope) : scope, context, state);
+      break;
+    }
+
+    case "StaticBlock": {
+      // Runs like a function body: its `var`s stay inside.
+      const names = new Map<string, T.Identifier>();
+      varNames(node.body, names);
+      lexicalNames(node.body, names);
+      walkList(node.body, node, scopeOf(names, scope), { topLevel: false }, state);
+      break;
+    }
+
+    case "SwitchStatement": {
+      walkKey(node, "discriminant", scope, context, state);
+      const names = new Map<string, T.Identifier>();
+      for (const switchCase of node.cases) lexicalNames(switchCase.consequent, names);
+      const inner = names.size > 0 ? scopeOf(names, scope) : scope;
+      for (const switchCase of node.cases) {
+        walkKey(switchCase, "test", inner, context, state);
+        walkList(switchCase.consequent, switchCase, inner, context, state);
+      }
+      break;
+    }
+
+    case "CatchClause": {
+      const names = new Map<string, T.Identifier>();
+      patternNames(node.param, names);
+      const inner = names.size > 0 ? scopeOf(names, scope) : scope;
+      if (node.param) pattern(node.param, "declare", inner, context, state);
+      walkKey(node, "body", inner, context, state);
+      break;
+    }
+
+    case "ForStatement":
+    case "ForInStatement":
+    case "ForOfStatement":
+    case "WhileStatement":
+    case "DoWhileStatement":
+      loop(node, scope, context, state);
+      break;
+
+    case "LabeledStatement":
+      walkKey(node, "body", scope, context, state);
+      if (state.resumeAfter.has(node.body)) {
+        state.resumeAfter.delete(node.body);
+        state.resumeAfter.add(node);
+      }
+      break;
+
+    case "BreakStatement":
+    case "ContinueStatement":
+    case "MetaProperty":
+    case "PrivateName":
+    case "ThisExpression":
+    case "Super":
+      break;
+
+    case "AwaitExpression":
+      walkKey(node, "argument", scope, context, state);
+      if (context.topLevel) state.topLevelAwait = true;
+      awaitNode(node, state);
+      break;
+
+    case "CallExpression":
+      walkChildren(node, scope, context, state);
+      thenCall(node, state);
+      break;
+
+    default:
+      walkChildren(node, scope, context, state);
+      break;
+  }
+  if (state.resumeAfter.has(node) && parent.type !== "LabeledStatement") {
+    // `for await` resumes after an await when it ends: restore the context there.
+    state.resumeAfter.delete(node);
+    const after = t.expressionStatement(runtimeCall("re", [identifier(CONTEXT, state)], state));
+    container[key] = t.blockStatement([node as T.Statement, after]);
+  }
+}
+
+/** A reference or assignment target. */
+function reference(node: T.Identifier, scope: Scope, state: PassState): void {
+  const name = node.name;
+  // `arguments` belongs to the enclosing function (at top level it is the compiled function's own).
+  if (name === "arguments" || name === "undefined") return;
+  if (RESERVED.has(name)) throw errorAt("unsupported", `\`${name}\` is reserved by the realm`, node);
+  const resolved = resolve(name, scope, state);
+  if (resolved === "local") return;
+  if (resolved === "program") {
     state.scopeReferences.add(toMember(node, SCOPE, state));
-  },
+    return;
+  }
+  const environment = state.environment;
+  if (environment.isRealmGlobal(name)) {
+    toMember(node, GLOBALS, state);
+    return;
+  }
+  if (environment.isPlatformGlobal(name) && !environment.isDeclared(name)) return;
+  state.scopeReferences.add(toMember(node, SCOPE, state));
+}
 
-  UnaryExpression(path, state) {
-    // `typeof later` must not throw for a name nobody declared yet.
-    const node = path.node;
-    if (node.operator !== "typeof" || node.argument.type !== "Identifier") return;
-    const name = node.argument.name;
-    const environment = state.environment;
-    if (path.scope.getBinding(name) || environment.isRealmGlobal(name) || environment.isDeclared(name)) return;
-    if (environment.isPlatformGlobal(name)) return;
-    const target = node as unknown as Record<string, unknown>;
-    target.type = "CallExpression";
-    target.callee = member(RUNTIME, "ty", state);
-    target.arguments = [identifier(SCOPE, state), t.stringLiteral(name)];
-    delete target.operator;
-    delete target.argument;
-    delete target.prefix;
-  },
+/** `typeof later` must not throw for a name nobody declared yet. */
+function typeofReference(node: T.UnaryExpression, scope: Scope, state: PassState): void {
+  const argument = node.argument as T.Identifier;
+  const name = argument.name;
+  const environment = state.environment;
+  if (
+    resolve(name, scope, state) !== "free" ||
+    name === "arguments" ||
+    environment.isRealmGlobal(name) ||
+    environment.isDeclared(name) ||
+    environment.isPlatformGlobal(name)
+  ) {
+    reference(argument, scope, state);
+    return;
+  }
+  if (RESERVED.has(name)) throw errorAt("unsupported", `\`${name}\` is reserved by the realm`, argument);
+  const target = node as unknown as Record<string, unknown>;
+  target.type = "CallExpression";
+  target.callee = member(RUNTIME, "ty", state);
+  target.arguments = [identifier(SCOPE, state), t.stringLiteral(name)];
+  delete target.operator;
+  delete target.argument;
+  delete target.prefix;
+}
 
-  VariableDeclaration(path, state) {
-    const node = path.node;
-    if (node.kind === "var" ? path.getFunctionParent() === null : path.parent.type === "Program") {
-      state.variableDeclarations.push(path);
-    }
-  },
-
-  FunctionDeclaration(path, state) {
-    if (path.parent.type === "Program") state.functionDeclarations.push(path);
-  },
-
-  ClassDeclaration(path, state) {
-    if (path.parent.type === "Program") state.classDeclarations.push(path);
-  },
-
-  Loop: {
-    exit(path, state) {
-      const node = path.node;
-      const tick = tickStatement("loop", node, state);
-      const statements: T.Statement[] = [tick];
-      if (node.type === "ForOfStatement" && node.await) {
-        // Each iteration resumes after an await: restore the context first.
-        statements.push(t.expressionStatement(runtimeCall("re", [contextFor(path, state)], state)));
-        if (path.getFunctionParent() === null) state.topLevelAwait = true;
+/**
+ * A pattern: in `declare` mode its names are bindings (left alone; program
+ * ones are converted afterwards), in `assign` mode they are targets resolved
+ * like references. Defaults and computed keys are expressions either way.
+ */
+function pattern(
+  node: T.Node,
+  mode: "declare" | "assign",
+  scope: Scope,
+  context: FunctionContext,
+  state: PassState,
+  parent?: T.Node,
+  key?: string,
+): void {
+  switch (node.type) {
+    case "Identifier":
+      if (mode === "assign") reference(node, scope, state);
+      return;
+    case "ObjectPattern":
+      for (const property of node.properties) {
+        if (property.type === "RestElement") {
+          pattern(property.argument, mode, scope, context, state);
+          continue;
+        }
+        if (property.computed) walkKey(property, "key", scope, context, state);
+        if (property.shorthand && property.key === property.value) property.key = t.cloneNode(property.key as T.Identifier);
+        pattern(property.value, mode, scope, context, state);
+        const inner = property.value.type === "AssignmentPattern" ? property.value.left : property.value;
+        if (property.shorthand && inner.type !== "Identifier") property.shorthand = false;
       }
-      if (node.body.type === "BlockStatement") node.body.body.unshift(...statements);
-      else node.body = t.blockStatement([...statements, node.body]);
-      if (node.type === "ForOfStatement" && node.await) {
-        // ... and after the loop, which also resumes after an await.
-        const holder = path.parentPath.isLabeledStatement() ? path.parentPath : path;
-        const after = t.expressionStatement(runtimeCall("re", [contextFor(path, state)], state));
-        const block = t.blockStatement([holder.node as T.Statement, after]);
-        (holder.container as unknown as Record<string | number, T.Node>)[holder.key as string | number] = block;
-      }
-    },
-  },
+      return;
+    case "ArrayPattern":
+      for (const element of node.elements) if (element) pattern(element, mode, scope, context, state);
+      return;
+    case "AssignmentPattern":
+      pattern(node.left, mode, scope, context, state);
+      walkKey(node, "right", scope, context, state);
+      return;
+    case "RestElement":
+      pattern(node.argument, mode, scope, context, state);
+      return;
+    default:
+      // A member expression (`obj.x = 1`) or anything else: an expression.
+      if (parent && key) walk(node, parent, parent as unknown as Container, key, scope, context, state);
+      else walkChildren(node, scope, context, state);
+      return;
+  }
+}
 
-  Function: {
-    exit(path, state) {
-      const node = path.node;
-      const entry = tickStatement("function", node, state);
-      if (node.async) {
-        // Capture the caller's context at entry; every await inside restores it.
-        const capture = t.variableDeclaration("const", [
-          t.variableDeclarator(identifier(CONTEXT, state), runtimeCall("ea", [(entry.expression as T.CallExpression).arguments[0] as T.Expression], state)),
-        ]);
-        if (node.body.type === "BlockStatement") node.body.body.unshift(capture);
-        else node.body = t.blockStatement([capture, withLoc(t.returnStatement(node.body), node.body)]);
-        return;
-      }
-      if (node.body.type === "BlockStatement") node.body.body.unshift(entry);
-      else node.body = withLoc(t.sequenceExpression([entry.expression, node.body]), node.body);
-    },
-  },
+type FunctionLike = T.FunctionDeclaration | T.FunctionExpression | T.ArrowFunctionExpression | T.ObjectMethod | T.ClassMethod | T.ClassPrivateMethod;
 
-  AwaitExpression: {
-    exit(path, state) {
-      const node = path.node;
-      if (state.generated.has(node)) return;
-      if (path.getFunctionParent() === null) state.topLevelAwait = true;
-      const inner = t.awaitExpression(node.argument);
-      state.generated.add(inner);
-      const target = node as unknown as Record<string, unknown>;
-      target.type = "CallExpression";
-      target.callee = member(RUNTIME, "re", state);
-      target.arguments = [contextFor(path, state), inner];
-      delete target.argument;
-    },
-  },
+function functionNode(node: FunctionLike, scope: Scope, state: PassState): void {
+  let outer = scope;
+  // A function expression's own name is visible only inside it.
+  if (node.type === "FunctionExpression" && node.id) outer = { names: new Set([node.id.name]), parent: scope };
+  const names = new Map<string, T.Identifier>();
+  for (const param of node.params) patternNames(param, names);
+  const body = node.body;
+  if (body.type === "BlockStatement") {
+    varNames(body.body, names);
+    lexicalNames(body.body, names);
+  }
+  const inner: Scope = { names: new Set(names.keys()), parent: outer };
+  const context: FunctionContext = { topLevel: false };
+  for (let index = 0; index < node.params.length; index += 1) pattern(node.params[index], "declare", inner, context, state);
+  if (body.type === "BlockStatement") walkList(body.body, body, inner, context, state);
+  else walk(body, node, node as unknown as Container, "body", inner, context, state);
 
-  CallExpression: {
-    exit(path, state) {
-      // `p.then(f)`: run `f` in the context that called `then` (console attribution).
-      const node = path.node;
-      const callee = node.callee;
-      if (callee.type !== "MemberExpression" || callee.computed || callee.property.type !== "Identifier") return;
-      const method = callee.property.name;
-      if (method !== "then" && method !== "catch" && method !== "finally") return;
-      if (callee.object.type === "Super") return;
-      node.arguments = [callee.object, t.stringLiteral(method), ...node.arguments];
-      node.callee = member(RUNTIME, "th", state);
-    },
-  },
-};
+  const entry = tickCall("function", node, state);
+  if (node.async) {
+    // Capture the caller's context at entry; every await inside restores it.
+    const capture = t.variableDeclaration("const", [
+      t.variableDeclarator(identifier(CONTEXT, state), runtimeCall("ea", [entry.arguments[0] as T.Expression], state)),
+    ]);
+    if (node.body.type === "BlockStatement") node.body.body.unshift(capture);
+    else node.body = t.blockStatement([capture, withLoc(t.returnStatement(node.body), node.body)]);
+    return;
+  }
+  if (node.body.type === "BlockStatement") node.body.body.unshift(t.expressionStatement(entry));
+  else node.body = withLoc(t.sequenceExpression([entry, node.body]), node.body);
+}
 
-function contextFor(_path: NodePath, state: PassState): T.Identifier {
-  // The nearest async function declares its own `$$c`; at top level it is the parameter.
-  return identifier(CONTEXT, state);
+function loop(node: T.Loop, scope: Scope, context: FunctionContext, state: PassState): void {
+  let inner = scope;
+  const head = node.type === "ForStatement" ? node.init : node.type === "ForInStatement" || node.type === "ForOfStatement" ? node.left : null;
+  if (head?.type === "VariableDeclaration" && head.kind !== "var") {
+    const names = new Map<string, T.Identifier>();
+    for (const declarator of head.declarations) patternNames(declarator.id, names);
+    inner = scopeOf(names, scope);
+  }
+  switch (node.type) {
+    case "ForStatement":
+      walkKey(node, "init", inner, context, state);
+      walkKey(node, "test", inner, context, state);
+      walkKey(node, "update", inner, context, state);
+      break;
+    case "ForInStatement":
+    case "ForOfStatement":
+      walkKey(node, "right", scope, context, state);
+      if (node.left.type === "VariableDeclaration") walk(node.left, node, node as unknown as Container, "left", inner, context, state);
+      else pattern(node.left, "assign", inner, context, state, node, "left");
+      break;
+    case "WhileStatement":
+    case "DoWhileStatement":
+      walkKey(node, "test", scope, context, state);
+      break;
+    default:
+      break;
+  }
+  walkKey(node, "body", inner, context, state);
+
+  const statements: T.Statement[] = [t.expressionStatement(tickCall("loop", node, state))];
+  if (node.type === "ForOfStatement" && node.await) {
+    // Each iteration resumes after an await: restore the context first.
+    statements.push(t.expressionStatement(runtimeCall("re", [identifier(CONTEXT, state)], state)));
+    if (context.topLevel) state.topLevelAwait = true;
+    state.resumeAfter.add(node);
+  }
+  if (node.body.type === "BlockStatement") node.body.body.unshift(...statements);
+  else node.body = t.blockStatement([...statements, node.body]);
+}
+
+/** `await x` → `$$r.re($$c, await x)`: back in the statement's context when it resumes. */
+function awaitNode(node: T.AwaitExpression, state: PassState): void {
+  const inner = t.awaitExpression(node.argument);
+  state.generated.add(inner);
+  const target = node as unknown as Record<string, unknown>;
+  target.type = "CallExpression";
+  target.callee = member(RUNTIME, "re", state);
+  target.arguments = [identifier(CONTEXT, state), inner];
+  delete target.argument;
+}
+
+/** `p.then(f)` → `$$r.th(p, "then", f)`: `f` runs in the context that called `then` (console attribution). */
+function thenCall(node: T.CallExpression, state: PassState): void {
+  const callee = node.callee;
+  if (callee.type !== "MemberExpression" || callee.computed || callee.property.type !== "Identifier") return;
+  const method = callee.property.name;
+  if (method !== "then" && method !== "catch" && method !== "finally") return;
+  if (callee.object.type === "Super") return;
+  node.arguments = [callee.object as T.Expression, t.stringLiteral(method), ...node.arguments];
+  node.callee = member(RUNTIME, "th", state);
 }
 
 function withLoc<N extends T.Node>(node: N, from: T.Node): N {
@@ -523,16 +819,17 @@ function convertDeclarations(program: T.Program, state: PassState): void {
   for (const path of state.variableDeclarations) {
     const node = path.node;
     if (node.kind === "var") {
+      const forHead = (path.parent.type === "ForInStatement" || path.parent.type === "ForOfStatement") && path.key === "left";
       const assignments: T.Expression[] = [];
       for (const declarator of node.declarations) {
         for (const name of Object.keys(t.getBindingIdentifiers(declarator.id))) declared.set(name, "var");
-        if (path.parent.type === "ForInStatement" || path.parent.type === "ForOfStatement") continue;
+        if (forHead) continue;
         if (declarator.init) {
           const target = retargetPattern(declarator.id, SCOPE, undefined, state);
           assignments.push(withLoc(t.assignmentExpression("=", target as T.LVal, declarator.init), declarator));
         }
       }
-      if (path.parent.type === "ForInStatement" || path.parent.type === "ForOfStatement") {
+      if (forHead) {
         replaceAt(path, retargetPattern(node.declarations[0].id, SCOPE, undefined, state));
       } else if (path.parent.type === "ForStatement" && path.key === "init") {
         replaceAt(path, assignments.length === 0 ? null : sequence(assignments, node));
@@ -597,8 +894,30 @@ function sequence(expressions: T.Expression[], at: T.Node): T.Expression {
   return expressions.length === 1 ? expressions[0] : withLoc(t.sequenceExpression(expressions), at);
 }
 
-function replaceAt(path: NodePath, node: T.Node | null): void {
-  (path.container as unknown as Record<string | number, T.Node | null>)[path.key as string | number] = node;
+/**
+ * Puts `replacement` where the placement's node is now: ticks unshifted into a
+ * block move it down, and a loop body that was a lone statement is wrapped in
+ * a block since the walk recorded it.
+ */
+function replaceAt(placement: Placement<T.Node>, replacement: T.Node | null): void {
+  const { container, key, node } = placement;
+  if (Array.isArray(container)) {
+    container[container.indexOf(node)] = replacement;
+    return;
+  }
+  const current = container[key] as T.Node | null;
+  if (current === node) {
+    container[key] = replacement;
+    return;
+  }
+  if (current?.type === "BlockStatement") {
+    const index = current.body.indexOf(node as T.Statement);
+    if (index >= 0) {
+      current.body[index] = replacement as T.Statement;
+      return;
+    }
+  }
+  throw new Error("transform: lost track of a declaration");
 }
 
 /**
