@@ -10,7 +10,11 @@
  * never reused). `ROOT_NODE_ID` (0) is the mount's root, which is not a node
  * itself. The first render travels as a `MountSnapshot` in MOUNT_OPEN; every
  * later change travels as `MountOp[]` in MOUNT_OPS, at most one message per
- * mount per frame (~16 ms), applied in order.
+ * mount per frame (~16 ms), applied in order. Mount ids (`m1`, `m2`, …) are
+ * unique within one realm's life; a fresh realm (reset, revive) starts again
+ * at `m1`, so the host scopes them by realm instance. MOUNT_WIRE_VERSION
+ * travels nowhere by itself: the integrator folds it into the handshake
+ * (e.g. bump WIRE_VERSION when it changes).
  *
  * - `create` introduces a detached node. Ids in an op refer only to nodes
  *   created by an earlier `create` (or the snapshot) and not yet removed.
