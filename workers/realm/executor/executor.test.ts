@@ -581,6 +581,19 @@ console.log("sync")
       expect(ofType(harness.events, "error")).toMatchObject([{ error: { name: "Error", message: "async boom", line: 3, lineText: "  throw new Error('async boom')" } }]);
     });
 
+    it("locates an error thrown by model code for others (the UI runtime)", async () => {
+      const harness = setup();
+      await stream(harness, [{ code: "const a = 1\nconst render = () => {\n  throw new Error('in render')\n}\nprobe.hits.push(render)\n", line: 10 }], Infinity);
+      let thrown: unknown;
+      try {
+        (harness.probe.hits[0] as () => void)();
+      } catch (error) {
+        thrown = error;
+      }
+      expect(harness.executor.locate(thrown)).toEqual({ reply: 1, block: 0, statement: 1, line: 12, column: 9, lineText: "  throw new Error('in render')" });
+      expect(harness.executor.locate(new Error("not ours"))).toBeUndefined();
+    });
+
     it("formats objects readably and strings unquoted at top level", async () => {
       await everyChunking([{ code: "console.log('text', { a: 1, b: ['x'] }, [1, 2], null, undefined, 3n)\nconsole.warn('%s has %d items', 'cart', 3)\nconsole.error(new TypeError('bad'))\nconsole.info(new Map([['k', 1]]))\n" }], ({ events }) => {
         expect(ofType(events, "console").map(({ level, text }) => `${level}: ${text}`)).toEqual([

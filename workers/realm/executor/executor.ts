@@ -72,6 +72,18 @@ export interface Executor {
   abort(): void;
   /** An error nobody caught outside a statement (e.g. `unhandledrejection`): reported as an `error` event. */
   reportUncaught(reason: unknown): void;
+  /** Where in the model's code `error` was thrown (innermost compiled frame), for errors reported by others (UI runtime). */
+  locate(error: unknown): ErrorLocation | undefined;
+}
+
+export interface ErrorLocation {
+  /** The reply (as numbered by beginReply) whose code it is. */
+  reply: number;
+  block: number;
+  statement: number;
+  line: number;
+  column?: number;
+  lineText?: string;
 }
 
 /** What `abort()` throws into code that resumes afterwards. */
@@ -422,6 +434,18 @@ class StatementExecutor implements Executor {
     if (!context) return;
     if (context.reply.aborted && !context.detached) return;
     this.emit({ type: "error", error: this.mapError(reason, context), statement: context.statement, reply: context.reply.id });
+  }
+
+  locate(error: unknown): ErrorLocation | undefined {
+    for (const frame of parseStatementFrames(stackOf(error))) {
+      const compiled = this.compiled.get(frame.id);
+      if (!compiled) continue;
+      const position = this.position(compiled, frame.bodyLine, frame.column);
+      if (!position || position.line === undefined) continue;
+      const { context } = compiled;
+      return { reply: context.reply.id, block: position.block, statement: context.statement, line: position.line, column: position.column, lineText: position.lineText };
+    }
+    return undefined;
   }
 
   // ------------------------------------------------------------ the queue

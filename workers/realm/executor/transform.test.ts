@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createSessionScope, declare, declareAll, hoistVars, isDeclared, typeOf, type SessionScope } from "./sessionScope";
-import { PARAMETERS, TransformError, transformStatement, type TransformEnvironment } from "./transform";
+import { PARAMETERS, TransformError, transformStatement, warmUpTransform, type TransformEnvironment } from "./transform";
 
 const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor as FunctionConstructor;
 
@@ -73,6 +73,10 @@ describe("transformStatement", () => {
     expect(isAsync("async function f() { await x }")).toBe(false);
     expect(isAsync("const g = async () => { for await (const c of s) {} }")).toBe(false);
     expect(isAsync("x.then(() => 1)")).toBe(false);
+  });
+
+  it("warms up without errors", () => {
+    expect(() => warmUpTransform()).not.toThrow();
   });
 
   it("keeps each line of the statement on its line", () => {

@@ -992,3 +992,27 @@ function clearShorthands(pattern: T.Node): void {
     clearShorthands(pattern.argument);
   }
 }
+
+/**
+ * Runs the transform once on a sample that takes every path (TSX, an enum,
+ * a class with parameter properties, destructuring, await), so that the first
+ * statement of the first reply does not pay for lazy initialisation and a
+ * cold JIT. For the realm's warm-up, before READY.
+ */
+export function warmUpTransform(): void {
+  const environment: TransformEnvironment = {
+    isRealmGlobal: (name) => name === "React" || name === "console",
+    isPlatformGlobal: (name) => name in globalThis,
+    isDeclared: () => false,
+    site: () => 0,
+  };
+  const samples = [
+    "const { a, b: [c = 1] = [] }: { a: number; b?: number[] } = { a: 1 };",
+    "const view = <div className={`n${a}`} key=\"k\">{[1, 2].map((n) => <b key={n}>{n}</b>)}</div>",
+    "enum Color { Red, Green = 'g' }",
+    "class Box<T> { constructor(public value: T) {} get(): T { return this.value } }",
+    "for await (const item of source) { if (item) console.log(item as string) }",
+  ];
+  for (const sample of samples) transformStatement(sample, environment);
+  transformStatement(samples[1], environment, { sourceMaps: true });
+}
