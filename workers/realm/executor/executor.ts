@@ -127,7 +127,8 @@ interface CodeItem {
   block: number;
   line: number;
   reply: ReplyState;
-  splitter: StatementSplitter;
+  /** Dropped when the block ends, with its buffers. */
+  splitter: StatementSplitter | undefined;
   body: string;
   statements: SplitStatement[];
   /** Index of the next statement to run. */
@@ -355,14 +356,15 @@ class StatementExecutor implements Executor {
     const item = this.blocks.get(block);
     if (item?.kind !== "code" || item.ended) return;
     item.body += delta;
-    this.accept(item, item.splitter.push(delta));
+    this.accept(item, item.splitter!.push(delta));
     this.drain();
   }
 
   endCode(block: number, _unterminated: boolean): void {
     const item = this.blocks.get(block);
     if (item?.kind !== "code" || item.ended) return;
-    this.accept(item, item.splitter.end());
+    this.accept(item, item.splitter!.end());
+    item.splitter = undefined;
     item.ended = true;
     this.drain();
   }

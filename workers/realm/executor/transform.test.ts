@@ -19,7 +19,7 @@ const runtime = {
 function environment(scope: SessionScope, globals: Record<string, unknown>): TransformEnvironment {
   let sites = 0;
   return {
-    isRealmGlobal: (name) => name in globals,
+    isRealmGlobal: (name) => Object.prototype.hasOwnProperty.call(globals, name),
     isPlatformGlobal: (name) => name in globalThis,
     isDeclared: (name) => isDeclared(scope, name),
     site: () => sites++,
@@ -110,6 +110,15 @@ describe("transformStatement", () => {
 
     it("allows declaring instance-state globals such as `name`", () => {
       expect(() => transformStatement("const name = 'Ada'", environment(createSessionScope(), {}))).not.toThrow();
+      expect(() => transformStatement("const constructor = 1", environment(createSessionScope(), {}))).not.toThrow();
+    });
+
+    it("has no `arguments` at top level, and the function's own inside one", () => {
+      const { run, scope } = session();
+      expect(() => run("arguments.length")).toThrow(new ReferenceError("arguments is not defined"));
+      run("function count() { return (() => arguments.length)() }");
+      run("const counted = count(1, 2, 3)");
+      expect(scope.counted).toBe(3);
     });
 
     it("refuses modules and the realm's reserved names", () => {

@@ -419,7 +419,9 @@ function rewriteProgram(program: T.Program, state: PassState): void {
   for (const [name, at] of top) {
     if (RESERVED.has(name)) throw errorAt("unsupported", `\`${name}\` is reserved by the realm`, at);
     if (state.environment.isRealmGlobal(name)) throw errorAt("shadow-global", shadowMessage(name, true), at);
-    if (state.environment.isPlatformGlobal(name) && !SHADOWABLE_GLOBALS.has(name)) {
+    // Object.prototype's names (`constructor`, `toString`) are on globalThis
+    // only through its prototype: not globals anyone means to use.
+    if (state.environment.isPlatformGlobal(name) && !SHADOWABLE_GLOBALS.has(name) && !(name in Object.prototype)) {
       throw errorAt("shadow-global", shadowMessage(name, false), at);
     }
   }
@@ -619,8 +621,7 @@ function walk(node: T.Node, parent: T.Node, container: Container, key: string | 
 /** A reference or assignment target. */
 function reference(node: T.Identifier, scope: Scope, state: PassState): void {
   const name = node.name;
-  // `arguments` belongs to the enclosing function (at top level it is the compiled function's own).
-  if (name === "arguments" || name === "undefined") return;
+  if (name === "undefined") return;
   if (RESERVED.has(name)) throw errorAt("unsupported", `\`${name}\` is reserved by the realm`, node);
   const resolved = resolve(name, scope, state);
   if (resolved === "local") return;
@@ -644,7 +645,6 @@ function typeofReference(node: T.UnaryExpression, scope: Scope, state: PassState
   const environment = state.environment;
   if (
     resolve(name, scope, state) !== "free" ||
-    name === "arguments" ||
     environment.isRealmGlobal(name) ||
     environment.isDeclared(name) ||
     environment.isPlatformGlobal(name)
@@ -719,6 +719,9 @@ function functionNode(node: FunctionLike, scope: Scope, state: PassState): void 
   if (node.type === "FunctionExpression" && node.id) outer = { names: new Set([node.id.name]), parent: scope };
   const names = new Map<string, T.Identifier>();
   for (const param of node.params) patternNames(param, names);
+  // Arrows see their enclosing function's `arguments`; at top level there is
+  // none, and `$$s.arguments` throws as a script's would.
+  if (node.type !== "ArrowFunctionExpression") names.set("arguments", t.identifier("arguments"));
   const body = node.body;
   if (body.type === "BlockStatement") {
     varNames(body.body, names);
