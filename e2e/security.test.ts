@@ -360,9 +360,11 @@ describe("the app page", () => {
           console.error(`Content Security Policy violation: ${event.violatedDirective} ${event.blockedURI}`);
         });
       });
+      const bundleFetches = () => context.server.requests.filter((request) => request.url.endsWith("/generated/realm.js")).length;
       // With a key in the app's storage: the app reads it, its sandbox cannot.
       await page.goto(context.server.url);
       await page.evaluate((key) => localStorage.setItem("livemark.settings.v1", JSON.stringify({ provider: "openai", apiKey: key })), FAKE_KEY);
+      const before = bundleFetches();
       await page.reload();
       const frame = (await waitFor(() => page.frames().find((each) => each.url().endsWith("/sandbox.html")), 15_000))!;
       expect(await frame.evaluate(() => self.origin)).toBe("null");
@@ -375,6 +377,9 @@ describe("the app page", () => {
         }
       })).toBe("SecurityError");
       expect(await page.evaluate(() => localStorage.getItem("livemark.settings.v1"))).toContain("sk-test");
+      // The preloaded bundle is the one the realm host uses: fetched once per page load.
+      await waitFor(() => page.evaluate(() => document.querySelectorAll("iframe").length === 2), 30_000, 100);
+      expect(bundleFetches() - before).toBe(1);
       await page.waitForTimeout(500);
       expect(violations).toEqual([]);
     } finally {
