@@ -497,10 +497,15 @@ console.log(total, j)
       expect(harness.probe.hits).toEqual([1]);
     });
 
-    it("can be caught by the statement itself", async () => {
+    it("can be caught by the statement itself; the next statement starts after the event loop turned", async () => {
       const harness = setup();
-      await stream(harness, [{ code: "try { while (true) {} } catch (error) { console.log((error as Error).name) }\nconsole.log('next')" }], Infinity);
-      expect(logs(harness.events)).toEqual(["LoopGuardError", "next"]);
+      await stream(
+        harness,
+        [{ code: "try { while (true) {} } catch (error) { console.log((error as Error).name) }\nlet n = 0\nfor (let i = 0; i < 1000; i++) n++\nconsole.log('next', n)" }],
+        Infinity,
+      );
+      expect(logs(harness.events)).toEqual(["LoopGuardError", "next 1000"]);
+      expect(failures(harness.events)).toEqual([]);
     });
 
     it("stops runaway recursion; the scope survives", async () => {

@@ -174,6 +174,8 @@ interface Site {
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
+// Captured at load: model code cannot replace it for the executor.
+const platformSetTimeout = globalThis.setTimeout.bind(globalThis);
 const MODULES_REFUSED = "`import` and `export` are not available in the realm: every top-level declaration is already shared by later code, and modules cannot be loaded";
 const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor as FunctionConstructor;
 
@@ -298,6 +300,8 @@ class StatementExecutor implements Executor {
   private readonly blocks = new Map<number, Item>();
   private reply: ReplyState = { id: 0, stopped: undefined, aborted: false };
   private inFlight: { context: StatementContext; abort(): void } | undefined;
+  /** Waiting for a turn of the event loop before the next statement (see advanceCode). */
+  private yielding = false;
   private draining = false;
   private idleWaiters: (() => void)[] = [];
   private lastContext: StatementContext | undefined;
@@ -403,7 +407,7 @@ class StatementExecutor implements Executor {
   }
 
   idle(): Promise<void> {
-    if (this.inFlight === undefined && !this.draining) return Promise.resolve();
+    if (this.inFlight === undefined && !this.yielding && !this.draining) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -468,7 +472,7 @@ class StatementExecutor implements Executor {
     if (this.draining) return;
     this.draining = true;
     try {
-      while (this.queue.length > 0 && this.inFlight === undefined) {
+      while (this.queue.length > 0 && this.inFlight === undefined && !this.yielding) {
         const item = this.queue[0];
         const finished = item.kind === "code" ? this.advanceCode(item) : this.advanceData(item);
         if (!finished) break;
@@ -477,7 +481,7 @@ class StatementExecutor implements Executor {
     } finally {
       this.draining = false;
     }
-    if (this.inFlight === undefined && this.idleWaiters.length > 0) {
+    if (this.inFlight === undefined && !this.yielding && this.idleWaiters.length > 0) {
       const waiters = this.idleWaiters;
       this.idleWaiters = [];
       for (const resolve of waiters) resolve();
@@ -496,6 +500,12 @@ class StatementExecutor implements Executor {
         return true;
       }
       if (item.next < item.statements.length) {
+        if (this.guard.isTripped) {
+          // A statement caught a loop-guard error and finished: let the event
+          // loop turn before the next one, or its first loop would trip at once.
+          this.yieldToEventLoop();
+          return false;
+        }
         const index = item.next;
         item.next += 1;
         if (this.runStatement(item, index)) return false;
@@ -602,6 +612,16 @@ class StatementExecutor implements Executor {
   }
 
   // ------------------------------------------------------------ statements
+
+  private yieldToEventLoop(): void {
+    this.yielding = true;
+    const resume = () => {
+      this.yielding = false;
+      this.guard.yielded();
+      this.drain();
+    };
+    (this.options.scheduleMacrotask ?? ((callback) => void platformSetTimeout(callback, 0)))(resume);
+  }
 
   /** Runs statement `index` of `item`; true when it is still running (top-level await). */
   private runStatement(item: CodeItem, index: number): boolean {

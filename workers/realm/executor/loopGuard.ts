@@ -104,6 +104,11 @@ export class LoopGuard {
     throw new LoopGuardError(this.message(info), site);
   }
 
+  /** Tripped in the current stretch (the error may have been caught): only a turn of the event loop clears it. */
+  get isTripped(): boolean {
+    return this.tripped;
+  }
+
   /** The event loop ran a task of ours (a timer, a new reply): a new stretch starts at the next tick. */
   yielded(): void {
     this.endStretch();

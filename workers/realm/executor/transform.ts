@@ -9,7 +9,7 @@
  *   sees later assignments and a later statement sees this one's declarations.
  * - `$$g` the realm globals (React, mount, console, timers, ...), frozen.
  * - `$$r` the executor's runtime hooks (declare, loop-guard tick, await
- *   resume, promise callbacks), see executorRuntime in executor.ts.
+ *   resume, promise callbacks): `ExecutorRuntime` in executor.ts.
  * - `$$c` the statement's context, restored after every top-level `await`.
  *
  * Name resolution for an identifier that no local scope binds:
@@ -17,8 +17,8 @@
  *   realm global                            → `$$g.name`
  *   on globalThis and not yet declared      → left alone (platform global)
  *   anything else                           → `$$s.name` (a later statement may
- *     declare it; until then the scope's prototype throws the usual
- *     `ReferenceError: x is not defined`)
+ *     declare it; until then the scope's prototype looks on globalThis and
+ *     otherwise throws the usual `ReferenceError: x is not defined`)
  *
  * Declarations become calls: `const x = 1` → `$$r.d($$s, "x", KIND.const, 1)`;
  * patterns destructure into a temporary object first (`$$t`) so a failing
@@ -101,7 +101,7 @@ export interface TransformResult {
   async: boolean;
   /** Top-level names this statement declares. */
   declared: { name: string; kind: DeclarationKind }[];
-  /** The statement needed the full Babel presets (enum, namespace, parameter properties). */
+  /** The statement needed Babel's presets (namespaces, computed enum members): the slow path. */
   usedPresets: boolean;
   /** With `sourceMaps`: generated (1-based line in the statement code, 0-based column) → original. */
   mappings?: Mapping[];
