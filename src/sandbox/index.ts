@@ -1,4 +1,4 @@
-export { createRealmHost, DEFAULT_FLUSH_TIMEOUT_MS, DEFAULT_HEARTBEAT_TIMEOUT_MS } from "./createRealmHost";
+export { createRealmHost, DEFAULT_FLUSH_TIMEOUT_MS, DEFAULT_HEARTBEAT_TIMEOUT_MS, REALM_READY_MARK } from "./createRealmHost";
 export { RealmHostError, isRealmHostError, type RealmHostErrorCode } from "./RealmHostError";
 export type {
   FlushOptions, RealmErrorCode, RealmEvent, RealmHost, RealmHostOptions, RealmHostStatus, RealmResetReason,

@@ -1,0 +1,137 @@
+/**
+ * The sandbox realm in a real browser (the built app's sandbox.html and
+ * realm bundle, driven by createRealmHost on the realm test page):
+ * - `realm.readyMs`: the app (dist/index.html): navigation start → first
+ *   realm ready (budget ≤ 1500), median of fresh page loads;
+ *   `realm.loadMs` / `realm.warmupMs` split the worker's share into
+ *   loading+evaluating the bundle and warming Babel. `realm.bareReadyMs`:
+ *   the same on a page that does nothing but start a realm.
+ * - `realm.resetMs`: kill (iframe removed) → fresh realm ready, median of
+ *   reset() calls with the warm spare in place; `realm.coldResetMs` without
+ *   a spare (boot a new sandbox from the cached bundle). The naive
+ *   alternative, reloading the page, is readyMs.
+ * - `realm.stuckResetMs`: a statement stuck where no loop guard reaches →
+ *   fresh realm ready (heartbeat timeout 3 s + reset).
+ * - `realm.flushRoundTripMs`: an empty flush() → answer (one message each
+ *   way plus the executor's idle check), median.
+ */
+import { execSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { DIST_DIR, ROOT_DIR, waitFor } from "../e2e/harness";
+import { startRealmTestContext } from "../e2e/fixtures/realmTestPage";
+import { REALM_READY_MARK } from "../src/sandbox";
+
+const PAGE_LOADS = 5;
+const RESETS = 5;
+const ROUND_TRIPS = 50;
+
+function ensureBuilt(): void {
+  const realm = join(DIST_DIR, "generated", "realm.js");
+  if (!existsSync(join(DIST_DIR, "index.html")) || !existsSync(realm) || statSync(realm).size === 0) {
+    execSync("npm run build", { cwd: ROOT_DIR, stdio: "inherit" });
+  }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+const round = (value: number) => Math.round(value * 10) / 10;
+
+export async function run(): Promise<Record<string, number>> {
+  ensureBuilt();
+  const context = await startRealmTestContext();
+  try {
+    const ready: number[] = [];
+    const load: number[] = [];
+    const warmup: number[] = [];
+    for (let index = 0; index < PAGE_LOADS; index++) {
+      const browserContext = await context.browser.newContext();
+      const page = await browserContext.newPage();
+      await page.goto(context.server.url);
+      const mark = await waitFor(
+        () =>
+          page.evaluate((name) => {
+            const entry = performance.getEntriesByName(name)[0] as PerformanceMark | undefined;
+            return entry && { at: entry.startTime, ...(entry.detail as { loadMs: number; warmupMs: number }) };
+          }, REALM_READY_MARK),
+        30_000,
+        20,
+      );
+      ready.push(mark!.at);
+      load.push(mark!.loadMs);
+      warmup.push(mark!.warmupMs);
+      await browserContext.close();
+    }
+    const bare: number[] = [];
+    for (let index = 0; index < PAGE_LOADS; index++) {
+      const realm = await context.open();
+      bare.push(realm.readyAt);
+      await realm.page.close();
+    }
+
+    const realm = await context.open();
+    await realm.run("const warm = 1");
+    const measureResets = (spare: boolean) =>
+      realm.page.evaluate(async ([count, withSpare]) => {
+        const container = document.createElement("div");
+        document.body.append(container);
+        const { host, events } = window.realmTest.makeHarness({ spare: withSpare, container });
+        await host.ready();
+        const times: number[] = [];
+        for (let index = 0; index < count; index++) {
+          // Measure the steady state: the spare has had time to warm up.
+          while (withSpare && host.status().spare !== "ready") await new Promise((done) => setTimeout(done, 50));
+          const from = events.length;
+          await host.reset("bench");
+          const event = events.slice(from).find((each) => each.type === "ready");
+          if (event?.type === "ready") times.push(event.startMs);
+        }
+        host.dispose();
+        container.remove();
+        return times;
+      }, [RESETS, spare] as const);
+    const resets = await measureResets(true);
+    const coldResets = await measureResets(false);
+
+    const from = await realm.start("(0, eval)('for (;;) {}')");
+    const started = await realm.waitForEvent((event) => event.type === "statement-start", from);
+    const back = await realm.waitForEvent((event) => event.type === "ready", from, 30_000);
+
+    const roundTrips = await realm.page.evaluate(async (count) => {
+      const { host } = window.realmTest;
+      const times: number[] = [];
+      for (let index = 0; index < count; index++) {
+        const start = performance.now();
+        await host.flush(5_000);
+        times.push(performance.now() - start);
+      }
+      return times;
+    }, ROUND_TRIPS);
+
+    const metrics = {
+      "realm.readyMs": round(median(ready)),
+      "realm.bareReadyMs": round(median(bare)),
+      "realm.loadMs": round(median(load)),
+      "realm.warmupMs": round(median(warmup)),
+      "realm.resetMs": round(median(resets)),
+      "realm.coldResetMs": round(median(coldResets)),
+      "realm.stuckResetMs": round(back.at - started.at),
+      "realm.flushRoundTripMs": round(median(roundTrips)),
+    };
+    console.log(
+      `ready ${metrics["realm.readyMs"]} ms (budget 1500; worker load ${metrics["realm.loadMs"]} + warm-up ${metrics["realm.warmupMs"]}), ` +
+        `reset ${metrics["realm.resetMs"]} ms with a spare, ${metrics["realm.coldResetMs"]} ms without, vs page reload ${metrics["realm.readyMs"]} ms, ` +
+        `stuck → fresh ${metrics["realm.stuckResetMs"]} ms, flush round trip ${metrics["realm.flushRoundTripMs"]} ms`,
+    );
+    console.log(
+      `samples: ready ${ready.map(Math.round).join(", ")}; bare page ${bare.map(Math.round).join(", ")}; ` +
+        `cold reset ${coldResets.map(Math.round).join(", ")}`,
+    );
+    return metrics;
+  } finally {
+    await context.close();
+  }
+}
