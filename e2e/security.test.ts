@@ -182,6 +182,13 @@ describe("nothing leaves the realm", () => {
     expect(report.fetch).toMatch(/CapabilityError: network capability not granted: GET http:\/\/127\.0\.0\.1/);
   });
 
+  it("a dynamic import() written directly in model code fails", async () => {
+    const result = await realm.run(`const leaked = await import(${JSON.stringify(target + "direct-import.js")}); console.log("imported", leaked)`);
+    expect(realm.output(result)).not.toContain("imported");
+    const failure = result.events.find((event) => (event.type === "statement-end" && event.status === "error") || event.type === "error");
+    expect(failure, JSON.stringify(result.events)).toBeDefined();
+  });
+
   it("a nested worker with the platform's own network APIs is walled in too (CSP)", async () => {
     const report = await attack(`${ATTEMPT}
       const target = ${JSON.stringify(target)};
