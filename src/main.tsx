@@ -8,6 +8,8 @@ import { describeLlmError } from "./llm/errors";
 import { isDemo } from "./llm/settings";
 import { SYSTEM_PROMPT, wrapFeedback } from "./llm/systemPrompt";
 import { createRealmHost } from "./sandbox";
+import { createMountRegistry } from "./render";
+import { MountsContext, type MountsContextValue } from "./ui/mounts";
 import { App } from "./ui/App";
 import { SessionController } from "./ui/sessionController";
 import { loadSettings, saveSettings, type Settings } from "./ui/settings";
@@ -23,8 +25,14 @@ function Root() {
   settingsRef.current = settings;
   const [realmStatus, setRealmStatus] = useState<"starting" | "ready" | "failed">("starting");
 
-  const { controller, realm } = useMemo(() => {
+  const { controller, realm, mounts } = useMemo(() => {
     const realm = createRealmHost();
+    const registry = createMountRegistry({
+      onError: (mountId, error) => controller.getState().agent?.reportRenderProblem(`${mountId ? `mount ${mountId}: ` : ""}${error.message}`),
+    });
+    realm.subscribeMounts((message) => registry.receive(message));
+    // A fresh realm has none of the old mounts: they stay visible, inert.
+    realm.subscribe((event) => event.type === "realm-reset" && registry.closeAll());
     const makeAgent = (messages: ChatMessage[]) =>
       new Agent(
         {
@@ -41,8 +49,20 @@ function Root() {
         },
         messages,
       );
-    const controller = new SessionController({ realm, makeAgent, href: location.href });
-    return { controller, realm };
+    const controller = new SessionController({ realm, makeAgent, registry, href: location.href });
+    const mounts: MountsContextValue = {
+      registry,
+      sendEvent: (event) => {
+        controller.getState().agent?.noteUiEvent();
+        realm.sendUiEvent({ type: "ui-event", ...event });
+      },
+      revive: () => void controller.revive(),
+      onUnknownComponent: (name) =>
+        controller
+          .getState()
+          .agent?.reportRenderProblem(`<${name}> is not a component this app can draw; it was shown as an error. Use the kit or plain HTML elements.`),
+    };
+    return { controller, realm, mounts };
   }, []);
 
   useEffect(() => {
@@ -58,6 +78,7 @@ function Root() {
   }, [controller, realm]);
 
   return (
+    <MountsContext.Provider value={mounts}>
     <App
       controller={controller}
       settings={settings}
@@ -69,6 +90,7 @@ function Root() {
         setSettings(next);
       }}
     />
+    </MountsContext.Provider>
   );
 }
 

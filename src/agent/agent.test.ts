@@ -4,6 +4,7 @@ import { APICallError } from "@ai-sdk/provider";
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { createProtocolParser } from "../protocol/parser";
 import { Agent, type RealmEvent, type RealmPort } from "./agent";
+import type { MountRealmMessage } from "../wire/mount";
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
@@ -103,6 +104,14 @@ class FakeRealm implements RealmPort {
   subscribe(listener: (event: RealmEvent) => void) {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+  mountListeners = new Set<(message: MountRealmMessage) => void>();
+  subscribeMounts(listener: (message: MountRealmMessage) => void) {
+    this.mountListeners.add(listener);
+    return () => this.mountListeners.delete(listener);
+  }
+  emitMount(message: MountRealmMessage) {
+    for (const listener of this.mountListeners) listener(message);
   }
   emit(event: RealmEvent) {
     for (const listener of this.listeners) listener(event);
@@ -338,5 +347,48 @@ describe("Agent.revive", () => {
     const notice = agent.getState().messages.at(-1);
     expect(notice).toMatchObject({ role: "notice", level: "warn" });
     expect(agent.getState().phase).toBe("done");
+  });
+});
+
+describe("Agent and mounted UIs", () => {
+  it("places a mount after the block that opened it and says Waiting for input while code awaits the person", async () => {
+    const { model } = scriptedModel([`${fence}tsx agent.run\nconsole.log("x")\n${fence}\n`, "Thanks."]);
+    const realm = new FakeRealm();
+    realm.hangFlush = true;
+    const agent = makeAgent(model, realm);
+    const phases: string[] = [];
+    agent.subscribe((state) => phases.push(state.phase));
+    const done = agent.send("Ask me something");
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    realm.emit({ type: "statement-start", block: 0, statement: 0, line: 2, endLine: 2, source: "mount(...)" });
+    realm.emitMount({ type: "mount-open", mountId: "m1", title: "Form", snapshot: { nodes: [] } });
+    realm.emitMount({ type: "mount-waiting", mountId: "m1", waiting: true });
+    expect(agent.getState().phase).toBe("waiting-input");
+    realm.emitMount({ type: "mount-waiting", mountId: "m1", waiting: false });
+    expect(agent.getState().phase).toBe("running");
+    realm.hangFlush = false;
+    realm.abort();
+    await done;
+    const reply = agent.getState().messages.find((message) => message.role === "assistant");
+    expect(reply?.role === "assistant" && reply.reply.mounts).toEqual([{ mountId: "m1", afterBlock: 0, title: "Form" }]);
+    expect(phases).toContain("waiting-input");
+  });
+
+  it("starts a turn marked as a UI event when the person's action prints output, but not for idle timers", async () => {
+    const { model, prompts } = scriptedModel(["Hello.", "You clicked it."]);
+    const realm = new FakeRealm();
+    const agent = makeAgent(model, realm);
+    await agent.send("Show a button");
+    realm.emit({ type: "console", block: 0, statement: 0, level: "log", text: "timer tick" });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(prompts).toHaveLength(1);
+
+    agent.noteUiEvent();
+    realm.emit({ type: "console", block: 0, statement: 0, level: "log", text: "clicked" });
+    await expect.poll(() => prompts.length, { timeout: 2000 }).toBe(2);
+    await expect.poll(() => agent.getState().phase).toBe("done");
+    const feedback = agent.getState().messages.filter((message) => message.role === "feedback");
+    expect(feedback.at(-1)).toMatchObject({ source: "ui-event" });
+    expect(JSON.stringify(prompts[1])).toContain("clicked");
   });
 });

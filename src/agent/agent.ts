@@ -1,6 +1,7 @@
 import type { LanguageModel, ModelMessage } from "ai";
 import type { ProtocolEvent, ProtocolParser } from "../protocol/types";
 import type { RealmEvent } from "../sandbox/types";
+import type { MountRealmMessage } from "../wire/mount";
 import { FeedbackCollector } from "./feedback";
 import { applyExecEvent, applyProtocolEvent, emptyReply, runningStatement, type ReplyView } from "./reply";
 
@@ -29,6 +30,8 @@ export interface RealmPort {
   flush(timeoutMs?: number, options?: { signal?: AbortSignal }): Promise<void>;
   abort(): void;
   subscribe(listener: (event: RealmEvent) => void): () => void;
+  /** Mount messages (generative UI), already validated by the host. */
+  subscribeMounts?(listener: (message: MountRealmMessage) => void): () => void;
 }
 
 export interface LlmErrorInfo {
@@ -112,6 +115,13 @@ export class Agent {
   /** Runtime output of a reply that was cut mid-stream, sent with Continue. */
   private interruptedFeedback = "";
   private readonly unsubscribeRealm: () => void;
+  private readonly unsubscribeMounts: () => void;
+  /** Mounts whose code awaits the person's input (`await comp.result`). */
+  private readonly waitingMounts = new Set<string>();
+  /** When the person last acted on a mounted UI (for UI-event turns). */
+  private lastUiEventAt = -Infinity;
+  private uiOutput: FeedbackCollector | undefined;
+  private uiTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: AgentOptions, initialMessages: ChatMessage[] = []) {
     this.options = {
@@ -130,6 +140,53 @@ export class Agent {
       canContinue: false,
     };
     this.unsubscribeRealm = this.options.realm.subscribe((event) => this.onRealmEvent(event));
+    this.unsubscribeMounts = this.options.realm.subscribeMounts?.((message) => this.onMountMessage(message)) ?? (() => undefined);
+  }
+
+  private onMountMessage(message: MountRealmMessage): void {
+    if (message.type === "mount-open") {
+      const known = this.state.messages.some(
+        (item) => item.role === "assistant" && item.reply.mounts?.some((mount) => mount.mountId === message.mountId),
+      );
+      if (known) return;
+      const target =
+        this.currentReplyId ??
+        [...this.state.messages].reverse().find((item) => item.role === "assistant")?.id;
+      if (!target) return;
+      this.updateMessage(target, (item) => {
+        if (item.role !== "assistant") return item;
+        const running = runningStatement(item.reply);
+        const mounts = [...(item.reply.mounts ?? []), { mountId: message.mountId, afterBlock: running?.block ?? -1, title: message.title }];
+        return { ...item, reply: { ...item.reply, mounts } };
+      });
+    } else if (message.type === "mount-waiting") {
+      if (message.waiting) this.waitingMounts.add(message.mountId);
+      else this.waitingMounts.delete(message.mountId);
+      this.updateWaitingPhase();
+    } else if (message.type === "mount-close") {
+      this.waitingMounts.delete(message.mountId);
+      this.updateWaitingPhase();
+    }
+  }
+
+  private updateWaitingPhase(): void {
+    if (!this.busy) return;
+    if (this.waitingMounts.size > 0 && this.state.phase === "running") this.setState({ phase: "waiting-input" });
+    else if (this.waitingMounts.size === 0 && this.state.phase === "waiting-input") this.setState({ phase: "running" });
+  }
+
+  /**
+   * The person acted on a mounted UI. Output that follows while no
+   * interaction runs starts a new turn, marked as a UI event (output from
+   * timers while idle waits for the next turn instead).
+   */
+  noteUiEvent(): void {
+    this.lastUiEventAt = this.options.now();
+  }
+
+  /** A problem the host found while drawing a mount (unknown component, refused prop): the model hears of it. */
+  reportRenderProblem(message: string): void {
+    (this.currentCollector ?? this.idleOutput).add({ type: "note", message: `UI: ${message}` });
   }
 
   getState(): AgentState {
@@ -154,6 +211,8 @@ export class Agent {
   dispose(): void {
     this.stop();
     this.unsubscribeRealm();
+    this.unsubscribeMounts();
+    if (this.uiTimer) clearTimeout(this.uiTimer);
     this.listeners.clear();
   }
 
@@ -284,6 +343,13 @@ export class Agent {
         "warn",
       );
     }
+    const fromUi = !this.currentCollector && !this.busy && this.options.now() - this.lastUiEventAt < 2000;
+    if (fromUi) {
+      this.uiOutput ??= new FeedbackCollector();
+      this.uiOutput.add(event);
+      this.scheduleUiTurn();
+      return;
+    }
     const collector = this.currentCollector ?? this.idleOutput;
     collector.add(event);
     if (event.type === "realm-reset" || !this.currentReplyId) return;
@@ -301,6 +367,22 @@ export class Agent {
         if (detail !== this.state.detail) this.setState({ detail });
       }
     }
+  }
+
+  private scheduleUiTurn(): void {
+    if (this.uiTimer) clearTimeout(this.uiTimer);
+    // Collect the burst of output one action causes, then hand it to the model once.
+    this.uiTimer = setTimeout(() => {
+      this.uiTimer = undefined;
+      const output = this.uiOutput;
+      this.uiOutput = undefined;
+      if (!output || output.empty || this.busy) {
+        if (output && !output.empty) for (const line of output.text().split("\n")) this.idleOutput.add({ type: "note", message: line });
+        return;
+      }
+      this.pushFeedback(output.text(), "ui-event");
+      void this.interact();
+    }, 250);
   }
 
   private toModelMessages(): ModelMessage[] {
@@ -496,6 +578,12 @@ export class Agent {
       await this.settleRealm(undefined, signal);
     } catch {
       // Stopped while code ran.
+    }
+    // A mount draws in the host a frame or two after the realm sends it; let
+    // problems found while drawing (unknown components) join this turn.
+    const reply = this.state.messages.find((message) => message.id === replyId);
+    if (reply?.role === "assistant" && reply.reply.mounts?.length && !signal.aborted) {
+      await this.options.sleep(150, signal).catch(() => undefined);
     }
     this.currentReplyId = undefined;
     this.currentCollector = undefined;

@@ -18,7 +18,7 @@ export type FeedbackInput =
   | ExecEvent
   | RealmResetEvent
   | { type: "protocol-error"; line: number; info: string; message: string }
-  | { type: "stream-cut"; message: string }
+  | { type: "note"; message: string }
   | { type: "realm-error"; code: string; message: string };
 
 export class FeedbackCollector {
@@ -71,7 +71,7 @@ export class FeedbackCollector {
           `Protocol: the fence at line ${event.line} ("${event.info}") is not a valid agent fence (${event.message}); it was shown as plain code and did not run.`,
         );
         return;
-      case "stream-cut":
+      case "note":
         this.lines.push(event.message);
         return;
       case "realm-error":

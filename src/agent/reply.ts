@@ -51,8 +51,17 @@ export type BlockView =
       error?: ExecError;
     };
 
+/** A UI the reply's code mounted, shown after the block that was running. */
+export interface ReplyMount {
+  mountId: string;
+  /** Block index that was running when it opened (-1: none, show at the end). */
+  afterBlock: number;
+  title?: string;
+}
+
 export interface ReplyView {
   blocks: BlockView[];
+  mounts?: ReplyMount[];
   /** Malformed agent fences reported by the parser. */
   protocolErrors: { line: number; info: string; message: string }[];
   /** Realm errors that belong to no block (uncaught async throws, resets). */

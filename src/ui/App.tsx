@@ -28,7 +28,17 @@ function statusText(state: AgentState): string {
   return parts.join(" ");
 }
 
-function SessionView({ agent, readOnly, usingDemo }: { agent: Agent; readOnly: boolean; usingDemo: boolean }) {
+function SessionView({
+  agent,
+  readOnly,
+  usingDemo,
+  onRevive,
+}: {
+  agent: Agent;
+  readOnly: boolean;
+  usingDemo: boolean;
+  onRevive: () => void;
+}) {
   const state = useAgentState(agent);
   const busy = state.phase === "streaming" || state.phase === "running" || state.phase === "waiting-input";
   const onSend = useCallback((text: string) => void agent.send(text), [agent]);
@@ -53,7 +63,7 @@ function SessionView({ agent, readOnly, usingDemo }: { agent: Agent; readOnly: b
               type="button"
               className="lm-button lm-button--quiet"
               title="Re-run this session's code in a fresh sandbox, without calling the model"
-              onClick={() => void agent.revive()}
+              onClick={onRevive}
             >
               Revive
             </button>
@@ -192,7 +202,7 @@ export function App({
           </div>
         )}
         {sessions.agent ? (
-          <SessionView key={sessions.current?.id ?? "none"} agent={sessions.agent} readOnly={sessions.readOnly} usingDemo={usingDemo} />
+          <SessionView key={sessions.current?.id ?? "none"} agent={sessions.agent} readOnly={sessions.readOnly} usingDemo={usingDemo} onRevive={() => void controller.revive()} />
         ) : (
           <main className="lm-main">
             <p className="lm-empty">Opening your sessions…</p>

@@ -2,6 +2,7 @@ import { memo, useEffect, useRef } from "react";
 import type { ChatMessage } from "../agent/agent";
 import { Markdown } from "./Markdown";
 import { CodeBlockView, DataBlockView } from "./CodeBlockView";
+import { MountSlot } from "./mounts";
 
 const AssistantMessage = memo(function AssistantMessage({
   message,
@@ -9,6 +10,9 @@ const AssistantMessage = memo(function AssistantMessage({
   message: Extract<ChatMessage, { role: "assistant" }>;
 }) {
   const { reply } = message;
+  const mounts = reply.mounts ?? [];
+  const mountsAfter = (index: number) =>
+    mounts.filter((mount) => mount.afterBlock === index).map((mount) => <MountSlot key={mount.mountId} mountId={mount.mountId} />);
   return (
     <article className="lm-message lm-message--assistant" aria-label="Reply" data-state={message.state}>
       {reply.blocks.map((block) => {
@@ -16,11 +20,16 @@ const AssistantMessage = memo(function AssistantMessage({
           case "text":
             return <Markdown key={block.index} text={block.text} />;
           case "code":
-            return <CodeBlockView key={block.index} block={block} />;
+            return [<CodeBlockView key={block.index} block={block} />, ...mountsAfter(block.index)];
           case "data":
             return <DataBlockView key={block.index} block={block} />;
         }
       })}
+      {mounts
+        .filter((mount) => !reply.blocks.some((block) => block.kind === "code" && block.index === mount.afterBlock))
+        .map((mount) => (
+          <MountSlot key={mount.mountId} mountId={mount.mountId} />
+        ))}
       {reply.protocolErrors.map((error, index) => (
         <p key={`p${index}`} className="lm-notice lm-notice--warn">
           Line {error.line}: “{error.info}” is not a valid agent fence ({error.message}); shown as plain code.

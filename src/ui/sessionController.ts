@@ -40,6 +40,8 @@ export interface SessionsState {
   searchResults?: SearchHit[];
 }
 
+import type { MountRegistry } from "../render";
+
 export interface RealmLike {
   reset(reason?: string): Promise<void>;
 }
@@ -57,11 +59,16 @@ export class SessionController {
     typeof BroadcastChannel === "function" ? new BroadcastChannel(CHANNEL) : undefined;
   private broadcastTimer: ReturnType<typeof setTimeout> | undefined;
   private realmUsed = false;
+  private mountTimer: ReturnType<typeof setInterval> | undefined;
+  /** Last snapshot text saved per mount, to write only what changed. */
+  private savedMounts = new Map<string, string>();
 
   constructor(
     private readonly options: {
       realm: RealmLike;
       makeAgent: (messages: ChatMessage[]) => Agent;
+      /** The page's mounted UIs (one realm, so one registry). */
+      registry?: MountRegistry;
       /** The page URL, to read a `#share=` fragment. */
       href?: string;
     },
@@ -136,6 +143,9 @@ export class SessionController {
   private async closeCurrent(): Promise<void> {
     this.unsubscribeAgent?.();
     this.unsubscribeAgent = undefined;
+    if (this.mountTimer) clearInterval(this.mountTimer);
+    this.mountTimer = undefined;
+    this.saveMounts();
     this.state.agent?.dispose();
     if (this.writer) {
       const writer = this.writer;
@@ -181,6 +191,7 @@ export class SessionController {
       return;
     }
     const owned = await this.acquireLock(id);
+    this.restoreMounts(loaded.mounts);
     const agent = this.options.makeAgent(loaded.messages);
     this.set({ current: loaded.session, readOnly: !owned, searchResults: undefined });
     this.attachAgent(agent, owned ? id : undefined, !owned);
@@ -190,6 +201,7 @@ export class SessionController {
     if (!this.store || !this.state.current) return;
     const loaded = await loadSession(this.store, this.state.current.id);
     if (!loaded || !this.state.readOnly) return;
+    this.restoreMounts(loaded.mounts);
     this.state.agent?.dispose();
     this.set({ agent: this.options.makeAgent(loaded.messages), current: loaded.session });
   }
@@ -212,7 +224,42 @@ export class SessionController {
       if (finished) void writer.flush().then(() => this.broadcast({ type: "saved", sessionId: writableSessionId }));
       else this.scheduleBroadcast(writableSessionId);
       void this.autoTitle(state);
+      if (finished) this.saveMounts();
     });
+    this.mountTimer = setInterval(() => this.saveMounts(), 1000);
+  }
+
+  /** Show a session's mounts as they were last saved: inert until revived. */
+  private restoreMounts(mounts: readonly { mountId: string; snapshot: unknown }[]): void {
+    const registry = this.options.registry;
+    if (!registry) return;
+    for (const id of [...registry.ids()]) registry.delete(id);
+    this.savedMounts = new Map();
+    for (const mount of mounts) {
+      const saved = mount.snapshot as { title?: string; tree?: unknown } | null;
+      registry.restore(mount.mountId, saved?.tree, saved?.title);
+      this.savedMounts.set(mount.mountId, JSON.stringify(saved));
+    }
+  }
+
+  /** Persist the current tree of each mount of the open session that changed. */
+  private saveMounts(): void {
+    const registry = this.options.registry;
+    const writer = this.writer;
+    const agent = this.state.agent;
+    if (!registry || !writer || !agent) return;
+    for (const message of agent.getState().messages) {
+      if (message.role !== "assistant" || !message.reply.mounts) continue;
+      for (const mount of message.reply.mounts) {
+        const store = registry.get(mount.mountId);
+        if (!store) continue;
+        const snapshot = { title: mount.title, tree: store.toSnapshot() };
+        const text = JSON.stringify(snapshot);
+        if (this.savedMounts.get(mount.mountId) === text) continue;
+        this.savedMounts.set(mount.mountId, text);
+        writer.markMountDirty({ mountId: mount.mountId, messageId: message.id, snapshot });
+      }
+    }
   }
 
   private scheduleBroadcast(sessionId: string): void {
@@ -234,6 +281,15 @@ export class SessionController {
     await renameSession(this.store, current.id, title).catch(() => undefined);
     await this.refreshList();
     this.broadcast({ type: "list" });
+  }
+
+  /** Re-run the open session's code in a fresh realm, without the model. */
+  async revive(): Promise<void> {
+    const agent = this.state.agent;
+    if (!agent || agent.busy || this.state.readOnly) return;
+    await this.options.realm.reset("revive").catch(() => undefined);
+    this.realmUsed = true;
+    await agent.revive();
   }
 
   async newSession(): Promise<void> {

@@ -13,22 +13,33 @@ import { createRealmGlobals } from "./runtime/createRealmGlobals";
 import { hardenGlobalScope } from "./runtime/hardenGlobalScope";
 import { serveRealm, type RealmChannel } from "./runtime/serveRealm";
 import { warmUp } from "./runtime/warmUp";
+import { createUiGlobals } from "./runtime/ui/createUiGlobals";
 
 // The worker's clock starts when it does: this is how long fetching,
 // compiling and evaluating the bundle (mostly Babel) took.
 const loadMs = performance.now();
 
-// React and the UI globals (mount, Data, StreamedData, Slot, z, the kit) plug
-// in here, from runtime/ui/createUiGlobals.ts:
-//   const ui = createUiGlobals({ post: (message) => channel?.post(message), onError: … });
-//   createRealmGlobals(ui.globals); createExecutor({ …, openDataTarget: ui.openDataTarget });
-//   serveRealm({ …, onUiEvent: (message) => ui.handleUiEvent(message) });
-// `channel` carries mount messages to the host on the realm's port.
 let channel: RealmChannel | undefined;
-const globals = createRealmGlobals();
-hardenGlobalScope(globals.fetch as typeof fetch);
-
 let executor: Executor | undefined;
+
+// React and the UI globals (mount, Data, StreamedData, Slot, z, the kit).
+// Mount messages ride the realm's port; UI errors (a render or handler that
+// threw) reach the model like any uncaught error, located in its own source.
+const ui = createUiGlobals({
+  post: (message) => channel?.post(message),
+  onError: (error) => {
+    if (!executor) return;
+    const where = error.component ? ` in <${error.component}>` : error.handler ? ` in ${error.handler}` : "";
+    const reported = new Error(`${error.message}${where}`);
+    reported.name = error.name;
+    const cause = error.cause as { stack?: unknown } | undefined;
+    if (cause && typeof cause.stack === "string") reported.stack = cause.stack;
+    executor.reportUncaught(reported);
+  },
+  locate: (error) => executor?.locate(error),
+});
+const globals = createRealmGlobals(ui.globals);
+hardenGlobalScope(globals.fetch as typeof fetch);
 
 // Errors nobody caught outside a statement (a rejected promise nobody
 // awaited, a throw in a platform callback) are the model's to hear about;
@@ -55,8 +66,14 @@ function onConnect(event: MessageEvent<RealmConnectMessage>): void {
     port: event.ports[0],
     warmUp,
     loadMs,
+    onUiEvent: (message) => ui.handleUiEvent(message),
     createExecutor: (onEvent) => {
-      executor = createExecutor({ globals, onEvent, scheduleMacrotask: createMacrotaskScheduler() });
+      executor = createExecutor({
+        globals,
+        onEvent,
+        scheduleMacrotask: createMacrotaskScheduler(),
+        openDataTarget: (id) => ui.openDataTarget(id),
+      });
       return executor;
     },
   });
