@@ -159,9 +159,9 @@ export function transformStatement(
   const state: PassState = {
     environment,
     program: { names: new Set(), parent: null },
-    generated: new WeakSet(),
-    scopeReferences: new WeakSet(),
-    resumeAfter: new WeakSet(),
+    generated: new Set(),
+    scopeReferences: new Set(),
+    resumeAfter: new Set(),
     topLevelAwait: false,
     usesTemp: false,
     declared: [],
@@ -249,12 +249,12 @@ interface Placement<N extends T.Node> {
 interface PassState {
   environment: TransformEnvironment;
   program: Scope;
-  /** Nodes this pass created; never rewritten again. */
-  generated: WeakSet<T.Node>;
+  /** Nodes this pass created; never rewritten again. (Plain sets: they live for one call, and weak ones cost the GC more.) */
+  generated: Set<T.Node>;
   /** `$$s.name` member expressions made from references, for pattern retargeting. */
-  scopeReferences: WeakSet<T.Node>;
+  scopeReferences: Set<T.Node>;
   /** `for await` loops (or their labels) that need a context restore after them. */
-  resumeAfter: WeakSet<T.Node>;
+  resumeAfter: Set<T.Node>;
   topLevelAwait: boolean;
   usesTemp: boolean;
   declared: { name: string; kind: DeclarationKind }[];
