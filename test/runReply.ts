@@ -1,29 +1,211 @@
 /**
- * Runs a whole reply through the real protocol parser and the real executor
- * in Node, the way the agent and the realm do in the browser, and returns what
- * the realm reported. Used by contract tests of the prompt and demo scripts.
+ * Runs a whole reply through the real protocol parser, the real executor and
+ * the real UI runtime (mount, Data, StreamedData, Slot, the kit) in Node, the
+ * way the agent and the realm do in the browser, and returns what the realm
+ * reported. Used by contract tests of the prompt and demo scripts.
+ *
+ * `createMountHost` is a stand-in for the page's side of mounts: it checks
+ * every mount message with the host's validator, keeps each mount's tree
+ * with the reference `applyOps`, and builds the UI events the page would
+ * send (a submitted form, a click).
  */
 import { createProtocolParser } from "../src/protocol/parser";
 import type { ExecEvent } from "../src/wire/events";
-import { createExecutor, type Executor, type ExecutorOptions } from "../workers/realm/executor/executor";
+import {
+  MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, UI_EVENT,
+  isHandlerMarker, isSnapshotText, validateMountMessage,
+  type FormValues, type MountErrorInfo, type MountRealmMessage, type MountSnapshot, type SnapshotElement, type SnapshotNode,
+  type UiEventMessage,
+} from "../src/wire/mount";
+import { createExecutor, type Executor } from "../workers/realm/executor/executor";
+import { applyOps, printSnapshot } from "../workers/realm/reconciler/applyOps";
+import { createRealmGlobals } from "../workers/realm/runtime/createRealmGlobals";
+import { createUiGlobals, type UiGlobals } from "../workers/realm/runtime/ui/createUiGlobals";
+
+export interface HostMount {
+  mountId: string;
+  title?: string;
+  snapshot: MountSnapshot;
+  error: MountErrorInfo | null;
+  formErrors: Record<string, string>;
+  waiting: boolean;
+  closed: boolean;
+}
+
+export type MountHost = ReturnType<typeof createMountHost>;
+
+export function createMountHost() {
+  const messages: MountRealmMessage[] = [];
+  const mounts = new Map<string, HostMount>();
+  const listeners = new Set<(message: MountRealmMessage) => void>();
+
+  /** Validate (as the page does) and apply one message from the realm; returns the validated copy. */
+  function receive(raw: MountRealmMessage): MountRealmMessage {
+    const checked = validateMountMessage(structuredClone(raw));
+    if (!checked.ok) throw new Error(`invalid mount message: ${checked.reason}`);
+    const message = checked.message;
+    messages.push(message);
+    const mount = mounts.get(message.mountId);
+    switch (message.type) {
+      case MOUNT_OPEN:
+        mounts.set(message.mountId, {
+          mountId: message.mountId, title: message.title, snapshot: message.snapshot, error: null, formErrors: {}, waiting: false, closed: false,
+        });
+        break;
+      case MOUNT_OPS:
+        mount!.snapshot = applyOps(mount!.snapshot, message.ops);
+        break;
+      case MOUNT_ERROR:
+        mount!.error = message.error;
+        break;
+      case MOUNT_FORM_ERRORS:
+        mount!.formErrors = message.errors;
+        break;
+      case MOUNT_WAITING:
+        mount!.waiting = message.waiting;
+        break;
+      case MOUNT_CLOSE:
+        mount!.closed = true;
+        break;
+      default: {
+        const never: never = message;
+        throw new Error(`unknown mount message ${JSON.stringify(never)}`);
+      }
+    }
+    for (const listener of [...listeners]) listener(message);
+    return message;
+  }
+
+  function subscribe(listener: (message: MountRealmMessage) => void): () => void {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  }
+
+  /** The first message (already received or still to come) that matches. */
+  function waitFor(predicate: (message: MountRealmMessage) => boolean, timeoutMs = 10_000): Promise<MountRealmMessage> {
+    const seen = messages.find(predicate);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        stop();
+        reject(new Error(`no matching mount message within ${timeoutMs} ms; got ${messages.map((m) => m.type).join(", ")}`));
+      }, timeoutMs);
+      const stop = subscribe((message) => {
+        if (!predicate(message)) return;
+        clearTimeout(timer);
+        stop();
+        resolve(message);
+      });
+    });
+  }
+
+  function mount(mountId: string): HostMount {
+    const found = mounts.get(mountId);
+    if (!found) throw new Error(`no mount ${mountId} on the host`);
+    return found;
+  }
+
+  function findAll(mountId: string, predicate: (node: SnapshotElement) => boolean): SnapshotElement[] {
+    const found: SnapshotElement[] = [];
+    const visit = (nodes: SnapshotNode[]): void => {
+      for (const node of nodes) {
+        if (isSnapshotText(node)) continue;
+        if (predicate(node)) found.push(node);
+        visit(node.children);
+      }
+    };
+    visit(mount(mountId).snapshot.nodes);
+    return found;
+  }
+
+  /** Every component type in the mount's current tree, in document order, without duplicates. */
+  function types(mountId: string): string[] {
+    return [...new Set(findAll(mountId, () => true).map((node) => node.type))];
+  }
+
+  function html(mountId: string): string {
+    return printSnapshot(mount(mountId).snapshot);
+  }
+
+  /** What the page sends when the person submits the mount's form with these field values. */
+  function submitEvent(mountId: string, values: FormValues): UiEventMessage {
+    const [form] = findAll(mountId, (node) => node.type === "form");
+    if (!form) throw new Error(`no <form> in ${mountId}: ${html(mountId)}`);
+    return { type: UI_EVENT, mountId, nodeId: form.id, handler: "onSubmit", payload: { values } };
+  }
+
+  /** What the page sends when the person clicks the mount's first Button with an onClick handler (and this text). */
+  function clickEvent(mountId: string, text?: string): UiEventMessage {
+    const [button] = findAll(mountId, (node) =>
+      node.type === "Button" && isHandlerMarker(node.props.onClick) && (text === undefined || textOf(node) === text));
+    if (!button) throw new Error(`no clickable <Button>${text ?? ""} in ${mountId}: ${html(mountId)}`);
+    return { type: UI_EVENT, mountId, nodeId: button.id, handler: "onClick", payload: {} };
+  }
+
+  return { messages, mounts, receive, subscribe, waitFor, mount, findAll, types, html, submitEvent, clickEvent };
+}
+
+export function textOf(node: SnapshotNode): string {
+  return isSnapshotText(node) ? node.text : node.children.map(textOf).join("");
+}
+
+export interface RealmParts {
+  executor: Executor;
+  ui: UiGlobals;
+  host: MountHost;
+}
+
+/**
+ * The executor with the realm's globals (sleep, the fetch stub, the UI runtime), wired as
+ * workers/realm/index.ts wires them: mount messages go to the host stand-in,
+ * UI errors reach the model as uncaught errors located in its own source.
+ */
+export function createRealmParts(options: { onEvent(event: ExecEvent): void; loopBudgetMs?: number }): RealmParts {
+  const host = createMountHost();
+  let executor: Executor | undefined;
+  const ui = createUiGlobals({
+    post: (message) => void host.receive(message),
+    onError: (error) => {
+      if (!executor) return;
+      const where = error.component ? ` in <${error.component}>` : error.handler ? ` in ${error.handler}` : "";
+      const reported = new Error(`${error.message}${where}`);
+      reported.name = error.name;
+      const cause = error.cause as { stack?: unknown } | undefined;
+      if (cause && typeof cause.stack === "string") reported.stack = cause.stack;
+      executor.reportUncaught(reported);
+    },
+    locate: (error) => executor?.locate(error),
+  });
+  executor = createExecutor({
+    globals: createRealmGlobals(ui.globals),
+    onEvent: options.onEvent,
+    loopBudgetMs: options.loopBudgetMs ?? 500,
+    openDataTarget: (id) => ui.openDataTarget(id),
+  });
+  return { executor, ui, host };
+}
 
 export interface ReplyRun {
   events: ExecEvent[];
   logs: string[];
   errors: string[];
   protocolErrors: string[];
+  /** Mount messages the realm sent while this reply ran. */
+  mountMessages: MountRealmMessage[];
 }
 
-export function createSession(globals: ExecutorOptions["globals"] = {}) {
+export function createSession(options: { loopBudgetMs?: number } = {}) {
   const events: ExecEvent[] = [];
-  const executor: Executor = createExecutor({
-    globals: { sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)), ...globals },
-    onEvent: (event) => events.push(event),
-    loopBudgetMs: 500,
-  });
+  const { executor, ui, host } = createRealmParts({ onEvent: (event) => events.push(event), loopBudgetMs: options.loopBudgetMs });
 
-  async function run(reply: string, chunkSize = 5): Promise<ReplyRun> {
+  /**
+   * Streams `reply` in `chunkSize` pieces, `delayMs` apart (0: all at once, as
+   * fast as the parser takes them); resolves when its code and data have run
+   * (a form must be submitted first).
+   */
+  async function run(reply: string, chunkSize = 5, delayMs = 0): Promise<ReplyRun> {
     const start = events.length;
+    const mountStart = host.messages.length;
     const parser = createProtocolParser();
     const kinds = new Map<number, string>();
     const protocolErrors: string[] = [];
@@ -45,19 +227,39 @@ export function createSession(globals: ExecutorOptions["globals"] = {}) {
         }
       }
     };
-    for (let at = 0; at < reply.length; at += chunkSize) route(parser.push(reply.slice(at, at + chunkSize)));
+    for (let at = 0; at < reply.length; at += chunkSize) {
+      route(parser.push(reply.slice(at, at + chunkSize)));
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
     route(parser.end());
     await executor.idle();
+    // Let the last frame (ops of the final mutations) reach the host.
+    await new Promise((resolve) => setTimeout(resolve, 40));
     const mine = events.slice(start);
     return {
       events: mine,
-      logs: mine.flatMap((event) => (event.type === "console" ? [event.text] : [])),
-      errors: mine.flatMap((event) =>
-        event.type === "error" ? [event.error.message] : event.type === "statement-end" && event.error ? [event.error.message] : [],
-      ),
+      logs: logsOf(mine),
+      errors: errorsOf(mine),
       protocolErrors,
+      mountMessages: host.messages.slice(mountStart),
     };
   }
 
-  return { run, executor, events };
+  /** Logs and errors that arrived since `from` (an index into `events`), e.g. from a click after the reply ended. */
+  function since(from: number): { logs: string[]; errors: string[] } {
+    const later = events.slice(from);
+    return { logs: logsOf(later), errors: errorsOf(later) };
+  }
+
+  return { run, since, executor, ui, host, events };
+}
+
+function logsOf(events: ExecEvent[]): string[] {
+  return events.flatMap((event) => (event.type === "console" ? [event.text] : []));
+}
+
+function errorsOf(events: ExecEvent[]): string[] {
+  return events.flatMap((event) =>
+    event.type === "error" ? [event.error.message] : event.type === "statement-end" && event.error ? [event.error.message] : [],
+  );
 }
