@@ -184,7 +184,7 @@ describe("failures in plain words", () => {
     await send(page, "Hello there");
     await expect.poll(() => status(page).textContent(), { timeout: 10_000 }).toMatch(/^Error/);
     await expect(page.getByRole("alert").textContent()).resolves.toMatch(/key/i);
-    expect(await page.getByText("Hello there").count()).toBe(1);
+    expect(await page.getByRole("log", { name: "Conversation" }).getByText("Hello there").count()).toBe(1);
   });
 
   it("names the model and base URL on a 404", async () => {
