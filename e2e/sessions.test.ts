@@ -62,6 +62,8 @@ describe("sessions", () => {
     mock.enqueue({ chunks: ["There are 21 rows."] });
     await chat(page, "Count the rows please");
 
+    // Writes trail the stream by at most 500 ms (DESIGN.md §3); give them that.
+    await page.waitForTimeout(700);
     await page.reload();
     await page.getByText("There are 21 rows.").waitFor({ timeout: 20_000 });
     expect(await page.getByText("rows 21").count()).toBeGreaterThan(0);
