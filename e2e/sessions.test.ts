@@ -183,3 +183,25 @@ describe("sessions", () => {
     await fresh.close();
   });
 });
+
+describe("a tab closed mid-stream", () => {
+  it("loses at most half a second and reopens the reply as interrupted, with Continue", async () => {
+    const context = await browser.newContext();
+    const page = await openApp(context);
+    await configure(page);
+    mock.enqueue({ chunks: ["The first part arrived. ", { pauseMs: 60_000 }, "never"] });
+    await page.getByRole("textbox", { name: "Message" }).fill("Start a long reply");
+    await page.getByRole("textbox", { name: "Message" }).press("Enter");
+    await page.getByText("The first part arrived.").waitFor({ timeout: 15_000 });
+    await page.waitForTimeout(700);
+    await page.close();
+
+    const again = await openApp(context);
+    await again.getByText("The first part arrived.").waitFor({ timeout: 20_000 });
+    await again.getByText(/interrupted before it finished/).waitFor();
+    mock.enqueue({ chunks: ["Picking up where I left off."] });
+    await again.getByRole("button", { name: "Continue" }).click();
+    await again.getByText("Picking up where I left off.").waitFor({ timeout: 15_000 });
+    await context.close();
+  });
+});

@@ -137,7 +137,8 @@ export class Agent {
       phase: "idle",
       turn: 0,
       maxTurns: this.options.maxTurns,
-      canContinue: false,
+      // A reply saved mid-stream (tab closed, crash) comes back interrupted.
+      canContinue: [...initialMessages].reverse().find((message) => message.role === "assistant")?.state === "interrupted",
     };
     this.unsubscribeRealm = this.options.realm.subscribe((event) => this.onRealmEvent(event));
     this.unsubscribeMounts = this.options.realm.subscribeMounts?.((message) => this.onMountMessage(message)) ?? (() => undefined);

@@ -36,6 +36,9 @@ const AssistantMessage = memo(function AssistantMessage({
         </p>
       ))}
       {message.state === "stopped" && <p className="lm-notice lm-notice--warn">Stopped.</p>}
+      {message.state === "interrupted" && !message.error && (
+        <p className="lm-notice lm-notice--warn">This reply was interrupted before it finished (the page closed while it streamed).</p>
+      )}
       {message.error && (
         <p className="lm-notice lm-notice--error" role="alert">
           {message.state === "interrupted" ? "The reply was cut off: " : ""}
