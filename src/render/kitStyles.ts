@@ -70,7 +70,7 @@ ${S} :where(.lmk-switch[aria-checked=true]){background:var(--lmk-primary)}
 ${S} :where(.lmk-switch-thumb){display:block;width:16px;height:16px;border-radius:999px;background:var(--lmk-bg);box-shadow:0 1px 2px rgb(0 0 0/.2);transition:transform .15s}
 ${S} :where(.lmk-switch[aria-checked=true] .lmk-switch-thumb){transform:translateX(16px)}
 ${S} :where(.lmk-slider){display:block;width:100%;accent-color:var(--lmk-primary)}
-${S} :where(.lmk-badge){display:inline-flex;align-items:center;border-radius:999px;border:1px solid transparent;padding:1px 10px;font-size:12px;font-weight:600;background:var(--lmk-primary);color:var(--lmk-primary-fg)}
+${S} :where(.lmk-badge){display:inline-flex;align-items:center;white-space:nowrap;flex-shrink:0;border-radius:999px;border:1px solid transparent;padding:1px 10px;font-size:12px;font-weight:600;background:var(--lmk-primary);color:var(--lmk-primary-fg)}
 ${S} :where(.lmk-badge[data-variant=secondary]){background:var(--lmk-subtle);color:var(--lmk-fg)}
 ${S} :where(.lmk-badge[data-variant=destructive]){background:var(--lmk-danger);color:#fff}
 ${S} :where(.lmk-badge[data-variant=outline]){background:transparent;color:var(--lmk-fg);border-color:var(--lmk-border)}

@@ -82,7 +82,17 @@ export function Timeline({
       pinned.current = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
     };
     scroller.addEventListener("scroll", onScroll, { passive: true });
-    return () => scroller.removeEventListener("scroll", onScroll);
+    // Content also grows without new text (a mount drawing, a chart loading):
+    // stay at the bottom while pinned.
+    const timeline = end.current?.parentElement;
+    const resize = new ResizeObserver(() => {
+      if (pinned.current) scroller.scrollTop = scroller.scrollHeight;
+    });
+    if (timeline) resize.observe(timeline);
+    return () => {
+      scroller.removeEventListener("scroll", onScroll);
+      resize.disconnect();
+    };
   }, []);
   const last = messages[messages.length - 1];
   const lastSize = last ? (last.role === "assistant" ? last.text.length : last.id) : 0;
