@@ -1,48 +1,115 @@
 /**
  * Every demo script, played by the real demo model through the real agent
- * loop, protocol parser and executor: the conversation must end on its own,
- * each step must see the output it expects, and the code must behave as the
- * prose around it says.
+ * loop, protocol parser, executor and UI runtime: the conversation must end
+ * on its own, each step must see the output it expects, and the code must
+ * behave as the prose around it says. Where a script waits for the person,
+ * the test acts as the person: it submits the form once the mount says it is
+ * waiting, and clicks the button once the interaction has ended.
  */
 import { describe, expect, it } from "vitest";
-import { Agent, type ChatMessage } from "../src/agent/agent";
+import { Agent, type AgentState, type ChatMessage } from "../src/agent/agent";
 import { createProtocolParser } from "../src/protocol/parser";
-import { createDemoModel, describeLlmError, DEMO_SCRIPTS, wrapFeedback } from "../src/llm";
-import { createInProcessRealm } from "./inProcessRealm";
+import { createDemoModel, describeLlmError, DEMO_SCRIPTS, DEMO_UI_EVENT_REPLY, wrapFeedback } from "../src/llm";
+import { MOUNT_OPEN, MOUNT_WAITING, type MountRealmMessage } from "../src/wire/mount";
+import { createInProcessRealm, type InProcessRealm } from "./inProcessRealm";
 
-function play(message: string) {
+function createAgent() {
+  const realm = createInProcessRealm();
   const agent = new Agent({
     model: () => createDemoModel({ delayMs: 0, firstTokenDelayMs: 0 }),
     system: "",
-    realm: createInProcessRealm(),
+    realm,
     createParser: createProtocolParser,
     describeError: (error) => describeLlmError(error),
     wrapFeedback,
   });
-  return agent.send(message).then(() => agent.getState());
+  return { agent, realm };
 }
 
-const replies = (messages: ChatMessage[]) => messages.filter((message) => message.role === "assistant");
+/** The person: once the form says it is waiting, takes a moment, then submits `values`; notes whether the agent was still busy. */
+function submitWhenWaiting(agent: Agent, realm: InProcessRealm, values: Record<string, string | boolean>) {
+  let busyWhileWaiting = false;
+  const submitted = realm.host.waitFor((message) => message.type === MOUNT_WAITING && message.waiting).then(
+    (message) => new Promise<boolean>((resolve) => setTimeout(() => {
+      busyWhileWaiting = agent.busy && realm.host.mount(message.mountId).waiting;
+      resolve(realm.sendUiEvent(realm.host.submitEvent(message.mountId, values)));
+    }, 50)),
+  );
+  return { submitted, busyWhileWaiting: () => busyWhileWaiting };
+}
+
+function until(agent: Agent, predicate: (state: AgentState) => boolean, timeoutMs = 10_000): Promise<AgentState> {
+  return new Promise((resolve, reject) => {
+    if (predicate(agent.getState())) return resolve(agent.getState());
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`timed out; phase ${agent.getState().phase}`));
+    }, timeoutMs);
+    const stop = agent.subscribe((state) => {
+      if (!predicate(state)) return;
+      clearTimeout(timer);
+      stop();
+      resolve(state);
+    });
+  });
+}
+
+const PIZZA = { name: "Ada", size: "large", count: "2", extraCheese: true };
+
+/** The person sends `message`; when `form` is given, they also fill in the form the reply mounts. */
+async function play(message: string, form?: Record<string, string | boolean>) {
+  const { agent, realm } = createAgent();
+  const person = form ? submitWhenWaiting(agent, realm, form) : undefined;
+  await agent.send(message);
+  return { state: agent.getState(), agent, realm, person };
+}
+
+const replies = (messages: ChatMessage[]) => messages.flatMap((message) => (message.role === "assistant" ? [message] : []));
 const feedback = (messages: ChatMessage[]) =>
   messages.flatMap((message) => (message.role === "feedback" ? [message.body] : []));
+/** Runtime output as the code printed it, without the "[block 1 line 30] " the agent puts before each line. */
+const printed = (messages: ChatMessage[]) =>
+  feedback(messages).flatMap((body) => body.split("\n").map((line) => line.replace(/^\[block [^\]]*\] /, "")));
+const opened = (messages: MountRealmMessage[]) =>
+  messages.flatMap((message) => (message.type === MOUNT_OPEN ? [message] : []));
+
+function expectCleanEnd(state: AgentState) {
+  expect(state.phase).toBe("done");
+  const all = replies(state.messages);
+  expect(all.length).toBeGreaterThanOrEqual(1);
+  for (const reply of all) {
+    expect(reply.state).toBe("done");
+    expect(reply.text).not.toMatch(/did not expect/);
+    expect(reply.reply.protocolErrors).toEqual([]);
+  }
+  // The last reply hands control back: no code left running, no output.
+  const last = all[all.length - 1];
+  expect(last.reply.blocks.filter((block) => block.kind === "code" && block.statements.some((s) => s.logs.length > 0))).toEqual([]);
+  expect(state.messages.filter((message) => message.role === "notice")).toEqual([]);
+  // No error anywhere: not in the feedback, not in a statement.
+  expect(feedback(state.messages).join("\n")).not.toMatch(/Error\b/);
+}
 
 describe("demo scripts", () => {
-  it.each(DEMO_SCRIPTS.map((script) => [script.name, script] as const))(
-    "%s plays to the end through the real loop",
+  it.each(DEMO_SCRIPTS.filter((script) => script.name !== "fix-error" && script.name !== "infinite-loop").map((script) => [script.name, script] as const))(
+    "%s plays to the end through the real loop, without errors",
     async (_, script) => {
-      const state = await play(script.suggestion);
+      const { state, realm } = await play(script.suggestion, script.name === "form" ? PIZZA : undefined);
+      expectCleanEnd(state);
+      for (const mount of realm.host.mounts.values()) expect(mount.error, mount.mountId).toBeNull();
+    },
+    30_000,
+  );
+
+  it.each(DEMO_SCRIPTS.filter((script) => script.name === "fix-error" || script.name === "infinite-loop").map((script) => [script.name, script] as const))(
+    "%s plays to the end through the real loop (its first turn fails on purpose)",
+    async (_, script) => {
+      const { state } = await play(script.suggestion);
       expect(state.phase).toBe("done");
-      const all = replies(state.messages);
-      expect(all.length).toBeGreaterThanOrEqual(1);
-      for (const reply of all) {
+      for (const reply of replies(state.messages)) {
         expect(reply.state).toBe("done");
         expect(reply.text).not.toMatch(/did not expect/);
-        if (reply.role === "assistant") expect(reply.reply.protocolErrors).toEqual([]);
-      }
-      // The last reply hands control back: no code left running, no output.
-      const last = all[all.length - 1];
-      if (last.role === "assistant") {
-        expect(last.reply.blocks.filter((block) => block.kind === "code" && block.statements.some((s) => s.logs.length > 0))).toEqual([]);
+        expect(reply.reply.protocolErrors).toEqual([]);
       }
       expect(state.messages.filter((message) => message.role === "notice")).toEqual([]);
     },
@@ -51,7 +118,7 @@ describe("demo scripts", () => {
 
   it("the error script really throws a TypeError and the fix really works", async () => {
     const script = DEMO_SCRIPTS.find((candidate) => candidate.name === "fix-error")!;
-    const state = await play(script.suggestion);
+    const { state } = await play(script.suggestion);
     const outputs = feedback(state.messages);
     expect(outputs[0]).toMatch(/TypeError/);
     expect(outputs.slice(1).join("\n")).not.toMatch(/TypeError/);
@@ -59,7 +126,103 @@ describe("demo scripts", () => {
 
   it("the infinite-loop script is stopped by the loop guard", async () => {
     const script = DEMO_SCRIPTS.find((candidate) => candidate.name === "infinite-loop")!;
-    const state = await play(script.suggestion);
+    const { state } = await play(script.suggestion);
     expect(feedback(state.messages)[0]).toMatch(/LoopGuardError|without yielding/);
+  }, 30_000);
+});
+
+describe("generative UI demo scripts", () => {
+  const script = (name: string) => DEMO_SCRIPTS.find((candidate) => candidate.name === name)!;
+
+  it("form: the code waits for the person, then the next turn answers their values by name", async () => {
+    const { state, realm, person } = await play(script("form").suggestion, PIZZA);
+    expect(await person!.submitted).toBe(true);
+    // The interaction stayed open while the form waited (the host shows the mount as waiting).
+    expect(person!.busyWhileWaiting()).toBe(true);
+    const [open] = opened(realm.host.messages);
+    expect(open.title).toBe("Order a pizza");
+    expect(realm.host.types(open.mountId)).toEqual(expect.arrayContaining(["form", "Input", "Select", "SelectItem", "Checkbox", "Button"]));
+    expect(realm.host.mount(open.mountId).waiting).toBe(false);
+    expect(printed(state.messages)).toEqual(['order: {"name":"Ada","size":"large","count":2,"extraCheese":true}']);
+    const all = replies(state.messages);
+    expect(all).toHaveLength(2);
+    expect(all[1].text).toContain("Thanks, **Ada**! That's **2 large pizzas**, with extra cheese.");
+    // The mount is placed after the block that mounted it.
+    expect(all[0].reply.mounts?.map((mount) => mount.mountId)).toEqual([open.mountId]);
+  }, 30_000);
+
+  it("form: an invalid submit shows errors on the fields and the code keeps waiting", async () => {
+    const { agent, realm } = createAgent();
+    const done = agent.send(script("form").suggestion);
+    const waiting = await realm.host.waitFor((message) => message.type === MOUNT_WAITING && message.waiting);
+    realm.sendUiEvent(realm.host.submitEvent(waiting.mountId, { name: " ", size: "medium", count: "12", extraCheese: false }));
+    await realm.host.waitFor((message) => message.type === "mount-form-errors");
+    expect(realm.host.mount(waiting.mountId).formErrors).toEqual({ name: "Who is it for?", count: "Ten at most" });
+    expect(agent.busy).toBe(true);
+    expect(realm.host.mount(waiting.mountId).waiting).toBe(true);
+    realm.sendUiEvent(realm.host.submitEvent(waiting.mountId, { name: "Grace", size: "small", count: "1", extraCheese: false }));
+    await done;
+    expectCleanEnd(agent.getState());
+    expect(replies(agent.getState().messages)[1].text).toContain("Thanks, **Grace**! That's **1 small pizza**.");
+  }, 30_000);
+
+  it("progress: one mount, moved to the end by later statements through Data", async () => {
+    const { state, realm } = await play(script("progress").suggestion);
+    const mounts = opened(realm.host.messages);
+    expect(mounts).toHaveLength(1);
+    const first = JSON.stringify(mounts[0].snapshot);
+    expect(first).toContain('"value":0');
+    const id = mounts[0].mountId;
+    const [bar] = realm.host.findAll(id, (node) => node.type === "Progress");
+    expect(bar.props.value).toBe(100);
+    expect(realm.host.html(id).match(/✓/g)).toHaveLength(4);
+    expect(printed(state.messages)).toEqual(["backup finished: 4 of 4 steps"]);
+  }, 30_000);
+
+  it("chart: mounted empty before the data block, then holds all 12 streamed months", async () => {
+    const { state, realm } = await play(script("chart").suggestion);
+    const [open] = opened(realm.host.messages);
+    expect(open.snapshot.nodes[0]).toMatchObject({ type: "LineChart", props: { data: [] } });
+    const [chart] = realm.host.findAll(open.mountId, (node) => node.type === "LineChart");
+    expect(chart.props.data).toHaveLength(12);
+    expect(realm.host.types(open.mountId)).toEqual(["LineChart", "CartesianGrid", "XAxis", "YAxis", "Tooltip", "Legend", "Line"]);
+    expect(printed(state.messages)).toEqual(["months: 12 | warmest: Jul 28 | coolest: Jan 8"]);
+  }, 30_000);
+
+  it("button: the first turn ends; each click runs the callback and its output starts a UI-event turn the demo answers", async () => {
+    const { state, agent, realm } = await play(script("button").suggestion);
+    expectCleanEnd(state);
+    expect(replies(state.messages)).toHaveLength(1);
+    const [open] = opened(realm.host.messages);
+
+    for (let click = 1; click <= 2; click += 1) {
+      agent.noteUiEvent();
+      expect(realm.sendUiEvent(realm.host.clickEvent(open.mountId, "Roll the die"))).toBe(true);
+      const after = await until(agent, (current) =>
+        current.phase === "done" && replies(current.messages).length === 1 + click && replies(current.messages).at(-1)!.state === "done");
+      const events = after.messages.flatMap((message) => (message.role === "feedback" && message.source === "ui-event" ? [message.body] : []));
+      expect(events).toHaveLength(click);
+      const rolled = /^\[block 1\] rolled (\d) \| rolls so far: ([\d, ]+)$/.exec(events[click - 1]);
+      expect(rolled, events[click - 1]).not.toBeNull();
+      expect(rolled![2].split(", ")).toHaveLength(click);
+      const answer = replies(after.messages).at(-1)!;
+      expect(answer.text).not.toBe(DEMO_UI_EVENT_REPLY);
+      expect(answer.text).toMatch(new RegExp(`\\*\\*${rolled![1]}\\*\\*`));
+      expectCleanEnd(after);
+      // The panel shows every roll.
+      expect(realm.host.html(open.mountId)).toContain(`Rolls: ${rolled![2]}`);
+    }
+  }, 30_000);
+
+  it("dashboard: the shell shows placeholders first, then every slot fills", async () => {
+    const { state, realm } = await play(script("dashboard").suggestion);
+    const [open] = opened(realm.host.messages);
+    expect(JSON.stringify(open.snapshot).match(/"Skeleton"/g)).toHaveLength(3);
+    expect(JSON.stringify(open.snapshot)).not.toContain("BarChart");
+    const types = realm.host.types(open.mountId);
+    expect(types).not.toContain("Skeleton");
+    expect(types).toEqual(expect.arrayContaining(["Card", "BarChart", "Bar", "Table", "TableRow", "TableCell"]));
+    expect(realm.host.html(open.mountId)).toContain("$12,930");
+    expect(printed(state.messages)).toEqual(["revenue: 12930 | orders: 277 | busiest day: Sat 3120"]);
   }, 30_000);
 });

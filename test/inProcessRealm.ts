@@ -1,16 +1,25 @@
 /**
- * The agent's RealmPort over the real executor, in the same process: lets
- * Node tests run the whole loop (model → parser → agent → executor →
- * feedback) without a browser. The browser path adds only the wire and the
- * sandbox, which e2e/ covers.
+ * The agent's RealmPort over the real executor and UI runtime, in the same
+ * process: lets Node tests run the whole loop (model → parser → agent →
+ * executor → mounts → feedback) without a browser. The browser path adds
+ * only the wire, the sandbox and the page's drawing of mounts, which e2e/
+ * covers. `host` stands in for the page: it keeps each mount's tree and
+ * builds the UI events a person's submit or click would send.
  */
 import type { RealmEvent, RealmPort } from "../src/agent/agent";
-import { createExecutor } from "../workers/realm/executor/executor";
+import type { MountRealmMessage, UiEventMessage } from "../src/wire/mount";
+import { createRealmParts, type MountHost } from "./runReply";
 
-export function createInProcessRealm(options: { loopBudgetMs?: number } = {}): RealmPort {
+export interface InProcessRealm extends RealmPort {
+  subscribeMounts(listener: (message: MountRealmMessage) => void): () => void;
+  /** What the page does when the person acts on a mount; false when the realm dropped the event. */
+  sendUiEvent(event: UiEventMessage): boolean;
+  host: MountHost;
+}
+
+export function createInProcessRealm(options: { loopBudgetMs?: number } = {}): InProcessRealm {
   const listeners = new Set<(event: RealmEvent) => void>();
-  const executor = createExecutor({
-    globals: { sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)) },
+  const { executor, ui, host } = createRealmParts({
     onEvent: (event) => {
       for (const listener of listeners) listener(event);
     },
@@ -30,5 +39,8 @@ export function createInProcessRealm(options: { loopBudgetMs?: number } = {}): R
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    subscribeMounts: (listener) => host.subscribe(listener),
+    sendUiEvent: (event) => ui.handleUiEvent(event),
+    host,
   };
 }

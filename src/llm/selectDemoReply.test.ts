@@ -21,6 +21,14 @@ describe("pickScript", () => {
     ["what happens with while(true)?", "infinite-loop"],
     ["Stream some Markdown", "markdown"],
     ["Show me a table", "markdown"],
+    ["Order a pizza with a form", "form"],
+    ["Can you ask me with a form?", "form"],
+    ["Show live progress", "progress"],
+    ["Stream data into a chart", "chart"],
+    ["plot the weather", "chart"],
+    ["Give me a button to click", "button"],
+    ["roll a die", "button"],
+    ["Build me a dashboard", "dashboard"],
   ])("%j → %s", (message, name) => {
     expect(pickScript(message).name).toBe(name);
   });
@@ -80,6 +88,13 @@ describe("selectDemoReply", () => {
   it("a UI event gets the UI-event reply", () => {
     const reply = selectDemoReply([person("hello"), assistant("…"), person(formatUiEventMessage(["clicked"]))]);
     expect(reply).toMatchObject({ kind: "ui-event", text: DEMO_UI_EVENT_REPLY });
+  });
+
+  it("a UI event gets the script's own reply when it has one", () => {
+    const reply = selectDemoReply([person("Give me a button to click"), assistant("…"), person(formatUiEventMessage(["rolled 3 | rolls so far: 3"]))]);
+    expect(reply).toMatchObject({ kind: "ui-event", step: -1 });
+    expect(reply.script.name).toBe("button");
+    expect(reply.text).toContain("You rolled a **3**.");
   });
 
   it("an empty conversation gets the intro", () => {

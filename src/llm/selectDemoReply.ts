@@ -8,7 +8,9 @@
  *   0 → the script's first reply, k → the reply to the k-th feedback;
  * - feedback past the script's last step gets a closing reply without code,
  *   so a demo conversation always ends;
- * - a UI-event message gets a short reply that says the demo can't follow it.
+ * - a UI-event message (output of the person's action on a mounted UI) gets
+ *   the script's own `uiEvent` reply when it has one (the button script
+ *   answers each click), else a short reply that says the demo can't follow it.
  */
 import { DEMO_SCRIPTS, type DemoScript } from "./demoScripts";
 import { classifyUserMessage } from "./feedbackMessage";
@@ -47,7 +49,7 @@ export function selectDemoReply(messages: readonly DemoMessage[], scripts: reado
   const last = users.at(-1) ?? "";
 
   if (users.length > 0 && classifyUserMessage(last) === "ui-event") {
-    return { script, step: -1, kind: "ui-event", text: DEMO_UI_EVENT_REPLY };
+    return { script, step: -1, kind: "ui-event", text: script.uiEvent?.(last) ?? DEMO_UI_EVENT_REPLY };
   }
   const feedbackCount = users.slice(personIndex + 1).filter((text) => classifyUserMessage(text) === "runtime-output").length;
   const step = script.steps[feedbackCount];

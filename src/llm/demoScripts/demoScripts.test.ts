@@ -6,6 +6,11 @@
  * console output fed back through the real feedback message. Every script
  * must reach its last step without hitting the "unexpected output" fallback,
  * and its last step must run no code, so the interaction ends.
+ *
+ * Scripts that mount UIs need the real UI runtime and a person who submits
+ * and clicks: test/demoScripts.test.ts plays every script, those included,
+ * through the real agent loop and realm. Here their follow-ups are checked
+ * against the output they answer.
  */
 import { inspect } from "node:util";
 import vm from "node:vm";
@@ -13,10 +18,12 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { createProtocolParser } from "../../protocol/parser";
 import { splitIntoPieces } from "../demoModel";
-import { formatFeedbackMessage } from "../feedbackMessage";
-import { selectDemoReply, type DemoMessage } from "../selectDemoReply";
+import { formatFeedbackMessage, formatUiEventMessage } from "../feedbackMessage";
+import { DEMO_UI_EVENT_REPLY, pickScript, selectDemoReply, type DemoMessage } from "../selectDemoReply";
 import { DEMO_SCRIPTS, DEMO_SUGGESTIONS } from "./index";
-import { unexpected } from "./script";
+import { readRolls } from "./diceButton";
+import { readOrder } from "./pizzaForm";
+import { unexpected, type DemoScript } from "./script";
 
 interface ParsedReply {
   code: string[];
@@ -67,9 +74,13 @@ function createRealm(quoteStrings: boolean) {
   return { run, take: () => output.splice(0) };
 }
 
+const stepText = (step: DemoScript["steps"][number]) => (typeof step === "string" ? step : step(""));
+const mountsUi = (script: DemoScript) => script.steps.some((step) => parse(stepText(step)).code.some((code) => /\bmount\(/.test(code)));
+
 describe.each(DEMO_SCRIPTS.map((script) => [script.name, script] as const))("demo script %s", (_name, script) => {
   // The realm may print strings bare (like browsers) or quoted (like inspect); the scripts must cope with both.
-  it.each([false, true])("plays to its end through the parser, a realm and the feedback loop (quoted strings: %s)", async (quoteStrings) => {
+  // The stand-in realm has no UI runtime: scripts that mount are played in test/demoScripts.test.ts.
+  if (!mountsUi(script)) it.each([false, true])("plays to its end through the parser, a realm and the feedback loop (quoted strings: %s)", async (quoteStrings) => {
     const realm = createRealm(quoteStrings);
     const messages: DemoMessage[] = [{ role: "user", content: script.suggestion }];
     for (let turn = 0; turn < 10; turn++) {
@@ -106,6 +117,80 @@ describe.each(DEMO_SCRIPTS.map((script) => [script.name, script] as const))("dem
       }
     }
     expect(DEMO_SUGGESTIONS).toContain(script.suggestion);
+  });
+});
+
+/** The next reply after `feedback` answered the script's first step. */
+function follow(script: DemoScript, feedback: string): string {
+  return selectDemoReply([{ role: "user", content: script.suggestion }, { role: "assistant", content: "…" }, { role: "user", content: feedback }]).text;
+}
+
+const byName = (name: string) => DEMO_SCRIPTS.find((script) => script.name === name)!;
+
+describe("generative UI scripts", () => {
+  it("one script per data flow, each selected by its suggestion and using the globals it shows", () => {
+    const uses: Record<string, string[]> = {
+      form: ["outputSchema", "await pizzaForm.result"],
+      progress: ["new Data(", "progress.done = 4"],
+      chart: ['new StreamedData("temps")', 'json agent.data => "temps"', "temps.value ?? []", "await temps.done"],
+      button: ["callbacks:", "onClick"],
+      dashboard: ["<Slot", 'board.mountSlot("totals"'],
+    };
+    for (const [name, needles] of Object.entries(uses)) {
+      const script = byName(name);
+      expect(mountsUi(script), name).toBe(true);
+      expect(pickScript(script.suggestion).name).toBe(name);
+      for (const needle of needles) expect(stepText(script.steps[0]), `${name}: ${needle}`).toContain(needle);
+    }
+    // Mount before stream: the chart's target and mount come before its data fence.
+    const chart = stepText(byName("chart").steps[0]);
+    expect(chart.indexOf("mount(")).toBeLessThan(chart.indexOf("agent.data"));
+  });
+
+  it("form: the follow-up answers the submitted values by name, quoting the person's words safely", () => {
+    const script = byName("form");
+    const reply = follow(script, formatFeedbackMessage(['order: {"name":"Ada","size":"large","count":2,"extraCheese":true}']));
+    expect(reply).toContain("Thanks, **Ada**!");
+    expect(reply).toContain("**2 large pizzas**, with extra cheese");
+    expect(reply).toContain("the number 2");
+    // As the agent sends it: each console line says where it came from.
+    const single = follow(script, formatFeedbackMessage(['[block 1 line 30] order: {"name":"Grace","size":"small","count":1,"extraCheese":false}']));
+    expect(single).toContain("**1 small pizza**.");
+    const hostile = follow(script, formatFeedbackMessage(['order: {"name":"**[click](javascript:x)**","size":"medium","count":1,"extraCheese":false}']));
+    expect(hostile).not.toMatch(/\[click\]|\*\*\*\*/);
+    expect(readOrder(formatFeedbackMessage(["order: not json"]))).toBeUndefined();
+    const other = formatFeedbackMessage(["AbortError: Stopped"]);
+    expect(follow(script, other)).toBe(unexpected(other));
+  });
+
+  it("progress, chart and dashboard follow-ups check the output they answer", () => {
+    const cases: [string, string, RegExp][] = [
+      ["progress", "[block 1 line 28] backup finished: 4 of 4 steps", /All \*\*4 steps\*\*/],
+      ["chart", "months: 12 | warmest: Jul 28 | coolest: Jan 8", /\*\*July\*\* is the warmest/],
+      ["dashboard", "revenue: 12930 | orders: 277 | busiest day: Sat 3120", /\*\*\$12,930\*\* from \*\*277 orders\*\*/],
+    ];
+    for (const [name, output, claim] of cases) {
+      const script = byName(name);
+      expect(follow(script, formatFeedbackMessage([output])), name).toMatch(claim);
+      const wrong = formatFeedbackMessage(["TypeError: Cannot read properties of undefined (reading 'map')"]);
+      expect(follow(script, wrong), name).toBe(unexpected(wrong));
+    }
+  });
+
+  it("button: each click's UI event gets a reply about that roll; other scripts keep the generic UI-event reply", () => {
+    const script = byName("button");
+    const messages: DemoMessage[] = [{ role: "user", content: script.suggestion }, { role: "assistant", content: "…" }];
+    const first = selectDemoReply([...messages, { role: "user", content: formatUiEventMessage(["rolled 4 | rolls so far: 4"]) }]);
+    expect(first).toMatchObject({ kind: "ui-event", step: -1 });
+    expect(first.text).toContain("You rolled a **4**. That's your first roll.");
+    expect(parse(first.text).code).toEqual([]);
+    const burst = formatUiEventMessage(["[block 1] rolled 2 | rolls so far: 2", "[block 1] rolled 6 | rolls so far: 2, 6"]);
+    expect(selectDemoReply([...messages, { role: "user", content: burst }]).text).toContain("A **6**, the best there is! Your 2 rolls so far add up to **8**, an average of 4.0.");
+    expect(readRolls(formatUiEventMessage(["something else"]))).toBeUndefined();
+    const other = formatUiEventMessage(["TypeError: boom"]);
+    expect(selectDemoReply([...messages, { role: "user", content: other }]).text).toBe(unexpected(other));
+    const progress = byName("progress");
+    expect(selectDemoReply([{ role: "user", content: progress.suggestion }, { role: "user", content: formatUiEventMessage(["x"]) }]).text).toBe(DEMO_UI_EVENT_REPLY);
   });
 });
 

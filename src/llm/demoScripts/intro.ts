@@ -23,6 +23,11 @@ This reply logs nothing, so the interaction ends here and it's your turn. Things
 - **Compute some primes**: a calculation I read back and explain
 - **Show me an error**: a bug I fix in the next turn
 - **Run an infinite loop**: the loop guard stops it
+- **Order a pizza with a form**: my code waits for your answers
+- **Show live progress**: a panel that updates as the code runs
+- **Stream data into a chart**: a chart that grows as its data arrives
+- **Give me a button to click**: each click comes back to me
+- **Build me a dashboard**: a layout that fills in part by part
 - **Stream some Markdown**: a longer formatted reply`;
 
 export const intro: DemoScript = {

@@ -18,6 +18,13 @@ export interface DemoScript {
    * that runtime output, so it can react to what actually happened.
    */
   steps: readonly DemoStep[];
+  /**
+   * The reply to a UI-event message: output that the person's action on a
+   * UI this script mounted (a click) made the realm print after the
+   * interaction ended. Without it the demo gives its generic UI-event reply.
+   * It should log nothing, so the person gets the turn back.
+   */
+  uiEvent?: (feedback: string) => string;
 }
 
 export type DemoStep = string | ((feedback: string) => string);
