@@ -96,7 +96,11 @@ describe("demo scripts", () => {
     async (_, script) => {
       const { state, realm } = await play(script.suggestion, script.name === "form" ? PIZZA : undefined);
       expectCleanEnd(state);
-      for (const mount of realm.host.mounts.values()) expect(mount.error, mount.mountId).toBeNull();
+      for (const mount of realm.host.mounts.values()) {
+        expect(mount.error, mount.mountId).toBeNull();
+        // The page draws every node as written: known components, no dropped props or classes.
+        expect(realm.host.drawProblems(mount.mountId)).toEqual([]);
+      }
     },
     30_000,
   );

@@ -37,7 +37,10 @@ describe("system prompt examples", () => {
       const result = await running;
       expect(result.protocolErrors).toEqual([]);
       expect(result.errors).toEqual([]);
-      for (const mount of session.host.mounts.values()) expect(mount.error, mount.mountId).toBeNull();
+      for (const mount of session.host.mounts.values()) {
+        expect(mount.error, mount.mountId).toBeNull();
+        expect(session.host.drawProblems(mount.mountId)).toEqual([]);
+      }
       const mounts = opened(result.mountMessages).length;
       // Every example either logs (to continue) or mounts a UI (and hands over the turn).
       expect(result.logs.length + mounts).toBeGreaterThan(0);

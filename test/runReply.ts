@@ -10,6 +10,9 @@
  * send (a submitted form, a click).
  */
 import { createProtocolParser } from "../src/protocol/parser";
+import { specFor } from "../src/render/componentSpecs";
+import { sanitizeClassName } from "../src/render/sanitizeCss";
+import { sanitizeProps } from "../src/render/sanitizeProps";
 import type { ExecEvent } from "../src/wire/events";
 import {
   MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, UI_EVENT,
@@ -142,7 +145,31 @@ export function createMountHost() {
     return { type: UI_EVENT, mountId, nodeId: button.id, handler: "onClick", payload: {} };
   }
 
-  return { messages, mounts, receive, subscribe, waitFor, mount, findAll, types, html, submitEvent, clickEvent };
+  /**
+   * What the page could not draw as written, by its own catalog and
+   * sanitizer: unknown components, dropped props, refused class tokens.
+   * Empty for a mount that shows exactly what its code meant.
+   */
+  function drawProblems(mountId: string): string[] {
+    const problems: string[] = [];
+    for (const node of findAll(mountId, () => true)) {
+      const spec = specFor(node.type);
+      if (!spec) {
+        problems.push(`<${node.type}> is not in the catalog`);
+        continue;
+      }
+      const { dropped } = sanitizeProps(spec, node.props, { idPrefix: `lm-${mountId}-` });
+      for (const { prop, reason } of dropped) problems.push(`<${node.type} ${prop}> dropped: ${reason}`);
+      if (typeof node.props.className === "string") {
+        const asked = node.props.className.split(/\s+/).filter(Boolean);
+        const kept = new Set(sanitizeClassName(node.props.className).tokens);
+        for (const token of asked) if (!kept.has(token)) problems.push(`<${node.type} className> refused "${token}"`);
+      }
+    }
+    return problems;
+  }
+
+  return { messages, mounts, receive, subscribe, waitFor, mount, findAll, types, html, submitEvent, clickEvent, drawProblems };
 }
 
 export function textOf(node: SnapshotNode): string {
