@@ -97,6 +97,14 @@ describe("selectDemoReply", () => {
     expect(reply.text).toContain("You rolled a **3**.");
   });
 
+  it("a click on an earlier demo's button is still answered by that demo", () => {
+    const messages = [person("Give me a button to click"), assistant("…"), person("Compute some primes"), assistant("…")];
+    const reply = selectDemoReply([...messages, person(formatUiEventMessage(["[block 1] rolled 5 | rolls so far: 2, 5"]))]);
+    expect(reply.script.name).toBe("button");
+    expect(reply.text).toContain("You rolled a **5**.");
+    expect(selectDemoReply([...messages, person(formatUiEventMessage(["clicked"]))]).text).toBe(DEMO_UI_EVENT_REPLY);
+  });
+
   it("an empty conversation gets the intro", () => {
     expect(selectDemoReply([]).script.name).toBe("intro");
   });

@@ -9,10 +9,12 @@
  * - feedback past the script's last step gets a closing reply without code,
  *   so a demo conversation always ends;
  * - a UI-event message (output of the person's action on a mounted UI) gets
- *   the script's own `uiEvent` reply when it has one (the button script
- *   answers each click), else a short reply that says the demo can't follow it.
+ *   the `uiEvent` reply of the script whose UI it came from (the button script
+ *   answers each click, even after the person moved on to another demo), else
+ *   a short reply that says the demo can't follow it.
  */
 import { DEMO_SCRIPTS, type DemoScript } from "./demoScripts";
+import { unexpected } from "./demoScripts/script";
 import { classifyUserMessage } from "./feedbackMessage";
 
 /** The parts of a chat message this needs; fits AI SDK prompt messages and plain `{ role, content }`. */
@@ -49,7 +51,12 @@ export function selectDemoReply(messages: readonly DemoMessage[], scripts: reado
   const last = users.at(-1) ?? "";
 
   if (users.length > 0 && classifyUserMessage(last) === "ui-event") {
-    return { script, step: -1, kind: "ui-event", text: script.uiEvent?.(last) ?? DEMO_UI_EVENT_REPLY };
+    // The current script first; then any other script that recognises the output as its own.
+    for (const candidate of [script, ...scripts.filter((other) => other !== script)]) {
+      const text = candidate.uiEvent?.(last);
+      if (text !== undefined && (candidate === script || text !== unexpected(last))) return { script: candidate, step: -1, kind: "ui-event", text };
+    }
+    return { script, step: -1, kind: "ui-event", text: DEMO_UI_EVENT_REPLY };
   }
   const feedbackCount = users.slice(personIndex + 1).filter((text) => classifyUserMessage(text) === "runtime-output").length;
   const step = script.steps[feedbackCount];
