@@ -26,7 +26,8 @@ export async function run(): Promise<Record<string, number>> {
   try {
     const page = await browser.newPage();
     await page.addInitScript(() => {
-      const probe = ((globalThis as unknown as { __tasks: number[] }).__tasks = []);
+      const probe: number[] = [];
+      (globalThis as unknown as { __tasks: number[] }).__tasks = probe;
       new PerformanceObserver((list) => {
         for (const entry of list.getEntries()) probe.push(entry.duration);
       }).observe({ type: "longtask" });

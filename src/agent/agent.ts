@@ -575,6 +575,8 @@ export class Agent {
     }
 
     this.setState({ phase: "running" });
+    // A form may already be waiting for the person (its await began mid-stream).
+    this.updateWaitingPhase();
     try {
       await this.settleRealm(undefined, signal);
     } catch {

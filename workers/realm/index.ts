@@ -28,7 +28,8 @@ let executor: Executor | undefined;
 const ui = createUiGlobals({
   post: (message) => channel?.post(message),
   onError: (error) => {
-    if (!executor) return;
+    // Re-creating a data target in a later turn is normal; the new one takes over.
+    if (!executor || error.code === "duplicate-target") return;
     const where = error.component ? ` in <${error.component}>` : error.handler ? ` in ${error.handler}` : "";
     const reported = new Error(`${error.message}${where}`);
     reported.name = error.name;
