@@ -14,8 +14,12 @@
  *   fresh realm ready (heartbeat timeout 3 s + reset).
  * - `realm.flushRoundTripMs`: an empty flush() → answer (one message each
  *   way plus the executor's idle check), median.
+ * - References for reading loadMs on this machine: `realm.nodeLoadMs`, the
+ *   same bundle compiled and evaluated by Node's V8 (median of fresh
+ *   processes), and `realm.browserCompileMs`, compiling (not running) it
+ *   with `new Function` on a blank page of the same Chromium.
  */
-import { execSync } from "node:child_process";
+import { execFileSync, execSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DIST_DIR, ROOT_DIR, waitFor } from "../e2e/harness";
@@ -31,6 +35,22 @@ function ensureBuilt(): void {
   if (!existsSync(join(DIST_DIR, "index.html")) || !existsSync(realm) || statSync(realm).size === 0) {
     execSync("npm run build", { cwd: ROOT_DIR, stdio: "inherit" });
   }
+}
+
+/** Compile and evaluate the realm bundle in a fresh Node process (no browser, no worker). */
+function nodeLoadMs(file: string): number {
+  const script = `
+    const vm = require("node:vm");
+    const text = require("node:fs").readFileSync(process.argv[1], "utf8");
+    const start = performance.now();
+    const context = vm.createContext({ performance, MessageChannel, MessagePort, setTimeout, clearTimeout, console, URL, addEventListener() {}, removeEventListener() {} });
+    context.self = context;
+    context.globalThis = context;
+    new vm.Script(text).runInContext(context);
+    process.stdout.write(String(performance.now() - start));
+    process.exit(0);
+  `;
+  return Number(execFileSync(process.execPath, ["-e", script, file], { encoding: "utf8" }));
 }
 
 const median = (values: number[]) => {
@@ -111,6 +131,19 @@ export async function run(): Promise<Record<string, number>> {
       return times;
     }, ROUND_TRIPS);
 
+    const bundleFile = join(DIST_DIR, "generated", "realm.js");
+    const nodeLoads = Array.from({ length: 3 }, () => nodeLoadMs(bundleFile));
+    const browserCompiles = await realm.page.evaluate(async () => {
+      const text = await (await fetch("generated/realm.js")).text();
+      const times: number[] = [];
+      for (let index = 0; index < 3; index++) {
+        const start = performance.now();
+        new Function(`${text}\n//${index}`);
+        times.push(performance.now() - start);
+      }
+      return times;
+    });
+
     const metrics = {
       "realm.readyMs": round(median(ready)),
       "realm.bareReadyMs": round(median(bare)),
@@ -120,11 +153,16 @@ export async function run(): Promise<Record<string, number>> {
       "realm.coldResetMs": round(median(coldResets)),
       "realm.stuckResetMs": round(back.at - started.at),
       "realm.flushRoundTripMs": round(median(roundTrips)),
+      "realm.nodeLoadMs": round(median(nodeLoads)),
+      "realm.browserCompileMs": round(median(browserCompiles)),
     };
     console.log(
       `ready ${metrics["realm.readyMs"]} ms (budget 1500; worker load ${metrics["realm.loadMs"]} + warm-up ${metrics["realm.warmupMs"]}), ` +
         `reset ${metrics["realm.resetMs"]} ms with a spare, ${metrics["realm.coldResetMs"]} ms without, vs page reload ${metrics["realm.readyMs"]} ms, ` +
         `stuck → fresh ${metrics["realm.stuckResetMs"]} ms, flush round trip ${metrics["realm.flushRoundTripMs"]} ms`,
+    );
+    console.log(
+      `reference: the bundle loads in ${metrics["realm.nodeLoadMs"]} ms in Node; this Chromium takes ${metrics["realm.browserCompileMs"]} ms just to compile it on a page`,
     );
     console.log(
       `samples: ready ${ready.map(Math.round).join(", ")}; bare page ${bare.map(Math.round).join(", ")}; ` +

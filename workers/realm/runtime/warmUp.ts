@@ -1,13 +1,12 @@
 /**
  * Pay Babel's first-use cost before READY: the bundle's evaluation loads it,
- * and one transform of a small TSX statement compiles the parser, the
- * TypeScript and JSX plugins and the generator's hot paths, so the first
- * statement of the first reply does not wait for them.
+ * and the executor's own warm-up runs its transform once over samples that
+ * take every path (TSX, enums, parameter properties, destructuring, await),
+ * so the first statement of the first reply does not wait for lazy
+ * initialisation and a cold JIT.
  */
-import { transform } from "@babel/standalone";
-
-const SAMPLE = "const warm: number[] = [1, 2].map((n) => n * 2); const view = <div className={`n${warm[0]}`}>{warm}</div>;";
+import { warmUpTransform } from "../executor/transform";
 
 export function warmUp(): void {
-  transform(SAMPLE, { filename: "warm-up.tsx", presets: ["typescript", "react"], sourceType: "script" });
+  warmUpTransform();
 }
