@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ABORT, ABORTED, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, PUSH_CODE, READY } from "../wire/constants";
 import type { HostMessage } from "../wire/types";
-import { createRealmConnection, type RealmConnectionHandlers } from "./realmConnection";
+import { createRealmConnection, type RealmConnectionHandlers } from "./createRealmConnection";
 import { RealmHostError } from "./RealmHostError";
 
 const cleanups: (() => void)[] = [];

@@ -29,7 +29,7 @@ import {
 import type { ExecEvent } from "../wire/events";
 import { UI_EVENT, type MountRealmMessage } from "../wire/mount";
 import type { HostMessage } from "../wire/types";
-import { createRealmConnection, type RealmConnection } from "./realmConnection";
+import { createRealmConnection, type RealmConnection } from "./createRealmConnection";
 import { createSandboxFrame, type SandboxFrame } from "./createSandboxFrame";
 import { RealmHostError } from "./RealmHostError";
 import type {

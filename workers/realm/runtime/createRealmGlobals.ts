@@ -3,8 +3,8 @@
  * executor binds these as realm globals that top-level declarations cannot
  * shadow by accident.
  */
-import { createFetchStub } from "./fetchStub";
-import { createSleep } from "./sleep";
+import { createFetchStub } from "./createFetchStub";
+import { createSleep } from "./createSleep";
 
 /** `extra`: further globals, e.g. the UI runtime's (React, mount, Data, …); ours win on a clash. */
 export function createRealmGlobals(extra: Record<string, unknown> = {}): Record<string, unknown> {

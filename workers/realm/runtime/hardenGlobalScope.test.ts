@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createFetchStub } from "./fetchStub";
+import { createFetchStub } from "./createFetchStub";
 import { hardenGlobalScope } from "./hardenGlobalScope";
 
 describe("hardenGlobalScope", () => {
