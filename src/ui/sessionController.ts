@@ -41,6 +41,7 @@ export interface SessionsState {
 }
 
 import type { MountRegistry } from "../render";
+import { ROOT_NODE_ID } from "../wire/mount";
 
 export interface RealmLike {
   reset(reason?: string): Promise<void>;
@@ -62,6 +63,7 @@ export class SessionController {
   private mountTimer: ReturnType<typeof setInterval> | undefined;
   /** Last snapshot text saved per mount, to write only what changed. */
   private savedMounts = new Map<string, string>();
+  private savedVersions = new WeakMap<object, number>();
 
   constructor(
     private readonly options: {
@@ -226,7 +228,9 @@ export class SessionController {
       void this.autoTitle(state);
       if (finished) this.saveMounts();
     });
-    this.mountTimer = setInterval(() => this.saveMounts(), 1000);
+    // Snapshots of big mounts cost a walk and a copy: while code runs, take
+    // them every few seconds (and always when the interaction ends).
+    this.mountTimer = setInterval(() => this.saveMounts(), 3000);
   }
 
   /** Show a session's mounts as they were last saved: inert until revived. */
@@ -253,6 +257,10 @@ export class SessionController {
       for (const mount of message.reply.mounts) {
         const store = registry.get(mount.mountId);
         if (!store) continue;
+        // Unchanged since the last save: skip the walk.
+        const version = store.getSubtreeVersion(ROOT_NODE_ID);
+        if (this.savedVersions.get(store) === version) continue;
+        this.savedVersions.set(store, version);
         const snapshot = { title: mount.title, tree: store.toSnapshot() };
         const text = JSON.stringify(snapshot);
         if (this.savedMounts.get(mount.mountId) === text) continue;
