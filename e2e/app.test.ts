@@ -31,7 +31,7 @@ beforeEach(async () => {
   context = await browser.newContext();
   page = await context.newPage();
   await page.goto(app.url);
-  await page.getByText("Sandbox ready").waitFor({ timeout: 15_000 });
+  await page.getByText("Sandbox ready").waitFor({ timeout: 60_000 });
 });
 
 afterEach(async () => {

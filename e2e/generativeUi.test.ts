@@ -28,7 +28,7 @@ beforeEach(async () => {
   context = await browser.newContext();
   page = await context.newPage();
   await page.goto(app.url);
-  await page.getByText("Sandbox ready").waitFor({ timeout: 20_000 });
+  await page.getByText("Sandbox ready").waitFor({ timeout: 60_000 });
   await page.getByRole("button", { name: "Settings" }).click();
   await page.getByLabel("OpenAI-compatible endpoint").check();
   await page.getByLabel("API key", { exact: true }).fill("test-key");

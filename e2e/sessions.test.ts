@@ -28,7 +28,7 @@ afterAll(async () => {
 async function openApp(context: BrowserContext, options: { writable?: boolean } = {}): Promise<Page> {
   const page = await context.newPage();
   await page.goto(app.url);
-  await page.getByText("Sandbox ready").waitFor({ timeout: 20_000 });
+  await page.getByText("Sandbox ready").waitFor({ timeout: 60_000 });
   if (options.writable !== false) await page.getByRole("textbox", { name: "Message" }).waitFor();
   return page;
 }
