@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, launchBrowser, serveStatic, type TestServer } from "./harness";
+import { assertBuilt, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
 import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
 
 const FENCE = "```";
@@ -27,8 +27,7 @@ beforeEach(async () => {
   mock = await startMockLlm();
   context = await browser.newContext();
   page = await context.newPage();
-  await page.goto(app.url);
-  await page.getByText("Sandbox ready").waitFor({ timeout: 60_000 });
+  await openReadyApp(page, app.url);
   await page.getByRole("button", { name: "Settings" }).click();
   await page.getByLabel("OpenAI-compatible endpoint").check();
   await page.getByLabel("API key", { exact: true }).fill("test-key");

@@ -285,3 +285,34 @@ export async function waitFor<T>(condition: () => T | Promise<T>, timeoutMs = 10
     await new Promise((done) => setTimeout(done, intervalMs));
   }
 }
+
+/**
+ * Open the app and wait until its realm is ready. Known intermittent issue:
+ * about one page load in a few dozen under a full browser suite never reaches
+ * "Sandbox ready" (cause not yet found; see the closing notes). Rather than
+ * fail the suite on it, such a load is logged with what the page printed and
+ * reloaded once; a second failure fails the test.
+ */
+export async function openReadyApp(page: Page, url: string, timeoutMs = 30_000): Promise<void> {
+  const messages: string[] = [];
+  const onConsole = (message: { type(): string; text(): string }) => void messages.push(`${message.type()}: ${message.text()}`);
+  page.on("console", onConsole);
+  try {
+    for (let attempt = 1; ; attempt += 1) {
+      if (attempt === 1) await page.goto(url);
+      else await page.reload();
+      const status = page.locator(".lm-realm");
+      const ready = await page
+        .getByText("Sandbox ready")
+        .waitFor({ timeout: timeoutMs })
+        .then(() => true)
+        .catch(() => false);
+      if (ready) return;
+      const text = await status.textContent().catch(() => "(no status)");
+      console.warn(`realm not ready after ${timeoutMs} ms (attempt ${attempt}): status "${text}"; page said:\n${messages.slice(-20).join("\n")}`);
+      if (attempt >= 2) throw new Error(`the app's realm never became ready: ${text}`);
+    }
+  } finally {
+    page.off("console", onConsole);
+  }
+}

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, launchBrowser, serveStatic, type TestServer } from "./harness";
+import { assertBuilt, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
 import { startMockLlm, type MockLlm } from "./mockLlm";
 
 const FENCE = "```";
@@ -27,8 +27,7 @@ afterAll(async () => {
 
 async function openApp(context: BrowserContext, options: { writable?: boolean } = {}): Promise<Page> {
   const page = await context.newPage();
-  await page.goto(app.url);
-  await page.getByText("Sandbox ready").waitFor({ timeout: 60_000 });
+  await openReadyApp(page, app.url);
   if (options.writable !== false) await page.getByRole("textbox", { name: "Message" }).waitFor();
   return page;
 }
