@@ -480,10 +480,12 @@ export class Agent {
     const parser = this.options.createParser();
     let received = 0;
 
-    const route = (events: ProtocolEvent[]) => {
-      if (events.length === 0) return;
+    const kinds = new Map<number, "text" | "code" | "data">();
+    /** Send code and data blocks to the realm, in protocol order. */
+    const toRealm = (events: ProtocolEvent[]) => {
       for (const event of events) {
         if (event.type === "block-start") {
+          kinds.set(event.index, event.kind);
           if (event.kind === "code") realm.openCode(event.index, event.line);
           else if (event.kind === "data") realm.openData(event.index, event.id, event.line);
         } else if (event.type === "block-delta") {
@@ -494,19 +496,22 @@ export class Agent {
           const block = kinds.get(event.index);
           if (block === "code") realm.endCode(event.index, event.unterminated);
           else if (block === "data") realm.endData(event.index, event.unterminated);
-        } else if (event.type === "protocol-error") {
+        } else {
           collector.add(event);
         }
-        if (event.type === "block-start") kinds.set(event.index, event.kind);
       }
+    };
+    /** One state update per chunk: the raw text and the block view together. */
+    const receive = (text: string, events: ProtocolEvent[]) => {
+      toRealm(events);
+      if (text === "" && events.length === 0) return;
       this.updateMessage(replyId, (message) => {
         if (message.role !== "assistant") return message;
         let reply = message.reply;
         for (const event of events) reply = applyProtocolEvent(reply, event);
-        return { ...message, reply };
+        return { ...message, text: message.text + text, reply };
       });
     };
-    const kinds = new Map<number, "text" | "code" | "data">();
 
     let streamError: unknown;
     for (let attempt = 0; ; attempt += 1) {
@@ -526,10 +531,7 @@ export class Agent {
         for await (const part of result.fullStream) {
           if (part.type === "text-delta") {
             received += part.text.length;
-            this.updateMessage(replyId, (message) =>
-              message.role === "assistant" ? { ...message, text: message.text + part.text } : message,
-            );
-            route(parser.push(part.text));
+            receive(part.text, parser.push(part.text));
           } else if (part.type === "error") {
             throw part.error;
           } else if (part.type === "abort") {
@@ -554,7 +556,7 @@ export class Agent {
       break;
     }
     // Close whatever is open: complete statements of an unterminated fence still run.
-    route(parser.end());
+    receive("", parser.end());
 
     if (signal.aborted) {
       this.updateMessage(replyId, (message) => (message.role === "assistant" ? { ...message, state: "stopped" } : message));
