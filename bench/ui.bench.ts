@@ -9,7 +9,7 @@
 import { execSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { DIST_DIR, ROOT_DIR, launchBrowser, serveStatic } from "../e2e/harness";
+import { DIST_DIR, ROOT_DIR, configureEndpoint, launchBrowser, openReadyApp, serveStatic } from "../e2e/harness";
 import { startMockLlm, type MockChunk } from "../e2e/mockLlm";
 
 const FENCE = "```";
@@ -32,14 +32,8 @@ export async function run(): Promise<Record<string, number>> {
         for (const entry of list.getEntries()) probe.push(entry.duration);
       }).observe({ type: "longtask" });
     });
-    await page.goto(app.url);
-    await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
-    await page.getByRole("button", { name: "Settings" }).click();
-    await page.getByLabel("OpenAI-compatible endpoint").check();
-    await page.getByLabel("API key", { exact: true }).fill("bench");
-    await page.getByLabel("Base URL", { exact: true }).fill(mock.url);
-    await page.getByLabel("Model", { exact: true }).fill("mock-model");
-    await page.getByRole("button", { name: "Save" }).click();
+    await openReadyApp(page, app.url);
+    await configureEndpoint(page, mock.url, { apiKey: "bench" });
 
     // 1. Click → realm → DOM.
     mock.enqueue({

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
 import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
 
 const FENCE = "```";
@@ -37,14 +37,7 @@ afterEach(async () => {
   await context?.close();
 });
 
-async function configure(target: Page, baseURL: string, apiKey = KEY) {
-  await target.getByRole("button", { name: "Settings" }).click();
-  await target.getByLabel("OpenAI-compatible endpoint").check();
-  await target.getByLabel("API key", { exact: true }).fill(apiKey);
-  await target.getByLabel("Base URL", { exact: true }).fill(baseURL);
-  await target.getByLabel("Model", { exact: true }).fill("mock-model");
-  await target.getByRole("button", { name: "Save" }).click();
-}
+const configure = (target: Page, baseURL: string, apiKey = KEY) => configureEndpoint(target, baseURL, { apiKey });
 
 async function send(target: Page, text: string) {
   const box = target.getByRole("textbox", { name: "Message" });

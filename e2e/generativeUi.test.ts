@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
 import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
 
 const FENCE = "```";
@@ -28,12 +28,7 @@ beforeEach(async () => {
   context = await browser.newContext();
   page = await context.newPage();
   await openReadyApp(page, app.url);
-  await page.getByRole("button", { name: "Settings" }).click();
-  await page.getByLabel("OpenAI-compatible endpoint").check();
-  await page.getByLabel("API key", { exact: true }).fill("test-key");
-  await page.getByLabel("Base URL", { exact: true }).fill(mock.url);
-  await page.getByLabel("Model", { exact: true }).fill("mock-model");
-  await page.getByRole("button", { name: "Save" }).click();
+  await configureEndpoint(page, mock.url);
 });
 afterEach(async () => {
   await Promise.all([context?.close(), mock?.close()]);

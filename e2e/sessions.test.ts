@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
 import { startMockLlm, type MockLlm } from "./mockLlm";
 
 const FENCE = "```";
@@ -32,14 +32,7 @@ async function openApp(context: BrowserContext, options: { writable?: boolean } 
   return page;
 }
 
-async function configure(page: Page) {
-  await page.getByRole("button", { name: "Settings" }).click();
-  await page.getByLabel("OpenAI-compatible endpoint").check();
-  await page.getByLabel("API key", { exact: true }).fill(KEY);
-  await page.getByLabel("Base URL", { exact: true }).fill(mock.url);
-  await page.getByLabel("Model", { exact: true }).fill("mock-model");
-  await page.getByRole("button", { name: "Save" }).click();
-}
+const configure = (page: Page) => configureEndpoint(page, mock.url, { apiKey: KEY });
 
 async function chat(page: Page, text: string) {
   await page.getByRole("textbox", { name: "Message" }).fill(text);
