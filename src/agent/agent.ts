@@ -3,7 +3,9 @@ import type { ProtocolEvent, ProtocolParser } from "../protocol/types";
 import type { RealmEvent } from "../sandbox/types";
 import type { MountRealmMessage } from "../wire/mount";
 import { FeedbackCollector } from "./feedback";
-import { applyExecEvent, applyProtocolEvent, emptyReply, runningStatement, type ReplyView } from "./reply";
+import { UNCLOSED_THINKING_FEEDBACK, cutFeedback, cutFromFinishReason, cutNoteForPerson, cutOfReply } from "./finishReason";
+import { ProviderReasoning, answerForModel, stampThinking } from "./thinking";
+import { applyExecEvent, applyProtocolEvent, emptyReply, runningStatement, type ProviderThinkingStart, type ReplyView } from "./reply";
 
 /**
  * The interaction loop (DESIGN.md §1): stream a reply, route its code and data
@@ -246,8 +248,11 @@ export class Agent {
   /** Resume after a reply was cut mid-stream. */
   async continue(): Promise<void> {
     if (this.busy || !this.state.canContinue) return;
+    const cut = [...this.state.messages].reverse().find((message) => message.role === "assistant");
     const note =
-      "The previous reply was cut off mid-stream (the connection dropped). Continue from where it stopped; code that already ran keeps its effects, do not repeat it.";
+      cut?.role === "assistant"
+        ? cutFeedback(cut.reply, cutOfReply(cut) ?? "closed", cut.error?.message)
+        : "The previous reply was cut off mid-stream. Continue from where it stopped; code that already ran keeps its effects, do not repeat it.";
     const body = this.interruptedFeedback ? `${this.interruptedFeedback}\n${note}` : note;
     this.interruptedFeedback = "";
     this.pushFeedback(body, "runtime");
@@ -394,7 +399,11 @@ export class Agent {
           messages.push({ role: "user", content: message.text });
           break;
         case "assistant":
-          if (message.text) messages.push({ role: "assistant", content: message.text });
+          // Thinking is never sent back (providers ask for that); an all-thinking reply sends nothing.
+          if (message.text) {
+            const answer = answerForModel(message.text);
+            if (answer.trim()) messages.push({ role: "assistant", content: answer });
+          }
           break;
         case "feedback":
           messages.push({ role: "user", content: message.text });
@@ -482,7 +491,7 @@ export class Agent {
 
     const kinds = new Map<number, "text" | "code" | "data">();
     /** Send code and data blocks to the realm, in protocol order. */
-    const toRealm = (events: ProtocolEvent[]) => {
+    const toRealm = (events: readonly (ProtocolEvent | ProviderThinkingStart)[]) => {
       for (const event of events) {
         if (event.type === "block-start") {
           kinds.set(event.index, event.kind);
@@ -496,23 +505,28 @@ export class Agent {
           const block = kinds.get(event.index);
           if (block === "code") realm.endCode(event.index, event.unterminated);
           else if (block === "data") realm.endData(event.index, event.unterminated);
-        } else {
+        } else if (event.type === "protocol-error") {
           collector.add(event);
         }
+        // Thinking events never reach the realm.
       }
     };
     /** One state update per chunk: the raw text and the block view together. */
-    const receive = (text: string, events: ProtocolEvent[]) => {
+    const receive = (text: string, events: readonly (ProtocolEvent | ProviderThinkingStart)[]) => {
       toRealm(events);
       if (text === "" && events.length === 0) return;
       this.updateMessage(replyId, (message) => {
         if (message.role !== "assistant") return message;
         let reply = message.reply;
         for (const event of events) reply = applyProtocolEvent(reply, event);
+        reply = stampThinking(reply, this.options.now());
         return { ...message, text: message.text + text, reply };
       });
     };
 
+    /** The provider's reasoning stream: shown as thinking, never parsed. */
+    const reasoning = new ProviderReasoning();
+    let finishReason: string | undefined;
     let streamError: unknown;
     for (let attempt = 0; ; attempt += 1) {
       streamError = undefined;
@@ -531,7 +545,14 @@ export class Agent {
         for await (const part of result.fullStream) {
           if (part.type === "text-delta") {
             received += part.text.length;
-            receive(part.text, parser.push(part.text));
+            receive(part.text, [...reasoning.close(), ...parser.push(part.text)]);
+          } else if (part.type === "reasoning-delta") {
+            received += part.text.length;
+            receive("", reasoning.delta(part.text));
+          } else if (part.type === "reasoning-end") {
+            receive("", reasoning.close());
+          } else if (part.type === "finish") {
+            finishReason = part.finishReason;
           } else if (part.type === "error") {
             throw part.error;
           } else if (part.type === "abort") {
@@ -555,8 +576,11 @@ export class Agent {
       }
       break;
     }
+    const cut = streamError === undefined ? cutFromFinishReason(finishReason) : undefined;
+    // A cut reply's last statement is incomplete: its syntax error is the cut, told as such.
+    if (cut || (streamError !== undefined && received > 0)) collector.markCut();
     // Close whatever is open: complete statements of an unterminated fence still run.
-    receive("", parser.end());
+    receive("", [...reasoning.end(), ...parser.end()]);
 
     if (signal.aborted) {
       this.updateMessage(replyId, (message) => (message.role === "assistant" ? { ...message, state: "stopped" } : message));
@@ -574,6 +598,13 @@ export class Agent {
       this.updateMessage(replyId, (message) =>
         message.role === "assistant" ? { ...message, state, error: failure } : message,
       );
+    } else if (cut) {
+      failure = cutNoteForPerson(cut);
+      const error = failure;
+      this.updateMessage(replyId, (message) => (message.role === "assistant" ? { ...message, state: "interrupted", error } : message));
+    } else {
+      const ended = this.state.messages.find((message) => message.id === replyId);
+      if (ended?.role === "assistant" && ended.reply.thinking?.unterminated) collector.add({ type: "note", message: UNCLOSED_THINKING_FEEDBACK });
     }
 
     this.setState({ phase: "running" });
@@ -597,7 +628,7 @@ export class Agent {
       return { kind: "stopped" };
     }
     if (failure) {
-      if (received > 0) return { kind: "interrupted", feedback: collector.text() };
+      if (received > 0 || cut) return { kind: "interrupted", feedback: collector.text() };
       return { kind: "error" };
     }
     this.updateMessage(replyId, (message) => (message.role === "assistant" ? { ...message, state: "done" } : message));

@@ -59,7 +59,28 @@ export interface ReplyMount {
   title?: string;
 }
 
+/**
+ * A reasoning model's thinking: a leading `<think>`/`<thinking>` section of
+ * the reply, or the provider's separate reasoning stream. Shown apart from
+ * the answer, stored and exported with the reply, never run and never sent
+ * back to the model.
+ */
+export interface ThinkingView {
+  /** Where it came from: the tag that opened it in the reply, or the provider's reasoning stream. */
+  source: "think" | "thinking" | "provider";
+  text: string;
+  /** The section (or the reasoning stream) has ended. */
+  closed: boolean;
+  /** The reply ended inside it. */
+  unterminated: boolean;
+  /** Clock times (ms) of its first and last part, for "Thought for N s". */
+  startedAt?: number;
+  endedAt?: number;
+}
+
 export interface ReplyView {
+  /** The reply's thinking, if the model showed any. */
+  thinking?: ThinkingView;
   blocks: BlockView[];
   mounts?: ReplyMount[];
   /** Malformed agent fences reported by the parser. */
@@ -80,7 +101,10 @@ function replaceBlock(reply: ReplyView, index: number, update: (block: BlockView
   return { ...reply, blocks };
 }
 
-export function applyProtocolEvent(reply: ReplyView, event: ProtocolEvent): ReplyView {
+/** The provider's reasoning stream opens the thinking view the same way a `<think>` tag does. */
+export type ProviderThinkingStart = { type: "thinking-start"; tag: "provider" };
+
+export function applyProtocolEvent(reply: ReplyView, event: ProtocolEvent | ProviderThinkingStart): ReplyView {
   switch (event.type) {
     case "block-start": {
       const block: BlockView =
@@ -130,6 +154,18 @@ export function applyProtocolEvent(reply: ReplyView, event: ProtocolEvent): Repl
         ...reply,
         protocolErrors: [...reply.protocolErrors, { line: event.line, info: event.info, message: event.message }],
       };
+    case "thinking-start":
+      // Provider reasoning and a tag section in one reply share one view.
+      return {
+        ...reply,
+        thinking: reply.thinking
+          ? { ...reply.thinking, source: event.tag, closed: false, text: reply.thinking.text === "" ? "" : `${reply.thinking.text}\n\n` }
+          : { source: event.tag, text: "", closed: false, unterminated: false },
+      };
+    case "thinking-delta":
+      return reply.thinking ? { ...reply, thinking: { ...reply.thinking, text: reply.thinking.text + event.text } } : reply;
+    case "thinking-end":
+      return reply.thinking ? { ...reply, thinking: { ...reply.thinking, closed: true, unterminated: event.unterminated } } : reply;
     default: {
       const never: never = event;
       return never;

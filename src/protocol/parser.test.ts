@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { charactersExamined, createProtocolParser } from "./parser";
 import { parseFenceHeader } from "./header";
+import { splitThinking } from "./thinking";
 import type { ProtocolEvent } from "./types";
 
 // ---------------------------------------------------------------------------
@@ -33,9 +34,16 @@ interface MergedError {
   info: string;
   code: string;
 }
+interface MergedThinking {
+  tag: string;
+  text: string;
+  unterminated: boolean;
+}
 interface Merged {
   blocks: MergedBlock[];
   errors: MergedError[];
+  /** Present only for a reply that opens with a thinking section. */
+  thinking?: MergedThinking;
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -49,6 +57,8 @@ function merge(events: readonly ProtocolEvent[], input?: string): Merged {
   const blocks: MergedBlock[] = [];
   const errors: MergedError[] = [];
   let open: MergedBlock | null = null;
+  let thinking: MergedThinking | undefined;
+  let thinkingOpen = false;
   const checkSurrogates = input !== undefined && !LONE_SURROGATE.test(input);
   for (const event of events) {
     switch (event.type) {
@@ -76,6 +86,23 @@ function merge(events: readonly ProtocolEvent[], input?: string): Merged {
         expect(open, "an error is reported inside the text block holding the fence").not.toBeNull();
         errors.push({ blockIndex: open!.index, line: event.line, info: event.info, code: event.code });
         break;
+      case "thinking-start":
+        expect(thinking, "one thinking section at most").toBeUndefined();
+        expect(blocks.length + errors.length, "thinking comes before any block").toBe(0);
+        thinking = { tag: event.tag, text: "", unterminated: false };
+        thinkingOpen = true;
+        break;
+      case "thinking-delta":
+        expect(thinkingOpen).toBe(true);
+        expect(event.text).not.toBe("");
+        if (checkSurrogates) expect(LONE_SURROGATE.test(event.text), JSON.stringify(event.text)).toBe(false);
+        thinking!.text += event.text;
+        break;
+      case "thinking-end":
+        expect(thinkingOpen).toBe(true);
+        thinking!.unterminated = event.unterminated;
+        thinkingOpen = false;
+        break;
       default: {
         const unreachable: never = event;
         throw new Error(`unknown event ${JSON.stringify(unreachable)}`);
@@ -83,6 +110,8 @@ function merge(events: readonly ProtocolEvent[], input?: string): Merged {
     }
   }
   expect(open, "every block ends").toBeNull();
+  expect(thinkingOpen, "a thinking section ends").toBe(false);
+  if (thinking) return { blocks, errors, thinking };
   for (const block of blocks) {
     if (block.kind === "text") expect(block.text.trim(), "text blocks hold visible characters").not.toBe("");
   }
@@ -676,5 +705,153 @@ describe("createProtocolParser: incremental work", () => {
     const small = examinedFor(megabyte.slice(0, 2 ** 18), 4) / 2 ** 18;
     const large = examinedFor(megabyte, 4) / megabyte.length;
     expect(Math.abs(large - small)).toBeLessThan(0.1);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Thinking section
+
+/**
+ * Reference reading of a leading thinking section: a regular expression for
+ * the opener, `indexOf` for the closer, then the naive block reading of the
+ * answer (blank lines after the closer dropped, the first visible line kept
+ * whole).
+ */
+function referenceWithThinking(reply: string): Merged {
+  const opener = /^[ \t\r\n]*<(think|thinking)>/.exec(reply);
+  if (!opener) return referenceParse(reply);
+  const tag = opener[1];
+  const rest = reply.slice(opener[0].length);
+  const close = rest.indexOf(`</${tag}>`);
+  const raw = close < 0 ? rest : rest.slice(0, close);
+  const text = raw.replace(/\r\n|\r/g, "\n");
+  const answer = close < 0 ? "" : rest.slice(close + tag.length + 3).replace(/^([ \t]*(\r\n|\r|\n))*/, "");
+  const thinking = { tag, text, unterminated: close < 0 };
+  return { ...referenceParse(answer), thinking };
+}
+
+const thinkingCorpus = [
+  "<think>\nLet me try:\n```tsx agent.run\nalert('draft')\n```\nbetter not.\n</think>\n\nHere it is:\n```tsx agent.run\nconsole.log(1)\n```\n",
+  "  \n\t<thinking>plan</thinking>Answer on the same line\n",
+  "<think></think>\n```js agent.run\nx()\n```\n",
+  "<think>a < b and </thin k> and </thinking> are not the closer</think>\r\n\r\n   ```ts agent.run\r\n   y()\r\n   ```\r\n",
+  "<thinking>never closed\n```tsx agent.run\nrun()\n",
+  "<think>ends inside the closer </thi",
+  "<thin>not a tag</thin>\n```js agent.run\nz()\n```\n",
+  "Text first <think>not leading</think>\n",
+  "<think>😀 漢字\r\rlines</think>\n\n\n\n~~~json agent.data => \"d\"\n[1]\n~~~\n",
+  "\n\n<thinkin",
+  "<think>x</think>   \n  \t\n",
+  "<<think>>",
+];
+
+describe("createProtocolParser: thinking section", () => {
+  it("emits a leading <think> section as thinking events, never as blocks", () => {
+    const events = parse(thinkingCorpus[0]);
+    expect(events.slice(0, 3)).toEqual([
+      { type: "thinking-start", tag: "think" },
+      { type: "thinking-delta", text: "\nLet me try:\n```tsx agent.run\nalert('draft')\n```\nbetter not.\n" },
+      { type: "thinking-end", unterminated: false },
+    ]);
+    const { blocks } = merge(events);
+    expect(blocks.map((item) => [item.kind, item.line, item.text])).toEqual([
+      ["text", 1, "Here it is:\n"],
+      ["code", 3, "console.log(1)\n"],
+    ]);
+  });
+
+  it("accepts <thinking> after leading whitespace, and an answer on the closer's line", () => {
+    const merged = merge(parse(thinkingCorpus[1]));
+    expect(merged.thinking).toEqual({ tag: "thinking", text: "plan", unterminated: false });
+    expect(merged.blocks).toEqual([block(0, "text", 1, "Answer on the same line\n")]);
+  });
+
+  it("closes only on the tag that opened the section", () => {
+    const merged = merge(parse(thinkingCorpus[3]));
+    expect(merged.thinking?.text).toBe("a < b and </thin k> and </thinking> are not the closer");
+    expect(merged.blocks).toEqual([block(0, "code", 2, "y()\n", { lang: "ts" })]);
+  });
+
+  it("marks a section the stream ended inside as unterminated, with no block after it", () => {
+    const merged = merge(parse(thinkingCorpus[4]));
+    expect(merged.thinking).toEqual({ tag: "thinking", text: "never closed\n```tsx agent.run\nrun()\n", unterminated: true });
+    expect(merged.blocks).toEqual([]);
+    expect(merge(parse(thinkingCorpus[5])).thinking).toEqual({ tag: "think", text: "ends inside the closer </thi", unterminated: true });
+  });
+
+  it("leaves replies without a leading section exactly as before", () => {
+    for (const reply of [thinkingCorpus[6], thinkingCorpus[7], thinkingCorpus[9], thinkingCorpus[11], ...corpus]) {
+      const merged = merge(parse(reply), reply);
+      expect(merged.thinking, JSON.stringify(reply)).toBeUndefined();
+      expect(merged, JSON.stringify(reply)).toEqual(referenceParse(reply));
+    }
+    expect(merge(parse(thinkingCorpus[6])).blocks.map((item) => item.kind)).toEqual(["text", "code"]);
+  });
+
+  it("matches the reference reading for every chunk size and one character at a time", () => {
+    for (const reply of thinkingCorpus) {
+      const expected = referenceWithThinking(reply);
+      expect(merge(parse(reply), reply), JSON.stringify(reply)).toEqual(expected);
+      for (let size = 1; size <= 11; size++) {
+        const chunks: string[] = [];
+        for (let i = 0; i < reply.length; i += size) chunks.push(reply.slice(i, i + size));
+        expect(merge(parseChunks(chunks), reply), `${JSON.stringify(reply)} in chunks of ${size}`).toEqual(expected);
+      }
+    }
+  });
+
+  const thinkingPieces = [
+    "<think>", "<thinking>", "</think>", "</thinking>", "<thin", "k>", "</", "<", ">", "think", "ing",
+    " ", "\t", "\n", "\r", "\r\n", "a", "😀", "\uD83D", "\uDE00",
+    "\n```tsx agent.run\n", "\n```\n", "console.log(1);", "\n```json agent.data => \"x\"\n", "[1,",
+  ];
+  const thinkingReply = fc
+    .tuple(
+      fc.constantFrom("", " ", "\n\n", "\t \r\n"),
+      fc.constantFrom("<think>", "<thinking>", "<thin", ""),
+      fc.array(fc.constantFrom(...thinkingPieces), { maxLength: 40 }),
+    )
+    .map(([lead, open, parts]) => lead + open + parts.join(""));
+
+  it("is chunk-invariant and agrees with the reference reading on random replies cut at random points (fast-check)", () => {
+    fc.assert(
+      fc.property(
+        thinkingReply.chain((reply) => fc.array(fc.integer({ min: 0, max: reply.length }), { maxLength: 20 }).map((points) => [reply, points] as const)),
+        ([reply, points]) => {
+          const whole = merge(parse(reply), reply);
+          expect(whole).toEqual(referenceWithThinking(reply));
+          expect(merge(parseChunks(cut(reply, points)), reply)).toEqual(whole);
+          expect(merge(parseChunks(everyChar(reply)), reply)).toEqual(whole);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("splitThinking gives the answer the parser reads, for the model's later turns", () => {
+    expect(splitThinking(thinkingCorpus[0])).toEqual({
+      thinking: "\nLet me try:\n```tsx agent.run\nalert('draft')\n```\nbetter not.\n",
+      answer: "Here it is:\n```tsx agent.run\nconsole.log(1)\n```\n",
+      unterminated: false,
+    });
+    expect(splitThinking("No thinking here.\n")).toEqual({ thinking: undefined, answer: "No thinking here.\n", unterminated: false });
+    expect(splitThinking("<think>cut")).toEqual({ thinking: "cut", answer: "", unterminated: true });
+    fc.assert(
+      fc.property(thinkingReply, (reply) => {
+        const { answer, thinking } = splitThinking(reply);
+        const { thinking: parsed, ...blocks } = merge(parse(reply), reply);
+        // The answer read as plain protocol (a second leading tag in it is not thinking any more).
+        expect(referenceParse(answer)).toEqual(blocks);
+        expect(thinking).toBe(parsed?.text);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("examines each character a bounded number of times, however the section is cut", () => {
+    const size = 100_000;
+    for (const input of ["<think>" + "<".repeat(size) + "</think>x", "<thinking>" + "</thinkin".repeat(size / 10), " ".repeat(size) + "<think>x"]) {
+      expect(examinedFor(input, 1), JSON.stringify(input.slice(0, 30))).toBeLessThanOrEqual(4 * input.length);
+    }
   });
 });

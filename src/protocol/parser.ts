@@ -1,4 +1,5 @@
 import { parseFenceHeader } from "./header";
+import { ThinkingSection } from "./thinking";
 import type { BlockKind, CodeLanguage, ProtocolEvent, ProtocolParser } from "./types";
 
 const LF = 10;
@@ -100,6 +101,9 @@ export function charactersExamined(parser: ProtocolParser): number {
 class FenceMachine implements ProtocolParser {
   examined = 0;
 
+  /** The leading thinking section's stage; dropped once the answer began. */
+  private thinking: ThinkingSection | undefined = new ThinkingSection();
+
   private state: State = "textLineStart";
   /** Line of the reply the cursor is on, from 1. */
   private line = 1;
@@ -147,6 +151,7 @@ class FenceMachine implements ProtocolParser {
       this.pendingHighSurrogate = chunk.slice(-1);
       chunk = chunk.slice(0, -1);
     }
+    if (this.thinking) chunk = this.feedThinking(chunk, false);
     this.scan(chunk);
     return this.takeEvents();
   }
@@ -155,9 +160,11 @@ class FenceMachine implements ProtocolParser {
     if (this.state === "ended") throw new Error("protocol parser: end() called twice");
     if (this.pendingHighSurrogate !== "") {
       // A lone high surrogate at the very end: pass it through as written.
-      this.scan(this.pendingHighSurrogate);
+      const rest = this.thinking ? this.feedThinking(this.pendingHighSurrogate, false) : this.pendingHighSurrogate;
       this.pendingHighSurrogate = "";
+      this.scan(rest);
     }
+    if (this.thinking) this.scan(this.feedThinking("", true));
     let closedByFence = false;
     switch (this.state) {
       case "textLineStart":
@@ -193,6 +200,21 @@ class FenceMachine implements ProtocolParser {
     this.fenceOpen = false;
     this.state = "ended";
     return this.takeEvents();
+  }
+
+  /**
+   * The reply's start goes through the thinking stage first; what it hands
+   * back is the answer (or text that was not a thinking section after all).
+   * Thinking events always precede block events: no block is open yet.
+   */
+  private feedThinking(chunk: string, atEnd: boolean): string {
+    const section = this.thinking!;
+    const before = section.examined;
+    let answer = section.feed(chunk, this.events);
+    if (atEnd) answer += section.end(this.events);
+    this.examined += section.examined - before;
+    if (section.done) this.thinking = undefined;
+    return answer;
   }
 
   private takeEvents(): ProtocolEvent[] {

@@ -29,7 +29,25 @@ export type BlockStart =
   | { type: "block-start"; index: number; kind: "code"; lang: CodeLanguage; line: number }
   | { type: "block-start"; index: number; kind: "data"; id: string; line: number };
 
+/** The opening tag of a thinking section: `<think>` or `<thinking>`. */
+export type ThinkingTag = "think" | "thinking";
+
+/**
+ * A leading thinking section (a reasoning model's drafts): `<think>` or
+ * `<thinking>` at the very start of the reply, possibly after whitespace, up
+ * to the matching closing tag. Emitted before any block; nothing inside is
+ * protocol (a fence there is thinking text, never a block). Block lines count
+ * from the answer's first visible line after the section, so they match the
+ * text the model is shown of its reply in later turns (`splitThinking`).
+ * `thinking-end.unterminated`: the stream ended inside the section.
+ */
+export type ThinkingEvent =
+  | { type: "thinking-start"; tag: ThinkingTag }
+  | { type: "thinking-delta"; text: string }
+  | { type: "thinking-end"; unterminated: boolean };
+
 export type ProtocolEvent =
+  | ThinkingEvent
   | BlockStart
   | { type: "block-delta"; index: number; text: string }
   /**
