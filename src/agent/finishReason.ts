@@ -78,7 +78,7 @@ const plural = (count: number, word: string) => `${count} ${word}${count === 1 ?
 export function describeCutPoint(reply: ReplyView): string {
   const last = reply.blocks[reply.blocks.length - 1];
   if (!last) {
-    if (reply.thinking && !reply.thinking.closed) return "inside your thinking section, before any of the answer was written";
+    if (reply.thinking && (reply.thinking.unterminated || !reply.thinking.closed)) return "inside your thinking section, before any of the answer was written";
     return "before any of the answer was written";
   }
   const line = blockLastLine(last);
@@ -167,7 +167,7 @@ export function cutFeedback(reply: ReplyView, reason: CutReason, providerMessage
   if (ran.length > 0) lines.push(`What ran: ${ran.join("; ")}.`);
   else if (reply.blocks.some((block) => block.kind === "code")) lines.push("What ran: none of its code.");
   if (notRun.length > 0) lines.push(`What did not run: ${notRun.join("; ")}.`);
-  if (reply.thinking && !reply.thinking.closed && reply.blocks.length === 0) {
+  if (reply.thinking && (reply.thinking.unterminated || !reply.thinking.closed) && reply.blocks.length === 0) {
     lines.push("Nothing in the thinking section runs or is shown as your answer.");
   }
   const advice =
