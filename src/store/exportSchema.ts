@@ -129,7 +129,18 @@ const block = z.discriminatedUnion("kind", [
   }),
 ]);
 
+/** A reasoning model's thinking (src/agent/reply.ts `ThinkingView`); absent in replies without one and in older files. */
+const thinking = z.looseObject({
+  source: z.enum(["think", "thinking", "provider"]),
+  text: text(),
+  closed: z.boolean(),
+  unterminated: z.boolean(),
+  startedAt: timestamp.optional(),
+  endedAt: timestamp.optional(),
+});
+
 const reply = z.looseObject({
+  thinking: thinking.optional(),
   blocks: z.array(block).max(100_000),
   protocolErrors: z.array(z.looseObject({ line: count, info: text(MAX_SHORT), message: text(MAX_SHORT) })).max(100_000),
   notices: z.array(text(MAX_SHORT)).max(100_000),
