@@ -249,7 +249,7 @@ export function createSession(options: { loopBudgetMs?: number } = {}) {
         } else if (event.type === "block-end") {
           if (kinds.get(event.index) === "code") executor.endCode(event.index, event.unterminated);
           if (kinds.get(event.index) === "data") executor.endData(event.index, event.unterminated);
-        } else {
+        } else if (event.type === "protocol-error") {
           protocolErrors.push(event.message);
         }
       }

@@ -111,6 +111,58 @@ describe("createLanguageModel", () => {
   });
 });
 
+/** A chat-completions stream whose first chunks carry reasoning the way servers send it. */
+function reasoningFetch(captured: Captured[], finishReason = "stop"): typeof fetch {
+  const chunk = (delta: object, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  return async (input, init) => {
+    captured.push({ url: String(input), headers: new Headers(init?.headers), body: JSON.parse(String(init?.body)) });
+    const sse =
+      chunk({ role: "assistant", reasoning_content: "From reasoning_content. " }) +
+      chunk({ reasoning: "From reasoning." }) +
+      chunk({ content: "Answer." }) +
+      chunk({}, finishReason) +
+      "data: [DONE]\n\n";
+    return new Response(sse, { status: 200, headers: { "content-type": "text/event-stream" } });
+  };
+}
+
+describe("createLanguageModel: reasoning and output limits", () => {
+  it("turns both reasoning_content and reasoning deltas into reasoning parts, apart from the text", async () => {
+    for (const baseURL of ["http://localhost:11434/v1", "https://openrouter.ai/api/v1"]) {
+      const captured: Captured[] = [];
+      const model = createLanguageModel(settings({ apiKey: "sk-x", baseURL, model: "deepseek-r1" }), { fetch: reasoningFetch(captured) });
+      const result = streamText({ model, prompt: "think" });
+      let reasoning = "";
+      let text = "";
+      for await (const part of result.fullStream) {
+        if (part.type === "reasoning-delta") reasoning += part.text;
+        if (part.type === "text-delta") text += part.text;
+      }
+      expect(reasoning, baseURL).toBe("From reasoning_content. From reasoning.");
+      expect(text, baseURL).toBe("Answer.");
+    }
+  });
+
+  it("reports a length finish as such", async () => {
+    const model = createLanguageModel(settings({ apiKey: "sk-x", baseURL: "https://llm.example/v1" }), { fetch: reasoningFetch([], "length") });
+    expect(await streamText({ model, prompt: "long" }).finishReason).toBe("length");
+  });
+
+  it("sends the max tokens setting with every call, and nothing when it is not set", async () => {
+    for (const baseURL of ["https://llm.example/v1", DEFAULT_BASE_URL]) {
+      const captured: Captured[] = [];
+      const limited = createLanguageModel(settings({ apiKey: "sk-x", baseURL, maxOutputTokens: 8192 }), { fetch: recordingFetch(captured) });
+      await streamText({ model: limited, prompt: "ping" }).consumeStream();
+      const unlimited = createLanguageModel(settings({ apiKey: "sk-x", baseURL }), { fetch: recordingFetch(captured) });
+      await streamText({ model: unlimited, prompt: "ping" }).consumeStream();
+      const limit = (body: Record<string, unknown>) => body.max_tokens ?? body.max_completion_tokens;
+      expect(limit(captured[0].body), baseURL).toBe(8192);
+      expect(limit(captured[1].body), baseURL).toBeUndefined();
+    }
+  });
+});
+
 describe("describeSettingsProblem", () => {
   it("explains what to fix, and accepts good settings", () => {
     expect(describeSettingsProblem(settings({ apiKey: "sk-x" }))).toBeUndefined();

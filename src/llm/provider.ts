@@ -9,7 +9,9 @@
  * error message.
  */
 import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { defaultSettingsMiddleware, wrapLanguageModel } from "ai";
 import { createDemoModel, type DemoModelOptions } from "./demoModel";
 import { DEFAULT_MODEL, isDemo, normalizeBaseURL, type LlmSettings } from "./settings";
 
@@ -24,27 +26,47 @@ export interface CreateLanguageModelOptions {
 
 /**
  * The model to pass to `streamText`. The demo model when `isDemo(settings)`;
- * otherwise `createOpenAI({ apiKey, baseURL }).chat(model)` — chat
- * completions, which every OpenAI-compatible server speaks.
+ * otherwise a chat-completions model, which every OpenAI-compatible server
+ * speaks:
+ * - OpenAI itself: `createOpenAI({ apiKey, baseURL }).chat(model)`, which
+ *   knows OpenAI's own parameters (`max_completion_tokens` for its reasoning
+ *   models).
+ * - Any other server: `createOpenAICompatible(...)`, which turns the
+ *   reasoning fields those servers stream (`reasoning_content`: DeepSeek,
+ *   vLLM, llama.cpp; `reasoning`: OpenRouter, Ollama, LM Studio) into
+ *   `reasoning-delta` parts. `@ai-sdk/openai`'s chat model drops both fields.
+ *
+ * `maxOutputTokens` (Settings → Max tokens per reply) applies to every call.
  */
 export function createLanguageModel(settings: LlmSettings, options: CreateLanguageModelOptions = {}): LanguageModelV3 {
   if (isDemo(settings)) return createDemoModel(options.demo);
   const apiKey = settings.apiKey.trim();
   const baseFetch = options.fetch;
-  const provider = createOpenAI({
-    apiKey,
-    baseURL: normalizeBaseURL(settings.baseURL),
-    // A keyless local server gets no `Authorization: Bearer ` header at all:
-    // some servers reject an empty bearer, and it widens the CORS preflight.
-    fetch:
-      apiKey === ""
-        ? (input, init) => {
-            const headers = new Headers(init?.headers);
-            headers.delete("authorization");
-            return (baseFetch ?? globalThis.fetch)(input, { ...init, headers });
-          }
-        : baseFetch,
-  });
-  return provider.chat(settings.model.trim() || DEFAULT_MODEL);
+  const baseURL = normalizeBaseURL(settings.baseURL);
+  // A keyless local server gets no `Authorization: Bearer ` header at all:
+  // some servers reject an empty bearer, and it widens the CORS preflight.
+  const fetch: typeof globalThis.fetch | undefined =
+    apiKey === ""
+      ? (input, init) => {
+          const headers = new Headers(init?.headers);
+          headers.delete("authorization");
+          return (baseFetch ?? globalThis.fetch)(input, { ...init, headers });
+        }
+      : baseFetch;
+  const modelId = settings.model.trim() || DEFAULT_MODEL;
+  const model = isOpenAIBaseURL(baseURL)
+    ? createOpenAI({ apiKey, baseURL, fetch }).chat(modelId)
+    : createOpenAICompatible({ name: "openai-compatible", apiKey: apiKey || undefined, baseURL, fetch, includeUsage: true }).chatModel(modelId);
+  const maxOutputTokens = settings.maxOutputTokens;
+  if (maxOutputTokens === undefined) return model;
+  return wrapLanguageModel({ model, middleware: defaultSettingsMiddleware({ settings: { maxOutputTokens } }) });
 }
 
+/** OpenAI's own API (its chat model knows OpenAI's parameters). */
+function isOpenAIBaseURL(baseURL: string): boolean {
+  try {
+    return new URL(baseURL).hostname === "api.openai.com";
+  } catch {
+    return false;
+  }
+}

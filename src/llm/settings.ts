@@ -10,7 +10,12 @@ export interface LlmSettings {
   baseURL: string;
   model: string;
   provider: LlmProviderKind;
+  /** Most tokens one reply may have (Settings → Max tokens per reply); the provider's default when absent. */
+  maxOutputTokens?: number;
 }
+
+/** Bounds of the max-tokens setting. */
+export const MAX_OUTPUT_TOKENS_RANGE = { min: 256, max: 1_000_000 } as const;
 
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 /** Fast, inexpensive, good at code, and served on chat completions. */
