@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "react";
-import type { Settings } from "./settings";
+import { readMaxOutputTokens, type Settings } from "./settings";
 
 export function SettingsDialog({
   settings,
@@ -11,6 +11,8 @@ export function SettingsDialog({
   onClose: () => void;
 }) {
   const [draft, setDraft] = useState(settings);
+  // Kept as typed; read (and bounded) on save, so typing "8192" never jumps.
+  const [maxTokensText, setMaxTokensText] = useState(settings.maxOutputTokens === undefined ? "" : String(settings.maxOutputTokens));
   const dialog = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const element = dialog.current;
@@ -23,7 +25,9 @@ export function SettingsDialog({
         method="dialog"
         onSubmit={(event) => {
           event.preventDefault();
-          onSave({ ...draft, baseURL: draft.baseURL.trim().replace(/\/+$/, ""), model: draft.model.trim(), apiKey: draft.apiKey.trim() });
+          const { maxOutputTokens: _previous, ...rest } = draft;
+          const maxOutputTokens = readMaxOutputTokens(maxTokensText);
+          onSave({ ...rest, ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}), baseURL: draft.baseURL.trim().replace(/\/+$/, ""), model: draft.model.trim(), apiKey: draft.apiKey.trim() });
         }}
       >
         <h2 id="lm-settings-title">Settings</h2>
@@ -76,6 +80,19 @@ export function SettingsDialog({
             value={draft.maxTurns}
             onChange={(event) => set("maxTurns", Math.max(1, Math.min(50, Number(event.target.value) || 1)))}
           />
+        </div>
+        <div className="lm-field">
+          <label htmlFor="lm-max-tokens">Max tokens per reply</label>
+          <input
+            id="lm-max-tokens"
+            type="number"
+            min={256}
+            step={256}
+            placeholder="provider default"
+            value={maxTokensText}
+            onChange={(event) => setMaxTokensText(event.target.value)}
+          />
+          <small>A reply that reaches this limit is cut; raise it if replies stop with “cut at the token limit”. Empty: the provider’s default.</small>
         </div>
         <div className="lm-dialog__actions">
           <button type="button" className="lm-button" onClick={onClose}>

@@ -3,6 +3,7 @@ import type { ChatMessage } from "../agent/agent";
 import { Markdown } from "./Markdown";
 import { CodeBlockView, DataBlockView } from "./CodeBlockView";
 import { MountSlot } from "./mounts";
+import { ThinkingView } from "./ThinkingView";
 
 const AssistantMessage = memo(function AssistantMessage({
   message,
@@ -15,6 +16,7 @@ const AssistantMessage = memo(function AssistantMessage({
     mounts.filter((mount) => mount.afterBlock === index).map((mount) => <MountSlot key={mount.mountId} mountId={mount.mountId} />);
   return (
     <article className="lm-message lm-message--assistant" aria-label="Reply" data-state={message.state}>
+      {reply.thinking && <ThinkingView thinking={reply.thinking} />}
       {reply.blocks.map((block) => {
         switch (block.kind) {
           case "text":
@@ -39,11 +41,17 @@ const AssistantMessage = memo(function AssistantMessage({
       {message.state === "interrupted" && !message.error && (
         <p className="lm-notice lm-notice--warn">This reply was interrupted before it finished (the page closed while it streamed).</p>
       )}
-      {message.error && (
-        <p className="lm-notice lm-notice--error" role="alert">
-          {message.state === "interrupted" ? "The reply was cut off: " : ""}
+      {message.error && (message.error.code === "length" || message.error.code === "content-filter") ? (
+        <p className="lm-notice lm-notice--warn lm-notice--cut" role="status">
           {message.error.message}
         </p>
+      ) : (
+        message.error && (
+          <p className="lm-notice lm-notice--error" role="alert">
+            {message.state === "interrupted" ? "The reply was cut off: " : ""}
+            {message.error.message}
+          </p>
+        )
       )}
     </article>
   );
@@ -95,7 +103,7 @@ export function Timeline({
     };
   }, []);
   const last = messages[messages.length - 1];
-  const lastSize = last ? (last.role === "assistant" ? last.text.length : last.id) : 0;
+  const lastSize = last ? (last.role === "assistant" ? last.text.length + (last.reply.thinking?.text.length ?? 0) : last.id) : 0;
   useEffect(() => {
     const scroller = end.current?.parentElement?.parentElement;
     if (scroller && pinned.current) scroller.scrollTop = scroller.scrollHeight;

@@ -1,4 +1,4 @@
-import { DEFAULT_BASE_URL, DEFAULT_MODEL } from "../llm/settings";
+import { DEFAULT_BASE_URL, DEFAULT_MODEL, MAX_OUTPUT_TOKENS_RANGE } from "../llm/settings";
 
 /**
  * The person's LLM settings. They live in the app origin only (the sandbox is
@@ -10,6 +10,15 @@ export interface Settings {
   baseURL: string;
   model: string;
   maxTurns: number;
+  /** Max tokens per reply; absent: the provider's default. */
+  maxOutputTokens?: number;
+}
+
+/** A max-tokens value from the form or storage: a whole number in range, or absent (provider default). */
+export function readMaxOutputTokens(value: unknown): number | undefined {
+  const number = typeof value === "string" ? (value.trim() === "" ? NaN : Number(value)) : value;
+  if (typeof number !== "number" || !Number.isFinite(number)) return undefined;
+  return Math.min(MAX_OUTPUT_TOKENS_RANGE.max, Math.max(MAX_OUTPUT_TOKENS_RANGE.min, Math.floor(number)));
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -36,6 +45,7 @@ export function loadSettings(storage: Pick<Storage, "getItem"> | undefined = glo
         typeof parsed.maxTurns === "number" && parsed.maxTurns >= 1 && parsed.maxTurns <= 50
           ? Math.floor(parsed.maxTurns)
           : DEFAULT_SETTINGS.maxTurns,
+      ...(readMaxOutputTokens(parsed.maxOutputTokens) !== undefined ? { maxOutputTokens: readMaxOutputTokens(parsed.maxOutputTokens) } : {}),
     };
   } catch {
     return { ...DEFAULT_SETTINGS };
