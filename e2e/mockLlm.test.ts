@@ -7,6 +7,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { streamText } from "ai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { describeLlmError } from "../src/llm/errors";
+import { createLanguageModel } from "../src/llm/provider";
 import { browserLikeFetch, createGate, startMockLlm, type MockLlm } from "./mockLlm";
 
 let mock: MockLlm;
@@ -79,6 +80,24 @@ describe("startMockLlm", () => {
     expect(await result.text).toBe("ab");
     expect(await result.finishReason).toBe("stop");
     expect((await result.usage).outputTokens).toBeGreaterThan(0);
+  });
+
+  it("streams reasoning deltas in either field and a length finish, which the app's provider reads as reasoning and a cut", async () => {
+    mock.enqueue({
+      chunks: [{ reasoning: "Drafting " }, { reasoning: "a plan.", field: "reasoning" }, "The ", "answer"],
+      finishReason: "length",
+    });
+    const model = createLanguageModel({ provider: "openai", apiKey: "test", baseURL: mock.url, model: "m" });
+    const result = streamText({ model, prompt: "Think", maxRetries: 0 });
+    let reasoning = "";
+    let text = "";
+    for await (const part of result.fullStream) {
+      if (part.type === "reasoning-delta") reasoning += part.text;
+      if (part.type === "text-delta") text += part.text;
+    }
+    expect(reasoning).toBe("Drafting a plan.");
+    expect(text).toBe("The answer");
+    expect(await result.finishReason).toBe("length");
   });
 
   it("answers an empty stop turn when nothing is queued, and records that", async () => {

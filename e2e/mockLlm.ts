@@ -17,8 +17,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
-/** One piece of a streamed reply: text, a pause, or a hold until a promise settles. */
-export type MockChunk = string | { pauseMs: number } | { waitFor: Promise<unknown> };
+/**
+ * One piece of a streamed reply: text, a reasoning delta, a pause, or a hold
+ * until a promise settles. A reasoning delta is sent the way reasoning
+ * servers do, in `delta.reasoning_content` (DeepSeek, vLLM, llama.cpp; the
+ * default) or `delta.reasoning` (OpenRouter, Ollama).
+ */
+export type MockChunk =
+  | string
+  | { reasoning: string; field?: "reasoning_content" | "reasoning" }
+  | { pauseMs: number }
+  | { waitFor: Promise<unknown> };
 
 export type MockTurn =
   | {
@@ -262,8 +271,10 @@ async function serveTurn(
   if (body?.stream !== true) {
     // Non-streaming request: collect the text, honouring pauses and gates.
     let content = "";
+    let reasoning = "";
     for (const chunk of turn.chunks) {
       if (typeof chunk === "string") content += chunk;
+      else if ("reasoning" in chunk) reasoning += chunk.reasoning;
       else await hold(chunk);
     }
     if (turn.dropAfter) return void response.destroy();
@@ -272,7 +283,7 @@ async function serveTurn(
       object: "chat.completion",
       created,
       model,
-      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finishReason }],
+      choices: [{ index: 0, message: { role: "assistant", content, ...(reasoning ? { reasoning_content: reasoning } : {}) }, finish_reason: finishReason }],
       usage: usage(body, content),
     }, cors);
     return;
@@ -305,6 +316,8 @@ async function serveTurn(
     if (typeof item === "string") {
       content += item;
       send(chunk({ content: item }, null));
+    } else if ("reasoning" in item) {
+      send(chunk({ [item.field ?? "reasoning_content"]: item.reasoning }, null));
     } else {
       await hold(item);
     }
@@ -324,7 +337,7 @@ async function serveTurn(
   response.end();
 }
 
-function hold(chunk: { pauseMs: number } | { waitFor: Promise<unknown> }): Promise<unknown> {
+function hold(chunk: Exclude<MockChunk, string | { reasoning: string }>): Promise<unknown> {
   if ("pauseMs" in chunk) return new Promise((resolve) => setTimeout(resolve, chunk.pauseMs));
   return chunk.waitFor.catch(() => undefined);
 }
