@@ -1,0 +1,162 @@
+/**
+ * Reasoning models and cut replies, through the mock endpoint in Chromium:
+ * drafts in a `<think>` section or in the provider's reasoning stream never
+ * run, and a reply cut at the token limit is named as cut, with Continue.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
+
+const FENCE = "```";
+
+let browser: Browser;
+let app: TestServer;
+let mock: MockLlm;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  assertBuilt();
+  [browser, app, mock] = await Promise.all([launchBrowser(), serveStatic(), startMockLlm()]);
+});
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), app?.close(), mock?.close()]);
+});
+
+beforeEach(async () => {
+  mock.clearRequests();
+  context = await browser.newContext();
+  page = await context.newPage();
+  await openReadyApp(page, app.url);
+  await configureEndpoint(page, mock.url);
+});
+
+afterEach(async () => {
+  await context?.close();
+  expect(mock.pending).toBe(0);
+});
+
+async function send(text: string) {
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+const status = () => page.getByRole("status").first();
+const reply = () => page.getByRole("article", { name: "Reply" }).first();
+const thinking = () => reply().locator("details.lm-thinking");
+
+function messagesOf(index: number): { role: string; content: unknown }[] {
+  return mock.requests.filter((request) => request.path.startsWith("/v1/chat/completions"))[index].body.messages;
+}
+const contentText = (content: unknown) => (typeof content === "string" ? content : JSON.stringify(content));
+
+describe("thinking", () => {
+  it("a fence inside <think> does not run while the answer's fence does; the thinking stays out of the next prompt", async () => {
+    mock.enqueue({
+      chunks: [
+        "<think>\nLet me draft it:\n",
+        `${FENCE}tsx agent.run\nconsole.log("DRAFT " + "RAN")\n${FENCE}\n`,
+        "Good, now for real.\n</think>\n\n",
+        `${FENCE}tsx agent.run\nconsole.log("ANSWER " + "RAN")\n${FENCE}\n`,
+      ],
+    });
+    mock.enqueue({ chunks: ["All done."] });
+    await send("Log something");
+    await page.getByText("All done.").waitFor({ timeout: 15_000 });
+    await expect.poll(() => status().textContent(), { timeout: 10_000 }).toMatch(/^Done/);
+
+    // The answer ran and printed; the draft did not.
+    expect(await page.getByText("ANSWER RAN", { exact: true }).count()).toBeGreaterThan(0);
+    expect(await page.getByText("DRAFT RAN", { exact: true }).count()).toBe(0);
+    const feedback = messagesOf(1).at(-1)!;
+    expect(contentText(feedback.content)).toContain("ANSWER RAN");
+    expect(contentText(feedback.content)).not.toContain("DRAFT RAN");
+    // The model is not sent its thinking back.
+    const assistant = messagesOf(1).find((message) => message.role === "assistant")!;
+    expect(contentText(assistant.content)).not.toContain("<think>");
+    expect(contentText(assistant.content)).not.toContain("Let me draft it");
+
+    // Shown apart, collapsed, as "Thought for N s"; it expands on a click.
+    await expect(thinking().locator("summary").textContent()).resolves.toMatch(/^Thought for \d+ s$/);
+    expect(await thinking().evaluate((element) => (element as HTMLDetailsElement).open)).toBe(false);
+    await thinking().locator("summary").click();
+    await expect(thinking().getByLabel("Thinking").textContent()).resolves.toContain('console.log("DRAFT " + "RAN")');
+  });
+
+  it("reasoning deltas are shown collapsed under Thinking… while they stream, and never run", async () => {
+    const gate = createGate();
+    mock.enqueue({
+      chunks: [
+        { reasoning: "Maybe this:\n" },
+        { reasoning: `${FENCE}tsx agent.run\nconsole.log("REASONING " + "RAN")\n${FENCE}\n`, field: "reasoning" },
+        { waitFor: gate.promise },
+        { reasoning: "No, simpler.\n" },
+        "Here is a plain answer.",
+      ],
+    });
+    await send("Think first");
+    await thinking().waitFor({ timeout: 15_000 });
+    await expect.poll(() => thinking().locator("summary").textContent(), { timeout: 10_000 }).toBe("Thinking…");
+    expect(await thinking().evaluate((element) => (element as HTMLDetailsElement).open)).toBe(false);
+    gate.open();
+    await page.getByText("Here is a plain answer.").waitFor({ timeout: 15_000 });
+    await expect.poll(() => status().textContent(), { timeout: 10_000 }).toMatch(/^Done/);
+    await expect(thinking().locator("summary").textContent()).resolves.toMatch(/^Thought for \d+ s$/);
+    // Nothing ran: no output, so no feedback turn.
+    await page.waitForTimeout(300);
+    expect(mock.requests.filter((request) => request.path.startsWith("/v1/chat/completions"))).toHaveLength(1);
+    expect(await page.getByText("REASONING RAN", { exact: true }).count()).toBe(0);
+    await thinking().locator("summary").click();
+    await expect(thinking().getByLabel("Thinking").textContent()).resolves.toContain("No, simpler.");
+  });
+});
+
+describe("cut replies", () => {
+  it("a length finish mid-fence shows the cut with Continue and tells the model plainly what ran", async () => {
+    await page.getByRole("button", { name: "Settings" }).click();
+    await page.getByLabel("Max tokens per reply").fill("4096");
+    await page.getByRole("button", { name: "Save" }).click();
+    mock.enqueue({
+      chunks: [
+        "Setting up.\n\n",
+        `${FENCE}tsx agent.run\n`,
+        'console.log("step " + "one");\n',
+        "const rows = [1, 2, 3].map((n) => ({\n",
+        "  id: n,\n",
+        "  label: `Row ${",
+      ],
+      finishReason: "length",
+    });
+    mock.enqueue({ chunks: ["Continuing."] });
+    await send("Build a table");
+    await page.getByText("cut at the token limit", { exact: false }).waitFor({ timeout: 15_000 });
+    await expect(reply().textContent()).resolves.toContain("raise max tokens in Settings");
+    expect(await page.getByText("step one", { exact: true }).count()).toBeGreaterThan(0);
+    const continueButton = page.getByRole("button", { name: "Continue" });
+    await continueButton.waitFor({ timeout: 10_000 });
+    expect(mock.requests[0].body.max_tokens).toBe(4096);
+    // The cut waits for the person: no automatic turn.
+    expect(mock.requests).toHaveLength(1);
+
+    await continueButton.click();
+    await page.getByText("Continuing.").waitFor({ timeout: 15_000 });
+    const feedback = contentText(messagesOf(1).at(-1)!.content);
+    expect(feedback).toContain("step one");
+    expect(feedback).toContain("was cut at the token limit");
+    expect(feedback).toContain("in block 1 (code), at line 7");
+    expect(feedback).toContain("What ran: block 1: line 4 (1 statement)");
+    expect(feedback).toContain("What did not run: block 1 from line 5 to 7");
+    expect(feedback).toContain("without repeating what already ran");
+    expect(feedback).not.toContain("SyntaxError");
+  });
+
+  it("a content-filter finish is named in its own words", async () => {
+    mock.enqueue({ chunks: ["Here is the story you asked for. Once upon"], finishReason: "content_filter" });
+    await send("Tell a story");
+    await page.getByText("content filter stopped this reply", { exact: false }).waitFor({ timeout: 15_000 });
+    await page.getByRole("button", { name: "Continue" }).waitFor({ timeout: 10_000 });
+  });
+});
