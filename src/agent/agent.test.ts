@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MockLanguageModelV3, simulateReadableStream } from "ai/test";
 import { APICallError } from "@ai-sdk/provider";
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
@@ -359,7 +359,8 @@ describe("Agent and mounted UIs", () => {
     const phases: string[] = [];
     agent.subscribe((state) => phases.push(state.phase));
     const done = agent.send("Ask me something");
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // The stream has ended and the loop waits for the realm (a fixed pause here failed under load).
+    await vi.waitFor(() => expect(realm.calls).toContain("flush"), { timeout: 5_000 });
     realm.emit({ type: "statement-start", block: 0, statement: 0, line: 2, endLine: 2, source: "mount(...)" });
     realm.emitMount({ type: "mount-open", mountId: "m1", title: "Form", snapshot: { nodes: [] } });
     realm.emitMount({ type: "mount-waiting", mountId: "m1", waiting: true });

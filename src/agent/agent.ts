@@ -251,7 +251,7 @@ export class Agent {
     const cut = [...this.state.messages].reverse().find((message) => message.role === "assistant");
     const note =
       cut?.role === "assistant"
-        ? cutFeedback(cut.reply, cutOfReply(cut) ?? "closed", cut.error?.message)
+        ? cutFeedback(cut.reply, cutOfReply(cut) ?? "closed")
         : "The previous reply was cut off mid-stream. Continue from where it stopped; code that already ran keeps its effects, do not repeat it.";
     const body = this.interruptedFeedback ? `${this.interruptedFeedback}\n${note}` : note;
     this.interruptedFeedback = "";
@@ -591,7 +591,8 @@ export class Agent {
     let failure: LlmErrorInfo | undefined;
     if (streamError !== undefined) {
       failure = this.options.describeError(streamError);
-      if (received > 0 && failure.code !== "aborted") {
+      // A broken connection after the reply began is a disconnect; an error the provider sent keeps its own code.
+      if (received > 0 && (failure.code === "network" || failure.code === "unknown")) {
         failure = { ...failure, code: "disconnected" };
       }
       const state: ReplyState = received > 0 ? "interrupted" : "error";

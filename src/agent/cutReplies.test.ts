@@ -17,9 +17,9 @@ const usage = {
   outputTokens: { total: 1, text: 1, reasoning: 0 },
 };
 
-type Script = { reasoning?: string; text: string; finish?: "stop" | "length" | "content-filter" };
+type Script = { reasoning?: string; text: string; finish?: "stop" | "length" | "content-filter"; error?: unknown };
 
-function partsOf({ reasoning, text, finish = "stop" }: Script): LanguageModelV3StreamPart[] {
+function partsOf({ reasoning, text, finish = "stop", error }: Script): LanguageModelV3StreamPart[] {
   const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
   if (reasoning) {
     parts.push({ type: "reasoning-start", id: "r" });
@@ -28,6 +28,7 @@ function partsOf({ reasoning, text, finish = "stop" }: Script): LanguageModelV3S
   }
   parts.push({ type: "text-start", id: "t" });
   for (let at = 0; at < text.length; at += 5) parts.push({ type: "text-delta", id: "t", delta: text.slice(at, at + 5) });
+  if (error !== undefined) return [...parts, { type: "error", error }];
   parts.push({ type: "text-end", id: "t" });
   parts.push({ type: "finish", finishReason: { unified: finish, raw: finish === "content-filter" ? "content_filter" : finish }, usage });
   return parts;
@@ -55,7 +56,11 @@ function setup(scripts: Script[]) {
     system: "SYSTEM",
     realm,
     createParser: createProtocolParser,
-    describeError: (error) => ({ code: "unknown", message: String(error), retryable: false }),
+    // Like describeLlmError: an error object the provider streamed is a server error; anything else unknown.
+    describeError: (error) =>
+      typeof error === "object" && error !== null && "type" in error
+        ? { code: "server", message: "the endpoint had a server error mid-reply", retryable: true }
+        : { code: "unknown", message: String(error), retryable: false },
     wrapFeedback: (body) => `[runtime output]\n${body}`,
     // Each reading of the clock is a second later, so thinking has a duration.
     now: () => (clock += 1000),
@@ -174,6 +179,23 @@ describe("cut replies", () => {
     expect(agent.getState().canContinue).toBe(true);
     await agent.continue();
     expect(feedbacks(agent.getState().messages)[0].body).toMatch(/^Your previous reply was stopped by the provider's content filter, in the text at line 1\./);
+  });
+
+  it("names an error the provider sent mid-stream as such, not as a dropped connection", async () => {
+    const { agent, logs } = setup([
+      { text: '```tsx agent.run\nconsole.log("before");\nconsole.log("aft', error: { type: "server_error", message: "Provider overloaded" } },
+      { text: "ok" },
+    ]);
+    await agent.send("go");
+    expect(logs).toEqual(["before"]);
+    const [reply] = assistants(agent.getState().messages);
+    expect(reply.role === "assistant" && reply.error?.code).toBe("server");
+    expect(agent.getState().canContinue).toBe(true);
+    await agent.continue();
+    const body = feedbacks(agent.getState().messages)[0].body;
+    expect(body).toContain("Your previous reply was cut off mid-stream because the provider reported an error, in block 0 (code), at line 3.");
+    expect(body).toContain("What ran: block 0: line 2 (1 statement).");
+    expect(body).toContain("What did not run: block 0 at line 3, where the reply was cut");
   });
 
   it("says a length cut inside the thinking happened before any answer", async () => {
