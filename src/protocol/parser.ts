@@ -65,7 +65,13 @@ const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xd
  *    line, where its info string is complete); a body line as soon as it
  *    cannot be the closing fence (only a line-start prefix like "  ``" is
  *    held). A chunk ending in the first half of a surrogate pair holds that
- *    half, so no delta ever splits a pair the input did not split.
+ *    half, so no delta ever splits a pair the input did not split. At the
+ *    reply's start, leading whitespace and a possible opening tag (at most
+ *    `<thinking`) are held until they can or cannot open a thinking section;
+ *    inside one, only a possible closing tag (`</think`) is held.
+ * 8. A leading thinking section (`thinking.ts`) comes out as thinking
+ *    events before any block; nothing in it is protocol. Replies without one
+ *    parse exactly as if the stage were not there.
  * 6. Work per chunk is proportional to the chunk's length (plus the length of
  *    held bytes released by it, each released once): nothing already seen is
  *    scanned again.

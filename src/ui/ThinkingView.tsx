@@ -7,14 +7,16 @@ import { thinkingSeconds } from "../agent/thinking";
  * "Thinking…" while it streams, then "Thought for N s", which expands. Plain
  * text (a fence in it is a draft, shown as written and never run).
  */
-export const ThinkingView = memo(function ThinkingView({ thinking }: { thinking: Thinking }) {
+export const ThinkingView = memo(function ThinkingView({ thinking, streaming }: { thinking: Thinking; streaming: boolean }) {
   const seconds = thinkingSeconds(thinking);
-  const label = !thinking.closed ? "Thinking…" : seconds === undefined ? "Thought" : `Thought for ${seconds} s`;
+  // Saved mid-stream and reopened (tab closed, crash): it will not close any more.
+  const endedInside = thinking.unterminated || (!thinking.closed && !streaming);
+  const label = !thinking.closed && streaming ? "Thinking…" : seconds === undefined ? "Thought" : `Thought for ${seconds} s`;
   return (
-    <details className="lm-thinking" data-state={thinking.closed ? "done" : "streaming"}>
+    <details className="lm-thinking" data-state={thinking.closed || !streaming ? "done" : "streaming"}>
       <summary>
         {label}
-        {thinking.unterminated && <span className="lm-thinking__warning"> · the reply ended inside its thinking</span>}
+        {endedInside && <span className="lm-thinking__warning"> · the reply ended inside its thinking</span>}
       </summary>
       <div className="lm-thinking__text" aria-label="Thinking">
         {thinking.text.replace(/^\n+/, "")}

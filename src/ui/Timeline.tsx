@@ -16,7 +16,7 @@ const AssistantMessage = memo(function AssistantMessage({
     mounts.filter((mount) => mount.afterBlock === index).map((mount) => <MountSlot key={mount.mountId} mountId={mount.mountId} />);
   return (
     <article className="lm-message lm-message--assistant" aria-label="Reply" data-state={message.state}>
-      {reply.thinking && <ThinkingView thinking={reply.thinking} />}
+      {reply.thinking && <ThinkingView thinking={reply.thinking} streaming={message.state === "streaming"} />}
       {reply.blocks.map((block) => {
         switch (block.kind) {
           case "text":
