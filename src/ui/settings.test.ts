@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_SETTINGS, loadSettings, readMaxOutputTokens, saveSettings } from "./settings";
+
+function memoryStorage(initial?: string) {
+  let value = initial ?? null;
+  return {
+    getItem: () => value,
+    setItem: (_key: string, next: string) => void (value = next),
+  };
+}
+
+describe("max tokens per reply", () => {
+  it("reads a whole number within bounds, and nothing (provider default) otherwise", () => {
+    expect(readMaxOutputTokens("8192")).toBe(8192);
+    expect(readMaxOutputTokens(" 1000.7 ")).toBe(1000);
+    expect(readMaxOutputTokens("10")).toBe(256);
+    expect(readMaxOutputTokens(5e9)).toBe(1_000_000);
+    for (const value of ["", "  ", "lots", NaN, Infinity, null, undefined, {}]) expect(readMaxOutputTokens(value)).toBeUndefined();
+  });
+
+  it("survives a save and a reload, and a bad stored value falls back to the provider default", () => {
+    const storage = memoryStorage();
+    saveSettings({ ...DEFAULT_SETTINGS, maxOutputTokens: 16_000 }, storage);
+    expect(loadSettings(storage).maxOutputTokens).toBe(16_000);
+    expect(loadSettings(memoryStorage(JSON.stringify({ maxOutputTokens: "many" })))).not.toHaveProperty("maxOutputTokens");
+    expect(loadSettings(memoryStorage(JSON.stringify({})))).toEqual(DEFAULT_SETTINGS);
+  });
+});
