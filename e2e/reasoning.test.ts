@@ -84,6 +84,22 @@ describe("thinking", () => {
     expect(await thinking().evaluate((element) => (element as HTMLDetailsElement).open)).toBe(false);
     await thinking().locator("summary").click();
     await expect(thinking().getByLabel("Thinking").textContent()).resolves.toContain('console.log("DRAFT " + "RAN")');
+
+    // Stored with the message: still there, apart and collapsed, after a reload.
+    await page.reload();
+    await page.getByText("All done.").waitFor({ timeout: 15_000 });
+    await expect(thinking().locator("summary").textContent()).resolves.toMatch(/^Thought for \d+ s$/);
+    expect(await thinking().evaluate((element) => (element as HTMLDetailsElement).open)).toBe(false);
+  });
+
+  it("a reply that ends inside <think> is shown as thinking, and the person and the model are told", async () => {
+    mock.enqueue({ chunks: ["<think>\nPlan: ", `${FENCE}tsx agent.run\nconsole.log("PLAN " + "RAN")\n`] });
+    mock.enqueue({ chunks: ["Answer after all."] });
+    await send("Plan it");
+    await page.getByText("Answer after all.").waitFor({ timeout: 15_000 });
+    await expect(thinking().locator("summary").textContent()).resolves.toContain("the reply ended inside its thinking");
+    expect(await page.getByText("PLAN RAN", { exact: true }).count()).toBe(0);
+    expect(contentText(messagesOf(1).at(-1)!.content)).toContain("Your reply ended inside its thinking section");
   });
 
   it("reasoning deltas are shown collapsed under Thinking… while they stream, and never run", async () => {
