@@ -545,7 +545,8 @@ export class Agent {
         for await (const part of result.fullStream) {
           if (part.type === "text-delta") {
             received += part.text.length;
-            receive(part.text, [...reasoning.close(), ...parser.push(part.text)]);
+            const events = parser.push(part.text);
+            receive(part.text, reasoning.open ? [...reasoning.close(), ...events] : events);
           } else if (part.type === "reasoning-delta") {
             received += part.text.length;
             receive("", reasoning.delta(part.text));

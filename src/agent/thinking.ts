@@ -10,7 +10,8 @@ import type { ProviderThinkingStart, ReplyView } from "./reply";
  * nothing in it can run.
  */
 export class ProviderReasoning {
-  private open = false;
+  /** Reasoning has begun and not ended yet. */
+  open = false;
   private seen = false;
 
   /** A reasoning delta from the provider. */
