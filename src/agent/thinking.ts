@@ -12,7 +12,6 @@ import type { ProviderThinkingStart, ReplyView } from "./reply";
 export class ProviderReasoning {
   /** Reasoning has begun and not ended yet. */
   open = false;
-  private seen = false;
 
   /** A reasoning delta from the provider. */
   delta(text: string): (ThinkingEvent | ProviderThinkingStart)[] {
@@ -21,7 +20,6 @@ export class ProviderReasoning {
     if (!this.open) {
       events.push({ type: "thinking-start", tag: "provider" });
       this.open = true;
-      this.seen = true;
     }
     events.push({ type: "thinking-delta", text });
     return events;
@@ -39,10 +37,6 @@ export class ProviderReasoning {
     if (!this.open) return [];
     this.open = false;
     return [{ type: "thinking-end", unterminated: true }];
-  }
-
-  get any(): boolean {
-    return this.seen;
   }
 }
 
