@@ -148,9 +148,15 @@ describe("cut replies", () => {
     });
     mock.enqueue({ chunks: ["Continuing."] });
     await send("Build a table");
+    // Said once, on the reply (a strict locator finds exactly one).
     await page.getByText("cut at the token limit", { exact: false }).waitFor({ timeout: 15_000 });
     await expect(reply().textContent()).resolves.toContain("raise max tokens in Settings");
     expect(await page.getByText("step one", { exact: true }).count()).toBeGreaterThan(0);
+    // The cut block says where it was cut, not a bare syntax error.
+    const block = page.getByRole("figure", { name: "Code block 1" });
+    await expect(block.locator(".lm-code__status").textContent()).resolves.toBe("cut");
+    await expect(block.textContent()).resolves.toContain("The reply was cut here: this statement is incomplete and did not run.");
+    expect(await block.getByText("SyntaxError", { exact: false }).count()).toBe(0);
     const continueButton = page.getByRole("button", { name: "Continue" });
     await continueButton.waitFor({ timeout: 10_000 });
     expect(mock.requests[0].body.max_tokens).toBe(4096);

@@ -42,6 +42,11 @@ export function cutOfReply(reply: { state: string; error?: { code: string; messa
   return "provider-error";
 }
 
+/** True for a reply the provider or the connection cut before the model finished it. */
+export function isCutReply(reply: { state: string; error?: { code: string; message: string } }): boolean {
+  return cutOfReply(reply) !== undefined;
+}
+
 /** What the person reads on a cut reply, with the next step. */
 export function cutNoteForPerson(reason: "length" | "content-filter"): { code: string; message: string; retryable: boolean } {
   if (reason === "length") {

@@ -19,7 +19,7 @@ const STATUS_LABEL: Record<string, string> = {
  * complete or not yet run), running, done, error (with the message under its
  * line) or skipped; console output sits under the statement that printed it.
  */
-export const CodeBlockView = memo(function CodeBlockView({ block }: { block: CodeBlock }) {
+export const CodeBlockView = memo(function CodeBlockView({ block, cut = false }: { block: CodeBlock; cut?: boolean }) {
   const lines = block.source.replace(/\n$/, "").split("\n");
   const byEndLine = new Map<number, StatementView>();
   const statusOf = (replyLine: number): string => {
@@ -31,13 +31,21 @@ export const CodeBlockView = memo(function CodeBlockView({ block }: { block: Cod
   };
   for (const statement of block.statements) byEndLine.set(statement.endLine, statement);
   const errorLine = block.error?.line;
+  // The reply was cut inside this block (token limit, content filter, dropped
+  // connection; the reply's note says which): its incomplete last statement's
+  // syntax error is the cut, and is shown as such.
+  const errorText = !block.error
+    ? ""
+    : cut && block.error.code === "syntax"
+      ? "The reply was cut here: this statement is incomplete and did not run."
+      : formatExecError(block.error);
   return (
     <figure className={`lm-code lm-code--${block.status}`} aria-label={`Code block ${block.index}`}>
       <figcaption className="lm-code__header">
         <span className="lm-code__lang">{block.lang}</span>
         <span className="lm-code__status" data-status={block.status}>
-          {STATUS_LABEL[block.status]}
-          {block.unterminated ? " (fence not closed)" : ""}
+          {cut ? "cut" : STATUS_LABEL[block.status]}
+          {!cut && block.unterminated ? " (fence not closed)" : ""}
         </span>
       </figcaption>
       <div className="lm-code__body">
@@ -63,7 +71,7 @@ export const CodeBlockView = memo(function CodeBlockView({ block }: { block: Cod
               )}
               {block.error && errorLine === replyLine && (
                 <div className="lm-code__error" role="note">
-                  {formatExecError(block.error)}
+                  {errorText}
                 </div>
               )}
             </div>
@@ -71,7 +79,7 @@ export const CodeBlockView = memo(function CodeBlockView({ block }: { block: Cod
         })}
         {block.error && (errorLine === undefined || errorLine < block.line || errorLine >= block.line + lines.length) && (
           <div className="lm-code__error" role="note">
-            {formatExecError(block.error)}
+            {errorText}
           </div>
         )}
       </div>

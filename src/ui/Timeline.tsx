@@ -4,6 +4,7 @@ import { Markdown } from "./Markdown";
 import { CodeBlockView, DataBlockView } from "./CodeBlockView";
 import { MountSlot } from "./mounts";
 import { ThinkingView } from "./ThinkingView";
+import { isCutReply } from "../agent/finishReason";
 
 const AssistantMessage = memo(function AssistantMessage({
   message,
@@ -11,6 +12,9 @@ const AssistantMessage = memo(function AssistantMessage({
   message: Extract<ChatMessage, { role: "assistant" }>;
 }) {
   const { reply } = message;
+  // The note below the reply names the cut; its last code block only marks where.
+  const cut = isCutReply(message);
+  const lastBlock = reply.blocks[reply.blocks.length - 1]?.index;
   const mounts = reply.mounts ?? [];
   const mountsAfter = (index: number) =>
     mounts.filter((mount) => mount.afterBlock === index).map((mount) => <MountSlot key={mount.mountId} mountId={mount.mountId} />);
@@ -22,7 +26,10 @@ const AssistantMessage = memo(function AssistantMessage({
           case "text":
             return <Markdown key={block.index} text={block.text} />;
           case "code":
-            return [<CodeBlockView key={block.index} block={block} />, ...mountsAfter(block.index)];
+            return [
+              <CodeBlockView key={block.index} block={block} cut={cut && block.index === lastBlock && block.unterminated} />,
+              ...mountsAfter(block.index),
+            ];
           case "data":
             return <DataBlockView key={block.index} block={block} />;
         }
