@@ -579,7 +579,7 @@ export class Agent {
     }
     const cut = streamError === undefined ? cutFromFinishReason(finishReason) : undefined;
     // A cut reply's last statement is incomplete: its syntax error is the cut, told as such.
-    if (cut || (streamError !== undefined && received > 0)) collector.markCut();
+    if (cut || (streamError !== undefined && received > 0)) collector.markCut(Math.max(-1, ...kinds.keys()));
     // Close whatever is open: complete statements of an unterminated fence still run.
     receive("", [...reasoning.end(), ...parser.end()]);
 

@@ -24,14 +24,15 @@ export type FeedbackInput =
 export class FeedbackCollector {
   private readonly lines: string[] = [];
   /**
-   * The reply was cut (token limit, content filter, dropped connection): the
-   * syntax error of its incomplete last statement, and the skip it causes,
-   * are the cut, which the model is told about in plain words instead.
+   * The block the reply was cut in (token limit, content filter, dropped
+   * connection): the syntax error of its incomplete last statement, and the
+   * skip it causes, are the cut, which the model is told about in plain
+   * words instead.
    */
-  private cut = false;
+  private cutBlock = -1;
 
-  markCut(): void {
-    this.cut = true;
+  markCut(block: number): void {
+    this.cutBlock = block;
   }
   /** (block, statement) → reply line where that statement starts. */
   private readonly statementLines = new Map<string, number>();
@@ -52,11 +53,11 @@ export class FeedbackCollector {
         if (event.status === "error" && event.error) this.lines.push(formatExecError(event.error));
         return;
       case "error":
-        if (this.cut && event.error.code === "syntax") return;
+        if (event.error.block === this.cutBlock && event.error.code === "syntax") return;
         this.lines.push(formatExecError(event.error));
         return;
       case "skipped":
-        if (this.cut && event.reason === "error") return;
+        if (event.block === this.cutBlock && event.reason === "error") return;
         this.lines.push(
           event.reason === "aborted"
             ? `Stopped: block ${event.block} from line ${event.fromLine} did not run (${event.count} statement${event.count === 1 ? "" : "s"}).`
