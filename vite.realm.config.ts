@@ -1,11 +1,28 @@
 import { defineConfig } from "vite";
 import { fileURLToPath } from "node:url";
 
+const ZOD_LOCALES = fileURLToPath(new URL("./workers/realm/zodLocales.ts", import.meta.url));
+const BABEL_TYPES = fileURLToPath(new URL("./workers/realm/executor/babelTypes.ts", import.meta.url));
+
 // The realm runs in a classic Worker started from a blob URL inside the
 // opaque-origin sandbox (module workers fail there in Chromium), so it is one
 // self-contained IIFE with Babel inside.
 export default defineConfig({
   publicDir: false,
+  plugins: [
+    {
+      // zod's `locales` namespace holds every language (~160 KB minified); the realm keeps English.
+      // @babel/types is CommonJS and cannot be tree-shaken (~250 KB minified).
+      name: "livemark-realm-slim",
+      enforce: "pre",
+      resolveId(source, importer) {
+        // @babel/generator's view of @babel/types: the realm's small stand-in (babelTypes.ts).
+        if (source === "@babel/types") return BABEL_TYPES;
+        if (source === "../locales/index.js" && importer && /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(importer)) return ZOD_LOCALES;
+        return null;
+      },
+    },
+  ],
   build: {
     target: "es2022",
     outDir: "public/generated",

@@ -15,10 +15,8 @@
  * JSX follows @babel/plugin-transform-react-jsx (classic runtime, `useSpread`):
  * same tag, attribute and whitespace rules, object spread for spread props.
  */
-import * as Babel from "@babel/standalone";
 import type * as T from "@babel/types";
-
-const t = Babel.packages.types;
+import { t } from "./babel";
 
 /** Thrown when the statement needs the full presets (see the file comment). */
 export const NEEDS_PRESETS = Symbol("needs-presets");

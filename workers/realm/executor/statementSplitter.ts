@@ -33,7 +33,7 @@
  *      or a top-level newline followed by a token that does not obviously
  *      continue the line), normally once per statement.
  */
-import * as Babel from "@babel/standalone";
+import { parser, type ParserOptions } from "./babel";
 import { Lexer, PUNCTUATORS, type LexerListener, type TokenKind, type TopToken } from "./lexer";
 
 export interface SplitStatement {
@@ -75,7 +75,7 @@ export function createStatementSplitter(): StatementSplitter {
   return new Splitter();
 }
 
-type ParseOptions = NonNullable<Parameters<typeof Babel.packages.parser.parse>[1]>;
+type ParseOptions = ParserOptions;
 
 /**
  * The options the runner parses with, so that a statement we cut parses there
@@ -534,7 +534,7 @@ class Splitter implements StatementSplitter, LexerListener {
   private parseText(text: string, base: number): ParseOutcome {
     let program: { body: AstNode[]; directives: AstNode[] };
     try {
-      program = Babel.packages.parser.parse(text, PARSE_OPTIONS).program as unknown as typeof program;
+      program = parser.parse(text, PARSE_OPTIONS).program as unknown as typeof program;
     } catch (error) {
       const details = error as { pos?: unknown; message?: unknown; reasonCode?: unknown };
       return {

@@ -30,12 +30,10 @@
  * (`sourceMaps: true`), which costs a second transform only when an error
  * needs it.
  */
-import * as Babel from "@babel/standalone";
 import type * as T from "@babel/types";
+import { generate, parser, t } from "./babel";
+import { lowerRuntimeTypeScript } from "./lowerRuntimeTypeScript";
 import { lowerSyntax, NEEDS_PRESETS, UnsupportedSyntax } from "./lowerSyntax";
-
-const { parser, generator, types: t } = Babel.packages;
-const generate = generator.default;
 
 export const SCOPE = "$$s";
 export const GLOBALS = "$$g";
@@ -101,7 +99,7 @@ export interface TransformResult {
   async: boolean;
   /** Top-level names this statement declares. */
   declared: { name: string; kind: DeclarationKind }[];
-  /** The statement needed Babel's presets (namespaces, computed enum members): the slow path. */
+  /** The statement needed the runtime TypeScript lowering (namespaces, computed enum members): the slow path. */
   usedPresets: boolean;
   /** With `sourceMaps`: generated (1-based line in the statement code, 0-based column) → original. */
   mappings?: Mapping[];
@@ -115,21 +113,6 @@ const PARSER_OPTIONS = {
   errorRecovery: false,
   plugins: ["jsx", "typescript"],
 } as const;
-
-// One options object for the rare preset path, so babel-core's config cache
-// (keyed by object identity) hits from the second call on.
-const PRESET_OPTIONS = {
-  presets: [
-    [Babel.availablePresets.typescript, { allExtensions: true, isTSX: true, onlyRemoveTypeImports: true, allowDeclareFields: true }],
-    [Babel.availablePresets.react, { runtime: "classic", useSpread: true, throwIfNamespace: false }],
-  ],
-  babelrc: false,
-  configFile: false,
-  sourceType: "script",
-  ast: true,
-  code: false,
-  cloneInputAst: false,
-} as unknown as Parameters<typeof Babel.transform>[1];
 
 const GENERATOR_OPTIONS = { retainLines: true, comments: false, jsescOption: { minimal: true } };
 
@@ -147,13 +130,12 @@ export function transformStatement(
     if (error !== NEEDS_PRESETS) throw error;
     usedPresets = true;
     file = parse(source);
-    for (const statement of file.program.body) {
-      if (t.isImportOrExportDeclaration(statement) || statement.type.startsWith("TSExport") || statement.type === "TSImportEqualsDeclaration") {
-        throw errorAt("unsupported", "`import` and `export` are not available in the realm", statement);
-      }
+    try {
+      lowerRuntimeTypeScript(file.program);
+    } catch (inner) {
+      if (inner instanceof UnsupportedSyntax) throw errorAt("unsupported", inner.message, inner.node);
+      throw inner;
     }
-    const result = Babel.transformFromAst(file as never, source, PRESET_OPTIONS) as unknown as { ast: T.File };
-    file = result.ast;
   }
 
   const state: PassState = {
