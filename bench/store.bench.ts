@@ -51,7 +51,7 @@ function realisticReply(index: number): ChatMessage {
   return message;
 }
 
-function realisticConversation(count: number): ChatMessage[] {
+export function realisticConversation(count: number): ChatMessage[] {
   return Array.from({ length: count }, (_, index) =>
     index % 2 === 0 ? userMessage(`m${index}`, `Question ${index}: break the sales down by region and quarter, then chart it.`, index) : realisticReply(index),
   );
