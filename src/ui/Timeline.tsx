@@ -1,6 +1,6 @@
 import { memo, useEffect, useRef } from "react";
 import type { ChatMessage } from "../agent/agent";
-import { Markdown } from "./Markdown";
+import { Markdown } from "./LazyMarkdown";
 import { CodeBlockView, DataBlockView } from "./CodeBlockView";
 import { MountSlot } from "./mounts";
 import { ThinkingView } from "./ThinkingView";
