@@ -8,6 +8,7 @@ import { Sidebar, download } from "./Sidebar";
 import type { Settings } from "./settings";
 import type { SessionController } from "./sessionController";
 import { DEMO_SUGGESTIONS } from "../llm/demoScripts";
+import type { RealmStatus } from "./realmStatus";
 
 const PHASE_WORD: Record<Phase, string> = {
   idle: "Ready",
@@ -19,7 +20,12 @@ const PHASE_WORD: Record<Phase, string> = {
   stopped: "Stopped",
 };
 
-function statusText(state: AgentState): string {
+/** Said on the status line while nothing runs and the sandbox could not start. */
+export const REALM_FAILED_STATUS = "Sandbox failed: code cannot run";
+
+function statusText(state: AgentState, realm: RealmStatus): string {
+  const settled = state.phase === "idle" || state.phase === "done";
+  if (realm.state === "failed" && settled) return REALM_FAILED_STATUS;
   const parts = [PHASE_WORD[state.phase]];
   if (state.detail) parts.push(`(${state.detail})`);
   if ((state.phase === "streaming" || state.phase === "running") && state.turn > 0) {
@@ -33,13 +39,18 @@ function SessionView({
   readOnly,
   usingDemo,
   onRevive,
+  realm,
+  onRetryRealm,
 }: {
   agent: Agent;
   readOnly: boolean;
   usingDemo: boolean;
   onRevive: () => void;
+  realm: RealmStatus;
+  onRetryRealm: () => void;
 }) {
   const state = useAgentState(agent);
+  const realmFailed = realm.state === "failed";
   const busy = state.phase === "streaming" || state.phase === "running" || state.phase === "waiting-input";
   const onSend = useCallback((text: string) => void agent.send(text), [agent]);
   const onStop = useCallback(() => agent.stop(), [agent]);
@@ -51,8 +62,13 @@ function SessionView({
       <footer className="lm-footer">
         <div className="lm-statusbar">
           <span role="status" aria-live="polite" className={`lm-status lm-status--${state.phase}`}>
-            {statusText(state)}
+            {statusText(state, realm)}
           </span>
+          {realmFailed && (
+            <button type="button" className="lm-button" title="Start the sandbox again" onClick={onRetryRealm}>
+              Retry
+            </button>
+          )}
           {state.canContinue && !busy && !readOnly && (
             <button type="button" className="lm-button" onClick={() => void agent.continue()}>
               Continue
@@ -69,6 +85,12 @@ function SessionView({
             </button>
           )}
         </div>
+        {realmFailed && !readOnly && (
+          <p className="lm-notice lm-notice--error lm-realm-failed" role="alert">
+            The sandbox could not start ({realm.message}), so code in replies cannot run: replies show their text and code, but nothing runs. Press
+            Retry to start it again.
+          </p>
+        )}
         {readOnly ? (
           <p className="lm-readonly">This session is open in another tab. It is shown here read-only and follows that tab.</p>
         ) : (
@@ -85,12 +107,14 @@ export function App({
   onSaveSettings,
   realmStatus,
   usingDemo,
+  onRetryRealm,
 }: {
   controller: SessionController;
   settings: Settings;
   usingDemo: boolean;
   onSaveSettings: (settings: Settings) => void;
-  realmStatus: "starting" | "ready" | "failed";
+  realmStatus: RealmStatus;
+  onRetryRealm: () => void;
 }) {
   const sessions = useSyncExternalStore(controller.subscribe, controller.getState);
   const [settingsOpen, setSettingsOpen] = useState(false);
@@ -136,8 +160,11 @@ export function App({
           <span className="lm-model" title={usingDemo ? "Scripted offline model" : settings.baseURL}>
             {usingDemo ? "Demo model (offline)" : settings.model}
           </span>
-          <span className={`lm-realm lm-realm--${realmStatus}`} title="The sandbox where code runs">
-            {realmStatus === "ready" ? "Sandbox ready" : realmStatus === "starting" ? "Sandbox starting…" : "Sandbox failed"}
+          <span
+            className={`lm-realm lm-realm--${realmStatus.state}`}
+            title={realmStatus.state === "failed" ? `The sandbox where code runs could not start: ${realmStatus.message}` : "The sandbox where code runs"}
+          >
+            {realmStatus.state === "ready" ? "Sandbox ready" : realmStatus.state === "starting" ? "Sandbox starting…" : "Sandbox failed"}
           </span>
           <button
             type="button"
@@ -202,7 +229,11 @@ export function App({
           </div>
         )}
         {sessions.agent ? (
-          <SessionView key={sessions.current?.id ?? "none"} agent={sessions.agent} readOnly={sessions.readOnly} usingDemo={usingDemo} onRevive={() => void controller.revive()} />
+          <SessionView key={sessions.current?.id ?? "none"} agent={sessions.agent} readOnly={sessions.readOnly} usingDemo={usingDemo}
+            onRevive={() => void controller.revive()}
+            realm={realmStatus}
+            onRetryRealm={onRetryRealm}
+          />
         ) : (
           <main className="lm-main">
             <p className="lm-empty">Opening your sessions…</p>
