@@ -9,6 +9,7 @@ import type { Settings } from "./settings";
 import type { SessionController } from "./sessionController";
 import { DEMO_SUGGESTIONS } from "../llm/demoScripts";
 import type { RealmStatus } from "./realmStatus";
+import { answeringModel } from "./modelLabel";
 
 const PHASE_WORD: Record<Phase, string> = {
   idle: "Ready",
@@ -157,8 +158,8 @@ export function App({
           <span className="lm-session-title" title={sessions.current?.title}>
             {sessions.current?.title ?? ""}
           </span>
-          <span className="lm-model" title={usingDemo ? "Scripted offline model" : settings.baseURL}>
-            {usingDemo ? "Demo model (offline)" : settings.model}
+          <span className="lm-model" title={usingDemo ? "Scripted offline model" : `${settings.model} at ${settings.baseURL}`}>
+            {answeringModel(settings).label}
           </span>
           <span
             className={`lm-realm lm-realm--${realmStatus.state}`}
