@@ -68,3 +68,60 @@ describe("Settings", () => {
     await page.getByRole("button", { name: "Cancel" }).click();
   });
 });
+
+describe("a 375 px phone screen", () => {
+  const inViewport = (target: Page, name: string) =>
+    target.getByRole("button", { name, exact: true }).evaluate((element) => {
+      const box = element.getBoundingClientRect();
+      const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+      return box.width > 0 && box.left >= 0 && box.right <= innerWidth && box.top >= 0 && box.bottom <= innerHeight && (hit === element || element.contains(hit));
+    });
+  const noHorizontalScroll = (target: Page) =>
+    target.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+
+  it("is one column with no horizontal scrolling, and every action is reachable", async () => {
+    const phone = await browser.newContext({ viewport: { width: 375, height: 740 } });
+    try {
+      const target = await phone.newPage();
+      await openReadyApp(target, app.url);
+      let width = await noHorizontalScroll(target);
+      expect(width.scrollWidth).toBeLessThanOrEqual(width.clientWidth);
+      for (const name of ["Settings", "Export", "Share", "Sessions"]) expect(await inViewport(target, name), name).toBe(true);
+
+      // A reply with code, console output and prose: still no sideways scrolling.
+      await target.locator(".lm-suggestions button", { hasText: "primes" }).click();
+      await target.getByRole("status").filter({ hasText: "Done" }).waitFor({ timeout: 60_000 });
+      width = await noHorizontalScroll(target);
+      expect(width.scrollWidth).toBeLessThanOrEqual(width.clientWidth);
+
+      // The session list is a drawer.
+      const toggle = target.getByRole("button", { name: "Sessions", exact: true });
+      expect(await toggle.getAttribute("aria-expanded")).toBe("false");
+      expect(await target.getByRole("button", { name: "New session" }).isVisible()).toBe(false);
+      await toggle.click();
+      expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+      // (The drawer slides in.)
+      for (const name of ["New session", "Export all", "Close sessions"]) await expect.poll(() => inViewport(target, name), { message: name }).toBe(true);
+      const importBox = await target.getByText("Import session").boundingBox();
+      expect(importBox && importBox.x >= 0 && importBox.x + importBox.width <= 375 && importBox.y + importBox.height <= 740).toBe(true);
+      width = await noHorizontalScroll(target);
+      expect(width.scrollWidth).toBeLessThanOrEqual(width.clientWidth);
+      await target.keyboard.press("Escape");
+      expect(await toggle.getAttribute("aria-expanded")).toBe("false");
+
+      // New session from the drawer closes it and opens the new session.
+      await toggle.click();
+      await target.getByRole("button", { name: "New session" }).click();
+      expect(await toggle.getAttribute("aria-expanded")).toBe("false");
+      await target.locator(".lm-suggestions").waitFor();
+
+      // Settings opens a dialog that fits the screen.
+      await target.getByRole("button", { name: "Settings" }).click();
+      const dialog = await target.getByRole("dialog").boundingBox();
+      expect(dialog && dialog.x >= 0 && dialog.x + dialog.width <= 375).toBe(true);
+      expect(await inViewport(target, "Save")).toBe(true);
+    } finally {
+      await phone.close();
+    }
+  }, 120_000);
+});

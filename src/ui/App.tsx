@@ -121,6 +121,14 @@ export function App({
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [shareUrl, setShareUrl] = useState<string | undefined>();
   const [dragging, setDragging] = useState(false);
+  /** Narrow screens: the session list is a drawer. */
+  const [drawerOpen, setDrawerOpen] = useState(false);
+  useEffect(() => {
+    if (!drawerOpen) return;
+    const onKey = (event: KeyboardEvent) => event.key === "Escape" && setDrawerOpen(false);
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [drawerOpen]);
 
   // Drop a session file anywhere on the window to import it.
   useEffect(() => {
@@ -151,9 +159,19 @@ export function App({
   const banner = sessions.banner;
   return (
     <div className={`lm-shell${dragging ? " lm-shell--dragging" : ""}`}>
-      <Sidebar controller={controller} state={sessions} />
+      <Sidebar controller={controller} state={sessions} open={drawerOpen} onNavigate={() => setDrawerOpen(false)} />
+      {drawerOpen && <div className="lm-drawer-backdrop" aria-hidden="true" onClick={() => setDrawerOpen(false)} />}
       <div className="lm-app">
         <header className="lm-header">
+          <button
+            type="button"
+            className="lm-button lm-drawer-toggle"
+            aria-controls="lm-sidebar"
+            aria-expanded={drawerOpen}
+            onClick={() => setDrawerOpen((open) => !open)}
+          >
+            Sessions
+          </button>
           <h1 className="lm-title">Livemark</h1>
           <span className="lm-session-title" title={sessions.current?.title}>
             {sessions.current?.title ?? ""}
