@@ -125,3 +125,53 @@ describe("a 375 px phone screen", () => {
     }
   }, 120_000);
 });
+
+describe("smaller things", () => {
+  it("Import session shows a focus ring when its file input has keyboard focus", async () => {
+    const label = page.locator("label.lm-file-button");
+    expect(await label.evaluate((element) => getComputedStyle(element).outlineStyle)).toBe("none");
+    // Tab from the last session control reaches the hidden file input.
+    await page.getByRole("button", { name: /^Delete / }).first().focus();
+    for (let step = 0; step < 5; step++) {
+      if (await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type === "file")) break;
+      await page.keyboard.press("Tab");
+    }
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe("file");
+    expect(await label.evaluate((element) => getComputedStyle(element).outlineStyle)).not.toBe("none");
+  });
+
+  it("an empty search says so", async () => {
+    await page.getByRole("searchbox", { name: "Search sessions" }).fill("zebra-quartz-nothing");
+    await page.getByText("No sessions match").waitFor();
+    await page.getByRole("searchbox", { name: "Search sessions" }).fill("");
+    await expect.poll(() => page.getByText("No sessions match").count()).toBe(0);
+  });
+
+  it("numbers code lines per block (the reply line stays in the title) and scrolls long lines inside the block", async () => {
+    await page.getByRole("button", { name: "Settings" }).click();
+    await page.getByLabel("API key", { exact: true }).fill("sk-test-lines");
+    await page.getByLabel("Base URL", { exact: true }).fill(mock.url);
+    await page.getByLabel("Model", { exact: true }).fill("mock-model");
+    await page.getByRole("button", { name: "Save" }).click();
+    const F = "```";
+    const long = "x".repeat(400);
+    // The block's first line is line 4 of the reply.
+    mock.enqueue({ chunks: [`Intro.\n\n${F}tsx agent.run\nconst wide = "${long}".length\nconsole.log(wide)\n${F}\n`] });
+    mock.enqueue({ chunks: ["ok"] });
+    await send(page, "lines");
+    await page.getByRole("status").filter({ hasText: "Done" }).waitFor({ timeout: 30_000 });
+    const numbers = page.locator(".lm-code__number");
+    expect(await numbers.allTextContents()).toEqual(["1", "2"]);
+    expect(await numbers.first().getAttribute("title")).toBe("line 4 of the reply");
+    const layout = await page.evaluate(() => {
+      const body = document.querySelector(".lm-code__body") as HTMLElement;
+      const rows = [...body.querySelectorAll(".lm-code__line")].map((row) => row.getBoundingClientRect().width);
+      return { scrollWidth: body.scrollWidth, clientWidth: body.clientWidth, overflowX: getComputedStyle(body).overflowX, rows, page: document.documentElement.scrollWidth - document.documentElement.clientWidth };
+    });
+    // The whole line is reachable by scrolling the block, and every row runs its full width; the page itself does not scroll.
+    expect(layout.overflowX).toBe("auto");
+    expect(layout.scrollWidth).toBeGreaterThan(layout.clientWidth);
+    for (const width of layout.rows) expect(Math.round(width)).toBeGreaterThanOrEqual(layout.scrollWidth - 1);
+    expect(layout.page).toBe(0);
+  });
+});

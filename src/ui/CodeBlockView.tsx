@@ -68,7 +68,10 @@ export const CodeBlockView = memo(function CodeBlockView({
             <div key={offset} className="lm-code__row">
               <div className="lm-code__line" data-status={status} title={status}>
                 <span className="lm-code__gutter" aria-hidden="true" />
-                <span className="lm-code__number">{replyLine}</span>
+                {/* Numbered per block; errors and the model speak in reply lines (the title). */}
+                <span className="lm-code__number" title={`line ${replyLine} of the reply`}>
+                  {offset + 1}
+                </span>
                 <code>{text || " "}</code>
               </div>
               {statement && statement.logs.length > 0 && (

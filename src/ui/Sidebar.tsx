@@ -68,6 +68,11 @@ export function Sidebar({
           void controller.search(event.target.value);
         }}
       />
+      {state.searchResults && list.length === 0 && (
+        <p className="lm-sidebar__empty" aria-live="polite">
+          No sessions match
+        </p>
+      )}
       <ul className="lm-sidebar__list">
         {list.map((session) => (
           <li key={session.id} className={session.id === state.current?.id ? "lm-session lm-session--current" : "lm-session"}>

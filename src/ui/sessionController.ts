@@ -318,6 +318,11 @@ export class SessionController {
 
   async newSession(): Promise<void> {
     if (!this.store) return;
+    // The open session is still empty: it is the new session.
+    if (this.state.current && this.state.agent && !this.state.readOnly && this.state.agent.getState().messages.length === 0) return;
+    // Save the open session before creating the new one, so its last write
+    // cannot date it after the new one (the list is newest first).
+    await this.closeCurrent();
     const session = await createSession(this.store);
     await this.refreshList();
     this.broadcast({ type: "list" });
