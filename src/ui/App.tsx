@@ -22,7 +22,7 @@ const PHASE_WORD: Record<Phase, string> = {
 };
 
 /** Said on the status line while nothing runs and the sandbox could not start. */
-export const REALM_FAILED_STATUS = "Sandbox failed: code cannot run";
+const REALM_FAILED_STATUS = "Sandbox failed: code cannot run";
 
 function statusText(state: AgentState, realm: RealmStatus): string {
   const settled = state.phase === "idle" || state.phase === "done";
@@ -248,7 +248,11 @@ export function App({
           </div>
         )}
         {sessions.agent ? (
-          <SessionView key={sessions.current?.id ?? "none"} agent={sessions.agent} readOnly={sessions.readOnly} usingDemo={usingDemo}
+          <SessionView
+            key={sessions.current?.id ?? "none"}
+            agent={sessions.agent}
+            readOnly={sessions.readOnly}
+            usingDemo={usingDemo}
             onRevive={() => void controller.revive()}
             realm={realmStatus}
             onRetryRealm={onRetryRealm}
