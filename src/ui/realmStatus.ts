@@ -18,21 +18,14 @@ export function isStartUpError(event: RealmEvent): boolean {
   return event.type === "realm-error" && START_UP_ERRORS.has(event.code);
 }
 
-/** The realm as the agent sees it: the same, minus start-up failures. */
-export function withoutStartUpErrors<T extends RealmPort>(realm: T): RealmPort {
-  return {
-    beginReply: () => realm.beginReply(),
-    openCode: (block, line) => realm.openCode(block, line),
-    pushCode: (block, delta) => realm.pushCode(block, delta),
-    endCode: (block, unterminated) => realm.endCode(block, unterminated),
-    openData: (block, id, line) => realm.openData(block, id, line),
-    pushData: (block, delta) => realm.pushData(block, delta),
-    endData: (block, unterminated) => realm.endData(block, unterminated),
-    flush: (timeoutMs, options) => realm.flush(timeoutMs, options),
-    abort: () => realm.abort(),
-    subscribe: (listener) => realm.subscribe((event) => void (isStartUpError(event) || listener(event))),
-    subscribeMounts: realm.subscribeMounts ? (listener) => realm.subscribeMounts!(listener) : undefined,
-  };
+/**
+ * The realm as the agent sees it: the same object (everything else is
+ * inherited, so methods added to the port later pass through), except that
+ * `subscribe` leaves out start-up failures.
+ */
+export function withoutStartUpErrors<T extends Pick<RealmPort, "subscribe">>(realm: T): T {
+  const subscribe: RealmPort["subscribe"] = (listener) => realm.subscribe((event) => void (isStartUpError(event) || listener(event)));
+  return Object.assign(Object.create(realm) as T, { subscribe });
 }
 
 /**
