@@ -40,8 +40,8 @@ function gzipKB(file: string): number {
 /** Scripts and module preloads referenced by index.html: what the browser fetches before first paint. */
 function initialJs(): { files: string[]; kb: number } {
   const html = readFileSync(join(DIST_DIR, "index.html"), "utf8");
-  // Scripts the app runs and module preloads; the realm bundle is preloaded
-  // `as="fetch"` for the sandbox and never runs in the app, so it is not counted.
+  // Scripts the app runs and module preloads; the realm bundle is fetched by
+  // the realm host for the sandbox and never runs in the app: not counted.
   const scripts = [...html.matchAll(/<script[^>]*\ssrc="\.?\/?([^"]+\.js)"/g)].map((match) => match[1]);
   const preloads = [...html.matchAll(/<link[^>]*rel="modulepreload"[^>]*href="\.?\/?([^"]+\.js)"/g)].map((match) => match[1]);
   const files = [...scripts, ...preloads].map((file) => join(DIST_DIR, file));

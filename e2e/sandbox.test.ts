@@ -53,6 +53,32 @@ describe("realm", () => {
     expect(end).toMatchObject({ status: "error", error: { code: "runtime", name: "TypeError" } });
   });
 
+  it("a malformed data fence rejects `done` only after the last valid value is kept (as the in-process realm does)", async () => {
+    const logs = await realm.page.evaluate(async () => {
+      const { host, events } = window.realmTest;
+      const from = events.length;
+      host.beginReply();
+      host.openCode(0, 1);
+      host.pushCode(0, 'const part = new StreamedData("part");\npart.done.catch(() => "rejected").then((r) => console.log(r, JSON.stringify(part.value)));\n');
+      host.endCode(0, false);
+      host.openData(1, "part", 5);
+      for (const piece of ['[{"a": 1}, ', '{"a": 2},', "]\n"]) host.pushData(1, piece);
+      host.endData(1, false);
+      await host.flush(10_000);
+      const deadline = performance.now() + 5_000;
+      const logged = () => events.slice(from).filter((event) => event.type === "console");
+      while (logged().length === 0 && performance.now() < deadline) await new Promise((done) => setTimeout(done, 20));
+      return logged().map((event) => (event.type === "console" ? event.text : ""));
+    });
+    expect(logs).toEqual(['rejected [{"a":1},{"a":2}]']);
+  });
+
+  it("lets a later `new StreamedData(id)` take the id over without an error (as the in-process realm does)", async () => {
+    const result = await realm.run('const sd1 = new StreamedData("rows");\nconst sd2 = new StreamedData("rows");\nconsole.log("after");\n');
+    expect(result.events.filter((event) => event.type === "error" || (event.type === "statement-end" && event.status === "error"))).toEqual([]);
+    expect(realm.output(result)).toBe("after");
+  });
+
   it("runs in a hidden iframe sandboxed without allow-same-origin, at an opaque origin", async () => {
     const attributes = await realm.page.evaluate(() => {
       const iframe = document.querySelector("iframe")!;

@@ -384,7 +384,7 @@ describe("the app page", () => {
         }
       })).toBe("SecurityError");
       expect(await page.evaluate(() => localStorage.getItem("livemark.settings.v1"))).toContain("sk-test");
-      // The preloaded bundle is the one the realm host uses: fetched once per page load.
+      // The realm host fetches the bundle once per page load (the spare realm reuses it).
       await waitFor(() => page.evaluate(() => document.querySelectorAll("iframe").length === 2), 30_000, 100);
       expect(bundleFetches() - before).toBe(1);
       await page.waitForTimeout(500);

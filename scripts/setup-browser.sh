@@ -11,8 +11,14 @@ if [ -x /usr/bin/chromium ]; then
 fi
 if command -v apt-get >/dev/null 2>&1; then
   SUDO=""; [ "$(id -u)" = "0" ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium
+  # env, not export: sudo drops the caller's environment.
+  AS_ROOT="$SUDO env DEBIAN_FRONTEND=noninteractive"
+  # An earlier install that was interrupted leaves dpkg half-configured and
+  # every later apt-get refusing to run: finish or repair it first.
+  $AS_ROOT dpkg --configure -a
+  $AS_ROOT apt-get --fix-broken install -y -qq
+  $AS_ROOT apt-get update -qq
+  $AS_ROOT apt-get install -y -qq chromium
   echo "installed /usr/bin/chromium"; exit 0
 fi
 echo "No Chromium found: install one and set CHROMIUM_PATH" >&2

@@ -13,6 +13,7 @@ import { MountsContext, type MountsContextValue } from "./ui/mounts";
 import { App } from "./ui/App";
 import { SessionController } from "./ui/sessionController";
 import { loadSettings, saveSettings, type Settings } from "./ui/settings";
+import { watchRealmStatus, withoutStartUpErrors, type RealmStatus } from "./ui/realmStatus";
 
 /**
  * Wires the app: one realm (sandbox) per page, one agent per open session,
@@ -23,7 +24,7 @@ function Root() {
   const [settings, setSettings] = useState<Settings>(loadSettings);
   const settingsRef = useRef(settings);
   settingsRef.current = settings;
-  const [realmStatus, setRealmStatus] = useState<"starting" | "ready" | "failed">("starting");
+  const [realmStatus, setRealmStatus] = useState<RealmStatus>({ state: "starting" });
 
   const { controller, realm, mounts } = useMemo(() => {
     const realm = createRealmHost();
@@ -33,12 +34,15 @@ function Root() {
     realm.subscribeMounts((message) => registry.receive(message));
     // A fresh realm has none of the old mounts: they stay visible, inert.
     realm.subscribe((event) => event.type === "realm-reset" && registry.closeAll());
+    // A realm that cannot start is shown by the page (status, Retry), not
+    // written into the session by the agent.
+    const agentRealm = withoutStartUpErrors(realm);
     const makeAgent = (messages: ChatMessage[]) =>
       new Agent(
         {
           model: async () => (await import("./llm/provider")).createLanguageModel(settingsRef.current),
           system: SYSTEM_PROMPT,
-          realm,
+          realm: agentRealm,
           createParser: createProtocolParser,
           describeError: (error) => {
             const current = settingsRef.current;
@@ -65,16 +69,12 @@ function Root() {
     return { controller, realm, mounts };
   }, []);
 
+  const watcher = useRef<{ refresh(): void }>(undefined);
   useEffect(() => {
-    let live = true;
     void controller.start();
-    realm.ready().then(
-      () => live && setRealmStatus("ready"),
-      () => live && setRealmStatus("failed"),
-    );
-    return () => {
-      live = false;
-    };
+    const watch = watchRealmStatus(realm, setRealmStatus);
+    watcher.current = watch;
+    return watch.unsubscribe;
   }, [controller, realm]);
 
   return (
@@ -84,6 +84,11 @@ function Root() {
       settings={settings}
       usingDemo={isDemo(settings)}
       realmStatus={realmStatus}
+      onRetryRealm={() => {
+        const restarted = realm.restart();
+        watcher.current?.refresh();
+        restarted.catch(() => watcher.current?.refresh());
+      }}
       onSaveSettings={(next) => {
         saveSettings(next);
         controller.getState().agent?.setMaxTurns(next.maxTurns);

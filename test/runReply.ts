@@ -193,7 +193,8 @@ export function createRealmParts(options: { onEvent(event: ExecEvent): void; loo
   const ui = createUiGlobals({
     post: (message) => void host.receive(message),
     onError: (error) => {
-      if (!executor) return;
+      // As the worker (workers/realm/index.ts): a later `new StreamedData(id)` taking the id over is normal.
+      if (!executor || error.code === "duplicate-target") return;
       const where = error.component ? ` in <${error.component}>` : error.handler ? ` in ${error.handler}` : "";
       const reported = new Error(`${error.message}${where}`);
       reported.name = error.name;

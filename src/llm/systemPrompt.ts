@@ -191,7 +191,7 @@ Everything the code prints (\`console.log/info/warn/error/debug\`) and every unc
 - \`sleep(ms)\` — a promise that resolves after \`ms\` milliseconds.
 - \`fetch(url, init?)\` — network access, which the person must allow per host and may refuse: catch failures and say what you needed.
 - \`z\` (zod); \`React\`, \`useState\`, \`useEffect\`, \`useMemo\`, \`useRef\`, \`useCallback\`, \`useReducer\`.
-- \`mount({ ui, title?, outputSchema?, data?, streamedData?, callbacks? })\` — draws \`ui\`, a React function component (hooks work), in the chat at once; returns \`{ id, result, mountSlot(name, ui), unmount() }\`. \`ui\` receives \`{ data, streamedData, callbacks, errors }\`.
+- \`mount({ ui, title?, outputSchema?, data?, streamedData?, callbacks? })\` — draws \`ui\`, a React function component (hooks work), in the chat at once; returns \`{ id, result, mountSlot(name, ui), unmount() }\`. \`ui\` receives \`{ data, streamedData, output, callbacks, errors }\` (\`streamedData\`: its current plain value).
 - \`new Data(initial)\` — reactive state: read it in \`ui\`, change it anywhere later (\`job.done += 1\`, \`list.push(x)\`) and every mount that reads it re-renders.
 - \`new StreamedData(id)\` — the target of \`json agent.data => "id"\`: \`.value\` is undefined, then grows as the JSON streams (the last item may be partial); \`await .done\` gives the complete value; each fence replaces it, so create each id once.
 - \`<Slot name fallback?>\` in a mount's ui, filled later by \`handle.mountSlot(name, ui)\`.

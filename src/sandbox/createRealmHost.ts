@@ -31,6 +31,7 @@ import { UI_EVENT, type MountRealmMessage } from "../wire/mount";
 import type { HostMessage } from "../wire/types";
 import { createRealmConnection, type RealmConnection } from "./createRealmConnection";
 import { createSandboxFrame, type SandboxFrame } from "./createSandboxFrame";
+import { loadRealmBundle } from "./loadRealmBundle";
 import { RealmHostError } from "./RealmHostError";
 import type {
   FlushOptions, RealmErrorCode, RealmEvent, RealmHost, RealmHostOptions, RealmResetReason, RunningStatement,
@@ -152,14 +153,11 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   }
 
   function loadBundle(): Promise<Blob> {
-    bundle ??= fetch(realmUrl, { credentials: "same-origin" }).then(async (response) => {
-      const type = response.headers.get("content-type") ?? "";
-      // A static host's SPA fallback answers missing files with index.html.
-      if (!response.ok || type.includes("text/html")) {
-        throw new RealmHostError("bundle-unavailable", `could not load the realm from ${realmUrl} (HTTP ${response.status}, ${type || "no content type"})`);
-      }
-      return response.blob();
-    });
+    // Fetched by script, never preloaded by a <link rel=preload> in
+    // index.html: with the preload, Chromium sometimes resolved our fetch()
+    // with 200 and then rejected `response.blob()` ("Failed to fetch"),
+    // 2–7 page loads in 30. Transient failures are retried with backoff.
+    bundle ??= loadRealmBundle(realmUrl);
     bundle.catch(() => (bundle = undefined)); // retry on the next start
     return bundle;
   }
@@ -191,9 +189,9 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
           if (version !== WIRE_VERSION) {
             const message = `the realm speaks wire version ${version}, the app ${WIRE_VERSION}: reload the page`;
             if (is === "spare") return discardSpare(realm, MAX_SPARE_FAILURES);
-            realmError("version-mismatch", message);
             stopRealm(realm, new RealmHostError("version-mismatch", message));
             readiness.reject(new RealmHostError("version-mismatch", message));
+            realmError("version-mismatch", message);
             return;
           }
           realm.booted = true;
@@ -264,9 +262,10 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       const failure = error instanceof RealmHostError
         ? error
         : new RealmHostError("bundle-unavailable", `could not load the realm from ${realmUrl}`, { cause: error });
-      realmError("bundle-unavailable", failure.message);
       stopRealm(realm, failure);
+      // Settled first, so status() already says "failed" to listeners.
       readiness.reject(failure);
+      realmError("bundle-unavailable", failure.message);
     });
     return realm;
   }
@@ -312,8 +311,8 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     const failure = new RealmHostError("boot-failed", `the realm ${what} (attempt ${bootAttempts} of ${MAX_BOOT_ATTEMPTS})`);
     stopRealm(realm, failure);
     if (bootAttempts >= MAX_BOOT_ATTEMPTS) {
-      realmError("boot-failed", failure.message);
       readiness.reject(failure);
+      realmError("boot-failed", failure.message);
       return;
     }
     current = startRealm();
@@ -411,6 +410,17 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     reset(reason) {
       if (disposed) return Promise.reject(new RealmHostError("disposed", "the realm host was disposed"));
       return resetRealm("requested", reason);
+    },
+
+    restart() {
+      if (disposed) return Promise.reject(new RealmHostError("disposed", "the realm host was disposed"));
+      // A realm that never started had no state to lose: start afresh
+      // without a `realm-reset` (nothing was reset). A live one is reset.
+      if (current.active || !readiness.settled) return current.active ? resetRealm("requested", "restart") : readiness.promise;
+      readiness = deferred();
+      bootAttempts = 0;
+      current = startRealm();
+      return readiness.promise;
     },
 
     status() {

@@ -107,6 +107,12 @@ export interface RealmHost {
   sendUiEvent(event: UiEventMessage): void;
   /** Throw the realm away and start a fresh one; resolves when it is ready. */
   reset(reason?: string): Promise<void>;
+  /**
+   * The Retry button: after the realm failed to start (status "failed"),
+   * try again from scratch (bundle, iframe, worker) without a `realm-reset`
+   * event; while one is starting, wait for it; a live realm is reset.
+   */
+  restart(): Promise<void>;
   status(): RealmHostStatus;
   dispose(): void;
 }

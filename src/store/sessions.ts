@@ -43,7 +43,8 @@ export function lastActivity(session: Session): number {
   return Math.max(session.updatedAt, session.importedAt ?? 0);
 }
 
-const byActivity = (a: Session, b: Session) => lastActivity(b) - lastActivity(a) || (a.id < b.id ? -1 : 1);
+const byActivity = (a: Session, b: Session) =>
+  lastActivity(b) - lastActivity(a) || b.createdAt - a.createdAt || (a.id < b.id ? -1 : 1);
 
 export interface NewSession {
   title?: string;

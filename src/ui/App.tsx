@@ -8,6 +8,8 @@ import { Sidebar, download } from "./Sidebar";
 import type { Settings } from "./settings";
 import type { SessionController } from "./sessionController";
 import { DEMO_SUGGESTIONS } from "../llm/demoScripts";
+import type { RealmStatus } from "./realmStatus";
+import { answeringModel } from "./modelLabel";
 
 const PHASE_WORD: Record<Phase, string> = {
   idle: "Ready",
@@ -19,7 +21,12 @@ const PHASE_WORD: Record<Phase, string> = {
   stopped: "Stopped",
 };
 
-function statusText(state: AgentState): string {
+/** Said on the status line while nothing runs and the sandbox could not start. */
+const REALM_FAILED_STATUS = "Sandbox failed: code cannot run";
+
+function statusText(state: AgentState, realm: RealmStatus): string {
+  const settled = state.phase === "idle" || state.phase === "done";
+  if (realm.state === "failed" && settled) return REALM_FAILED_STATUS;
   const parts = [PHASE_WORD[state.phase]];
   if (state.detail) parts.push(`(${state.detail})`);
   if ((state.phase === "streaming" || state.phase === "running") && state.turn > 0) {
@@ -33,13 +40,18 @@ function SessionView({
   readOnly,
   usingDemo,
   onRevive,
+  realm,
+  onRetryRealm,
 }: {
   agent: Agent;
   readOnly: boolean;
   usingDemo: boolean;
   onRevive: () => void;
+  realm: RealmStatus;
+  onRetryRealm: () => void;
 }) {
   const state = useAgentState(agent);
+  const realmFailed = realm.state === "failed";
   const busy = state.phase === "streaming" || state.phase === "running" || state.phase === "waiting-input";
   const onSend = useCallback((text: string) => void agent.send(text), [agent]);
   const onStop = useCallback(() => agent.stop(), [agent]);
@@ -51,8 +63,13 @@ function SessionView({
       <footer className="lm-footer">
         <div className="lm-statusbar">
           <span role="status" aria-live="polite" className={`lm-status lm-status--${state.phase}`}>
-            {statusText(state)}
+            {statusText(state, realm)}
           </span>
+          {realmFailed && (
+            <button type="button" className="lm-button" title="Start the sandbox again" onClick={onRetryRealm}>
+              Retry
+            </button>
+          )}
           {state.canContinue && !busy && !readOnly && (
             <button type="button" className="lm-button" onClick={() => void agent.continue()}>
               Continue
@@ -69,6 +86,12 @@ function SessionView({
             </button>
           )}
         </div>
+        {realmFailed && !readOnly && (
+          <p className="lm-notice lm-notice--error lm-realm-failed" role="alert">
+            The sandbox could not start ({realm.message}), so code in replies cannot run: replies show their text and code, but nothing runs. Press
+            Retry to start it again.
+          </p>
+        )}
         {readOnly ? (
           <p className="lm-readonly">This session is open in another tab. It is shown here read-only and follows that tab.</p>
         ) : (
@@ -85,17 +108,27 @@ export function App({
   onSaveSettings,
   realmStatus,
   usingDemo,
+  onRetryRealm,
 }: {
   controller: SessionController;
   settings: Settings;
   usingDemo: boolean;
   onSaveSettings: (settings: Settings) => void;
-  realmStatus: "starting" | "ready" | "failed";
+  realmStatus: RealmStatus;
+  onRetryRealm: () => void;
 }) {
   const sessions = useSyncExternalStore(controller.subscribe, controller.getState);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [shareUrl, setShareUrl] = useState<string | undefined>();
   const [dragging, setDragging] = useState(false);
+  /** Narrow screens: the session list is a drawer. */
+  const [drawerOpen, setDrawerOpen] = useState(false);
+  useEffect(() => {
+    if (!drawerOpen) return;
+    const onKey = (event: KeyboardEvent) => event.key === "Escape" && setDrawerOpen(false);
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [drawerOpen]);
 
   // Drop a session file anywhere on the window to import it.
   useEffect(() => {
@@ -126,18 +159,31 @@ export function App({
   const banner = sessions.banner;
   return (
     <div className={`lm-shell${dragging ? " lm-shell--dragging" : ""}`}>
-      <Sidebar controller={controller} state={sessions} />
+      <Sidebar controller={controller} state={sessions} open={drawerOpen} onNavigate={() => setDrawerOpen(false)} />
+      {drawerOpen && <div className="lm-drawer-backdrop" aria-hidden="true" onClick={() => setDrawerOpen(false)} />}
       <div className="lm-app">
         <header className="lm-header">
+          <button
+            type="button"
+            className="lm-button lm-drawer-toggle"
+            aria-controls="lm-sidebar"
+            aria-expanded={drawerOpen}
+            onClick={() => setDrawerOpen((open) => !open)}
+          >
+            Sessions
+          </button>
           <h1 className="lm-title">Livemark</h1>
           <span className="lm-session-title" title={sessions.current?.title}>
             {sessions.current?.title ?? ""}
           </span>
-          <span className="lm-model" title={usingDemo ? "Scripted offline model" : settings.baseURL}>
-            {usingDemo ? "Demo model (offline)" : settings.model}
+          <span className="lm-model" title={usingDemo ? "Scripted offline model" : `${settings.model} at ${settings.baseURL}`}>
+            {answeringModel(settings).label}
           </span>
-          <span className={`lm-realm lm-realm--${realmStatus}`} title="The sandbox where code runs">
-            {realmStatus === "ready" ? "Sandbox ready" : realmStatus === "starting" ? "Sandbox starting…" : "Sandbox failed"}
+          <span
+            className={`lm-realm lm-realm--${realmStatus.state}`}
+            title={realmStatus.state === "failed" ? `The sandbox where code runs could not start: ${realmStatus.message}` : "The sandbox where code runs"}
+          >
+            {realmStatus.state === "ready" ? "Sandbox ready" : realmStatus.state === "starting" ? "Sandbox starting…" : "Sandbox failed"}
           </span>
           <button
             type="button"
@@ -202,7 +248,15 @@ export function App({
           </div>
         )}
         {sessions.agent ? (
-          <SessionView key={sessions.current?.id ?? "none"} agent={sessions.agent} readOnly={sessions.readOnly} usingDemo={usingDemo} onRevive={() => void controller.revive()} />
+          <SessionView
+            key={sessions.current?.id ?? "none"}
+            agent={sessions.agent}
+            readOnly={sessions.readOnly}
+            usingDemo={usingDemo}
+            onRevive={() => void controller.revive()}
+            realm={realmStatus}
+            onRetryRealm={onRetryRealm}
+          />
         ) : (
           <main className="lm-main">
             <p className="lm-empty">Opening your sessions…</p>

@@ -19,7 +19,18 @@ const STATUS_LABEL: Record<string, string> = {
  * complete or not yet run), running, done, error (with the message under its
  * line) or skipped; console output sits under the statement that printed it.
  */
-export const CodeBlockView = memo(function CodeBlockView({ block, cut = false }: { block: CodeBlock; cut?: boolean }) {
+export const CodeBlockView = memo(function CodeBlockView({
+  block,
+  cut = false,
+  settled = false,
+}: {
+  block: CodeBlock;
+  cut?: boolean;
+  settled?: boolean;
+}) {
+  // The reply is over but its code never started: the sandbox was not
+  // running (it could not start). "queued" would promise it still will.
+  const notRun = !cut && settled && (block.status === "queued" || block.status === "streaming");
   const lines = block.source.replace(/\n$/, "").split("\n");
   const byEndLine = new Map<number, StatementView>();
   const statusOf = (replyLine: number): string => {
@@ -43,8 +54,8 @@ export const CodeBlockView = memo(function CodeBlockView({ block, cut = false }:
     <figure className={`lm-code lm-code--${block.status}`} aria-label={`Code block ${block.index}`}>
       <figcaption className="lm-code__header">
         <span className="lm-code__lang">{block.lang}</span>
-        <span className="lm-code__status" data-status={block.status}>
-          {cut ? "cut" : STATUS_LABEL[block.status]}
+        <span className="lm-code__status" data-status={notRun ? "not-run" : block.status}>
+          {cut ? "cut" : notRun ? "not run (the sandbox is not running)" : STATUS_LABEL[block.status]}
           {!cut && block.unterminated ? " (fence not closed)" : ""}
         </span>
       </figcaption>
@@ -57,7 +68,10 @@ export const CodeBlockView = memo(function CodeBlockView({ block, cut = false }:
             <div key={offset} className="lm-code__row">
               <div className="lm-code__line" data-status={status} title={status}>
                 <span className="lm-code__gutter" aria-hidden="true" />
-                <span className="lm-code__number">{replyLine}</span>
+                {/* Numbered per block; errors and the model speak in reply lines (the title). */}
+                <span className="lm-code__number" title={`line ${replyLine} of the reply`}>
+                  {offset + 1}
+                </span>
                 <code>{text || " "}</code>
               </div>
               {statement && statement.logs.length > 0 && (

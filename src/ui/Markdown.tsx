@@ -1,23 +1,37 @@
 import { memo, useMemo } from "react";
 import ReactMarkdown from "react-markdown";
+import remarkGfm from "remark-gfm";
 import { marked } from "marked";
 
 /**
  * Streaming Markdown: the text is cut into top-level blocks with marked's
- * lexer and each block is rendered by react-markdown behind `memo`, so while a
- * reply streams only the growing last block re-renders. react-markdown never
+ * lexer (GFM, so a table is one block) and each block is rendered by
+ * react-markdown with remark-gfm (tables, task lists, ~~strikethrough~~,
+ * autolinks) behind `memo`, so while a reply streams only the growing last
+ * block re-renders. A table being streamed is a paragraph until its
+ * delimiter row arrives, then a table that gains rows. react-markdown never
  * renders raw HTML (it is shown as text), and links get safe attributes.
  */
+// One tilde is too common in prose ("~5 min") to mean strikethrough.
+const REMARK_PLUGINS = [[remarkGfm, { singleTilde: false }]] as Parameters<typeof ReactMarkdown>[0]["remarkPlugins"];
+
 const MarkdownBlock = memo(function MarkdownBlock({ source }: { source: string }) {
   return (
     <ReactMarkdown
       skipHtml
+      remarkPlugins={REMARK_PLUGINS}
       urlTransform={safeUrl}
       components={{
         a: ({ href, children }) => (
           <a href={href} target="_blank" rel="noopener noreferrer nofollow">
             {children}
           </a>
+        ),
+        // Wide tables scroll inside the reply instead of widening the page.
+        table: ({ children }) => (
+          <div className="lm-table-wrap">
+            <table>{children}</table>
+          </div>
         ),
         img: ({ alt }) => <span className="lm-image-placeholder">[image: {alt || "untitled"}]</span>,
       }}

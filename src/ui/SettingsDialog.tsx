@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { readMaxOutputTokens, type Settings } from "./settings";
+import { answeringModel } from "./modelLabel";
 
 export function SettingsDialog({
   settings,
@@ -19,6 +20,11 @@ export function SettingsDialog({
     if (element && !element.open) element.showModal();
   }, []);
   const set = <K extends keyof Settings>(key: K, value: Settings[K]) => setDraft((current) => ({ ...current, [key]: value }));
+  // Typing into an endpoint field is choosing the endpoint: Save must not
+  // quietly keep the demo model with a key next to it.
+  const setEndpoint = (key: "apiKey" | "baseURL" | "model", value: string) =>
+    setDraft((current) => ({ ...current, [key]: value, provider: value.trim() !== "" ? "openai" : current.provider }));
+  const answering = answeringModel(draft);
   return (
     <dialog ref={dialog} className="lm-dialog" aria-labelledby="lm-settings-title" onClose={onClose} onCancel={onClose}>
       <form
@@ -50,7 +56,7 @@ export function SettingsDialog({
             autoComplete="off"
             spellCheck={false}
             value={draft.apiKey}
-            onChange={(event) => set("apiKey", event.target.value)}
+            onChange={(event) => setEndpoint("apiKey", event.target.value)}
             placeholder="sk-…"
           />
           <small>Stored only in this browser. Sent only to the base URL below; generated code never sees it.</small>
@@ -62,13 +68,13 @@ export function SettingsDialog({
             type="url"
             spellCheck={false}
             value={draft.baseURL}
-            onChange={(event) => set("baseURL", event.target.value)}
+            onChange={(event) => setEndpoint("baseURL", event.target.value)}
           />
           <small>OpenAI, OpenRouter, Groq, Together, Ollama, LM Studio, vLLM, llama.cpp — any chat-completions endpoint.</small>
         </div>
         <div className="lm-field">
           <label htmlFor="lm-model">Model</label>
-          <input id="lm-model" spellCheck={false} value={draft.model} onChange={(event) => set("model", event.target.value)} />
+          <input id="lm-model" spellCheck={false} value={draft.model} onChange={(event) => setEndpoint("model", event.target.value)} />
         </div>
         <div className="lm-field">
           <label htmlFor="lm-max-turns">Automatic turns per message</label>
@@ -94,6 +100,10 @@ export function SettingsDialog({
           />
           <small>A reply that reaches this limit is cut; raise it if replies stop with “cut at the token limit”. Empty: the provider’s default.</small>
         </div>
+        <p className="lm-settings__answering" aria-live="polite">
+          After Save, replies come from: <strong>{answering.label}</strong>
+          {answering.reason ? ` (${answering.reason})` : ""}
+        </p>
         <div className="lm-dialog__actions">
           <button type="button" className="lm-button" onClick={onClose}>
             Cancel

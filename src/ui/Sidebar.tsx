@@ -11,7 +11,19 @@ function download(name: string, text: string) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-export function Sidebar({ controller, state }: { controller: SessionController; state: SessionsState }) {
+export function Sidebar({
+  controller,
+  state,
+  open = false,
+  onNavigate,
+}: {
+  controller: SessionController;
+  state: SessionsState;
+  /** On a narrow screen the list is a drawer: shown only while open. */
+  open?: boolean;
+  /** A session was opened or created (a drawer closes). */
+  onNavigate?: () => void;
+}) {
   const [query, setQuery] = useState("");
   const [renaming, setRenaming] = useState<string | undefined>();
   const [draft, setDraft] = useState("");
@@ -27,8 +39,21 @@ export function Sidebar({ controller, state }: { controller: SessionController; 
   };
 
   return (
-    <nav className="lm-sidebar" aria-label="Sessions">
-      <button type="button" className="lm-button lm-button--primary" disabled={disabled} onClick={() => void controller.newSession()}>
+    <nav id="lm-sidebar" className={`lm-sidebar${open ? " lm-sidebar--open" : ""}`} aria-label="Sessions">
+      {onNavigate && (
+        <button type="button" className="lm-icon-button lm-drawer-close" aria-label="Close sessions" onClick={onNavigate}>
+          ×
+        </button>
+      )}
+      <button
+        type="button"
+        className="lm-button lm-button--primary"
+        disabled={disabled}
+        onClick={() => {
+          onNavigate?.();
+          void controller.newSession();
+        }}
+      >
         New session
       </button>
       <input
@@ -43,6 +68,11 @@ export function Sidebar({ controller, state }: { controller: SessionController; 
           void controller.search(event.target.value);
         }}
       />
+      {state.searchResults && list.length === 0 && (
+        <p className="lm-sidebar__empty" aria-live="polite">
+          No sessions match
+        </p>
+      )}
       <ul className="lm-sidebar__list">
         {list.map((session) => (
           <li key={session.id} className={session.id === state.current?.id ? "lm-session lm-session--current" : "lm-session"}>
@@ -68,7 +98,10 @@ export function Sidebar({ controller, state }: { controller: SessionController; 
                 type="button"
                 className="lm-session__open"
                 aria-current={session.id === state.current?.id ? "true" : undefined}
-                onClick={() => void controller.open(session.id)}
+                onClick={() => {
+                  onNavigate?.();
+                  void controller.open(session.id);
+                }}
                 onDoubleClick={() => {
                   setDraft(session.title);
                   setRenaming(session.id);

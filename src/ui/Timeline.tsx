@@ -27,7 +27,12 @@ const AssistantMessage = memo(function AssistantMessage({
             return <Markdown key={block.index} text={block.text} />;
           case "code":
             return [
-              <CodeBlockView key={block.index} block={block} cut={cut && block.index === lastBlock && block.unterminated} />,
+              <CodeBlockView
+                key={block.index}
+                block={block}
+                cut={cut && block.index === lastBlock && block.unterminated}
+                settled={message.state === "done"}
+              />,
               ...mountsAfter(block.index),
             ];
           case "data":

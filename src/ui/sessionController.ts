@@ -64,6 +64,13 @@ export class SessionController {
   /** Last snapshot text saved per mount, to write only what changed. */
   private savedMounts = new Map<string, string>();
   private savedVersions = new WeakMap<object, number>();
+  /**
+   * Settles when start() has opened the store (or found it unavailable) and
+   * the first session: an import, a share link or a dropped file that comes
+   * earlier (right after the page loads) waits for it instead of failing.
+   */
+  private readonly started: Promise<void>;
+  private markStarted!: () => void;
 
   constructor(
     private readonly options: {
@@ -75,6 +82,7 @@ export class SessionController {
       href?: string;
     },
   ) {
+    this.started = new Promise<void>((resolve) => (this.markStarted = resolve));
     this.channel?.addEventListener("message", (event: MessageEvent) => {
       const data = event.data as { type?: string; sessionId?: string } | null;
       if (data?.type === "saved" && data.sessionId === this.state.current?.id && this.state.readOnly) {
@@ -105,6 +113,14 @@ export class SessionController {
   }
 
   async start(): Promise<void> {
+    try {
+      await this.startOnce();
+    } finally {
+      this.markStarted();
+    }
+  }
+
+  private async startOnce(): Promise<void> {
     const opened = await openStore({
       onStatus: (status) => this.notify(status.message, "warn"),
     });
@@ -302,6 +318,11 @@ export class SessionController {
 
   async newSession(): Promise<void> {
     if (!this.store) return;
+    // The open session is still empty: it is the new session.
+    if (this.state.current && this.state.agent && !this.state.readOnly && this.state.agent.getState().messages.length === 0) return;
+    // Save the open session before creating the new one, so its last write
+    // cannot date it after the new one (the list is newest first).
+    await this.closeCurrent();
     const session = await createSession(this.store);
     await this.refreshList();
     this.broadcast({ type: "list" });
@@ -349,6 +370,7 @@ export class SessionController {
 
   /** The open session as a `livemark.session` file (never settings or the key). */
   async exportCurrent(): Promise<{ name: string; text: string } | undefined> {
+    await this.started;
     if (!this.store || !this.state.current) return undefined;
     await this.writer?.flush();
     const { exportSession, exportFileName, serializeExport } = await exportImport();
@@ -357,6 +379,7 @@ export class SessionController {
   }
 
   async exportEverything(): Promise<{ name: string; text: string } | undefined> {
+    await this.started;
     if (!this.store) return undefined;
     await this.writer?.flush();
     const { exportAll, exportFileName, serializeExport } = await exportImport();
@@ -365,6 +388,7 @@ export class SessionController {
   }
 
   async importFrom(input: string | Blob): Promise<boolean> {
+    await this.started;
     if (!this.store) {
       this.notify("Storage is unavailable in this browser, so nothing can be imported.", "error");
       return false;
@@ -402,6 +426,7 @@ export class SessionController {
   }
 
   async shareLink(base: string): Promise<string | undefined> {
+    await this.started;
     if (!this.store || !this.state.current) return undefined;
     await this.writer?.flush();
     const { createShareLink } = await sharing();

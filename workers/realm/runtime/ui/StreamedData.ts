@@ -8,7 +8,8 @@
  *   sales.streaming      // a fence is open
  *   await sales.done     // the value once the current (or, if none has come
  *                        // yet, the next) fence completes; rejects when it
- *                        // was malformed or truncated
+ *                        // was malformed or truncated, once the last valid
+ *                        // value is in place (a catch handler can read it)
  *   JSON.stringify(sales), [...sales], sales.length, sales.map(...), sales.rows
  *                        // read through to the current value
  *
@@ -191,9 +192,14 @@ class StreamState implements ReactiveSource {
       notify(this);
       return undefined;
     }
+    const message = `StreamedData ${JSON.stringify(this.id)}: ${problem}; the last valid value is kept`;
+    this.error = { code: "data-invalid", message };
+    const error = new StreamedDataError(message);
     // Keep the last valid partial value: let the parser finish what it was
-    // given (it stops at the error), then stop listening.
-    void feed.idle().then(() => {
+    // given (it stops at the error), then stop listening. `done` rejects
+    // only after that, so a waiter reading `value` sees what was kept:
+    //   part.done.catch(() => part.value)   // [{"a": 1}, {"a": 2}], not undefined
+    const kept = feed.idle().then(() => {
       if (this.fence !== fence) return;
       // jsonriver builds in place: what it parsed before the error counts even if it never yielded it.
       if (feed.hasValue()) {
@@ -204,13 +210,10 @@ class StreamState implements ReactiveSource {
       if (this.feed === feed) this.feed = undefined;
       notify(this);
     });
-    const message = `StreamedData ${JSON.stringify(this.id)}: ${problem}; the last valid value is kept`;
-    this.error = { code: "data-invalid", message };
-    const error = new StreamedDataError(message);
-    const settled = Promise.reject(error);
+    const settled = kept.then(() => Promise.reject(error));
     settled.catch(() => {});
     this.settled = settled;
-    waiters?.reject(error);
+    if (waiters) settled.catch((reason: unknown) => waiters.reject(reason));
     notify(this);
     return { code: "data-invalid", name: "StreamedDataError", message, block: 0 };
   }

@@ -33,6 +33,7 @@ import { toWireProps, type PropIssue } from "../../reconciler/toWireProps";
 import { currentProxy, sourceOf, toRaw } from "./Data";
 import { buildFormObject, isZodSchema, parseForm, type ZodLike } from "./formValues";
 import { streamStateOf } from "./StreamedData";
+import { plainStreamedValue, uiPropWarnings, unknownOptionWarnings } from "./mountWarnings";
 import { setRenderingSubscriber, subscribe, type ReactiveSource, type Subscriber } from "./tracking";
 import { uiEventArgument } from "./uiEventArgument";
 
@@ -48,7 +49,9 @@ export type UiErrorCode =
   /** `mountSlot(name)` but the mount rendered no `<Slot name>`. */
   | "unknown-slot"
   /** `outputSchema` threw while validating. */
-  | "bad-schema";
+  | "bad-schema"
+  /** Not an error: an unknown mount option or a prop ui reads that mount never passes (mountWarnings.ts). */
+  | "mount-warning";
 
 /** An error for the model. Plain data except `cause`, the original thrown value (for mapping its stack). */
 export interface UiError {
@@ -78,7 +81,10 @@ export type Ui = ((props: UiProps) => ReactNode) | ReactNode;
 
 export interface UiProps {
   data: unknown;
+  /** The current plain value of the StreamedData given to mount (the prototype's API), not the object. */
   streamedData: unknown;
+  /** The prototype's name for `submit`. */
+  output(values: unknown): boolean;
   callbacks: Record<string, unknown>;
   /** Field errors of the last rejected submit, keyed by field name. */
   errors: Record<string, string>;
@@ -289,10 +295,11 @@ class MountRecord implements Subscriber, MountContainer {
   uiProps(): UiProps {
     return {
       data: currentProxy(this.options.data),
-      streamedData: this.options.streamedData,
+      streamedData: plainStreamedValue(this.options.streamedData),
       callbacks: this.options.callbacks ?? {},
       errors: this.errors,
       submit: (values: unknown) => this.submit(values, false),
+      output: (values: unknown) => this.submit(values, false),
     };
   }
 
@@ -603,6 +610,7 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     const id = `m${nextId++}`.slice(0, MAX_MOUNT_ID_LENGTH);
     const record = new MountRecord(id, mountOptions, runtime);
     mounts.set(id, record);
+    warn(id, [...(isUi(input) ? [] : unknownOptionWarnings(input)), ...uiPropWarnings(mountOptions.ui)]);
     for (const source of [...explicitSources(mountOptions.data), ...explicitSources(mountOptions.streamedData)]) subscribe(source, record);
     record.open();
     return Object.freeze({
@@ -616,12 +624,19 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
       update(changes: Partial<MountOptions>) {
         if (record.closed) return;
         const next = normalizeOptions({ ...record.options, ...changes });
+        if (typeof changes === "object" && changes !== null) {
+          warn(record.id, [...unknownOptionWarnings(changes), ...(changes.ui !== undefined ? uiPropWarnings(changes.ui) : [])]);
+        }
         record.options = next;
         for (const source of [...explicitSources(next.data), ...explicitSources(next.streamedData)]) subscribe(source, record);
         record.invalidate();
       },
       unmount: () => unmount(record),
     });
+  }
+
+  function warn(mountId: string, warnings: string[]): void {
+    for (const message of warnings) options.onError({ code: "mount-warning", name: "MountWarning", message: `${message} (mount ${mountId})`, mountId });
   }
 
   function callHandler(record: MountRecord, node: TableNode, handler: string, argument: unknown): void {

@@ -270,7 +270,8 @@ describe("StreamedData", () => {
       streamedData: sales,
       ui: ({ streamedData }: UiProps) => {
         renders += 1;
-        const data = ((streamedData as typeof sales).value ?? []) as typeof rows;
+        // The prop is the current plain value (the prototype's API), not the StreamedData.
+        const data = (streamedData ?? []) as typeof rows;
         return <LineChart data={data}><Line dataKey="sales" /></LineChart>;
       },
     });

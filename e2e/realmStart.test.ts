@@ -1,0 +1,149 @@
+/**
+ * The realm starts on every page load, and when it truly cannot, the page
+ * says so instead of pretending all is well (issue: "the realm sometimes
+ * never starts").
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { assertBuilt, DIST_DIR, launchBrowser, serveStatic, type TestServer } from "./harness";
+import { freshLoad } from "./freshLoads";
+import { DEMO_SUGGESTIONS } from "../src/llm/demoScripts";
+
+const FRESH_LOADS = 100;
+
+let browser: Browser;
+let app: TestServer;
+
+beforeAll(async () => {
+  assertBuilt();
+  browser = await launchBrowser();
+  app = await serveStatic();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+describe("realm start", () => {
+  it(`is ready on ${FRESH_LOADS} consecutive fresh loads`, async () => {
+    const failures: string[] = [];
+    for (let index = 0; index < FRESH_LOADS; index++) {
+      const load = await freshLoad(browser, app.url);
+      if (!load.ready) failures.push(`load ${index + 1}: "${load.status}"\n  ${load.console.join("\n  ")}`);
+    }
+    expect(failures).toEqual([]);
+  }, 900_000);
+
+  it("does not ship a preload of the realm bundle (it made fetch().blob() fail in Chromium)", () => {
+    const html = readFileSync(join(DIST_DIR, "index.html"), "utf8");
+    expect(html).not.toMatch(/<link[^>]*rel="preload"[^>]*generated\/realm\.js/);
+  });
+});
+
+/**
+ * The built app, except that the realm bundle's body can be cut: the
+ * response says 200 with the full length, sends a part, and drops the
+ * connection, so `fetch()` resolves and `response.blob()` rejects "Failed to
+ * fetch", the very failure seen with the preload.
+ */
+async function serveFlakyBundle(): Promise<{ url: string; cutNext: number; requests: number; close(): Promise<void> }> {
+  const state = { url: "", cutNext: 0, requests: 0, close: async () => {} };
+  const server: Server = createServer((request, response) => {
+    let path = new URL(request.url ?? "/", "http://x").pathname;
+    if (path.endsWith("/")) path += "index.html";
+    const file = join(DIST_DIR, path);
+    let body: Buffer;
+    try {
+      body = readFileSync(file);
+    } catch {
+      response.writeHead(404).end();
+      return;
+    }
+    const type = path.endsWith(".html") ? "text/html" : path.endsWith(".css") ? "text/css" : path.endsWith(".js") ? "text/javascript" : "application/octet-stream";
+    response.writeHead(200, { "content-type": type, "content-length": body.length, "cache-control": "no-store" });
+    if (path.endsWith("/generated/realm.js")) {
+      state.requests += 1;
+      if (state.cutNext > 0) {
+        state.cutNext -= 1;
+        response.write(body.subarray(0, 64 * 1024), () => response.destroy());
+        return;
+      }
+    }
+    response.end(body);
+  });
+  server.keepAliveTimeout = 1;
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  state.close = () =>
+    new Promise<void>((done) => {
+      server.closeAllConnections();
+      server.close(() => done());
+    });
+  return state;
+}
+
+describe("realm start failures", () => {
+  let flaky: Awaited<ReturnType<typeof serveFlakyBundle>>;
+  let page: Page;
+
+  beforeAll(async () => {
+    flaky = await serveFlakyBundle();
+    page = await (await browser.newContext()).newPage();
+  });
+
+  afterAll(async () => {
+    await page?.context().close();
+    await flaky?.close();
+  });
+
+  it("retries a bundle download that broke off, and starts", async () => {
+    flaky.cutNext = 2;
+    flaky.requests = 0;
+    await page.goto(flaky.url);
+    await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
+    expect(flaky.requests).toBe(3);
+  });
+
+  it("says so when the realm cannot start, keeps it out of the session, and restarts on Retry", async () => {
+    const status = page.getByRole("status");
+    flaky.cutNext = 1_000;
+    await page.reload();
+    await page.getByText("Sandbox failed", { exact: true }).waitFor({ timeout: 30_000 });
+    // The status line does not pretend all is well; the person can retry.
+    await expect.poll(() => status.textContent()).toBe("Sandbox failed: code cannot run");
+    const retry = page.getByRole("button", { name: "Retry" });
+    expect(await retry.isVisible()).toBe(true);
+    expect(await page.getByRole("alert").filter({ hasText: "code in replies cannot run" }).isVisible()).toBe(true);
+    // The start-up failure is the page's state, not the session's.
+    expect(await page.locator(".lm-timeline .lm-notice").count()).toBe(0);
+    expect(await page.getByRole("button", { name: DEMO_SUGGESTIONS[0] }).isVisible()).toBe(true);
+
+    // Reloaded with a working bundle, the same session shows nothing of it.
+    flaky.cutNext = 0;
+    await page.reload();
+    await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
+    expect(await page.locator(".lm-timeline .lm-notice").count()).toBe(0);
+    expect(await page.getByRole("button", { name: DEMO_SUGGESTIONS[0] }).isVisible()).toBe(true);
+
+    // Broken again: a message sent anyway shows its text; its code says it did not run.
+    flaky.cutNext = 1_000;
+    await page.reload();
+    await page.getByText("Sandbox failed", { exact: true }).waitFor({ timeout: 30_000 });
+    await page.getByRole("button", { name: DEMO_SUGGESTIONS[0] }).click();
+    await page.locator(".lm-code__status", { hasText: "not run" }).first().waitFor({ timeout: 30_000 });
+    await expect.poll(() => status.textContent(), { timeout: 30_000 }).toBe("Sandbox failed: code cannot run");
+    expect(await page.locator(".lm-code__status", { hasText: "queued" }).count()).toBe(0);
+
+    // Retry with the bundle back: the sandbox starts, the button goes.
+    flaky.cutNext = 0;
+    await retry.click();
+    await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
+    expect(await retry.count()).toBe(0);
+    await expect.poll(() => status.textContent()).not.toContain("Sandbox failed");
+  }, 180_000);
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { renderToStaticMarkup } from "react-dom/server";
+import { Markdown } from "./Markdown";
+
+const html = (text: string) => renderToStaticMarkup(<Markdown text={text} />);
+
+const TABLE = "Sales:\n\n| region | total |\n| :--- | ---: |\n| North | 12 |\n| South | 7 |\n\nDone.\n";
+
+describe("Markdown (GFM)", () => {
+  it("renders tables (with alignment), not raw pipes", () => {
+    const out = html(TABLE);
+    expect(out).toContain("<table>");
+    expect(out).toMatch(/<th[^>]*>region<\/th>/);
+    expect(out).toMatch(/<td style="text-align:right"[^>]*>12<\/td>|<td align="right"[^>]*>12<\/td>/);
+    expect(out).not.toContain("| region |");
+    expect(out).toContain("<p>Done.</p>");
+  });
+
+  it("renders task lists, strikethrough, autolinks and blockquotes", () => {
+    const out = html("- [x] shipped\n- [ ] tested\n\n~~old~~ new, ~5 min\n\nSee https://example.com/docs now.\n\n> quoted *words*\n");
+    const boxes = out.match(/<input[^>]*>/g) ?? [];
+    expect(boxes[0]).toMatch(/type="checkbox"/);
+    expect(boxes[0]).toMatch(/checked=""/);
+    expect(boxes[0]).toMatch(/disabled=""/);
+    expect(boxes[1]).not.toMatch(/checked/);
+    expect((out.match(/type="checkbox"/g) ?? []).length).toBe(2);
+    expect(out).toContain("<del>old</del>");
+    expect(out).toContain("~5 min"); // one tilde is prose
+    expect(out).toMatch(/<a href="https:\/\/example.com\/docs"[^>]*rel="noopener noreferrer nofollow"[^>]*>https:\/\/example.com\/docs<\/a>/);
+    expect(out).toContain("<blockquote>");
+    expect(out).toContain("<em>words</em>");
+  });
+
+  it("is streaming-safe: every prefix of a table reply renders, and the rows appear in order", () => {
+    let rowsSeen = 0;
+    for (let end = 1; end <= TABLE.length; end++) {
+      const out = html(TABLE.slice(0, end));
+      const rows = (out.match(/<tr>/g) ?? []).length;
+      expect(rows).toBeGreaterThanOrEqual(rowsSeen > 0 ? rowsSeen : 0);
+      rowsSeen = Math.max(rowsSeen, rows);
+    }
+    expect(rowsSeen).toBe(3);
+  });
+
+  it("still never renders raw HTML or unsafe links", () => {
+    const out = html('<img src=x onerror=alert(1)> [x](javascript:alert(1)) | a |\n| - |\n| <b>b</b> |\n');
+    expect(out).not.toContain("<img");
+    expect(out).not.toContain("<b>");
+    expect(out).not.toContain("javascript:");
+  });
+});
