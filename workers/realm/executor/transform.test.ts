@@ -81,13 +81,14 @@ describe("transformStatement", () => {
 
   it("keeps each line of the statement on its line", () => {
     const result = transformStatement("const a = {\n  b: 1,\n  c: (() => { throw new Error('x') })\n}", environment(createSessionScope(), {}));
-    const lines = result.body.split("\n").slice(result.bodyLineOffset);
+    // The prologue takes the first line; the statement starts on the second.
+    const lines = result.body.split("\n").slice(1);
     expect(lines[2]).toContain("throw");
   });
 
   it("maps generated columns back with source maps on demand", () => {
     const result = transformStatement("const total = price * count", environment(createSessionScope(), {}), { sourceMaps: true });
-    const code = result.body.split("\n")[result.bodyLineOffset];
+    const code = result.body.split("\n")[1];
     const generated = code.indexOf("count");
     const mapping = result.mappings!.filter((entry) => entry.generatedLine === 1 && entry.generatedColumn <= generated).at(-1)!;
     expect(mapping.originalColumn).toBe("const total = price * ".length);

@@ -1,0 +1,113 @@
+/**
+ * Attribution hooks: the object compiled code calls as `$$r` (declare, loop
+ * tick, await resume, promise callbacks). It keeps `current`, the running
+ * statement's context, which is how console output finds its statement
+ * (executor.ts explains the scheme).
+ */
+import { LoopGuard } from "./loopGuard";
+import { declare, declareAll, hoistVars, typeOf, type SessionScope } from "./sessionScope";
+import { ExecutionAborted, type Site, type StatementContext } from "./statementContext";
+
+/**
+ * The object compiled code calls as `$$r`. Method names are short because they
+ * are compiled into every statement; keep them in sync with transform.ts.
+ */
+export class ExecutorRuntime {
+  /** The statement whose code is running, or null between tasks. */
+  current: StatementContext | null = null;
+  private resetPending = false;
+
+  constructor(
+    readonly guard: LoopGuard,
+    private readonly sites: Site[],
+  ) {}
+
+  /** declare */
+  d(scope: SessionScope, name: string, kind: number, value: unknown): void {
+    declare(scope, name, kind, value);
+  }
+
+  /** declare a destructured set */
+  m(scope: SessionScope, kind: number, staged: Record<string, unknown>): void {
+    declareAll(scope, kind, staged);
+  }
+
+  /** hoist `var`s */
+  v(scope: SessionScope, names: string[]): void {
+    hoistVars(scope, names);
+  }
+
+  /** `typeof` of a possibly undeclared name */
+  ty(scope: SessionScope, name: string): string {
+    return typeOf(scope, name);
+  }
+
+  /** Loop and function-entry tick: the hot path. */
+  tick(site: number): void {
+    if (this.current === null) this.adopt(site);
+    const guard = this.guard;
+    if (--guard.countdown <= 0) guard.check(site);
+  }
+
+  /** Async function entry: tick, and return the context every `await` inside restores. */
+  ea(site: number): StatementContext | null {
+    this.tick(site);
+    return this.current;
+  }
+
+  /** After an `await`: back in `context`. */
+  re<V>(context: StatementContext | null, value?: V): V | undefined {
+    if (context !== null) {
+      if (context.reply.aborted && !context.detached) throw new ExecutionAborted();
+      this.current = context;
+      this.scheduleReset();
+    }
+    return value;
+  }
+
+  /** `target.then/catch/finally(...)`: callbacks run in the calling statement's context. */
+  th(target: unknown, method: "then" | "catch" | "finally", ...args: unknown[]): unknown {
+    const context = this.current;
+    if (context !== null && target instanceof Promise) {
+      for (let index = 0; index < args.length; index += 1) {
+        const callback = args[index];
+        if (typeof callback === "function") args[index] = this.bind(callback as (...a: unknown[]) => unknown, context);
+      }
+    }
+    return (target as Record<string, (...a: unknown[]) => unknown>)[method](...args);
+  }
+
+  bind<A extends unknown[], R>(callback: (...args: A) => R, context: StatementContext): (...args: A) => R {
+    const runtime = this;
+    return function (this: unknown, ...args: A): R {
+      if (context.reply.aborted && !context.detached) throw new ExecutionAborted();
+      const previous = runtime.current;
+      runtime.current = context;
+      try {
+        return callback.apply(this, args);
+      } finally {
+        runtime.current = previous;
+      }
+    };
+  }
+
+  /** A function entered with no statement running: credit its defining statement. */
+  private adopt(site: number): void {
+    const context = this.sites[site]?.context;
+    if (!context) return;
+    context.detachedCopy ??= { ...context, detached: true, detachedCopy: undefined };
+    this.current = context.detachedCopy;
+    this.scheduleReset();
+  }
+
+  private scheduleReset(): void {
+    if (this.resetPending) return;
+    this.resetPending = true;
+    queueMicrotask(this.reset);
+  }
+
+  private readonly reset = (): void => {
+    this.resetPending = false;
+    this.current = null;
+  };
+}
