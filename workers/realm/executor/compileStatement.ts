@@ -9,10 +9,12 @@ import { LoopGuardError } from "./loopGuard";
 import { isDeclared, type SessionScope } from "./sessionScope";
 import { parseStatementFrames, sourceUrlComment, stackOf } from "./stackFrames";
 import { ExecutionAborted, type CodeItem, type CompiledStatement, type ErrorLocation, type Site, type StatementContext } from "./statementContext";
+import type { RealmHooks } from "./realmHooks";
 import type { SplitError } from "./statementSplitter";
-import { PARAMETERS, TransformError, transformStatement, type Mapping, type TransformEnvironment } from "./transform";
+import { PARAMETERS, TransformError, transformStatement, type ImportResolution, type Mapping, type TransformEnvironment } from "./transform";
 
 const MODULES_REFUSED = "`import` and `export` are not available in the realm: every top-level declaration is already shared by later code, and modules cannot be loaded";
+const hasOwn = Object.prototype.hasOwnProperty;
 const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor as FunctionConstructor;
 
 export class StatementCompiler {
@@ -24,16 +26,41 @@ export class StatementCompiler {
     private readonly scope: SessionScope,
     /** Loop-guard sites, shared with the runtime hooks; the transform allocates them. */
     private readonly sites: Site[],
-    private readonly isRealmGlobal: (name: string) => boolean,
+    /** The realm's globals (frozen, read at compile time only to compare import values). */
+    private readonly globals: () => Record<string, unknown>,
+    private readonly hooks: RealmHooks | undefined,
   ) {}
+
+  private readonly isRealmGlobal = (name: string): boolean => hasOwn.call(this.globals(), name);
+
+  /** The environment parts that do not depend on the statement. */
+  private resolution(): Pick<TransformEnvironment, "isRealmGlobal" | "isPlatformGlobal" | "isDeclared" | "yieldsToDeclaration" | "resolveImport"> {
+    const hooks = this.hooks;
+    return {
+      isRealmGlobal: this.isRealmGlobal,
+      isPlatformGlobal: (name) => name in globalThis,
+      isDeclared: (name) => isDeclared(this.scope, name),
+      yieldsToDeclaration: hooks && ((name) => hooks.yieldsToDeclaration(name)),
+      resolveImport: hooks && ((specifier, imported, local) => this.resolveImport(hooks, specifier, imported, local)),
+    };
+  }
+
+  private resolveImport(hooks: RealmHooks, specifier: string, imported: string, local: string): ImportResolution {
+    const resolved = hooks.resolveImport(specifier, imported || "*");
+    if ("error" in resolved) return { kind: "error", message: resolved.error };
+    if (!imported) return { kind: "global" };
+    // `import { useState } from "react"`: the name already is that global, and
+    // reads of it stay `$$g.useState` unless the model declared its own.
+    const globals = this.globals();
+    if (hasOwn.call(globals, local) && globals[local] === resolved.value && !isDeclared(this.scope, local)) return { kind: "global" };
+    return { kind: "bind" };
+  }
 
   compile(context: StatementContext): CompiledStatement {
     const id = ++this.statementIds;
     const sites: number[] = [];
     const environment: TransformEnvironment = {
-      isRealmGlobal: this.isRealmGlobal,
-      isPlatformGlobal: (name) => name in globalThis,
-      isDeclared: (name) => isDeclared(this.scope, name),
+      ...this.resolution(),
       site: (kind, line, column) => {
         const site = this.sites.length;
         const { split } = context;
@@ -142,10 +169,8 @@ export class StatementCompiler {
       try {
         let next = 0;
         const replay: TransformEnvironment = {
-          isRealmGlobal: this.isRealmGlobal,
-          isPlatformGlobal: (name) => name in globalThis,
           // Same resolution as when compiled: names it declared count as declared.
-          isDeclared: (name) => isDeclared(this.scope, name),
+          ...this.resolution(),
           site: () => compiled.sites[next++] ?? 0,
         };
         compiled.mappings = transformStatement(compiled.context.split.source, replay, { sourceMaps: true }).mappings ?? null;

@@ -327,13 +327,16 @@ probe.hits.push(view)
       expect(harness.probe.hits).toEqual(["function", "function"]);
     });
 
-    it("refuses `import` and `export` (`unsupported`)", async () => {
-      for (const code of ["import { x } from 'y'", "export const z = 1", "probe.hits.push(1)\nexport default 1\n"]) {
-        const harness = setup();
-        await stream(harness, [{ code }], Infinity);
-        const errors = [...failures(harness.events), ...ofType(harness.events, "error").map((event) => event.error)];
-        expect(errors.map((error) => error.code), code).toEqual(["unsupported"]);
-      }
+    it("refuses `import` without a module table (`unsupported`), and runs `export`ed code as plain code", async () => {
+      const harness = setup();
+      await stream(harness, [{ code: "import { x } from 'y'" }], Infinity);
+      const errors = [...failures(harness.events), ...ofType(harness.events, "error").map((event) => event.error)];
+      expect(errors.map((error) => error.code)).toEqual(["unsupported"]);
+
+      const exported = setup();
+      await stream(exported, [{ code: "export const z = 1\nexport function f() { return z + 1 }\nexport { z, f }\nexport default f\nprobe.hits.push(f())\n" }], Infinity);
+      expect(failures(exported.events)).toEqual([]);
+      expect(exported.probe.hits).toEqual([2]);
     });
 
     it("reports an undeclared name as a ReferenceError and `typeof` of it as undefined", async () => {

@@ -34,6 +34,7 @@ import { describeThrown, StatementCompiler } from "./compileStatement";
 import { createConsole, createTimers, type TimerTable } from "./consoleAndTimers";
 import { ExecutorRuntime } from "./executorRuntime";
 import { LoopGuard } from "./loopGuard";
+import { realmHooksOf, type RealmHooks } from "./realmHooks";
 import { createSessionScope } from "./sessionScope";
 import {
   ExecutionAborted,
@@ -101,6 +102,7 @@ class StatementExecutor implements Executor {
   private readonly globals: Record<string, unknown>;
   private readonly now: () => number;
   private readonly compiler: StatementCompiler;
+  private readonly hooks: RealmHooks | undefined;
   private readonly queue: Item[] = [];
   /** Items of the current reply by block index, for push/end. */
   private readonly blocks = new Map<number, Item>();
@@ -125,8 +127,9 @@ class StatementExecutor implements Executor {
         return context && !context.detached && context.reply.aborted ? new ExecutionAborted() : undefined;
       },
     });
-    this.runtime = new ExecutorRuntime(this.guard, this.sites);
-    this.compiler = new StatementCompiler(this.scope, this.sites, (name) => Object.prototype.hasOwnProperty.call(this.globals, name));
+    this.hooks = realmHooksOf(options.globals);
+    this.runtime = new ExecutorRuntime(this.guard, this.sites, this.hooks);
+    this.compiler = new StatementCompiler(this.scope, this.sites, () => this.globals, this.hooks);
     const own = {
       console: createConsole((level, text) => this.emitConsole(level, text), this.now),
       ...createTimers({
@@ -323,10 +326,30 @@ class StatementExecutor implements Executor {
         continue;
       }
       if (item.ended) {
+        if (item.defaultExport) this.showDefaultExport(item);
         this.emit({ type: "block-done", block: item.block });
         return true;
       }
       return false;
+    }
+  }
+
+  /** `export default App` that the block did not mount: the realm mounts it, and tells the model. */
+  private showDefaultExport(item: CodeItem): void {
+    const { value, name, context } = item.defaultExport!;
+    item.defaultExport = undefined;
+    const hooks = this.hooks;
+    if (!hooks || hooks.mountCount() !== item.mountsAtStart) return;
+    const runtime = this.runtime;
+    const previous = runtime.current;
+    runtime.current = context;
+    try {
+      const note = hooks.mountDefaultExport(value, name);
+      if (note) this.emitConsole("info", note);
+    } catch (error) {
+      this.reportAsync(error, context);
+    } finally {
+      runtime.current = previous;
     }
   }
 
@@ -442,6 +465,7 @@ class StatementExecutor implements Executor {
       split,
     };
     this.lastContext = context;
+    if (index === 0 && this.hooks) item.mountsAtStart = this.hooks.mountCount();
     const start: ExecEvent = {
       type: "statement-start",
       block: item.block,

@@ -5,6 +5,7 @@
  * (executor.ts explains the scheme).
  */
 import { LoopGuard } from "./loopGuard";
+import type { RealmHooks } from "./realmHooks";
 import { declare, declareAll, hoistVars, typeOf, type SessionScope } from "./sessionScope";
 import { ExecutionAborted, type Site, type StatementContext } from "./statementContext";
 
@@ -20,7 +21,21 @@ export class ExecutorRuntime {
   constructor(
     readonly guard: LoopGuard,
     private readonly sites: Site[],
+    private readonly hooks: RealmHooks | undefined,
   ) {}
+
+  /** `import` binding: the value of `imported` of `specifier` (checked when compiled). */
+  im(specifier: string, imported: string): unknown {
+    const resolved = this.hooks?.resolveImport(specifier, imported);
+    if (!resolved || "error" in resolved) throw new Error(resolved?.error ?? `cannot import ${JSON.stringify(specifier)}`);
+    return resolved.value;
+  }
+
+  /** `export default value`: remembered on the block, which shows it at its end if nothing was mounted. */
+  xd(value: unknown, name?: string): void {
+    const context = this.current;
+    if (context !== null && !context.detached) context.item.defaultExport = { value, name, context };
+  }
 
   /** declare */
   d(scope: SessionScope, name: string, kind: number, value: unknown): void {

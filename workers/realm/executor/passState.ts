@@ -32,6 +32,8 @@ export interface PassState {
   program: Scope;
   /** Nodes this pass created; never rewritten again. (Plain sets: they live for one call, and weak ones cost the GC more.) */
   generated: Set<T.Node>;
+  /** The statement's source, for texts the compiled code quotes (`th`'s callee). */
+  source: string;
   /** `$$s.name` member expressions made from references, for pattern retargeting. */
   scopeReferences: Set<T.Node>;
   /** `for await` loops (or their labels) that need a context restore after them. */

@@ -43,7 +43,9 @@ export function rewriteProgram(program: T.Program, state: PassState): void {
   lexicalNames(program.body, top);
   for (const [name, at] of top) {
     if (RESERVED.has(name)) throw errorAt("unsupported", `\`${name}\` is reserved by the realm`, at);
-    if (state.environment.isRealmGlobal(name)) throw errorAt("shadow-global", shadowMessage(name, true), at);
+    if (state.environment.isRealmGlobal(name) && !(state.environment.yieldsToDeclaration?.(name) ?? false)) {
+      throw errorAt("shadow-global", shadowMessage(name, true), at);
+    }
     // Object.prototype's names (`constructor`, `toString`) are on globalThis
     // only through its prototype: not globals anyone means to use.
     if (state.environment.isPlatformGlobal(name) && !SHADOWABLE_GLOBALS.has(name) && !(name in Object.prototype)) {
@@ -255,7 +257,8 @@ function reference(node: T.Identifier, scope: Scope, state: PassState): void {
     return;
   }
   const environment = state.environment;
-  if (environment.isRealmGlobal(name)) {
+  // A realm global the model declared itself is the model's from then on.
+  if (environment.isRealmGlobal(name) && !environment.isDeclared(name)) {
     toMember(node, GLOBALS, state);
     return;
   }

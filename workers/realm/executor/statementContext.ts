@@ -67,6 +67,10 @@ export interface CodeItem {
   syntaxError: { error: SplitError; index: number } | undefined;
   /** Set when the reply stopped before or inside this block. */
   stopAt: { statement: number; reason: "error" | "aborted" } | undefined;
+  /** The block's last `export default` (convertModules.ts), shown at its end if nothing was mounted. */
+  defaultExport?: { value: unknown; name: string | undefined; context: StatementContext };
+  /** The realm's mount count when the block's first statement ran. */
+  mountsAtStart?: number;
 }
 
 export interface DataItem {

@@ -33,10 +33,11 @@
 import * as Babel from "@babel/standalone";
 import type * as T from "@babel/types";
 import { convertDeclarations } from "./convertDeclarations";
+import { convertModules } from "./convertModules";
 import { lowerSyntax, NEEDS_PRESETS, UnsupportedSyntax } from "./lowerSyntax";
 import type { PassState } from "./passState";
 import { rewriteProgram } from "./rewriteReferences";
-import { errorAt, RUNTIME, SCOPE, TEMP, TransformError, type DeclarationKind, type Mapping, type TransformEnvironment } from "./transformNames";
+import { errorAt, MODULES_REFUSED, RUNTIME, SCOPE, TEMP, TransformError, type DeclarationKind, type Mapping, type TransformEnvironment } from "./transformNames";
 
 export {
   CONTEXT,
@@ -48,6 +49,7 @@ export {
   SHADOWABLE_GLOBALS,
   TransformError,
   type DeclarationKind,
+  type ImportResolution,
   type Mapping,
   type SiteKind,
   type TransformEnvironment,
@@ -103,6 +105,7 @@ export function transformStatement(
 ): TransformResult {
   let file = parse(source);
   let usedPresets = false;
+  let moduleNodes = convertModules(file.program, environment);
   try {
     lowerSyntax(file.program);
   } catch (error) {
@@ -110,9 +113,10 @@ export function transformStatement(
     if (error !== NEEDS_PRESETS) throw error;
     usedPresets = true;
     file = parse(source);
+    moduleNodes = convertModules(file.program, environment);
     for (const statement of file.program.body) {
       if (t.isImportOrExportDeclaration(statement) || statement.type.startsWith("TSExport") || statement.type === "TSImportEqualsDeclaration") {
-        throw errorAt("unsupported", "`import` and `export` are not available in the realm", statement);
+        throw errorAt("unsupported", MODULES_REFUSED, statement);
       }
     }
     const result = Babel.transformFromAst(file as never, source, PRESET_OPTIONS) as unknown as { ast: T.File };
@@ -122,7 +126,8 @@ export function transformStatement(
   const state: PassState = {
     environment,
     program: { names: new Set(), parent: null },
-    generated: new Set(),
+    generated: new Set(moduleNodes),
+    source,
     scopeReferences: new Set(),
     resumeAfter: new Set(),
     topLevelAwait: false,

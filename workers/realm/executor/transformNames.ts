@@ -29,13 +29,37 @@ export type SiteKind = "loop" | "function";
 export interface TransformEnvironment {
   /** Provided by the realm (React, mount, console, timers, ...): read through `$$g`. */
   isRealmGlobal(name: string): boolean;
+  /**
+   * A realm global that a top-level declaration of the model may take over
+   * (later code reads the model's binding). Absent: none may.
+   */
+  yieldsToDeclaration?(name: string): boolean;
   /** A property of globalThis. */
   isPlatformGlobal(name: string): boolean;
   /** Already declared in the session scope by an earlier statement. */
   isDeclared(name: string): boolean;
-  /** Allocates a loop-guard site (1-based line and column in the statement); its id is compiled in. */
-  site(kind: SiteKind, line: number, column: number): number;
+  /**
+   * Allocates a loop-guard site (1-based line and column in the statement); its id is compiled in.
+   * Function sites also get the function's source offsets in the statement (for `toString`).
+   */
+  site(kind: SiteKind, line: number, column: number, range?: { start: number; end: number }): number;
+  /**
+   * How `import { imported as local } from "specifier"` binds (`imported` is
+   * "default" or "*" for those forms, "" for a bare `import "x"`). Absent:
+   * every import is refused.
+   */
+  resolveImport?(specifier: string, imported: string, local: string): ImportResolution;
 }
+
+/**
+ * `global`: `local` already names that very value as a realm global (nothing
+ * to declare); `bind`: declare `local` as `$$r.im(specifier, imported)`;
+ * `error`: the message for the model.
+ */
+export type ImportResolution = { kind: "global" } | { kind: "bind" } | { kind: "error"; message: string };
+
+/** What the realm says about `import` when it has no module table (and about forms it never takes). */
+export const MODULES_REFUSED = "`import` and `export` are not available in the realm: every top-level declaration is already shared by later code, and modules cannot be loaded";
 
 export type TransformErrorCode = "syntax" | "shadow-global" | "unsupported";
 

@@ -1,0 +1,118 @@
+/**
+ * The code habits models bring (issue 16) run through the real parser,
+ * executor and UI runtime, or fail once with an error that names what to
+ * write instead.
+ */
+import { describe, expect, it } from "vitest";
+import { MOUNT_OPEN, type MountRealmMessage } from "../src/wire/mount";
+import { createSession } from "./runReply";
+
+const FENCE = "```";
+const reply = (code: string) => `Here it is.\n\n${FENCE}tsx agent.run\n${code}\n${FENCE}\n`;
+const opened = (messages: MountRealmMessage[]) =>
+  messages.filter((message): message is Extract<MountRealmMessage, { type: "mount-open" }> => message.type === MOUNT_OPEN);
+const flush = () => new Promise((resolve) => setTimeout(resolve, 40));
+
+const COUNTER = `import React, { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Card as Box, CardContent } from "components/ui/card";
+import { Star } from "lucide-react";
+import type { FC } from "react";
+
+export default function Counter() {
+  const [count, setCount] = useState(0);
+  return (
+    <Box>
+      <CardContent>
+        <Star />
+        <Button onClick={() => setCount(count + 1)}>Clicked {count}</Button>
+      </CardContent>
+    </Box>
+  );
+}`;
+
+describe("model habits", () => {
+  it("imports of what the realm has bind to its globals; an unmounted default export is mounted, titled, with a note", async () => {
+    for (const chunk of [1, 7, 1000]) {
+      const session = createSession();
+      const result = await session.run(reply(COUNTER), chunk);
+      expect(result.errors).toEqual([]);
+      const [open] = opened(result.mountMessages);
+      expect(open?.title).toBe("Counter");
+      expect(session.host.types(open.mountId)).toEqual(["Card", "CardContent", "StarIcon", "Button"]);
+      expect(result.logs).toHaveLength(1);
+      expect(result.logs[0]).toMatch(/export default Counter.*mounted.*not needed/);
+
+      session.ui.handleUiEvent(session.host.clickEvent(open.mountId));
+      await flush();
+      expect(session.host.html(open.mountId)).toContain("Clicked 1");
+    }
+  });
+
+  it("does not mount a default export the block mounted itself", async () => {
+    const session = createSession();
+    const result = await session.run(reply(`export default function App() { return <p>hi</p> }\nmount({ ui: App, title: "Mine" })`));
+    expect(result.errors).toEqual([]);
+    expect(opened(result.mountMessages).map((message) => message.title)).toEqual(["Mine"]);
+    expect(result.logs).toEqual([]);
+  });
+
+  it("accepts and ignores export (const, function, lists, types)", async () => {
+    const session = createSession();
+    const result = await session.run(reply(`export const a = 1\nexport function twice(n: number) { return n * 2 }\nexport type T = { a: number }\nexport { a, twice }\nconsole.log(twice(a))`));
+    expect(result.errors).toEqual([]);
+    expect(result.logs).toEqual(["2"]);
+  });
+
+  it("namespace, aliased and zod imports", async () => {
+    const session = createSession();
+    const result = await session.run(
+      reply(`import * as R from "react"\nimport { z as zz } from "zod"\nimport { LineChart } from "recharts"\nimport { createRoot } from "react-dom/client"\nconsole.log(R === React, zz === z, LineChart, typeof createRoot)`),
+    );
+    expect(result.errors).toEqual([]);
+    expect(result.logs).toEqual(["true true LineChart function"]);
+  });
+
+  it("ReactDOM.createRoot(...).render mounts, and a second render updates the same mount", async () => {
+    const session = createSession();
+    const first = await session.run(
+      reply(`function App({ n }) { return <p>n is {n}</p> }\nconst root = ReactDOM.createRoot(document.getElementById("root"))\nroot.render(<App n={1} />)`),
+    );
+    expect(first.errors).toEqual([]);
+    const [open] = opened(first.mountMessages);
+    expect(open.title).toBe("App");
+    expect(session.host.html(open.mountId)).toContain("n is 1");
+    const second = await session.run(reply(`root.render(<App n={2} />)\nReactDOM.render(<p>legacy</p>, document.getElementById("other"))`));
+    expect(second.errors).toEqual([]);
+    expect(opened(second.mountMessages)).toHaveLength(1);
+    expect(session.host.html(open.mountId)).toContain("n is 2");
+  });
+
+  it.each([
+    ["an unknown import", `import axios from "axios"\nconsole.log("after")`, /Cannot import "axios".*cannot load or install.*react, react-dom.*zod/],
+    ["require", `const _ = require("lodash")`, /Cannot import "lodash".*cannot load or install/],
+    ["a kit component the realm lacks", `import { Dialog } from "@/components/ui/dialog"`, /no `Dialog`.*available: Card/],
+    ["document", `document.getElementById("out").textContent = "hi"`, /no page DOM in the realm; show UI with mount\(\{ ui/],
+    ["window.document", `window.document.title = "x"`, /no page DOM in the realm/],
+    ["document.createElement", `const div = document.createElement("div")`, /document\.createElement is not available: there is no page DOM/],
+    ["alert", `alert("Saved!")`, /alert\(\) is not available.*console\.log.*mount a form/],
+    ["confirm", `if (confirm("Sure?")) console.log(1)`, /confirm\(\) is not available.*await the answer/],
+    ["localStorage", `localStorage.setItem("k", "v")`, /localStorage\.setItem is not available.*top-level variables already persist/],
+    ["indexedDB", `indexedDB.open("db")`, /indexedDB\.open is not available.*persist for the session/],
+  ])("%s fails once, naming the alternative", async (_, code, expected) => {
+    const session = createSession();
+    const result = await session.run(reply(code));
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]).toMatch(expected);
+    expect(result.logs).toEqual([]);
+  });
+
+  it("window is the realm's global scope; a model's own `prompt` or `window` is its own", async () => {
+    const session = createSession();
+    const result = await session.run(
+      reply(`console.log(window.Math === Math, typeof window.mount, window.window === window)\nconst prompt = "Write a haiku"\nconsole.log(prompt)`),
+    );
+    expect(result.errors).toEqual([]);
+    expect(result.logs).toEqual(["true function true", "Write a haiku"]);
+  });
+});
