@@ -4,7 +4,7 @@
  * compiled code → block, reply line and column of the model's source.
  */
 import type { ExecError, ExecErrorCode } from "../../../src/wire/events";
-import { cap, formatValue } from "./formatConsole";
+import { cap, formatValue, modelText } from "./formatConsole";
 import { LoopGuardError } from "./loopGuard";
 import { isDeclared, type SessionScope } from "./sessionScope";
 import { parseStatementFrames, sourceUrlComment, stackOf } from "./stackFrames";
@@ -61,7 +61,7 @@ export class StatementCompiler {
     const sites: number[] = [];
     const environment: TransformEnvironment = {
       ...this.resolution(),
-      site: (kind, line, column) => {
+      site: (kind, line, column, range) => {
         const site = this.sites.length;
         const { split } = context;
         this.sites.push({
@@ -70,6 +70,7 @@ export class StatementCompiler {
           bodyLine: split.line + line - 1,
           column: line === 1 ? split.column - 1 + column : column,
           context,
+          range,
         });
         sites.push(site);
         return site;
@@ -221,7 +222,7 @@ export function describeThrown(error: unknown): { name: string; message: string 
   try {
     if (error !== null && typeof error === "object" && "message" in error) {
       const name = (error as { name?: unknown }).name;
-      return { name: typeof name === "string" && name ? name : "Error", message: cap(String((error as { message: unknown }).message)) };
+      return { name: typeof name === "string" && name ? name : "Error", message: cap(modelText(String((error as { message: unknown }).message))) };
     }
   } catch {
     // A hostile getter: fall through to inspecting the value.

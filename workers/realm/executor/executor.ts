@@ -34,6 +34,7 @@ import { describeThrown, StatementCompiler } from "./compileStatement";
 import { createConsole, createTimers, type TimerTable } from "./consoleAndTimers";
 import { ExecutorRuntime } from "./executorRuntime";
 import { LoopGuard } from "./loopGuard";
+import { installModelSource } from "./modelSource";
 import { realmHooksOf, type RealmHooks } from "./realmHooks";
 import { createSessionScope } from "./sessionScope";
 import {
@@ -130,6 +131,10 @@ class StatementExecutor implements Executor {
     this.hooks = realmHooksOf(options.globals);
     this.runtime = new ExecutorRuntime(this.guard, this.sites, this.hooks);
     this.compiler = new StatementCompiler(this.scope, this.sites, () => this.globals, this.hooks);
+    installModelSource((id) => {
+      const site = this.sites[id];
+      return site?.kind === "function" && site.range ? site.context.split.source.slice(site.range.start, site.range.end) : undefined;
+    });
     const own = {
       console: createConsole((level, text) => this.emitConsole(level, text), this.now),
       ...createTimers({

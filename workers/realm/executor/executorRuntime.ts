@@ -80,8 +80,14 @@ export class ExecutorRuntime {
     return value;
   }
 
-  /** `target.then/catch/finally(...)`: callbacks run in the calling statement's context. */
-  th(target: unknown, method: "then" | "catch" | "finally", ...args: unknown[]): unknown {
+  /**
+   * `target.then/catch/finally(...)`: callbacks run in the calling statement's
+   * context. `text` names the callee as the model wrote it, for the engine's
+   * own `x.then is not a function`.
+   */
+  th(target: unknown, method: "then" | "catch" | "finally", text: string, ...args: unknown[]): unknown {
+    const callable = (target as Record<string, unknown>)[method];
+    if (typeof callable !== "function") throw new TypeError(`${text} is not a function`);
     const context = this.current;
     if (context !== null && target instanceof Promise) {
       for (let index = 0; index < args.length; index += 1) {
@@ -89,7 +95,7 @@ export class ExecutorRuntime {
         if (typeof callback === "function") args[index] = this.bind(callback as (...a: unknown[]) => unknown, context);
       }
     }
-    return (target as Record<string, (...a: unknown[]) => unknown>)[method](...args);
+    return (callable as (...a: unknown[]) => unknown).apply(target, args);
   }
 
   bind<A extends unknown[], R>(callback: (...args: A) => R, context: StatementContext): (...args: A) => R {

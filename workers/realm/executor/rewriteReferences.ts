@@ -32,7 +32,9 @@ function column(node: T.Node): number {
 }
 
 function tickCall(kind: SiteKind, at: T.Node, state: PassState): T.CallExpression {
-  const site = state.environment.site(kind, line(at), column(at));
+  // A function's source range lets `fn.toString()` give back the model's text.
+  const range = kind === "function" && typeof at.start === "number" && typeof at.end === "number" ? { start: at.start, end: at.end } : undefined;
+  const site = state.environment.site(kind, line(at), column(at), range);
   return runtimeCall("tick", [t.numericLiteral(site)], state);
 }
 
@@ -426,13 +428,42 @@ function awaitNode(node: T.AwaitExpression, state: PassState): void {
   delete target.argument;
 }
 
-/** `p.then(f)` → `$$r.th(p, "then", f)`: `f` runs in the context that called `then` (console attribution). */
+/**
+ * `p.then(f)` → `$$r.th(p, "then", "p.then", f)`: `f` runs in the context
+ * that called `then` (console attribution). The third argument is the callee
+ * as the engine would name it, for `p.then is not a function`.
+ */
 function thenCall(node: T.CallExpression, state: PassState): void {
   const callee = node.callee;
   if (callee.type !== "MemberExpression" || callee.computed || callee.property.type !== "Identifier") return;
   const method = callee.property.name;
   if (method !== "then" && method !== "catch" && method !== "finally") return;
   if (callee.object.type === "Super") return;
-  node.arguments = [callee.object as T.Expression, t.stringLiteral(method), ...node.arguments];
+  node.arguments = [callee.object as T.Expression, t.stringLiteral(method), t.stringLiteral(calleeText(callee)), ...node.arguments];
   node.callee = member(RUNTIME, "th", state);
+}
+
+/** An expression as V8 names it in `… is not a function`: `rows.data.then`, `load(...).then`, `(intermediate value).then`. */
+function calleeText(node: T.Node): string {
+  switch (node.type) {
+    case "Identifier":
+      return node.name;
+    case "ThisExpression":
+      return "this";
+    case "MemberExpression":
+    case "OptionalMemberExpression": {
+      const object = node.object;
+      // `$$s.rows` / `$$g.z` were references: the model wrote `rows`, `z`.
+      if (object.type === "Identifier" && (object.name === SCOPE || object.name === GLOBALS)) return calleeText(node.property);
+      const property = node.property;
+      if (!node.computed) return `${calleeText(object)}.${property.type === "Identifier" ? property.name : "#private"}`;
+      const key = property.type === "NumericLiteral" ? String(property.value) : property.type === "StringLiteral" ? JSON.stringify(property.value) : calleeText(property);
+      return `${calleeText(object)}[${key}]`;
+    }
+    case "CallExpression":
+    case "OptionalCallExpression":
+      return `${calleeText(node.callee)}(...)`;
+    default:
+      return "(intermediate value)";
+  }
 }

@@ -105,5 +105,7 @@ export interface Site {
   bodyLine: number;
   column: number;
   context: StatementContext;
+  /** A function site: the function's offsets in the statement source. */
+  range?: { start: number; end: number };
 }
 
