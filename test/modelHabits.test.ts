@@ -116,3 +116,38 @@ describe("model habits", () => {
     expect(result.logs).toEqual(["true function true", "Write a haiku"]);
   });
 });
+
+describe("a realm global the model declares (issue 9 item 7)", () => {
+  it("the model's own `z` wins in its code, the realm's zod stays reachable as `zod`, and the model is told once", async () => {
+    const session = createSession();
+    const result = await session.run(
+      reply(`const point = [1, 2, 3]\nconst [x, y, z] = point\nconsole.log(x + y + z)\nconst shape = zod.object({ n: zod.number() })\nconsole.log(shape.parse({ n: z }).n)`),
+    );
+    expect(result.errors).toEqual([]);
+    expect(result.logs).toHaveLength(3);
+    expect(result.logs[0]).toMatch(/^Note: `z` is now your own binding.*available as `zod`/);
+    expect(result.logs.slice(1)).toEqual(["6", "3"]);
+    const again = await session.run(reply(`let z = 10\nconsole.log(z)`));
+    expect(again.errors).toEqual([]);
+    expect(again.logs).toEqual(["10"]);
+  });
+
+  it("mount, Data and kit names can be the model's own; the realm's stay under realm.<name>", async () => {
+    const session = createSession();
+    const result = await session.run(
+      reply(`const mount = { height: 3 }\nclass Data { rows = 1 }\nconsole.log(mount.height, new Data().rows)\nrealm.mount({ ui: () => <p>still mounts</p> })`),
+    );
+    expect(result.errors).toEqual([]);
+    expect(result.logs.filter((line) => line.startsWith("Note:"))).toHaveLength(2);
+    expect(result.logs).toContain("3 1");
+    const [open] = opened(result.mountMessages);
+    expect(session.host.html(open.mountId)).toContain("still mounts");
+  });
+
+  it.each(["const fetch = 1", "let console = {}", "function setTimeout() {}"])("platform globals stay protected: %s", async (code) => {
+    const session = createSession();
+    const result = await session.run(reply(code));
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]).toMatch(/platform global|global of the realm/);
+  });
+});

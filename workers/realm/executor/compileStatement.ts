@@ -85,7 +85,8 @@ export class StatementCompiler {
       // The parser accepted what the engine refuses: report it on the statement.
       throw new TransformError("syntax", describeThrown(error).message, 1, 1);
     }
-    const compiled: CompiledStatement = { id, context, run, async: result.async, sites, mappings: undefined };
+    const takesOver = result.declared.filter((declared) => this.isRealmGlobal(declared.name)).map((declared) => declared.name);
+    const compiled: CompiledStatement = { id, context, run, async: result.async, sites, mappings: undefined, takesOver };
     this.compiled.set(id, compiled);
     return compiled;
   }

@@ -104,6 +104,8 @@ class StatementExecutor implements Executor {
   private readonly now: () => number;
   private readonly compiler: StatementCompiler;
   private readonly hooks: RealmHooks | undefined;
+  /** Realm globals the model declared as its own, warned about once. */
+  private readonly takenOver = new Set<string>();
   private readonly queue: Item[] = [];
   /** Items of the current reply by block index, for push/end. */
   private readonly blocks = new Map<number, Item>();
@@ -339,6 +341,14 @@ class StatementExecutor implements Executor {
     }
   }
 
+  /** The model declared a realm global as its own (`const [x, y, z] = point`): say once where the realm's value went. */
+  private warnTakeOver(name: string): void {
+    if (this.takenOver.has(name)) return;
+    this.takenOver.add(name);
+    const alias = this.hooks?.aliasOf(name);
+    if (alias) this.emitConsole("warn", `Note: \`${name}\` is now your own binding in your code; the realm's ${name} is still available as \`${alias}\`.`);
+  }
+
   /** `export default App` that the block did not mount: the realm mounts it, and tells the model. */
   private showDefaultExport(item: CodeItem): void {
     const { value, name, context } = item.defaultExport!;
@@ -507,30 +517,31 @@ class StatementExecutor implements Executor {
     }
     runtime.current = previous;
     if (!compiled.async) {
-      this.finishStatement(context, started, false, undefined);
+      this.finishStatement(context, started, false, undefined, compiled.takesOver);
       return false;
     }
 
     let settled = false;
-    const settle = (failed: boolean, error: unknown) => {
+    const settle = (failed: boolean, error: unknown, takesOver?: string[]) => {
       if (settled) return;
       settled = true;
       this.inFlight = undefined;
-      this.finishStatement(context, started, failed, error);
+      this.finishStatement(context, started, failed, error, takesOver);
       this.drain();
     };
     this.inFlight = { context, abort: () => settle(true, new ExecutionAborted()) };
     (result as Promise<unknown>).then(
-      () => settle(false, undefined),
+      () => settle(false, undefined, compiled.takesOver),
       (error: unknown) => settle(true, error),
     );
     return true;
   }
 
-  private finishStatement(context: StatementContext, started: number, failed: boolean, error: unknown): void {
+  private finishStatement(context: StatementContext, started: number, failed: boolean, error: unknown, takesOver: string[] = []): void {
     const durationMs = this.now() - started;
     const base = { type: "statement-end", block: context.block, statement: context.statement, durationMs } as const;
     if (!failed) {
+      for (const name of takesOver) this.warnTakeOver(name);
       this.emit({ ...base, status: "done" });
       return;
     }

@@ -16,8 +16,14 @@ export type ModuleResolution = { value: unknown } | { error: string };
 export interface RealmHooks {
   /** `imported` is "default", "*" or an export name. */
   resolveImport(specifier: string, imported: string): ModuleResolution;
-  /** A realm global a model's top-level declaration may take over. */
+  /** A realm global a model's top-level declaration may take over (never a platform global: fetch, console, timers). */
   yieldsToDeclaration(name: string): boolean;
+  /**
+   * Where the realm's own value of a global the model took over stays
+   * reachable (`z` → "zod", `mount` → "realm.mount"), for the one-line
+   * warning; undefined: taken over without a word (`prompt`, `document`).
+   */
+  aliasOf(name: string): string | undefined;
   /** Mounts made so far (the executor compares before and after a block). */
   mountCount(): number;
   /** Show `component` (a default export nobody mounted); returns the note for the model, if it mounted. */

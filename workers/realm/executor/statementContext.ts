@@ -95,6 +95,8 @@ export interface CompiledStatement {
   async: boolean;
   sites: number[];
   mappings: Mapping[] | undefined | null;
+  /** Realm globals this statement declares as the model's own (one warning each per realm). */
+  takesOver: string[];
 }
 
 export interface Site {

@@ -12,7 +12,9 @@
  *           anything the realm does not have.
  *
  * A model's own top-level declaration of one of these names (`const prompt =
- * "…"`) simply takes the name over.
+ * "…"`) simply takes the name over. So does one of the realm's conveniences
+ * (`const [x, y, z] = point`), with a one-line warning: the realm's value
+ * stays reachable as `zod` or `realm.<name>`.
  */
 import type * as ReactTypes from "react";
 import { REALM_HOOKS, type RealmHooks } from "../executor/realmHooks";
@@ -75,9 +77,15 @@ export function createModelHabits(base: Record<string, unknown>): ModelHabits {
   };
   globals.window = createWindow(all);
 
+  // A model's own `z`, `mount` or `Card` wins in its code; the realm's stay
+  // reachable here. Platform names (fetch, console, timers) stay protected.
+  globals.zod = base.z;
+  globals.realm = Object.freeze({ ...base, ...(mount ? { mount } : {}) });
+
   const hooks: RealmHooks = {
     resolveImport: modules,
-    yieldsToDeclaration: (name) => HABIT_NAMES.has(name),
+    yieldsToDeclaration: (name) => HABIT_NAMES.has(name) || !(name in globalThis),
+    aliasOf: (name) => (HABIT_NAMES.has(name) || name === "realm" ? undefined : name === "z" ? "zod" : name === "zod" ? "realm.z" : `realm.${name}`),
     mountCount: () => mountCount,
     mountDefaultExport: (component, name) => {
       if (!mount || !React) return undefined;
