@@ -76,7 +76,7 @@ describe("model habits", () => {
   it("ReactDOM.createRoot(...).render mounts, and a second render updates the same mount", async () => {
     const session = createSession();
     const first = await session.run(
-      reply(`function App({ n }) { return <p>n is {n}</p> }\nconst root = ReactDOM.createRoot(document.getElementById("root"))\nroot.render(<App n={1} />)`),
+      reply(`const App = ({ n }) => <p>n is {n}</p>\nconst root = ReactDOM.createRoot(document.getElementById("root"))\nroot.render(<App n={1} />)`),
     );
     expect(first.errors).toEqual([]);
     const [open] = opened(first.mountMessages);

@@ -23,8 +23,9 @@ export function convertDeclarations(program: T.Program, state: PassState): void 
         for (const name of Object.keys(t.getBindingIdentifiers(declarator.id))) declared.set(name, "var");
         if (forHead) continue;
         if (declarator.init) {
+          const init = declarator.id.type === "Identifier" ? named(declarator.init, declarator.id.name) : declarator.init;
           const target = retargetPattern(declarator.id, SCOPE, undefined, state);
-          assignments.push(withLoc(t.assignmentExpression("=", target as T.LVal, declarator.init), declarator));
+          assignments.push(withLoc(t.assignmentExpression("=", target as T.LVal, init), declarator));
         }
       }
       if (forHead) {
@@ -86,6 +87,19 @@ export function convertDeclarations(program: T.Program, state: PassState): void 
   }
 
   for (const [name, kind] of declared) state.declared.push({ name, kind });
+}
+
+/**
+ * `var app = () => …` names the function `app`; assigned to `$$s.app` it
+ * would have no name (let and const get theirs in `declare`):
+ * `({ "app": () => … })["app"]` gets the name the declaration would give.
+ */
+function named(init: T.Expression, name: string): T.Expression {
+  const anonymous =
+    init.type === "ArrowFunctionExpression" ||
+    ((init.type === "FunctionExpression" || init.type === "ClassExpression") && !init.id);
+  if (!anonymous) return init;
+  return withLoc(t.memberExpression(t.objectExpression([t.objectProperty(t.stringLiteral(name), init)]), t.stringLiteral(name), true), init);
 }
 
 function sequence(expressions: T.Expression[], at: T.Node): T.Expression {

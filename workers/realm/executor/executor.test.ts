@@ -411,6 +411,13 @@ console.log(total, j)
       expect(failures(harness.events)).toMatchObject([{ code: "runtime", name, message }]);
     });
 
+    it("names anonymous functions and classes after their declaration, as JavaScript does", async () => {
+      const harness = setup();
+      await stream(harness, [{ code: "const App = () => 1\nlet Other = function () {}\nvar third = async () => 2\nconst Box = class {}\nconst kept = function inner() {}\nprobe.hits.push(App.name, Other.name, third.name, Box.name, kept.name, App())" }], Infinity);
+      expect(failures(harness.events)).toEqual([]);
+      expect(harness.probe.hits).toEqual(["App", "Other", "third", "Box", "inner", 1]);
+    });
+
     it("gives back the model's source for String(fn) and fn.toString()", async () => {
       const harness = setup();
       const code = [

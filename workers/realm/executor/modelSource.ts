@@ -37,7 +37,11 @@ export function installModelSource(lookup: SourceOf): void {
     }
     return best ?? stripCompiled(text);
   };
-  Object.defineProperty(Function.prototype, "toString", { value: toString, writable: true, configurable: true, enumerable: false });
+  try {
+    Object.defineProperty(Function.prototype, "toString", { value: toString, writable: true, configurable: true, enumerable: false });
+  } catch {
+    // Intrinsics frozen before the executor started: engine text it is.
+  }
 }
 
 /** The compiled additions taken out of `text`, for code without a site of its own. */
