@@ -110,10 +110,19 @@ describe("model habits", () => {
   it("window is the realm's global scope; a model's own `prompt` or `window` is its own", async () => {
     const session = createSession();
     const result = await session.run(
-      reply(`console.log(window.Math === Math, typeof window.mount, window.window === window)\nconst prompt = "Write a haiku"\nconsole.log(prompt)`),
+      reply(`console.log(window.Math === Math, typeof window.mount, window.window === window)\nconst prompt = "Write a haiku"\nconsole.log(prompt, typeof prompt)`),
     );
     expect(result.errors).toEqual([]);
-    expect(result.logs).toEqual(["true function true", "Write a haiku"]);
+    expect(result.logs).toEqual(["true function true", "Write a haiku string"]);
+  });
+
+  it("feature detection sees a worker: typeof document, alert, localStorage and require are undefined", async () => {
+    const session = createSession();
+    const result = await session.run(
+      reply(`console.log(typeof document, typeof alert, typeof localStorage, typeof require, typeof window)\nif (typeof document !== "undefined") document.title = "x"`),
+    );
+    expect(result.errors).toEqual([]);
+    expect(result.logs).toEqual(["undefined undefined undefined undefined object"]);
   });
 });
 

@@ -34,13 +34,17 @@ export class StatementCompiler {
   private readonly isRealmGlobal = (name: string): boolean => hasOwn.call(this.globals(), name);
 
   /** The environment parts that do not depend on the statement. */
-  private resolution(): Pick<TransformEnvironment, "isRealmGlobal" | "isPlatformGlobal" | "isDeclared" | "yieldsToDeclaration" | "resolveImport"> {
+  private resolution(): Pick<
+    TransformEnvironment,
+    "isRealmGlobal" | "isPlatformGlobal" | "isDeclared" | "yieldsToDeclaration" | "hiddenFromTypeof" | "resolveImport"
+  > {
     const hooks = this.hooks;
     return {
       isRealmGlobal: this.isRealmGlobal,
       isPlatformGlobal: (name) => name in globalThis,
       isDeclared: (name) => isDeclared(this.scope, name),
       yieldsToDeclaration: hooks && ((name) => hooks.yieldsToDeclaration(name)),
+      hiddenFromTypeof: hooks && ((name) => hooks.hiddenFromTypeof(name)),
       resolveImport: hooks && ((specifier, imported, local) => this.resolveImport(hooks, specifier, imported, local)),
     };
   }

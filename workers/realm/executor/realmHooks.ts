@@ -18,6 +18,8 @@ export interface RealmHooks {
   resolveImport(specifier: string, imported: string): ModuleResolution;
   /** A realm global a model's top-level declaration may take over (never a platform global: fetch, console, timers). */
   yieldsToDeclaration(name: string): boolean;
+  /** A teaching stand-in (`document`, `alert`, `localStorage`): `typeof` says "undefined", as in a worker. */
+  hiddenFromTypeof(name: string): boolean;
   /**
    * Where the realm's own value of a global the model took over stays
    * reachable (`z` → "zod", `mount` → "realm.mount"), for the one-line

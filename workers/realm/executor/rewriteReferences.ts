@@ -273,8 +273,21 @@ function typeofReference(node: T.UnaryExpression, scope: Scope, state: PassState
   const argument = node.argument as T.Identifier;
   const name = argument.name;
   const environment = state.environment;
+  const resolved = resolve(name, scope, state);
+  if (resolved === "free" && environment.isRealmGlobal(name) && !environment.isDeclared(name) && environment.hiddenFromTypeof?.(name)) {
+    // A stand-in for what the realm does not have (`document`): feature
+    // detection sees what a worker has, direct use gets the lesson.
+    const target = node as unknown as Record<string, unknown>;
+    target.type = "StringLiteral";
+    target.value = "undefined";
+    delete target.operator;
+    delete target.argument;
+    delete target.prefix;
+    state.generated.add(node);
+    return;
+  }
   if (
-    resolve(name, scope, state) !== "free" ||
+    resolved !== "free" ||
     environment.isRealmGlobal(name) ||
     environment.isDeclared(name) ||
     environment.isPlatformGlobal(name)

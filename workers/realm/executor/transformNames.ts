@@ -34,6 +34,8 @@ export interface TransformEnvironment {
    * (later code reads the model's binding). Absent: none may.
    */
   yieldsToDeclaration?(name: string): boolean;
+  /** A realm global that stands in for what the realm lacks (`document`): `typeof` says "undefined", as in a worker. */
+  hiddenFromTypeof?(name: string): boolean;
   /** A property of globalThis. */
   isPlatformGlobal(name: string): boolean;
   /** Already declared in the session scope by an earlier statement. */

@@ -33,6 +33,9 @@ const STORAGE_ALTERNATIVE =
 const DIALOG_ALTERNATIVE =
   "to tell yourself (the model) something use console.log(…); to ask the person, mount a form and await the answer: const form = mount({ outputSchema: z.object({ … }), ui }); const answer = await form.result";
 
+/** Stand-ins for what a worker does not have: `typeof` still says "undefined", so feature detection takes the worker's path. */
+const HIDDEN_FROM_TYPEOF: ReadonlySet<string> = new Set(["document", "alert", "confirm", "prompt", "localStorage", "sessionStorage", "require"]);
+
 /** Names a model's own declaration takes over without a word. */
 export const HABIT_NAMES: ReadonlySet<string> = new Set([
   "window", "document", "alert", "confirm", "prompt", "localStorage", "sessionStorage", "indexedDB", "require", "ReactDOM",
@@ -85,6 +88,7 @@ export function createModelHabits(base: Record<string, unknown>): ModelHabits {
   const hooks: RealmHooks = {
     resolveImport: modules,
     yieldsToDeclaration: (name) => HABIT_NAMES.has(name) || !(name in globalThis),
+    hiddenFromTypeof: (name) => HIDDEN_FROM_TYPEOF.has(name),
     aliasOf: (name) => (HABIT_NAMES.has(name) || name === "realm" ? undefined : name === "z" ? "zod" : name === "zod" ? "realm.z" : `realm.${name}`),
     mountCount: () => mountCount,
     mountDefaultExport: (component, name) => {
