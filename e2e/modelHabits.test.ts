@@ -98,6 +98,7 @@ describe("model habits", () => {
     ["document", 'document.getElementById("out").textContent = "hi";', /no page DOM in the realm/, /show UI with mount\(\{ ui/],
     ["alert", 'alert("Saved!");', /alert\(\) is not available/, /console\.log[^\n]*mount a form/],
     ["localStorage", 'localStorage.setItem("count", "1");', /localStorage\.setItem is not available/, /top-level variables already persist/],
+    ["indexedDB", 'indexedDB.open("notes");', /indexedDB is not available in the realm/, /top-level variables already persist/],
   ])("%s produces exactly one clear error naming the alternative", async (_, code, error, alternative) => {
     mock.enqueue({ chunks: [`${FENCE}tsx agent.run\n${code}\n${FENCE}\n`] });
     mock.enqueue({ chunks: ["I will do it differently."] });

@@ -72,7 +72,7 @@ export function createModelHabits(base: Record<string, unknown>): ModelHabits {
   globals.prompt = dialog("prompt");
   globals.localStorage = unavailableObject("localStorage", STORAGE_ALTERNATIVE);
   globals.sessionStorage = unavailableObject("sessionStorage", STORAGE_ALTERNATIVE);
-  globals.indexedDB = unavailableObject("indexedDB", STORAGE_ALTERNATIVE);
+  globals.indexedDB = platformStandIn("indexedDB", STORAGE_ALTERNATIVE);
   globals.require = function require(specifier: unknown): unknown {
     const resolved = modules(String(specifier), "*");
     if ("error" in resolved) throw new UnavailableError(resolved.error);
@@ -127,6 +127,33 @@ function unavailableObject(name: string, alternative: string): object {
     set: (_, property) => refuse(`${name}.${String(property)}`),
     has: () => false,
     deleteProperty: (_, property) => refuse(`${name}.${String(property)}`),
+  });
+}
+
+/**
+ * A platform object the realm has but cannot use (the worker's `indexedDB`
+ * throws SecurityError at an opaque origin): calls go through, and what they
+ * throw keeps its name and gains the alternative. Without it: like
+ * unavailableObject.
+ */
+function platformStandIn(name: string, alternative: string): object {
+  const platform = (globalThis as Record<string, unknown>)[name] as object | undefined;
+  if (platform === undefined || platform === null) return unavailableObject(name, alternative);
+  return new Proxy(Object.freeze({}), {
+    get: (_, property) => {
+      const value: unknown = Reflect.get(platform, property, platform);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        try {
+          return (value as (...a: unknown[]) => unknown).apply(platform, args);
+        } catch (error) {
+          const thrown = error as { name?: unknown; message?: unknown };
+          const taught = new UnavailableError(`${String(thrown?.message ?? error)} (${name} is not available in the realm: ${alternative})`);
+          Object.defineProperty(taught, "name", { value: typeof thrown?.name === "string" ? thrown.name : "UnavailableError" });
+          throw taught;
+        }
+      };
+    },
   });
 }
 
