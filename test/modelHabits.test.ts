@@ -73,6 +73,27 @@ describe("model habits", () => {
     expect(result.logs).toEqual(["true true LineChart function"]);
   });
 
+  it("imports without semicolons, side-effect imports of known modules, and an anonymous default export", async () => {
+    const session = createSession();
+    const result = await session.run(
+      reply(`import "react"\nimport { useState } from 'react'\nimport { Badge } from "@/components/ui/badge"\nexport default () => <Badge>{typeof useState}</Badge>`),
+      3,
+    );
+    expect(result.errors).toEqual([]);
+    const [open] = opened(result.mountMessages);
+    expect(open.title).toBeUndefined();
+    expect(session.host.html(open.mountId)).toContain("function");
+    expect(result.logs).toHaveLength(1);
+  });
+
+  it("a side-effect import of something the realm lacks (a stylesheet) fails once", async () => {
+    const session = createSession();
+    const result = await session.run(reply(`import "./App.css"\nconsole.log("styled")`));
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]).toMatch(/Cannot import "\.\/App\.css".*cannot load or install/);
+    expect(result.logs).toEqual([]);
+  });
+
   it("ReactDOM.createRoot(...).render mounts, and a second render updates the same mount", async () => {
     const session = createSession();
     const first = await session.run(
