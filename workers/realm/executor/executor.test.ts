@@ -418,6 +418,20 @@ console.log(total, j)
       expect(harness.probe.hits).toEqual(["App", "Other", "third", "Box", "inner", 1]);
     });
 
+    it("a caught error reads as plain JavaScript words it, in catch blocks and rejection handlers", async () => {
+      const harness = setup();
+      const code = [
+        "const rows = { a: 1 }",
+        "try { rows.forEach(() => 1) } catch (error) { probe.hits.push(error.message) }",
+        "const fail = async () => rows.map((x) => x)",
+        "await fail().catch((error) => probe.hits.push(error.message))",
+        "await fail().then(() => 1, (error) => probe.hits.push(String(error)))",
+      ].join("\n");
+      await stream(harness, [{ code }], Infinity);
+      expect(failures(harness.events)).toEqual([]);
+      expect(harness.probe.hits).toEqual(["rows.forEach is not a function", "rows.map is not a function", "TypeError: rows.map is not a function"]);
+    });
+
     it("gives back the model's source for String(fn) and fn.toString()", async () => {
       const harness = setup();
       const code = [

@@ -4,6 +4,7 @@
  * statement's context, which is how console output finds its statement
  * (executor.ts explains the scheme).
  */
+import { modelText } from "./formatConsole";
 import { LoopGuard } from "./loopGuard";
 import type { RealmHooks } from "./realmHooks";
 import { declare, declareAll, hoistVars, typeOf, type SessionScope } from "./sessionScope";
@@ -89,13 +90,34 @@ export class ExecutorRuntime {
     const callable = (target as Record<string, unknown>)[method];
     if (typeof callable !== "function") throw new TypeError(`${text} is not a function`);
     const context = this.current;
-    if (context !== null && target instanceof Promise) {
+    if (target instanceof Promise) {
+      // The rejection handler reads the reason as plain JavaScript words it.
+      const onRejected = method === "catch" ? 0 : method === "then" ? 1 : -1;
       for (let index = 0; index < args.length; index += 1) {
-        const callback = args[index];
-        if (typeof callback === "function") args[index] = this.bind(callback as (...a: unknown[]) => unknown, context);
+        let callback = args[index];
+        if (typeof callback !== "function") continue;
+        if (index === onRejected) {
+          const handle = callback as (reason: unknown) => unknown;
+          callback = (reason: unknown) => handle(this.ce(reason));
+        }
+        if (context !== null) callback = this.bind(callback as (...a: unknown[]) => unknown, context);
+        args[index] = callback;
       }
     }
     return (callable as (...a: unknown[]) => unknown).apply(target, args);
+  }
+
+  /** A caught error: its message and stack lose the realm's rewrites (`$$s.rows` → `rows`); returns it. */
+  ce<E>(error: E): E {
+    if (error === null || typeof error !== "object") return error;
+    try {
+      const record = error as { message?: unknown; stack?: unknown };
+      if (typeof record.message === "string" && record.message.includes("$$")) record.message = modelText(record.message);
+      if (typeof record.stack === "string" && record.stack.includes("$$")) record.stack = modelText(record.stack);
+    } catch {
+      // Frozen or hostile: leave it as it is.
+    }
+    return error;
   }
 
   bind<A extends unknown[], R>(callback: (...args: A) => R, context: StatementContext): (...args: A) => R {

@@ -197,6 +197,9 @@ function walk(node: T.Node, parent: T.Node, container: Container, key: string | 
       const inner = names.size > 0 ? scopeOf(names, scope) : scope;
       if (node.param) pattern(node.param, "declare", inner, context, state);
       walkKey(node, "body", inner, context, state);
+      // `catch (error)`: the model's code reads `error.message` as plain
+      // JavaScript would word it (`rows.forEach is not a function`).
+      if (node.param?.type === "Identifier") node.body.body.unshift(t.expressionStatement(runtimeCall("ce", [t.identifier(node.param.name)], state)));
       break;
     }
 

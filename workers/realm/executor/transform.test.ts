@@ -13,7 +13,8 @@ const runtime = {
   tick: () => {},
   ea: () => null,
   re: (_context: unknown, value: unknown) => value,
-  th: (target: Record<string, (...args: unknown[]) => unknown>, method: string, ...args: unknown[]) => target[method](...args),
+  th: (target: Record<string, (...args: unknown[]) => unknown>, method: string, _text: string, ...args: unknown[]) => target[method](...args),
+  ce: (error: unknown) => error,
 };
 
 function environment(scope: SessionScope, globals: Record<string, unknown>): TransformEnvironment {
