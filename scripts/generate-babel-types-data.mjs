@@ -15,7 +15,7 @@ const require = createRequire(import.meta.url);
 const t = require("@babel/types");
 
 /** The aliases babelTypes.ts checks against, and the node types it builds. */
-const ALIASES = ["Class", "Expression", "FlowType", "For", "Function", "Literal", "Pattern", "Statement", "TSType"];
+const ALIASES = ["Class", "Expression", "FlowType", "For", "Function", "ImportOrExportDeclaration", "Literal", "Pattern", "Statement", "TSType"];
 const BUILT = [
   "ArrayExpression", "AssignmentExpression", "AwaitExpression", "BinaryExpression", "BlockStatement", "BooleanLiteral",
   "CallExpression", "ClassExpression", "EmptyStatement", "ExpressionStatement", "FunctionExpression", "Identifier",

@@ -327,13 +327,16 @@ probe.hits.push(view)
       expect(harness.probe.hits).toEqual(["function", "function"]);
     });
 
-    it("refuses `import` and `export` (`unsupported`)", async () => {
-      for (const code of ["import { x } from 'y'", "export const z = 1", "probe.hits.push(1)\nexport default 1\n"]) {
-        const harness = setup();
-        await stream(harness, [{ code }], Infinity);
-        const errors = [...failures(harness.events), ...ofType(harness.events, "error").map((event) => event.error)];
-        expect(errors.map((error) => error.code), code).toEqual(["unsupported"]);
-      }
+    it("refuses `import` without a module table (`unsupported`), and runs `export`ed code as plain code", async () => {
+      const harness = setup();
+      await stream(harness, [{ code: "import { x } from 'y'" }], Infinity);
+      const errors = [...failures(harness.events), ...ofType(harness.events, "error").map((event) => event.error)];
+      expect(errors.map((error) => error.code)).toEqual(["unsupported"]);
+
+      const exported = setup();
+      await stream(exported, [{ code: "export const z = 1\nexport function f() { return z + 1 }\nexport { z, f }\nexport default f\nprobe.hits.push(f())\n" }], Infinity);
+      expect(failures(exported.events)).toEqual([]);
+      expect(exported.probe.hits).toEqual([2]);
     });
 
     it("reports an undeclared name as a ReferenceError and `typeof` of it as undefined", async () => {
@@ -394,6 +397,63 @@ console.log(total, j)
   });
 
   describe("errors", () => {
+    it.each([
+      ["const rows = { a: 1 }\nrows.forEach((row) => row)", "TypeError", "rows.forEach is not a function"],
+      ["class K {}\nconst k = 1\nnew k()", "TypeError", "k is not a constructor"],
+      ["const obj2 = {}\nfor (const item of obj2) probe.hits.push(item)", "TypeError", "obj2 is not iterable"],
+      ["probe.nope()", "TypeError", "probe.nope is not a function"],
+      ["const arr = [1, 2]\narr.then(() => 1)", "TypeError", "arr.then is not a function"],
+      ["const box = { list: [] }\nbox.list.catch(() => 1)", "TypeError", "box.list.catch is not a function"],
+      ["function load() { return 5 }\nload().finally(() => 1)", "TypeError", "load(...).finally is not a function"],
+    ])("names the model's code, not the realm's rewrites: %s", async (code, name, message) => {
+      const harness = setup();
+      await stream(harness, [{ code }], Infinity);
+      expect(failures(harness.events)).toMatchObject([{ code: "runtime", name, message }]);
+    });
+
+    it("names anonymous functions and classes after their declaration, as JavaScript does", async () => {
+      const harness = setup();
+      await stream(harness, [{ code: "const App = () => 1\nlet Other = function () {}\nvar third = async () => 2\nconst Box = class {}\nconst kept = function inner() {}\nprobe.hits.push(App.name, Other.name, third.name, Box.name, kept.name, App())" }], Infinity);
+      expect(failures(harness.events)).toEqual([]);
+      expect(harness.probe.hits).toEqual(["App", "Other", "third", "Box", "inner", 1]);
+    });
+
+    it("a caught error reads as plain JavaScript words it, in catch blocks and rejection handlers", async () => {
+      const harness = setup();
+      const code = [
+        "const rows = { a: 1 }",
+        "try { rows.forEach(() => 1) } catch (error) { probe.hits.push(error.message) }",
+        "const fail = async () => rows.map((x) => x)",
+        "await fail().catch((error) => probe.hits.push(error.message))",
+        "await fail().then(() => 1, (error) => probe.hits.push(String(error)))",
+      ].join("\n");
+      await stream(harness, [{ code }], Infinity);
+      expect(failures(harness.events)).toEqual([]);
+      expect(harness.probe.hits).toEqual(["rows.forEach is not a function", "rows.map is not a function", "TypeError: rows.map is not a function"]);
+    });
+
+    it("gives back the model's source for String(fn) and fn.toString()", async () => {
+      const harness = setup();
+      const code = [
+        "let n = 0",
+        "function bump() { n++; for (const x of [1]) n += x; return n }",
+        "const add = (a: number, b = () => 1) => a + b()",
+        "const run = async () => { await sleep(1); return n }",
+        "const object = { method() { return n } }",
+        "probe.hits.push(String(bump), add.toString(), String(run), String(object.method))",
+      ].join("\n");
+      await stream(harness, [{ code }], Infinity);
+      expect(failures(harness.events)).toEqual([]);
+      expect(harness.probe.hits).toEqual([
+        "function bump() { n++; for (const x of [1]) n += x; return n }",
+        "(a: number, b = () => 1) => a + b()",
+        "async () => { await sleep(1); return n }",
+        "method() { return n }",
+      ]);
+      // Platform functions are untouched.
+      expect(String(Math.max)).toContain("[native code]");
+    });
+
     it("reports a syntax error in line 3 of 10 at line 3, as soon as it is certain", async () => {
       const lines = ["probe.hits.push(1)", "probe.hits.push(2)", "const = 5", ...Array.from({ length: 7 }, (_, i) => `probe.hits.push(${i + 4})`)];
       const code = lines.join("\n") + "\n";

@@ -30,18 +30,29 @@
  * statement (`$$r.tick` adopts the site's context when `current` is null).
  */
 import type { ConsoleLevel, ExecError, ExecErrorCode, ExecEvent } from "../../../src/wire/events";
-import { cap, formatConsoleArguments, formatValue, inspectValue } from "./formatConsole";
-import { LoopGuard, LoopGuardError } from "./loopGuard";
-import { createSessionScope, declare, declareAll, hoistVars, isDeclared, typeOf, type SessionScope } from "./sessionScope";
-import { parseStatementFrames, sourceUrlComment, stackOf } from "./stackFrames";
-import { createStatementSplitter, type SplitError, type SplitStatement, type StatementSplitter } from "./statementSplitter";
-import { PARAMETERS, TransformError, transformStatement, type Mapping, type SiteKind, type TransformEnvironment } from "./transform";
+import { describeThrown, StatementCompiler } from "./compileStatement";
+import { createConsole, createTimers, type TimerTable } from "./consoleAndTimers";
+import { ExecutorRuntime } from "./executorRuntime";
+import { LoopGuard } from "./loopGuard";
+import { installModelSource } from "./modelSource";
+import { realmHooksOf, type RealmHooks } from "./realmHooks";
+import { createSessionScope } from "./sessionScope";
+import {
+  ExecutionAborted,
+  type CodeItem,
+  type DataItem,
+  type DataSink,
+  type ErrorLocation,
+  type Item,
+  type ReplyState,
+  type CompiledStatement,
+  type Site,
+  type StatementContext,
+} from "./statementContext";
+import { createStatementSplitter, type SplitError, type SplitStatement } from "./statementSplitter";
+import { TransformError } from "./transform";
 
-export interface DataSink {
-  push(delta: string): void;
-  /** The fence closed (`unterminated`: the stream ended first); an error to report, if any. */
-  end(unterminated: boolean): ExecError | void;
-}
+export { ExecutionAborted, type DataSink, type ErrorLocation } from "./statementContext";
 
 export interface ExecutorOptions {
   /** Realm globals visible to code (React, mount, sleep, fetch, ...); console and timers are the executor's. */
@@ -75,215 +86,12 @@ export interface Executor {
   /** Where in the model's code `error` was thrown (innermost compiled frame), for errors reported by others (UI runtime). */
   locate(error: unknown): ErrorLocation | undefined;
 }
-
-export interface ErrorLocation {
-  /** The reply (as numbered by beginReply) whose code it is. */
-  reply: number;
-  block: number;
-  statement: number;
-  line: number;
-  column?: number;
-  lineText?: string;
-}
-
-/** What `abort()` throws into code that resumes afterwards. */
-export class ExecutionAborted extends Error {
-  readonly code = "aborted";
-  constructor(message = "Stopped") {
-    super(message);
-    this.name = "AbortError";
-  }
-}
-
 export function createExecutor(options: ExecutorOptions): Executor {
   return new StatementExecutor(options);
 }
 
-// ---------------------------------------------------------------- state
-
-interface ReplyState {
-  id: number;
-  /** Why the rest of the reply does not run. */
-  stopped: "error" | "aborted" | undefined;
-  /** Code of this reply that resumes after the abort throws; its timers are cleared. */
-  aborted: boolean;
-}
-
-interface StatementContext {
-  reply: ReplyState;
-  block: number;
-  statement: number;
-  /** Reply line where the statement starts. */
-  line: number;
-  /** Entered from outside (a UI handler): not cancelled with its reply. */
-  detached: boolean;
-  item: CodeItem;
-  split: SplitStatement;
-  detachedCopy?: StatementContext;
-}
-
-interface CodeItem {
-  kind: "code";
-  block: number;
-  line: number;
-  reply: ReplyState;
-  /** Dropped when the block ends, with its buffers. */
-  splitter: StatementSplitter | undefined;
-  body: string;
-  statements: SplitStatement[];
-  /** Index of the next statement to run. */
-  next: number;
-  ended: boolean;
-  syntaxError: { error: SplitError; index: number } | undefined;
-  /** Set when the reply stopped before or inside this block. */
-  stopAt: { statement: number; reason: "error" | "aborted" } | undefined;
-}
-
-interface DataItem {
-  kind: "data";
-  block: number;
-  id: string;
-  line: number;
-  reply: ReplyState;
-  deltas: string[];
-  ended: boolean;
-  unterminated: boolean;
-  state: "waiting" | "streaming" | "dead" | "done";
-  sink: DataSink | undefined;
-}
-
-type Item = CodeItem | DataItem;
-
-interface CompiledStatement {
-  id: number;
-  context: StatementContext;
-  run: (...parameters: unknown[]) => unknown;
-  async: boolean;
-  sites: number[];
-  mappings: Mapping[] | undefined | null;
-}
-
-interface Site {
-  kind: SiteKind;
-  /** Reply line, for the loop guard's message. */
-  line: number;
-  /** Line and column in the block body. */
-  bodyLine: number;
-  column: number;
-  context: StatementContext;
-}
-
-const hasOwn = Object.prototype.hasOwnProperty;
 // Captured at load: model code cannot replace it for the executor.
 const platformSetTimeout = globalThis.setTimeout.bind(globalThis);
-const MODULES_REFUSED = "`import` and `export` are not available in the realm: every top-level declaration is already shared by later code, and modules cannot be loaded";
-const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor as FunctionConstructor;
-
-// ---------------------------------------------------------------- runtime hooks ($$r)
-
-/**
- * The object compiled code calls as `$$r`. Method names are short because they
- * are compiled into every statement; keep them in sync with transform.ts.
- */
-class ExecutorRuntime {
-  /** The statement whose code is running, or null between tasks. */
-  current: StatementContext | null = null;
-  private resetPending = false;
-
-  constructor(
-    readonly guard: LoopGuard,
-    private readonly sites: Site[],
-  ) {}
-
-  /** declare */
-  d(scope: SessionScope, name: string, kind: number, value: unknown): void {
-    declare(scope, name, kind, value);
-  }
-
-  /** declare a destructured set */
-  m(scope: SessionScope, kind: number, staged: Record<string, unknown>): void {
-    declareAll(scope, kind, staged);
-  }
-
-  /** hoist `var`s */
-  v(scope: SessionScope, names: string[]): void {
-    hoistVars(scope, names);
-  }
-
-  /** `typeof` of a possibly undeclared name */
-  ty(scope: SessionScope, name: string): string {
-    return typeOf(scope, name);
-  }
-
-  /** Loop and function-entry tick: the hot path. */
-  tick(site: number): void {
-    if (this.current === null) this.adopt(site);
-    const guard = this.guard;
-    if (--guard.countdown <= 0) guard.check(site);
-  }
-
-  /** Async function entry: tick, and return the context every `await` inside restores. */
-  ea(site: number): StatementContext | null {
-    this.tick(site);
-    return this.current;
-  }
-
-  /** After an `await`: back in `context`. */
-  re<V>(context: StatementContext | null, value?: V): V | undefined {
-    if (context !== null) {
-      if (context.reply.aborted && !context.detached) throw new ExecutionAborted();
-      this.current = context;
-      this.scheduleReset();
-    }
-    return value;
-  }
-
-  /** `target.then/catch/finally(...)`: callbacks run in the calling statement's context. */
-  th(target: unknown, method: "then" | "catch" | "finally", ...args: unknown[]): unknown {
-    const context = this.current;
-    if (context !== null && target instanceof Promise) {
-      for (let index = 0; index < args.length; index += 1) {
-        const callback = args[index];
-        if (typeof callback === "function") args[index] = this.bind(callback as (...a: unknown[]) => unknown, context);
-      }
-    }
-    return (target as Record<string, (...a: unknown[]) => unknown>)[method](...args);
-  }
-
-  bind<A extends unknown[], R>(callback: (...args: A) => R, context: StatementContext): (...args: A) => R {
-    const runtime = this;
-    return function (this: unknown, ...args: A): R {
-      if (context.reply.aborted && !context.detached) throw new ExecutionAborted();
-      const previous = runtime.current;
-      runtime.current = context;
-      try {
-        return callback.apply(this, args);
-      } finally {
-        runtime.current = previous;
-      }
-    };
-  }
-
-  /** A function entered with no statement running: credit its defining statement. */
-  private adopt(site: number): void {
-    const context = this.sites[site]?.context;
-    if (!context) return;
-    context.detachedCopy ??= { ...context, detached: true, detachedCopy: undefined };
-    this.current = context.detachedCopy;
-    this.scheduleReset();
-  }
-
-  private scheduleReset(): void {
-    if (this.resetPending) return;
-    this.resetPending = true;
-    queueMicrotask(this.reset);
-  }
-
-  private readonly reset = (): void => {
-    this.resetPending = false;
-    this.current = null;
-  };
-}
 
 // ---------------------------------------------------------------- the executor
 
@@ -294,7 +102,10 @@ class StatementExecutor implements Executor {
   private readonly runtime: ExecutorRuntime;
   private readonly globals: Record<string, unknown>;
   private readonly now: () => number;
-  private readonly compiled = new Map<number, CompiledStatement>();
+  private readonly compiler: StatementCompiler;
+  private readonly hooks: RealmHooks | undefined;
+  /** Realm globals the model declared as its own, warned about once. */
+  private readonly takenOver = new Set<string>();
   private readonly queue: Item[] = [];
   /** Items of the current reply by block index, for push/end. */
   private readonly blocks = new Map<number, Item>();
@@ -305,8 +116,7 @@ class StatementExecutor implements Executor {
   private draining = false;
   private idleWaiters: (() => void)[] = [];
   private lastContext: StatementContext | undefined;
-  private statementIds = 0;
-  private readonly timers = new Map<unknown, { context: StatementContext | null; clear(): void }>();
+  private readonly timers: TimerTable = new Map();
 
   constructor(private readonly options: ExecutorOptions) {
     this.now = options.now ?? defaultNow();
@@ -320,8 +130,23 @@ class StatementExecutor implements Executor {
         return context && !context.detached && context.reply.aborted ? new ExecutionAborted() : undefined;
       },
     });
-    this.runtime = new ExecutorRuntime(this.guard, this.sites);
-    const own = { console: this.createConsole(), ...this.createTimers() };
+    this.hooks = realmHooksOf(options.globals);
+    this.runtime = new ExecutorRuntime(this.guard, this.sites, this.hooks);
+    this.compiler = new StatementCompiler(this.scope, this.sites, () => this.globals, this.hooks);
+    installModelSource((id) => {
+      const site = this.sites[id];
+      return site?.kind === "function" && site.range ? site.context.split.source.slice(site.range.start, site.range.end) : undefined;
+    });
+    const own = {
+      console: createConsole((level, text) => this.emitConsole(level, text), this.now),
+      ...createTimers({
+        globals: options.globals,
+        runtime: this.runtime,
+        guard: this.guard,
+        timers: this.timers,
+        reportAsync: (error, context) => this.reportAsync(error, context),
+      }),
+    };
     this.globals = Object.freeze(Object.assign(Object.create(null) as Record<string, unknown>, options.globals, own));
   }
 
@@ -435,23 +260,14 @@ class StatementExecutor implements Executor {
 
   reportUncaught(reason: unknown): void {
     if (reason instanceof ExecutionAborted) return;
-    const frame = parseStatementFrames(stackOf(reason)).find((candidate) => this.compiled.has(candidate.id));
-    const context = (frame && this.compiled.get(frame.id)!.context) ?? this.runtime.current ?? this.lastContext;
+    const context = this.compiler.contextOf(reason) ?? this.runtime.current ?? this.lastContext;
     if (!context) return;
     if (context.reply.aborted && !context.detached) return;
-    this.emit({ type: "error", error: this.mapError(reason, context), statement: context.statement, reply: context.reply.id });
+    this.emit({ type: "error", error: this.compiler.mapError(reason, context), statement: context.statement, reply: context.reply.id });
   }
 
   locate(error: unknown): ErrorLocation | undefined {
-    for (const frame of parseStatementFrames(stackOf(error))) {
-      const compiled = this.compiled.get(frame.id);
-      if (!compiled) continue;
-      const position = this.position(compiled, frame.bodyLine, frame.column);
-      if (!position || position.line === undefined) continue;
-      const { context } = compiled;
-      return { reply: context.reply.id, block: position.block, statement: context.statement, line: position.line, column: position.column, lineText: position.lineText };
-    }
-    return undefined;
+    return this.compiler.locate(error);
   }
 
   // ------------------------------------------------------------ the queue
@@ -463,7 +279,7 @@ class StatementExecutor implements Executor {
       item.syntaxError = { error: result.error, index };
       // Reported as soon as it is certain; the reply stops when the queue gets there.
       if (!item.reply.stopped) {
-        this.emit({ type: "error", error: this.syntaxError(item, result.error), statement: index, reply: item.reply.id });
+        this.emit({ type: "error", error: this.compiler.syntaxError(item, result.error), statement: index, reply: item.reply.id });
       }
     }
   }
@@ -517,10 +333,38 @@ class StatementExecutor implements Executor {
         continue;
       }
       if (item.ended) {
+        if (item.defaultExport) this.showDefaultExport(item);
         this.emit({ type: "block-done", block: item.block });
         return true;
       }
       return false;
+    }
+  }
+
+  /** The model declared a realm global as its own (`const [x, y, z] = point`): say once where the realm's value went. */
+  private warnTakeOver(name: string): void {
+    if (this.takenOver.has(name)) return;
+    this.takenOver.add(name);
+    const alias = this.hooks?.aliasOf(name);
+    if (alias) this.emitConsole("warn", `Note: \`${name}\` is now your own binding in your code; the realm's ${name} is still available as \`${alias}\`.`);
+  }
+
+  /** `export default App` that the block did not mount: the realm mounts it, and tells the model. */
+  private showDefaultExport(item: CodeItem): void {
+    const { value, name, context } = item.defaultExport!;
+    item.defaultExport = undefined;
+    const hooks = this.hooks;
+    if (!hooks || hooks.mountCount() !== item.mountsAtStart) return;
+    const runtime = this.runtime;
+    const previous = runtime.current;
+    runtime.current = context;
+    try {
+      const note = hooks.mountDefaultExport(value, name);
+      if (note) this.emitConsole("info", note);
+    } catch (error) {
+      this.reportAsync(error, context);
+    } finally {
+      runtime.current = previous;
     }
   }
 
@@ -636,6 +480,7 @@ class StatementExecutor implements Executor {
       split,
     };
     this.lastContext = context;
+    if (index === 0 && this.hooks) item.mountsAtStart = this.hooks.mountCount();
     const start: ExecEvent = {
       type: "statement-start",
       block: item.block,
@@ -647,11 +492,11 @@ class StatementExecutor implements Executor {
 
     let compiled: CompiledStatement;
     try {
-      compiled = this.compile(context);
+      compiled = this.compiler.compile(context);
     } catch (error) {
       this.emit(start);
       const execError =
-        error instanceof TransformError ? this.transformError(context, error) : this.mapError(error, context);
+        error instanceof TransformError ? this.compiler.transformError(context, error) : this.compiler.mapError(error, context);
       this.emit({ type: "statement-end", block: item.block, statement: index, status: "error", error: execError, durationMs: 0 });
       item.reply.stopped ??= "error";
       return false;
@@ -672,172 +517,37 @@ class StatementExecutor implements Executor {
     }
     runtime.current = previous;
     if (!compiled.async) {
-      this.finishStatement(context, started, false, undefined);
+      this.finishStatement(context, started, false, undefined, compiled.takesOver);
       return false;
     }
 
     let settled = false;
-    const settle = (failed: boolean, error: unknown) => {
+    const settle = (failed: boolean, error: unknown, takesOver?: string[]) => {
       if (settled) return;
       settled = true;
       this.inFlight = undefined;
-      this.finishStatement(context, started, failed, error);
+      this.finishStatement(context, started, failed, error, takesOver);
       this.drain();
     };
     this.inFlight = { context, abort: () => settle(true, new ExecutionAborted()) };
     (result as Promise<unknown>).then(
-      () => settle(false, undefined),
+      () => settle(false, undefined, compiled.takesOver),
       (error: unknown) => settle(true, error),
     );
     return true;
   }
 
-  private finishStatement(context: StatementContext, started: number, failed: boolean, error: unknown): void {
+  private finishStatement(context: StatementContext, started: number, failed: boolean, error: unknown, takesOver: string[] = []): void {
     const durationMs = this.now() - started;
     const base = { type: "statement-end", block: context.block, statement: context.statement, durationMs } as const;
     if (!failed) {
+      for (const name of takesOver) this.warnTakeOver(name);
       this.emit({ ...base, status: "done" });
       return;
     }
-    const execError = this.mapError(error, context);
+    const execError = this.compiler.mapError(error, context);
     this.emit({ ...base, status: "error", error: execError });
     context.reply.stopped ??= execError.code === "aborted" ? "aborted" : "error";
-  }
-
-  private compile(context: StatementContext): CompiledStatement {
-    const id = ++this.statementIds;
-    const sites: number[] = [];
-    const environment: TransformEnvironment = {
-      isRealmGlobal: (name) => hasOwn.call(this.globals, name),
-      isPlatformGlobal: (name) => name in globalThis,
-      isDeclared: (name) => isDeclared(this.scope, name),
-      site: (kind, line, column) => {
-        const site = this.sites.length;
-        const { split } = context;
-        this.sites.push({
-          kind,
-          line: context.line + line - 1,
-          bodyLine: split.line + line - 1,
-          column: line === 1 ? split.column - 1 + column : column,
-          context,
-        });
-        sites.push(site);
-        return site;
-      },
-    };
-    const result = transformStatement(context.split.source, environment);
-    const body = result.body + sourceUrlComment(id);
-    let run: (...parameters: unknown[]) => unknown;
-    try {
-      run = (result.async ? new AsyncFunction(...PARAMETERS, body) : new Function(...PARAMETERS, body)) as typeof run;
-    } catch (error) {
-      // The parser accepted what the engine refuses: report it on the statement.
-      throw new TransformError("syntax", describeThrown(error).message, 1, 1);
-    }
-    const compiled: CompiledStatement = { id, context, run, async: result.async, sites, mappings: undefined };
-    this.compiled.set(id, compiled);
-    return compiled;
-  }
-
-  // ------------------------------------------------------------ errors
-
-  private transformError(context: StatementContext, error: TransformError): ExecError {
-    const { item, split } = context;
-    const bodyLine = split.line + error.line - 1;
-    return {
-      code: error.code,
-      name: error.name,
-      message: error.message,
-      block: item.block,
-      line: item.line + bodyLine - 1,
-      column: error.line === 1 ? split.column - 1 + error.column : error.column,
-      lineText: lineOf(item.body, bodyLine),
-    };
-  }
-
-  private syntaxError(item: CodeItem, error: SplitError): ExecError {
-    // The splitter parses as a script, where Babel calls modules a syntax
-    // error; for the realm they are a refused feature.
-    const module = error.code === "ImportOutsideModule";
-    return {
-      code: module ? "unsupported" : "syntax",
-      name: module ? "UnsupportedError" : "SyntaxError",
-      message: module ? MODULES_REFUSED : error.message,
-      block: item.block,
-      line: item.line + error.line - 1,
-      column: error.column,
-      lineText: error.lineText,
-    };
-  }
-
-  /** `Name: message` located at the innermost frame of `context`'s reply, else at the statement. */
-  private mapError(error: unknown, context: StatementContext): ExecError {
-    const code: ExecErrorCode =
-      error instanceof LoopGuardError ? "loop-guard" : error instanceof ExecutionAborted ? "aborted" : "runtime";
-    const { name, message } = describeThrown(error);
-    if (error instanceof LoopGuardError) {
-      // Thrown from the tick: the loop (or function) it names is the place.
-      const site = this.sites[error.site];
-      if (site && site.context.reply === context.reply) {
-        const { item } = site.context;
-        return { code, name, message, block: item.block, line: site.line, column: site.column, lineText: lineOf(item.body, site.bodyLine) };
-      }
-    }
-    for (const frame of parseStatementFrames(stackOf(error))) {
-      const compiled = this.compiled.get(frame.id);
-      if (!compiled || compiled.context.reply !== context.reply) continue;
-      const position = this.position(compiled, frame.bodyLine, frame.column);
-      if (position) return { code, name, message, ...position };
-    }
-    const { item, split } = context;
-    return { code, name, message, block: item.block, line: context.line, column: split.column, lineText: lineOf(item.body, split.line) };
-  }
-
-  private position(compiled: CompiledStatement, bodyLine: number, column: number): Omit<ExecError, "code" | "name" | "message"> | undefined {
-    const { item, split } = compiled.context;
-    const codeLine = bodyLine - 1;
-    const statementLines = split.endLine - split.line + 1;
-    if (codeLine < 1 || codeLine > statementLines) return undefined;
-    let originalLine = codeLine;
-    let originalColumn: number | undefined;
-    const mapping = this.lookupMapping(compiled, codeLine, column - 1);
-    if (mapping) {
-      originalLine = mapping.originalLine;
-      originalColumn = mapping.originalColumn + 1;
-    }
-    const blockLine = split.line + originalLine - 1;
-    return {
-      block: item.block,
-      line: item.line + blockLine - 1,
-      column: originalColumn === undefined ? undefined : originalLine === 1 ? split.column - 1 + originalColumn : originalColumn,
-      lineText: lineOf(item.body, blockLine),
-    };
-  }
-
-  /** Columns need a source map: made on the first error of a statement, by compiling it again. */
-  private lookupMapping(compiled: CompiledStatement, line: number, column: number): Mapping | undefined {
-    if (compiled.mappings === undefined) {
-      compiled.mappings = null;
-      try {
-        let next = 0;
-        const replay: TransformEnvironment = {
-          isRealmGlobal: (name) => hasOwn.call(this.globals, name),
-          isPlatformGlobal: (name) => name in globalThis,
-          // Same resolution as when compiled: names it declared count as declared.
-          isDeclared: (name) => isDeclared(this.scope, name),
-          site: () => compiled.sites[next++] ?? 0,
-        };
-        compiled.mappings = transformStatement(compiled.context.split.source, replay, { sourceMaps: true }).mappings ?? null;
-      } catch {
-        compiled.mappings = null;
-      }
-    }
-    let best: Mapping | undefined;
-    for (const mapping of compiled.mappings ?? []) {
-      if (mapping.generatedLine !== line || mapping.generatedColumn > column) continue;
-      if (!best || mapping.generatedColumn >= best.generatedColumn) best = mapping;
-    }
-    return best;
   }
 
   // ------------------------------------------------------------ console and timers
@@ -856,217 +566,12 @@ class StatementExecutor implements Executor {
     if (error instanceof ExecutionAborted) return;
     const target = context ?? this.lastContext;
     if (!target) return;
-    this.emit({ type: "error", error: this.mapError(error, target), statement: target.statement, reply: target.reply.id });
-  }
-
-  private createConsole(): Record<string, (...args: unknown[]) => void> {
-    let indent = "";
-    const counts = new Map<string, number>();
-    const timers = new Map<string, number>();
-    const print = (level: ConsoleLevel, args: unknown[]) => {
-      const text = formatConsoleArguments(args);
-      this.emitConsole(level, indent ? indent + text.replace(/\n/g, `\n${indent}`) : text);
-    };
-    const console = {
-      debug: (...args: unknown[]) => print("debug", args),
-      log: (...args: unknown[]) => print("log", args),
-      info: (...args: unknown[]) => print("info", args),
-      warn: (...args: unknown[]) => print("warn", args),
-      error: (...args: unknown[]) => print("error", args),
-      trace: (...args: unknown[]) => print("log", ["Trace:", ...args]),
-      dir: (value: unknown) => print("log", [inspectValue(value)]),
-      dirxml: (...args: unknown[]) => print("log", args),
-      table: (data: unknown) => print("log", [formatTable(data)]),
-      assert: (condition: unknown, ...args: unknown[]) => {
-        if (!condition) print("error", args.length > 0 ? ["Assertion failed:", ...args] : ["Assertion failed"]);
-      },
-      count: (label: unknown = "default") => {
-        const key = String(label);
-        const count = (counts.get(key) ?? 0) + 1;
-        counts.set(key, count);
-        print("log", [`${key}: ${count}`]);
-      },
-      countReset: (label: unknown = "default") => void counts.delete(String(label)),
-      group: (...args: unknown[]) => {
-        if (args.length > 0) print("log", args);
-        indent += "  ";
-      },
-      groupCollapsed: (...args: unknown[]) => console.group(...args),
-      groupEnd: () => {
-        indent = indent.slice(2);
-      },
-      time: (label: unknown = "default") => void timers.set(String(label), this.now()),
-      timeLog: (label: unknown = "default", ...args: unknown[]) => {
-        const startedAt = timers.get(String(label));
-        if (startedAt !== undefined) print("log", [`${String(label)}: ${formatMs(this.now() - startedAt)}`, ...args]);
-      },
-      timeEnd: (label: unknown = "default") => {
-        const startedAt = timers.get(String(label));
-        if (startedAt === undefined) return;
-        timers.delete(String(label));
-        print("log", [`${String(label)}: ${formatMs(this.now() - startedAt)}`]);
-      },
-    };
-    return Object.freeze(console);
-  }
-
-  private createTimers(): Record<string, unknown> {
-    const platform = globalThis as unknown as Record<string, unknown>;
-    const pick = <F>(name: string): F | undefined => {
-      const candidate = (hasOwn.call(this.options.globals, name) ? this.options.globals[name] : platform[name]) as F | undefined;
-      return typeof candidate === "function" ? (candidate as unknown as { bind(t: unknown): F }).bind(globalThis) : undefined;
-    };
-    const setTimer = pick<(callback: () => void, ms?: number) => unknown>("setTimeout")!;
-    const clearTimer = pick<(handle: unknown) => void>("clearTimeout")!;
-    const setRepeat = pick<(callback: () => void, ms?: number) => unknown>("setInterval")!;
-    const clearRepeat = pick<(handle: unknown) => void>("clearInterval")!;
-    const queueTask = pick<(callback: () => void) => void>("queueMicrotask");
-    const requestFrame = pick<(callback: (time: number) => void) => unknown>("requestAnimationFrame");
-    const cancelFrame = pick<(handle: unknown) => void>("cancelAnimationFrame");
-    const runtime = this.runtime;
-    const timers = this.timers;
-
-    const invoke = (context: StatementContext | null, callback: (...args: unknown[]) => unknown, args: unknown[]): unknown => {
-      const previous = runtime.current;
-      runtime.current = context;
-      try {
-        callback(...args);
-        return undefined;
-      } catch (error) {
-        this.reportAsync(error, context);
-        return error;
-      } finally {
-        runtime.current = previous;
-      }
-    };
-    const live = (context: StatementContext | null) => !(context && !context.detached && context.reply.aborted);
-    const requireFunction = (name: string, callback: unknown): ((...args: unknown[]) => unknown) => {
-      if (typeof callback !== "function") throw new TypeError(`${name} needs a function (strings are not evaluated)`);
-      return callback as (...args: unknown[]) => unknown;
-    };
-
-    const setTimeout = (callback: unknown, ms?: number, ...args: unknown[]) => {
-      const run = requireFunction("setTimeout", callback);
-      const context = runtime.current;
-      const handle = setTimer(() => {
-        timers.delete(handle);
-        if (!live(context)) return;
-        this.guard.yielded();
-        invoke(context, run, args);
-      }, ms);
-      timers.set(handle, { context, clear: () => clearTimer(handle) });
-      return handle;
-    };
-    const setInterval = (callback: unknown, ms?: number, ...args: unknown[]) => {
-      const run = requireFunction("setInterval", callback);
-      const context = runtime.current;
-      const handle = setRepeat(() => {
-        if (!live(context)) {
-          clearRepeat(handle);
-          timers.delete(handle);
-          return;
-        }
-        this.guard.yielded();
-        // A callback that trips the loop guard would block the realm on every tick: stop it.
-        if (invoke(context, run, args) instanceof LoopGuardError) {
-          clearRepeat(handle);
-          timers.delete(handle);
-        }
-      }, ms);
-      timers.set(handle, { context, clear: () => clearRepeat(handle) });
-      return handle;
-    };
-    const clearTimeout = (handle: unknown) => {
-      timers.delete(handle);
-      clearTimer(handle);
-    };
-    const clearInterval = (handle: unknown) => {
-      timers.delete(handle);
-      clearRepeat(handle);
-    };
-    const own: Record<string, unknown> = { setTimeout, setInterval, clearTimeout, clearInterval };
-    if (queueTask) {
-      own.queueMicrotask = (callback: unknown) => {
-        const run = requireFunction("queueMicrotask", callback);
-        const context = runtime.current;
-        queueTask(() => {
-          if (live(context)) invoke(context, run, []);
-        });
-      };
-    }
-    if (requestFrame && cancelFrame) {
-      own.requestAnimationFrame = (callback: unknown) => {
-        const run = requireFunction("requestAnimationFrame", callback);
-        const context = runtime.current;
-        const handle = requestFrame((time) => {
-          timers.delete(handle);
-          if (live(context)) invoke(context, run, [time]);
-        });
-        timers.set(handle, { context, clear: () => cancelFrame(handle) });
-        return handle;
-      };
-      own.cancelAnimationFrame = (handle: unknown) => {
-        timers.delete(handle);
-        cancelFrame(handle);
-      };
-    }
-    return own;
+    this.emit({ type: "error", error: this.compiler.mapError(error, target), statement: target.statement, reply: target.reply.id });
   }
 }
 
 // ---------------------------------------------------------------- helpers
-
 function defaultNow(): () => number {
   const performance = (globalThis as { performance?: { now(): number } }).performance;
   return performance ? () => performance.now() : () => Date.now();
 }
-
-function lineOf(text: string, line: number): string | undefined {
-  let start = 0;
-  for (let current = 1; current < line; current += 1) {
-    const next = text.indexOf("\n", start);
-    if (next < 0) return undefined;
-    start = next + 1;
-  }
-  const end = text.indexOf("\n", start);
-  return text.slice(start, end < 0 ? undefined : end);
-}
-
-/** Name and message of anything thrown; `throw "x"` becomes `Uncaught: x`. */
-function describeThrown(error: unknown): { name: string; message: string } {
-  try {
-    if (error !== null && typeof error === "object" && "message" in error) {
-      const name = (error as { name?: unknown }).name;
-      return { name: typeof name === "string" && name ? name : "Error", message: cap(String((error as { message: unknown }).message)) };
-    }
-  } catch {
-    // A hostile getter: fall through to inspecting the value.
-  }
-  return { name: "Uncaught", message: cap(formatValue(error)) };
-}
-
-function formatMs(ms: number): string {
-  return `${Math.round(ms * 1000) / 1000}ms`;
-}
-
-/** `console.table` as aligned text (rows × columns), falling back to inspect. */
-function formatTable(data: unknown): string {
-  if (data === null || typeof data !== "object") return formatValue(data);
-  const rows = Object.entries(data as Record<string, unknown>);
-  const columns: string[] = [];
-  for (const [, row] of rows) {
-    if (row !== null && typeof row === "object") for (const key of Object.keys(row)) if (!columns.includes(key)) columns.push(key);
-  }
-  const hasValues = rows.some(([, row]) => row === null || typeof row !== "object");
-  const header = ["(index)", ...columns, ...(hasValues ? ["Values"] : [])];
-  const cell = (value: unknown) => (value === undefined ? "" : typeof value === "string" ? value : inspectValue(value));
-  const body = rows.map(([key, row]) => [
-    key,
-    ...columns.map((column) => (row !== null && typeof row === "object" ? cell((row as Record<string, unknown>)[column]) : "")),
-    ...(hasValues ? [row !== null && typeof row === "object" ? "" : cell(row)] : []),
-  ]);
-  const widths = header.map((title, index) => Math.max(title.length, ...body.map((row) => row[index].length)));
-  const format = (row: string[]) => row.map((value, index) => value.padEnd(widths[index])).join(" | ").trimEnd();
-  return [format(header), widths.map((width) => "-".repeat(width)).join("-|-"), ...body.map(format)].join("\n");
-}
-

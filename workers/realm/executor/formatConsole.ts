@@ -25,9 +25,19 @@ export function inspectValue(value: unknown): string {
   }
 }
 
+/**
+ * An engine message about compiled code, as it would read about the model's
+ * own: `$$s.rows.forEach is not a function` → `rows.forEach is not a function`
+ * (the transform reads top-level names through `$$s`, realm globals through
+ * `$$g`, staged patterns through `$$t`).
+ */
+export function modelText(message: string): string {
+  return message.includes("$$") ? message.replace(/(?<![\w$.])\$\$[sgt]\./g, "") : message;
+}
+
 export function formatError(error: { name?: unknown; message?: unknown }): string {
   const name = typeof error.name === "string" && error.name ? error.name : "Error";
-  const message = typeof error.message === "string" ? error.message : "";
+  const message = typeof error.message === "string" ? modelText(error.message) : "";
   return message ? `${name}: ${message}` : name;
 }
 

@@ -122,6 +122,9 @@ for (const punctuator of PUNCTUATORS) {
 }
 
 const NEWLINE = 10;
+/** U+2028 LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR end a line in JavaScript (ASI, line comments) but not in Markdown: no new reply line. */
+const LINE_SEPARATOR = 0x2028;
+const PARAGRAPH_SEPARATOR = 0x2029;
 
 function isIdentifierStart(code: number): boolean {
   return (
@@ -238,7 +241,8 @@ export class Lexer {
           break;
         }
         case "lineComment":
-          if (code === NEWLINE) this.mode = "code"; // the newline is read as code
+          // The line end is read as code.
+          if (code === NEWLINE || code === LINE_SEPARATOR || code === PARAGRAPH_SEPARATOR) this.mode = "code";
           else i++;
           break;
         case "blockComment":
@@ -390,8 +394,8 @@ export class Lexer {
     const code = input.charCodeAt(i);
     const top = this.stack.length === 0;
 
-    if (code === NEWLINE) {
-      this.addLine(base + i);
+    if (code === NEWLINE || code === LINE_SEPARATOR || code === PARAGRAPH_SEPARATOR) {
+      if (code === NEWLINE) this.addLine(base + i);
       if (top) {
         this.lineStartAtTop = true;
         this.listener.newlineAtTop(base + i);

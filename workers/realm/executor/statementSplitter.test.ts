@@ -135,6 +135,14 @@ describe("statement splitter", () => {
       expect(yieldedAfter("a()\n")).toEqual([]);
     });
 
+    it("takes U+2028 and U+2029 as line ends, as JavaScript does (also ending a line comment)", () => {
+      for (const separator of ["\u2028", "\u2029"]) {
+        expect(yieldedAfter(`a()${separator}b()${separator}c`)).toEqual(["a()", "b()"]);
+        expect(yieldedAfter(`a() // note${separator}b()\nc`)).toEqual(["a()", "b()"]);
+        expect(sources(`const s = "x${separator}y"\nfoo()`)).toEqual([`const s = "x${separator}y"`, "foo()"]);
+      }
+    });
+
     it("yields all but each block's last statement before end() on a realistic corpus", () => {
       for (const block of MODEL_CORPUS) {
         const fed = split(block, 5);

@@ -85,6 +85,8 @@ const PARSE_OPTIONS: ParseOptions = {
   sourceType: "script",
   plugins: ["typescript", "jsx"],
   allowAwaitOutsideFunction: true,
+  // `import`/`export` are taken as models write them (convertModules.ts).
+  allowImportExportEverywhere: true,
   errorRecovery: false,
   attachComment: false,
 };

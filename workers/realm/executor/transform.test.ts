@@ -13,7 +13,8 @@ const runtime = {
   tick: () => {},
   ea: () => null,
   re: (_context: unknown, value: unknown) => value,
-  th: (target: Record<string, (...args: unknown[]) => unknown>, method: string, ...args: unknown[]) => target[method](...args),
+  th: (target: Record<string, (...args: unknown[]) => unknown>, method: string, _text: string, ...args: unknown[]) => target[method](...args),
+  ce: (error: unknown) => error,
 };
 
 function environment(scope: SessionScope, globals: Record<string, unknown>): TransformEnvironment {
@@ -81,13 +82,14 @@ describe("transformStatement", () => {
 
   it("keeps each line of the statement on its line", () => {
     const result = transformStatement("const a = {\n  b: 1,\n  c: (() => { throw new Error('x') })\n}", environment(createSessionScope(), {}));
-    const lines = result.body.split("\n").slice(result.bodyLineOffset);
+    // The prologue takes the first line; the statement starts on the second.
+    const lines = result.body.split("\n").slice(1);
     expect(lines[2]).toContain("throw");
   });
 
   it("maps generated columns back with source maps on demand", () => {
     const result = transformStatement("const total = price * count", environment(createSessionScope(), {}), { sourceMaps: true });
-    const code = result.body.split("\n")[result.bodyLineOffset];
+    const code = result.body.split("\n")[1];
     const generated = code.indexOf("count");
     const mapping = result.mappings!.filter((entry) => entry.generatedLine === 1 && entry.generatedColumn <= generated).at(-1)!;
     expect(mapping.originalColumn).toBe("const total = price * ".length);
@@ -123,7 +125,7 @@ describe("transformStatement", () => {
 
     it("refuses modules and the realm's reserved names", () => {
       expect(transformError("import x from 'y'")).toMatchObject({ code: "unsupported" });
-      expect(transformError("export const y = 1")).toMatchObject({ code: "unsupported" });
+      expect(transformError("export * from 'y'")).toMatchObject({ code: "unsupported" });
       expect(transformError("const $$s = 1")).toMatchObject({ code: "unsupported" });
       expect(transformError("$$r.tick(1)")).toMatchObject({ code: "unsupported" });
     });

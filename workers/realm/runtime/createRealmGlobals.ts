@@ -4,14 +4,18 @@
  * shadow by accident.
  */
 import { createFetchStub } from "./createFetchStub";
+import { createModelHabits } from "./createModelHabits";
 import { createSleep } from "./createSleep";
 
 /** `extra`: further globals, e.g. the UI runtime's (React, mount, Data, …); ours win on a clash. */
 export function createRealmGlobals(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
+  const globals: Record<string, unknown> = {
     ...extra,
     sleep: createSleep(),
     // The host-brokered network capability (DESIGN.md §4) replaces this stub.
     fetch: createFetchStub(),
   };
+  // Imports, default exports, ReactDOM, and teaching errors for the browser
+  // APIs models reach for (document, alert, localStorage, require).
+  return Object.assign(globals, createModelHabits(globals).globals);
 }

@@ -1,0 +1,112 @@
+/**
+ * Code in the habits models bring from React and browser snippets (issue 16)
+ * runs in the real sandbox, or fails once with an error that tells the model
+ * what to write instead — through the mock LLM, the real realm and renderer.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { startMockLlm, type MockLlm } from "./mockLlm";
+
+const FENCE = "```";
+let browser: Browser;
+let app: TestServer;
+let mock: MockLlm;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  assertBuilt();
+  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
+});
+afterAll(async () => {
+  await Promise.all([browser?.close(), app?.close()]);
+});
+beforeEach(async () => {
+  mock = await startMockLlm();
+  context = await browser.newContext();
+  page = await context.newPage();
+  await openReadyApp(page, app.url);
+  await configureEndpoint(page, mock.url);
+});
+afterEach(async () => {
+  await Promise.all([context?.close(), mock?.close()]);
+});
+
+async function send(text: string) {
+  await page.getByRole("textbox", { name: "Message" }).fill(text);
+  await page.getByRole("textbox", { name: "Message" }).press("Enter");
+}
+const status = () => page.getByRole("status").textContent();
+function userContent(index: number): string {
+  const messages = mock.requests[index].body.messages as { role: string; content: unknown }[];
+  const last = messages[messages.length - 1];
+  return typeof last.content === "string" ? last.content : JSON.stringify(last.content);
+}
+const count = (text: string, pattern: RegExp) => text.match(new RegExp(pattern.source, "g"))?.length ?? 0;
+
+describe("model habits", () => {
+  it("the counter with imports and a default export renders, is titled by its name, and clicks", async () => {
+    mock.enqueue({
+      chunks: [
+        "Here is a counter.\n\n",
+        `${FENCE}tsx agent.run\n`,
+        'import React, { useState } from "react";\n',
+        'import { Button } from "@/components/ui/button";\n',
+        'import { Card, CardContent } from "@/components/ui/card";\n\n',
+        "export default function Counter() {\n  const [count, setCount] = useState(0);\n",
+        "  return (\n    <Card>\n      <CardContent>\n",
+        "        <Button onClick={() => setCount(count + 1)}>Clicked {count} times</Button>\n",
+        "      </CardContent>\n    </Card>\n  );\n}\n",
+        `${FENCE}\n`,
+      ],
+    });
+    mock.enqueue({ chunks: ["Noted."] });
+    await send("Make me a counter");
+    const panel = page.getByLabel("Mounted UI");
+    await panel.getByRole("button", { name: "Clicked 0 times" }).waitFor({ timeout: 15_000 });
+    expect(await page.getByLabel("Counter", { exact: true }).count()).toBe(1);
+    await panel.getByRole("button", { name: "Clicked 0 times" }).click();
+    await panel.getByRole("button", { name: "Clicked 1 times" }).waitFor({ timeout: 10_000 });
+    // The model hears that the realm mounted its default export, and nothing failed.
+    await mock.waitForRequests(2, 15_000);
+    const feedback = userContent(1);
+    expect(feedback).toMatch(/export default Counter/);
+    expect(feedback).not.toMatch(/Error/);
+  });
+
+  it("ReactDOM.createRoot(document.getElementById(...)).render(<App />) shows the app", async () => {
+    mock.enqueue({
+      chunks: [
+        `${FENCE}tsx agent.run\n`,
+        'import ReactDOM from "react-dom/client";\n',
+        "function App() {\n  return <p>Hello from the root</p>;\n}\n",
+        'ReactDOM.createRoot(document.getElementById("root")).render(<App />);\n',
+        `${FENCE}\n`,
+      ],
+    });
+    await send("Render an app");
+    const panel = page.getByLabel("Mounted UI");
+    await panel.getByText("Hello from the root").waitFor({ timeout: 15_000 });
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    // Nothing to report: no turn after the reply.
+    expect(mock.requests).toHaveLength(1);
+  });
+
+  it.each([
+    ["an unknown import", 'import axios from "axios";\nconsole.log("never");', /Cannot import "axios"/, /cannot load or install packages/],
+    ["document", 'document.getElementById("out").textContent = "hi";', /no page DOM in the realm/, /show UI with mount\(\{ ui/],
+    ["alert", 'alert("Saved!");', /alert\(\) is not available/, /console\.log[^\n]*mount a form/],
+    ["localStorage", 'localStorage.setItem("count", "1");', /localStorage\.setItem is not available/, /top-level variables already persist/],
+    ["indexedDB", 'indexedDB.open("notes");', /indexedDB is not available in the realm/, /top-level variables already persist/],
+  ])("%s produces exactly one clear error naming the alternative", async (_, code, error, alternative) => {
+    mock.enqueue({ chunks: [`${FENCE}tsx agent.run\n${code}\n${FENCE}\n`] });
+    mock.enqueue({ chunks: ["I will do it differently."] });
+    await send("Try it");
+    await mock.waitForRequests(2, 15_000);
+    const feedback = userContent(1);
+    expect(count(feedback, error)).toBe(1);
+    expect(feedback).toMatch(alternative);
+    await page.getByText("I will do it differently.").waitFor({ timeout: 10_000 });
+  });
+});
