@@ -9,11 +9,16 @@
  * cleared by model code (`for (let i = 0; i < 1e4; i++) clearInterval(i)` is a
  * common idiom) and would then look dead while healthy.
  */
-import { ABORT, ABORTED, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, READY } from "../wire/constants";
+import {
+  ABORT, ABORTED, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, READY, SERVICE_CANCEL, SERVICE_REQUEST,
+  SERVICE_RESPONSE,
+} from "../wire/constants";
 import type { ExecEvent } from "../wire/events";
-import { isMountMessageType, type MountRealmMessage } from "../wire/mount";
-import type { HostMessage, RealmMessage, RequestId } from "../wire/types";
+import { isMountMessageType, type JsonValue, type MountRealmMessage } from "../wire/mount";
+import type { HostMessage, RealmMessage, RequestId, ServiceError } from "../wire/types";
+import { toServiceError } from "./HostServiceError";
 import { RealmHostError } from "./RealmHostError";
+import type { HostService } from "./types";
 import { validateRealmMessage } from "./validateRealmMessage";
 
 export interface RealmConnectionHandlers {
@@ -49,7 +54,14 @@ export interface RealmConnection {
   probe(timeoutMs: number): void;
   /** Milliseconds since the realm last answered a probe (0 when never probed). */
   silenceMs(): number;
-  /** Stop everything and reject pending requests with `reason`. Idempotent. */
+  /**
+   * End every realm → host request in flight: its service's signal aborts and
+   * the realm is answered with `error` (e.g. `aborted` on Stop).
+   */
+  endServiceRequests(error: ServiceError): void;
+  /** Realm → host requests whose answer is still owed. */
+  serviceRequestsInFlight(): number;
+  /** Stop everything, reject pending requests with `reason`, abort services in flight. Idempotent. */
   close(reason: RealmHostError): void;
 }
 
@@ -58,6 +70,8 @@ export interface RealmConnectionOptions {
   handlers: RealmConnectionHandlers;
   /** Shared across a host's connections so ids never repeat after a reset. */
   nextId: () => RequestId;
+  /** The host service answering SERVICE_REQUESTs by that name (none: `unknown-service`). */
+  service?: (name: string) => HostService | undefined;
   now?: () => number;
 }
 
@@ -83,9 +97,52 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
   let outstanding: { seq: number; sentAt: number } | undefined;
   let lastTick = now();
   let reportedUnresponsive = false;
+  /** Realm → host requests being served, by the realm's id. */
+  const serving = new Map<RequestId, { controller: AbortController; timer?: ReturnType<typeof setTimeout> }>();
 
   const send = (message: HostMessage) => {
     if (!closed) port.postMessage(message);
+  };
+
+  /** Answer a realm request once; later answers (a late service, a second cancel) are dropped. */
+  const answer = (id: RequestId, result: { ok: true; value: JsonValue } | { ok: false; error: ServiceError }) => {
+    const entry = serving.get(id);
+    if (!entry) return;
+    serving.delete(id);
+    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    if (!result.ok) entry.controller.abort(new RealmHostError("cancelled", result.error.message));
+    try {
+      send(result.ok
+        ? { type: SERVICE_RESPONSE, id, ok: true, value: result.value ?? null }
+        : { type: SERVICE_RESPONSE, id, ok: false, error: result.error });
+    } catch (error) {
+      // A service answered something structured clone cannot carry: a bug of the service, not of the realm.
+      send({ type: SERVICE_RESPONSE, id, ok: false, error: { code: "failed", message: `the answer could not be sent: ${String(error)}` } });
+    }
+  };
+
+  const serve = (id: RequestId, name: string, payload: JsonValue, timeoutMs: number | null) => {
+    if (serving.has(id)) return handlers.onInvalid(`${SERVICE_REQUEST} reuses the id ${id} of a request in flight`);
+    const entry: { controller: AbortController; timer?: ReturnType<typeof setTimeout> } = { controller: new AbortController() };
+    serving.set(id, entry);
+    const service = options.service?.(name);
+    if (!service) return answer(id, { ok: false, error: { code: "unknown-service", message: `the host offers no service "${name}"` } });
+    if (timeoutMs !== null) {
+      entry.timer = setTimeout(
+        () => answer(id, { ok: false, error: { code: "timeout", message: `${name} got no answer within ${timeoutMs} ms` } }),
+        timeoutMs,
+      );
+    }
+    let result: JsonValue | Promise<JsonValue>;
+    try {
+      result = service(payload, { signal: entry.controller.signal, service: name });
+    } catch (error) {
+      return answer(id, { ok: false, error: toServiceError(error) });
+    }
+    Promise.resolve(result).then(
+      (value) => answer(id, { ok: true, value }),
+      (error: unknown) => answer(id, { ok: false, error: toServiceError(error) }),
+    );
   };
 
   const unresponsive = () => {
@@ -132,6 +189,17 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
         const request = pending.get(message.id);
         if (!request) return handlers.onInvalid(`${message.type} for unknown request ${message.id}`);
         return request.resolve();
+      }
+      case SERVICE_REQUEST:
+        return serve(message.id, message.service, message.payload, message.timeoutMs);
+      case SERVICE_CANCEL: {
+        // The realm gave up: stop the work, owe no answer.
+        const entry = serving.get(message.id);
+        if (!entry) return;
+        serving.delete(message.id);
+        if (entry.timer !== undefined) clearTimeout(entry.timer);
+        entry.controller.abort(new RealmHostError("cancelled", "the realm withdrew the request"));
+        return;
       }
       default:
         return message satisfies never;
@@ -215,9 +283,20 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
       return outstanding ? now() - Math.min(outstanding.sentAt, now()) : 0;
     },
 
+    endServiceRequests(error) {
+      for (const id of [...serving.keys()]) answer(id, { ok: false, error });
+    },
+
+    serviceRequestsInFlight: () => serving.size,
+
     close(reason) {
       if (closed) return;
       closed = true;
+      for (const entry of serving.values()) {
+        if (entry.timer !== undefined) clearTimeout(entry.timer);
+        entry.controller.abort(reason);
+      }
+      serving.clear();
       if (heartbeatTimer !== undefined) clearInterval(heartbeatTimer);
       if (probeTimer !== undefined) clearTimeout(probeTimer);
       port.removeEventListener("message", onMessage);

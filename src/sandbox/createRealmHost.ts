@@ -24,7 +24,8 @@
  *     ready, so it never competes with the first start.
  */
 import {
-  ABORT, BEGIN_REPLY, END_CODE, END_DATA, FLUSH, OPEN_CODE, OPEN_DATA, PUSH_CODE, PUSH_DATA, WIRE_VERSION,
+  ABORT, BEGIN_REPLY, END_CODE, END_DATA, FLUSH, OPEN_CODE, OPEN_DATA, PUSH_CODE, PUSH_DATA, SERVICE_NAME_PATTERN,
+  WIRE_VERSION,
 } from "../wire/constants";
 import type { ExecEvent } from "../wire/events";
 import { UI_EVENT, type MountRealmMessage } from "../wire/mount";
@@ -34,7 +35,7 @@ import { createSandboxFrame, type SandboxFrame } from "./createSandboxFrame";
 import { loadRealmBundle } from "./loadRealmBundle";
 import { RealmHostError } from "./RealmHostError";
 import type {
-  FlushOptions, RealmErrorCode, RealmEvent, RealmHost, RealmHostOptions, RealmResetReason, RunningStatement,
+  FlushOptions, HostService, RealmErrorCode, RealmEvent, RealmHost, RealmHostOptions, RealmResetReason, RunningStatement,
 } from "./types";
 
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 3_000;
@@ -117,6 +118,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
 
   const listeners = new Set<(event: RealmEvent) => void>();
   const mountListeners = new Set<(message: MountRealmMessage) => void>();
+  const services = new Map<string, HostService>();
   let requestId = 0;
   const nextId = () => ++requestId;
   let bundle: Promise<Blob> | undefined;
@@ -182,6 +184,8 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     realm.connection = createRealmConnection({
       port: channel.port1,
       nextId,
+      // A spare has run no code, so it asks for nothing.
+      service: (name) => (role(realm) === "current" ? services.get(name) : undefined),
       handlers: {
         onReady(version, timings) {
           const is = role(realm);
@@ -384,6 +388,8 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
 
     abort() {
       if (disposed) return;
+      // Stop ends what the realm is waiting for from us, too.
+      current.connection.endServiceRequests({ code: "aborted", message: "stopped by the person" });
       // A realm still starting runs nothing yet: its deadline starts at READY.
       if (current.active) requestStop(current);
       else current.abortsBeforeReady = 1;
@@ -405,6 +411,14 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       // is not active yet has none.
       if (disposed || !current.active) return;
       current.connection.send({ ...event, type: UI_EVENT });
+    },
+
+    provide(name, service) {
+      if (!SERVICE_NAME_PATTERN.test(name)) throw new TypeError(`"${name}" is not a service name (${SERVICE_NAME_PATTERN})`);
+      services.set(name, service);
+      return () => {
+        if (services.get(name) === service) services.delete(name);
+      };
     },
 
     reset(reason) {

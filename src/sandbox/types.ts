@@ -1,6 +1,20 @@
 /** Public types of the host side of the sandbox. */
 import type { ExecEvent } from "../wire/events";
-import type { MountRealmMessage, UiEventMessage } from "../wire/mount";
+import type { JsonValue, MountRealmMessage, UiEventMessage } from "../wire/mount";
+
+/**
+ * A host service the realm can call (SERVICE_REQUEST, src/wire/types.ts).
+ * `payload` has been validated as JSON; the answer must be JSON too. `signal`
+ * aborts when the realm withdraws the request, it times out, the reply is
+ * stopped or the realm is reset: stop working then (the answer is dropped).
+ * Throw a HostServiceError to answer with a code of your own.
+ */
+export type HostService = (payload: JsonValue, context: HostServiceContext) => JsonValue | Promise<JsonValue>;
+
+export interface HostServiceContext {
+  signal: AbortSignal;
+  service: string;
+}
 
 export type RealmResetReason =
   /** No heartbeat within the timeout, or it did not stop within ~1 s of abort(). */
@@ -105,6 +119,12 @@ export interface RealmHost {
   subscribeMounts(listener: (message: MountRealmMessage) => void): () => void;
   /** The person acted on a mounted UI: pass it to the current realm. Dropped while a realm starts after a reset. */
   sendUiEvent(event: UiEventMessage): void;
+  /**
+   * Offer a service the realm can call by name (`requestHost(name, payload)`
+   * on the realm side). Returns a function that withdraws it; requests in
+   * flight are then answered `unknown-service` when they arrive, not cut.
+   */
+  provide(name: string, service: HostService): () => void;
   /** Throw the realm away and start a fresh one; resolves when it is ready. */
   reset(reason?: string): Promise<void>;
   /**

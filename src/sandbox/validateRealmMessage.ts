@@ -8,8 +8,10 @@
  * Pure: no I/O, no state.
  */
 import type { ConsoleLevel, ExecError, ExecErrorCode, ExecEvent } from "../wire/events";
-import { ABORTED, EXEC_EVENT, FLUSHED, HEARTBEAT, MAX_WIRE_STRING, READY } from "../wire/constants";
-import { isMountMessageType, validateMountMessage } from "../wire/mount";
+import {
+  ABORTED, EXEC_EVENT, FLUSHED, HEARTBEAT, MAX_WIRE_STRING, READY, SERVICE_CANCEL, SERVICE_NAME_PATTERN, SERVICE_REQUEST,
+} from "../wire/constants";
+import { isMountMessageType, validateJsonValue, validateMountMessage } from "../wire/mount";
 import type { MountRealmMessage } from "../wire/mount";
 import type { RealmMessage } from "../wire/types";
 
@@ -145,6 +147,7 @@ export function validateExecEvent(value: unknown, where = "event"): ExecEvent {
 type SandboxMessageType = Exclude<RealmMessage, MountRealmMessage>["type"];
 const MESSAGE_TYPES = {
   [READY]: true, [HEARTBEAT]: true, [EXEC_EVENT]: true, [FLUSHED]: true, [ABORTED]: true,
+  [SERVICE_REQUEST]: true, [SERVICE_CANCEL]: true,
 } satisfies Record<SandboxMessageType, true>;
 
 function realmMessage(value: unknown): RealmMessage {
@@ -170,7 +173,16 @@ function realmMessage(value: unknown): RealmMessage {
       return { type, event: validateExecEvent(input.event) };
     case FLUSHED:
     case ABORTED:
+    case SERVICE_CANCEL:
       return { type, id: count(input.id, "id") };
+    case SERVICE_REQUEST: {
+      const service = input.service;
+      if (typeof service !== "string" || !SERVICE_NAME_PATTERN.test(service)) fail("service is not a service name");
+      const payload = validateJsonValue(input.payload, "payload");
+      if (!payload.ok) fail(payload.reason);
+      const timeoutMs = input.timeoutMs === null ? null : duration(input.timeoutMs, "timeoutMs");
+      return { type, id: count(input.id, "id"), service, payload: payload.message, timeoutMs };
+    }
     default:
       return type satisfies never;
   }

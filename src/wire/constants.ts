@@ -25,6 +25,8 @@ export const ABORT = "abort";
 export const CANCEL = "cancel";
 /** Liveness probe; the realm answers HEARTBEAT with the same sequence number. */
 export const PING = "ping";
+/** The answer to a realm → host SERVICE_REQUEST (a value or an error with a code). */
+export const SERVICE_RESPONSE = "service-response";
 
 // Realm → host, over the MessagePort. Every one is validated by the host.
 export const READY = "ready";
@@ -32,6 +34,10 @@ export const HEARTBEAT = "heartbeat";
 export const EXEC_EVENT = "exec-event";
 export const FLUSHED = "flushed";
 export const ABORTED = "aborted";
+/** Request: the realm asks a host service (by name) and awaits SERVICE_RESPONSE. */
+export const SERVICE_REQUEST = "service-request";
+/** The realm no longer wants the answer to a SERVICE_REQUEST (its caller gave up). */
+export const SERVICE_CANCEL = "service-cancel";
 
 // Bootstrap, before the port exists. These travel by window/worker
 // postMessage, and public/sandbox.html (plain HTML, not bundled) spells the
@@ -48,6 +54,13 @@ export const SANDBOX_PING = "livemark-sandbox-ping";
 export const SANDBOX_PONG = "livemark-sandbox-pong";
 /** sandbox document → realm worker: here is your MessagePort. */
 export const REALM_CONNECT = "livemark-realm-connect";
+
+/** A host service's name: lower-case words joined by `.` or `-` (`echo`, `net.fetch`). */
+export const SERVICE_NAME_PATTERN = /^[a-z][a-z0-9.-]{0,63}$/;
+/** An error code a host service may answer with (the catalog is in types.ts). */
+export const SERVICE_ERROR_CODE_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
+/** A realm → host request that names no timeout waits at most this long. */
+export const DEFAULT_SERVICE_TIMEOUT_MS = 30_000;
 
 /** Upper bound on any string the host accepts from the realm; longer ones are truncated. */
 export const MAX_WIRE_STRING = 256 * 1024;

@@ -452,6 +452,11 @@ function guarded<T>(build: () => T): MountValidationResult<T> {
   }
 }
 
+/** Check a JSON value from the other side (a service payload): rebuilt, capped, `__proto__` keys dropped. */
+export function validateJsonValue(value: unknown, where = "value"): MountValidationResult<JsonValue> {
+  return guarded(() => json(value, where, 1));
+}
+
 /** Host side: check one mount message from the realm; the result shares nothing with the input. */
 export function validateMountMessage(value: unknown): MountValidationResult<MountRealmMessage> {
   return guarded(() => mountMessage(value));

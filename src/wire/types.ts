@@ -6,20 +6,58 @@
  * Mount trees (mount.ts) travel on the same port: MountRealmMessage from
  * the realm, UI_EVENT from the host, with their own validators.
  *
- * Requests (FLUSH, ABORT) carry an `id` unique per host, a `timeoutMs` after
- * which the host stops waiting (`null`: wait until cancelled), and can be
- * withdrawn with CANCEL. Everything else is fire-and-forget; the port keeps
- * order, so a FLUSH answers for every message sent before it.
+ * Requests go both ways and share one shape: an `id` unique per sender, a
+ * `timeoutMs` after which the sender stops waiting (`null`: wait until
+ * cancelled), and a way to withdraw it.
+ * - host → realm: FLUSH and ABORT, answered by FLUSHED / ABORTED, withdrawn
+ *   with CANCEL.
+ * - realm → host: SERVICE_REQUEST names a host service and carries a JSON
+ *   payload; the host answers SERVICE_RESPONSE (a JSON value, or an error with
+ *   a `ServiceErrorCode`); the realm withdraws it with SERVICE_CANCEL. The
+ *   host also answers with an error when the reply is stopped (`aborted`) or
+ *   the request outlives its `timeoutMs` (`timeout`); a realm reset ends the
+ *   realm and every request with it.
+ * Everything else is fire-and-forget; the port keeps order, so a FLUSH
+ * answers for every message sent before it.
  */
 import type { ExecEvent } from "./events";
-import type { MountRealmMessage, UiEventMessage } from "./mount";
+import type { JsonValue, MountRealmMessage, UiEventMessage } from "./mount";
 import type {
   ABORT, ABORTED, BEGIN_REPLY, CANCEL, END_CODE, END_DATA, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT,
   OPEN_CODE, OPEN_DATA, PING, PUSH_CODE, PUSH_DATA, READY, REALM_CONNECT, SANDBOX_HELLO, SANDBOX_START,
-  SANDBOX_PING, SANDBOX_PONG, SANDBOX_WORKER_ERROR,
+  SANDBOX_PING, SANDBOX_PONG, SANDBOX_WORKER_ERROR, SERVICE_CANCEL, SERVICE_REQUEST, SERVICE_RESPONSE,
 } from "./constants";
 
 export type RequestId = number;
+
+/**
+ * Why a realm → host request failed. The first six belong to the contract;
+ * a service may add its own codes (e.g. `denied`), matching
+ * SERVICE_ERROR_CODE_PATTERN.
+ */
+export type ServiceErrorCode =
+  /** No answer within the request's `timeoutMs`. */
+  | "timeout"
+  /** The realm withdrew it (its caller's AbortSignal). */
+  | "cancelled"
+  /** The person pressed Stop (or the agent stopped the reply). */
+  | "aborted"
+  /** The realm was reset; seen only by realm-side code that outlives its port (tests). */
+  | "realm-reset"
+  /** No host service by that name. */
+  | "unknown-service"
+  /** The service threw without a code of its own. */
+  | "failed"
+  | (string & {});
+
+export interface ServiceError {
+  code: ServiceErrorCode;
+  message: string;
+}
+
+export type ServiceResponse =
+  | { type: typeof SERVICE_RESPONSE; id: RequestId; ok: true; value: JsonValue }
+  | { type: typeof SERVICE_RESPONSE; id: RequestId; ok: false; error: ServiceError };
 
 export type HostMessage =
   | { type: typeof BEGIN_REPLY }
@@ -33,6 +71,7 @@ export type HostMessage =
   | { type: typeof ABORT; id: RequestId; timeoutMs: number | null }
   | { type: typeof CANCEL; id: RequestId }
   | { type: typeof PING; seq: number }
+  | ServiceResponse
   /** The person acted on a mounted UI (mount.ts). */
   | UiEventMessage;
 
@@ -47,6 +86,8 @@ export type RealmMessage =
   | { type: typeof EXEC_EVENT; event: ExecEvent }
   | { type: typeof FLUSHED; id: RequestId }
   | { type: typeof ABORTED; id: RequestId }
+  | { type: typeof SERVICE_REQUEST; id: RequestId; service: string; payload: JsonValue; timeoutMs: number | null }
+  | { type: typeof SERVICE_CANCEL; id: RequestId }
   /** Mount trees for the host's renderer (mount.ts). */
   | MountRealmMessage;
 

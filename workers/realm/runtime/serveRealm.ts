@@ -11,11 +11,12 @@
  */
 import {
   ABORT, ABORTED, BEGIN_REPLY, CANCEL, END_CODE, END_DATA, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, OPEN_CODE,
-  OPEN_DATA, PING, PUSH_CODE, PUSH_DATA, READY, WIRE_VERSION,
+  OPEN_DATA, PING, PUSH_CODE, PUSH_DATA, READY, SERVICE_RESPONSE, WIRE_VERSION,
 } from "../../../src/wire/constants";
 import type { ExecEvent } from "../../../src/wire/events";
 import { UI_EVENT, type MountRealmMessage, type UiEventMessage } from "../../../src/wire/mount";
 import type { HostMessage, RealmMessage, RequestId } from "../../../src/wire/types";
+import { createHostRequests, type HostRequests } from "./createHostRequests";
 
 /** What serveRealm needs of the executor (workers/realm/executor). */
 export interface RealmExecutor {
@@ -47,6 +48,11 @@ export interface ServeRealmOptions {
 export interface RealmChannel {
   /** A mount-tree message for the host's renderer. */
   post(message: MountRealmMessage): void;
+  /**
+   * Ask the host and await the answer (createHostRequests.ts): realm-side
+   * capabilities (`fetch`, files, tools) are built on `requests.service(name)`.
+   */
+  requests: HostRequests;
 }
 
 export function serveRealm(options: ServeRealmOptions): RealmChannel {
@@ -68,6 +74,7 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
     }
   };
 
+  const requests = createHostRequests(send);
   const executor = options.createExecutor((event) => send({ type: EXEC_EVENT, event }));
 
   const answerWhenIdle = (id: RequestId, timeoutMs: number | null, answer: typeof FLUSHED | typeof ABORTED) => {
@@ -117,7 +124,11 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
         return answerWhenIdle(message.id, message.timeoutMs, FLUSHED);
       case ABORT:
         executor.abort();
+        // Stop ends what the realm waits for from the host (the host says so too; the first answer wins).
+        requests.endAll("aborted", "stopped by the person");
         return answerWhenIdle(message.id, message.timeoutMs, ABORTED);
+      case SERVICE_RESPONSE:
+        return requests.receive(message);
       case CANCEL:
         clearTimer(pending.get(message.id));
         pending.delete(message.id);
@@ -135,6 +146,8 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
 
   // Messages the host sent while we were starting wait in the port until now.
   port.onmessage = (event: MessageEvent<HostMessage>) => handle(event.data);
+  // The host closed the port (a reset in tests; in the browser the worker dies with it).
+  port.addEventListener("close", () => requests.endAll("realm-reset", "the realm was reset"));
   send({ type: READY, version: WIRE_VERSION, loadMs: options.loadMs ?? 0, warmupMs });
-  return { post: send };
+  return { post: send, requests };
 }
