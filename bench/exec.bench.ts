@@ -155,20 +155,20 @@ async function streamCorpus(seed: number): Promise<StreamResult> {
   });
   for (const source of CORPUS) {
     executor.beginReply();
-    executor.openCode(0, 1);
+    executor.handleBlock({ type: "block-start", index: 0, kind: "code", line: 1 });
     for (let offset = 0; offset < source.length; ) {
       const size = 1 + Math.floor(next() * 6);
       const chunk = source.slice(offset, offset + size);
       offset += size;
       cpuAtPush = cpuNow();
       pushStartedAt = performance.now();
-      executor.pushCode(0, chunk);
+      executor.handleBlock({ type: "block-delta", index: 0, text: chunk });
       pushStartedAt = undefined;
       await turn();
     }
     cpuAtPush = cpuNow();
     pushStartedAt = performance.now();
-    executor.endCode(0, false);
+    executor.handleBlock({ type: "block-end", index: 0, unterminated: false });
     pushStartedAt = undefined;
     await executor.idle();
     await turn();

@@ -19,7 +19,7 @@ afterEach(() => {
 });
 
 const idleExecutor: RealmExecutor = {
-  beginReply() {}, openCode() {}, pushCode() {}, endCode() {}, openData() {}, pushData() {}, endData() {},
+  beginReply() {}, handleBlock() {},
   idle: () => Promise.resolve(),
   abort() {},
 };

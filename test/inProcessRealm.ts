@@ -27,12 +27,7 @@ export function createInProcessRealm(options: { loopBudgetMs?: number } = {}): I
   });
   return {
     beginReply: () => executor.beginReply(),
-    openCode: (block, line) => executor.openCode(block, line),
-    pushCode: (block, delta) => executor.pushCode(block, delta),
-    endCode: (block, unterminated) => executor.endCode(block, unterminated),
-    openData: (block, id, line) => executor.openData(block, id, line),
-    pushData: (block, delta) => executor.pushData(block, delta),
-    endData: (block, unterminated) => executor.endData(block, unterminated),
+    sendBlock: (event) => executor.handleBlock(event),
     flush: () => executor.idle(),
     abort: () => executor.abort(),
     subscribe: (listener) => {

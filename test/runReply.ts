@@ -9,6 +9,7 @@
  * with the reference `applyOps`, and builds the UI events the page would
  * send (a submitted form, a click).
  */
+import { createBlockRouter } from "../src/agent/routeBlocks";
 import { createProtocolParser } from "../src/protocol/parser";
 import { specFor } from "../src/render/componentSpecs";
 import { sanitizeClassName } from "../src/render/sanitizeCss";
@@ -235,25 +236,11 @@ export function createSession(options: { loopBudgetMs?: number } = {}) {
     const start = events.length;
     const mountStart = host.messages.length;
     const parser = createProtocolParser();
-    const kinds = new Map<number, string>();
     const protocolErrors: string[] = [];
     executor.beginReply();
+    const router = createBlockRouter((event) => executor.handleBlock(event));
     const route = (items: ReturnType<typeof parser.push>) => {
-      for (const event of items) {
-        if (event.type === "block-start") {
-          kinds.set(event.index, event.kind);
-          if (event.kind === "code") executor.openCode(event.index, event.line);
-          if (event.kind === "data") executor.openData(event.index, event.id, event.line);
-        } else if (event.type === "block-delta") {
-          if (kinds.get(event.index) === "code") executor.pushCode(event.index, event.text);
-          if (kinds.get(event.index) === "data") executor.pushData(event.index, event.text);
-        } else if (event.type === "block-end") {
-          if (kinds.get(event.index) === "code") executor.endCode(event.index, event.unterminated);
-          if (kinds.get(event.index) === "data") executor.endData(event.index, event.unterminated);
-        } else if (event.type === "protocol-error") {
-          protocolErrors.push(event.message);
-        }
-      }
+      for (const problem of router(items)) if (problem.type === "protocol-error") protocolErrors.push(problem.message);
     };
     for (let at = 0; at < reply.length; at += chunkSize) {
       route(parser.push(reply.slice(at, at + chunkSize)));

@@ -5,6 +5,7 @@ import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { createProtocolParser } from "../protocol/parser";
 import { Agent, type RealmEvent, type RealmPort } from "./agent";
 import type { MountRealmMessage } from "../wire/mount";
+import type { BlockEvent } from "../wire/types";
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
@@ -59,6 +60,16 @@ class FakeRealm implements RealmPort {
     this.calls.push("begin");
     this.sources.clear();
   }
+  private kinds = new Map<number, "code" | "data">();
+  sendBlock(event: BlockEvent) {
+    if (event.type === "block-start") {
+      this.kinds.set(event.index, event.kind);
+      if (event.kind === "code") this.openCode(event.index, event.line);
+      else this.openData(event.index, event.id);
+    } else if (event.type === "block-delta") {
+      if (this.kinds.get(event.index) === "code") this.pushCode(event.index, event.text);
+    } else if (this.kinds.get(event.index) === "code") this.endCode(event.index, event.unterminated);
+  }
   openCode(block: number, line: number) {
     this.calls.push(`open ${block}@${line}`);
     this.sources.set(block, { line, text: "" });
@@ -90,8 +101,6 @@ class FakeRealm implements RealmPort {
   openData(block: number, id: string) {
     this.calls.push(`data ${block} ${id}`);
   }
-  pushData() {}
-  endData() {}
   flush() {
     this.calls.push("flush");
     if (!this.hangFlush) return Promise.resolve();

@@ -2,10 +2,12 @@ import type { LanguageModel, ModelMessage } from "ai";
 import type { ProtocolEvent, ProtocolParser } from "../protocol/types";
 import type { RealmEvent } from "../sandbox/types";
 import type { MountRealmMessage } from "../wire/mount";
+import type { BlockEvent } from "../wire/types";
 import { FeedbackCollector } from "./feedback";
 import { UNCLOSED_THINKING_FEEDBACK, cutFeedback, cutFromFinishReason, cutNoteForPerson, cutOfReply } from "./finishReason";
 import { ProviderReasoning, answerForModel, stampThinking } from "./thinking";
 import { applyExecEvent, applyProtocolEvent, emptyReply, runningStatement, type ProviderThinkingStart, type ReplyView } from "./reply";
+import { createBlockRouter, replayBlock } from "./routeBlocks";
 
 /**
  * The interaction loop (DESIGN.md §1): stream a reply, route its code and data
@@ -22,12 +24,8 @@ export type { RealmEvent };
 /** The part of the realm host the loop needs (src/sandbox implements it). */
 export interface RealmPort {
   beginReply(): void;
-  openCode(block: number, line: number): void;
-  pushCode(block: number, delta: string): void;
-  endCode(block: number, unterminated: boolean): void;
-  openData(block: number, id: string, line: number): void;
-  pushData(block: number, delta: string): void;
-  endData(block: number, unterminated: boolean): void;
+  /** One event of a code or data block, in protocol order (routeBlocks.ts). */
+  sendBlock(event: BlockEvent): void;
   /** Resolves when everything sent so far has run. */
   flush(timeoutMs?: number, options?: { signal?: AbortSignal }): Promise<void>;
   abort(): void;
@@ -283,21 +281,13 @@ export class Agent {
         if (controller.signal.aborted) break;
         if (message.role !== "assistant") continue;
         realm.beginReply();
+        const route = createBlockRouter((event) => realm.sendBlock(event));
         let any = false;
         for (const block of message.reply.blocks) {
-          if (block.kind === "code") {
-            realm.openCode(block.index, block.line);
-            if (block.source) realm.pushCode(block.index, block.source);
-            realm.endCode(block.index, block.unterminated);
-            any = true;
-            blocks += 1;
-          } else if (block.kind === "data") {
-            realm.openData(block.index, block.id, block.line);
-            if (block.source) realm.pushData(block.index, block.source);
-            realm.endData(block.index, block.unterminated);
-            any = true;
-            blocks += 1;
-          }
+          route(replayBlock(block));
+          if (block.kind === "text") continue;
+          any = true;
+          blocks += 1;
         }
         if (any) await this.settleRealm(undefined, controller.signal).catch(() => undefined);
       }
@@ -489,31 +479,14 @@ export class Agent {
     const parser = this.options.createParser();
     let received = 0;
 
-    const kinds = new Map<number, "text" | "code" | "data">();
-    /** Send code and data blocks to the realm, in protocol order. */
-    const toRealm = (events: readonly (ProtocolEvent | ProviderThinkingStart)[]) => {
-      for (const event of events) {
-        if (event.type === "block-start") {
-          kinds.set(event.index, event.kind);
-          if (event.kind === "code") realm.openCode(event.index, event.line);
-          else if (event.kind === "data") realm.openData(event.index, event.id, event.line);
-        } else if (event.type === "block-delta") {
-          const block = kinds.get(event.index);
-          if (block === "code") realm.pushCode(event.index, event.text);
-          else if (block === "data") realm.pushData(event.index, event.text);
-        } else if (event.type === "block-end") {
-          const block = kinds.get(event.index);
-          if (block === "code") realm.endCode(event.index, event.unterminated);
-          else if (block === "data") realm.endData(event.index, event.unterminated);
-        } else if (event.type === "protocol-error") {
-          collector.add(event);
-        }
-        // Thinking events never reach the realm.
-      }
-    };
+    /** Code and data blocks go to the realm, in protocol order; protocol errors to the feedback; thinking stays here. */
+    const route = createBlockRouter((event) => realm.sendBlock(event));
     /** One state update per chunk: the raw text and the block view together. */
+    /** The highest block index the parser has started (a cut marks it). */
+    let lastBlock = -1;
     const receive = (text: string, events: readonly (ProtocolEvent | ProviderThinkingStart)[]) => {
-      toRealm(events);
+      for (const event of events) if (event.type === "block-start" && event.index > lastBlock) lastBlock = event.index;
+      for (const problem of route(events)) if (problem.type === "protocol-error") collector.add(problem);
       if (text === "" && events.length === 0) return;
       this.updateMessage(replyId, (message) => {
         if (message.role !== "assistant") return message;
@@ -579,7 +552,7 @@ export class Agent {
     }
     const cut = streamError === undefined ? cutFromFinishReason(finishReason) : undefined;
     // A cut reply's last statement is incomplete: its syntax error is the cut, told as such.
-    if (cut || (streamError !== undefined && received > 0)) collector.markCut(Math.max(-1, ...kinds.keys()));
+    if (cut || (streamError !== undefined && received > 0)) collector.markCut(lastBlock);
     // Close whatever is open: complete statements of an unterminated fence still run.
     receive("", [...reasoning.end(), ...parser.end()]);
 

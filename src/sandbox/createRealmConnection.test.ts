@@ -3,7 +3,7 @@
  * scripted realm on the other port.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ABORT, ABORTED, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, PUSH_CODE, READY } from "../wire/constants";
+import { ABORT, ABORTED, BLOCK, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, READY } from "../wire/constants";
 import type { HostMessage } from "../wire/types";
 import { createRealmConnection, type RealmConnectionHandlers } from "./createRealmConnection";
 import { RealmHostError } from "./RealmHostError";
@@ -90,9 +90,9 @@ describe("createRealmConnection", () => {
     onHost((message) => {
       if (message.type === FLUSH) realm.postMessage({ type: FLUSHED, id: message.id });
     });
-    connection.send({ type: PUSH_CODE, block: 0, delta: "a;" });
+    connection.send({ type: BLOCK, event: { type: "block-delta", index: 0, text: "a;" } });
     await connection.request(FLUSH, { timeoutMs: 1_000 });
-    expect(received.map((message) => message.type)).toEqual([PUSH_CODE, FLUSH]);
+    expect(received.map((message) => message.type)).toEqual([BLOCK, FLUSH]);
     expect(received[1]).toMatchObject({ type: FLUSH, timeoutMs: 1_000 });
   });
 

@@ -24,8 +24,7 @@
  *     ready, so it never competes with the first start.
  */
 import {
-  ABORT, BEGIN_REPLY, END_CODE, END_DATA, FLUSH, OPEN_CODE, OPEN_DATA, PUSH_CODE, PUSH_DATA, SERVICE_NAME_PATTERN,
-  WIRE_VERSION,
+  ABORT, BEGIN_REPLY, BLOCK, FLUSH, SERVICE_NAME_PATTERN, WIRE_VERSION,
 } from "../wire/constants";
 import type { ExecEvent } from "../wire/events";
 import { UI_EVENT, type MountRealmMessage } from "../wire/mount";
@@ -374,12 +373,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       dropping = false;
       send({ type: BEGIN_REPLY });
     },
-    openCode: (block, line) => send({ type: OPEN_CODE, block, line }),
-    pushCode: (block, delta) => send({ type: PUSH_CODE, block, delta }),
-    endCode: (block, unterminated) => send({ type: END_CODE, block, unterminated }),
-    openData: (block, id, line) => send({ type: OPEN_DATA, block, id, line }),
-    pushData: (block, delta) => send({ type: PUSH_DATA, block, delta }),
-    endData: (block, unterminated) => send({ type: END_DATA, block, unterminated }),
+    sendBlock: (event) => send({ type: BLOCK, event }),
 
     flush(timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS, flushOptions: FlushOptions = {}) {
       if (disposed) return Promise.reject(new RealmHostError("disposed", "the realm host was disposed"));

@@ -1,5 +1,6 @@
 /** Public types of the host side of the sandbox. */
 import type { ExecEvent } from "../wire/events";
+import type { BlockEvent } from "../wire/types";
 import type { JsonValue, MountRealmMessage, UiEventMessage } from "../wire/mount";
 
 /**
@@ -96,12 +97,8 @@ export interface RealmHost {
   /** Resolves when a realm is warm. Rejects (RealmHostError) only if none can start. */
   ready(): Promise<void>;
   beginReply(): void;
-  openCode(block: number, line: number): void;
-  pushCode(block: number, delta: string): void;
-  endCode(block: number, unterminated: boolean): void;
-  openData(block: number, id: string, line: number): void;
-  pushData(block: number, delta: string): void;
-  endData(block: number, unterminated: boolean): void;
+  /** One event of a code or data block, in protocol order (src/agent/routeBlocks.ts sends them). */
+  sendBlock(event: BlockEvent): void;
   /**
    * Resolves when everything sent so far has run in the realm. Rejects with a
    * RealmHostError: `timeout` (default 60 s; pass Infinity to wait for e.g. a

@@ -7,16 +7,12 @@
  * version in READY and the host refuses a realm built against another one
  * (a stale cached realm.js next to a newer app).
  */
-export const WIRE_VERSION = 1;
+export const WIRE_VERSION = 2;
 
-// Host → realm, over the MessagePort. Mirrors the executor API.
+// Host → realm, over the MessagePort.
 export const BEGIN_REPLY = "begin-reply";
-export const OPEN_CODE = "open-code";
-export const PUSH_CODE = "push-code";
-export const END_CODE = "end-code";
-export const OPEN_DATA = "open-data";
-export const PUSH_DATA = "push-data";
-export const END_DATA = "end-data";
+/** One protocol event of a code or data block (`BlockEvent`), in protocol order. */
+export const BLOCK = "block";
 /** Request: answer FLUSHED once everything sent before it has run. */
 export const FLUSH = "flush";
 /** Request: stop what runs now; answer ABORTED once the executor is idle. */

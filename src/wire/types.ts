@@ -23,8 +23,7 @@
 import type { ExecEvent } from "./events";
 import type { JsonValue, MountRealmMessage, UiEventMessage } from "./mount";
 import type {
-  ABORT, ABORTED, BEGIN_REPLY, CANCEL, END_CODE, END_DATA, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT,
-  OPEN_CODE, OPEN_DATA, PING, PUSH_CODE, PUSH_DATA, READY, REALM_CONNECT, SANDBOX_HELLO, SANDBOX_START,
+  ABORT, ABORTED, BEGIN_REPLY, BLOCK, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, READY, REALM_CONNECT, SANDBOX_HELLO, SANDBOX_START,
   SANDBOX_PING, SANDBOX_PONG, SANDBOX_WORKER_ERROR, SERVICE_CANCEL, SERVICE_REQUEST, SERVICE_RESPONSE,
 } from "./constants";
 
@@ -59,14 +58,24 @@ export type ServiceResponse =
   | { type: typeof SERVICE_RESPONSE; id: RequestId; ok: true; value: JsonValue }
   | { type: typeof SERVICE_RESPONSE; id: RequestId; ok: false; error: ServiceError };
 
+/**
+ * The protocol parser's events (src/protocol/types.ts) for code and data
+ * blocks — the only verbs of a reply, declared here once. The parser's own
+ * events are assignable to these; text blocks never reach the realm. Each
+ * block is `block-start`, any number of `block-delta`s, one `block-end`, in
+ * reply order; `index` counts all blocks of the reply from 0, `line` is the
+ * reply line of the first body line.
+ */
+export type BlockEvent =
+  | { type: "block-start"; index: number; kind: "code"; line: number }
+  | { type: "block-start"; index: number; kind: "data"; id: string; line: number }
+  | { type: "block-delta"; index: number; text: string }
+  /** `unterminated`: the stream ended before the closing fence. */
+  | { type: "block-end"; index: number; unterminated: boolean };
+
 export type HostMessage =
   | { type: typeof BEGIN_REPLY }
-  | { type: typeof OPEN_CODE; block: number; line: number }
-  | { type: typeof PUSH_CODE; block: number; delta: string }
-  | { type: typeof END_CODE; block: number; unterminated: boolean }
-  | { type: typeof OPEN_DATA; block: number; id: string; line: number }
-  | { type: typeof PUSH_DATA; block: number; delta: string }
-  | { type: typeof END_DATA; block: number; unterminated: boolean }
+  | { type: typeof BLOCK; event: BlockEvent }
   | { type: typeof FLUSH; id: RequestId; timeoutMs: number | null }
   | { type: typeof ABORT; id: RequestId; timeoutMs: number | null }
   | { type: typeof CANCEL; id: RequestId }

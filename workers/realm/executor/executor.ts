@@ -30,6 +30,7 @@
  * statement (`$$r.tick` adopts the site's context when `current` is null).
  */
 import type { ConsoleLevel, ExecError, ExecErrorCode, ExecEvent } from "../../../src/wire/events";
+import type { BlockEvent } from "../../../src/wire/types";
 import { describeThrown, StatementCompiler } from "./compileStatement";
 import { createConsole, createTimers, type TimerTable } from "./consoleAndTimers";
 import { ExecutorRuntime } from "./executorRuntime";
@@ -70,6 +71,8 @@ export interface ExecutorOptions {
 export interface Executor {
   /** A new reply: clears the stopped-after-error state. `id` numbers the reply in events (default: previous + 1, from 1). */
   beginReply(id?: number): void;
+  /** One protocol event of a code or data block, as the parser emits it (src/wire/types.ts BlockEvent). */
+  handleBlock(event: BlockEvent): void;
   /** `line`: reply line of the block's first body line. */
   openCode(block: number, line: number): void;
   pushCode(block: number, delta: string): void;
@@ -160,6 +163,27 @@ class StatementExecutor implements Executor {
     this.blocks.clear();
     this.reply = { id: id ?? this.reply.id + 1, stopped: undefined, aborted: false };
     this.guard.yielded();
+  }
+
+  handleBlock(event: BlockEvent): void {
+    switch (event.type) {
+      case "block-start":
+        return event.kind === "code" ? this.openCode(event.index, event.line) : this.openData(event.index, event.id, event.line);
+      case "block-delta": {
+        const item = this.blocks.get(event.index);
+        if (item?.kind === "code") this.pushCode(event.index, event.text);
+        else if (item?.kind === "data") this.pushData(event.index, event.text);
+        return;
+      }
+      case "block-end": {
+        const item = this.blocks.get(event.index);
+        if (item?.kind === "code") this.endCode(event.index, event.unterminated);
+        else if (item?.kind === "data") this.endData(event.index, event.unterminated);
+        return;
+      }
+      default:
+        return event satisfies never;
+    }
   }
 
   openCode(block: number, line: number): void {

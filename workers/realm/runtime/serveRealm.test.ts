@@ -4,8 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  ABORT, ABORTED, BEGIN_REPLY, CANCEL, END_CODE, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, OPEN_CODE, PING, PUSH_CODE,
-  READY, WIRE_VERSION,
+  ABORT, ABORTED, BEGIN_REPLY, BLOCK, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, READY, WIRE_VERSION,
 } from "../../../src/wire/constants";
 import type { ExecEvent } from "../../../src/wire/events";
 import type { HostMessage, RealmMessage } from "../../../src/wire/types";
@@ -28,15 +27,16 @@ function start(options: { throwOn?: string; onUiEvent?: (message: unknown) => vo
   let idle = Promise.resolve();
   const executor: RealmExecutor = {
     beginReply: () => void calls.push("begin"),
-    openCode: (block, line) => void calls.push(`open ${block}@${line}`),
-    pushCode: (block, delta) => {
-      if (options.throwOn === delta) throw new Error("executor bug");
-      calls.push(`push ${block} ${delta}`);
+    handleBlock: (event) => {
+      if (event.type === "block-start") {
+        calls.push(event.kind === "code" ? `open ${event.index}@${event.line}` : `data ${event.index} ${event.id}@${event.line}`);
+      } else if (event.type === "block-delta") {
+        if (options.throwOn === event.text) throw new Error("executor bug");
+        calls.push(`push ${event.index} ${event.text}`);
+      } else {
+        calls.push(`end ${event.index}${event.unterminated ? " unterminated" : ""}`);
+      }
     },
-    endCode: (block, unterminated) => void calls.push(`end ${block}${unterminated ? " unterminated" : ""}`),
-    openData: (block, id, line) => void calls.push(`data ${block} ${id}@${line}`),
-    pushData: (block, delta) => void calls.push(`push-data ${block} ${delta}`),
-    endData: (block) => void calls.push(`end-data ${block}`),
     idle: () => idle,
     abort: () => {
       calls.push("abort");
@@ -85,9 +85,9 @@ describe("serveRealm", () => {
   it("maps host messages onto the executor in order and answers pings", async () => {
     const realm = start();
     realm.send({ type: BEGIN_REPLY });
-    realm.send({ type: OPEN_CODE, block: 1, line: 4 });
-    realm.send({ type: PUSH_CODE, block: 1, delta: "a();" });
-    realm.send({ type: END_CODE, block: 1, unterminated: true });
+    realm.send({ type: BLOCK, event: { type: "block-start", index: 1, kind: "code", line: 4 } });
+    realm.send({ type: BLOCK, event: { type: "block-delta", index: 1, text: "a();" } });
+    realm.send({ type: BLOCK, event: { type: "block-end", index: 1, unterminated: true } });
     realm.send({ type: PING, seq: 3 });
     await eventually(() => expect(realm.fromRealm).toContainEqual({ type: HEARTBEAT, seq: 3 }));
     expect(realm.calls).toEqual(["begin", "open 1@4", "push 1 a();", "end 1 unterminated"]);
@@ -120,7 +120,7 @@ describe("serveRealm", () => {
 
   it("reports an executor that throws instead of dying", async () => {
     const realm = start({ throwOn: "boom" });
-    realm.send({ type: PUSH_CODE, block: 4, delta: "boom" });
+    realm.send({ type: BLOCK, event: { type: "block-delta", index: 4, text: "boom" } });
     realm.send({ type: PING, seq: 1 });
     await eventually(() => expect(realm.fromRealm).toContainEqual({ type: HEARTBEAT, seq: 1 }));
     expect(realm.fromRealm).toContainEqual({

@@ -10,23 +10,18 @@
  * own.
  */
 import {
-  ABORT, ABORTED, BEGIN_REPLY, CANCEL, END_CODE, END_DATA, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, OPEN_CODE,
-  OPEN_DATA, PING, PUSH_CODE, PUSH_DATA, READY, SERVICE_RESPONSE, WIRE_VERSION,
+  ABORT, ABORTED, BEGIN_REPLY, BLOCK, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, READY, SERVICE_RESPONSE,
+  WIRE_VERSION,
 } from "../../../src/wire/constants";
 import type { ExecEvent } from "../../../src/wire/events";
 import { UI_EVENT, type MountRealmMessage, type UiEventMessage } from "../../../src/wire/mount";
-import type { HostMessage, RealmMessage, RequestId } from "../../../src/wire/types";
+import type { BlockEvent, HostMessage, RealmMessage, RequestId } from "../../../src/wire/types";
 import { createHostRequests, type HostRequests } from "./createHostRequests";
 
 /** What serveRealm needs of the executor (workers/realm/executor). */
 export interface RealmExecutor {
   beginReply(): void;
-  openCode(block: number, line: number): void;
-  pushCode(block: number, delta: string): void;
-  endCode(block: number, unterminated: boolean): void;
-  openData(block: number, id: string, line: number): void;
-  pushData(block: number, delta: string): void;
-  endData(block: number, unterminated: boolean): void;
+  handleBlock(event: BlockEvent): void;
   idle(): Promise<void>;
   abort(): void;
 }
@@ -94,7 +89,7 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
     } catch (error) {
       // The executor reports model errors as events; a throw here is a bug
       // of ours. Say so instead of dying silently.
-      const block = "block" in message ? message.block : 0;
+      const block = message.type === BLOCK ? message.event.index : 0;
       send({
         type: EXEC_EVENT,
         event: { type: "error", error: { code: "runtime", name: "RealmInternalError", message: String(error), block } },
@@ -108,18 +103,8 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
         return send({ type: HEARTBEAT, seq: message.seq });
       case BEGIN_REPLY:
         return executor.beginReply();
-      case OPEN_CODE:
-        return executor.openCode(message.block, message.line);
-      case PUSH_CODE:
-        return executor.pushCode(message.block, message.delta);
-      case END_CODE:
-        return executor.endCode(message.block, message.unterminated);
-      case OPEN_DATA:
-        return executor.openData(message.block, message.id, message.line);
-      case PUSH_DATA:
-        return executor.pushData(message.block, message.delta);
-      case END_DATA:
-        return executor.endData(message.block, message.unterminated);
+      case BLOCK:
+        return executor.handleBlock(message.event);
       case FLUSH:
         return answerWhenIdle(message.id, message.timeoutMs, FLUSHED);
       case ABORT:
