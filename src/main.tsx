@@ -28,8 +28,13 @@ function Root() {
 
   const { controller, realm, mounts } = useMemo(() => {
     const realm = createRealmHost();
+    const unknownComponent = (name: string) =>
+      controller
+        .getState()
+        .agent?.reportRenderProblem(`<${name}> is not a component this app can draw; it was shown as an error. Use the kit or plain HTML elements.`);
     const registry = createMountRegistry({
       onError: (mountId, error) => controller.getState().agent?.reportRenderProblem(`${mountId ? `mount ${mountId}: ` : ""}${error.message}`),
+      onUnknownComponent: (_mountId, name) => unknownComponent(name),
     });
     realm.subscribeMounts((message) => registry.receive(message));
     // A fresh realm has none of the old mounts: they stay visible, inert.
@@ -57,14 +62,12 @@ function Root() {
     const mounts: MountsContextValue = {
       registry,
       sendEvent: (event) => {
-        controller.getState().agent?.noteUiEvent();
-        realm.sendUiEvent({ type: "ui-event", ...event });
+        // The id travels with the event; what its handler causes comes back tagged with it.
+        const eventId = controller.getState().agent?.noteUiEvent();
+        realm.sendUiEvent({ type: "ui-event", ...event, ...(eventId === undefined ? {} : { eventId }) });
       },
       revive: () => void controller.revive(),
-      onUnknownComponent: (name) =>
-        controller
-          .getState()
-          .agent?.reportRenderProblem(`<${name}> is not a component this app can draw; it was shown as an error. Use the kit or plain HTML elements.`),
+      onUnknownComponent: unknownComponent,
     };
     return { controller, realm, mounts };
   }, []);

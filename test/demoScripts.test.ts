@@ -200,8 +200,8 @@ describe("generative UI demo scripts", () => {
     const [open] = opened(realm.host.messages);
 
     for (let click = 1; click <= 2; click += 1) {
-      agent.noteUiEvent();
-      expect(realm.sendUiEvent(realm.host.clickEvent(open.mountId, "Roll the die"))).toBe(true);
+      const eventId = agent.noteUiEvent();
+      expect(realm.sendUiEvent({ ...realm.host.clickEvent(open.mountId, "Roll the die"), eventId })).toBe(true);
       const after = await until(agent, (current) =>
         current.phase === "done" && replies(current.messages).length === 1 + click && replies(current.messages).at(-1)!.state === "done");
       const events = after.messages.flatMap((message) => (message.role === "feedback" && message.source === "ui-event" ? [message.body] : []));

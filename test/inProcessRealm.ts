@@ -28,14 +28,16 @@ export function createInProcessRealm(options: { loopBudgetMs?: number } = {}): I
   return {
     beginReply: () => executor.beginReply(),
     sendBlock: (event) => executor.handleBlock(event),
-    flush: () => executor.idle(),
+    // As serveRealm's `settle`: batched mount frames go out before the flush answers.
+    flush: () => executor.idle().then(() => ui.frame()),
     abort: () => executor.abort(),
     subscribe: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
     subscribeMounts: (listener) => host.subscribe(listener),
-    sendUiEvent: (event) => ui.handleUiEvent(event),
+    // As workers/realm/index.ts does: the handler runs under the event's id.
+    sendUiEvent: (event) => (event.eventId === undefined ? ui.handleUiEvent(event) : executor.runCaused(event.eventId, () => ui.handleUiEvent(event))),
     host,
   };
 }

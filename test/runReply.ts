@@ -204,6 +204,7 @@ export function createRealmParts(options: { onEvent(event: ExecEvent): void; loo
       executor.reportUncaught(reported);
     },
     locate: (error) => executor?.locate(error),
+    bindCause: (callback) => executor?.bindCause(callback) ?? callback,
   });
   executor = createExecutor({
     globals: createRealmGlobals(ui.globals),

@@ -393,8 +393,8 @@ describe("Agent and mounted UIs", () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(prompts).toHaveLength(1);
 
-    agent.noteUiEvent();
-    realm.emit({ type: "console", block: 0, statement: 0, level: "log", text: "clicked" });
+    const cause = agent.noteUiEvent();
+    realm.emit({ type: "console", block: 0, statement: 0, level: "log", text: "clicked", cause });
     await expect.poll(() => prompts.length, { timeout: 2000 }).toBe(2);
     await expect.poll(() => agent.getState().phase).toBe("done");
     const feedback = agent.getState().messages.filter((message) => message.role === "feedback");

@@ -102,6 +102,11 @@ const abortableSleep = (ms: number, signal: AbortSignal) =>
 
 let counter = 0;
 const defaultId = () => `m${Date.now().toString(36)}${(counter++).toString(36)}`;
+/** UI event ids are unique per page, across agents (sessions) and realms. */
+let nextUiEventId = 1;
+const MAX_TRACKED_UI_EVENTS = 1_000;
+/** A UI-event turn waits at most this long for the realm's flush (a handler still running synchronously). */
+const UI_SETTLE_TIMEOUT_MS = 5_000;
 
 export class Agent {
   private state: AgentState;
@@ -118,10 +123,12 @@ export class Agent {
   private readonly unsubscribeMounts: () => void;
   /** Mounts whose code awaits the person's input (`await comp.result`). */
   private readonly waitingMounts = new Set<string>();
-  /** When the person last acted on a mounted UI (for UI-event turns). */
-  private lastUiEventAt = -Infinity;
+  /** Ids of the person's actions on mounted UIs (noteUiEvent), most recent last. */
+  private readonly uiEvents = new Set<number>();
+  /** Output their handlers caused while no interaction ran: the next UI-event turn's feedback. */
   private uiOutput: FeedbackCollector | undefined;
-  private uiTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A UI-event turn waits for the realm to have sent everything the action caused so far. */
+  private uiTurnPending = false;
 
   constructor(options: AgentOptions, initialMessages: ChatMessage[] = []) {
     this.options = {
@@ -177,12 +184,19 @@ export class Agent {
   }
 
   /**
-   * The person acted on a mounted UI. Output that follows while no
-   * interaction runs starts a new turn, marked as a UI event (output from
-   * timers while idle waits for the next turn instead).
+   * The person acted on a mounted UI: returns the id the UI event carries to
+   * the realm (UI_EVENT `eventId`). Output tagged with it (ExecEvent `cause`,
+   * also after the handler's `await`s and from timers it started) that
+   * arrives while no interaction runs starts a new turn, marked as a UI
+   * event; untagged output (timers of earlier replies) waits for the next
+   * turn instead, however close to the action it arrives.
    */
-  noteUiEvent(): void {
-    this.lastUiEventAt = this.options.now();
+  noteUiEvent(): number {
+    const id = nextUiEventId++;
+    this.uiEvents.add(id);
+    // Keep the set bounded; an action this old has long finished its turn.
+    if (this.uiEvents.size > MAX_TRACKED_UI_EVENTS) this.uiEvents.delete(this.uiEvents.values().next().value!);
+    return id;
   }
 
   /** A problem the host found while drawing a mount (unknown component, refused prop): the model hears of it. */
@@ -209,11 +223,14 @@ export class Agent {
     return this.controller !== undefined;
   }
 
+  private disposed = false;
+
   dispose(): void {
+    this.disposed = true;
     this.stop();
     this.unsubscribeRealm();
     this.unsubscribeMounts();
-    if (this.uiTimer) clearTimeout(this.uiTimer);
+    this.uiOutput = undefined;
     this.listeners.clear();
   }
 
@@ -339,7 +356,8 @@ export class Agent {
         "warn",
       );
     }
-    const fromUi = !this.currentCollector && !this.busy && this.options.now() - this.lastUiEventAt < 2000;
+    const cause = event.type === "console" || event.type === "error" ? event.cause : undefined;
+    const fromUi = cause !== undefined && this.uiEvents.has(cause) && !this.currentCollector && !this.busy;
     if (fromUi) {
       this.uiOutput ??= new FeedbackCollector();
       this.uiOutput.add(event);
@@ -366,19 +384,23 @@ export class Agent {
   }
 
   private scheduleUiTurn(): void {
-    if (this.uiTimer) clearTimeout(this.uiTimer);
-    // Collect the burst of output one action causes, then hand it to the model once.
-    this.uiTimer = setTimeout(() => {
-      this.uiTimer = undefined;
+    if (this.uiTurnPending) return;
+    this.uiTurnPending = true;
+    // Everything the realm sent before answering a flush is here when the
+    // answer is: the whole burst one action caused goes to the model once.
+    // (No clock: output the handler causes later starts its own turn.)
+    void this.options.realm.flush(UI_SETTLE_TIMEOUT_MS).catch(() => undefined).then(() => {
+      this.uiTurnPending = false;
       const output = this.uiOutput;
       this.uiOutput = undefined;
-      if (!output || output.empty || this.busy) {
-        if (output && !output.empty) for (const line of output.text().split("\n")) this.idleOutput.add({ type: "note", message: line });
+      if (!output || output.empty || this.disposed) return;
+      if (this.busy) {
+        for (const line of output.text().split("\n")) this.idleOutput.add({ type: "note", message: line });
         return;
       }
       this.pushFeedback(output.text(), "ui-event");
       void this.interact();
-    }, 250);
+    });
   }
 
   private toModelMessages(): ModelMessage[] {
@@ -590,12 +612,10 @@ export class Agent {
     } catch {
       // Stopped while code ran.
     }
-    // A mount draws in the host a frame or two after the realm sends it; let
-    // problems found while drawing (unknown components) join this turn.
-    const reply = this.state.messages.find((message) => message.id === replyId);
-    if (reply?.role === "assistant" && reply.reply.mounts?.length && !signal.aborted) {
-      await this.options.sleep(150, signal).catch(() => undefined);
-    }
+    // No wait for drawing: the realm sends its batched mount frames before
+    // it answers the flush, and the host reports what it cannot draw as the
+    // message arrives (src/render/mountRegistry.ts), so those problems are
+    // in this turn's collector already.
     this.currentReplyId = undefined;
     this.currentCollector = undefined;
     if (signal.aborted) {

@@ -37,6 +37,20 @@ export const PANEL_STYLE: CSSProperties = Object.freeze({
   isolation: "isolate",
 });
 
+/**
+ * Report a component the host cannot draw, once per mount and type (true the
+ * first time). The registry reports unknown types as soon as a message
+ * arrives; drawing them later finds them reported already.
+ */
+export function reportUnknownComponent(store: MountStore, type: string, reason: "unknown" | "not-allowed" | "outside-chart"): boolean {
+  const message = reason === "outside-chart"
+    ? `<${type}> renders only inside a chart (LineChart, BarChart, AreaChart, PieChart)`
+    : reason === "not-allowed"
+      ? `<${type}> is not allowed in a mount`
+      : `unknown component <${type}>: use HTML elements, the kit components, Recharts parts or lucide icons`;
+  return store.report({ code: "unknown-component", message, details: { type, reason } }, `unknown:${type}`);
+}
+
 const DROP_TEXT: Record<DropReason, string> = {
   "raw-html": "raw HTML is not rendered",
   "string-handler": "event handlers must be functions",
@@ -80,12 +94,7 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
       callbacks.current.sendEvent({ mountId: store.mountId, nodeId, handler, payload });
     },
     reportUnknown(type, reason) {
-      const message = reason === "outside-chart"
-        ? `<${type}> renders only inside a chart (LineChart, BarChart, AreaChart, PieChart)`
-        : reason === "not-allowed"
-          ? `<${type}> is not allowed in a mount`
-          : `unknown component <${type}>: use HTML elements, the kit components, Recharts parts or lucide icons`;
-      const fresh = store.report({ code: "unknown-component", message, details: { type, reason } }, `unknown:${type}`);
+      const fresh = reportUnknownComponent(store, type, reason);
       if (fresh) callbacks.current.onUnknownComponent?.(type);
     },
     reportDropped(type, dropped) {

@@ -6,9 +6,12 @@
  * scratch), so callers may hand over whatever arrived on the port.
  */
 import {
-  MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, validateMountMessage,
-  type MountSnapshot,
+  MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, TEXT_NODE_TYPE,
+  validateMountMessage, type MountSnapshot, type SnapshotNode,
 } from "./contract";
+import { isSnapshotText } from "../wire/mount";
+import { REFUSED_TYPES, componentFor } from "./catalog";
+import { reportUnknownComponent } from "./MountView";
 import { createMountStore, fromSnapshot, type MountLimits, type MountStore } from "./mountStore";
 import { renderError, type RenderError } from "./renderErrors";
 
@@ -16,6 +19,13 @@ export interface MountRegistryOptions {
   limits?: Partial<MountLimits>;
   /** Every error of every mount (ops, snapshot, rendering), and messages for unknown mounts. */
   onError?(mountId: string | undefined, error: RenderError): void;
+  /**
+   * A type the host cannot draw arrived (once per mount and type). Reported
+   * when the message arrives, not when it is drawn, so the problem reaches
+   * the turn whose code mounted it: the realm answers a flush only after it
+   * has sent its pending mount messages.
+   */
+  onUnknownComponent?(mountId: string, type: string): void;
 }
 
 export interface MountRegistry {
@@ -50,6 +60,14 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
     onError: (error: RenderError) => options.onError?.(mountId, error),
   });
 
+  const checkTypes = (mountId: string, store: MountStore, types: readonly string[]) => {
+    for (const type of types) {
+      if (type === TEXT_NODE_TYPE || componentFor(type)) continue;
+      const reason = REFUSED_TYPES.has(type.toLowerCase()) ? "not-allowed" : "unknown";
+      if (reportUnknownComponent(store, type, reason)) options.onUnknownComponent?.(mountId, type);
+    }
+  };
+
   return {
     receive(raw) {
       const checked = validateMountMessage(raw);
@@ -67,6 +85,15 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
         stores.delete(message.mountId);
         stores.set(message.mountId, store);
         changed();
+        const types: string[] = [];
+        const visit = (nodes: readonly SnapshotNode[]) => {
+          for (const node of nodes) {
+            types.push(node.type);
+            if (!isSnapshotText(node)) visit(node.children);
+          }
+        };
+        visit(message.snapshot.nodes);
+        checkTypes(message.mountId, store, types);
         return errors;
       }
       const store = stores.get(message.mountId);
@@ -76,8 +103,11 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
         return [error];
       }
       switch (message.type) {
-        case MOUNT_OPS:
-          return store.apply(message.ops);
+        case MOUNT_OPS: {
+          const errors = store.apply(message.ops);
+          checkTypes(message.mountId, store, message.ops.flatMap((op) => (op.op === "create" ? [op.type] : [])));
+          return errors;
+        }
         case MOUNT_CLOSE:
           store.close();
           return [];

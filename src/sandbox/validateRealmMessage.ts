@@ -120,6 +120,7 @@ export function validateExecEvent(value: unknown, where = "event"): ExecEvent {
         level: oneOf(input.level, CONSOLE_LEVELS, `${where}.level`),
         text: text(input.text, `${where}.text`),
         reply: optional(input.reply, count, `${where}.reply`),
+        cause: optional(input.cause, count, `${where}.cause`),
       });
     case "skipped":
       return {
@@ -136,6 +137,7 @@ export function validateExecEvent(value: unknown, where = "event"): ExecEvent {
         error: validateExecError(input.error, `${where}.error`),
         statement: optional(input.statement, count, `${where}.statement`),
         reply: optional(input.reply, count, `${where}.reply`),
+        cause: optional(input.cause, count, `${where}.cause`),
       });
     case "block-done":
       return { type, block: count(input.block, `${where}.block`) };

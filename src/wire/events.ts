@@ -49,11 +49,17 @@ export type ConsoleLevel = "debug" | "log" | "info" | "warn" | "error";
  * calls from 1). Output can arrive long after its statement ran (a timer, a
  * promise, a UI callback), possibly during a later reply: compare `reply`
  * before crediting (block, statement) to the current one.
+ *
+ * `cause` (on `console` and `error`) is the id of the UI event (UI_EVENT
+ * `eventId`) whose handler caused the output — synchronously, after an
+ * `await` in it, or in a timer it started. Absent for output of a reply's
+ * own code and of timers that code started: the host decides which turn
+ * output belongs to by this id, never by when it arrived.
  */
 export type ExecEvent =
   | { type: "statement-start"; block: number; statement: number; line: number; endLine: number; source: string }
   | { type: "statement-end"; block: number; statement: number; status: "done" | "error"; error?: ExecError; durationMs: number }
-  | { type: "console"; block: number; statement: number; level: ConsoleLevel; text: string; reply?: number }
+  | { type: "console"; block: number; statement: number; level: ConsoleLevel; text: string; reply?: number; cause?: number }
   /**
    * Code the realm will not run because an earlier statement failed or the run
    * was aborted. Sent when the block ends (so `count` is final); `count` is 0
@@ -66,7 +72,7 @@ export type ExecEvent =
    * have), an uncaught async throw (`statement` is the one credited), an
    * unknown data target, invalid data.
    */
-  | { type: "error"; error: ExecError; statement?: number; reply?: number }
+  | { type: "error"; error: ExecError; statement?: number; reply?: number; cause?: number }
   /** A block has been fully consumed (all its statements ran or were skipped). */
   | { type: "block-done"; block: number };
 

@@ -194,6 +194,12 @@ export interface UiEventPayload {
 
 export interface UiEventMessage {
   type: typeof UI_EVENT;
+  /**
+   * The host's id for this action (unique per page). What the handler causes
+   * comes back tagged with it (ExecEvent `cause`), so the host credits it to
+   * this action's UI-event turn by identity, not by timing.
+   */
+  eventId?: number;
   mountId: MountId;
   nodeId: NodeId;
   /** The prop name, e.g. "onClick", "onChange", "onValueChange", "onCheckedChange", "onSubmit". */
@@ -494,7 +500,9 @@ function uiEvent(value: unknown): UiEventMessage {
   if (payloadInput.key !== undefined) payload.key = text(payloadInput.key, "payload.key");
   if (payloadInput.name !== undefined) payload.name = text(payloadInput.name, "payload.name");
   if (payloadInput.values !== undefined) payload.values = formValues(payloadInput.values, "payload.values");
-  return { type: UI_EVENT, mountId: mountId(input.mountId), nodeId: nodeId(input.nodeId, "nodeId"), handler, payload };
+  const message: UiEventMessage = { type: UI_EVENT, mountId: mountId(input.mountId), nodeId: nodeId(input.nodeId, "nodeId"), handler, payload };
+  if (input.eventId !== undefined) message.eventId = nodeId(input.eventId, "eventId");
+  return message;
 }
 
 /** Realm side: check one UI_EVENT from the host. */

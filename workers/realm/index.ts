@@ -38,6 +38,7 @@ const ui = createUiGlobals({
     executor.reportUncaught(reported);
   },
   locate: (error) => executor?.locate(error),
+  bindCause: (callback) => executor?.bindCause(callback) ?? callback,
 });
 const globals = createRealmGlobals(ui.globals);
 hardenGlobalScope(globals.fetch as typeof fetch);
@@ -67,7 +68,15 @@ function onConnect(event: MessageEvent<RealmConnectMessage>): void {
     port: event.ports[0],
     warmUp,
     loadMs,
-    onUiEvent: (message) => ui.handleUiEvent(message),
+    // Mount frames still batched go out before FLUSHED: the host hears of
+    // what a turn's code drew (and what it cannot draw) within the turn.
+    settle: () => ui.frame(),
+    // What the handler causes carries the event's id back to the host.
+    onUiEvent: (message) => {
+      const eventId = message.eventId;
+      if (eventId === undefined || !executor) ui.handleUiEvent(message);
+      else executor.runCaused(eventId, () => ui.handleUiEvent(message));
+    },
     createExecutor: (onEvent) => {
       executor = createExecutor({
         globals,

@@ -88,6 +88,14 @@ export interface Executor {
   reportUncaught(reason: unknown): void;
   /** Where in the model's code `error` was thrown (innermost compiled frame), for errors reported by others (UI runtime). */
   locate(error: unknown): ErrorLocation | undefined;
+  /**
+   * Run a UI event's handler: console output and errors of the code it
+   * enters — also after its `await`s and in timers it starts — carry
+   * `cause` (the host's UI event id).
+   */
+  runCaused<T>(cause: number, handler: () => T): T;
+  /** `callback`, run later under the UI event being handled now (if any). */
+  bindCause<A extends unknown[]>(callback: (...args: A) => void): (...args: A) => void;
 }
 export function createExecutor(options: ExecutorOptions): Executor {
   return new StatementExecutor(options);
@@ -282,12 +290,36 @@ class StatementExecutor implements Executor {
     this.drain();
   }
 
+  runCaused<T>(cause: number, handler: () => T): T {
+    const runtime = this.runtime;
+    const previous = runtime.cause;
+    runtime.cause = cause;
+    try {
+      return handler();
+    } finally {
+      runtime.cause = previous;
+    }
+  }
+
+  bindCause<A extends unknown[]>(callback: (...args: A) => void): (...args: A) => void {
+    const cause = this.runtime.cause;
+    if (cause === undefined) return callback;
+    return (...args: A) => this.runCaused(cause, () => callback(...args));
+  }
+
   reportUncaught(reason: unknown): void {
     if (reason instanceof ExecutionAborted) return;
     const context = this.compiler.contextOf(reason) ?? this.runtime.current ?? this.lastContext;
     if (!context) return;
     if (context.reply.aborted && !context.detached) return;
-    this.emit({ type: "error", error: this.compiler.mapError(reason, context), statement: context.statement, reply: context.reply.id });
+    const cause = this.causeOf(this.runtime.current ?? context);
+    this.emit({ type: "error", error: this.compiler.mapError(reason, context), statement: context.statement, reply: context.reply.id, ...cause });
+  }
+
+  /** `{ cause }` when `context` (or the handler running now) came from a UI event; else nothing. */
+  private causeOf(context: StatementContext | null | undefined): { cause?: number } {
+    const cause = context?.cause ?? this.runtime.cause;
+    return cause === undefined ? {} : { cause };
   }
 
   locate(error: unknown): ErrorLocation | undefined {
@@ -583,14 +615,15 @@ class StatementExecutor implements Executor {
   private emitConsole(level: ConsoleLevel, text: string): void {
     const context = this.runtime.current ?? this.lastContext;
     if (!context) return;
-    this.emit({ type: "console", block: context.block, statement: context.statement, level, text, reply: context.reply.id });
+    const cause = this.causeOf(this.runtime.current);
+    this.emit({ type: "console", block: context.block, statement: context.statement, level, text, reply: context.reply.id, ...cause });
   }
 
   private reportAsync(error: unknown, context: StatementContext | null): void {
     if (error instanceof ExecutionAborted) return;
     const target = context ?? this.lastContext;
     if (!target) return;
-    this.emit({ type: "error", error: this.compiler.mapError(error, target), statement: target.statement, reply: target.reply.id });
+    this.emit({ type: "error", error: this.compiler.mapError(error, target), statement: target.statement, reply: target.reply.id, ...this.causeOf(context) });
   }
 }
 

@@ -17,6 +17,8 @@ import { ExecutionAborted, type Site, type StatementContext } from "./statementC
 export class ExecutorRuntime {
   /** The statement whose code is running, or null between tasks. */
   current: StatementContext | null = null;
+  /** The UI event being handled right now (runCaused), if any. */
+  cause: number | undefined = undefined;
   private resetPending = false;
 
   constructor(
@@ -138,8 +140,9 @@ export class ExecutorRuntime {
   private adopt(site: number): void {
     const context = this.sites[site]?.context;
     if (!context) return;
-    context.detachedCopy ??= { ...context, detached: true, detachedCopy: undefined };
-    this.current = context.detachedCopy;
+    // Entered by a UI event's handler: everything it causes carries the event's id.
+    if (this.cause !== undefined) this.current = { ...context, detached: true, detachedCopy: undefined, cause: this.cause };
+    else this.current = context.detachedCopy ??= { ...context, detached: true, detachedCopy: undefined };
     this.scheduleReset();
   }
 

@@ -47,6 +47,8 @@ export interface StatementContext {
   line: number;
   /** Entered from outside (a UI handler): not cancelled with its reply. */
   detached: boolean;
+  /** The UI event whose handler entered this code (runCaused); carried across await and timers. */
+  cause?: number;
   item: CodeItem;
   split: SplitStatement;
   detachedCopy?: StatementContext;

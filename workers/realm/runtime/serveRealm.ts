@@ -34,6 +34,12 @@ export interface ServeRealmOptions {
   warmUp?: () => void;
   /** How long the bundle took to load before the entry ran (reported in READY). */
   loadMs?: number;
+  /**
+   * Runs when the executor is idle, just before FLUSHED or ABORTED is sent:
+   * send what is still batched (mount frames), so that everything the
+   * flushed code caused reaches the host before the answer does.
+   */
+  settle?: () => void;
   /** The person acted on a mounted UI (the realm's UI runtime validates it). */
   onUiEvent?(message: UiEventMessage): void;
   now?: () => number;
@@ -79,7 +85,11 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
       if (!pending.has(id)) return;
       clearTimer(pending.get(id));
       pending.delete(id);
-      send({ type: answer, id });
+      try {
+        options.settle?.();
+      } finally {
+        send({ type: answer, id });
+      }
     });
   };
 

@@ -74,6 +74,8 @@ export interface MountRuntimeOptions {
   schedule(callback: () => void): void;
   /** Where a thrown value points in the model's source (the executor knows its compiled statements). */
   locate?(error: unknown): { line?: number; column?: number } | undefined;
+  /** Keep the UI event being handled as the cause of `callback` when it runs later (the executor's bindCause). */
+  bindCause?<A extends unknown[]>(callback: (...args: A) => void): (...args: A) => void;
 }
 
 /** A React function component or an element. */
@@ -653,7 +655,8 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     try {
       const returned: unknown = renderer.discreteEvent(() => (fn as (argument: unknown) => unknown)(argument));
       if (typeof returned === "object" && returned !== null && typeof (returned as PromiseLike<unknown>).then === "function") {
-        (returned as PromiseLike<unknown>).then(undefined, report);
+        // A rejection after the handler's first await still belongs to this event.
+        (returned as PromiseLike<unknown>).then(undefined, options.bindCause ? options.bindCause(report) : report);
       }
     } catch (error) {
       report(error);

@@ -22,6 +22,8 @@ export interface UiGlobalsOptions {
   locate?(error: unknown): { line?: number; column?: number } | undefined;
   /** When queued data-fence deltas go to the JSON parser (default: a 0 ms timer). */
   scheduleParse?(wake: () => void): void;
+  /** The executor's bindCause: a handler's late rejection keeps its UI event's id. */
+  bindCause?<A extends unknown[]>(callback: (...args: A) => void): (...args: A) => void;
 }
 
 export interface UiGlobals {
@@ -51,6 +53,7 @@ export function createUiGlobals(options: UiGlobalsOptions): UiGlobals {
     onError: options.onError,
     schedule: options.schedule ?? createFrameScheduler(),
     locate: options.locate,
+    bindCause: options.bindCause,
   });
   const { StreamedData, registry } = createStreamedDataClass({
     onDuplicate: (id) =>
