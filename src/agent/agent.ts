@@ -123,6 +123,8 @@ export class Agent {
   private readonly unsubscribeMounts: () => void;
   /** Mounts whose code awaits the person's input (`await comp.result`). */
   private readonly waitingMounts = new Set<string>();
+  /** While Revive re-runs a reply: which one, the block running, and whether its restored mounts were replaced yet. */
+  private reviving: { replyId: string; block: number | undefined; replaced: boolean } | undefined;
   /** Ids of the person's actions on mounted UIs (noteUiEvent), most recent last. */
   private readonly uiEvents = new Set<number>();
   /** Output their handlers caused while no interaction ran: the next UI-event turn's feedback. */
@@ -157,14 +159,21 @@ export class Agent {
         (item) => item.role === "assistant" && item.reply.mounts?.some((mount) => mount.mountId === message.mountId),
       );
       if (known) return;
+      const reviving = this.reviving;
       const target =
         this.currentReplyId ??
+        reviving?.replyId ??
         [...this.state.messages].reverse().find((item) => item.role === "assistant")?.id;
       if (!target) return;
+      // Revive makes the reply's mounts anew (new ids): the first one that
+      // opens replaces the restored, inert ones of that reply.
+      const replaceRestored = reviving !== undefined && reviving.replyId === target && !reviving.replaced;
+      if (replaceRestored) reviving.replaced = true;
       this.updateMessage(target, (item) => {
         if (item.role !== "assistant") return item;
         const running = runningStatement(item.reply);
-        const mounts = [...(item.reply.mounts ?? []), { mountId: message.mountId, afterBlock: running?.block ?? -1, title: message.title }];
+        const afterBlock = running?.block ?? (reviving?.replyId === target ? reviving.block : undefined) ?? -1;
+        const mounts = [...(replaceRestored ? [] : item.reply.mounts ?? []), { mountId: message.mountId, afterBlock, title: message.title }];
         return { ...item, reply: { ...item.reply, mounts } };
       });
     } else if (message.type === "mount-waiting") {
@@ -290,6 +299,7 @@ export class Agent {
     let blocks = 0;
     const failures: string[] = [];
     const listen = realm.subscribe((event) => {
+      if (event.type === "statement-start" && this.reviving) this.reviving.block = event.block;
       if (event.type === "statement-end" && event.status === "error" && event.error) failures.push(event.error.message);
       if (event.type === "error") failures.push(event.error.message);
     });
@@ -298,6 +308,7 @@ export class Agent {
         if (controller.signal.aborted) break;
         if (message.role !== "assistant") continue;
         realm.beginReply();
+        this.reviving = { replyId: message.id, block: undefined, replaced: false };
         const route = createBlockRouter((event) => realm.sendBlock(event));
         let any = false;
         for (const block of message.reply.blocks) {
@@ -310,6 +321,7 @@ export class Agent {
       }
     } finally {
       listen();
+      this.reviving = undefined;
       this.controller = undefined;
       this.currentCollector = undefined;
       const stopped = controller.signal.aborted;

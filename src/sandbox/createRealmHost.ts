@@ -58,6 +58,8 @@ const SPARE_DELAY_MS = 1_000;
 const MAX_SPARE_FAILURES = 3;
 
 interface Realm {
+  /** Session-unique name of this realm: the first half of every mount id it makes (see qualifyMountId). */
+  key: string;
   connection: RealmConnection;
   frame?: SandboxFrame;
   /** READY arrived: warm and listening. */
@@ -103,6 +105,29 @@ function deferred(): Deferred {
     },
   };
   return result;
+}
+
+/**
+ * Mount identity. The realm numbers its mounts `m1`, `m2`, … and a fresh
+ * realm (reload, reset, Revive, session switch) starts again at `m1`, so the
+ * host names each mount `<realm key>:<realm's id>`, with a random key per
+ * realm: two realms of one session can never share a mount id, on screen or
+ * in storage. Saved mounts with bare ids (older exports) keep them and never
+ * collide with a qualified one.
+ */
+export function qualifyMountId(realmKey: string, mountId: string): string {
+  return `${realmKey}:${mountId}`;
+}
+
+/** The realm's own id of a host mount id, or undefined when another realm made it. */
+export function localMountId(realmKey: string, mountId: string): string | undefined {
+  const prefix = `${realmKey}:`;
+  return mountId.startsWith(prefix) ? mountId.slice(prefix.length) : undefined;
+}
+
+function newRealmKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return `r${Array.from(bytes, (byte) => (byte % 36).toString(36)).join("")}`;
 }
 
 export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
@@ -171,6 +196,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   function startRealm(): Realm {
     const channel = new MessageChannel();
     const realm: Realm = {
+      key: newRealmKey(),
       connection: undefined as unknown as RealmConnection,
       booted: false,
       active: false,
@@ -209,7 +235,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
           emit(event);
         },
         onMount(message) {
-          if (role(realm) === "current") notify(mountListeners, message);
+          if (role(realm) === "current") notify(mountListeners, { ...message, mountId: qualifyMountId(realm.key, message.mountId) });
         },
         onInvalid(reason) {
           if (role(realm) !== "current") return;
@@ -404,7 +430,10 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       // does not apply; but an old realm's mounts are gone, and a realm that
       // is not active yet has none.
       if (disposed || !current.active) return;
-      current.connection.send({ ...event, type: UI_EVENT });
+      // A mount of an earlier realm (or a restored snapshot) has no handler here.
+      const mountId = localMountId(current.key, event.mountId);
+      if (mountId === undefined) return;
+      current.connection.send({ ...event, type: UI_EVENT, mountId });
     },
 
     provide(name, service) {

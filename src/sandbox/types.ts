@@ -110,11 +110,17 @@ export interface RealmHost {
   subscribe(listener: (event: RealmEvent) => void): () => void;
   /**
    * Mount-tree messages (src/wire/mount.ts) from the current realm, already
-   * validated, for the renderer. A `realm-reset` (via subscribe) means every
-   * mount of the old realm is gone.
+   * validated, for the renderer. Their `mountId` is qualified by the realm
+   * (`<realm key>:m1`, qualifyMountId) so mounts of different realms never
+   * share an id. A `realm-reset` (via subscribe) means every mount of the old
+   * realm is gone.
    */
   subscribeMounts(listener: (message: MountRealmMessage) => void): () => void;
-  /** The person acted on a mounted UI: pass it to the current realm. Dropped while a realm starts after a reset. */
+  /**
+   * The person acted on a mounted UI (its qualified `mountId`): pass it to the
+   * current realm. Dropped while a realm starts after a reset, and for mounts
+   * another realm made.
+   */
   sendUiEvent(event: UiEventMessage): void;
   /**
    * Offer a service the realm can call by name (`requestHost(name, payload)`

@@ -169,6 +169,14 @@ async function writeImport(store: Store, bodies: SessionBody[]): Promise<{ sessi
       const sessionId = takenSessions.has(originalId) ? fresh(store, takenSessions) : originalId;
       takenSessions.add(sessionId);
       const remapped = { session: sessionId !== originalId, messages: 0, mounts: 0 };
+      // Mount ids first: a reply names its mounts, so a remapped id is rewritten there too.
+      const mountMap = new Map<string, string>();
+      for (const mount of body.mounts) {
+        const mountId = takenMounts.has(mount.mountId) ? fresh(store, takenMounts) : mount.mountId;
+        if (mountId !== mount.mountId) remapped.mounts += 1;
+        takenMounts.add(mountId);
+        mountMap.set(mount.mountId, mountId);
+      }
       const messageMap = new Map<string, string>();
       body.messages.forEach((message: ChatMessage, order) => {
         const messageId = takenMessages.has(message.id) ? fresh(store, takenMessages) : message.id;
@@ -177,16 +185,16 @@ async function writeImport(store: Store, bodies: SessionBody[]): Promise<{ sessi
         messageMap.set(message.id, messageId);
         // Nothing streams in an imported session: a reply cut mid-stream stays cut.
         const state = message.role === "assistant" && message.state === "streaming" ? { state: "interrupted" as const } : {};
-        const record = { ...message, ...state, id: messageId, sessionId, order } as MessageRecord;
+        const mounts = message.role === "assistant" && message.reply.mounts?.some((mount) => mountMap.get(mount.mountId) !== mount.mountId)
+          ? { reply: { ...message.reply, mounts: message.reply.mounts.map((mount) => ({ ...mount, mountId: mountMap.get(mount.mountId) ?? mount.mountId })) } }
+          : {};
+        const record = { ...message, ...state, ...mounts, id: messageId, sessionId, order } as MessageRecord;
         messages.push(record);
         const row = searchRowOf(record);
         if (row) rows.push(row);
       });
       for (const mount of body.mounts) {
-        const mountId = takenMounts.has(mount.mountId) ? fresh(store, takenMounts) : mount.mountId;
-        if (mountId !== mount.mountId) remapped.mounts += 1;
-        takenMounts.add(mountId);
-        mounts.push({ sessionId, mountId, messageId: messageMap.get(mount.messageId)!, snapshot: mount.snapshot, updatedAt: mount.updatedAt });
+        mounts.push({ sessionId, mountId: mountMap.get(mount.mountId)!, messageId: messageMap.get(mount.messageId)!, snapshot: mount.snapshot, updatedAt: mount.updatedAt });
       }
       for (const entry of body.audit) audit.push({ ...(withoutKeys(entry, ["id", "sessionId"]) as ExportedAudit), sessionId } as AuditEntry);
       droppedGrants += body.grants.length;
