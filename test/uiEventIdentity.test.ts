@@ -124,8 +124,10 @@ describe("UI-event turns by identity", () => {
 
   it("the realm tags what a handler causes — at once, after an await, in its timers — and nothing else", async () => {
     const realm = createInProcessRealm();
-    const events: ExecEvent[] = [];
-    realm.subscribe((event) => void ((event.type === "console" || event.type === "error") && events.push(event)));
+    const events: Extract<ExecEvent, { type: "console" | "error" }>[] = [];
+    realm.subscribe((event) => {
+      if (event.type === "console" || event.type === "error") events.push(event);
+    });
     const parser = createProtocolParser();
     const route = createBlockRouter((event) => realm.sendBlock(event));
     realm.beginReply();

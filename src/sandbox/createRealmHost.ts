@@ -26,6 +26,7 @@
 import {
   ABORT, BEGIN_REPLY, BLOCK, FLUSH, SERVICE_NAME_PATTERN, WIRE_VERSION,
 } from "../wire/constants";
+import { createDeferred } from "../wire/createDeferred";
 import type { ExecEvent } from "../wire/events";
 import { UI_EVENT, type MountRealmMessage } from "../wire/mount";
 import type { HostMessage } from "../wire/types";
@@ -76,37 +77,6 @@ interface Realm {
   startedAt: number;
 }
 
-interface Deferred {
-  promise: Promise<void>;
-  settled: boolean;
-  resolve(): void;
-  reject(error: RealmHostError): void;
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (error: RealmHostError) => void;
-  const promise = new Promise<void>((done, fail) => {
-    resolve = done;
-    reject = fail;
-  });
-  // Nobody has to await ready(): do not report an unhandled rejection.
-  promise.catch(() => {});
-  const result: Deferred = {
-    promise,
-    settled: false,
-    resolve: () => {
-      result.settled = true;
-      resolve();
-    },
-    reject: (error) => {
-      result.settled = true;
-      reject(error);
-    },
-  };
-  return result;
-}
-
 /**
  * Mount identity. The realm numbers its mounts `m1`, `m2`, … and a fresh
  * realm (reload, reset, Revive, session switch) starts again at `m1`, so the
@@ -146,7 +116,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   let requestId = 0;
   const nextId = () => ++requestId;
   let bundle: Promise<Blob> | undefined;
-  let readiness = deferred();
+  let readiness = createDeferred();
   let disposed = false;
   let bootAttempts = 0;
   let running: RunningStatement | undefined;
@@ -354,7 +324,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     stopRealm(current, new RealmHostError("realm-reset", `the realm was reset (${reason})`, {
       details: { reason, running: interrupted },
     }));
-    if (readiness.settled) readiness = deferred();
+    if (readiness.settled) readiness = createDeferred();
     bootAttempts = 0;
     const next = spare ?? startRealm();
     spare = undefined;

@@ -12,9 +12,9 @@
  * later change travels as `MountOp[]` in MOUNT_OPS, at most one message per
  * mount per frame (~16 ms), applied in order. Mount ids (`m1`, `m2`, …) are
  * unique within one realm's life; a fresh realm (reset, revive) starts again
- * at `m1`, so the host scopes them by realm instance. MOUNT_WIRE_VERSION
- * travels nowhere by itself: the integrator folds it into the handshake
- * (e.g. bump WIRE_VERSION when it changes).
+ * at `m1`, so the host qualifies them by realm (`<realm key>:m1`, see
+ * src/sandbox/createRealmHost.ts) before anything else sees them. A change
+ * of shape here bumps WIRE_VERSION (constants.ts).
  *
  * - `create` introduces a detached node. Ids in an op refer only to nodes
  *   created by an earlier `create` (or the snapshot) and not yet removed.
@@ -75,9 +75,6 @@
  * from scratch. The realm checks host events with `validateUiEvent`.
  */
 import { MAX_WIRE_STRING } from "./constants";
-
-/** Bump when a message or op changes shape; additions that old peers can ignore do not bump. */
-export const MOUNT_WIRE_VERSION = 1;
 
 // Realm → host.
 export const MOUNT_OPEN = "mount-open";

@@ -31,6 +31,7 @@
  * target id, also in `{ ...sales }`): use `sales.value` for an exact copy.
  * A StreamedData is never thenable.
  */
+import { createDeferred, type Deferred } from "../../../../src/wire/createDeferred";
 import type { ExecError } from "../../../../src/wire/events";
 import { createJsonFeed, type JsonFeed } from "./jsonFeed";
 import { notify, trackRead, type ReactiveSource, type Subscriber } from "./tracking";
@@ -69,24 +70,6 @@ export interface StreamedDataInstance {
 
 const MAX_ID_LENGTH = 200;
 
-interface Deferred {
-  promise: Promise<unknown>;
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-}
-
-function deferred(): Deferred {
-  let resolve!: (value: unknown) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<unknown>((yes, no) => {
-    resolve = yes;
-    reject = no;
-  });
-  // Nobody may be waiting: a rejected `done` must not become an unhandled rejection.
-  promise.catch(() => {});
-  return { promise, resolve, reject };
-}
-
 class StreamedDataError extends Error {
   readonly code = "data-invalid";
   constructor(message: string) {
@@ -107,7 +90,7 @@ class StreamState implements ReactiveSource {
   streaming = false;
   error: { code: "data-invalid"; message: string } | undefined;
   /** Waiters for the open (or next) fence. */
-  pending: Deferred | undefined;
+  pending: Deferred<unknown> | undefined;
   /** The outcome of the last finished fence. */
   settled: Promise<unknown> | undefined;
   fence = 0;
@@ -220,7 +203,7 @@ class StreamState implements ReactiveSource {
 
   done(): Promise<unknown> {
     if (!this.streaming && this.settled) return this.settled;
-    this.pending ??= deferred();
+    this.pending ??= createDeferred<unknown>();
     return this.pending.promise;
   }
 }

@@ -18,6 +18,7 @@
  * if it still fails once the stream ended, it is shown and reported. A later
  * successful render clears the panel's error (MOUNT_ERROR with null).
  */
+import { createDeferred, type Deferred } from "../../../../src/wire/createDeferred";
 import {
   Component, createContext, createElement, isValidElement, useCallback, useContext, useEffect, useSyncExternalStore,
   type ErrorInfo, type ReactNode,
@@ -158,12 +159,6 @@ function describeThrown(error: unknown): { name: string; message: string } {
   }
 }
 
-interface Deferred {
-  promise: Promise<unknown>;
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-}
-
 class MountClosedError extends Error {
   readonly code = "mount-closed";
   constructor(id: string) {
@@ -200,7 +195,7 @@ class MountRecord implements Subscriber, MountContainer {
   holdOps = false;
   private readonly reportedProps = new Set<string>();
   private readonly beforeOpen: MountRealmMessage[] = [];
-  private readonly deferred: Deferred;
+  private readonly deferred: Deferred<unknown>;
   readonly result: MountResult;
   settled = false;
   private waiting = false;
@@ -217,14 +212,8 @@ class MountRecord implements Subscriber, MountContainer {
     this.root = runtime.renderer.createRoot(this, {
       onUncaughtError: (error, info) => this.renderFailed(error, info.componentStack),
     });
-    let resolve!: (value: unknown) => void;
-    let reject!: (error: unknown) => void;
-    const promise = new Promise<unknown>((yes, no) => {
-      resolve = yes;
-      reject = no;
-    });
-    promise.catch(() => {});
-    this.deferred = { promise, resolve, reject };
+    this.deferred = createDeferred<unknown>();
+    const promise = this.deferred.promise;
     const markWaiting = (): void => this.markWaiting();
     this.result = {
       then(onFulfilled, onRejected) {
