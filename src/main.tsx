@@ -36,7 +36,8 @@ function Root() {
       onError: (mountId, error) => controller.getState().agent?.reportRenderProblem(`${mountId ? `mount ${mountId}: ` : ""}${error.message}`),
       onUnknownComponent: (_mountId, name) => unknownComponent(name),
     });
-    realm.subscribeMounts((message) => registry.receive(message));
+    // Validated once, at the port: the registry applies it as it is.
+    realm.subscribeMounts((message) => registry.apply(message));
     // A fresh realm has none of the old mounts: they stay visible, inert.
     realm.subscribe((event) => event.type === "realm-reset" && registry.closeAll());
     // A realm that cannot start is shown by the page (status, Retry), not

@@ -7,7 +7,7 @@
  */
 import {
   MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, TEXT_NODE_TYPE,
-  validateMountMessage, type MountSnapshot, type SnapshotNode,
+  validateMountMessage, type MountRealmMessage, type SnapshotNode,
 } from "./contract";
 import { isSnapshotText } from "../wire/mount";
 import { REFUSED_TYPES, componentFor } from "./catalog";
@@ -29,7 +29,13 @@ export interface MountRegistryOptions {
 }
 
 export interface MountRegistry {
-  /** Handle one mount message from the realm. Never throws; returns the errors it caused. */
+  /**
+   * Handle one mount message the port has validated already (src/sandbox
+   * validates every realm message once, there). Never throws; returns the
+   * errors it caused.
+   */
+  apply(message: MountRealmMessage): RenderError[];
+  /** Validate, then `apply`: for messages that did not come through the port (tests, tools). */
   receive(message: unknown): RenderError[];
   get(mountId: string): MountStore | undefined;
   /** Mount ids in the order they opened. */
@@ -68,7 +74,7 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
     }
   };
 
-  return {
+  const registry: MountRegistry = {
     receive(raw) {
       const checked = validateMountMessage(raw);
       if (!checked.ok) {
@@ -76,12 +82,14 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
         options.onError?.(undefined, error);
         return [error];
       }
-      const message = checked.message;
+      return registry.apply(checked.message);
+    },
+    apply(message) {
       if (message.type === MOUNT_OPEN) {
         // A (re)open starts from its snapshot; a view holding the old store
         // re-reads the registry on `subscribe`.
         const store = createMountStore(storeOptions(message.mountId, message.title));
-        const errors = store.load(message.snapshot as MountSnapshot);
+        const errors = store.loadValidated(message.snapshot);
         stores.delete(message.mountId);
         stores.set(message.mountId, store);
         changed();
@@ -145,4 +153,5 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
       if (stores.delete(mountId)) changed();
     },
   };
+  return registry;
 }

@@ -22,6 +22,7 @@
  */
 import {
   FORM_ERROR_KEY, HANDLER_MARKER_KEY, ROOT_NODE_ID, TEXT_NODE_TYPE, isHandlerMarker, validateMountMessage,
+  MAX_TYPE_LENGTH, NODE_TYPE_PATTERN,
   MOUNT_OPEN, MAX_TREE_DEPTH,
   type FormValue, type FormValues, type MountErrorInfo, type MountOp, type MountSnapshot, type SnapshotNode, type WireProps,
 } from "./contract";
@@ -110,8 +111,10 @@ export interface MountStore {
   readonly mountId: string;
   /** Apply a batch of ops; returns the errors (also sent to `onError`). Never throws. */
   apply(ops: readonly unknown[]): RenderError[];
-  /** Replace the whole tree with a snapshot (mount-open). */
+  /** Replace the whole tree with a snapshot from outside (storage, a test): its shape is checked first. */
   load(snapshot: unknown): RenderError[];
+  /** Replace the whole tree with a mount-open's snapshot the port has validated already. */
+  loadValidated(snapshot: MountSnapshot): RenderError[];
   /** The record for `id`; `ROOT_NODE_ID` gives the root (type `#root`). */
   getNode(id: number): MountNode | undefined;
   /** Parent of a live node (`ROOT_NODE_ID` for top-level nodes), or undefined when detached/unknown. */
@@ -380,7 +383,7 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     const { id, type } = op;
     if (!isNodeId(id)) return fail("invalid-id", "create needs a positive integer id", { id: String(id).slice(0, 40) });
     if (nodes.has(id)) return fail("duplicate-node", `node ${id} already exists`, { id });
-    if (typeof type !== "string" || type.length === 0 || type.length > 64 || !/^(#text|[A-Za-z][A-Za-z0-9_.-]*)$/.test(type)) {
+    if (typeof type !== "string" || type.length === 0 || type.length > MAX_TYPE_LENGTH || !NODE_TYPE_PATTERN.test(type)) {
       return fail("invalid-type", "create needs a component name", { id });
     }
     if (nodes.size - 1 >= limits.maxNodes) return fail("too-many-nodes", `a mount holds at most ${limits.maxNodes} nodes`, { id, limit: limits.maxNodes });
@@ -595,6 +598,17 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     }
   }
 
+  /** Drop the whole tree (before a snapshot replaces it). */
+  function clear(): void {
+    for (const child of [...root.children]) {
+      detach(child);
+      destroy(child);
+    }
+    // Orphans (created, never inserted) go too.
+    for (const id of [...nodes.keys()]) if (id !== ROOT_NODE_ID && !parents.has(id)) destroy(id);
+    controls.clear();
+  }
+
   const store: MountStore = {
     mountId,
     apply(ops) {
@@ -609,19 +623,18 @@ export function createMountStore(options: MountStoreOptions): MountStore {
       // Shape first, with the wire's own validator (it rebuilds the value);
       // then the same checked path as ops.
       const checked = validateMountMessage({ type: MOUNT_OPEN, mountId, snapshot });
-      for (const child of [...root.children]) {
-        detach(child);
-        destroy(child);
-      }
-      // Orphans (created, never inserted) go too.
-      for (const id of [...nodes.keys()]) if (id !== ROOT_NODE_ID && !parents.has(id)) destroy(id);
-      controls.clear();
+      clear();
       if (!checked.ok) {
         fail("invalid-snapshot", `snapshot rejected: ${checked.reason}`, {});
         return finishBatch();
       }
       const message = checked.message as { snapshot: MountSnapshot };
       applyOps(snapshotOps(message.snapshot.nodes));
+      return finishBatch();
+    },
+    loadValidated(snapshot) {
+      clear();
+      applyOps(snapshotOps(snapshot.nodes));
       return finishBatch();
     },
     getNode: record,

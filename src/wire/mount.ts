@@ -301,7 +301,9 @@ function bool(value: unknown, where: string): boolean {
   return value;
 }
 
-const TYPE_PATTERN = /^(#text|[A-Za-z][A-Za-z0-9_.:-]*)$/;
+/** A node type on the wire: "#text" or a component name (`svg:rect`, `Card`, `my-widget`). One pattern for every check. */
+export const NODE_TYPE_PATTERN = /^(#text|[A-Za-z][A-Za-z0-9_.:-]*)$/;
+const TYPE_PATTERN = NODE_TYPE_PATTERN;
 function nodeType(value: unknown, where: string): string {
   const type = shortName(value, MAX_TYPE_LENGTH, where);
   if (!TYPE_PATTERN.test(type)) fail(`${where} is not a component name`);
