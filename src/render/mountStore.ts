@@ -21,15 +21,17 @@
  *      dead for good).
  */
 import {
-  FORM_ERROR_KEY, HANDLER_MARKER_KEY, ROOT_NODE_ID, TEXT_NODE_TYPE, isHandlerMarker, validateMountMessage,
+  HANDLER_MARKER_KEY, ROOT_NODE_ID, TEXT_NODE_TYPE, isHandlerMarker, validateMountMessage,
   MAX_TYPE_LENGTH, NODE_TYPE_PATTERN,
   MOUNT_OPEN, MAX_TREE_DEPTH,
-  type FormValue, type FormValues, type MountErrorInfo, type MountOp, type MountSnapshot, type SnapshotNode, type WireProps,
+  type FormValues, type MountErrorInfo, type MountSnapshot, type WireProps,
 } from "./contract";
 import {
-  applyRequestedValue, controlKind, createControlState, setLiveValue, valuePropOf,
+  applyRequestedValue, controlKind, createControlState, setLiveValue,
   type ControlState, type ControlValue,
 } from "./controls";
+import { collectFormValues } from "./mountFormValues";
+import { buildSnapshot, snapshotOps, type MountSnapshotOptions } from "./mountSnapshot";
 import { renderError, type RenderError, type RenderErrorCode } from "./renderErrors";
 
 export const ROOT_TYPE = "#root";
@@ -96,14 +98,7 @@ export interface MountStoreOptions {
   onError?: (error: RenderError) => void;
 }
 
-export interface MountSnapshotOptions {
-  /**
-   * Write the host-owned values of controls into their `value`/`checked`
-   * props, so a restored mount shows what the person had entered.
-   * Default true.
-   */
-  includeLiveValues?: boolean;
-}
+export type { MountSnapshotOptions } from "./mountSnapshot";
 
 type Listener = () => void;
 
@@ -542,20 +537,6 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     }
   }
 
-  function snapshotOps(nodesInput: readonly SnapshotNode[]): MountOp[] {
-    const ops: MountOp[] = [];
-    const stack: Array<{ node: SnapshotNode; parent: number }> = nodesInput.map((node) => ({ node, parent: ROOT_NODE_ID })).reverse();
-    while (stack.length > 0) {
-      const { node, parent } = stack.pop()!;
-      if (node.type === TEXT_NODE_TYPE) ops.push({ op: "create", id: node.id, type: node.type, text: (node as { text: string }).text });
-      else ops.push({ op: "create", id: node.id, type: node.type, props: (node as { props: WireProps }).props });
-      ops.push({ op: "insert", parent, child: node.id });
-      const children = "children" in node ? node.children : [];
-      for (let index = children.length - 1; index >= 0; index--) stack.push({ node: children[index], parent: node.id });
-    }
-    return ops;
-  }
-
   function updateMeta(patch: Partial<MountMeta>): void {
     const next = { ...meta, ...patch };
     if (Object.keys(patch).every((key) => Object.is(next[key as keyof MountMeta], meta[key as keyof MountMeta]))) return;
@@ -571,31 +552,6 @@ export function createMountStore(options: MountStoreOptions): MountStore {
       set!.delete(listener);
       if (set!.size === 0 && map.get(id) === set) map.delete(id);
     };
-  }
-
-  function liveFieldValue(node: MutableNode): FormValue | FormValue[] | undefined {
-    const control = controls.get(node.id);
-    const props = node.props;
-    if (!control) return undefined;
-    const live = control.live;
-    if (node.type === "input" && props.type === "radio") {
-      if (live !== true) return undefined;
-      return typeof props.value === "string" || typeof props.value === "number" ? String(props.value) : "on";
-    }
-    switch (control.kind) {
-      case "checked":
-        return live === true;
-      case "range":
-        return Array.isArray(live) ? (live.length === 1 ? (live[0] as number) : (live as number[])) : (live as number);
-      case "choice":
-        return Array.isArray(live) ? (live as string[]) : String(live);
-      case "text":
-        return String(live);
-      case "tabs":
-        return undefined;
-      default:
-        return undefined;
-    }
   }
 
   /** Drop the whole tree (before a snapshot replaces it). */
@@ -691,22 +647,7 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     },
 
     collectFormValues(formId) {
-      const values: FormValues = {};
-      const form = nodes.get(formId);
-      if (!form) return values;
-      const visit = (id: number, disabled: boolean) => {
-        const node = nodes.get(id);
-        if (!node || node.type === TEXT_NODE_TYPE) return;
-        if (id !== formId && node.type === "form") return;
-        const isDisabled = disabled || node.props.disabled === true;
-        if (!isDisabled && typeof node.props.name === "string" && node.props.name !== "") {
-          const value = liveFieldValue(node);
-          if (value !== undefined) addValue(values, node.props.name, value);
-        }
-        for (const child of node.children) visit(child, isDisabled && node.type === "fieldset" ? true : isDisabled);
-      };
-      visit(formId, false);
-      return values;
+      return collectFormValues(formId, (id) => nodes.get(id), (id) => controls.get(id));
     },
 
     report(error, key) {
@@ -718,18 +659,7 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     },
 
     toSnapshot(snapshotOptions) {
-      const includeLive = snapshotOptions?.includeLiveValues !== false;
-      const build = (id: number): SnapshotNode => {
-        const node = nodes.get(id)!;
-        if (node.type === TEXT_NODE_TYPE) return { id, type: TEXT_NODE_TYPE, text: node.text };
-        let props = node.props;
-        const control = controls.get(id);
-        if (includeLive && control && control.kind !== "tabs") {
-          props = { ...props, [valuePropOf(control.kind)]: control.live as WireProps[string] };
-        }
-        return { id, type: node.type, props: { ...props }, children: node.children.map(build) };
-      };
-      return { nodes: root.children.map(build) };
+      return buildSnapshot(root.children, (id) => nodes.get(id)!, (id) => controls.get(id), snapshotOptions);
     },
   };
 
@@ -752,17 +682,6 @@ export function createMountStore(options: MountStoreOptions): MountStore {
   }
 
   return store;
-}
-
-function addValue(values: FormValues, name: string, value: FormValue | FormValue[]): void {
-  if (name === "__proto__" || name === FORM_ERROR_KEY) return;
-  if (!Object.hasOwn(values, name)) {
-    values[name] = value;
-    return;
-  }
-  const existing = values[name];
-  const list = Array.isArray(existing) ? existing : [existing];
-  values[name] = list.concat(value);
 }
 
 /**

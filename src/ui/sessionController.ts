@@ -41,13 +41,12 @@ export interface SessionsState {
 }
 
 import type { MountRegistry } from "../render";
-import { ROOT_NODE_ID } from "../wire/mount";
+import { MountSnapshots } from "./mountSnapshots";
+import { acquireSessionLock, createSessionsChannel, type SessionsBroadcast } from "./sessionLock";
 
 export interface RealmLike {
   reset(reason?: string): Promise<void>;
 }
-
-const CHANNEL = "livemark-sessions";
 
 export class SessionController {
   private state: SessionsState = { storage: "opening", sessions: [], readOnly: false };
@@ -56,14 +55,15 @@ export class SessionController {
   private writer: SessionWriter | undefined;
   private unsubscribeAgent: (() => void) | undefined;
   private releaseLock: (() => void) | undefined;
-  private readonly channel: BroadcastChannel | undefined =
-    typeof BroadcastChannel === "function" ? new BroadcastChannel(CHANNEL) : undefined;
+  private readonly channel = createSessionsChannel((message) => {
+    if (message.type === "saved" && message.sessionId === this.state.current?.id && this.state.readOnly) void this.reloadReadOnly();
+    if (message.type === "list") void this.refreshList();
+  });
   private broadcastTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The page's one realm ran code of the open session: opening another resets it first. */
   private realmUsed = false;
   private mountTimer: ReturnType<typeof setInterval> | undefined;
-  /** Last snapshot text saved per mount, to write only what changed. */
-  private savedMounts = new Map<string, string>();
-  private savedVersions = new WeakMap<object, number>();
+  private readonly mounts: MountSnapshots;
   /**
    * Settles when start() has opened the store (or found it unavailable) and
    * the first session: an import, a share link or a dropped file that comes
@@ -83,13 +83,7 @@ export class SessionController {
     },
   ) {
     this.started = new Promise<void>((resolve) => (this.markStarted = resolve));
-    this.channel?.addEventListener("message", (event: MessageEvent) => {
-      const data = event.data as { type?: string; sessionId?: string } | null;
-      if (data?.type === "saved" && data.sessionId === this.state.current?.id && this.state.readOnly) {
-        void this.reloadReadOnly();
-      }
-      if (data?.type === "list") void this.refreshList();
-    });
+    this.mounts = new MountSnapshots(options.registry);
   }
 
   getState = (): SessionsState => this.state;
@@ -153,8 +147,8 @@ export class SessionController {
     this.set({ sessions, current });
   }
 
-  private broadcast(message: { type: "saved" | "list"; sessionId?: string }): void {
-    this.channel?.postMessage(message);
+  private broadcast(message: SessionsBroadcast): void {
+    this.channel.post(message);
   }
 
   /** Close the open session: flush its writes, drop its agent and its lock. */
@@ -179,23 +173,11 @@ export class SessionController {
     }
   }
 
-  /**
-   * Hold the session's Web Lock while it is open here. Resolves to false when
-   * another tab holds it (this tab is then read-only for that session).
-   */
-  private acquireLock(sessionId: string): Promise<boolean> {
-    const locks = (globalThis.navigator as Navigator | undefined)?.locks;
-    if (!locks) return Promise.resolve(true);
-    return new Promise<boolean>((resolve) => {
-      void locks.request(`livemark:session:${sessionId}`, { ifAvailable: true }, (lock) => {
-        if (!lock) {
-          resolve(false);
-          return undefined;
-        }
-        resolve(true);
-        return new Promise<void>((release) => (this.releaseLock = release));
-      });
-    });
+  /** Hold the session's Web Lock while it is open here; false when another tab holds it (read-only here). */
+  private async acquireLock(sessionId: string): Promise<boolean> {
+    const lock = await acquireSessionLock(sessionId);
+    if (lock.owned) this.releaseLock = lock.release;
+    return lock.owned;
   }
 
   async open(id: string): Promise<void> {
@@ -249,41 +231,16 @@ export class SessionController {
     this.mountTimer = setInterval(() => this.saveMounts(), 3000);
   }
 
-  /** Show a session's mounts as they were last saved: inert until revived. */
   private restoreMounts(mounts: readonly { mountId: string; snapshot: unknown }[]): void {
-    const registry = this.options.registry;
-    if (!registry) return;
-    for (const id of [...registry.ids()]) registry.delete(id);
-    this.savedMounts = new Map();
-    for (const mount of mounts) {
-      const saved = mount.snapshot as { title?: string; tree?: unknown } | null;
-      registry.restore(mount.mountId, saved?.tree, saved?.title);
-      this.savedMounts.set(mount.mountId, JSON.stringify(saved));
-    }
+    this.mounts.restore(mounts);
   }
 
   /** Persist the current tree of each mount of the open session that changed. */
   private saveMounts(): void {
-    const registry = this.options.registry;
     const writer = this.writer;
     const agent = this.state.agent;
-    if (!registry || !writer || !agent) return;
-    for (const message of agent.getState().messages) {
-      if (message.role !== "assistant" || !message.reply.mounts) continue;
-      for (const mount of message.reply.mounts) {
-        const store = registry.get(mount.mountId);
-        if (!store) continue;
-        // Unchanged since the last save: skip the walk.
-        const version = store.getSubtreeVersion(ROOT_NODE_ID);
-        if (this.savedVersions.get(store) === version) continue;
-        this.savedVersions.set(store, version);
-        const snapshot = { title: mount.title, tree: store.toSnapshot() };
-        const text = JSON.stringify(snapshot);
-        if (this.savedMounts.get(mount.mountId) === text) continue;
-        this.savedMounts.set(mount.mountId, text);
-        writer.markMountDirty({ mountId: mount.mountId, messageId: message.id, snapshot });
-      }
-    }
+    if (!writer || !agent) return;
+    this.mounts.save(agent.getState().messages, writer);
   }
 
   private scheduleBroadcast(sessionId: string): void {

@@ -1,0 +1,38 @@
+/**
+ * Which tab owns a session, and telling the other tabs what changed. A
+ * session is writable in one tab at a time (a Web Lock per session); the
+ * others show it read-only and reload it when the owner says it saved.
+ */
+
+const CHANNEL = "livemark-sessions";
+
+export type SessionsBroadcast = { type: "saved" | "list"; sessionId?: string };
+
+/**
+ * Hold the session's Web Lock until `release` is called. Resolves to
+ * `{ owned: false }` when another tab holds it (then this tab is read-only
+ * for that session). Without Web Locks every tab owns its sessions.
+ */
+export function acquireSessionLock(sessionId: string): Promise<{ owned: boolean; release(): void }> {
+  const locks = (globalThis.navigator as Navigator | undefined)?.locks;
+  if (!locks) return Promise.resolve({ owned: true, release: () => undefined });
+  return new Promise((resolve) => {
+    void locks.request(`livemark:session:${sessionId}`, { ifAvailable: true }, (lock) => {
+      if (!lock) {
+        resolve({ owned: false, release: () => undefined });
+        return undefined;
+      }
+      return new Promise<void>((release) => resolve({ owned: true, release }));
+    });
+  });
+}
+
+/** The sessions channel between this origin's tabs; a no-op where BroadcastChannel is missing. */
+export function createSessionsChannel(onMessage: (message: SessionsBroadcast) => void): { post(message: SessionsBroadcast): void } {
+  const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel(CHANNEL) : undefined;
+  channel?.addEventListener("message", (event: MessageEvent) => {
+    const data = event.data as Partial<SessionsBroadcast> | null;
+    if (data?.type === "saved" || data?.type === "list") onMessage({ type: data.type, sessionId: data.sessionId });
+  });
+  return { post: (message) => channel?.postMessage(message) };
+}
