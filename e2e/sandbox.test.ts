@@ -58,12 +58,12 @@ describe("realm", () => {
       const { host, events } = window.realmTest;
       const from = events.length;
       host.beginReply();
-      host.openCode(0, 1);
-      host.pushCode(0, 'const part = new StreamedData("part");\npart.done.catch(() => "rejected").then((r) => console.log(r, JSON.stringify(part.value)));\n');
-      host.endCode(0, false);
-      host.openData(1, "part", 5);
-      for (const piece of ['[{"a": 1}, ', '{"a": 2},', "]\n"]) host.pushData(1, piece);
-      host.endData(1, false);
+      host.sendBlock({ type: "block-start", index: 0, kind: "code", line: 1 });
+      host.sendBlock({ type: "block-delta", index: 0, text: 'const part = new StreamedData("part");\npart.done.catch(() => "rejected").then((r) => console.log(r, JSON.stringify(part.value)));\n' });
+      host.sendBlock({ type: "block-end", index: 0, unterminated: false });
+      host.sendBlock({ type: "block-start", index: 1, kind: "data", id: "part", line: 5 });
+      for (const piece of ['[{"a": 1}, ', '{"a": 2},', "]\n"]) host.sendBlock({ type: "block-delta", index: 1, text: piece });
+      host.sendBlock({ type: "block-end", index: 1, unterminated: false });
       await host.flush(10_000);
       const deadline = performance.now() + 5_000;
       const logged = () => events.slice(from).filter((event) => event.type === "console");

@@ -424,7 +424,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       // A realm that never started had no state to lose: start afresh
       // without a `realm-reset` (nothing was reset). A live one is reset.
       if (current.active || !readiness.settled) return current.active ? resetRealm("requested", "restart") : readiness.promise;
-      readiness = deferred();
+      readiness = createDeferred();
       bootAttempts = 0;
       current = startRealm();
       return readiness.promise;
