@@ -40,7 +40,7 @@ const ui = createUiGlobals({
   locate: (error) => executor?.locate(error),
   bindCause: (callback) => executor?.bindCause(callback) ?? callback,
 });
-const globals = createRealmGlobals(ui.globals);
+const globals = createRealmGlobals(ui.globals, () => channel?.requests);
 hardenGlobalScope(globals.fetch as typeof fetch);
 
 // Errors nobody caught outside a statement (a rejected promise nobody

@@ -3,17 +3,24 @@
  * executor binds these as realm globals that top-level declarations cannot
  * shadow by accident.
  */
-import { createFetchStub } from "./createFetchStub";
+import type { HostRequests } from "./createHostRequests";
 import { createModelHabits } from "./createModelHabits";
+import { createRealmFetch } from "./createRealmFetch";
 import { createSleep } from "./createSleep";
 
-/** `extra`: further globals, e.g. the UI runtime's (React, mount, Data, …); ours win on a clash. */
-export function createRealmGlobals(extra: Record<string, unknown> = {}): Record<string, unknown> {
+/**
+ * `extra`: further globals, e.g. the UI runtime's (React, mount, Data, …); ours win on a clash.
+ * `requests`: the realm's requests to the host once connected; capabilities (`fetch`) go through them.
+ */
+export function createRealmGlobals(
+  extra: Record<string, unknown> = {},
+  requests: () => HostRequests | undefined = () => undefined,
+): Record<string, unknown> {
   const globals: Record<string, unknown> = {
     ...extra,
     sleep: createSleep(),
-    // The host-brokered network capability (DESIGN.md §4) replaces this stub.
-    fetch: createFetchStub(),
+    // The host-brokered network capability (DESIGN.md §4).
+    fetch: createRealmFetch(requests),
   };
   // Imports, default exports, ReactDOM, and teaching errors for the browser
   // APIs models reach for (document, alert, localStorage, require).

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { createFetchStub } from "./createFetchStub";
+import { createRealmFetch } from "./createRealmFetch";
 import { hardenGlobalScope } from "./hardenGlobalScope";
 
 describe("hardenGlobalScope", () => {
   it("replaces network constructors, fetch and importScripts with ones that throw CapabilityError", async () => {
     const scope = { XMLHttpRequest: class {}, WebSocket: class {}, EventSource: class {}, fetch: () => 1, importScripts: () => 2 };
-    const realmFetch = createFetchStub();
+    const realmFetch = createRealmFetch(() => undefined);
     hardenGlobalScope(realmFetch, scope as unknown as typeof globalThis);
     const scoped = scope as unknown as Record<string, new () => unknown>;
     for (const name of ["XMLHttpRequest", "WebSocket", "EventSource"]) {
@@ -18,7 +18,7 @@ describe("hardenGlobalScope", () => {
 
   it("cannot be undone by assignment or redefinition", () => {
     const scope = { fetch: () => 1 } as unknown as typeof globalThis;
-    const realmFetch = createFetchStub();
+    const realmFetch = createRealmFetch(() => undefined);
     hardenGlobalScope(realmFetch, scope);
     expect(() => {
       "use strict";
@@ -29,9 +29,9 @@ describe("hardenGlobalScope", () => {
   });
 });
 
-describe("createFetchStub", () => {
+describe("createRealmFetch before the realm is connected", () => {
   it("names the refused request in the error", async () => {
-    const stub = createFetchStub();
+    const stub = createRealmFetch(() => undefined);
     await expect(stub("https://example.com/data.json", { method: "post" })).rejects.toMatchObject({
       name: "CapabilityError",
       code: "capability-denied",
