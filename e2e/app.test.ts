@@ -103,7 +103,7 @@ describe("the live loop", () => {
   it("keeps settings across reloads", async () => {
     await configure(page, mock.url);
     await page.reload();
-    await page.getByRole("button", { name: "Settings" }).click();
+    await page.getByRole("button", { name: "Settings", exact: true }).click();
     await expect(page.getByLabel("Base URL", { exact: true }).inputValue()).resolves.toBe(mock.url);
     await expect(page.getByLabel("API key", { exact: true }).inputValue()).resolves.toBe(KEY);
   });

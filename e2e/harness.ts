@@ -319,7 +319,7 @@ export async function openReadyApp(page: Page, url: string, timeoutMs = 30_000):
 
 /** Point the app at an OpenAI-compatible endpoint through its Settings dialog, as a person would. */
 export async function configureEndpoint(page: Page, baseURL: string, options: { apiKey?: string; model?: string } = {}): Promise<void> {
-  await page.getByRole("button", { name: "Settings" }).click();
+  await page.getByRole("button", { name: "Settings", exact: true }).click();
   await page.getByLabel("OpenAI-compatible endpoint").check();
   await page.getByLabel("API key", { exact: true }).fill(options.apiKey ?? "test-key");
   await page.getByLabel("Base URL", { exact: true }).fill(baseURL);

@@ -14,6 +14,10 @@ import { App } from "./ui/App";
 import { SessionController } from "./ui/sessionController";
 import { loadSettings, saveSettings, type Settings } from "./ui/settings";
 import { watchRealmStatus, withoutStartUpErrors, type RealmStatus } from "./ui/realmStatus";
+import { createNetworkBroker } from "./sandbox/capabilities/createNetworkBroker";
+import { NET_FETCH } from "./wire/capabilities";
+import { CapabilityController } from "./ui/capabilityController";
+import { CapabilitiesContext } from "./ui/capabilities";
 
 /**
  * Wires the app: one realm (sandbox) per page, one agent per open session,
@@ -26,7 +30,7 @@ function Root() {
   settingsRef.current = settings;
   const [realmStatus, setRealmStatus] = useState<RealmStatus>({ state: "starting" });
 
-  const { controller, realm, mounts } = useMemo(() => {
+  const { controller, realm, mounts, capabilities } = useMemo(() => {
     const realm = createRealmHost();
     const unknownComponent = (name: string) =>
       controller
@@ -60,6 +64,22 @@ function Root() {
         messages,
       );
     const controller = new SessionController({ realm, makeAgent, registry, href: location.href });
+    // The session's capabilities: the broker enforces them, the controller asks the person and keeps the records.
+    const capabilities = new CapabilityController({ agent: () => controller.getState().agent });
+    const broker = createNetworkBroker({
+      ask: capabilities.ask,
+      audit: capabilities.recordNetwork,
+      onChange: () => void capabilities.policyChanged(),
+    });
+    capabilities.attach(broker);
+    realm.provide(NET_FETCH, broker.service);
+    let openedSession: string | undefined | null = null;
+    controller.subscribe(() => {
+      const { current } = controller.getState();
+      if ((current?.id ?? undefined) === openedSession) return;
+      openedSession = current?.id;
+      void capabilities.open(current, controller.storeHandle());
+    });
     const mounts: MountsContextValue = {
       registry,
       sendEvent: (event) => {
@@ -70,7 +90,7 @@ function Root() {
       revive: () => void controller.revive(),
       onUnknownComponent: unknownComponent,
     };
-    return { controller, realm, mounts };
+    return { controller, realm, mounts, capabilities };
   }, []);
 
   const watcher = useRef<{ refresh(): void }>(undefined);
@@ -82,6 +102,7 @@ function Root() {
   }, [controller, realm]);
 
   return (
+    <CapabilitiesContext.Provider value={capabilities}>
     <MountsContext.Provider value={mounts}>
     <App
       controller={controller}
@@ -100,6 +121,7 @@ function Root() {
       }}
     />
     </MountsContext.Provider>
+    </CapabilitiesContext.Provider>
   );
 }
 

@@ -49,7 +49,11 @@ function exportedSession(session: Session): ExportedSession {
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
     origin: session.origin,
-    settings: { network: session.settings.network, allowedHosts: [...session.settings.allowedHosts] },
+    settings: {
+      network: session.settings.network,
+      allowedHosts: [...session.settings.allowedHosts],
+      ...(session.settings.strict ? { strict: true } : {}),
+    },
   };
   if (session.importedAt !== undefined) exported.importedAt = session.importedAt;
   return exported;

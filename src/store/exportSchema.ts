@@ -170,7 +170,7 @@ const message = z.discriminatedUnion("role", [
   z.looseObject({ id, role: z.literal("notice"), text: text(), level: z.enum(["info", "warn", "error"]), createdAt: timestamp }),
 ]);
 
-const capability = z.enum(["network"]);
+const capability = z.enum(["network", "file"]);
 
 const session = z.strictObject({
   id,
@@ -181,6 +181,7 @@ const session = z.strictObject({
   settings: z.strictObject({
     network: z.enum(["off", "ask", "allowed"]),
     allowedHosts: z.array(text(253)).max(1_000),
+    strict: z.boolean().optional(),
   }),
   importedAt: timestamp.optional(),
 });
@@ -199,7 +200,7 @@ const audit = z.looseObject({
   capability,
   method: z.string().regex(/^[A-Za-z]{1,16}$/, "an HTTP method such as GET or POST"),
   url: text(8_192),
-  decision: z.enum(["allowed-once", "allowed-host", "denied"]),
+  decision: z.enum(["allowed-once", "allowed-host", "allowed-session", "denied", "chosen", "offered", "saved"]),
 });
 
 const bodyShape = {

@@ -105,7 +105,7 @@ export function renameSession(store: Store, id: string, title: string): Promise<
 
 export function updateSessionSettings(store: Store, id: string, settings: SessionSettings): Promise<Session> {
   return modifySession(store, id, (session) => {
-    session.settings = { network: settings.network, allowedHosts: [...settings.allowedHosts] };
+    session.settings = { network: settings.network, allowedHosts: [...settings.allowedHosts], ...(settings.strict ? { strict: true } : {}) };
     session.updatedAt = store.now();
   });
 }

@@ -15,6 +15,8 @@ export type NetworkPolicy = "off" | "ask" | "allowed";
 export interface SessionSettings {
   network: NetworkPolicy;
   allowedHosts: string[];
+  /** Ask for every network call, even on allowed hosts (absent: false). */
+  strict?: boolean;
 }
 
 export const DEFAULT_SESSION_SETTINGS: Readonly<SessionSettings> = Object.freeze({
@@ -51,9 +53,14 @@ export interface MountSnapshot {
   updatedAt: number;
 }
 
-export type Capability = "network";
+export type Capability = "network" | "file";
 
-export type CapabilityDecision = "allowed-once" | "allowed-host" | "denied";
+/**
+ * Network: how a call was allowed (once, by its host, by the session's mode)
+ * or that it was denied. Files: the person chose a file (`chosen`), code
+ * offered one (`offered`), the person saved it (`saved`).
+ */
+export type CapabilityDecision = "allowed-once" | "allowed-host" | "allowed-session" | "denied" | "chosen" | "offered" | "saved";
 
 /** One use of a capability, allowed or not (DESIGN.md §4 audit list). */
 export interface AuditEntry {

@@ -10,6 +10,7 @@ import type { SessionController } from "./sessionController";
 import { DEMO_SUGGESTIONS } from "../llm/demoScripts";
 import type { RealmStatus } from "./realmStatus";
 import { answeringModel } from "./modelLabel";
+import { SessionSettingsDialog, useCapabilities } from "./capabilities";
 
 const PHASE_WORD: Record<Phase, string> = {
   idle: "Ready",
@@ -24,12 +25,12 @@ const PHASE_WORD: Record<Phase, string> = {
 /** Said on the status line while nothing runs and the sandbox could not start. */
 const REALM_FAILED_STATUS = "Sandbox failed: code cannot run";
 
-function statusText(state: AgentState, realm: RealmStatus): string {
+function statusText(state: AgentState, realm: RealmStatus, waitingForPermission = false): string {
   const settled = state.phase === "idle" || state.phase === "done";
   if (realm.state === "failed" && settled) return REALM_FAILED_STATUS;
-  const parts = [PHASE_WORD[state.phase]];
+  const parts = [waitingForPermission ? "Waiting for permission" : PHASE_WORD[state.phase]];
   if (state.detail) parts.push(`(${state.detail})`);
-  if ((state.phase === "streaming" || state.phase === "running") && state.turn > 0) {
+  if ((state.phase === "streaming" || state.phase === "running" || waitingForPermission) && state.turn > 0) {
     parts.push(`· turn ${state.turn} of at most ${state.maxTurns}`);
   }
   return parts.join(" ");
@@ -53,6 +54,9 @@ function SessionView({
   const state = useAgentState(agent);
   const realmFailed = realm.state === "failed";
   const busy = state.phase === "streaming" || state.phase === "running" || state.phase === "waiting-input";
+  // The code waits for the person's answer to an ask in the timeline.
+  const capabilities = useCapabilities();
+  const waitingForPermission = busy && capabilities.state.asks.length > 0;
   const onSend = useCallback((text: string) => void agent.send(text), [agent]);
   const onStop = useCallback(() => agent.stop(), [agent]);
   return (
@@ -63,7 +67,7 @@ function SessionView({
       <footer className="lm-footer">
         <div className="lm-statusbar">
           <span role="status" aria-live="polite" className={`lm-status lm-status--${state.phase}`}>
-            {statusText(state, realm)}
+            {statusText(state, realm, waitingForPermission)}
           </span>
           {realmFailed && (
             <button type="button" className="lm-button" title="Start the sandbox again" onClick={onRetryRealm}>
@@ -119,6 +123,7 @@ export function App({
 }) {
   const sessions = useSyncExternalStore(controller.subscribe, controller.getState);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  const [sessionSettingsOpen, setSessionSettingsOpen] = useState(false);
   const [shareUrl, setShareUrl] = useState<string | undefined>();
   const [dragging, setDragging] = useState(false);
   /** Narrow screens: the session list is a drawer. */
@@ -176,6 +181,16 @@ export function App({
           <span className="lm-session-title" title={sessions.current?.title}>
             {sessions.current?.title ?? ""}
           </span>
+          <button
+            type="button"
+            className="lm-icon-button lm-session-gear"
+            aria-label="Session settings"
+            title="Session settings: network, granted hosts, audit"
+            disabled={!sessions.current}
+            onClick={() => setSessionSettingsOpen(true)}
+          >
+            ⚙
+          </button>
           <span className="lm-model" title={usingDemo ? "Scripted offline model" : `${settings.model} at ${settings.baseURL}`}>
             {answeringModel(settings).label}
           </span>
@@ -263,6 +278,7 @@ export function App({
           </main>
         )}
       </div>
+      {sessionSettingsOpen && <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)} />}
       {settingsOpen && (
         <SettingsDialog
           settings={settings}

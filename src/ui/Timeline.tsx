@@ -5,6 +5,7 @@ import { CodeBlockView, DataBlockView } from "./CodeBlockView";
 import { MountSlot } from "./mounts";
 import { ThinkingView } from "./ThinkingView";
 import { isCutReply } from "../agent/finishReason";
+import { CapabilitySlot } from "./capabilities";
 
 const AssistantMessage = memo(function AssistantMessage({
   message,
@@ -34,6 +35,7 @@ const AssistantMessage = memo(function AssistantMessage({
                 settled={message.state === "done"}
               />,
               ...mountsAfter(block.index),
+              <CapabilitySlot key={`c${block.index}`} replyId={message.id} afterBlock={block.index} />,
             ];
           case "data":
             return <DataBlockView key={block.index} block={block} />;
@@ -44,6 +46,7 @@ const AssistantMessage = memo(function AssistantMessage({
         .map((mount) => (
           <MountSlot key={mount.mountId} mountId={mount.mountId} />
         ))}
+      <CapabilitySlot replyId={message.id} rest={reply.blocks.filter((block) => block.kind === "code").map((block) => block.index)} />
       {reply.protocolErrors.map((error, index) => (
         <p key={`p${index}`} className="lm-notice lm-notice--warn">
           Line {error.line}: “{error.info}” is not a valid agent fence ({error.message}); shown as plain code.

@@ -88,6 +88,9 @@ export class SessionController {
 
   getState = (): SessionsState => this.state;
 
+  /** The open store (undefined while opening or when storage is unavailable), for the session's capability records. */
+  storeHandle = (): Store | undefined => this.store;
+
   subscribe = (listener: () => void): (() => void) => {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -1,0 +1,244 @@
+/**
+ * The network capability in the real app (DESIGN.md §4, issue "The code
+ * reaches the world, with the person's consent"): the mock LLM writes code
+ * that calls `fetch`; a second local server plays "the internet"; the person
+ * answers the inline ask. Every rule is checked at that server: what reached
+ * it, and what never did.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { startInternet, type Internet } from "./internet";
+import { startMockLlm, type MockLlm } from "./mockLlm";
+
+const FENCE = "```";
+const API_KEY = "sk-test-secret-key-0123456789";
+let browser: Browser;
+let app: TestServer;
+let mock: MockLlm;
+let internet: Internet;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  assertBuilt();
+  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
+});
+afterAll(async () => {
+  await Promise.all([browser?.close(), app?.close()]);
+});
+beforeEach(async () => {
+  [mock, internet] = await Promise.all([startMockLlm(), startInternet()]);
+  context = await browser.newContext({ acceptDownloads: true });
+  // Cookies the browser holds for "the internet": they must never be sent.
+  await context.addCookies([
+    { name: "session", value: "cookie-secret", domain: "127.0.0.1", path: "/" },
+    { name: "session", value: "cookie-secret", domain: "localhost", path: "/" },
+  ]);
+  page = await context.newPage();
+  await openReadyApp(page, app.url);
+  await configureEndpoint(page, mock.url, { apiKey: API_KEY });
+});
+afterEach(async () => {
+  await Promise.all([context?.close(), mock?.close(), internet?.close()]);
+});
+
+/** A reply whose one code block runs `code`. */
+function codeTurn(code: string, text = "Let me fetch that.") {
+  return { chunks: [`${text}\n\n`, `${FENCE}ts agent.run\n`, code, `\n${FENCE}\n`] };
+}
+
+async function send(text: string) {
+  await page.getByRole("textbox", { name: "Message" }).fill(text);
+  await page.getByRole("textbox", { name: "Message" }).press("Enter");
+}
+const status = () => page.getByRole("status").textContent();
+const ask = () => page.getByRole("group", { name: "Permission request" });
+/** What the model received as the last message of request `index`. */
+function modelHeard(index: number): string {
+  const messages = mock.requests[index].body.messages as { role: string; content: unknown }[];
+  const last = messages[messages.length - 1];
+  return typeof last.content === "string" ? last.content : JSON.stringify(last.content);
+}
+const hits = (path: string) => internet.requests.filter((request) => request.path === path);
+
+describe("network capability", () => {
+  it("ask → Allow once: the call succeeds once, shows method, URL and body size; another URL asks again; Deny reaches the model", async () => {
+    const first = `${internet.origin}/data?n=1`;
+    const second = `${internet.origin}/data?n=2`;
+    mock.enqueue(
+      codeTurn(
+        `const response = await fetch(${JSON.stringify(first)}, { method: "POST", body: "hello" })\n` +
+          `console.log("first", response.status, (await response.json()).body)\n` +
+          `try { await fetch(${JSON.stringify(second)}) } catch (error) { console.log("second failed:", error.message) }\n`,
+      ),
+    );
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Fetch the data");
+
+    await ask().getByRole("button", { name: "Allow once" }).waitFor({ timeout: 15_000 });
+    await expect.poll(status).toMatch(/^Waiting for permission/);
+    const shown = await ask().textContent();
+    expect(shown).toContain("POST");
+    expect(shown).toContain(first);
+    expect(shown).toContain("5 bytes");
+    expect(await ask().getByRole("button").allTextContents()).toEqual(["Allow once", "Always allow this host", "Deny"]);
+    expect(internet.requests).toHaveLength(0);
+    await ask().getByRole("button", { name: "Allow once" }).click();
+
+    // The second URL is not covered by the first grant: it asks again.
+    await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 10_000 }).toContain(second);
+    expect(hits("/data?n=1")).toHaveLength(1);
+    await ask().getByRole("button", { name: "Deny" }).click();
+
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    expect(hits("/data?n=2")).toHaveLength(0);
+    const heard = modelHeard(1);
+    expect(heard).toContain("first 200 hello");
+    expect(heard).toMatch(/second failed: The person denied this request: GET/);
+  });
+
+  it("Always allow this host: later calls pass without asking; localhost is another host and asks", async () => {
+    mock.enqueue(
+      codeTurn(
+        `for (const n of [1, 2, 3]) console.log("got", (await (await fetch("${internet.origin}/item/" + n)).json()).path)\n` +
+          `try { await fetch("${internet.otherOrigin}/item/4") } catch (error) { console.log("other host:", error.message) }\n`,
+      ),
+    );
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Fetch the items");
+    await ask().getByRole("button", { name: "Always allow this host" }).click({ timeout: 15_000 });
+    await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 10_000 }).toContain(`${internet.otherOrigin}/item/4`);
+    expect(internet.requests.map((request) => request.path)).toEqual(["/item/1", "/item/2", "/item/3"]);
+    await ask().getByRole("button", { name: "Deny" }).click();
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    expect(modelHeard(1)).toContain("got /item/3");
+
+    // The grant is the session's: Session settings lists it with Revoke.
+    await page.getByRole("button", { name: "Session settings" }).click();
+    const dialog = page.getByRole("dialog", { name: "Session settings" });
+    await expect.poll(() => dialog.getByRole("listitem").allTextContents()).toEqual([`127.0.0.1:${internet.port}Revoke`]);
+  });
+
+  it("no cookie, Authorization header, API key or referrer ever reaches the server", async () => {
+    mock.enqueue(codeTurn(`const r = await fetch("${internet.origin}/whoami", { credentials: "include" })\nconsole.log("status", r.status)\n`));
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Who am I?");
+    await ask().getByRole("button", { name: "Allow once" }).click({ timeout: 15_000 });
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    expect(hits("/whoami")).toHaveLength(1);
+    const { headers } = hits("/whoami")[0];
+    expect(headers.cookie).toBeUndefined();
+    expect(headers.authorization).toBeUndefined();
+    expect(headers.referer).toBeUndefined();
+    expect(JSON.stringify(headers)).not.toContain(API_KEY);
+    expect(JSON.stringify(headers)).not.toContain("cookie-secret");
+    // The model's endpoint did get the key: the test would be vacuous otherwise.
+    expect(mock.requests[0].headers.authorization).toContain(API_KEY);
+  });
+
+  it("a server that does not allow browser requests: the code hears that clearly", async () => {
+    mock.enqueue(codeTurn(`try { await fetch("${internet.origin}/no-cors") } catch (error) { console.log(error.name, error.message) }\n`));
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Fetch it");
+    await ask().getByRole("button", { name: "Allow once" }).click({ timeout: 15_000 });
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    expect(modelHeard(1)).toMatch(/TypeError .*does not allow browser requests/);
+  });
+
+  it("revoking the host mid-call aborts the call; later calls ask again", async () => {
+    mock.enqueue(
+      codeTurn(
+        `await fetch("${internet.origin}/first")\n` +
+          `try { await fetch("${internet.origin}/hold") } catch (error) { console.log("held call:", error.message) }\n` +
+          `try { await fetch("${internet.origin}/after") } catch (error) { console.log("after:", error.message) }\n`,
+      ),
+    );
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Go");
+    await ask().getByRole("button", { name: "Always allow this host" }).click({ timeout: 15_000 });
+    await expect.poll(() => internet.held, { timeout: 10_000 }).toBe(1);
+    await page.getByRole("button", { name: "Session settings" }).click();
+    const dialog = page.getByRole("dialog", { name: "Session settings" });
+    await dialog.getByRole("button", { name: "Revoke" }).click();
+    await dialog.getByRole("button", { name: "Close" }).click();
+    await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 10_000 }).toContain(`${internet.origin}/after`);
+    await ask().getByRole("button", { name: "Deny" }).click();
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    expect(modelHeard(1)).toMatch(/held call: .*revoked access/);
+    expect(hits("/after")).toHaveLength(0);
+  });
+
+  it("strict mode asks for every call even on an allowed host; the audit list and the export match what happened", async () => {
+    mock.enqueue(codeTurn(`console.log((await fetch("${internet.origin}/one")).status)\n`));
+    mock.enqueue({ chunks: ["Done."] });
+    await send("One");
+    await ask().getByRole("button", { name: "Always allow this host" }).click({ timeout: 15_000 });
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+
+    await page.getByRole("button", { name: "Session settings" }).click();
+    const dialog = page.getByRole("dialog", { name: "Session settings" });
+    await dialog.getByLabel("Strict mode").check();
+    await dialog.getByRole("button", { name: "Close" }).click();
+
+    mock.enqueue(codeTurn(`await fetch("${internet.origin}/two")\ntry { await fetch("${internet.origin}/three") } catch (error) { console.log(error.message) }\n`));
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Two");
+    await ask().getByRole("button", { name: "Allow once" }).click({ timeout: 15_000 });
+    await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 10_000 }).toContain("/three");
+    await ask().getByRole("button", { name: "Deny" }).click();
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    expect(internet.requests.map((request) => request.path)).toEqual(["/one", "/two"]);
+
+    await page.getByRole("button", { name: "Session settings" }).click();
+    const rows = await dialog.getByRole("row").allTextContents();
+    expect(rows.slice(1).map((row) => row.replace(/^\S+ /, ""))).toEqual([
+      expect.stringMatching(/network.*GET .*\/one.*allowed-host.*200 ok/),
+      expect.stringMatching(/network.*GET .*\/two.*allowed-once.*200 ok/),
+      expect.stringMatching(/network.*GET .*\/three.*denied/),
+    ]);
+    await dialog.getByRole("button", { name: "Close" }).click();
+
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export", exact: true }).click()]);
+    const file = await download.path();
+    const exported = JSON.parse(await import("node:fs/promises").then((fs) => fs.readFile(file, "utf8")));
+    expect(exported.audit.map((entry: { url: string; decision: string; status?: number }) => [new URL(entry.url).pathname, entry.decision, entry.status])).toEqual([
+      ["/one", "allowed-host", 200],
+      ["/two", "allowed-once", 200],
+      ["/three", "denied", undefined],
+    ]);
+    expect(exported.grants).toEqual([expect.objectContaining({ capability: "network", host: `127.0.0.1:${internet.port}` })]);
+    expect(exported.session.settings.strict).toBe(true);
+    expect(JSON.stringify(exported)).not.toContain(API_KEY);
+  });
+});
+
+describe("forging a grant from the realm", () => {
+  it("a fake allow message, a replayed grant and racing identical calls get no request through", async () => {
+    mock.enqueue(
+      codeTurn(
+        // Everything code in the realm can post: to the sandbox document and to itself.
+        `for (const message of [{ type: "service-response", id: 1, ok: true, value: "allow" }, { type: "grant", answer: "once" }, { type: "livemark-sandbox-hello", allow: true }]) { try { self.postMessage(message) } catch {} }\n` +
+          `const url = "${internet.origin}/race"\n` +
+          `const results = await Promise.allSettled([fetch(url, { method: "POST", body: "x" }), fetch(url, { method: "POST", body: "x" })])\n` +
+          `console.log("race", results.map((r) => r.status).join(","))\n` +
+          `try { await fetch(url, { method: "POST", body: "x" }) } catch (error) { console.log("replay:", error.message) }\n`,
+      ),
+    );
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Race");
+    // Two identical calls: two asks; one Allow once serves exactly one of them.
+    await expect.poll(() => ask().count(), { timeout: 15_000 }).toBe(2);
+    expect(internet.requests).toHaveLength(0);
+    await ask().first().getByRole("button", { name: "Allow once" }).click();
+    await expect.poll(() => hits("/race").length, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => ask().count()).toBe(1);
+    await ask().getByRole("button", { name: "Deny" }).click();
+    // The same request again (a replay of the grant): asked again, denied.
+    await ask().getByRole("button", { name: "Deny" }).click({ timeout: 10_000 });
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    expect(hits("/race")).toHaveLength(1);
+    expect(modelHeard(1)).toContain("race fulfilled,rejected");
+    expect(modelHeard(1)).toMatch(/replay: The person denied/);
+  });
+});

@@ -1,0 +1,179 @@
+/**
+ * What the person sees of capabilities (DESIGN.md §4): the inline ask with
+ * exactly **Allow once**, **Always allow this host** and **Deny**; offered
+ * downloads with a **Save** button; and the **Session settings** dialog
+ * (network mode, granted hosts with **Revoke**, strict mode, audit list).
+ */
+import { createContext, useContext, useEffect, useRef, useSyncExternalStore } from "react";
+import type { CapabilityController, CapabilityState } from "./capabilityController";
+import type { NetworkMode } from "../sandbox/capabilities/networkPolicy";
+
+export const CapabilitiesContext = createContext<CapabilityController | undefined>(undefined);
+
+const EMPTY: CapabilityState = { policy: { mode: "ask", hosts: [], strict: false, grants: [] }, asks: [], downloads: [], audit: [] };
+const noop = () => () => undefined;
+
+export function useCapabilities(): { controller?: CapabilityController; state: CapabilityState } {
+  const controller = useContext(CapabilitiesContext);
+  const state = useSyncExternalStore(controller?.subscribe ?? noop, controller?.getState ?? (() => EMPTY));
+  return { controller, state };
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} byte${bytes === 1 ? "" : "s"}`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function saveFile(name: string, data: Uint8Array, mimeType: string): void {
+  const url = URL.createObjectURL(new Blob([data as Uint8Array<ArrayBuffer>], { type: mimeType }));
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  link.rel = "noopener";
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/**
+ * The asks and offered files of one reply that belong after code block
+ * `afterBlock` (or, with `rest`, those whose block is not among `blocks`).
+ */
+export function CapabilitySlot({ replyId, afterBlock, rest }: { replyId: string; afterBlock?: number; rest?: readonly number[] }) {
+  const { controller, state } = useCapabilities();
+  if (!controller) return null;
+  const here = (item: { replyId?: string; afterBlock: number }) =>
+    item.replyId === replyId && (rest ? !rest.includes(item.afterBlock) : item.afterBlock === afterBlock);
+  const asks = state.asks.filter(here);
+  const downloads = state.downloads.filter(here);
+  if (asks.length === 0 && downloads.length === 0) return null;
+  return (
+    <>
+      {asks.map((ask) => (
+        <div key={ask.id} className="lm-ask" role="group" aria-label="Permission request">
+          <p className="lm-ask__what">
+            The code wants to use the network: <strong>{ask.method}</strong> <code className="lm-ask__url">{ask.url}</code>
+            {ask.bodySize > 0 ? <span> · body {formatBytes(ask.bodySize)}</span> : <span> · no body</span>}
+          </p>
+          <div className="lm-ask__actions">
+            <button type="button" className="lm-button lm-button--primary" onClick={() => controller.answer(ask.id, "once")}>
+              Allow once
+            </button>
+            <button type="button" className="lm-button" title={`Allow ${ask.host} for the rest of this session`} onClick={() => controller.answer(ask.id, "host")}>
+              Always allow this host
+            </button>
+            <button type="button" className="lm-button" onClick={() => controller.answer(ask.id, "deny")}>
+              Deny
+            </button>
+          </div>
+        </div>
+      ))}
+      {downloads.map((offer) => (
+        <div key={offer.id} className="lm-download" role="group" aria-label="Offered file">
+          <span className="lm-download__name">{offer.name}</span>
+          <span className="lm-download__size">{formatBytes(offer.size)}</span>
+          <button type="button" className="lm-button" onClick={() => controller.saveDownload(offer.id, saveFile)}>
+            Save
+          </button>
+          {offer.saved && <span className="lm-download__saved">Saved</span>}
+        </div>
+      ))}
+    </>
+  );
+}
+
+const MODES: { value: NetworkMode; label: string; hint: string }[] = [
+  { value: "off", label: "Off", hint: "no request leaves" },
+  { value: "ask", label: "Ask", hint: "ask before each request to a host not allowed below" },
+  { value: "allowed", label: "Allowed", hint: "any host, without asking" },
+];
+
+export function SessionSettingsDialog({ onClose }: { onClose: () => void }) {
+  const { controller, state } = useCapabilities();
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const element = dialog.current;
+    if (element && !element.open) element.showModal();
+  }, []);
+  const { policy, audit } = state;
+  return (
+    <dialog ref={dialog} className="lm-dialog lm-dialog--wide" aria-labelledby="lm-session-settings-title" onClose={onClose} onCancel={onClose}>
+      <h2 id="lm-session-settings-title">Session settings</h2>
+      <p className="lm-dialog__hint">Rights belong to this session: what its code may reach. Generated code never sees your API key.</p>
+      <fieldset className="lm-field">
+        <legend>Network</legend>
+        {MODES.map((mode) => (
+          <label key={mode.value}>
+            <input type="radio" name="lm-network-mode" checked={policy.mode === mode.value} onChange={() => controller?.setMode(mode.value)} />
+            {mode.label} <small>({mode.hint})</small>
+          </label>
+        ))}
+      </fieldset>
+      <div className="lm-field">
+        <label>
+          <input type="checkbox" checked={policy.strict} onChange={(event) => controller?.setStrict(event.target.checked)} /> Strict mode
+        </label>
+        <small>Ask for every request, even to allowed hosts.</small>
+      </div>
+      <section className="lm-field" aria-label="Granted hosts">
+        <h3 className="lm-dialog__subtitle">Granted hosts</h3>
+        {policy.hosts.length === 0 ? (
+          <p className="lm-dialog__hint">None yet.</p>
+        ) : (
+          <ul className="lm-hosts">
+            {policy.hosts.map((host) => (
+              <li key={host}>
+                <code>{host}</code>
+                <button type="button" className="lm-button" onClick={() => void controller?.revoke(host)}>
+                  Revoke
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section className="lm-field" aria-label="Audit list">
+        <h3 className="lm-dialog__subtitle">Audit list</h3>
+        {audit.length === 0 ? (
+          <p className="lm-dialog__hint">Nothing yet: no code of this session has used a capability.</p>
+        ) : (
+          <div className="lm-audit">
+            <table>
+              <thead>
+                <tr>
+                  <th>Time</th>
+                  <th>Capability</th>
+                  <th>Action</th>
+                  <th>Decision</th>
+                  <th>Bytes</th>
+                  <th>Result</th>
+                </tr>
+              </thead>
+              <tbody>
+                {audit.map((entry, index) => (
+                  <tr key={entry.id ?? `a${index}`}>
+                    <td>{new Date(entry.at).toLocaleTimeString()}</td>
+                    <td>{entry.capability}</td>
+                    <td className="lm-audit__action">
+                      {entry.method} {entry.url}
+                    </td>
+                    <td>{entry.decision}</td>
+                    <td>{typeof entry.bytes === "number" ? formatBytes(entry.bytes) : ""}</td>
+                    <td>{[entry.status, entry.result].filter((part) => part !== undefined && part !== "").join(" ")}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <div className="lm-dialog__actions">
+        <button type="button" className="lm-button lm-button--primary" onClick={onClose}>
+          Close
+        </button>
+      </div>
+    </dialog>
+  );
+}

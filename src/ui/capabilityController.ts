@@ -1,0 +1,225 @@
+/**
+ * The open session's capabilities as the person sees them (DESIGN.md §4):
+ * the asks waiting in the timeline, the Session settings (network mode,
+ * granted hosts, strict mode) and the audit list, kept in IndexedDB with the
+ * session. The rules themselves are enforced by the broker in src/sandbox;
+ * this only asks the person, shows, and saves.
+ */
+import type { Agent } from "../agent/agent";
+import { runningStatement } from "../agent/reply";
+import type { NetworkAuditRecord, NetworkBroker, PermissionAsk } from "../sandbox/capabilities/createNetworkBroker";
+import { DEFAULT_NETWORK_POLICY, type NetworkMode, type NetworkPolicyState, type PersonAnswer } from "../sandbox/capabilities/networkPolicy";
+import { addAuditEntry, addGrant, listAudit, listGrants, removeGrant } from "../store/capabilities";
+import { updateSessionSettings } from "../store/sessions";
+import type { Store } from "../store/store";
+import type { AuditEntry, Session } from "../store/types";
+
+/** An ask shown in the timeline, where the call was made. */
+export interface PendingAsk extends PermissionAsk {
+  /** The reply whose code made the call, and the code block that was running. */
+  replyId?: string;
+  afterBlock: number;
+}
+
+/** A file offered by `download(...)`, waiting for the person's Save. */
+export interface PendingDownload {
+  id: string;
+  name: string;
+  mimeType: string;
+  size: number;
+  replyId?: string;
+  afterBlock: number;
+  saved: boolean;
+  data: Uint8Array;
+}
+
+export interface CapabilityState {
+  sessionId?: string;
+  policy: NetworkPolicyState;
+  asks: PendingAsk[];
+  downloads: PendingDownload[];
+  audit: AuditEntry[];
+}
+
+export type AuditInput = Pick<AuditEntry, "at" | "capability" | "method" | "url" | "decision"> & Record<string, unknown>;
+
+export class CapabilityController {
+  private state: CapabilityState = { policy: DEFAULT_NETWORK_POLICY, asks: [], downloads: [], audit: [] };
+  private readonly listeners = new Set<() => void>();
+  private readonly answers = new Map<string, (answer: PersonAnswer) => void>();
+  private store: Store | undefined;
+  private broker: NetworkBroker | undefined;
+  /** Which session a given open() belongs to: a late load of a previous session is dropped. */
+  private generation = 0;
+
+  constructor(private readonly options: { agent: () => Agent | undefined; now?: () => number }) {}
+
+  getState = (): CapabilityState => this.state;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  private set(patch: Partial<CapabilityState>): void {
+    this.state = { ...this.state, ...patch };
+    for (const listener of this.listeners) listener();
+  }
+
+  /** The broker this controller configures (one per page, like the realm). */
+  attach(broker: NetworkBroker): void {
+    this.broker = broker;
+    broker.subscribe((policy) => this.set({ policy }));
+  }
+
+  /** Another session is open: its rules, grants and audit replace the previous one's. */
+  async open(session: Session | undefined, store: Store | undefined): Promise<void> {
+    const generation = ++this.generation;
+    this.store = store;
+    for (const resolve of this.answers.values()) resolve("deny");
+    this.answers.clear();
+    const settings = session?.settings;
+    const [grants, audit] = session && store
+      ? await Promise.all([listGrants(store, session.id).catch(() => []), listAudit(store, session.id).catch(() => [])])
+      : [[], []];
+    if (generation !== this.generation) return;
+    const hosts = [...new Set([...(settings?.allowedHosts ?? []), ...grants.filter((grant) => grant.capability === "network").map((grant) => grant.host)])];
+    const policy: NetworkPolicyState = {
+      mode: settings?.network ?? DEFAULT_NETWORK_POLICY.mode,
+      hosts,
+      strict: settings?.strict === true,
+      grants: [],
+    };
+    this.broker?.load(policy);
+    this.set({ sessionId: session?.id, policy, asks: [], downloads: [], audit });
+  }
+
+  /** Where in the timeline something the running code asked for belongs. */
+  private position(): { replyId?: string; afterBlock: number } {
+    const messages = this.options.agent()?.getState().messages ?? [];
+    for (let index = messages.length - 1; index >= 0; index -= 1) {
+      const message = messages[index];
+      if (message.role !== "assistant") continue;
+      const running = runningStatement(message.reply);
+      const lastCode = [...message.reply.blocks].reverse().find((block) => block.kind === "code");
+      return { replyId: message.id, afterBlock: running?.block ?? lastCode?.index ?? -1 };
+    }
+    return { afterBlock: -1 };
+  }
+
+  /** The broker asks the person (NetworkBrokerOptions.ask). */
+  ask = (request: PermissionAsk, signal: AbortSignal): Promise<PersonAnswer> =>
+    new Promise<PersonAnswer>((resolve, reject) => {
+      const remove = () => {
+        this.answers.delete(request.id);
+        this.set({ asks: this.state.asks.filter((ask) => ask.id !== request.id) });
+      };
+      const onAbort = () => {
+        remove();
+        reject(signal.reason);
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.answers.set(request.id, (answer) => {
+        signal.removeEventListener("abort", onAbort);
+        remove();
+        resolve(answer);
+      });
+      this.set({ asks: [...this.state.asks, { ...request, ...this.position() }] });
+    });
+
+  /** The person clicked Allow once, Always allow this host or Deny. */
+  answer(askId: string, answer: PersonAnswer): void {
+    const ask = this.state.asks.find((item) => item.id === askId);
+    this.answers.get(askId)?.(answer);
+    if (ask && answer === "host") void this.persistHost(ask.host);
+  }
+
+  private async persistHost(host: string): Promise<void> {
+    const { store, state } = this;
+    if (!store || !state.sessionId) return;
+    await addGrant(store, { sessionId: state.sessionId, capability: "network", host, grantedAt: this.now() }).catch(() => undefined);
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  /** The broker reports a decision or a use (NetworkBrokerOptions.audit). */
+  recordNetwork = (record: NetworkAuditRecord): void => {
+    this.record({
+      at: record.at,
+      capability: "network",
+      method: record.method,
+      url: record.url,
+      decision: record.decision,
+      bytesOut: record.bytesOut,
+      ...(record.bytes !== undefined ? { bytes: record.bytes } : {}),
+      ...(record.status !== undefined ? { status: record.status } : {}),
+      result: record.result,
+    });
+  };
+
+  record(entry: AuditInput): void {
+    const sessionId = this.state.sessionId;
+    const full: AuditEntry = { ...entry, sessionId: sessionId ?? "" };
+    this.set({ audit: [...this.state.audit, full] });
+    if (this.store && sessionId) void addAuditEntry(this.store, { ...entry, sessionId }).catch(() => undefined);
+  }
+
+  /** Saved by `policyChanged`, which the broker calls on every change. */
+  setMode(mode: NetworkMode): void {
+    this.broker?.setMode(mode);
+  }
+
+  setStrict(strict: boolean): void {
+    this.broker?.setStrict(strict);
+  }
+
+  /** Revoke a host: at once in the broker (a call in flight on it is aborted), then in storage. */
+  async revoke(host: string): Promise<void> {
+    this.broker?.revokeHost(host);
+    const { store, state } = this;
+    if (!store || !state.sessionId) return;
+    const grants = await listGrants(store, state.sessionId).catch(() => []);
+    for (const grant of grants) if (grant.host === host && grant.id !== undefined) await removeGrant(store, grant.id).catch(() => undefined);
+  }
+
+  /** The broker's policy changed (NetworkBrokerOptions.onChange): save the session's rules. */
+  async policyChanged(): Promise<void> {
+    const { store, state } = this;
+    if (!store || !state.sessionId) return;
+    const policy = this.broker?.state() ?? state.policy;
+    await updateSessionSettings(store, state.sessionId, {
+      network: policy.mode,
+      // Also kept as grant records ("Always allow this host"), which the export lists.
+      allowedHosts: [...policy.hosts],
+      strict: policy.strict,
+    }).catch(() => undefined);
+  }
+
+  /** `download(...)` in the realm: shown in the timeline with a Save button. */
+  offerDownload(file: { name: string; mimeType: string; data: Uint8Array }): PendingDownload {
+    const offer: PendingDownload = {
+      id: crypto.randomUUID(),
+      name: file.name,
+      mimeType: file.mimeType,
+      size: file.data.length,
+      saved: false,
+      data: file.data,
+      ...this.position(),
+    };
+    this.set({ downloads: [...this.state.downloads, offer] });
+    this.record({ at: this.now(), capability: "file", method: "DOWNLOAD", url: file.name, decision: "offered", bytes: file.data.length, result: "ok" });
+    return offer;
+  }
+
+  /** The person clicked Save: only now does a file leave the page. */
+  saveDownload(id: string, save: (name: string, data: Uint8Array, mimeType: string) => void): void {
+    const offer = this.state.downloads.find((item) => item.id === id);
+    if (!offer) return;
+    save(offer.name, offer.data, offer.mimeType);
+    this.set({ downloads: this.state.downloads.map((item) => (item.id === id ? { ...item, saved: true } : item)) });
+    this.record({ at: this.now(), capability: "file", method: "DOWNLOAD", url: offer.name, decision: "saved", bytes: offer.size, result: "ok" });
+  }
+}
