@@ -242,3 +242,38 @@ describe("forging a grant from the realm", () => {
     expect(modelHeard(1)).toMatch(/replay: The person denied/);
   });
 });
+
+describe("remote images", () => {
+  it("are not requested before consent: a placeholder names the host, Load fetches it; an allowed host loads at once", async () => {
+    const image = `${internet.origin}/pixel.png`;
+    mock.enqueue({
+      chunks: [
+        `Here is the chart: ![sales chart](${image}?md)\n\n`,
+        `${FENCE}tsx agent.run\n`,
+        `mount({ title: "Picture", ui: () => <div><img src="${image}?mount" alt="pixel" /></div> })\n`,
+        `${FENCE}\n`,
+      ],
+    });
+    await send("Show the picture");
+    const placeholders = page.getByRole("group", { name: `Image from 127.0.0.1:${internet.port}` });
+    await expect.poll(() => placeholders.count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    expect(internet.requests).toHaveLength(0);
+
+    await placeholders.first().getByRole("button", { name: "Load" }).click();
+    await expect.poll(() => hits("/pixel.png?md").length).toBe(1);
+    await expect.poll(() => page.locator('.lm-markdown img[src^="blob:"]').count()).toBe(1);
+    expect(hits("/pixel.png?mount")).toHaveLength(0);
+    const headers = hits("/pixel.png?md")[0].headers;
+    expect(headers.cookie).toBeUndefined();
+    expect(headers.referer).toBeUndefined();
+
+    // Once the host is allowed for the session, its images load without a click.
+    mock.enqueue(codeTurn(`console.log((await fetch("${internet.origin}/ok")).status)\n`));
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Fetch");
+    await ask().getByRole("button", { name: "Always allow this host" }).click({ timeout: 15_000 });
+    await expect.poll(() => hits("/pixel.png?mount").length, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => page.locator('.lm-mount img[src^="blob:"]').count()).toBe(1);
+  });
+});

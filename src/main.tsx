@@ -8,7 +8,7 @@ import { describeLlmError } from "./llm/errors";
 import { isDemo } from "./llm/settings";
 import { SYSTEM_PROMPT, wrapFeedback } from "./llm/systemPrompt";
 import { createRealmHost } from "./sandbox";
-import { createMountRegistry } from "./render";
+import { createMountRegistry, RemoteImagesContext } from "./render";
 import { MountsContext, type MountsContextValue } from "./ui/mounts";
 import { App } from "./ui/App";
 import { SessionController } from "./ui/sessionController";
@@ -103,6 +103,7 @@ function Root() {
 
   return (
     <CapabilitiesContext.Provider value={capabilities}>
+    <RemoteImagesContext.Provider value={capabilities.imagePolicy}>
     <MountsContext.Provider value={mounts}>
     <App
       controller={controller}
@@ -121,6 +122,7 @@ function Root() {
       }}
     />
     </MountsContext.Provider>
+    </RemoteImagesContext.Provider>
     </CapabilitiesContext.Provider>
   );
 }

@@ -3,6 +3,7 @@
  * shared pieces kit components use: event wiring, host-owned controls,
  * field errors.
  */
+import { RemoteImage, remoteImageUrl } from "./RemoteImage";
 import { createElement, type ChangeEvent, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
 import { TEXT_NODE_TYPE, type UiEventPayload } from "./contract";
 import type { HandlerKind } from "./componentSpecs";
@@ -89,7 +90,12 @@ export function HtmlElement({ node, props, handlers, children }: NodeComponentPr
     element.rel = "noopener noreferrer";
     element.referrerPolicy = "no-referrer";
   }
-  if (tag === "img") element.referrerPolicy = "no-referrer";
+  if (tag === "img") {
+    element.referrerPolicy = "no-referrer";
+    // A remote src was dropped by the sanitizer: it loads only through the network capability.
+    const remote = element.src === undefined ? remoteImageUrl(node.props.src) : null;
+    if (remote) return <RemoteImage url={remote} alt={typeof element.alt === "string" ? element.alt : undefined} className={typeof element.className === "string" ? element.className : undefined} />;
+  }
   // One main landmark per page: the app's.
   if (tag === "main") tag = "div";
   if (tag === "button" || tag === "fieldset") {

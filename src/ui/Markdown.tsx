@@ -2,6 +2,7 @@ import { memo, useMemo } from "react";
 import ReactMarkdown from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { marked } from "marked";
+import { RemoteImage, remoteImageUrl } from "../render/RemoteImage";
 
 /**
  * Streaming Markdown: the text is cut into top-level blocks with marked's
@@ -33,7 +34,11 @@ const MarkdownBlock = memo(function MarkdownBlock({ source }: { source: string }
             <table>{children}</table>
           </div>
         ),
-        img: ({ alt }) => <span className="lm-image-placeholder">[image: {alt || "untitled"}]</span>,
+        // Remote images load only once the network capability covers their host (a placeholder with Load until then).
+        img: ({ alt, src }) => {
+          const remote = remoteImageUrl(src);
+          return remote ? <RemoteImage url={remote} alt={alt} /> : <span className="lm-image-placeholder">[image: {alt || "untitled"}]</span>;
+        },
       }}
     >
       {source}

@@ -8,11 +8,12 @@
 import type { Agent } from "../agent/agent";
 import { runningStatement } from "../agent/reply";
 import type { NetworkAuditRecord, NetworkBroker, PermissionAsk } from "../sandbox/capabilities/createNetworkBroker";
-import { DEFAULT_NETWORK_POLICY, type NetworkMode, type NetworkPolicyState, type PersonAnswer } from "../sandbox/capabilities/networkPolicy";
+import type { RemoteImagePolicy } from "../render/RemoteImage";
+import { DEFAULT_NETWORK_POLICY, covers, type NetworkMode, type NetworkPolicyState, type PersonAnswer } from "../sandbox/capabilities/networkPolicy";
 import { addAuditEntry, addGrant, listAudit, listGrants, removeGrant } from "../store/capabilities";
 import { updateSessionSettings } from "../store/sessions";
 import type { Store } from "../store/store";
-import type { AuditEntry, Session } from "../store/types";
+import type { AuditEntry, CapabilityDecision, Session } from "../store/types";
 
 /** An ask shown in the timeline, where the call was made. */
 export interface PendingAsk extends PermissionAsk {
@@ -40,6 +41,8 @@ export interface CapabilityState {
   downloads: PendingDownload[];
   audit: AuditEntry[];
 }
+
+const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
 export type AuditInput = Pick<AuditEntry, "at" | "capability" | "method" | "url" | "decision"> & Record<string, unknown>;
 
@@ -197,6 +200,38 @@ export class CapabilityController {
       strict: policy.strict,
     }).catch(() => undefined);
   }
+
+  /**
+   * Remote images (src/render/RemoteImage.tsx): shown without asking only when
+   * the network capability covers their host; a click on Load is the consent
+   * for one image. Fetched like the broker does: no credentials, no referrer,
+   * a size limit; every load is audited.
+   */
+  readonly imagePolicy: RemoteImagePolicy = {
+    covers: (url) => covers(this.state.policy, url),
+    subscribe: (listener) => this.subscribe(listener),
+    load: async (url, signal) => {
+      const covered = covers(this.state.policy, url);
+      const decision: CapabilityDecision = covered ? (this.state.policy.mode === "allowed" ? "allowed-session" : "allowed-host") : "allowed-once";
+      const base = { at: this.now(), capability: "network" as const, method: "GET", url, decision, kind: "image" };
+      let response: Response;
+      try {
+        response = await fetch(url, { credentials: "omit", referrerPolicy: "no-referrer", mode: "cors", cache: "no-store", signal });
+      } catch (error) {
+        if (signal.aborted) throw error;
+        this.record({ ...base, result: "cors" });
+        throw new Error("the server does not allow browser requests (no CORS headers) or could not be reached", { cause: error });
+      }
+      const blob = await response.blob();
+      if (blob.size > MAX_IMAGE_BYTES) {
+        this.record({ ...base, status: response.status, bytes: blob.size, result: "too-large" });
+        throw new Error(`it is larger than ${MAX_IMAGE_BYTES / 1024 / 1024} MB`);
+      }
+      this.record({ ...base, status: response.status, bytes: blob.size, result: response.ok ? "ok" : "http-error" });
+      if (!response.ok) throw new Error(`the server answered ${response.status}`);
+      return blob;
+    },
+  };
 
   /** `download(...)` in the realm: shown in the timeline with a Save button. */
   offerDownload(file: { name: string; mimeType: string; data: Uint8Array }): PendingDownload {
