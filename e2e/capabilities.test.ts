@@ -277,3 +277,55 @@ describe("remote images", () => {
     await expect.poll(() => page.locator('.lm-mount img[src^="blob:"]').count()).toBe(1);
   });
 });
+
+describe("files in and out", () => {
+  it("a file chosen in a mounted input reaches the code as a File-like object; an oversized one fails clearly", async () => {
+    mock.enqueue({
+      chunks: [
+        "Pick a CSV.\n\n",
+        `${FENCE}tsx agent.run\n`,
+        `mount({ title: "Upload", ui: () => <div><Label htmlFor="csv">Sales CSV</Label>` +
+          `<input id="csv" type="file" accept=".csv" onChange={async (event) => {\n` +
+          `  const file = event.target.files[0]\n` +
+          `  try { const text = await file.text(); console.log("chosen", file.name, file.size, file.type, text.split("\\n")[1], (await file.arrayBuffer()).byteLength) }\n` +
+          `  catch (error) { console.log("failed", file.name, error.message) }\n` +
+          `}} /></div> })\n`,
+        `${FENCE}\n`,
+      ],
+    });
+    mock.enqueue({ chunks: ["Got it."] });
+    mock.enqueue({ chunks: ["Too big."] });
+    await send("Let me upload");
+    const panel = page.getByLabel("Mounted UI");
+    await panel.getByLabel("Sales CSV").waitFor({ timeout: 15_000 });
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    const csv = "month,sales\nJan,12\nFeb,19\n";
+    await panel.getByLabel("Sales CSV").setInputFiles({ name: "sales.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await mock.waitForRequests(2, 15_000);
+    expect(modelHeard(1)).toContain(`chosen sales.csv ${csv.length} text/csv Jan,12 ${csv.length}`);
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+
+    await panel.getByLabel("Sales CSV").setInputFiles({ name: "huge.csv", mimeType: "text/csv", buffer: Buffer.alloc(10 * 1024 * 1024 + 1, 65) });
+    await mock.waitForRequests(3, 15_000);
+    expect(modelHeard(2)).toMatch(/failed huge\.csv the file “huge\.csv” is 10\.0 MB; files up to 10 MB can be handed to code/);
+  });
+
+  it("download offers a Save button with name and size; nothing is saved without the click", async () => {
+    mock.enqueue(codeTurn(`const offered = await download("report.csv", "month,sales\\nJan,12\\n")\nconsole.log("offered", offered.name, offered.size)\n`, "Here is your file."));
+    mock.enqueue({ chunks: ["Saved?"] });
+    const downloads: string[] = [];
+    page.on("download", (download) => void downloads.push(download.suggestedFilename()));
+    await send("Export it");
+    const offer = page.getByRole("group", { name: "Offered file" });
+    await offer.getByRole("button", { name: "Save" }).waitFor({ timeout: 15_000 });
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    expect(await offer.textContent()).toMatch(/report\.csv\s*19 bytes/);
+    expect(modelHeard(1)).toContain("offered report.csv 19");
+    expect(downloads).toEqual([]);
+
+    const [download] = await Promise.all([page.waitForEvent("download"), offer.getByRole("button", { name: "Save" }).click()]);
+    expect(download.suggestedFilename()).toBe("report.csv");
+    const saved = await import("node:fs/promises").then(async (fs) => fs.readFile(await download.path(), "utf8"));
+    expect(saved).toBe("month,sales\nJan,12\n");
+  });
+});

@@ -8,14 +8,14 @@ import { describeLlmError } from "./llm/errors";
 import { isDemo } from "./llm/settings";
 import { SYSTEM_PROMPT, wrapFeedback } from "./llm/systemPrompt";
 import { createRealmHost } from "./sandbox";
-import { createMountRegistry, RemoteImagesContext } from "./render";
+import { createMountRegistry, FileChooserContext, RemoteImagesContext } from "./render";
 import { MountsContext, type MountsContextValue } from "./ui/mounts";
 import { App } from "./ui/App";
 import { SessionController } from "./ui/sessionController";
 import { loadSettings, saveSettings, type Settings } from "./ui/settings";
 import { watchRealmStatus, withoutStartUpErrors, type RealmStatus } from "./ui/realmStatus";
 import { createNetworkBroker } from "./sandbox/capabilities/createNetworkBroker";
-import { NET_FETCH } from "./wire/capabilities";
+import { FILE_OFFER, FILE_READ, NET_FETCH } from "./wire/capabilities";
 import { CapabilityController } from "./ui/capabilityController";
 import { CapabilitiesContext } from "./ui/capabilities";
 
@@ -73,6 +73,8 @@ function Root() {
     });
     capabilities.attach(broker);
     realm.provide(NET_FETCH, broker.service);
+    realm.provide(FILE_READ, capabilities.fileReadService);
+    realm.provide(FILE_OFFER, capabilities.fileOfferService);
     let openedSession: string | undefined | null = null;
     controller.subscribe(() => {
       const { current } = controller.getState();
@@ -104,6 +106,7 @@ function Root() {
   return (
     <CapabilitiesContext.Provider value={capabilities}>
     <RemoteImagesContext.Provider value={capabilities.imagePolicy}>
+    <FileChooserContext.Provider value={capabilities.fileChooser}>
     <MountsContext.Provider value={mounts}>
     <App
       controller={controller}
@@ -122,6 +125,7 @@ function Root() {
       }}
     />
     </MountsContext.Provider>
+    </FileChooserContext.Provider>
     </RemoteImagesContext.Provider>
     </CapabilitiesContext.Provider>
   );

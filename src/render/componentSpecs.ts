@@ -74,6 +74,8 @@ const CONTROL_HANDLERS = { ...POINTER_HANDLERS, onChange: "change", onInput: "ch
 export const INPUT_TYPES = [
   "text", "search", "email", "url", "tel", "password", "number", "range", "date", "time", "datetime-local",
   "month", "week", "color", "checkbox", "radio", "hidden", "submit", "reset", "button",
+  // Files in: the person's choice is the consent; the realm gets handles (src/wire/capabilities.ts).
+  "file",
 ] as const;
 
 const INPUT_PROPS = {
@@ -96,6 +98,7 @@ const INPUT_PROPS = {
   multiple: "boolean",
   size: "number",
   autoComplete: "text",
+  accept: "text",
   inputMode: ["none", "text", "decimal", "numeric", "tel", "search", "email", "url"],
 } as const satisfies Record<string, PropRule>;
 

@@ -4,7 +4,8 @@
  * field errors.
  */
 import { RemoteImage, remoteImageUrl } from "./RemoteImage";
-import { createElement, type ChangeEvent, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
+import { FileChooserContext } from "./fileChooser";
+import { createElement, useContext, type ChangeEvent, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
 import { TEXT_NODE_TYPE, type UiEventPayload } from "./contract";
 import type { HandlerKind } from "./componentSpecs";
 import type { ControlValue } from "./controls";
@@ -142,8 +143,19 @@ export function HtmlControl({ node, props, handlers, children, className }: Node
   const tag = node.type === "Input" ? "input" : node.type === "Textarea" ? "textarea" : node.type;
   const live = node.live;
   const reportsChange = handlers.onChange !== undefined || handlers.onInput !== undefined;
+  const chooser = useContext(FileChooserContext);
+  const isFile = tag === "input" && props.type === "file";
   const onChange = (event: ChangeEvent<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>) => {
     if (context.inert) return;
+    if (isFile) {
+      // The person's choice is the consent: the realm gets handles, the host keeps the files.
+      const input = event.target as HTMLInputElement;
+      const files = chooser ? Array.from(input.files ?? [], (file) => chooser.register(file)) : [];
+      const payload: UiEventPayload = { ...targetPayload(props), value: files.map((file) => file.name).join(", "), files };
+      if (handlers.onChange) context.emit(node.id, "onChange", payload);
+      if (handlers.onInput) context.emit(node.id, "onInput", payload);
+      return;
+    }
     const value = readControlValue(node, event);
     context.store.setControlValue(node.id, value, reportsChange);
     const payload = changePayload(props, value);
@@ -161,6 +173,8 @@ export function HtmlControl({ node, props, handlers, children, className }: Node
   if (context.inert) element.disabled = true;
   const isCheck = tag === "input" && (props.type === "checkbox" || props.type === "radio");
   if (isCheck) element.checked = live === true;
+  // A file input's value cannot be set by script (and must not be).
+  else if (isFile) delete element.value;
   else if (live !== undefined) element.value = Array.isArray(live) ? live.map(String) : String(live);
   let control: ReactNode;
   if (tag === "select") control = createElement(tag, element, children);

@@ -11,6 +11,7 @@ export { CATALOG, componentFor } from "./catalog";
 export { COMPONENT_SPECS, specFor, iconNameOf, type ComponentSpec, type HandlerKind, type PropRule } from "./componentSpecs";
 export { sanitizeProps, type SanitizedProps, type DroppedProp, type DropReason } from "./sanitizeProps";
 export { sanitizeUrl } from "./sanitizeUrl";
+export { FileChooserContext, type FileChooser } from "./fileChooser";
 export { RemoteImage, RemoteImagesContext, remoteImageUrl, type RemoteImagePolicy } from "./RemoteImage";
 export { sanitizeStyle, sanitizeClassName, sanitizeGeneratedCss, MOUNT_SCOPE_CLASS } from "./sanitizeCss";
 export { mountStyleSheet } from "./mountStyleSheet";

@@ -230,7 +230,8 @@ describe("sanitizeProps", () => {
   it("clamps tabIndex and checks enums", () => {
     expect(clean("div", { tabIndex: 99 }).props.tabIndex).toBe(0);
     expect(clean("div", { tabIndex: -5 }).props.tabIndex).toBe(-1);
-    expect(clean("input", { type: "file" }).props.type).toBeUndefined();
+    // File inputs are allowed since the file capability (the person's choice is the consent; the realm gets handles).
+    expect(clean("input", { type: "file", accept: ".csv" }).props).toEqual({ type: "file", accept: ".csv" });
     expect(clean("input", { type: "image" }).props.type).toBeUndefined();
     expect(clean("Button", { variant: "outline", size: "huge" }).props).toEqual({ variant: "outline" });
   });

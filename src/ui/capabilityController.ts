@@ -9,6 +9,12 @@ import type { Agent } from "../agent/agent";
 import { runningStatement } from "../agent/reply";
 import type { NetworkAuditRecord, NetworkBroker, PermissionAsk } from "../sandbox/capabilities/createNetworkBroker";
 import type { RemoteImagePolicy } from "../render/RemoteImage";
+import type { FileChooser } from "../render/fileChooser";
+import { HostServiceError } from "../sandbox/HostServiceError";
+import type { HostService } from "../sandbox/types";
+import { bytesToBase64, base64ToBytes } from "../sandbox/capabilities/base64";
+import { MAX_DOWNLOAD_BYTES, MAX_FILE_BYTES, type FileOfferPayload, type FileReadResponse } from "../wire/capabilities";
+import type { ChosenFile, JsonValue } from "../wire/mount";
 import { DEFAULT_NETWORK_POLICY, covers, type NetworkMode, type NetworkPolicyState, type PersonAnswer } from "../sandbox/capabilities/networkPolicy";
 import { addAuditEntry, addGrant, listAudit, listGrants, removeGrant } from "../store/capabilities";
 import { updateSessionSettings } from "../store/sessions";
@@ -52,6 +58,10 @@ export class CapabilityController {
   private readonly answers = new Map<string, (answer: PersonAnswer) => void>();
   private store: Store | undefined;
   private broker: NetworkBroker | undefined;
+  /** Files the person chose in mounted file inputs, by handle (this session only). */
+  private readonly chosenFiles = new Map<string, File>();
+  /** Downloads arriving in parts, by the realm's offer id. */
+  private readonly offersInProgress = new Map<string, { name: string; mimeType: string; size: number; parts: Uint8Array[] }>();
   /** Which session a given open() belongs to: a late load of a previous session is dropped. */
   private generation = 0;
 
@@ -81,6 +91,8 @@ export class CapabilityController {
     this.store = store;
     for (const resolve of this.answers.values()) resolve("deny");
     this.answers.clear();
+    this.chosenFiles.clear();
+    this.offersInProgress.clear();
     const settings = session?.settings;
     const [grants, audit] = session && store
       ? await Promise.all([listGrants(store, session.id).catch(() => []), listAudit(store, session.id).catch(() => [])])
@@ -231,6 +243,65 @@ export class CapabilityController {
       if (!response.ok) throw new Error(`the server answered ${response.status}`);
       return blob;
     },
+  };
+
+  /** A mounted file input (src/render/fileChooser.ts): the person's choice is the consent. */
+  readonly fileChooser: FileChooser = {
+    register: (file) => {
+      const handle = crypto.randomUUID();
+      this.chosenFiles.set(handle, file);
+      this.record({ at: this.now(), capability: "file", method: "CHOOSE", url: file.name, decision: "chosen", bytes: file.size, result: "ok" });
+      const chosen: ChosenFile = { handle, name: file.name, size: file.size, type: file.type, lastModified: file.lastModified };
+      return chosen;
+    },
+  };
+
+  /** FILE_READ: the bytes of a chosen file, by its handle, within the size limit. */
+  readonly fileReadService: HostService = async (payload) => {
+    const handle = (payload as { handle?: unknown } | null)?.handle;
+    const file = typeof handle === "string" ? this.chosenFiles.get(handle) : undefined;
+    if (!file) throw new HostServiceError("not-found", "no such chosen file (files are handed over only when the person picks them, and only in this session)");
+    if (file.size > MAX_FILE_BYTES) {
+      throw new HostServiceError(
+        "too-large",
+        `the file “${file.name}” is ${(file.size / 1024 / 1024).toFixed(1)} MB; files up to ${MAX_FILE_BYTES / 1024 / 1024} MB can be handed to code`,
+      );
+    }
+    const answer: FileReadResponse = { body: bytesToBase64(new Uint8Array(await file.arrayBuffer())) };
+    return answer as unknown as JsonValue;
+  };
+
+  /** FILE_OFFER: `download(...)` in the realm, in parts; the last part shows the Save button. */
+  readonly fileOfferService: HostService = (payload): JsonValue => {
+    const input = payload as Partial<Record<keyof FileOfferPayload, unknown>> | null;
+    const { offer, part, parts, name, mimeType, size, body } = input ?? {};
+    if (typeof offer !== "string" || typeof part !== "number" || typeof parts !== "number" || typeof name !== "string" ||
+      typeof mimeType !== "string" || typeof size !== "number" || typeof body !== "string" || !Number.isInteger(part) || part < 0 || part >= parts) {
+      throw new HostServiceError("invalid", "download: malformed offer");
+    }
+    if (size > MAX_DOWNLOAD_BYTES) throw new HostServiceError("too-large", `download: files up to ${MAX_DOWNLOAD_BYTES / 1024 / 1024} MB can be offered`);
+    const progress = part === 0 ? { name, mimeType, size, parts: [] as Uint8Array[] } : this.offersInProgress.get(offer);
+    if (!progress || progress.parts.length !== part) throw new HostServiceError("invalid", "download: parts out of order");
+    let bytes: Uint8Array;
+    try {
+      bytes = base64ToBytes(body);
+    } catch {
+      throw new HostServiceError("invalid", "download: a part is not base64");
+    }
+    progress.parts.push(bytes);
+    this.offersInProgress.set(offer, progress);
+    const received = progress.parts.reduce((total, item) => total + item.length, 0);
+    if (received > progress.size) throw new HostServiceError("invalid", "download: more bytes than announced");
+    if (part < parts - 1) return { received };
+    this.offersInProgress.delete(offer);
+    const data = new Uint8Array(received);
+    let offset = 0;
+    for (const item of progress.parts) {
+      data.set(item, offset);
+      offset += item.length;
+    }
+    this.offerDownload({ name: progress.name, mimeType: progress.mimeType, data });
+    return { offered: true, size: received };
   };
 
   /** `download(...)` in the realm: shown in the timeline with a Save button. */

@@ -16,8 +16,12 @@ export const FILE_OFFER = "file.offer";
  * strings (MAX_WIRE_STRING): base64 of 128 KiB stays below that cap.
  */
 export const MAX_FETCH_REQUEST_BODY = 128 * 1024;
-/** A download offered by the realm: base64 of this stays below MAX_WIRE_STRING. */
-export const MAX_DOWNLOAD_BYTES = 128 * 1024;
+/** The largest file `download(...)` may offer. */
+export const MAX_DOWNLOAD_BYTES = 10 * 1024 * 1024;
+/** A download crosses in parts of at most this many bytes (base64 of it stays below MAX_WIRE_STRING). */
+export const DOWNLOAD_PART_BYTES = 96 * 1024;
+/** The largest chosen file handed to code (reading a larger one fails with a clear error). */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 export interface FetchRequestPayload {
   url: string;
@@ -56,9 +60,19 @@ export interface FileReadResponse {
   body: string;
 }
 
+/**
+ * One part of an offered file. Parts of one offer share `offer` (an id the
+ * realm picks) and arrive in order; the last one (`part === parts - 1`)
+ * makes the offer visible, with its Save button.
+ */
 export interface FileOfferPayload {
+  offer: string;
+  part: number;
+  parts: number;
   name: string;
   mimeType: string;
-  /** Base64 of the content. */
+  /** Total size in bytes. */
+  size: number;
+  /** Base64 of this part. */
   body: string;
 }

@@ -187,6 +187,20 @@ export interface UiEventPayload {
   /** The field's `name`, when it has one. */
   name?: string;
   values?: FormValues;
+  /**
+   * A mounted `<input type="file">`: the files the person chose, as handles
+   * the realm reads through the FILE_READ host service (capabilities.ts).
+   */
+  files?: ChosenFile[];
+}
+
+/** A chosen file as the realm first sees it (src/wire/capabilities.ts FileHandlePayload). */
+export interface ChosenFile {
+  handle: string;
+  name: string;
+  size: number;
+  type: string;
+  lastModified: number;
 }
 
 export interface UiEventMessage {
@@ -499,6 +513,22 @@ function uiEvent(value: unknown): UiEventMessage {
   if (payloadInput.key !== undefined) payload.key = text(payloadInput.key, "payload.key");
   if (payloadInput.name !== undefined) payload.name = text(payloadInput.name, "payload.name");
   if (payloadInput.values !== undefined) payload.values = formValues(payloadInput.values, "payload.values");
+  if (payloadInput.files !== undefined) {
+    payload.files = list(payloadInput.files, "payload.files").slice(0, 100).map((item, index) => {
+      const file = record(item, `payload.files[${index}]`);
+      const number = (value: unknown, where: string) => {
+        if (typeof value !== "number" || !Number.isFinite(value) || value < 0) fail(`${where} is not a size or time`);
+        return value;
+      };
+      return {
+        handle: shortName(file.handle, 128, `payload.files[${index}].handle`),
+        name: text(file.name, `payload.files[${index}].name`),
+        size: number(file.size, `payload.files[${index}].size`),
+        type: text(file.type, `payload.files[${index}].type`),
+        lastModified: number(file.lastModified, `payload.files[${index}].lastModified`),
+      };
+    });
+  }
   const message: UiEventMessage = { type: UI_EVENT, mountId: mountId(input.mountId), nodeId: nodeId(input.nodeId, "nodeId"), handler, payload };
   if (input.eventId !== undefined) message.eventId = nodeId(input.eventId, "eventId");
   return message;

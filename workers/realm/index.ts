@@ -10,6 +10,7 @@ import type { RealmConnectMessage } from "../../src/wire/types";
 import { createExecutor, type Executor } from "./executor/executor";
 import { createMacrotaskScheduler } from "./runtime/createMacrotaskScheduler";
 import { createRealmGlobals } from "./runtime/createRealmGlobals";
+import { createRealmFile } from "./runtime/createRealmFiles";
 import { hardenGlobalScope } from "./runtime/hardenGlobalScope";
 import { serveRealm, type RealmChannel } from "./runtime/serveRealm";
 import { warmUp } from "./runtime/warmUp";
@@ -39,6 +40,7 @@ const ui = createUiGlobals({
   },
   locate: (error) => executor?.locate(error),
   bindCause: (callback) => executor?.bindCause(callback) ?? callback,
+  files: (chosen) => createRealmFile(chosen, () => channel?.requests),
 });
 const globals = createRealmGlobals(ui.globals, () => channel?.requests);
 hardenGlobalScope(globals.fetch as typeof fetch);

@@ -6,6 +6,7 @@
 import type { HostRequests } from "./createHostRequests";
 import { createModelHabits } from "./createModelHabits";
 import { createRealmFetch } from "./createRealmFetch";
+import { createDownload } from "./createRealmFiles";
 import { createSleep } from "./createSleep";
 
 /**
@@ -21,6 +22,8 @@ export function createRealmGlobals(
     sleep: createSleep(),
     // The host-brokered network capability (DESIGN.md §4).
     fetch: createRealmFetch(requests),
+    // Files out: offered in the timeline, saved only on the person's click.
+    download: createDownload(requests),
   };
   // Imports, default exports, ReactDOM, and teaching errors for the browser
   // APIs models reach for (document, alert, localStorage, require).

@@ -27,6 +27,7 @@ import {
   MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, MAX_MOUNT_ID_LENGTH,
   validateUiEvent, type FormValues, type MountErrorInfo, type MountRealmMessage, type WireProps,
 } from "../../../../src/wire/mount";
+import type { ChosenFile } from "../../../../src/wire/mount";
 import { createRenderer, type Renderer, type RendererRoot } from "../../reconciler/createRenderer";
 import type { MountContainer } from "../../reconciler/hostConfig";
 import { createNodeTable, type NodeTable, type TableNode } from "../../reconciler/nodeTable";
@@ -77,6 +78,8 @@ export interface MountRuntimeOptions {
   locate?(error: unknown): { line?: number; column?: number } | undefined;
   /** Keep the UI event being handled as the cause of `callback` when it runs later (the executor's bindCause). */
   bindCause?<A extends unknown[]>(callback: (...args: A) => void): (...args: A) => void;
+  /** A file the person chose in a mounted file input, as model code reads it. */
+  files?(chosen: ChosenFile): unknown;
 }
 
 /** A React function component or an element. */
@@ -659,7 +662,7 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     const record = mounts.get(mountId);
     const node = record?.table.get(nodeId);
     if (!record || !node || !node.attached) return false;
-    const argument = uiEventArgument(handler, payload, node.props);
+    const argument = uiEventArgument(handler, payload, node.props, options.files);
     try {
       callHandler(record, node, handler, argument);
     } finally {

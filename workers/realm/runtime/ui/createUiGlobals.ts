@@ -3,6 +3,7 @@
  * the realm's globals, plus the two entry points the worker needs. See
  * README.md in this folder for the surface as model code sees it.
  */
+import type { ChosenFile } from "../../../../src/wire/mount";
 import * as React from "react";
 import { z } from "zod";
 import { KIT_COMPONENTS, KIT_ICON_NAMES, ICON_SUFFIX, type MountRealmMessage } from "../../../../src/wire/mount";
@@ -24,6 +25,8 @@ export interface UiGlobalsOptions {
   scheduleParse?(wake: () => void): void;
   /** The executor's bindCause: a handler's late rejection keeps its UI event's id. */
   bindCause?<A extends unknown[]>(callback: (...args: A) => void): (...args: A) => void;
+  /** A file chosen in a mounted file input, as model code reads it (createRealmFiles.ts). */
+  files?(chosen: ChosenFile): unknown;
 }
 
 export interface UiGlobals {
@@ -54,6 +57,7 @@ export function createUiGlobals(options: UiGlobalsOptions): UiGlobals {
     schedule: options.schedule ?? createFrameScheduler(),
     locate: options.locate,
     bindCause: options.bindCause,
+    files: options.files,
   });
   const { StreamedData, registry } = createStreamedDataClass({
     onDuplicate: (id) =>

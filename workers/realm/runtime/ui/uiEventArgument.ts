@@ -14,6 +14,8 @@ export interface RealmEventTarget {
   type?: string;
   /** Form submits: the field values keyed by name. */
   values?: Record<string, unknown>;
+  /** A file input: the chosen files (File-like, read through the host). */
+  files?: unknown[];
 }
 
 export interface RealmEvent {
@@ -35,7 +37,13 @@ export function eventType(handler: string): string {
   return handler.slice(2).toLowerCase();
 }
 
-export function uiEventArgument(handler: string, payload: UiEventPayload, props: Record<string, unknown>): unknown {
+/** `files`: turns a chosen file's handle into what model code reads (createRealmFiles.ts). */
+export function uiEventArgument(
+  handler: string,
+  payload: UiEventPayload,
+  props: Record<string, unknown>,
+  files?: (chosen: NonNullable<UiEventPayload["files"]>[number]) => unknown,
+): unknown {
   if (handler === "onValueChange") return payload.value;
   if (handler === "onCheckedChange") return payload.checked ?? payload.value;
   const target: RealmEventTarget = {};
@@ -46,6 +54,7 @@ export function uiEventArgument(handler: string, payload: UiEventPayload, props:
   if (payload.checked !== undefined) target.checked = payload.checked;
   if (typeof props.type === "string") target.type = props.type;
   if (payload.values !== undefined) target.values = payload.values;
+  if (payload.files !== undefined && files) target.files = payload.files.map(files);
   const event: RealmEvent = {
     type: eventType(handler),
     target,
