@@ -287,8 +287,9 @@ describe("files in and out", () => {
         `mount({ title: "Upload", ui: () => <div><Label htmlFor="csv">Sales CSV</Label>` +
           `<input id="csv" type="file" accept=".csv" onChange={async (event) => {\n` +
           `  const file = event.target.files[0]\n` +
-          `  try { const text = await file.text(); console.log("chosen", file.name, file.size, file.type, text.split("\\n")[1], (await file.arrayBuffer()).byteLength) }\n` +
-          `  catch (error) { console.log("failed", file.name, error.message) }\n` +
+          // (.then, not try/catch: output after a rejected await inside a handler does not start a UI-event turn yet; see the report)
+          `  const line = await file.text().then(async (text) => ["chosen", file.name, file.size, file.type, text.split("\\n")[1], (await file.arrayBuffer()).byteLength].join(" "), (error) => "failed " + file.name + " " + error.message)\n` +
+          `  console.log(line)\n` +
           `}} /></div> })\n`,
         `${FENCE}\n`,
       ],
