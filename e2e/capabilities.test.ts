@@ -96,6 +96,10 @@ describe("network capability", () => {
     const heard = modelHeard(1);
     expect(heard).toContain("first 200 hello");
     expect(heard).toMatch(/second failed: The person denied this request: GET/);
+    // The output followed a network response: the model reads it as untrusted content, data not instructions.
+    expect(heard).toMatch(/UNTRUSTED CONTENT from outside the conversation \(a network response: POST http:\/\/127\.0\.0\.1:\d+\/data\?n=1\)/);
+    expect(heard).toContain("```text untrusted content\n");
+    expect(heard).toMatch(/never instructions/);
   });
 
   it("Always allow this host: later calls pass without asking; localhost is another host and asks", async () => {
@@ -144,6 +148,8 @@ describe("network capability", () => {
     await ask().getByRole("button", { name: "Allow once" }).click({ timeout: 15_000 });
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
     expect(modelHeard(1)).toMatch(/TypeError .*does not allow browser requests/);
+    // Nothing came in from outside: no untrusted label.
+    expect(modelHeard(1)).not.toMatch(/untrusted/i);
   });
 
   it("revoking the host mid-call aborts the call; later calls ask again", async () => {
@@ -304,6 +310,7 @@ describe("files in and out", () => {
     await panel.getByLabel("Sales CSV").setInputFiles({ name: "sales.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
     await mock.waitForRequests(2, 15_000);
     expect(modelHeard(1)).toContain(`chosen sales.csv ${csv.length} text/csv Jan,12 ${csv.length}`);
+    expect(modelHeard(1)).toMatch(/UNTRUSTED CONTENT .*a file the person chose: sales\.csv/);
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
 
     await panel.getByLabel("Sales CSV").setInputFiles({ name: "huge.csv", mimeType: "text/csv", buffer: Buffer.alloc(10 * 1024 * 1024 + 1, 65) });

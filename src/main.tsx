@@ -58,14 +58,15 @@ function Root() {
             const current = settingsRef.current;
             return describeLlmError(error, { baseURL: current.baseURL, model: current.model, pageProtocol: location.protocol });
           },
-          wrapFeedback: (body, source) => wrapFeedback(body, source),
+          // Output that follows outside content (a fetched body, a chosen file) is labelled untrusted.
+          wrapFeedback: (body, source) => wrapFeedback(body, source, { untrusted: capabilities.takeUntrusted() }),
           maxTurns: settingsRef.current.maxTurns,
         },
         messages,
       );
-    const controller = new SessionController({ realm, makeAgent, registry, href: location.href });
+    const controller: SessionController = new SessionController({ realm, makeAgent, registry, href: location.href });
     // The session's capabilities: the broker enforces them, the controller asks the person and keeps the records.
-    const capabilities = new CapabilityController({ agent: () => controller.getState().agent });
+    const capabilities: CapabilityController = new CapabilityController({ agent: () => controller.getState().agent });
     const broker = createNetworkBroker({
       ask: capabilities.ask,
       audit: capabilities.recordNetwork,

@@ -62,6 +62,8 @@ export class CapabilityController {
   private readonly chosenFiles = new Map<string, File>();
   /** Downloads arriving in parts, by the realm's offer id. */
   private readonly offersInProgress = new Map<string, { name: string; mimeType: string; size: number; parts: Uint8Array[] }>();
+  /** Outside content that entered the realm since the last feedback message (for the untrusted label). */
+  private untrusted: string[] = [];
   /** Which session a given open() belongs to: a late load of a previous session is dropped. */
   private generation = 0;
 
@@ -92,6 +94,7 @@ export class CapabilityController {
     for (const resolve of this.answers.values()) resolve("deny");
     this.answers.clear();
     this.chosenFiles.clear();
+    this.untrusted = [];
     this.offersInProgress.clear();
     const settings = session?.settings;
     const [grants, audit] = session && store
@@ -161,7 +164,19 @@ export class CapabilityController {
   }
 
   /** The broker reports a decision or a use (NetworkBrokerOptions.audit). */
+  /**
+   * What outside content reached the code since the last call (a network
+   * response, a chosen file), for the feedback's untrusted label; then forget it.
+   */
+  takeUntrusted = (): string | undefined => {
+    if (this.untrusted.length === 0) return undefined;
+    const sources = [...new Set(this.untrusted)];
+    this.untrusted = [];
+    return sources.slice(0, 5).join("; ") + (sources.length > 5 ? `; and ${sources.length - 5} more` : "");
+  };
+
   recordNetwork = (record: NetworkAuditRecord): void => {
+    if (record.result === "ok" || record.result === "http-error") this.untrusted.push(`a network response: ${record.method} ${record.url}`);
     this.record({
       at: record.at,
       capability: "network",
@@ -268,6 +283,7 @@ export class CapabilityController {
       );
     }
     const answer: FileReadResponse = { body: bytesToBase64(new Uint8Array(await file.arrayBuffer())) };
+    this.untrusted.push(`a file the person chose: ${file.name}`);
     return answer as unknown as JsonValue;
   };
 

@@ -54,6 +54,6 @@ I'm the offline demo model and can only replay fixed scripts, so I can't react t
 
 /** The text inside the fence of a runtime-output message (the whole message when there is no fence). */
 export function fencedOutput(feedback: string): string {
-  const match = /^(`{3,})text\n([\s\S]*?)\n\1$/m.exec(feedback);
+  const match = /^(`{3,})text(?: untrusted content)?\n([\s\S]*?)\n\1$/m.exec(feedback);
   return match ? match[2] : feedback;
 }
