@@ -7,6 +7,16 @@ import { describe, expect, it } from "vitest";
 import { PROMPT_EXAMPLES, SYSTEM_PROMPT } from "../src/llm";
 import { MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, type MountRealmMessage } from "../src/wire/mount";
 import { createSession } from "./runReply";
+import { createFakeCapabilityHost } from "./fakeCapabilityHost";
+import { UI_EVENT } from "../src/wire/mount";
+
+/** The page's capabilities, answering the fetch example with what the prompt says it gets. */
+const capabilityHost = () =>
+  createFakeCapabilityHost((request) =>
+    request.url.startsWith("https://api.frankfurter.app/")
+      ? { body: JSON.stringify({ amount: 1, base: "EUR", date: "2026-12-01", rates: { USD: 1.08 } }) }
+      : { error: { code: "denied", message: `The person denied this request: ${request.method} ${request.url}.` } },
+  );
 
 /** The example that contains `marker` (each example is found by what it does, not by its index). */
 function example(marker: string): string {
@@ -27,7 +37,7 @@ describe("system prompt examples", () => {
   it.each(PROMPT_EXAMPLES.map((text, index) => [index, text] as const))(
     "example %i runs through the real parser, executor and UI runtime without errors",
     async (_, text) => {
-      const session = createSession();
+      const session = createSession({ requests: capabilityHost().requests });
       const running = session.run(text, 3);
       // A form example waits for the person: submit valid values once it asks.
       void session.host
@@ -142,8 +152,46 @@ describe("system prompt examples", () => {
     expect(session.host.html(open.mountId)).toContain("<Badge>3 people, 20 tasks</Badge>");
   });
 
+  it("fetch: asks the host, reads the JSON, logs it; a denial is caught and reported", async () => {
+    const host = capabilityHost();
+    const session = createSession({ requests: host.requests });
+    const result = await session.run(example("fetch("));
+    expect(result.errors).toEqual([]);
+    expect(host.fetched).toMatchObject([{ method: "GET", url: "https://api.frankfurter.app/latest?from=EUR&to=USD", body: null }]);
+    expect(result.logs).toEqual(["{ USD: 1.08 }"]);
+
+    const denied = createSession({ requests: createFakeCapabilityHost(() => ({ error: { code: "denied", message: "The person denied this request: GET x." } })).requests });
+    const refused = await denied.run(example("fetch("));
+    expect(refused.errors).toEqual([]);
+    expect(refused.logs).toEqual(["fetch failed: The person denied this request: GET x."]);
+  });
+
+  it("file input: the chosen file reaches the handler, which reads and summarises it", async () => {
+    const host = capabilityHost();
+    const session = createSession({ requests: host.requests });
+    const result = await session.run(example('type="file"'));
+    expect(result.errors).toEqual([]);
+    expect(result.logs).toEqual([]);
+    const [open] = opened(result.mountMessages);
+    const [input] = session.host.findAll(open.mountId, (node) => node.type === "input");
+    expect(input.props.type).toBe("file");
+    const before = session.events.length;
+    const file = host.choose("sales.csv", "month,sales\nJan,12\nFeb,19\n");
+    expect(session.ui.handleUiEvent({ type: UI_EVENT, mountId: open.mountId, nodeId: input.id, handler: "onChange", payload: { files: [file] } })).toBe(true);
+    await expect.poll(() => session.since(before).logs).toEqual(["sales.csv: 2 rows; header month,sales"]);
+  });
+
+  it("download: offers the file to the host and logs the offer", async () => {
+    const host = capabilityHost();
+    const session = createSession({ requests: host.requests });
+    const result = await session.run(example("download("));
+    expect(result.errors).toEqual([]);
+    expect(result.logs).toEqual(["offered trips.csv 25 bytes"]);
+    expect(host.offered).toEqual([{ name: "trips.csv", mimeType: "text/csv", text: "city,days\nLisbon,4\nOslo,2" }]);
+  });
+
   it("run one after another in one realm (distinct names)", async () => {
-    const session = createSession();
+    const session = createSession({ requests: capabilityHost().requests });
     void session.host
       .waitFor((message) => message.type === MOUNT_WAITING && message.waiting)
       .then((message) => session.ui.handleUiEvent(session.host.submitEvent(message.mountId, { city: "Oslo", days: "2", hotel: false })));

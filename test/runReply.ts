@@ -24,6 +24,8 @@ import {
 import { createExecutor, type Executor } from "../workers/realm/executor/executor";
 import { applyOps, printSnapshot } from "../workers/realm/reconciler/applyOps";
 import { createRealmGlobals } from "../workers/realm/runtime/createRealmGlobals";
+import type { HostRequests } from "../workers/realm/runtime/createHostRequests";
+import { createRealmFile } from "../workers/realm/runtime/createRealmFiles";
 import { createUiGlobals, type UiGlobals } from "../workers/realm/runtime/ui/createUiGlobals";
 
 export interface HostMount {
@@ -188,7 +190,7 @@ export interface RealmParts {
  * workers/realm/index.ts wires them: mount messages go to the host stand-in,
  * UI errors reach the model as uncaught errors located in its own source.
  */
-export function createRealmParts(options: { onEvent(event: ExecEvent): void; loopBudgetMs?: number }): RealmParts {
+export function createRealmParts(options: { onEvent(event: ExecEvent): void; loopBudgetMs?: number; requests?: HostRequests }): RealmParts {
   const host = createMountHost();
   let executor: Executor | undefined;
   const ui = createUiGlobals({
@@ -205,9 +207,11 @@ export function createRealmParts(options: { onEvent(event: ExecEvent): void; loo
     },
     locate: (error) => executor?.locate(error),
     bindCause: (callback) => executor?.bindCause(callback) ?? callback,
+    files: (chosen) => createRealmFile(chosen, () => options.requests),
   });
   executor = createExecutor({
-    globals: createRealmGlobals(ui.globals),
+    // Capabilities (fetch, files) reach `requests` (a stand-in host) when given; otherwise they are refused.
+    globals: createRealmGlobals(ui.globals, () => options.requests),
     onEvent: options.onEvent,
     loopBudgetMs: options.loopBudgetMs ?? 500,
     openDataTarget: (id) => ui.openDataTarget(id),
@@ -224,9 +228,9 @@ export interface ReplyRun {
   mountMessages: MountRealmMessage[];
 }
 
-export function createSession(options: { loopBudgetMs?: number } = {}) {
+export function createSession(options: { loopBudgetMs?: number; requests?: HostRequests } = {}) {
   const events: ExecEvent[] = [];
-  const { executor, ui, host } = createRealmParts({ onEvent: (event) => events.push(event), loopBudgetMs: options.loopBudgetMs });
+  const { executor, ui, host } = createRealmParts({ onEvent: (event) => events.push(event), loopBudgetMs: options.loopBudgetMs, requests: options.requests });
 
   /**
    * Streams `reply` in `chunkSize` pieces, `delayMs` apart (0: all at once, as

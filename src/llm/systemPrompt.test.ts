@@ -78,7 +78,8 @@ describe("SYSTEM_PROMPT", () => {
   it("stays a modest size", () => {
     const tokens = estimateTokens(SYSTEM_PROMPT);
     expect(tokens).toBeGreaterThan(500);
-    expect(tokens).toBeLessThan(3000);
+    // Was 3,000; the network and file capabilities (their rules and three examples) need ~570 more.
+    expect(tokens).toBeLessThan(3600);
   });
 });
 

@@ -1,0 +1,74 @@
+/**
+ * A stand-in for the page's capability services (src/ui/capabilityController.ts,
+ * src/sandbox/capabilities) in Node contract tests: realm → host requests go
+ * through the realm's real createHostRequests and are answered here, so the
+ * realm's `fetch`, file inputs and `download` run their real code.
+ */
+import { FILE_OFFER, FILE_READ, NET_FETCH, type FetchRequestPayload, type FetchResponsePayload, type FileOfferPayload } from "../src/wire/capabilities";
+import { SERVICE_REQUEST } from "../src/wire/constants";
+import type { JsonValue } from "../src/wire/mount";
+import { createHostRequests, type HostRequests } from "../workers/realm/runtime/createHostRequests";
+
+export interface FakeCapabilityHost {
+  requests: HostRequests;
+  /** Requests `fetch` made, in order. */
+  fetched: FetchRequestPayload[];
+  /** Files `download` offered, complete, in order. */
+  offered: { name: string; mimeType: string; text: string }[];
+  /** Make a file "chosen" by the person; returns its handle payload for a UI event. */
+  choose(name: string, text: string, type?: string): { handle: string; name: string; size: number; type: string; lastModified: number };
+}
+
+export function createFakeCapabilityHost(
+  answer: (request: FetchRequestPayload) => { status?: number; body: string; headers?: [string, string][] } | { error: { code: string; message: string } },
+): FakeCapabilityHost {
+  const fetched: FetchRequestPayload[] = [];
+  const offered: FakeCapabilityHost["offered"] = [];
+  const files = new Map<string, string>();
+  const parts = new Map<string, string[]>();
+  let requests: HostRequests;
+  const reply = (id: number, result: { ok: true; value: JsonValue } | { ok: false; error: { code: string; message: string } }) =>
+    queueMicrotask(() => requests.receive({ type: "service-response", id, ...result } as never));
+  requests = createHostRequests((message) => {
+    if (message.type !== SERVICE_REQUEST) return;
+    const { id, service, payload } = message;
+    if (service === NET_FETCH) {
+      const request = payload as unknown as FetchRequestPayload;
+      fetched.push(request);
+      const result = answer(request);
+      if ("error" in result) return reply(id, { ok: false, error: result.error });
+      const response: FetchResponsePayload = {
+        url: request.url, status: result.status ?? 200, statusText: "OK", redirected: false,
+        headers: result.headers ?? [["content-type", "application/json"]], body: Buffer.from(result.body).toString("base64"),
+      };
+      return reply(id, { ok: true, value: response as unknown as JsonValue });
+    }
+    if (service === FILE_READ) {
+      const text = files.get((payload as { handle: string }).handle);
+      if (text === undefined) return reply(id, { ok: false, error: { code: "not-found", message: "no such file" } });
+      return reply(id, { ok: true, value: { body: Buffer.from(text).toString("base64") } });
+    }
+    if (service === FILE_OFFER) {
+      const part = payload as unknown as FileOfferPayload;
+      const list = parts.get(part.offer) ?? [];
+      list.push(part.body);
+      parts.set(part.offer, list);
+      if (part.part === part.parts - 1) {
+        offered.push({ name: part.name, mimeType: part.mimeType, text: Buffer.concat(list.map((body) => Buffer.from(body, "base64"))).toString() });
+      }
+      return reply(id, { ok: true, value: { offered: true } });
+    }
+    reply(id, { ok: false, error: { code: "unknown-service", message: service } });
+  });
+  let next = 0;
+  return {
+    requests,
+    fetched,
+    offered,
+    choose(name, text, type = "text/csv") {
+      const handle = `h${(next += 1)}`;
+      files.set(handle, text);
+      return { handle, name, size: Buffer.byteLength(text), type, lastModified: 0 };
+    },
+  };
+}
