@@ -100,6 +100,18 @@ describe("network capability", () => {
     expect(heard).toMatch(/UNTRUSTED CONTENT from outside the conversation \(a network response: POST http:\/\/127\.0\.0\.1:\d+\/data\?n=1\)/);
     expect(heard).toContain("```text untrusted content\n");
     expect(heard).toMatch(/never instructions/);
+
+    // The interaction's summary under its last reply, with its lifecycle.
+    const summary = page.getByRole("group", { name: "Interaction summary" });
+    await expect.poll(async () => (await summary.count()) === 1 ? await summary.textContent() : "").toMatch(
+      /^done · 2 turns · \d+ statements run · 0 errors · mounts: 0 created, 0 updated · network: 2 requests \(1 denied\) · tokens: [\d,]+ in \/ [\d,]+ out · \d+\.\d s/,
+    );
+    await summary.locator("summary").click();
+    const steps = (await summary.getByRole("list", { name: "Lifecycle" }).getByRole("listitem").allTextContents()).map((step) => step.replace(/ [\d.]+ s.*$/, ""));
+    expect(steps[0]).toBe("received");
+    expect(steps).toContain("waiting for permission");
+    expect(steps.at(-1)).toBe("done");
+    expect(steps.indexOf("streaming")).toBeLessThan(steps.indexOf("waiting for permission"));
   });
 
   it("Always allow this host: later calls pass without asking; localhost is another host and asks", async () => {

@@ -18,7 +18,7 @@ import { createRealmFetch } from "../workers/realm/runtime/createRealmFetch";
 import { serveRealm, type RealmExecutor } from "../workers/realm/runtime/serveRealm";
 
 const idleExecutor: RealmExecutor = {
-  beginReply() {}, openCode() {}, pushCode() {}, endCode() {}, openData() {}, pushData() {}, endData() {},
+  beginReply() {}, handleBlock() {},
   idle: () => Promise.resolve(),
   abort() {},
 };

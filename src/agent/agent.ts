@@ -4,6 +4,7 @@ import type { RealmEvent } from "../sandbox/types";
 import type { MountRealmMessage } from "../wire/mount";
 import type { BlockEvent } from "../wire/types";
 import { FeedbackCollector } from "./feedback";
+import { InteractionLifecycle, type InteractionSummary } from "./interactionLifecycle";
 import { UNCLOSED_THINKING_FEEDBACK, cutFeedback, cutFromFinishReason, cutNoteForPerson, cutOfReply } from "./finishReason";
 import { ProviderReasoning, answerForModel, stampThinking } from "./thinking";
 import { applyExecEvent, applyProtocolEvent, emptyReply, runningStatement, type ProviderThinkingStart, type ReplyView } from "./reply";
@@ -53,11 +54,13 @@ export type ChatMessage =
       state: ReplyState;
       error?: LlmErrorInfo;
       createdAt: number;
+      /** On the last reply of an interaction: what the interaction went through and did. */
+      summary?: InteractionSummary;
     }
   | { id: string; role: "feedback"; text: string; body: string; source: "runtime" | "ui-event"; createdAt: number }
   | { id: string; role: "notice"; text: string; level: "info" | "warn" | "error"; createdAt: number };
 
-export type Phase = "idle" | "streaming" | "running" | "waiting-input" | "done" | "error" | "stopped";
+export type Phase = "idle" | "streaming" | "running" | "waiting-input" | "waiting-permission" | "done" | "error" | "stopped";
 
 export interface AgentState {
   messages: ChatMessage[];
@@ -154,6 +157,7 @@ export class Agent {
   }
 
   private onMountMessage(message: MountRealmMessage): void {
+    this.lifecycle?.mount(message);
     if (message.type === "mount-open") {
       const known = this.state.messages.some(
         (item) => item.role === "assistant" && item.reply.mounts?.some((mount) => mount.mountId === message.mountId),
@@ -183,6 +187,25 @@ export class Agent {
     } else if (message.type === "mount-close") {
       this.waitingMounts.delete(message.mountId);
       this.updateWaitingPhase();
+    }
+  }
+
+  /** The running interaction's states and counts (interactionLifecycle.ts). */
+  private lifecycle: InteractionLifecycle | undefined;
+  /** The phase to return to when the person has answered every capability ask. */
+  private beforePermission: Phase | undefined;
+
+  /**
+   * The code waits for the person's answer to a capability ask (or no longer
+   * does): the status says "Waiting for permission" meanwhile.
+   */
+  setWaitingForPermission(waiting: boolean): void {
+    if (waiting && this.busy && this.state.phase !== "waiting-permission") {
+      this.beforePermission = this.state.phase;
+      this.setState({ phase: "waiting-permission" });
+    } else if (!waiting && this.state.phase === "waiting-permission") {
+      this.setState({ phase: this.beforePermission ?? "running" });
+      this.beforePermission = undefined;
     }
   }
 
@@ -244,6 +267,9 @@ export class Agent {
   }
 
   private setState(patch: Partial<AgentState>): void {
+    if (patch.phase && patch.phase !== "idle" && patch.phase !== "done" && patch.phase !== "error" && patch.phase !== "stopped") {
+      this.lifecycle?.enter(patch.phase);
+    }
     this.state = { ...this.state, ...patch };
     for (const listener of this.listeners) listener(this.state);
   }
@@ -378,6 +404,7 @@ export class Agent {
     }
     const collector = this.currentCollector ?? this.idleOutput;
     collector.add(event);
+    if (this.currentCollector && event.type !== "realm-reset") this.lifecycle?.exec(event);
     if (event.type === "realm-reset" || !this.currentReplyId) return;
     const replyId = this.currentReplyId;
     this.updateMessage(replyId, (message) => {
@@ -446,6 +473,9 @@ export class Agent {
   private async interact(): Promise<void> {
     const controller = new AbortController();
     this.controller = controller;
+    const lifecycle = new InteractionLifecycle(this.options.now(), this.options.now);
+    this.lifecycle = lifecycle;
+    this.lastReplyId = undefined;
     this.setState({ phase: "streaming", turn: 0, detail: undefined, canContinue: false });
     // Output from timers while idle joins the first turn's feedback, it never starts one.
     const idle = this.idleOutput;
@@ -455,6 +485,7 @@ export class Agent {
     try {
       for (let turn = 1; ; turn += 1) {
         this.setState({ turn });
+        lifecycle.turn();
         const outcome = await this.runTurn(controller.signal, carried);
         carried = "";
         if (outcome.kind === "stopped") {
@@ -486,9 +517,17 @@ export class Agent {
       this.controller = undefined;
       this.currentReplyId = undefined;
       this.currentCollector = undefined;
+      this.lifecycle = undefined;
+      this.beforePermission = undefined;
+      const summary = lifecycle.finish(finalPhase === "stopped" ? "stopped" : finalPhase === "error" ? "error" : "done");
+      const lastReply = this.lastReplyId;
+      if (lastReply) this.updateMessage(lastReply, (message) => (message.role === "assistant" ? { ...message, summary } : message));
       this.setState({ phase: finalPhase, detail: undefined });
     }
   }
+
+  /** The last reply the running interaction made (it carries the interaction's summary). */
+  private lastReplyId: string | undefined;
 
   private async runTurn(
     signal: AbortSignal,
@@ -505,6 +544,7 @@ export class Agent {
       createdAt: this.options.now(),
     });
     this.currentReplyId = replyId;
+    this.lastReplyId = replyId;
     this.currentCollector = collector;
     this.setState({ phase: "streaming", detail: undefined });
 
@@ -561,6 +601,8 @@ export class Agent {
             receive("", reasoning.close());
           } else if (part.type === "finish") {
             finishReason = part.finishReason;
+            // Tokens as the API reported them (absent when it reports none).
+            this.lifecycle?.usage(part.totalUsage);
           } else if (part.type === "error") {
             throw part.error;
           } else if (part.type === "abort") {

@@ -17,6 +17,7 @@ const PHASE_WORD: Record<Phase, string> = {
   streaming: "Streaming",
   running: "Running",
   "waiting-input": "Waiting for input",
+  "waiting-permission": "Waiting for permission",
   done: "Done",
   error: "Error",
   stopped: "Stopped",
@@ -53,7 +54,7 @@ function SessionView({
 }) {
   const state = useAgentState(agent);
   const realmFailed = realm.state === "failed";
-  const busy = state.phase === "streaming" || state.phase === "running" || state.phase === "waiting-input";
+  const busy = state.phase === "streaming" || state.phase === "running" || state.phase === "waiting-input" || state.phase === "waiting-permission";
   // The code waits for the person's answer to an ask in the timeline.
   const capabilities = useCapabilities();
   const waitingForPermission = busy && capabilities.state.asks.length > 0;

@@ -5,7 +5,7 @@ import { CodeBlockView, DataBlockView } from "./CodeBlockView";
 import { MountSlot } from "./mounts";
 import { ThinkingView } from "./ThinkingView";
 import { isCutReply } from "../agent/finishReason";
-import { CapabilitySlot } from "./capabilities";
+import { CapabilitySlot, InteractionSummaryView } from "./capabilities";
 
 const AssistantMessage = memo(function AssistantMessage({
   message,
@@ -56,6 +56,7 @@ const AssistantMessage = memo(function AssistantMessage({
       {message.state === "interrupted" && !message.error && (
         <p className="lm-notice lm-notice--warn">This reply was interrupted before it finished (the page closed while it streamed).</p>
       )}
+      {message.summary && <InteractionSummaryView summary={message.summary} />}
       {message.error && (message.error.code === "length" || message.error.code === "content-filter") ? (
         <p className="lm-notice lm-notice--warn lm-notice--cut" role="status">
           {message.error.message}

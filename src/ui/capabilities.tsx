@@ -7,6 +7,7 @@
 import { createContext, useContext, useEffect, useRef, useSyncExternalStore } from "react";
 import type { CapabilityController, CapabilityState } from "./capabilityController";
 import type { NetworkMode } from "../sandbox/capabilities/networkPolicy";
+import type { InteractionSummary } from "../agent/interactionLifecycle";
 
 export const CapabilitiesContext = createContext<CapabilityController | undefined>(undefined);
 
@@ -175,5 +176,59 @@ export function SessionSettingsDialog({ onClose }: { onClose: () => void }) {
         </button>
       </div>
     </dialog>
+  );
+}
+
+const STATE_WORD: Record<string, string> = {
+  received: "received",
+  streaming: "streaming",
+  running: "running",
+  "waiting-input": "waiting for input",
+  "waiting-permission": "waiting for permission",
+  done: "done",
+  error: "error",
+  stopped: "stopped",
+};
+
+const plural = (count: number, word: string) => `${count.toLocaleString("en-US")} ${word}${count === 1 ? "" : "s"}`;
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** The compact summary under the last reply of an interaction, with its lifecycle. */
+export function InteractionSummaryView({ summary }: { summary: InteractionSummary }) {
+  const { state } = useCapabilities();
+  const end = summary.startedAt + summary.durationMs;
+  const used = state.audit.filter((entry) => entry.at >= summary.startedAt && entry.at <= end);
+  const network = used.filter((entry) => entry.capability === "network");
+  const denied = network.filter((entry) => entry.decision === "denied").length;
+  const files = used.filter((entry) => entry.capability === "file");
+  const capabilities = [
+    network.length > 0 ? `network: ${plural(network.length, "request")}${denied ? ` (${denied} denied)` : ""}` : "",
+    files.length > 0 ? `files: ${files.map((entry) => `${entry.decision} ${entry.url}`).slice(0, 3).join(", ")}` : "",
+  ].filter(Boolean);
+  const parts = [
+    plural(summary.turns, "turn"),
+    plural(summary.statements, "statement") + " run",
+    plural(summary.errors, "error"),
+    `mounts: ${summary.mountsCreated} created, ${summary.mountsUpdated} updated`,
+    capabilities.length > 0 ? capabilities.join("; ") : "no capabilities used",
+    summary.tokensIn !== undefined || summary.tokensOut !== undefined
+      ? `tokens: ${(summary.tokensIn ?? 0).toLocaleString("en-US")} in / ${(summary.tokensOut ?? 0).toLocaleString("en-US")} out`
+      : "tokens: not reported",
+    seconds(summary.durationMs),
+  ];
+  return (
+    <details className="lm-summary" aria-label="Interaction summary">
+      <summary>
+        <span className={`lm-summary__outcome lm-summary__outcome--${summary.outcome}`}>{STATE_WORD[summary.outcome]}</span> · {parts.join(" · ")}
+      </summary>
+      <ol className="lm-summary__steps" aria-label="Lifecycle">
+        {summary.steps.map((step, index) => (
+          <li key={index}>
+            {STATE_WORD[step.state] ?? step.state} <span className="lm-summary__time">{seconds(step.atMs)}</span>
+            {step.detail ? ` (${step.detail})` : ""}
+          </li>
+        ))}
+      </ol>
+    </details>
   );
 }

@@ -77,6 +77,7 @@ export class CapabilityController {
   };
 
   private set(patch: Partial<CapabilityState>): void {
+    if (patch.asks && patch.asks.length !== this.state.asks.length) this.options.agent()?.setWaitingForPermission(patch.asks.length > 0);
     this.state = { ...this.state, ...patch };
     for (const listener of this.listeners) listener();
   }

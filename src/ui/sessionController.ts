@@ -222,7 +222,7 @@ export class SessionController {
     this.unsubscribeAgent = agent.subscribe((state) => {
       if (state.messages !== previous.messages) writer.markChanged(state.messages);
       if (state.messages.some((message) => message.role === "assistant")) this.realmUsed = true;
-      const finished = previous.phase !== state.phase && !["streaming", "running", "waiting-input"].includes(state.phase);
+      const finished = previous.phase !== state.phase && !["streaming", "running", "waiting-input", "waiting-permission"].includes(state.phase);
       previous = state;
       if (finished) void writer.flush().then(() => this.broadcast({ type: "saved", sessionId: writableSessionId }));
       else this.scheduleBroadcast(writableSessionId);
