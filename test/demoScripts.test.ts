@@ -10,11 +10,20 @@ import { describe, expect, it } from "vitest";
 import { Agent, type AgentState, type ChatMessage } from "../src/agent/agent";
 import { createProtocolParser } from "../src/protocol/parser";
 import { createDemoModel, describeLlmError, DEMO_SCRIPTS, DEMO_UI_EVENT_REPLY, wrapFeedback } from "../src/llm";
-import { MOUNT_OPEN, MOUNT_WAITING, type MountRealmMessage } from "../src/wire/mount";
+import { MOUNT_OPEN, MOUNT_WAITING, UI_EVENT, type MountRealmMessage } from "../src/wire/mount";
 import { createInProcessRealm, type InProcessRealm } from "./inProcessRealm";
+import { createFakeCapabilityHost } from "./fakeCapabilityHost";
+import { FETCH_CHART_URL } from "../src/llm/demoScripts/fetchChart";
 
-function createAgent() {
-  const realm = createInProcessRealm();
+/** The page's capabilities: the fetch demo's API answers with a fixed language breakdown. */
+const LANGUAGES = { JavaScript: 4_300_000, TypeScript: 120_000, HTML: 60_000, CSS: 30_000, "C++": 20_000, CoffeeScript: 10_000, Shell: 5_000 };
+const capabilityHost = () =>
+  createFakeCapabilityHost((request) =>
+    request.url === FETCH_CHART_URL ? { body: JSON.stringify(LANGUAGES) } : { error: { code: "denied", message: "The person denied this request." } },
+  );
+
+function createAgent(host = capabilityHost()) {
+  const realm = createInProcessRealm({ requests: host.requests });
   const agent = new Agent({
     model: () => createDemoModel({ delayMs: 0, firstTokenDelayMs: 0 }),
     system: "",
@@ -228,5 +237,42 @@ describe("generative UI demo scripts", () => {
     expect(types).toEqual(expect.arrayContaining(["Card", "BarChart", "Bar", "Table", "TableRow", "TableCell"]));
     expect(realm.host.html(open.mountId)).toContain("$12,930");
     expect(printed(state.messages)).toEqual(["revenue: 12930 | orders: 277 | busiest day: Sat 3120"]);
+  }, 30_000);
+
+  it("fetch: asks the host for the API, charts what came back, and explains it", async () => {
+    const host = capabilityHost();
+    const { agent, realm } = createAgent(host);
+    await agent.send(script("fetch").suggestion);
+    const state = agent.getState();
+    expectCleanEnd(state);
+    expect(host.fetched.map((request) => [request.method, request.url])).toEqual([["GET", FETCH_CHART_URL]]);
+    const [open] = opened(realm.host.messages);
+    const [chart] = realm.host.findAll(open.mountId, (node) => node.type === "BarChart");
+    expect((chart.props.data as { name: string }[]).map((row) => row.name)).toEqual(["JavaScript", "TypeScript", "HTML", "CSS", "C++", "CoffeeScript"]);
+    expect(replies(state.messages).at(-1)!.text).toContain("**JavaScript** leads with about 4199 KB");
+  }, 30_000);
+
+  it("fetch: a denial ends the demo politely, without pretending", async () => {
+    const { agent } = createAgent(createFakeCapabilityHost(() => ({ error: { code: "denied", message: "The person denied this request: GET x." } })));
+    await agent.send(script("fetch").suggestion);
+    const last = replies(agent.getState().messages).at(-1)!;
+    expect(last.text).toMatch(/You chose not to let that request through/);
+    expect(agent.getState().phase).toBe("done");
+  }, 30_000);
+
+  it("csv: a file chosen in the mount is read, charted, and answered", async () => {
+    const host = capabilityHost();
+    const { agent, realm } = createAgent(host);
+    await agent.send(script("csv").suggestion);
+    const [open] = opened(realm.host.messages);
+    const [input] = realm.host.findAll(open.mountId, (node) => node.type === "input");
+    const file = host.choose("sales.csv", "month,sales\nJan,12\nFeb,19\nMar,7\n");
+    const eventId = agent.noteUiEvent();
+    expect(realm.sendUiEvent({ type: UI_EVENT, mountId: open.mountId, nodeId: input.id, handler: "onChange", payload: { files: [file] }, eventId })).toBe(true);
+    const after = await until(agent, (current) => current.phase === "done" && replies(current.messages).length === 2 && replies(current.messages).at(-1)!.state === "done");
+    expectCleanEnd(after);
+    expect(replies(after.messages).at(-1)!.text).toContain("Charted **sales.csv**: 3 rows of *sales* by *month*");
+    const [chart] = realm.host.findAll(open.mountId, (node) => node.type === "BarChart");
+    expect(chart.props.data).toEqual([{ label: "Jan", value: 12 }, { label: "Feb", value: 19 }, { label: "Mar", value: 7 }]);
   }, 30_000);
 });

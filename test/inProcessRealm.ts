@@ -6,6 +6,7 @@
  * covers. `host` stands in for the page: it keeps each mount's tree and
  * builds the UI events a person's submit or click would send.
  */
+import type { HostRequests } from "../workers/realm/runtime/createHostRequests";
 import type { RealmEvent, RealmPort } from "../src/agent/agent";
 import type { MountRealmMessage, UiEventMessage } from "../src/wire/mount";
 import { createRealmParts, type MountHost } from "./runReply";
@@ -17,13 +18,14 @@ export interface InProcessRealm extends RealmPort {
   host: MountHost;
 }
 
-export function createInProcessRealm(options: { loopBudgetMs?: number } = {}): InProcessRealm {
+export function createInProcessRealm(options: { loopBudgetMs?: number; requests?: HostRequests } = {}): InProcessRealm {
   const listeners = new Set<(event: RealmEvent) => void>();
   const { executor, ui, host } = createRealmParts({
     onEvent: (event) => {
       for (const listener of listeners) listener(event);
     },
     loopBudgetMs: options.loopBudgetMs ?? 300,
+    requests: options.requests,
   });
   return {
     beginReply: () => executor.beginReply(),

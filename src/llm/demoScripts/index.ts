@@ -3,7 +3,9 @@
  * that exports a `DemoScript` and list it here; the first entry is the
  * default when no keyword matches.
  */
+import { csvChart } from "./csvChart";
 import { diceButton } from "./diceButton";
+import { fetchChart } from "./fetchChart";
 import { fixError } from "./fixError";
 import { infiniteLoop } from "./infiniteLoop";
 import { intro } from "./intro";
@@ -29,6 +31,9 @@ export const DEMO_SCRIPTS: readonly DemoScript[] = Object.freeze([
   streamedChart,
   diceButton,
   slotDashboard,
+  // Reaching outside, with the person's consent.
+  fetchChart,
+  csvChart,
   markdownTour,
 ]);
 
