@@ -349,3 +349,27 @@ describe("files in and out", () => {
     expect(saved).toBe("month,sales\nJan,12\n");
   });
 });
+
+describe("the demo model reaches outside too", () => {
+  it("fetches from an API (served here), asks first, charts the answer and explains it", async () => {
+    // Back to the offline demo model; the API it calls is answered by this test.
+    await page.getByRole("button", { name: "Settings", exact: true }).click();
+    await page.getByLabel("Offline demo model").check();
+    await page.getByRole("button", { name: "Save" }).click();
+    const served: string[] = [];
+    await context.route("https://api.github.com/**", (route) => {
+      served.push(route.request().url());
+      return route.fulfill({
+        status: 200,
+        headers: { "access-control-allow-origin": "*", "content-type": "application/json" },
+        body: JSON.stringify({ JavaScript: 4_300_000, TypeScript: 120_000, HTML: 60_000 }),
+      });
+    });
+    await send("Fetch data from an API and chart it");
+    await ask().getByRole("button", { name: "Allow once" }).click({ timeout: 20_000 });
+    await expect.poll(status, { timeout: 20_000 }).toMatch(/^Done/);
+    expect(served).toEqual(["https://api.github.com/repos/facebook/react/languages"]);
+    await expect.poll(() => page.getByLabel("Mounted UI").locator(".recharts-bar-rectangle").count(), { timeout: 10_000 }).toBe(3);
+    expect(await page.getByRole("article", { name: "Reply" }).last().textContent()).toContain("JavaScript leads with about 4199 KB");
+  });
+});
