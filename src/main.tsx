@@ -12,6 +12,7 @@ import { createMountRegistry, FileChooserContext, RemoteImagesContext } from "./
 import { MountsContext, type MountsContextValue } from "./ui/mounts";
 import { App } from "./ui/App";
 import { SessionController } from "./ui/sessionController";
+import type { Session } from "./store/types";
 import { loadSettings, saveSettings, type Settings } from "./ui/settings";
 import { watchRealmStatus, withoutStartUpErrors, type RealmStatus } from "./ui/realmStatus";
 import { createNetworkBroker } from "./sandbox/capabilities/createNetworkBroker";
@@ -47,7 +48,7 @@ function Root() {
     // A realm that cannot start is shown by the page (status, Retry), not
     // written into the session by the agent.
     const agentRealm = withoutStartUpErrors(realm);
-    const makeAgent = (messages: ChatMessage[]) =>
+    const makeAgent = (messages: ChatMessage[], session?: Session) =>
       new Agent(
         {
           model: async () => (await import("./llm/provider")).createLanguageModel(settingsRef.current),
@@ -61,6 +62,11 @@ function Root() {
           // Output that follows outside content (a fetched body, a chosen file) is labelled untrusted.
           wrapFeedback: (body, source) => wrapFeedback(body, source, { untrusted: capabilities.takeUntrusted() }),
           maxTurns: settingsRef.current.maxTurns,
+          // An imported session's messages (older than its import) are replayed as untrusted content.
+          isImported:
+            session?.origin === "imported" && session.importedAt !== undefined
+              ? (message) => message.createdAt <= session.importedAt!
+              : undefined,
         },
         messages,
       );

@@ -75,7 +75,8 @@ export class SessionController {
   constructor(
     private readonly options: {
       realm: RealmLike;
-      makeAgent: (messages: ChatMessage[]) => Agent;
+      /** `session`: the session the messages belong to (an imported one's are replayed as untrusted content). */
+      makeAgent: (messages: ChatMessage[], session?: Session) => Agent;
       /** The page's mounted UIs (one realm, so one registry). */
       registry?: MountRegistry;
       /** The page URL, to read a `#share=` fragment. */
@@ -195,7 +196,7 @@ export class SessionController {
     }
     const owned = await this.acquireLock(id);
     this.restoreMounts(loaded.mounts);
-    const agent = this.options.makeAgent(loaded.messages);
+    const agent = this.options.makeAgent(loaded.messages, loaded.session);
     this.set({ current: loaded.session, readOnly: !owned, searchResults: undefined });
     this.attachAgent(agent, owned ? id : undefined, !owned);
   }
@@ -206,7 +207,7 @@ export class SessionController {
     if (!loaded || !this.state.readOnly) return;
     this.restoreMounts(loaded.mounts);
     this.state.agent?.dispose();
-    this.set({ agent: this.options.makeAgent(loaded.messages), current: loaded.session });
+    this.set({ agent: this.options.makeAgent(loaded.messages, loaded.session), current: loaded.session });
   }
 
   private attachAgent(agent: Agent, writableSessionId: string | undefined, readOnly: boolean): void {
