@@ -132,7 +132,7 @@ describe("thinking", () => {
 
 describe("cut replies", () => {
   it("a length finish mid-fence shows the cut with Continue and tells the model plainly what ran", async () => {
-    await page.getByRole("button", { name: "Settings" }).click();
+    await page.getByRole("button", { name: "Settings", exact: true }).click();
     await page.getByLabel("Max tokens per reply").fill("4096");
     await page.getByRole("button", { name: "Save" }).click();
     mock.enqueue({

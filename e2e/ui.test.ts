@@ -43,7 +43,7 @@ async function send(target: Page, text: string) {
 describe("Settings", () => {
   it("typing a key, base URL and model selects the endpoint: Save without the radio uses it, and the header says which model answers", async () => {
     expect(await page.locator(".lm-model").textContent()).toBe("Demo model (offline)");
-    await page.getByRole("button", { name: "Settings" }).click();
+    await page.getByRole("button", { name: "Settings", exact: true }).click();
     await page.getByLabel("API key", { exact: true }).fill("sk-test-settings-trap");
     await page.getByLabel("Base URL", { exact: true }).fill(mock.url);
     await page.getByLabel("Model", { exact: true }).fill("mock-model");
@@ -62,7 +62,7 @@ describe("Settings", () => {
   });
 
   it("says when the demo still answers: the endpoint chosen without a key", async () => {
-    await page.getByRole("button", { name: "Settings" }).click();
+    await page.getByRole("button", { name: "Settings", exact: true }).click();
     await page.getByLabel("OpenAI-compatible endpoint").check();
     expect(await page.locator(".lm-settings__answering").textContent()).toMatch(/Demo model \(offline\).*API key/);
     await page.getByRole("button", { name: "Cancel" }).click();
@@ -116,7 +116,7 @@ describe("a 375 px phone screen", () => {
       await target.locator(".lm-suggestions").waitFor();
 
       // Settings opens a dialog that fits the screen.
-      await target.getByRole("button", { name: "Settings" }).click();
+      await target.getByRole("button", { name: "Settings", exact: true }).click();
       const dialog = await target.getByRole("dialog").boundingBox();
       expect(dialog && dialog.x >= 0 && dialog.x + dialog.width <= 375).toBe(true);
       expect(await inViewport(target, "Save")).toBe(true);
@@ -148,7 +148,7 @@ describe("smaller things", () => {
   });
 
   it("numbers code lines per block (the reply line stays in the title) and scrolls long lines inside the block", async () => {
-    await page.getByRole("button", { name: "Settings" }).click();
+    await page.getByRole("button", { name: "Settings", exact: true }).click();
     await page.getByLabel("API key", { exact: true }).fill("sk-test-lines");
     await page.getByLabel("Base URL", { exact: true }).fill(mock.url);
     await page.getByLabel("Model", { exact: true }).fill("mock-model");
