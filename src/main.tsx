@@ -8,7 +8,7 @@ import { describeLlmError } from "./llm/errors";
 import { isDemo } from "./llm/settings";
 import { SYSTEM_PROMPT, wrapFeedback } from "./llm/systemPrompt";
 import { createRealmHost } from "./sandbox";
-import { createMountRegistry } from "./render";
+import { createMountInbox, createMountRegistry } from "./render";
 import { MountsContext, type MountsContextValue } from "./ui/mounts";
 import { App } from "./ui/App";
 import { SessionController } from "./ui/sessionController";
@@ -31,12 +31,25 @@ function Root() {
     const registry = createMountRegistry({
       onError: (mountId, error) => controller.getState().agent?.reportRenderProblem(`${mountId ? `mount ${mountId}: ` : ""}${error.message}`),
     });
-    realm.subscribeMounts((message) => registry.receive(message));
-    // A fresh realm has none of the old mounts: they stay visible, inert.
-    realm.subscribe((event) => event.type === "realm-reset" && registry.closeAll());
+    // Mount messages are applied in time slices under the session's caps
+    // (render/mountInbox.ts); the agent hears only of what was applied.
+    const inbox = createMountInbox({
+      registry,
+      onWarning: (mountId, message) => controller.getState().agent?.reportRenderProblem(`${mountId ? `mount ${mountId}: ` : ""}${message}`),
+    });
+    realm.subscribeMounts((message) => inbox.push(message));
+    // A fresh realm has none of the old mounts: they stay visible, inert;
+    // what the old one still had queued is dropped.
+    realm.subscribe((event) => {
+      if (event.type !== "realm-reset") return;
+      inbox.clear();
+      registry.closeAll();
+    });
     // A realm that cannot start is shown by the page (status, Retry), not
     // written into the session by the agent.
-    const agentRealm = withoutStartUpErrors(realm);
+    const agentRealm = Object.assign(Object.create(withoutStartUpErrors(realm)) as typeof realm, {
+      subscribeMounts: (listener: Parameters<typeof realm.subscribeMounts>[0]) => inbox.subscribe(listener),
+    });
     const makeAgent = (messages: ChatMessage[]) =>
       new Agent(
         {

@@ -16,6 +16,7 @@ import { FORM_ERROR_KEY, ROOT_NODE_ID, TEXT_NODE_TYPE, type UiEvent } from "./co
 import { MountContext, useMount, type MountRenderContext } from "./mountContext";
 import type { MountStore } from "./mountStore";
 import { mountStyleSheet } from "./mountStyleSheet";
+import { PAUSED_ERROR_NAME, PAUSED_NOTICE } from "./mountInbox";
 import { NodeView } from "./NodeView";
 import { REPORTED_DROP_REASONS, type DropReason } from "./sanitizeProps";
 
@@ -61,6 +62,8 @@ export function idPrefixFor(mountId: string): string {
 export function MountView({ store, sendEvent, onUnknownComponent, onRevive, className }: MountViewProps): ReactNode {
   const subscribeMeta = useCallback((listener: () => void) => store.subscribeMeta(listener), [store]);
   const meta = useSyncExternalStore(subscribeMeta, store.getMeta, store.getMeta);
+  // A paused mount (mountInbox.ts, or the realm's own commit limit) keeps its last tree under a notice.
+  const paused = meta.error?.name === PAUSED_ERROR_NAME;
   const inert = meta.inert || meta.closed;
   const callbacks = useRef({ sendEvent, onUnknownComponent });
   callbacks.current = { sendEvent, onUnknownComponent };
@@ -118,7 +121,12 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
         </div>
       ) : null}
       <MountContext.Provider value={context}>
-        {meta.error ? (
+        {paused ? (
+          <div className="lmk-paused" role="status">
+            {PAUSED_NOTICE}
+          </div>
+        ) : null}
+        {meta.error && !paused ? (
           <div className="lmk-render-error" role="alert">
             {meta.error.name}: {meta.error.message}
             {meta.error.component ? ` (in <${meta.error.component}>)` : ""}
