@@ -118,6 +118,7 @@ export function validateExecEvent(value: unknown, where = "event"): ExecEvent {
         level: oneOf(input.level, CONSOLE_LEVELS, `${where}.level`),
         text: text(input.text, `${where}.text`),
         reply: optional(input.reply, count, `${where}.reply`),
+        omitted: optional(input.omitted, count, `${where}.omitted`),
       });
     case "skipped":
       return {
