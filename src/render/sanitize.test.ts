@@ -195,6 +195,15 @@ describe("sanitizeProps", () => {
     expect(clean("Checkbox", { onCheckedChange: H }).handlers).toEqual({ onCheckedChange: "checked" });
   });
 
+  it("clamps numbers that size or multiply work to sane ranges, and leaves data alone", () => {
+    expect(clean("YAxis", { tickCount: 50_000_000, width: 10_000_000 }).props).toEqual({ tickCount: 100, width: 4000 });
+    expect(clean("LineChart", { width: 10_000_000, height: -5 }).props).toEqual({ width: 4000, height: 0 });
+    expect(clean("Line", { strokeWidth: 1e9 }).props).toEqual({ strokeWidth: 100 });
+    expect(clean("textarea", { rows: 1e7 }).props).toEqual({ rows: 1000 });
+    expect(clean("Slider", { min: -1e9, max: 1e9, step: 0.001 }).props).toEqual({ min: -1e9, max: 1e9, step: 0.001 });
+    expect(clean("Progress", { value: 1e9 }).props).toEqual({ value: 1e9 });
+  });
+
   it("drops render-time function props (formatters, render props)", () => {
     expect(clean("XAxis", { tickFormatter: H }).dropped).toEqual([{ prop: "tickFormatter", reason: "unsupported-handler" }]);
   });
