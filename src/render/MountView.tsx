@@ -18,6 +18,7 @@ import type { MountStore } from "./mountStore";
 import { mountStyleSheet } from "./mountStyleSheet";
 import { PAUSED_ERROR_NAME, PAUSED_NOTICE } from "./mountInbox";
 import { NodeView } from "./NodeView";
+import { useDeferredDraw } from "./useDeferredDraw";
 import { REPORTED_DROP_REASONS, type DropReason } from "./sanitizeProps";
 
 export interface MountViewProps {
@@ -37,6 +38,9 @@ export const PANEL_STYLE: CSSProperties = Object.freeze({
   position: "relative",
   isolation: "isolate",
 });
+
+/** A panel not drawn yet (useDeferredDraw) keeps a plausible height so scrolling does not jump much. */
+const DEFERRED_PANEL_STYLE: CSSProperties = Object.freeze({ ...PANEL_STYLE, minHeight: "120px" });
 
 const DROP_TEXT: Record<DropReason, string> = {
   "raw-html": "raw HTML is not rendered",
@@ -65,6 +69,8 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
   // A paused mount (mountInbox.ts, or the realm's own commit limit) keeps its last tree under a notice.
   const paused = meta.error?.name === PAUSED_ERROR_NAME;
   const inert = meta.inert || meta.closed;
+  const panel = useRef<HTMLDivElement>(null);
+  const drawn = useDeferredDraw(panel);
   const callbacks = useRef({ sendEvent, onUnknownComponent });
   callbacks.current = { sendEvent, onUnknownComponent };
   const styleSheet = useMemo(() => {
@@ -104,8 +110,10 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
 
   return (
     <div
+      ref={panel}
       className={className ? `lm-mount ${className}` : "lm-mount"}
-      style={PANEL_STYLE}
+      style={drawn ? PANEL_STYLE : DEFERRED_PANEL_STYLE}
+      data-deferred={drawn ? undefined : ""}
       role="group"
       aria-label={meta.title ?? "Generated UI"}
       data-mount-id={store.mountId}
@@ -132,9 +140,11 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
             {meta.error.component ? ` (in <${meta.error.component}>)` : ""}
           </div>
         ) : (
-          <RootBoundary store={store}>
-            <RootView />
-          </RootBoundary>
+          drawn ? (
+            <RootBoundary store={store}>
+              <RootView />
+            </RootBoundary>
+          ) : null
         )}
         <FormErrorSummary />
       </MountContext.Provider>
