@@ -335,10 +335,11 @@ describe("the host trusts only its own port", () => {
       self.postMessage({ type: "exec-event", event: { type: "console", block: 0, statement: 0, level: "log", text: "FORGED" } });
       const seen = [];
       const original = MessagePort.prototype.postMessage;
-      MessagePort.prototype.postMessage = function (...args) { seen.push(this); return original.apply(this, args); };
+      // The prototype is frozen now (the patch throws); either way no port may be seen.
+      try { MessagePort.prototype.postMessage = function (...args) { seen.push(this); return original.apply(this, args); }; } catch {}
       console.log("probe");
       await sleep(20);
-      MessagePort.prototype.postMessage = original;
+      try { MessagePort.prototype.postMessage = original; } catch {}
       await attempt("captured port", () => { if (seen.length) return seen.length + " ports"; throw new Error("none"); });
       console.log(JSON.stringify(report));
     `);

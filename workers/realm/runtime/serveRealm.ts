@@ -16,6 +16,7 @@ import {
 import type { ExecEvent } from "../../../src/wire/events";
 import { UI_EVENT, type MountRealmMessage, type UiEventMessage } from "../../../src/wire/mount";
 import type { HostMessage, RealmMessage, RequestId } from "../../../src/wire/types";
+import { jsonCopy, messageData } from "./captureIntrinsics";
 
 /** What serveRealm needs of the executor (workers/realm/executor). */
 export interface RealmExecutor {
@@ -64,7 +65,7 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
     } catch {
       // A DataCloneError would mean an event carried something unclonable
       // (a bug in the executor): send the JSON-safe part instead.
-      post(JSON.parse(JSON.stringify(message)) as RealmMessage);
+      post(jsonCopy(message));
     }
   };
 
@@ -134,7 +135,10 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
   const warmupMs = now() - warmupStart;
 
   // Messages the host sent while we were starting wait in the port until now.
-  port.onmessage = (event: MessageEvent<HostMessage>) => handle(event.data);
+  // Through the getter captured at start: a model-defined
+  // MessageEvent.prototype.data would otherwise receive this event, and with
+  // it the port (event.target).
+  port.onmessage = (event: MessageEvent<HostMessage>) => handle(messageData(event) as HostMessage);
   send({ type: READY, version: WIRE_VERSION, loadMs: options.loadMs ?? 0, warmupMs });
   return { post: send };
 }
