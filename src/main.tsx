@@ -8,7 +8,7 @@ import { describeLlmError } from "./llm/errors";
 import { isDemo } from "./llm/settings";
 import { SYSTEM_PROMPT, wrapFeedback } from "./llm/systemPrompt";
 import { createRealmHost } from "./sandbox";
-import { createMountInbox, createMountRegistry } from "./render";
+import { createMountInbox, createMountRegistry, setSensitiveValues } from "./render";
 import { MountsContext, type MountsContextValue } from "./ui/mounts";
 import { App } from "./ui/App";
 import { SessionController } from "./ui/sessionController";
@@ -24,6 +24,8 @@ function Root() {
   const [settings, setSettings] = useState<Settings>(loadSettings);
   const settingsRef = useRef(settings);
   settingsRef.current = settings;
+  // Generated UIs hold back values that look like the key (render/sensitiveValues.ts).
+  useEffect(() => setSensitiveValues([settings.apiKey]), [settings.apiKey]);
   const [realmStatus, setRealmStatus] = useState<RealmStatus>({ state: "starting" });
 
   const { controller, realm, mounts } = useMemo(() => {

@@ -3,7 +3,7 @@
  * shared pieces kit components use: event wiring, host-owned controls,
  * field errors.
  */
-import { createElement, type ChangeEvent, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
+import { createElement, useEffect, type ChangeEvent, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
 import { TEXT_NODE_TYPE, type UiEventPayload } from "./contract";
 import type { HandlerKind } from "./componentSpecs";
 import type { ControlValue } from "./controls";
@@ -156,6 +156,13 @@ export function HtmlControl({ node, props, handlers, children, className }: Node
   const isCheck = tag === "input" && (props.type === "checkbox" || props.type === "radio");
   if (isCheck) element.checked = live === true;
   else if (live !== undefined) element.value = Array.isArray(live) ? live.map(String) : String(live);
+  const isPassword = tag === "input" && typeof props.type === "string" && props.type.toLowerCase() === "password";
+  const notePasswordField = context.notePasswordField;
+  useEffect(() => {
+    if (!isPassword || !notePasswordField) return;
+    notePasswordField(true);
+    return () => notePasswordField(false);
+  }, [isPassword, notePasswordField]);
   let control: ReactNode;
   if (tag === "select") control = createElement(tag, element, children);
   else control = createElement(tag, element);
