@@ -178,7 +178,7 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
       ) : null}
       <MountContext.Provider value={context}>
         {paused ? (
-          <div className="lmk-paused" role="status">
+          <div className="lmk-paused" role="note">
             {PAUSED_NOTICE}
           </div>
         ) : null}
