@@ -43,7 +43,7 @@ export interface MountInboxLimits {
 
 export const DEFAULT_INBOX_LIMITS: Readonly<MountInboxLimits> = Object.freeze({
   sliceMs: 8,
-  sliceOps: 2_000,
+  sliceOps: 500,
   maxBacklogOps: 20_000,
   maxOpsPerMountPerSecond: 40_000,
   maxOpsPerSecond: 80_000,
@@ -171,6 +171,8 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
         return true;
       }
       const nodes = snapshotSize(message);
+      // A snapshot costs like its nodes: a slice takes few big opens.
+      sliceUsed += nodes;
       if (totalNodes() - (registry.get(mountId)?.nodeCount ?? 0) + nodes > limits.maxTotalNodes) {
         suspended.add(mountId);
         warn(mountId, "max-nodes", `mount ${mountId} was not shown: the session's mounts would hold more than ${limits.maxTotalNodes} nodes (the limit). Show fewer rows (paginate) or summarise.`);
