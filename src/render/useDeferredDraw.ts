@@ -1,57 +1,28 @@
 /**
- * Off-screen mounts are drawn lazily: a panel near the viewport draws at
- * once, the others one per idle slot (so a restored session with dozens of
- * big mounts never costs one long task), and any panel that scrolls near
- * the viewport jumps the queue. Once drawn, a panel stays drawn.
+ * Off-screen mounts are drawn lazily: a panel draws once it comes within
+ * DRAW_MARGIN of the viewport, and stays drawn. A session with dozens of big
+ * mounts (restored, or flooded by generated code) then holds only the DOM
+ * of what the person can scroll to soon: opening, drawing and leaving it
+ * (New session) cost a few panels, not all of them.
  *
  * Without IntersectionObserver (Node tests, old engines) everything draws at once.
  */
 import { useEffect, useState, type RefObject } from "react";
 
-const queue: (() => void)[] = [];
-let pumping = false;
-
-function pump(): void {
-  const next = queue.shift();
-  if (!next) {
-    pumping = false;
-    return;
-  }
-  next();
-  const idle = (globalThis as { requestIdleCallback?: (callback: () => void, options: { timeout: number }) => number }).requestIdleCallback;
-  if (idle) idle(pump, { timeout: 100 });
-  else setTimeout(pump, 16);
-}
-
-function enqueue(draw: () => void): () => void {
-  queue.push(draw);
-  if (!pumping) {
-    pumping = true;
-    setTimeout(pump, 0);
-  }
-  return () => {
-    const index = queue.indexOf(draw);
-    if (index >= 0) queue.splice(index, 1);
-  };
-}
+export const DRAW_MARGIN = "800px 0px";
 
 export function useDeferredDraw(ref: RefObject<Element | null>): boolean {
   const [drawn, setDrawn] = useState(() => typeof IntersectionObserver === "undefined");
   useEffect(() => {
     if (drawn || !ref.current) return;
-    const draw = () => setDrawn(true);
-    const dequeue = enqueue(draw);
     const observer = new IntersectionObserver(
       (entries) => {
-        if (entries.some((entry) => entry.isIntersecting)) draw();
+        if (entries.some((entry) => entry.isIntersecting)) setDrawn(true);
       },
-      { rootMargin: "800px 0px" },
+      { rootMargin: DRAW_MARGIN },
     );
     observer.observe(ref.current);
-    return () => {
-      observer.disconnect();
-      dequeue();
-    };
+    return () => observer.disconnect();
   }, [drawn, ref]);
   return drawn;
 }
