@@ -126,9 +126,9 @@ function configValue(value: unknown, depth: number): unknown {
  * (`value`, `min`, `max`, `step`, `start`) are not listed and pass as they are.
  */
 export const NUMBER_RANGES: Readonly<Record<string, readonly [number, number]>> = Object.freeze({
-  tickCount: [0, 100],
-  width: [0, 4000],
-  height: [0, 4000],
+  tickCount: [0, 30],
+  width: [0, 2000],
+  height: [0, 2000],
   minWidth: [0, 4000],
   minHeight: [0, 4000],
   maxHeight: [0, 4000],
