@@ -347,6 +347,66 @@ describe("the host trusts only its own port", () => {
   });
 });
 
+describe("the realm's own channel and primitives", () => {
+  it("redefining MessageEvent.prototype.data does not hand model code the runtime's event or port", async () => {
+    const report = await attack(`${ATTEMPT}
+      const caught = [];
+      await attempt("redefine data", () => {
+        const original = Object.getOwnPropertyDescriptor(MessageEvent.prototype, "data");
+        Object.defineProperty(MessageEvent.prototype, "data", {
+          configurable: true,
+          get() { caught.push(this); return original.get.call(this); },
+        });
+        return "redefined";
+      });
+      await attempt("redefine via __proto__ setter", () => {
+        MessageEvent.prototype.__defineGetter__("data", function () { caught.push(this); return 1; });
+        return "redefined";
+      });
+      console.log("probe");
+      await sleep(50);
+      await attempt("caught an event", () => { if (caught.length) return caught.length + " events, target " + caught[0].target; throw new Error("none"); });
+      await attempt("flood through a caught port", () => {
+        const port = caught.map((event) => event.target).find(Boolean);
+        if (!port) throw new Error("no port");
+        for (let i = 0; i < 1000; i++) port.postMessage({ type: "mount-open", mountId: "x" + i, snapshot: { nodes: [] } });
+        return "sent";
+      });
+      console.log(JSON.stringify(report));
+    `);
+    failed(report);
+    // And the realm still works.
+    const after = await realm.run("console.log('still here')");
+    expect(realm.output(after)).toBe("still here");
+  });
+
+  it("the platform's network primitives are gone from the whole prototype chain of the realm's global", async () => {
+    const target = attacker.url;
+    const report = await attack(`${ATTEMPT}
+      const target = ${JSON.stringify(target)};
+      const chain = [];
+      for (let o = Object.getPrototypeOf(self); o && o !== Object.prototype; o = Object.getPrototypeOf(o)) chain.push(o);
+      for (const [index, proto] of chain.entries()) {
+        for (const name of ["fetch", "XMLHttpRequest", "WebSocket", "EventSource", "importScripts"]) {
+          if (!Object.prototype.hasOwnProperty.call(proto, name)) continue;
+          await attempt("proto " + index + " " + name, async () => {
+            const value = proto[name];
+            if (name === "fetch") return value === fetch ? Promise.reject(new Error("the realm's own fetch")) : (await value.call(self, target + "proto-fetch")).status;
+            if (name === "importScripts") return value.call(self, target + "proto-import.js");
+            return new value(target + "proto-" + name);
+          });
+        }
+      }
+      await attempt("getPrototypeOf(self).fetch", () => Object.getPrototypeOf(self).fetch(target + "proto-direct").then((response) => response.status));
+      await attempt("restore fetch from a prototype", () => { delete self.fetch; return typeof self.fetch; });
+      await attempt("worker from a URL the realm did not make", () => new Worker(target + "worker.js"));
+      console.log(JSON.stringify(report));
+    `);
+    failed(report);
+    expect(report["getPrototypeOf(self).fetch"]).toMatch(/CapabilityError/);
+  });
+});
+
 describe("the app page", () => {
   it("ships a CSP that runs only its own scripts and frames only its sandbox, and loads without violations", async () => {
     const html = readFileSync(join(DIST_DIR, "index.html"), "utf8");
