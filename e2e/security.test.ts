@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DIST_DIR, serveRecorder, waitFor, type TestServer } from "./harness";
+import { DIST_DIR, ROOT_DIR, serveRecorder, waitFor, type TestServer } from "./harness";
 import { startRealmTestContext, type RealmPage, type RealmTestContext } from "./fixtures/realmTestPage";
 
 const FAKE_KEY = "sk-test-LIVEMARK-FAKE-KEY-1234567890";
@@ -452,6 +452,52 @@ describe("the app page", () => {
       expect(violations).toEqual([]);
     } finally {
       await browserContext.close();
+    }
+  });
+});
+
+describe("the dev server", () => {
+  it("serves the app with the build's CSP (plus its HMR socket and a style nonce); the app runs under it and a smuggled CSS URL is blocked", async () => {
+    const { createServer } = await import("vite");
+    const server = await createServer({
+      configFile: join(ROOT_DIR, "vite.config.ts"),
+      root: ROOT_DIR,
+      logLevel: "silent",
+      server: { port: 0, host: "127.0.0.1", strictPort: false, hmr: false },
+    });
+    await server.listen();
+    const browserContext = await context.browser.newContext();
+    try {
+      const url = server.resolvedUrls!.local[0];
+      const html = await (await fetch(url)).text();
+      const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? "";
+      expect(csp).toMatch(/script-src 'self'(;|$)/);
+      expect(csp).toMatch(/frame-src 'self'(;|$)/);
+      expect(csp).toMatch(/object-src 'none'/);
+      expect(csp).toMatch(/img-src 'self' data: blob:(;|$)/);
+      expect(csp).toMatch(/style-src 'self' 'nonce-[A-Za-z0-9+/=]+'(;|$)/);
+      expect(html.indexOf("Content-Security-Policy")).toBeLessThan(html.indexOf("<script"));
+
+      const page = await browserContext.newPage();
+      const violations: string[] = [];
+      page.on("console", (message) => {
+        if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+      });
+      await page.goto(url);
+      await page.getByText("Sandbox ready").waitFor({ timeout: 60_000 });
+      expect(violations).toEqual([]);
+      // The wall the sanitizer must never be alone in front of: a CSS URL to another host is refused by the page itself.
+      await page.evaluate((target) => {
+        const item = document.createElement("ul");
+        item.style.listStyleImage = `image-set("${target}dev-smuggled.png" 1x)`;
+        item.append(document.createElement("li"));
+        document.body.append(item);
+      }, target);
+      await page.waitForTimeout(500);
+      expect(violations.join("\n")).toMatch(/img-src/);
+    } finally {
+      await browserContext.close();
+      await server.close();
     }
   });
 });
