@@ -2,6 +2,7 @@ import "./ui/styles.css";
 import { createRoot } from "react-dom/client";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { Agent, type ChatMessage } from "./agent/agent";
+import { limitConsoleEvents } from "./agent/limitConsoleEvents";
 import { createProtocolParser } from "./protocol/parser";
 // Specific modules, not "./llm": the provider (and the AI SDK) load lazily.
 import { describeLlmError } from "./llm/errors";
@@ -48,8 +49,11 @@ function Root() {
       registry.closeAll();
     });
     // A realm that cannot start is shown by the page (status, Retry), not
-    // written into the session by the agent.
-    const agentRealm = Object.assign(Object.create(withoutStartUpErrors(realm)) as typeof realm, {
+    // written into the session by the agent; the host bounds console output
+    // itself (agent/limitConsoleEvents.ts), whatever the realm sends.
+    const quiet = withoutStartUpErrors(realm);
+    const agentRealm = Object.assign(Object.create(quiet) as typeof realm, {
+      subscribe: (listener: Parameters<typeof realm.subscribe>[0]) => quiet.subscribe(limitConsoleEvents({ forward: listener })),
       subscribeMounts: (listener: Parameters<typeof realm.subscribeMounts>[0]) => inbox.subscribe(listener),
     });
     const makeAgent = (messages: ChatMessage[]) =>
