@@ -31,7 +31,6 @@ export const FEEDBACK_TAIL_LINES = 100;
 
 export class FeedbackCollector {
   private readonly lines: string[] = [];
-<<<<<<< HEAD
   /**
    * The block the reply was cut in (token limit, content filter, dropped
    * connection): the syntax error of its incomplete last statement, and the
@@ -39,17 +38,15 @@ export class FeedbackCollector {
    * words instead.
    */
   private cutBlock = -1;
-
-  markCut(block: number): void {
-    this.cutBlock = block;
-  }
-=======
   /** The last lines once the head is full (a ring of FEEDBACK_TAIL_LINES). */
   private tail: string[] = [];
   private tailStart = 0;
   /** Lines dropped between head and tail. */
   private dropped = 0;
->>>>>>> 6389c48 (Console flood: bounded and linear from the realm to the model)
+
+  markCut(block: number): void {
+    this.cutBlock = block;
+  }
   /** (block, statement) → reply line where that statement starts. */
   private readonly statementLines = new Map<string, number>();
 
@@ -73,19 +70,12 @@ export class FeedbackCollector {
         if (event.status === "error" && event.error) this.push(formatExecError(event.error));
         return;
       case "error":
-<<<<<<< HEAD
         if (event.error.block === this.cutBlock && event.error.code === "syntax") return;
-        this.lines.push(formatExecError(event.error));
-        return;
-      case "skipped":
-        if (event.block === this.cutBlock && event.reason === "error") return;
-        this.lines.push(
-=======
         this.push(formatExecError(event.error));
         return;
       case "skipped":
+        if (event.block === this.cutBlock && event.reason === "error") return;
         this.push(
->>>>>>> 6389c48 (Console flood: bounded and linear from the realm to the model)
           event.reason === "aborted"
             ? `Stopped: block ${event.block} from line ${event.fromLine} did not run (${event.count} statement${event.count === 1 ? "" : "s"}).`
             : `Skipped: block ${event.block} from line ${event.fromLine} did not run because of the error above.`,
