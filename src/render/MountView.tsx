@@ -85,7 +85,7 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
   const notePasswordField = useCallback((present: boolean) => setPasswordFields((count) => count + (present ? 1 : -1)), []);
   const [held, setHeld] = useState<UiEvent | null>(null);
   const allowSensitive = useRef(false);
-  const drawn = useDeferredDraw(panel);
+  const { drawn, height: keptHeight } = useDeferredDraw(panel);
   const callbacks = useRef({ sendEvent, onUnknownComponent });
   callbacks.current = { sendEvent, onUnknownComponent };
   const styleSheet = useMemo(() => {
@@ -160,7 +160,7 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
     <div
       ref={panel}
       className={className ? `lm-mount ${className}` : "lm-mount"}
-      style={drawn ? PANEL_STYLE : DEFERRED_PANEL_STYLE}
+      style={drawn ? PANEL_STYLE : keptHeight ? { ...DEFERRED_PANEL_STYLE, minHeight: `${Math.round(keptHeight)}px` } : DEFERRED_PANEL_STYLE}
       data-deferred={drawn ? undefined : ""}
       role="group"
       aria-label={meta.title ?? "Generated UI"}
