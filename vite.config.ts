@@ -1,9 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { defineConfig, type Plugin } from "vite";
 
 /**
- * The app's Content-Security-Policy, added to the built index.html as a meta
- * tag (the dev server needs inline scripts and a WebSocket, so it goes
- * without). The app holds the API key: only its own scripts run, and it
+ * The app's Content-Security-Policy, added to index.html as a meta tag, in
+ * the build and on the dev server alike (DEV_CSP: the same policy plus what
+ * the dev server itself needs). The app holds the API key: only its own scripts run, and it
  * frames only its own sandbox.html (which carries its own, stricter policy).
  * connect-src stays open to any http(s) endpoint because the person picks
  * the OpenAI-compatible base URL (a cloud API, or Ollama on the LAN). No
@@ -25,8 +26,26 @@ export const APP_CSP = [
 ].join("; ");
 
 /**
- * Build-time additions to the app's index.html: the CSP, right after the
- * charset (before anything it governs).
+ * Nonce for the style elements the dev server injects (CSS imported from
+ * modules arrives as <style> there; Vite stamps them with `html.cspNonce`).
+ * Fresh per dev server start; the build needs none.
+ */
+const DEV_STYLE_NONCE = randomBytes(18).toString("base64");
+
+/**
+ * The dev server's policy: APP_CSP, plus its HMR WebSocket and its own
+ * nonce-stamped style elements. Scripts stay 'self' only, so the sanitizer
+ * is never the only wall during development either.
+ */
+export const DEV_CSP = APP_CSP.replace("style-src 'self'", `style-src 'self' 'nonce-${DEV_STYLE_NONCE}'`).replace(
+  "connect-src 'self' https: http:",
+  "connect-src 'self' https: http: ws: wss:",
+);
+
+/**
+ * Additions to the app's index.html: the CSP, before anything it governs,
+ * in the build and on the dev server alike (public/sandbox.html is served as
+ * is and keeps its own, stricter policy).
  *
  * No `<link rel="preload">` of the realm bundle: with it, Chromium sometimes
  * (2 of 40 fresh loads here, 2–7 of 30 in an earlier check) resolved the
@@ -35,17 +54,21 @@ export const APP_CSP = [
  * realm host starts its fetch as soon as the app's script runs instead.
  */
 function indexHtmlHead(): Plugin {
-  const csp = `<meta http-equiv="Content-Security-Policy" content="${APP_CSP}" />`;
+  let serving = false;
   return {
     name: "livemark-index-head",
-    apply: "build",
+    configResolved(config) {
+      serving = config.command === "serve";
+    },
     transformIndexHtml: {
       order: "post",
       handler(html, context) {
         // Only the app's own page: extra inputs (test pages) bring their own.
         if (context.path !== "/index.html") return html;
+        const csp = `<meta http-equiv="Content-Security-Policy" content="${serving ? DEV_CSP : APP_CSP}" />`;
         const charset = /<meta charset=[^>]*>/i;
-        return charset.test(html) ? html.replace(charset, (meta) => `${meta}\n    ${csp}`) : html.replace(/<head>/i, `<head>\n    ${csp}`);
+        // The dev server injects its client script at the top of <head>: the policy goes before it.
+        return !serving && charset.test(html) ? html.replace(charset, (meta) => `${meta}\n    ${csp}`) : html.replace(/<head>/i, `<head>\n    ${csp}`);
       },
     },
   };
@@ -55,12 +78,14 @@ function indexHtmlHead(): Plugin {
 // any sub-path. The realm bundle is built separately (vite.realm.config.ts)
 // into public/generated/ because it runs inside the sandbox worker, never in
 // the app's own module graph.
-export default defineConfig({
+export default defineConfig(({ command }) => ({
   base: "./",
   build: {
     target: "es2022",
     sourcemap: false,
   },
   server: { host: "127.0.0.1" },
+  // Only the dev server injects <style> elements; the build links CSS files.
+  ...(command === "serve" ? { html: { cspNonce: DEV_STYLE_NONCE } } : {}),
   plugins: [indexHtmlHead()],
-});
+}));

@@ -217,6 +217,27 @@ describe("hostile trees", () => {
     expect(await reportedCodes()).toEqual(expect.arrayContaining(["unknown-component", "unsafe-prop"]));
   });
 
+  it("cannot smuggle a request past the CSS sanitizer inside a CSS string (this page has no CSP)", async () => {
+    const R = recorder.origin;
+    requests.clear();
+    const smuggled = `'url("data:,' image-set("${R}/smuggled.png" 1x)`;
+    await open("smuggle", [
+      el("ul", { style: { listStyle: smuggled }, "data-testid": "smuggle-list" }, el("li", {}, "item")),
+      el("div", { style: { content: smuggled, listStyleImage: `"x" url(${R}/after-string.png)` }, "data-testid": "smuggle-content" }, "text"),
+      el("div", { style: { background: `"url(" -webkit-image-set("${R}/webkit.png" 1x) ")"`, width: 10, height: 10 } }),
+    ]);
+    await page.waitForTimeout(300);
+    const computed = await page.evaluate(() => {
+      const list = document.querySelector('[data-testid="smuggle-list"]')!;
+      return { listStyleImage: getComputedStyle(list).listStyleImage, inline: list.getAttribute("style") ?? "" };
+    });
+    expect(computed.listStyleImage).toBe("none");
+    expect(computed.inline).not.toContain("image-set");
+    expect(recorder.requests).toEqual([]);
+    expect(requests.outside(server.origin)).toEqual([]);
+    expect(await reportedCodes()).toContain("unsafe-prop");
+  });
+
   it("keep a position: fixed full-screen overlay inside its panel", async () => {
     await open("overlay", [
       el("p", {}, "before the overlay"),

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DIST_DIR, serveRecorder, waitFor, type TestServer } from "./harness";
+import { DIST_DIR, ROOT_DIR, serveRecorder, waitFor, type TestServer } from "./harness";
 import { startRealmTestContext, type RealmPage, type RealmTestContext } from "./fixtures/realmTestPage";
 
 const FAKE_KEY = "sk-test-LIVEMARK-FAKE-KEY-1234567890";
@@ -335,14 +335,75 @@ describe("the host trusts only its own port", () => {
       self.postMessage({ type: "exec-event", event: { type: "console", block: 0, statement: 0, level: "log", text: "FORGED" } });
       const seen = [];
       const original = MessagePort.prototype.postMessage;
-      MessagePort.prototype.postMessage = function (...args) { seen.push(this); return original.apply(this, args); };
+      // The prototype is frozen now (the patch throws); either way no port may be seen.
+      try { MessagePort.prototype.postMessage = function (...args) { seen.push(this); return original.apply(this, args); }; } catch {}
       console.log("probe");
       await sleep(20);
-      MessagePort.prototype.postMessage = original;
+      try { MessagePort.prototype.postMessage = original; } catch {}
       await attempt("captured port", () => { if (seen.length) return seen.length + " ports"; throw new Error("none"); });
       console.log(JSON.stringify(report));
     `);
     failed(report);
+  });
+});
+
+describe("the realm's own channel and primitives", () => {
+  it("redefining MessageEvent.prototype.data does not hand model code the runtime's event or port", async () => {
+    const report = await attack(`${ATTEMPT}
+      const caught = [];
+      await attempt("redefine data", () => {
+        const original = Object.getOwnPropertyDescriptor(MessageEvent.prototype, "data");
+        Object.defineProperty(MessageEvent.prototype, "data", {
+          configurable: true,
+          get() { caught.push(this); return original.get.call(this); },
+        });
+        return "redefined";
+      });
+      await attempt("redefine via __proto__ setter", () => {
+        MessageEvent.prototype.__defineGetter__("data", function () { caught.push(this); return 1; });
+        return "redefined";
+      });
+      console.log("probe");
+      await sleep(50);
+      await attempt("caught an event", () => { if (caught.length) return caught.length + " events, target " + caught[0].target; throw new Error("none"); });
+      await attempt("flood through a caught port", () => {
+        const port = caught.map((event) => event.target).find(Boolean);
+        if (!port) throw new Error("no port");
+        for (let i = 0; i < 1000; i++) port.postMessage({ type: "mount-open", mountId: "x" + i, snapshot: { nodes: [] } });
+        return "sent";
+      });
+      console.log(JSON.stringify(report));
+    `);
+    failed(report);
+    // And the realm still works.
+    const after = await realm.run("console.log('still here')");
+    expect(realm.output(after)).toBe("still here");
+  });
+
+  it("the platform's network primitives are gone from the whole prototype chain of the realm's global", async () => {
+    const target = attacker.url;
+    const report = await attack(`${ATTEMPT}
+      const target = ${JSON.stringify(target)};
+      const chain = [];
+      for (let o = Object.getPrototypeOf(self); o && o !== Object.prototype; o = Object.getPrototypeOf(o)) chain.push(o);
+      for (const [index, proto] of chain.entries()) {
+        for (const name of ["fetch", "XMLHttpRequest", "WebSocket", "EventSource", "importScripts"]) {
+          if (!Object.prototype.hasOwnProperty.call(proto, name)) continue;
+          await attempt("proto " + index + " " + name, async () => {
+            const value = proto[name];
+            if (name === "fetch") return value === fetch ? Promise.reject(new Error("the realm's own fetch")) : (await value.call(self, target + "proto-fetch")).status;
+            if (name === "importScripts") return value.call(self, target + "proto-import.js");
+            return new value(target + "proto-" + name);
+          });
+        }
+      }
+      await attempt("getPrototypeOf(self).fetch", () => Object.getPrototypeOf(self).fetch(target + "proto-direct").then((response) => response.status));
+      await attempt("restore fetch from a prototype", () => { delete self.fetch; return typeof self.fetch; });
+      await attempt("worker from a URL the realm did not make", () => new Worker(target + "worker.js"));
+      console.log(JSON.stringify(report));
+    `);
+    failed(report);
+    expect(report["getPrototypeOf(self).fetch"]).toMatch(/CapabilityError/);
   });
 });
 
@@ -391,6 +452,52 @@ describe("the app page", () => {
       expect(violations).toEqual([]);
     } finally {
       await browserContext.close();
+    }
+  });
+});
+
+describe("the dev server", () => {
+  it("serves the app with the build's CSP (plus its HMR socket and a style nonce); the app runs under it and a smuggled CSS URL is blocked", async () => {
+    const { createServer } = await import("vite");
+    const server = await createServer({
+      configFile: join(ROOT_DIR, "vite.config.ts"),
+      root: ROOT_DIR,
+      logLevel: "silent",
+      server: { port: 0, host: "127.0.0.1", strictPort: false, hmr: false },
+    });
+    await server.listen();
+    const browserContext = await context.browser.newContext();
+    try {
+      const url = server.resolvedUrls!.local[0];
+      const html = await (await fetch(url)).text();
+      const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? "";
+      expect(csp).toMatch(/script-src 'self'(;|$)/);
+      expect(csp).toMatch(/frame-src 'self'(;|$)/);
+      expect(csp).toMatch(/object-src 'none'/);
+      expect(csp).toMatch(/img-src 'self' data: blob:(;|$)/);
+      expect(csp).toMatch(/style-src 'self' 'nonce-[A-Za-z0-9+/=]+'(;|$)/);
+      expect(html.indexOf("Content-Security-Policy")).toBeLessThan(html.indexOf("<script"));
+
+      const page = await browserContext.newPage();
+      const violations: string[] = [];
+      page.on("console", (message) => {
+        if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+      });
+      await page.goto(url);
+      await page.getByText("Sandbox ready").waitFor({ timeout: 60_000 });
+      expect(violations).toEqual([]);
+      // The wall the sanitizer must never be alone in front of: a CSS URL to another host is refused by the page itself.
+      await page.evaluate((target) => {
+        const item = document.createElement("ul");
+        item.style.listStyleImage = `image-set("${target}dev-smuggled.png" 1x)`;
+        item.append(document.createElement("li"));
+        document.body.append(item);
+      }, target);
+      await page.waitForTimeout(500);
+      expect(violations.join("\n")).toMatch(/img-src/);
+    } finally {
+      await browserContext.close();
+      await server.close();
     }
   });
 });

@@ -2,13 +2,14 @@ import "./ui/styles.css";
 import { createRoot } from "react-dom/client";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { Agent, type ChatMessage } from "./agent/agent";
+import { limitConsoleEvents } from "./agent/limitConsoleEvents";
 import { createProtocolParser } from "./protocol/parser";
 // Specific modules, not "./llm": the provider (and the AI SDK) load lazily.
 import { describeLlmError } from "./llm/errors";
 import { isDemo } from "./llm/settings";
 import { SYSTEM_PROMPT, wrapFeedback } from "./llm/systemPrompt";
 import { createRealmHost } from "./sandbox";
-import { createMountRegistry, FileChooserContext, RemoteImagesContext } from "./render";
+import { createMountInbox, createMountRegistry, FileChooserContext, RemoteImagesContext, setSensitiveValues } from "./render";
 import { MountsContext, type MountsContextValue } from "./ui/mounts";
 import { App } from "./ui/App";
 import { SessionController } from "./ui/sessionController";
@@ -29,6 +30,8 @@ function Root() {
   const [settings, setSettings] = useState<Settings>(loadSettings);
   const settingsRef = useRef(settings);
   settingsRef.current = settings;
+  // Generated UIs hold back values that look like the key (render/sensitiveValues.ts).
+  useEffect(() => setSensitiveValues([settings.apiKey]), [settings.apiKey]);
   const [realmStatus, setRealmStatus] = useState<RealmStatus>({ state: "starting" });
 
   const { controller, realm, mounts, capabilities } = useMemo(() => {
@@ -41,13 +44,28 @@ function Root() {
       onError: (mountId, error) => controller.getState().agent?.reportRenderProblem(`${mountId ? `mount ${mountId}: ` : ""}${error.message}`),
       onUnknownComponent: (_mountId, name) => unknownComponent(name),
     });
-    // Validated once, at the port: the registry applies it as it is.
-    realm.subscribeMounts((message) => registry.apply(message));
-    // A fresh realm has none of the old mounts: they stay visible, inert.
-    realm.subscribe((event) => event.type === "realm-reset" && registry.closeAll());
+    // Validated once, at the port. Mount messages are applied in time slices under the session's caps
+    // (render/mountInbox.ts); the agent hears only of what was applied.
+    const inbox = createMountInbox({
+      registry,
+      onWarning: (mountId, message) => controller.getState().agent?.reportRenderProblem(`${mountId ? `mount ${mountId}: ` : ""}${message}`),
+    });
+    realm.subscribeMounts((message) => inbox.push(message));
+    // A fresh realm has none of the old mounts: they stay visible, inert;
+    // what the old one still had queued is dropped.
+    realm.subscribe((event) => {
+      if (event.type !== "realm-reset") return;
+      inbox.clear();
+      registry.closeAll();
+    });
     // A realm that cannot start is shown by the page (status, Retry), not
-    // written into the session by the agent.
-    const agentRealm = withoutStartUpErrors(realm);
+    // written into the session by the agent; the host bounds console output
+    // itself (agent/limitConsoleEvents.ts), whatever the realm sends.
+    const quiet = withoutStartUpErrors(realm);
+    const agentRealm = Object.assign(Object.create(quiet) as typeof realm, {
+      subscribe: (listener: Parameters<typeof realm.subscribe>[0]) => quiet.subscribe(limitConsoleEvents({ forward: listener })),
+      subscribeMounts: (listener: Parameters<typeof realm.subscribeMounts>[0]) => inbox.subscribe(listener),
+    });
     const makeAgent = (messages: ChatMessage[], session?: Session) =>
       new Agent(
         {

@@ -21,6 +21,14 @@ export type FeedbackInput =
   | { type: "note"; message: string }
   | { type: "realm-error"; code: string; message: string };
 
+/**
+ * Lines one collector keeps: the first FEEDBACK_HEAD_LINES and the last
+ * FEEDBACK_TAIL_LINES (the start shows what ran, the end usually holds the
+ * error); those in between are counted and replaced by one marked line.
+ */
+export const FEEDBACK_HEAD_LINES = 300;
+export const FEEDBACK_TAIL_LINES = 100;
+
 export class FeedbackCollector {
   private readonly lines: string[] = [];
   /**
@@ -30,6 +38,11 @@ export class FeedbackCollector {
    * words instead.
    */
   private cutBlock = -1;
+  /** The last lines once the head is full (a ring of FEEDBACK_TAIL_LINES). */
+  private tail: string[] = [];
+  private tailStart = 0;
+  /** Lines dropped between head and tail. */
+  private dropped = 0;
 
   markCut(block: number): void {
     this.cutBlock = block;
@@ -45,20 +58,24 @@ export class FeedbackCollector {
       case "console": {
         const line = this.statementLines.get(`${event.block}:${event.statement}`);
         const where = line !== undefined ? `[block ${event.block} line ${line}]` : `[block ${event.block}]`;
+        if (event.omitted !== undefined) {
+          if (event.omitted > 0) this.push(`${where} … ${event.omitted} more lines not shown`);
+          return;
+        }
         const level = event.level === "log" ? "" : ` ${event.level}:`;
-        this.lines.push(`${where}${level} ${event.text}`);
+        this.push(`${where}${level} ${event.text}`);
         return;
       }
       case "statement-end":
-        if (event.status === "error" && event.error) this.lines.push(formatExecError(event.error));
+        if (event.status === "error" && event.error) this.push(formatExecError(event.error));
         return;
       case "error":
         if (event.error.block === this.cutBlock && event.error.code === "syntax") return;
-        this.lines.push(formatExecError(event.error));
+        this.push(formatExecError(event.error));
         return;
       case "skipped":
         if (event.block === this.cutBlock && event.reason === "error") return;
-        this.lines.push(
+        this.push(
           event.reason === "aborted"
             ? `Stopped: block ${event.block} from line ${event.fromLine} did not run (${event.count} statement${event.count === 1 ? "" : "s"}).`
             : `Skipped: block ${event.block} from line ${event.fromLine} did not run because of the error above.`,
@@ -76,16 +93,16 @@ export class FeedbackCollector {
             : event.reason === "crashed"
               ? "crashed (out of memory?)"
               : "was reset";
-        this.lines.push(`Realm reset: the sandbox ${why} and was restarted; every variable and mount is gone.${running}`);
+        this.push(`Realm reset: the sandbox ${why} and was restarted; every variable and mount is gone.${running}`);
         return;
       }
       case "protocol-error":
-        this.lines.push(
+        this.push(
           `Protocol: the fence at line ${event.line} ("${event.info}") is not a valid agent fence (${event.message}); it was shown as plain code and did not run.`,
         );
         return;
       case "note":
-        this.lines.push(event.message);
+        this.push(event.message);
         return;
       case "realm-error":
         return;
@@ -96,11 +113,27 @@ export class FeedbackCollector {
     }
   }
 
+  private push(line: string): void {
+    if (this.lines.length < FEEDBACK_HEAD_LINES) {
+      this.lines.push(line);
+      return;
+    }
+    if (this.tail.length < FEEDBACK_TAIL_LINES) {
+      this.tail.push(line);
+      return;
+    }
+    this.tail[this.tailStart] = line;
+    this.tailStart = (this.tailStart + 1) % FEEDBACK_TAIL_LINES;
+    this.dropped += 1;
+  }
+
   get empty(): boolean {
     return this.lines.length === 0;
   }
 
   text(): string {
-    return this.lines.join("\n");
+    const tail = [...this.tail.slice(this.tailStart), ...this.tail.slice(0, this.tailStart)];
+    const marker = this.dropped > 0 ? [`[… ${this.dropped} more lines not shown …]`] : [];
+    return [...this.lines, ...marker, ...tail].join("\n");
   }
 }

@@ -18,7 +18,22 @@ export interface StatementView {
   source: string;
   status: StatementStatus;
   error?: ExecError;
+  /** At most MAX_LOG_LINES_PER_STATEMENT lines (the first ones); see `omitted`. */
   logs: { level: ConsoleLevel; text: string }[];
+  /** Lines printed beyond `logs` and not kept (shown as "N more lines not shown"). */
+  omitted?: number;
+}
+
+/**
+ * Console lines kept per statement, in the view and in storage. The realm
+ * sends at most as many (workers/realm/runtime/createConsoleLimiter.ts); the
+ * host bounds them again because the realm runs model-written code.
+ */
+export const MAX_LOG_LINES_PER_STATEMENT = 500;
+
+/** "N more lines not shown" for a statement's omitted count. */
+export function omittedLinesText(omitted: number): string {
+  return `${omitted.toLocaleString("en-US")} more line${omitted === 1 ? "" : "s"} not shown`;
 }
 
 export type BlockStatus = "streaming" | "queued" | "running" | "done" | "error" | "skipped";
@@ -223,10 +238,14 @@ export function applyExecEvent(reply: ReplyView, event: ExecEvent): ReplyView {
       );
     }
     case "console":
-      return replaceStatement(reply, event.block, event.statement, (statement) => ({
-        ...statement,
-        logs: [...statement.logs, { level: event.level, text: event.text }],
-      }));
+      // Each line copies at most MAX_LOG_LINES_PER_STATEMENT entries; past the
+      // cap a line costs a counter, so output is linear in the line count.
+      return replaceStatement(reply, event.block, event.statement, (statement) => {
+        const omitted = (event.omitted ?? 0) + (event.omitted === undefined && statement.logs.length >= MAX_LOG_LINES_PER_STATEMENT ? 1 : 0);
+        if (omitted > 0) return { ...statement, omitted: (statement.omitted ?? 0) + omitted };
+        if (event.omitted !== undefined) return statement;
+        return { ...statement, logs: [...statement.logs, { level: event.level, text: event.text }] };
+      });
     case "skipped":
       return replaceBlock(reply, event.block, (block) =>
         block.kind === "text"

@@ -11,12 +11,15 @@
  * - Styles from a mount are only ever scoped under `.lm-mount` (see
  *   sanitizeCss.ts, utilityCss.ts), and `style` props are sanitized.
  */
-import { Component, useCallback, useMemo, useRef, useSyncExternalStore, type CSSProperties, type ReactNode } from "react";
+import { Component, useCallback, useMemo, useRef, useState, useSyncExternalStore, type CSSProperties, type ReactNode } from "react";
 import { FORM_ERROR_KEY, ROOT_NODE_ID, TEXT_NODE_TYPE, type UiEvent } from "./contract";
 import { MountContext, useMount, type MountRenderContext } from "./mountContext";
 import type { MountStore } from "./mountStore";
 import { mountStyleSheet } from "./mountStyleSheet";
+import { PAUSED_ERROR_NAME, PAUSED_NOTICE } from "./mountInbox";
 import { NodeView } from "./NodeView";
+import { payloadHasSensitiveValue } from "./sensitiveValues";
+import { useDeferredDraw } from "./useDeferredDraw";
 import { REPORTED_DROP_REASONS, type DropReason } from "./sanitizeProps";
 
 export interface MountViewProps {
@@ -51,6 +54,16 @@ export function reportUnknownComponent(store: MountStore, type: string, reason: 
   return store.report({ code: "unknown-component", message, details: { type, reason } }, `unknown:${type}`);
 }
 
+/** The origin line above every panel (outside its box, so the mount cannot draw over or restyle it). */
+const ORIGIN_STYLE: CSSProperties = Object.freeze({
+  display: "flex", flexWrap: "wrap", gap: "4px 12px", alignItems: "baseline", fontSize: "11px", lineHeight: "16px",
+  color: "var(--lm-muted, #6b7280)", margin: "0 0 2px",
+});
+const WARNING_STYLE: CSSProperties = Object.freeze({ color: "var(--lm-err, #b91c1c)", fontWeight: 600 });
+
+/** A panel not drawn yet (useDeferredDraw) keeps a plausible height so scrolling does not jump much. */
+const DEFERRED_PANEL_STYLE: CSSProperties = Object.freeze({ ...PANEL_STYLE, minHeight: "120px" });
+
 const DROP_TEXT: Record<DropReason, string> = {
   "raw-html": "raw HTML is not rendered",
   "string-handler": "event handlers must be functions",
@@ -75,7 +88,18 @@ export function idPrefixFor(mountId: string): string {
 export function MountView({ store, sendEvent, onUnknownComponent, onRevive, className }: MountViewProps): ReactNode {
   const subscribeMeta = useCallback((listener: () => void) => store.subscribeMeta(listener), [store]);
   const meta = useSyncExternalStore(subscribeMeta, store.getMeta, store.getMeta);
+  // A paused mount (mountInbox.ts, or the realm's own commit limit) keeps its last tree under a notice.
+  const paused = meta.error?.name === PAUSED_ERROR_NAME;
   const inert = meta.inert || meta.closed;
+  const panel = useRef<HTMLDivElement>(null);
+  // Look-alike prompts (a "Settings" card asking for the key): password
+  // fields get a warning and key-like values wait for the person's consent,
+  // both drawn outside the panel, where the mount cannot draw over them.
+  const [passwordFields, setPasswordFields] = useState(0);
+  const notePasswordField = useCallback((present: boolean) => setPasswordFields((count) => count + (present ? 1 : -1)), []);
+  const [held, setHeld] = useState<UiEvent | null>(null);
+  const allowSensitive = useRef(false);
+  const { drawn, height: keptHeight } = useDeferredDraw(panel);
   const callbacks = useRef({ sendEvent, onUnknownComponent });
   callbacks.current = { sendEvent, onUnknownComponent };
   const styleSheet = useMemo(() => {
@@ -91,8 +115,14 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
     styleSheet,
     emit(nodeId, handler, payload) {
       if (inert) return;
-      callbacks.current.sendEvent({ mountId: store.mountId, nodeId, handler, payload });
+      const event = { mountId: store.mountId, nodeId, handler, payload };
+      if (!allowSensitive.current && payloadHasSensitiveValue(payload)) {
+        setHeld(event);
+        return;
+      }
+      callbacks.current.sendEvent(event);
     },
+    notePasswordField,
     reportUnknown(type, reason) {
       const fresh = reportUnknownComponent(store, type, reason);
       if (fresh) callbacks.current.onUnknownComponent?.(type);
@@ -106,12 +136,41 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
         );
       }
     },
-  }), [store, inert, styleSheet]);
+  }), [store, inert, styleSheet, notePasswordField]);
 
   return (
+    <>
+    <div className="lm-mount-origin" style={ORIGIN_STYLE}>
+      <span>Made by the model</span>
+      {passwordFields > 0 ? (
+        <span role="note" style={WARNING_STYLE}>
+          This is not Livemark asking: a password field in a generated UI. Never type your API key or a password here.
+        </span>
+      ) : null}
+      {held ? (
+        <span role="alert" style={WARNING_STYLE}>
+          This looks like your API key. It was not sent to the generated UI.{" "}
+          <button
+            type="button"
+            onClick={() => {
+              allowSensitive.current = true;
+              callbacks.current.sendEvent(held);
+              setHeld(null);
+            }}
+          >
+            Send anyway
+          </button>{" "}
+          <button type="button" onClick={() => setHeld(null)}>
+            Don't send
+          </button>
+        </span>
+      ) : null}
+    </div>
     <div
+      ref={panel}
       className={className ? `lm-mount ${className}` : "lm-mount"}
-      style={PANEL_STYLE}
+      style={drawn ? PANEL_STYLE : keptHeight ? { ...DEFERRED_PANEL_STYLE, minHeight: `${Math.round(keptHeight)}px` } : DEFERRED_PANEL_STYLE}
+      data-deferred={drawn ? undefined : ""}
       role="group"
       aria-label={meta.title ?? "Generated UI"}
       data-mount-id={store.mountId}
@@ -127,19 +186,27 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
         </div>
       ) : null}
       <MountContext.Provider value={context}>
-        {meta.error ? (
+        {paused ? (
+          <div className="lmk-paused" role="note">
+            {PAUSED_NOTICE}
+          </div>
+        ) : null}
+        {meta.error && !paused ? (
           <div className="lmk-render-error" role="alert">
             {meta.error.name}: {meta.error.message}
             {meta.error.component ? ` (in <${meta.error.component}>)` : ""}
           </div>
         ) : (
-          <RootBoundary store={store}>
-            <RootView />
-          </RootBoundary>
+          drawn ? (
+            <RootBoundary store={store}>
+              <RootView />
+            </RootBoundary>
+          ) : null
         )}
         <FormErrorSummary />
       </MountContext.Provider>
     </div>
+    </>
   );
 }
 

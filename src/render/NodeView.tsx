@@ -9,6 +9,7 @@ import { specFor } from "./componentSpecs";
 import { TEXT_NODE_TYPE } from "./contract";
 import { useMount } from "./mountContext";
 import { ROOT_TYPE, type MountNode } from "./mountStore";
+import { useRenderBudget } from "./renderBudget";
 import { sanitizeProps } from "./sanitizeProps";
 
 export const NodeView = memo(function NodeView({ id }: { id: number }): ReactNode {
@@ -16,7 +17,9 @@ export const NodeView = memo(function NodeView({ id }: { id: number }): ReactNod
   const subscribe = useCallback((listener: () => void) => store.subscribeNode(id, listener), [store, id]);
   const read = () => store.getNode(id);
   const node = useSyncExternalStore(subscribe, read, read);
-  if (!node) return null;
+  // Big trees draw over several tasks (renderBudget.ts), never in one long one.
+  const ready = useRenderBudget();
+  if (!node || !ready) return null;
   if (node.type === TEXT_NODE_TYPE) return node.text;
   if (node.type === ROOT_TYPE) return childViews(node);
   return <ElementView node={node} />;

@@ -69,7 +69,10 @@ describe("catalog", () => {
 describe("MountView markup", () => {
   it("draws a contained panel", () => {
     const html = render([el("p", {}, "hi")]);
-    expect(html).toMatch(/^<div class="lm-mount" style="contain:layout paint;overflow:auto;position:relative;isolation:isolate"/);
+    // The origin line comes first, outside the panel (the mount cannot draw over it).
+    expect(html).toMatch(/^<div class="lm-mount-origin"[^>]*><span>Made by the model<\/span><\/div>/);
+    const panel = html.slice(html.indexOf('<div class="lm-mount"'));
+    expect(panel).toMatch(/^<div class="lm-mount" style="contain:layout paint;overflow:auto;position:relative;isolation:isolate"/);
     expect(html).toContain("<p>hi</p>");
   });
 

@@ -41,7 +41,7 @@ function sanitized(state: BuildState, node: MountNode): { props: Record<string, 
 
 /** A dimension Recharts accepts: a number or a percentage. */
 function dimension(value: unknown): number | `${number}%` | undefined {
-  if (typeof value === "number" && Number.isFinite(value) && value > 0) return Math.min(value, 4000);
+  if (typeof value === "number" && Number.isFinite(value) && value > 0) return Math.min(value, 2000);
   if (typeof value === "string" && /^\d{1,3}(\.\d+)?%$/.test(value)) return value as `${number}%`;
   return undefined;
 }

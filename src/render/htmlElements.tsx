@@ -5,7 +5,7 @@
  */
 import { RemoteImage, remoteImageUrl } from "./RemoteImage";
 import { FileChooserContext } from "./fileChooser";
-import { createElement, useContext, type ChangeEvent, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
+import { createElement, useContext, useEffect, type ChangeEvent, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
 import { TEXT_NODE_TYPE, type UiEventPayload } from "./contract";
 import type { HandlerKind } from "./componentSpecs";
 import type { ControlValue } from "./controls";
@@ -176,6 +176,13 @@ export function HtmlControl({ node, props, handlers, children, className }: Node
   // A file input's value cannot be set by script (and must not be).
   else if (isFile) delete element.value;
   else if (live !== undefined) element.value = Array.isArray(live) ? live.map(String) : String(live);
+  const isPassword = tag === "input" && typeof props.type === "string" && props.type.toLowerCase() === "password";
+  const notePasswordField = context.notePasswordField;
+  useEffect(() => {
+    if (!isPassword || !notePasswordField) return;
+    notePasswordField(true);
+    return () => notePasswordField(false);
+  }, [isPassword, notePasswordField]);
   let control: ReactNode;
   if (tag === "select") control = createElement(tag, element, children);
   else control = createElement(tag, element);

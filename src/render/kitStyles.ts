@@ -104,5 +104,6 @@ ${S} :where(.lmk-form-errors){color:var(--lmk-danger);font-size:13px;margin:8px 
 ${S} :where(.lmk-unknown){display:inline-block;border:1px dashed var(--lmk-danger);color:var(--lmk-danger);border-radius:4px;padding:1px 6px;font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 ${S} :where(.lmk-chart-loading){display:block;width:100%;height:240px;border-radius:var(--lmk-radius);background:var(--lmk-subtle)}
 ${S} :where(.lmk-render-error){color:var(--lmk-danger);font-size:13px;white-space:pre-wrap;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+${S} :where(.lmk-paused){position:sticky;top:0;z-index:101;color:var(--lmk-danger);background:var(--lmk-subtle);border:1px solid var(--lmk-danger);border-radius:var(--lmk-radius);padding:4px 8px;margin:0 0 8px;font-size:13px}
 ${S} :where(.lmk-inert-bar){display:flex;align-items:center;justify-content:space-between;gap:8px;font-size:12px;color:var(--lmk-muted);margin:-4px 0 8px}
 `;

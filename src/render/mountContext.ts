@@ -20,6 +20,8 @@ export interface MountRenderContext {
   reportUnknown(type: string, reason: "unknown" | "not-allowed" | "outside-chart"): void;
   reportDropped(type: string, dropped: readonly DroppedProp[]): void;
   styleSheet: MountStyleSheet;
+  /** A password field is drawn in this mount (MountView then shows its warning, outside the panel). */
+  notePasswordField?(present: boolean): void;
 }
 
 export const MountContext = createContext<MountRenderContext | null>(null);

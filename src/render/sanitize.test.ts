@@ -81,6 +81,31 @@ describe("CSS declarations and style props", () => {
     expect(sanitizeCssDeclaration("-moz-binding", "none")).toBeNull();
   });
 
+  it("is not fooled by url( inside a CSS string (string smuggling)", () => {
+    const host = "http://127.0.0.1:9/x";
+    for (const [property, value] of [
+      ["list-style", `'url("data:,' image-set("${host}" 1x)`],
+      ["content", `'url("data:,' image-set("${host}" 1x)`],
+      ["background", `"url(" image-set("${host}" 1x) ")"`],
+      ["background-image", `url("data:,") , -webkit-image-set("${host}" 1x)`],
+      ["list-style-image", `'a)' url(${host})`],
+      ["cursor", `"x" url(${host}), auto`],
+    ]) {
+      expect(sanitizeCssDeclaration(property, value), `${property}: ${value}`).toBeNull();
+    }
+    // Strings themselves are inert text, whatever they hold.
+    expect(sanitizeCssDeclaration("content", `"url(http://x) image-set(y) ; } @import"`)).toBe(`"url(http://x) image-set(y) ; } @import"`);
+    expect(sanitizeCssDeclaration("background", `url("data:image/png;base64,AA") center / cover, linear-gradient(red, rgb(0 0 0 / 50%))`)).not.toBeNull();
+  });
+
+  it("accepts only known property families", () => {
+    expect(sanitizeCssDeclaration("grid-template-columns", "repeat(3, minmax(0, 1fr))")).toBe("repeat(3, minmax(0, 1fr))");
+    expect(sanitizeCssDeclaration("-webkit-line-clamp", "2")).toBe("2");
+    expect(sanitizeCssDeclaration("--brand", "#0af")).toBe("#0af");
+    expect(sanitizeCssDeclaration("src", "local(x)")).toBeNull();
+    expect(sanitizeCssDeclaration("frobnicate", "1")).toBeNull();
+  });
+
   it("sanitizes a style object key by key and lists what it dropped", () => {
     const result = sanitizeStyle({
       position: "fixed", inset: 0, zIndex: 2147483647, color: "red", background: "url(https://evil.example/t.gif)",
@@ -193,6 +218,15 @@ describe("sanitizeProps", () => {
     expect(clean("input", { onChange: H, onKeyDown: H }).handlers).toEqual({ onChange: "change", onKeyDown: "key" });
     expect(clean("Select", { onValueChange: H }).handlers).toEqual({ onValueChange: "value" });
     expect(clean("Checkbox", { onCheckedChange: H }).handlers).toEqual({ onCheckedChange: "checked" });
+  });
+
+  it("clamps numbers that size or multiply work to sane ranges, and leaves data alone", () => {
+    expect(clean("YAxis", { tickCount: 50_000_000, width: 10_000_000 }).props).toEqual({ tickCount: 30, width: 2000 });
+    expect(clean("LineChart", { width: 10_000_000, height: -5 }).props).toEqual({ width: 2000, height: 0 });
+    expect(clean("Line", { strokeWidth: 1e9 }).props).toEqual({ strokeWidth: 100 });
+    expect(clean("textarea", { rows: 1e7 }).props).toEqual({ rows: 1000 });
+    expect(clean("Slider", { min: -1e9, max: 1e9, step: 0.001 }).props).toEqual({ min: -1e9, max: 1e9, step: 0.001 });
+    expect(clean("Progress", { value: 1e9 }).props).toEqual({ value: 1e9 });
   });
 
   it("drops render-time function props (formatters, render props)", () => {

@@ -8,16 +8,19 @@
  * rules are the second:
  * - `position: fixed` becomes `absolute` (the panel is the containing block);
  * - z-index is clamped into [MIN_Z_INDEX, MAX_Z_INDEX];
- * - url() only with data:/blob:, and nothing else that fetches or runs
- *   (`image-set`, `image()`, `src()`, `element()`, `attr()`, `expression()`,
- *   `-moz-binding`, `behavior`, `@import`);
+ * - values are judged token by token (cssValue.ts, a CSS Syntax tokenizer),
+ *   so a string cannot hide what follows it; functions come from an
+ *   allowlist, url() only with data:/blob:, nothing else that fetches or
+ *   runs (`image-set`, `image()`, `src()`, `element()`, `attr()`,
+ *   `expression()`, `@import`); properties come from an allowlist of
+ *   families (`behavior`, `-moz-binding` are not in it);
  * - backslashes are refused outright: CSS escapes can spell `url(` (`\75 rl(`)
  *   past any text check;
  * - generated rules must select only inside `.lm-mount`, at-rules other than
  *   @media/@supports/@container/@keyframes are dropped, keyframes are renamed
  *   into our own namespace.
  */
-import { sanitizeUrl } from "./sanitizeUrl";
+import { isAllowedCssProperty, isSafeCssValue } from "./cssValue";
 
 export const MIN_Z_INDEX = -10;
 export const MAX_Z_INDEX = 100;
@@ -32,9 +35,6 @@ export const MOUNT_SCOPE_CLASS = "lm-mount";
 export const KEYFRAMES_PREFIX = "lm-mount-";
 
 const DENIED_PROPERTIES = new Set(["behavior", "-moz-binding", "mozbinding", "-ms-behavior"]);
-// Functions that fetch, run or read attributes, anywhere in a value.
-const DENIED_VALUE = /(?:expression|image-set|(?:^|[^a-z-])image|(?:^|[^a-z-])src|element|cross-fade|attr|paint)\s*\(|javascript:|vbscript:|@import|[\\<>{};!]|\/\*/i;
-const URL_FUNCTION = /url\s*\(/gi;
 
 /** React style keys (camelCase or vendor) and custom properties. */
 const PROPERTY_NAME = /^(?:--[A-Za-z0-9_-]{1,64}|[A-Za-z]{1,48})$/;
@@ -46,36 +46,13 @@ export function cssPropertyName(key: string): string {
   return /^(webkit|moz|ms|o)-/.test(kebab) ? "-" + kebab : kebab;
 }
 
-/** Every url(...) in `value` holds an allowed resource URL. */
-function urlsAllowed(value: string): boolean {
-  URL_FUNCTION.lastIndex = 0;
-  for (let match = URL_FUNCTION.exec(value); match; match = URL_FUNCTION.exec(value)) {
-    let index = match.index + match[0].length;
-    while (value[index] === " " || value[index] === "\t") index++;
-    const quote = value[index] === '"' || value[index] === "'" ? value[index] : undefined;
-    let end: number;
-    let url: string;
-    if (quote) {
-      end = value.indexOf(quote, index + 1);
-      if (end < 0) return false;
-      url = value.slice(index + 1, end);
-    } else {
-      end = value.indexOf(")", index);
-      if (end < 0) return false;
-      url = value.slice(index, end).trim();
-    }
-    if (sanitizeUrl(url, "resource") === null) return false;
-  }
-  return true;
-}
-
 /**
  * One declaration, by CSS property name (kebab-case or custom property).
  * Returns the value to use, or null to drop the declaration.
  */
 export function sanitizeCssDeclaration(property: string, value: unknown): string | number | null {
   const name = property.toLowerCase();
-  if (DENIED_PROPERTIES.has(name)) return null;
+  if (DENIED_PROPERTIES.has(name) || !isAllowedCssProperty(name)) return null;
   if (typeof value === "number") {
     if (!Number.isFinite(value)) return null;
     if (name === "z-index") return clampZIndex(value);
@@ -84,11 +61,10 @@ export function sanitizeCssDeclaration(property: string, value: unknown): string
   if (typeof value !== "string") return null;
   const trimmed = value.trim();
   if (trimmed.length > MAX_CSS_VALUE_LENGTH) return null;
-  // url(...) bodies are judged by urlsAllowed; data: URLs hold `;` and `,`.
-  // `!important` is split off generated CSS before this; style props never
-  // need it (inline styles already win).
-  if (trimmed.includes("\\") || DENIED_VALUE.test(trimmed.replace(/url\s*\([^)]*\)/gi, "url()"))) return null;
-  if (!urlsAllowed(trimmed)) return null;
+  // Judged token by token (cssValue.ts): a string holding `url("` cannot
+  // hide what follows it. `!important` is split off generated CSS before
+  // this; style props never need it (inline styles already win).
+  if (!isSafeCssValue(trimmed)) return null;
   if (name === "position") return /^fixed$/i.test(trimmed) ? "absolute" : trimmed;
   if (name === "z-index") {
     if (/^auto$/i.test(trimmed)) return "auto";

@@ -118,6 +118,50 @@ function configValue(value: unknown, depth: number): unknown {
   return result;
 }
 
+/**
+ * Sane ranges for numeric props that size or multiply work: `<YAxis
+ * tickCount={50000000} />` asks Recharts for fifty million ticks, a width of
+ * ten million for a canvas to match. Values outside are clamped, not
+ * dropped (the model meant "many", not "none"). Props that carry data
+ * (`value`, `min`, `max`, `step`, `start`) are not listed and pass as they are.
+ */
+export const NUMBER_RANGES: Readonly<Record<string, readonly [number, number]>> = Object.freeze({
+  tickCount: [0, 30],
+  width: [0, 2000],
+  height: [0, 2000],
+  minWidth: [0, 4000],
+  minHeight: [0, 4000],
+  maxHeight: [0, 4000],
+  aspect: [0.05, 20],
+  strokeWidth: [0, 100],
+  barSize: [0, 1000],
+  maxBarSize: [0, 1000],
+  fontSize: [0, 200],
+  iconSize: [0, 200],
+  tickMargin: [-1000, 1000],
+  minTickGap: [0, 1000],
+  angle: [-360, 360],
+  startAngle: [-720, 720],
+  endAngle: [-720, 720],
+  paddingAngle: [0, 360],
+  cornerRadius: [0, 1000],
+  offset: [-1000, 1000],
+  fillOpacity: [0, 1],
+  pathLength: [0, 1_000_000],
+  size: [0, 1000],
+  rows: [0, 1000],
+  cols: [0, 1000],
+  colSpan: [0, 1000],
+  rowSpan: [0, 1000],
+  minLength: [0, 1_000_000],
+  maxLength: [0, 1_000_000],
+});
+
+export function clampNumber(prop: string, value: number): number {
+  const range = Object.hasOwn(NUMBER_RANGES, prop) ? NUMBER_RANGES[prop] : undefined;
+  return range ? Math.min(range[1], Math.max(range[0], value)) : value;
+}
+
 function applyRule(rule: PropRule, value: unknown, options: SanitizeOptions): { value: unknown } | { drop: DropReason } {
   const invalid = { drop: "invalid-value" as const };
   if (typeof rule !== "string") {
@@ -233,7 +277,7 @@ export function sanitizeProps(spec: ComponentSpec, props: WireProps | Record<str
     }
     const outcome = applyRule(spec.props[key], value, options);
     if ("drop" in outcome) drop(key, outcome.drop);
-    else result.props[key] = outcome.value;
+    else result.props[key] = typeof outcome.value === "number" ? clampNumber(key, outcome.value) : outcome.value;
   }
   return result;
 }

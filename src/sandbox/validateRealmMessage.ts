@@ -121,6 +121,7 @@ export function validateExecEvent(value: unknown, where = "event"): ExecEvent {
         text: text(input.text, `${where}.text`),
         reply: optional(input.reply, count, `${where}.reply`),
         cause: optional(input.cause, count, `${where}.cause`),
+        omitted: optional(input.omitted, count, `${where}.omitted`),
       });
     case "skipped":
       return {

@@ -1,5 +1,5 @@
 import { memo } from "react";
-import type { BlockView, StatementView } from "../agent/reply";
+import { omittedLinesText, type BlockView, type StatementView } from "../agent/reply";
 import { formatExecError } from "../wire/events";
 
 type CodeBlock = Extract<BlockView, { kind: "code" }>;
@@ -74,13 +74,14 @@ export const CodeBlockView = memo(function CodeBlockView({
                 </span>
                 <code>{text || " "}</code>
               </div>
-              {statement && statement.logs.length > 0 && (
+              {statement && (statement.logs.length > 0 || (statement.omitted ?? 0) > 0) && (
                 <div className="lm-code__logs">
                   {statement.logs.map((log, index) => (
                     <pre key={index} className={`lm-log lm-log--${log.level}`}>
                       {log.text}
                     </pre>
                   ))}
+                  {(statement.omitted ?? 0) > 0 && <p className="lm-log lm-log--omitted">{omittedLinesText(statement.omitted!)}</p>}
                 </div>
               )}
               {block.error && errorLine === replyLine && (

@@ -59,7 +59,12 @@ export type ConsoleLevel = "debug" | "log" | "info" | "warn" | "error";
 export type ExecEvent =
   | { type: "statement-start"; block: number; statement: number; line: number; endLine: number; source: string }
   | { type: "statement-end"; block: number; statement: number; status: "done" | "error"; error?: ExecError; durationMs: number }
-  | { type: "console"; block: number; statement: number; level: ConsoleLevel; text: string; reply?: number; cause?: number }
+  /**
+   * One console line. With `omitted` (and empty `text`), a count instead:
+   * that many further lines of the statement were printed but not sent (the
+   * realm bounds console output per statement and per second).
+   */
+  | { type: "console"; block: number; statement: number; level: ConsoleLevel; text: string; reply?: number; cause?: number; omitted?: number }
   /**
    * Code the realm will not run because an earlier statement failed or the run
    * was aborted. Sent when the block ends (so `count` is final); `count` is 0

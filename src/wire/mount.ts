@@ -95,6 +95,16 @@ export const FORM_ERROR_KEY = "";
 /** The minimum time between two MOUNT_OPS of one mount. */
 export const MOUNT_FRAME_MS = 16;
 
+/**
+ * A mount that commits faster than the page can draw is paused (by the
+ * realm's commit limit or the host's inbox): MOUNT_ERROR carries this name
+ * and notice, and the host keeps the last tree under the notice.
+ */
+export const MOUNT_PAUSED_ERROR_NAME = "UpdateLoopError";
+export const MOUNT_PAUSED_NOTICE = "this UI updates too fast — paused";
+/** Mounts one realm keeps open at once (`mount()` beyond it throws). */
+export const MAX_OPEN_MOUNTS = 200;
+
 /** Limits the validators enforce (the realm stays well inside them). */
 export const MAX_MOUNT_ID_LENGTH = 64;
 export const MAX_TYPE_LENGTH = 64;

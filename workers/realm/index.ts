@@ -8,6 +8,7 @@
 import { REALM_CONNECT, WIRE_VERSION } from "../../src/wire/constants";
 import type { RealmConnectMessage } from "../../src/wire/types";
 import { createExecutor, type Executor } from "./executor/executor";
+import { createConsoleLimiter } from "./runtime/createConsoleLimiter";
 import { createMacrotaskScheduler } from "./runtime/createMacrotaskScheduler";
 import { createRealmGlobals } from "./runtime/createRealmGlobals";
 import { createRealmFile } from "./runtime/createRealmFiles";
@@ -82,7 +83,9 @@ function onConnect(event: MessageEvent<RealmConnectMessage>): void {
     createExecutor: (onEvent) => {
       executor = createExecutor({
         globals,
-        onEvent,
+        // Console output is bounded per statement and per second before it
+        // reaches the port (a million-line loop sends 500 lines and a count).
+        onEvent: createConsoleLimiter({ forward: onEvent }),
         scheduleMacrotask: createMacrotaskScheduler(),
         openDataTarget: (id) => ui.openDataTarget(id),
       });

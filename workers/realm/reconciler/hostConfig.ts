@@ -25,6 +25,8 @@ export interface MountContainer {
   onRenderStart(): void;
   /** The render is over and about to commit. */
   onRenderEnd(): void;
+  /** A commit of this root finished (the runtime counts them: see commitLimiter.ts). */
+  onCommit?(): void;
 }
 
 /** What `ref.current` sees for a host element: an inert facade, never the table node. */
@@ -92,7 +94,7 @@ export function createHostConfig(priority: PriorityState): object {
 
     // ---- commit phase
     prepareForCommit: (container: MountContainer) => (container.onRenderEnd(), null),
-    resetAfterCommit: noop,
+    resetAfterCommit: (container: MountContainer) => container.onCommit?.(),
     preparePortalMount: noop,
     commitMount: noop,
     appendChild: (parent: TableNode, child: TableNode) => parent.table.appendChild(parent, child),

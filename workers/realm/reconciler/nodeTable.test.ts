@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { HANDLER_MARKER, type MountSnapshot } from "../../../src/wire/mount";
+import { HANDLER_MARKER, type MountSnapshot, type WireProps } from "../../../src/wire/mount";
 import { applyOps } from "./applyOps";
 import { createNodeTable, wireTypeName } from "./nodeTable";
 import { toWireProps } from "./toWireProps";
@@ -108,5 +108,28 @@ describe("createNodeTable", () => {
     expect(wireTypeName("A".repeat(100))).toHaveLength(64);
     const { nodes } = table();
     expect(nodes.createElement("<script>", {}).type).toBe("x_script_");
+  });
+});
+
+describe("op coalescing", () => {
+  test("a node updated many times between frames sends one text op and one props op, and the ops still rebuild the tree", () => {
+    const table = createNodeTable({ serialize: (_type, props) => ({ ...props }) as WireProps });
+    const span = table.createElement("span", { title: "a" });
+    const text = table.createText("0");
+    table.appendChild(span, text);
+    table.appendChild(table.root, span);
+    const before = table.snapshot();
+    table.takeOps();
+    for (let index = 1; index <= 200; index += 1) {
+      table.updateText(text, String(index));
+      table.updateProps(span, { title: `t${index}` });
+    }
+    const other = table.createElement("b", {});
+    table.appendChild(table.root, other);
+    table.updateText(text, "final");
+    const ops = table.takeOps();
+    expect(ops.filter((op) => op.op === "text")).toEqual([{ op: "text", id: text.id, text: "final" }]);
+    expect(ops.filter((op) => op.op === "props")).toEqual([{ op: "props", id: span.id, props: { title: "t200" } }]);
+    expect(applyOps(before, ops)).toEqual(table.snapshot());
   });
 });

@@ -16,6 +16,11 @@
  *   4. A removed node and its subtree are dead: their ids leave the table.
  *   5. A props op is emitted only when the wire props actually change
  *      (React calls commitUpdate for every re-rendered host element).
+ *   6. Between two `takeOps()`, a node has at most one `text` and one `props`
+ *      op: a later one replaces the earlier in place (both carry the whole
+ *      value, and no other op depends on them). A component that re-renders
+ *      200 times between frames sends one batch the size of its tree, not
+ *      200 of them.
  */
 import { MAX_TYPE_LENGTH, ROOT_NODE_ID, TEXT_NODE_TYPE, type MountOp, type MountSnapshot, type SnapshotNode, type WireProps } from "../../../src/wire/mount";
 import { jsonEqual } from "./toWireProps";
@@ -64,6 +69,8 @@ export interface NodeTable {
 export function createNodeTable(options: NodeTableOptions): NodeTable {
   let nextId = 1;
   let ops: MountOp[] = [];
+  /** Index in `ops` of each node's pending text/props op (invariant 6), keyed `t<id>` / `p<id>`. */
+  let replaceable = new Map<string, number>();
   const nodes = new Map<number, TableNode>();
 
   const table: NodeTable = {
@@ -103,6 +110,7 @@ export function createNodeTable(options: NodeTableOptions): NodeTable {
     takeOps() {
       const taken = ops;
       ops = [];
+      replaceable = new Map();
       return taken;
     },
     snapshot: () => ({ nodes: table.root.children.map(snapshotOf) }),
@@ -131,6 +139,15 @@ export function createNodeTable(options: NodeTableOptions): NodeTable {
 
   function emit(op: MountOp): void {
     const wasEmpty = ops.length === 0;
+    if (op.op === "text" || op.op === "props") {
+      const key = `${op.op === "text" ? "t" : "p"}${op.id}`;
+      const index = replaceable.get(key);
+      if (index !== undefined) {
+        ops[index] = op;
+        return;
+      }
+      replaceable.set(key, ops.length);
+    }
     ops.push(op);
     if (wasEmpty) options.onOps?.();
   }

@@ -17,6 +17,7 @@ import type { ExecEvent } from "../../../src/wire/events";
 import { UI_EVENT, type MountRealmMessage, type UiEventMessage } from "../../../src/wire/mount";
 import type { BlockEvent, HostMessage, RealmMessage, RequestId } from "../../../src/wire/types";
 import { createHostRequests, type HostRequests } from "./createHostRequests";
+import { jsonCopy, messageData } from "./captureIntrinsics";
 
 /** What serveRealm needs of the executor (workers/realm/executor). */
 export interface RealmExecutor {
@@ -71,7 +72,7 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
     } catch {
       // A DataCloneError would mean an event carried something unclonable
       // (a bug in the executor): send the JSON-safe part instead.
-      post(JSON.parse(JSON.stringify(message)) as RealmMessage);
+      post(jsonCopy(message));
     }
   };
 
@@ -140,7 +141,10 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
   const warmupMs = now() - warmupStart;
 
   // Messages the host sent while we were starting wait in the port until now.
-  port.onmessage = (event: MessageEvent<HostMessage>) => handle(event.data);
+  // Through the getter captured at start: a model-defined
+  // MessageEvent.prototype.data would otherwise receive this event, and with
+  // it the port (event.target).
+  port.onmessage = (event: MessageEvent<HostMessage>) => handle(messageData(event) as HostMessage);
   // The host closed the port (a reset in tests; in the browser the worker dies with it).
   port.addEventListener("close", () => requests.endAll("realm-reset", "the realm was reset"));
   send({ type: READY, version: WIRE_VERSION, loadMs: options.loadMs ?? 0, warmupMs });

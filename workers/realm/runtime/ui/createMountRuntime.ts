@@ -24,7 +24,8 @@ import {
   type ErrorInfo, type ReactNode,
 } from "react";
 import {
-  MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, MAX_MOUNT_ID_LENGTH,
+  MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPS, MOUNT_PAUSED_ERROR_NAME, MOUNT_PAUSED_NOTICE, MOUNT_WAITING,
+  MAX_MOUNT_ID_LENGTH, MAX_OPEN_MOUNTS,
   validateUiEvent, type FormValues, type MountErrorInfo, type MountRealmMessage, type WireProps,
 } from "../../../../src/wire/mount";
 import type { ChosenFile } from "../../../../src/wire/mount";
@@ -33,6 +34,7 @@ import type { MountContainer } from "../../reconciler/hostConfig";
 import { createNodeTable, type NodeTable, type TableNode } from "../../reconciler/nodeTable";
 import { toWireProps, type PropIssue } from "../../reconciler/toWireProps";
 import { currentProxy, sourceOf, toRaw } from "./Data";
+import { createCommitLimiter, DEFAULT_COMMIT_LIMITS, type CommitLimiter, type CommitLimits } from "./commitLimiter";
 import { buildFormObject, isZodSchema, parseForm, type ZodLike } from "./formValues";
 import { streamStateOf } from "./StreamedData";
 import { plainStreamedValue, uiPropWarnings, unknownOptionWarnings } from "./mountWarnings";
@@ -46,6 +48,10 @@ export type UiErrorCode =
   | "handler"
   /** A function (not on…) or a React element in a prop: dropped. */
   | "unsupported-prop"
+  /** The mount committed faster than the page can draw and was paused (commitLimiter.ts). */
+  | "update-loop"
+  /** `mount()` while MAX_OPEN_MOUNTS mounts are open. */
+  | "too-many-mounts"
   /** A second `new StreamedData(id)` took over an id. */
   | "duplicate-target"
   /** `mountSlot(name)` but the mount rendered no `<Slot name>`. */
@@ -80,6 +86,9 @@ export interface MountRuntimeOptions {
   bindCause?<A extends unknown[]>(callback: (...args: A) => void): (...args: A) => void;
   /** A file the person chose in a mounted file input, as model code reads it. */
   files?(chosen: ChosenFile): unknown;
+  /** Clock for the commit limit (default performance.now). */
+  now?(): number;
+  commitLimits?: CommitLimits;
 }
 
 /** A React function component or an element. */
@@ -174,6 +183,8 @@ interface Runtime {
   readonly options: MountRuntimeOptions;
   readonly renderer: Renderer;
   requestFrame(): void;
+  now(): number;
+  pause(record: MountRecord): void;
 }
 
 class MountRecord implements Subscriber, MountContainer {
@@ -202,9 +213,14 @@ class MountRecord implements Subscriber, MountContainer {
   readonly result: MountResult;
   settled = false;
   private waiting = false;
+  /** Stopped by the commit limit: renders nothing more, sends nothing more. */
+  paused = false;
+  readonly commits: CommitLimiter;
+  private lastFlush = -Infinity;
 
   constructor(readonly id: string, options: MountOptions, private readonly runtime: Runtime) {
     this.options = options;
+    this.commits = createCommitLimiter(runtime.options.commitLimits);
     this.table = createNodeTable({
       serialize: (type, props) => this.serialize(type, props),
       // Ops before MOUNT_OPEN are replaced by its snapshot.
@@ -241,10 +257,15 @@ class MountRecord implements Subscriber, MountContainer {
   onRenderEnd(): void {
     setRenderingSubscriber(null);
   }
+  onCommit(): void {
+    if (this.paused || !this.opened) return;
+    // Not inside React's commit: stopping the root is only allowed outside it.
+    if (this.commits.commit(this.runtime.now()) === "suspend") queueMicrotask(() => this.runtime.pause(this));
+  }
 
   // ---- Subscriber
   invalidate(): void {
-    if (this.closed || this.dirty) return;
+    if (this.closed || this.dirty || this.paused) return;
     this.dirty = true;
     this.runtime.requestFrame();
   }
@@ -270,6 +291,7 @@ class MountRecord implements Subscriber, MountContainer {
 
   render(): void {
     this.dirty = false;
+    if (this.paused) return;
     this.version += 1;
     this.failed = false;
     try {
@@ -282,7 +304,13 @@ class MountRecord implements Subscriber, MountContainer {
   }
 
   flush(): void {
-    if (this.closed || !this.opened || this.holdOps || !this.table.hasOps()) return;
+    if (this.closed || this.paused || !this.opened || this.holdOps || !this.table.hasOps()) return;
+    const time = this.runtime.now();
+    // Throttled: the page gets a state every throttledFrameMs, not every commit
+    // (the ops pile up in the table meanwhile and leave as one batch).
+    const limits = this.runtime.options.commitLimits ?? DEFAULT_COMMIT_LIMITS;
+    if (this.commits.state(time) === "throttle" && time - this.lastFlush < limits.throttledFrameMs) return;
+    this.lastFlush = time;
     this.runtime.options.post({ type: MOUNT_OPS, mountId: this.id, ops: this.table.takeOps() });
   }
 
@@ -553,9 +581,12 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
   let frameRequested = false;
   let inFrame = false;
 
+  const now = options.now ?? (() => performance.now());
   const runtime: Runtime = {
     options,
     renderer,
+    now,
+    pause,
     requestFrame() {
       // During a frame, whatever is left at its end asks for the next one.
       if (frameRequested || inFrame) return;
@@ -578,11 +609,31 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     }
     // A render that changed what it read (or an effect) asks for another frame.
     for (const record of mounts.values()) {
+      if (record.paused) continue;
       if (record.dirty || (!record.holdOps && record.table.hasOps())) {
         runtime.requestFrame();
         break;
       }
     }
+  }
+
+  /** The commit limit stopped a mount: its root goes (ending the loop), the host keeps the last tree under a notice. */
+  function pause(record: MountRecord): void {
+    if (record.paused || record.closed) return;
+    const commits = record.commits.count;
+    record.paused = true;
+    try {
+      record.root.unmount();
+    } catch {
+      // A throwing cleanup must not keep the loop alive.
+    }
+    record.table.takeOps();
+    record.dirty = false;
+    options.post({ type: MOUNT_ERROR, mountId: record.id, error: { code: "render", name: MOUNT_PAUSED_ERROR_NAME, message: MOUNT_PAUSED_NOTICE } });
+    options.onError({
+      code: "update-loop", name: MOUNT_PAUSED_ERROR_NAME, mountId: record.id,
+      message: `mount ${record.id} re-rendered ${commits} times within a second and was paused (${MOUNT_PAUSED_NOTICE}). A component that sets state on every render (useEffect without a dependency list calling a setter) loops forever; give the effect dependencies, or update at most a few times per second.`,
+    });
   }
 
   function unmount(record: MountRecord): void {
@@ -601,6 +652,9 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
 
   function mount(input: MountOptions | Ui): MountHandle {
     const mountOptions = normalizeOptions(input);
+    if (mounts.size >= MAX_OPEN_MOUNTS) {
+      throw new RangeError(`mount(): ${MAX_OPEN_MOUNTS} mounts are already open, the limit; unmount() some, or update an existing one`);
+    }
     const id = `m${nextId++}`.slice(0, MAX_MOUNT_ID_LENGTH);
     const record = new MountRecord(id, mountOptions, runtime);
     mounts.set(id, record);
@@ -661,7 +715,7 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     const { mountId, nodeId, handler, payload } = checked.message;
     const record = mounts.get(mountId);
     const node = record?.table.get(nodeId);
-    if (!record || !node || !node.attached) return false;
+    if (!record || record.paused || !node || !node.attached) return false;
     const argument = uiEventArgument(handler, payload, node.props, options.files);
     try {
       callHandler(record, node, handler, argument);

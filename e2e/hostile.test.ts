@@ -1,0 +1,295 @@
+/**
+ * The page survives hostile or buggy generated UI (render loops, floods,
+ * look-alike prompts) in the built app, driven through the mock LLM. Each
+ * test measures the page's long tasks with a PerformanceObserver and checks
+ * that Stop and New session still answer within a second.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveRecorder, serveStatic, type TestServer } from "./harness";
+import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
+
+const FENCE = "```";
+/** The page must never block longer than this (issue 10; DESIGN.md §5 asks 50 ms while streaming). */
+const MAX_TASK_MS = 100;
+const API_KEY = "test-key-Zq81LmPw0v";
+
+let browser: Browser;
+let app: TestServer;
+let attacker: TestServer;
+let mock: MockLlm;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  assertBuilt();
+  [browser, app, attacker] = await Promise.all([launchBrowser(), serveStatic(), serveRecorder()]);
+});
+afterAll(async () => {
+  await Promise.all([browser?.close(), app?.close(), attacker?.close()]);
+});
+beforeEach(async () => {
+  mock = await startMockLlm();
+  context = await browser.newContext();
+  page = await context.newPage();
+  // Long tasks from the very start of the page.
+  await page.addInitScript(() => {
+    const tasks: number[] = [];
+    (window as unknown as { longTasks: number[] }).longTasks = tasks;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) tasks.push(entry.duration);
+    }).observe({ type: "longtask", buffered: true });
+  });
+  await openReadyApp(page, app.url);
+  await configureEndpoint(page, mock.url, { apiKey: API_KEY });
+  attacker.clearRequests();
+});
+afterEach(async () => {
+  expect(attacker.requests.map((request) => request.url)).toEqual([]);
+  await Promise.all([context?.close(), mock?.close()]);
+});
+
+async function send(text: string) {
+  await page.getByRole("textbox", { name: "Message" }).fill(text);
+  await page.getByRole("textbox", { name: "Message" }).press("Enter");
+}
+const status = () => page.getByRole("status").textContent();
+const longTasks = () => page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks.slice());
+
+/**
+ * The machine running the tests is shared (2 cores, several suites at
+ * once): a task that takes 40 ms idle can take 400 ms of wall time there.
+ * A fixed reference workload, timed in the page, says how much slower than
+ * idle the machine is right now; the task budget scales with it (never
+ * below MAX_TASK_MS). The old failures were tasks of 4–100 s, far outside
+ * any such scaling.
+ */
+const REFERENCE_IDLE_MS = 12;
+async function slowdown(): Promise<number> {
+  const runs = await page.evaluate(() => {
+    const times: number[] = [];
+    for (let run = 0; run < 5; run += 1) {
+      const start = performance.now();
+      let x = 0;
+      for (let index = 0; index < 5e6; index += 1) x = (x * 31 + index) | 0;
+      const values: number[] = [];
+      for (let index = 0; index < 20000; index += 1) values.push((index * 7919 + x) % 10007);
+      values.sort((a, b) => a - b);
+      times.push(performance.now() - start);
+    }
+    return times.sort((a, b) => a - b);
+  });
+  return Math.max(1, runs[2] / REFERENCE_IDLE_MS);
+}
+/** The longest task since the last reset stays within the budget (scaled by how loaded the machine is). */
+async function expectNoLongTask(before: number): Promise<void> {
+  const tasks = await longTasks();
+  const factor = Math.max(before, await slowdown());
+  expect(Math.max(0, ...tasks), `long tasks ${JSON.stringify(tasks)}, machine ${factor.toFixed(1)}× slower than idle`).toBeLessThan(MAX_TASK_MS * factor);
+}
+const resetLongTasks = () => page.evaluate(() => void ((window as unknown as { longTasks: number[] }).longTasks.length = 0));
+function lastUserContent(index: number): string {
+  const messages = mock.requests[index].body.messages as { role: string; content: unknown }[];
+  const last = messages[messages.length - 1];
+  return typeof last.content === "string" ? last.content : JSON.stringify(last.content);
+}
+
+/**
+ * Click a button as a person would and measure, in the page's own clock,
+ * from the click event to the moment the page shows the answer ("stopped":
+ * the status line left running; "no-panels": no mounted UI is left).
+ * Measured in the page because the driver's own round trips are slow on a
+ * loaded machine and are not what the person waits for.
+ */
+async function clickAndTime(name: "Stop" | "New session", answer: "stopped" | "no-panels"): Promise<number> {
+  await page.evaluate(([buttonName, kind]) => {
+    const done = () =>
+      kind === "stopped"
+        ? /^(Stopped|Done|Error)/.test(document.querySelector(".lm-status")?.textContent ?? "")
+        : document.querySelectorAll('[aria-label="Mounted UI"]').length === 0;
+    (window as unknown as { answered: Promise<number> }).answered = new Promise((resolve) => {
+      const button = [...document.querySelectorAll("button")].find((each) => each.textContent?.trim() === buttonName)!;
+      button.addEventListener("click", () => {
+        const clickedAt = performance.now();
+        const check = () => {
+          if (!done()) return;
+          observer.disconnect();
+          resolve(performance.now() - clickedAt);
+        };
+        const observer = new MutationObserver(check);
+        observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+        check();
+      }, { capture: true, once: true });
+    });
+  }, [name, answer] as const);
+  await page.getByRole("button", { name }).click({ timeout: 15_000 });
+  return page.evaluate(() => (window as unknown as { answered: Promise<number> }).answered);
+}
+
+/** Stop answers within a second, then New session leaves no panel behind, also within a second (scaled like the task budget). */
+async function stopAndNewSession(factor: number): Promise<void> {
+  const second = 1_000 * factor;
+  expect(await clickAndTime("Stop", "stopped")).toBeLessThan(second);
+  expect(await clickAndTime("New session", "no-panels")).toBeLessThan(second);
+  await page.waitForTimeout(500);
+  expect(await page.getByLabel("Mounted UI").count()).toBe(0);
+}
+
+describe("render loops", () => {
+  it("a mount whose effect sets state on every render is paused with a notice; the page stays responsive; the model is told", async () => {
+    const gate = createGate();
+    mock.enqueue({
+      chunks: [
+        `${FENCE}tsx agent.run\n`,
+        "function Loop() {\n  const [n, setN] = useState(0)\n  useEffect(() => { setN(n + 1) })\n",
+        "  return <div>{Array.from({ length: 1500 }, (_, i) => <span key={i}>{(n + i) % 10}</span>)}</div>\n}\n",
+        "mount({ ui: Loop })\n",
+        `${FENCE}\n`,
+        { waitFor: gate.promise },
+        "Done.",
+      ],
+    });
+    mock.enqueue({ chunks: ["I will fix the effect."] });
+    const factor = await slowdown();
+    await resetLongTasks();
+    await send("Make a loop");
+    const panel = page.getByLabel("Mounted UI");
+    await panel.getByText("this UI updates too fast — paused").waitFor({ timeout: 15_000 });
+    // The panel keeps its last state under the notice (drawn over a few tasks).
+    await expect.poll(() => panel.locator("span").count(), { timeout: 10_000 }).toBeGreaterThan(1000);
+    gate.open();
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    // Told by the realm's commit limit or by the page's inbox, whichever paused it first.
+    expect(lastUserContent(1)).toMatch(/mount m1 (re-rendered \d+ times within a second and )?was paused/);
+    await expectNoLongTask(factor);
+  });
+
+  it("Stop and New session answer within a second while a loop runs", async () => {
+    mock.enqueue({
+      chunks: [
+        `${FENCE}tsx agent.run\n`,
+        "function Loop() {\n  const [n, setN] = useState(0)\n  useEffect(() => { setN(n + 1) })\n",
+        "  return <div>{Array.from({ length: 1500 }, (_, i) => <span key={i}>{(n + i) % 10}</span>)}</div>\n}\n",
+        "mount({ ui: Loop })\n",
+        "await new Promise(() => {})\n",
+        `${FENCE}\n`,
+      ],
+    });
+    const factor = await slowdown();
+    await resetLongTasks();
+    await send("Make a loop and wait");
+    await page.getByLabel("Mounted UI").locator("span").first().waitFor({ timeout: 15_000 });
+    await page.waitForTimeout(1_000);
+    await stopAndNewSession(factor);
+    await expectNoLongTask(factor);
+  });
+});
+
+describe("floods", () => {
+  it("a million console lines: no long task, a bounded log with 'N more lines not shown', a bounded excerpt for the model", async () => {
+    mock.enqueue({
+      // One statement, a million lines; it yields every 10,000 so that the
+      // loop guard (2 s without yielding) cannot cut it short on a slow machine.
+      chunks: [`${FENCE}tsx agent.run\nfor (let k = 0; k < 100; k++) { for (let i = 0; i < 10000; i++) console.log("line " + (k * 10000 + i)); await sleep(0) }\n${FENCE}\n`],
+    });
+    mock.enqueue({ chunks: ["That was a lot."] });
+    const factor = await slowdown();
+    await resetLongTasks();
+    await send("Print a million lines");
+    await expect.poll(status, { timeout: 60_000 }).toMatch(/^Done/);
+    await page.getByText(/^[\d,]+ more lines not shown$/).waitFor({ timeout: 5_000 });
+    const shown = await page.locator(".lm-log").count();
+    expect(shown).toBeLessThanOrEqual(501);
+    expect(await page.getByText(/^[\d,]+ more lines not shown$/).textContent()).toBe("999,500 more lines not shown");
+    const feedback = lastUserContent(1);
+    expect(feedback).toContain("line 0");
+    expect(feedback).toMatch(/more lines not shown/);
+    expect(feedback.length).toBeLessThanOrEqual(8_000);
+    await expectNoLongTask(factor);
+  });
+
+  it("3,000 mount() calls and big trees: caps hold, no long task, Stop and New session work", async () => {
+    mock.enqueue({
+      chunks: [
+        `${FENCE}tsx agent.run\n`,
+        // Big trees first (20 × 2,500 nodes), yielding between them as a streaming reply would.
+        "for (let i = 0; i < 20; i++) { mount({ ui: () => <div>{Array.from({ length: 50 }, (_, r) => <div key={r}>{Array.from({ length: 49 }, (_, c) => <span key={c}>{c}</span>)}</div>)}</div> }); await sleep(0) }\n",
+        "let opened = 20, refused = 0\n",
+        "for (let i = 0; i < 3000; i++) { try { mount({ ui: () => <p>small {i}</p> }); opened++ } catch { refused++ } }\n",
+        "console.log('opened', opened, 'refused', refused)\n",
+        "await new Promise(() => {})\n",
+        `${FENCE}\n`,
+      ],
+    });
+    const factor = await slowdown();
+    await resetLongTasks();
+    await send("Mount a lot");
+    await page.getByText(/^opened 200 refused 2820$/).waitFor({ timeout: 60_000 });
+    await page.waitForTimeout(2_000);
+    const panels = await page.getByLabel("Mounted UI").count();
+    expect(panels).toBeGreaterThan(0);
+    expect(panels).toBeLessThanOrEqual(200);
+    await stopAndNewSession(factor);
+    await expectNoLongTask(factor);
+  });
+
+  it("a chart asking for fifty million ticks and a width of ten million draws at once", async () => {
+    // Load the chart code first (its first use parses a large module, which is not what is measured here).
+    mock.enqueue({ chunks: [`${FENCE}tsx agent.run\nmount({ ui: () => <LineChart width={300} height={100} data={[{x: 1, y: 1}]}><Line dataKey=\"y\" /></LineChart> })\n${FENCE}\n`] });
+    await send("Warm up");
+    await expect.poll(() => page.getByLabel("Mounted UI").locator("svg").count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    mock.enqueue({
+      chunks: [
+        `${FENCE}tsx agent.run\n`,
+        "mount({ ui: () => <LineChart width={10000000} height={200} data={[{x: 1, y: 2}, {x: 2, y: 3}]}><XAxis dataKey=\"x\" /><YAxis tickCount={50000000} /><Line dataKey=\"y\" /></LineChart> })\n",
+        `${FENCE}\n`,
+      ],
+    });
+    mock.enqueue({ chunks: ["Charted."] });
+    const factor = await slowdown();
+    await resetLongTasks();
+    await send("Chart");
+    await expect.poll(() => page.getByLabel("Mounted UI").nth(1).locator("svg path").count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await page.waitForTimeout(500);
+    // The clamped axis: at most 30 ticks drawn, not fifty million.
+    expect(await page.getByLabel("Mounted UI").nth(1).locator(".recharts-yAxis .recharts-cartesian-axis-tick").count()).toBeLessThanOrEqual(30);
+    await expectNoLongTask(factor);
+  });
+});
+
+describe("look-alike prompts", () => {
+  it("a generated 'Settings' card asking for the key is marked, warns, and the typed key never reaches the realm without consent", async () => {
+    mock.enqueue({
+      chunks: [
+        `${FENCE}tsx agent.run\n`,
+        "const form = mount({ title: \"Settings\", ui: () => (\n  <Card><CardHeader><CardTitle>Settings</CardTitle></CardHeader><CardContent><form>\n",
+        "    <Label htmlFor=\"key\">API key</Label><Input id=\"key\" name=\"key\" type=\"password\" onChange={(e) => console.log(\"typed\", e.target.value)} />\n",
+        "    <Button type=\"submit\">Save</Button></form></CardContent></Card>\n) })\n",
+        "const values = await form.result\nconsole.log(\"got\", JSON.stringify(values))\n",
+        `${FENCE}\n`,
+      ],
+    });
+    await send("Show settings");
+    const panel = page.getByLabel("Mounted UI");
+    await panel.getByRole("button", { name: "Save" }).waitFor({ timeout: 15_000 });
+    await expect.poll(status, { timeout: 10_000 }).toMatch(/^Waiting for input/);
+    // The origin line sits outside the panel's box.
+    const origin = panel.locator(".lm-mount-origin");
+    expect(await origin.textContent()).toContain("Made by the model");
+    expect(await origin.textContent()).toContain("This is not Livemark asking");
+    const [originBox, panelBox] = await Promise.all([origin.boundingBox(), panel.locator("[data-mount-id]").boundingBox()]);
+    expect(originBox!.y + originBox!.height).toBeLessThanOrEqual(panelBox!.y + 0.5);
+
+    await panel.getByLabel("API key").pressSequentially(API_KEY, { delay: 5 });
+    await panel.getByRole("button", { name: "Save" }).click();
+    await panel.getByText("This looks like your API key. It was not sent to the generated UI.").waitFor({ timeout: 5_000 });
+    await panel.getByRole("button", { name: "Don't send" }).click();
+    await page.waitForTimeout(500);
+    // Nothing with the key (or its last characters) came back from the realm.
+    const shown = await page.locator(".lm-log").allTextContents();
+    expect(shown.join("\n")).not.toContain(API_KEY.slice(0, 6));
+    expect(await status()).toMatch(/^Waiting for input/);
+    await page.getByRole("button", { name: "Stop" }).click();
+  });
+});
