@@ -93,6 +93,9 @@ export function createRealmFetch(requests: () => HostRequests | undefined): type
         case "network-off":
         case "invalid-url":
           throw CapabilityError.fromHost("network", code, message ?? "network capability not granted");
+        case "unknown-service":
+          // A host without a network broker (a test page, an embedding) grants nothing.
+          throw new CapabilityError("network", describe(input, init), "this host offers no network access");
         case "cors":
           throw new TypeError(message);
         default: {
