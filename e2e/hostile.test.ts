@@ -160,7 +160,7 @@ describe("render loops", () => {
     gate.open();
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
     // Told by the realm's commit limit or by the page's inbox, whichever paused it first.
-    expect(lastUserContent(1)).toMatch(/mount m1 (re-rendered \d+ times within a second and )?was paused/);
+    expect(lastUserContent(1)).toMatch(/mount (\w+:)?m1 (re-rendered \d+ times within a second and )?was paused/);
     await expectNoLongTask(factor);
   });
 

@@ -31,9 +31,21 @@ async function send(page: Page, text: string): Promise<void> {
 
 /** Each reply's panels, in order: the text of every "Mounted UI" inside each "Reply". */
 async function panelsByReply(page: Page): Promise<string[][]> {
-  return page.getByRole("article", { name: "Reply" }).evaluateAll((replies) =>
-    replies.map((reply) => [...reply.querySelectorAll('[aria-label="Mounted UI"]')].map((panel) => panel.textContent ?? "")),
-  );
+  // Panels far from the viewport are not drawn (render/useDeferredDraw.ts):
+  // bring each into view and give it a frame to draw before reading it.
+  return page.getByRole("article", { name: "Reply" }).evaluateAll(async (replies) => {
+    const result: string[][] = [];
+    for (const reply of replies) {
+      const texts: string[] = [];
+      for (const panel of reply.querySelectorAll('[aria-label="Mounted UI"]')) {
+        panel.scrollIntoView({ block: "center" });
+        await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100)));
+        texts.push(panel.textContent ?? "");
+      }
+      result.push(texts);
+    }
+    return result;
+  });
 }
 
 /** The panels of the replies that have any. */

@@ -48,7 +48,8 @@ function Root() {
     // (render/mountInbox.ts); the agent hears only of what was applied.
     const inbox = createMountInbox({
       registry,
-      onWarning: (mountId, message) => controller.getState().agent?.reportRenderProblem(`${mountId ? `mount ${mountId}: ` : ""}${message}`),
+      // Inbox warnings name their mount already.
+      onWarning: (mountId, message) => controller.getState().agent?.reportRenderProblem(mountId && !message.includes(mountId) ? `mount ${mountId}: ${message}` : message),
     });
     realm.subscribeMounts((message) => inbox.push(message));
     // A fresh realm has none of the old mounts: they stay visible, inert;
