@@ -61,6 +61,28 @@ describe("Settings", () => {
     await page.getByText("Hello from the endpoint.").waitFor();
   });
 
+  it("with prices entered in Settings, the interaction summary shows the cost of the tokens the API reported", async () => {
+    await page.getByRole("button", { name: "Settings", exact: true }).click();
+    await page.getByLabel("API key", { exact: true }).fill("sk-test-price");
+    await page.getByLabel("Base URL", { exact: true }).fill(mock.url);
+    await page.getByLabel("Model", { exact: true }).fill("mock-model");
+    await page.getByLabel("Price per 1M input tokens (USD)").fill("2.5");
+    await page.getByLabel("Price per 1M output tokens (USD)").fill("10");
+    await page.getByRole("button", { name: "Save" }).click();
+
+    mock.enqueue({ chunks: ["A priced ", "answer."] });
+    await send(page, "hi");
+    const summary = page.getByLabel("Interaction summary").locator("summary");
+    await summary.waitFor({ timeout: 20_000 });
+    const text = (await summary.textContent()) ?? "";
+    const [, tokensIn, tokensOut] = /tokens: ([\d,]+) in \/ ([\d,]+) out/.exec(text) ?? [];
+    expect(tokensIn, text).toBeDefined();
+    const expected = (Number(tokensIn.replace(/,/g, "")) * 2.5 + Number(tokensOut.replace(/,/g, "")) * 10) / 1_000_000;
+    const [, shown] = /cost \$([\d.]+)/.exec(text) ?? [];
+    expect(shown, text).toBeDefined();
+    expect(Math.abs(Number(shown) - expected)).toBeLessThanOrEqual(expected * 0.05 + 1e-9);
+  });
+
   it("says when the demo still answers: the endpoint chosen without a key", async () => {
     await page.getByRole("button", { name: "Settings", exact: true }).click();
     await page.getByLabel("OpenAI-compatible endpoint").check();

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import type { Agent, AgentState, Phase } from "../agent/agent";
 import { useAgentState } from "./useAgentState";
 import { Timeline } from "./Timeline";
+import { TokenPriceContext } from "./cost";
 import { Composer } from "./Composer";
 import { SettingsDialog } from "./SettingsDialog";
 import { Sidebar, download } from "./Sidebar";
@@ -264,15 +265,17 @@ export function App({
           </div>
         )}
         {sessions.agent ? (
-          <SessionView
-            key={sessions.current?.id ?? "none"}
-            agent={sessions.agent}
-            readOnly={sessions.readOnly}
-            usingDemo={usingDemo}
-            onRevive={() => void controller.revive()}
-            realm={realmStatus}
-            onRetryRealm={onRetryRealm}
-          />
+          <TokenPriceContext.Provider value={settings.price}>
+            <SessionView
+              key={sessions.current?.id ?? "none"}
+              agent={sessions.agent}
+              readOnly={sessions.readOnly}
+              usingDemo={usingDemo}
+              onRevive={() => void controller.revive()}
+              realm={realmStatus}
+              onRetryRealm={onRetryRealm}
+            />
+          </TokenPriceContext.Provider>
         ) : (
           <main className="lm-main">
             <p className="lm-empty">Opening your sessions…</p>

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { readMaxOutputTokens, type Settings } from "./settings";
+import { readTokenPrice } from "./cost";
 import { answeringModel } from "./modelLabel";
 
 export function SettingsDialog({
@@ -14,6 +15,8 @@ export function SettingsDialog({
   const [draft, setDraft] = useState(settings);
   // Kept as typed; read (and bounded) on save, so typing "8192" never jumps.
   const [maxTokensText, setMaxTokensText] = useState(settings.maxOutputTokens === undefined ? "" : String(settings.maxOutputTokens));
+  const [priceInText, setPriceInText] = useState(settings.price ? String(settings.price.inputPerMillion) : "");
+  const [priceOutText, setPriceOutText] = useState(settings.price ? String(settings.price.outputPerMillion) : "");
   const dialog = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const element = dialog.current;
@@ -31,9 +34,10 @@ export function SettingsDialog({
         method="dialog"
         onSubmit={(event) => {
           event.preventDefault();
-          const { maxOutputTokens: _previous, ...rest } = draft;
+          const { maxOutputTokens: _previous, price: _price, ...rest } = draft;
           const maxOutputTokens = readMaxOutputTokens(maxTokensText);
-          onSave({ ...rest, ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}), baseURL: draft.baseURL.trim().replace(/\/+$/, ""), model: draft.model.trim(), apiKey: draft.apiKey.trim() });
+          const price = readTokenPrice(priceInText, priceOutText);
+          onSave({ ...rest, ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}), ...(price ? { price } : {}), baseURL: draft.baseURL.trim().replace(/\/+$/, ""), model: draft.model.trim(), apiKey: draft.apiKey.trim() });
         }}
       >
         <h2 id="lm-settings-title">Settings</h2>
@@ -99,6 +103,13 @@ export function SettingsDialog({
             onChange={(event) => setMaxTokensText(event.target.value)}
           />
           <small>A reply that reaches this limit is cut; raise it if replies stop with “cut at the token limit”. Empty: the provider’s default.</small>
+        </div>
+        <div className="lm-field">
+          <label htmlFor="lm-price-in">Price per 1M input tokens (USD)</label>
+          <input id="lm-price-in" type="number" min={0} step="any" placeholder="unknown" value={priceInText} onChange={(event) => setPriceInText(event.target.value)} />
+          <label htmlFor="lm-price-out">Price per 1M output tokens (USD)</label>
+          <input id="lm-price-out" type="number" min={0} step="any" placeholder="unknown" value={priceOutText} onChange={(event) => setPriceOutText(event.target.value)} />
+          <small>With both prices, each interaction's summary shows its cost from the tokens the API reports.</small>
         </div>
         <p className="lm-settings__answering" aria-live="polite">
           After Save, replies come from: <strong>{answering.label}</strong>

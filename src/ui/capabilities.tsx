@@ -8,6 +8,7 @@ import { createContext, useContext, useEffect, useRef, useSyncExternalStore } fr
 import type { CapabilityController, CapabilityState } from "./capabilityController";
 import type { NetworkMode } from "../sandbox/capabilities/networkPolicy";
 import type { InteractionSummary } from "../agent/interactionLifecycle";
+import { costOf, formatCost, TokenPriceContext } from "./cost";
 
 export const CapabilitiesContext = createContext<CapabilityController | undefined>(undefined);
 
@@ -196,6 +197,7 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 /** The compact summary under the last reply of an interaction, with its lifecycle. */
 export function InteractionSummaryView({ summary }: { summary: InteractionSummary }) {
   const { state } = useCapabilities();
+  const cost = costOf(summary.tokensIn, summary.tokensOut, useContext(TokenPriceContext));
   const end = summary.startedAt + summary.durationMs;
   const used = state.audit.filter((entry) => entry.at >= summary.startedAt && entry.at <= end);
   const network = used.filter((entry) => entry.capability === "network");
@@ -214,8 +216,9 @@ export function InteractionSummaryView({ summary }: { summary: InteractionSummar
     summary.tokensIn !== undefined || summary.tokensOut !== undefined
       ? `tokens: ${(summary.tokensIn ?? 0).toLocaleString("en-US")} in / ${(summary.tokensOut ?? 0).toLocaleString("en-US")} out`
       : "tokens: not reported",
+    cost !== undefined ? `cost ${formatCost(cost)}` : "",
     seconds(summary.durationMs),
-  ];
+  ].filter(Boolean);
   return (
     <details className="lm-summary" aria-label="Interaction summary">
       <summary>

@@ -25,4 +25,12 @@ describe("max tokens per reply", () => {
     expect(loadSettings(memoryStorage(JSON.stringify({ maxOutputTokens: "many" })))).not.toHaveProperty("maxOutputTokens");
     expect(loadSettings(memoryStorage(JSON.stringify({})))).toEqual(DEFAULT_SETTINGS);
   });
+
+  it("keeps the token price across a reload and drops a malformed one", () => {
+    const storage = memoryStorage();
+    saveSettings({ ...DEFAULT_SETTINGS, price: { inputPerMillion: 2.5, outputPerMillion: 10 } }, storage);
+    expect(loadSettings(storage).price).toEqual({ inputPerMillion: 2.5, outputPerMillion: 10 });
+    expect(loadSettings(memoryStorage(JSON.stringify({ price: { inputPerMillion: -1, outputPerMillion: 10 } })))).not.toHaveProperty("price");
+    expect(loadSettings(memoryStorage(JSON.stringify({ price: "cheap" })))).not.toHaveProperty("price");
+  });
 });

@@ -1,4 +1,5 @@
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, MAX_OUTPUT_TOKENS_RANGE } from "../llm/settings";
+import { readTokenPrice, type TokenPrice } from "./cost";
 
 /**
  * The person's LLM settings. They live in the app origin only (the sandbox is
@@ -12,6 +13,8 @@ export interface Settings {
   maxTurns: number;
   /** Max tokens per reply; absent: the provider's default. */
   maxOutputTokens?: number;
+  /** The model's price per million tokens, for the cost under each interaction; absent: no cost shown. */
+  price?: TokenPrice;
 }
 
 /** A max-tokens value from the form or storage: a whole number in range, or absent (provider default). */
@@ -46,6 +49,7 @@ export function loadSettings(storage: Pick<Storage, "getItem"> | undefined = glo
           ? Math.floor(parsed.maxTurns)
           : DEFAULT_SETTINGS.maxTurns,
       ...(readMaxOutputTokens(parsed.maxOutputTokens) !== undefined ? { maxOutputTokens: readMaxOutputTokens(parsed.maxOutputTokens) } : {}),
+      ...(parsed.price && readTokenPrice(parsed.price.inputPerMillion, parsed.price.outputPerMillion) ? { price: readTokenPrice(parsed.price.inputPerMillion, parsed.price.outputPerMillion) } : {}),
     };
   } catch {
     return { ...DEFAULT_SETTINGS };
