@@ -37,6 +37,24 @@ describe("InteractionLifecycle", () => {
     });
   });
 
+  it("records each statement that starts running as a timed step naming its block and statement", () => {
+    let now = 0;
+    const lifecycle = new InteractionLifecycle(now, () => now);
+    lifecycle.enter("streaming");
+    now = 50;
+    lifecycle.exec({ type: "statement-start", block: 1, statement: 0, line: 3, endLine: 3, source: "a()" } as never);
+    now = 80;
+    lifecycle.exec({ type: "statement-start", block: 1, statement: 1, line: 4, endLine: 4, source: "b()" } as never);
+    now = 90;
+    expect(lifecycle.finish("done").steps).toEqual([
+      { state: "received", atMs: 0 },
+      { state: "streaming", atMs: 0 },
+      { state: "running", atMs: 50, detail: "statement 1 of block 1, line 3" },
+      { state: "running", atMs: 80, detail: "statement 2 of block 1, line 4" },
+      { state: "done", atMs: 90 },
+    ]);
+  });
+
   it("leaves tokens out when the API reported none", () => {
     const lifecycle = new InteractionLifecycle(0, () => 0);
     lifecycle.usage(undefined);

@@ -67,7 +67,10 @@ export class InteractionLifecycle {
 
   exec(event: ExecEvent | { type: string }): void {
     const typed = event as ExecEvent;
-    if (typed.type === "statement-end") {
+    if (typed.type === "statement-start") {
+      // Code runs while the reply still streams: each statement is a timed step of its own (as the status line words it).
+      this.enter("running", `statement ${typed.statement + 1} of block ${typed.block}, line ${typed.line}`);
+    } else if (typed.type === "statement-end") {
       this.statements += 1;
       if (typed.status === "error") this.errors += 1;
     } else if (typed.type === "error") {
