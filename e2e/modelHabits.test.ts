@@ -64,7 +64,7 @@ describe("model habits", () => {
     mock.enqueue({ chunks: ["Noted."] });
     await send("Make me a counter");
     const panel = page.getByLabel("Mounted UI");
-    await panel.getByRole("button", { name: "Clicked 0 times" }).waitFor({ timeout: 15_000 });
+    await panel.getByRole("button", { name: "Clicked 0 times" }).waitFor({ timeout: 30_000 });
     expect(await page.getByLabel("Counter", { exact: true }).count()).toBe(1);
     await panel.getByRole("button", { name: "Clicked 0 times" }).click();
     await panel.getByRole("button", { name: "Clicked 1 times" }).waitFor({ timeout: 10_000 });
