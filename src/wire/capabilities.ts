@@ -3,6 +3,7 @@
  * payloads they carry as realm → host requests (types.ts, SERVICE_REQUEST).
  * Bytes travel as base64 strings: a payload is JSON, never a transferable.
  */
+import type { JsonValue } from "./mount";
 
 /** `fetch` in the realm: the host broker asks the person when needed, then performs it. */
 export const NET_FETCH = "net.fetch";
@@ -76,3 +77,44 @@ export interface FileOfferPayload {
   /** Base64 of this part. */
   body: string;
 }
+
+/**
+ * `tools.<name>(args)` in the realm (DESIGN.md §2): one call of a tool of an
+ * MCP server the person connected. The host's tool broker asks the person
+ * when needed and makes the call with its own MCP client; the realm never
+ * holds a connection, a URL's credentials or a token.
+ */
+export const TOOL_CALL = "tool.call";
+
+/**
+ * One tool as the realm and the model see it; the host pushes the whole list
+ * (TOOLS, types.ts) whenever a server is added or removed, and to every new realm.
+ */
+export interface ToolDescriptor {
+  /** The property of `tools`: the MCP name, or `server/tool` when two servers share it. */
+  name: string;
+  /** The server's short name (from its own `serverInfo.name`, made unique). */
+  server: string;
+  /** The tool's MCP name. */
+  tool: string;
+  description: string;
+  /** The tool's JSON Schema for its arguments (an object schema). */
+  inputSchema: JsonValue;
+  /** Annotated `readOnlyHint: true` by its server (a hint: the person decides what it means). */
+  readOnly: boolean;
+}
+
+export interface ToolCallPayload {
+  /** `ToolDescriptor.name`. */
+  name: string;
+  arguments: JsonValue;
+}
+
+/** A tool's result: `structured` when the tool returned structuredContent, else null and its text. */
+export interface ToolCallResponse {
+  structured: JsonValue | null;
+  text: string;
+}
+
+/** The most tools pushed to a realm (a larger list is cut, with the rest named in the system prompt's note). */
+export const MAX_TOOLS = 200;

@@ -23,6 +23,8 @@ export const CANCEL = "cancel";
 export const PING = "ping";
 /** The answer to a realm → host SERVICE_REQUEST (a value or an error with a code). */
 export const SERVICE_RESPONSE = "service-response";
+/** The tools of the person's MCP servers (capabilities.ts `ToolDescriptor`): the realm's `tools` global shows exactly these. */
+export const TOOLS = "tools";
 
 // Realm → host, over the MessagePort. Every one is validated by the host.
 export const READY = "ready";

@@ -24,8 +24,9 @@ import type { ExecEvent } from "./events";
 import type { JsonValue, MountRealmMessage, UiEventMessage } from "./mount";
 import type {
   ABORT, ABORTED, BEGIN_REPLY, BLOCK, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, READY, REALM_CONNECT, SANDBOX_HELLO, SANDBOX_START,
-  SANDBOX_PING, SANDBOX_PONG, SANDBOX_WORKER_ERROR, SERVICE_CANCEL, SERVICE_REQUEST, SERVICE_RESPONSE,
+  SANDBOX_PING, SANDBOX_PONG, SANDBOX_WORKER_ERROR, SERVICE_CANCEL, SERVICE_REQUEST, SERVICE_RESPONSE, TOOLS,
 } from "./constants";
+import type { ToolDescriptor } from "./capabilities";
 
 export type RequestId = number;
 
@@ -80,6 +81,8 @@ export type HostMessage =
   | { type: typeof ABORT; id: RequestId; timeoutMs: number | null }
   | { type: typeof CANCEL; id: RequestId }
   | { type: typeof PING; seq: number }
+  /** The connected tools, whole (replaces what the realm had). */
+  | { type: typeof TOOLS; tools: ToolDescriptor[] }
   | ServiceResponse
   /** The person acted on a mounted UI (mount.ts). */
   | UiEventMessage;

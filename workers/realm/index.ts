@@ -12,6 +12,7 @@ import { createConsoleLimiter } from "./runtime/createConsoleLimiter";
 import { createMacrotaskScheduler } from "./runtime/createMacrotaskScheduler";
 import { createRealmGlobals } from "./runtime/createRealmGlobals";
 import { createRealmFile } from "./runtime/createRealmFiles";
+import { createRealmTools } from "./runtime/createRealmTools";
 import { hardenGlobalScope } from "./runtime/hardenGlobalScope";
 import { serveRealm, type RealmChannel } from "./runtime/serveRealm";
 import { warmUp } from "./runtime/warmUp";
@@ -43,7 +44,9 @@ const ui = createUiGlobals({
   bindCause: (callback) => executor?.bindCause(callback) ?? callback,
   files: (chosen) => createRealmFile(chosen, () => channel?.requests),
 });
-const globals = createRealmGlobals(ui.globals, () => channel?.requests);
+// The person's MCP tools: the host pushes their list (TOOLS), calls go back as requests.
+const tools = createRealmTools(() => channel?.requests);
+const globals = createRealmGlobals(ui.globals, () => channel?.requests, tools);
 hardenGlobalScope(globals.fetch as typeof fetch);
 
 // Errors nobody caught outside a statement (a rejected promise nobody
@@ -80,6 +83,7 @@ function onConnect(event: MessageEvent<RealmConnectMessage>): void {
       if (eventId === undefined || !executor) ui.handleUiEvent(message);
       else executor.runCaused(eventId, () => ui.handleUiEvent(message));
     },
+    onTools: (list) => tools.set(list),
     createExecutor: (onEvent) => {
       executor = createExecutor({
         globals,

@@ -7,15 +7,18 @@ import type { HostRequests } from "./createHostRequests";
 import { createModelHabits } from "./createModelHabits";
 import { createRealmFetch } from "./createRealmFetch";
 import { createDownload } from "./createRealmFiles";
+import { createRealmTools, type RealmTools } from "./createRealmTools";
 import { createSleep } from "./createSleep";
 
 /**
  * `extra`: further globals, e.g. the UI runtime's (React, mount, Data, …); ours win on a clash.
  * `requests`: the realm's requests to the host once connected; capabilities (`fetch`) go through them.
+ * `tools`: the `tools` global (its list is set by the host's TOOLS message; empty until then).
  */
 export function createRealmGlobals(
   extra: Record<string, unknown> = {},
   requests: () => HostRequests | undefined = () => undefined,
+  tools: RealmTools = createRealmTools(requests),
 ): Record<string, unknown> {
   const globals: Record<string, unknown> = {
     ...extra,
@@ -24,6 +27,8 @@ export function createRealmGlobals(
     fetch: createRealmFetch(requests),
     // Files out: offered in the timeline, saved only on the person's click.
     download: createDownload(requests),
+    // The person's MCP tools, brokered by the host like the network.
+    tools: tools.tools,
   };
   // Imports, default exports, ReactDOM, and teaching errors for the browser
   // APIs models reach for (document, alert, localStorage, require).

@@ -11,11 +11,12 @@
  */
 import {
   ABORT, ABORTED, BEGIN_REPLY, BLOCK, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, READY, SERVICE_RESPONSE,
-  WIRE_VERSION,
+  TOOLS, WIRE_VERSION,
 } from "../../../src/wire/constants";
 import type { ExecEvent } from "../../../src/wire/events";
 import { UI_EVENT, type MountRealmMessage, type UiEventMessage } from "../../../src/wire/mount";
 import type { BlockEvent, HostMessage, RealmMessage, RequestId } from "../../../src/wire/types";
+import type { ToolDescriptor } from "../../../src/wire/capabilities";
 import { createHostRequests, type HostRequests } from "./createHostRequests";
 import { jsonCopy, messageData } from "./captureIntrinsics";
 
@@ -43,6 +44,8 @@ export interface ServeRealmOptions {
   settle?: () => void;
   /** The person acted on a mounted UI (the realm's UI runtime validates it). */
   onUiEvent?(message: UiEventMessage): void;
+  /** The host's list of connected tools (the `tools` global shows exactly these). */
+  onTools?(tools: ToolDescriptor[]): void;
   now?: () => number;
 }
 
@@ -131,6 +134,8 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
         return;
       case UI_EVENT:
         return options.onUiEvent?.(message);
+      case TOOLS:
+        return options.onTools?.(Array.isArray(message.tools) ? message.tools : []);
       default:
         return message satisfies never;
     }

@@ -1,0 +1,147 @@
+/**
+ * The MCP servers the person connected (DESIGN.md §4): their connections
+ * (held here, with any token, never shown or saved), the tools they offer as
+ * `ToolDescriptor`s for the realm and the prompt, and `ConnectedTool`s for
+ * the broker. The SDK is imported only when the first server is added.
+ *
+ * Names: a server is known by its own `serverInfo.name` (lower-cased, made
+ * unique: `films`, `films-2`); a tool by its MCP name, or `server/tool` when
+ * two servers offer a tool of that name (then both are qualified).
+ */
+import type { ToolDescriptor } from "../../wire/capabilities";
+import { MAX_TOOLS } from "../../wire/capabilities";
+import type { JsonValue } from "../../wire/mount";
+import type { ConnectedTool } from "./createToolBroker";
+import type { McpConnection, McpToolInfo } from "./mcpClient";
+
+/** A server as the UI shows it: no token, no connection. */
+export interface McpServerEntry {
+  id: string;
+  /** The URL as added; `builtin:demo` for the demo server. */
+  url: string;
+  name: string;
+  transport: McpConnection["transport"];
+  tools: readonly McpToolInfo[];
+  /** Whether a bearer token was given (the token itself stays in the connection). */
+  hasToken: boolean;
+}
+
+export interface McpServers {
+  /** Connect and list the server's tools; rejects with an McpConnectError in plain words. */
+  add(options: { url: string; token?: string }): Promise<McpServerEntry>;
+  /** The built-in demo server, in this page (idempotent). */
+  addDemo(): Promise<McpServerEntry>;
+  remove(id: string): Promise<void>;
+  list(): readonly McpServerEntry[];
+  descriptors(): ToolDescriptor[];
+  connected(): ConnectedTool[];
+  subscribe(listener: () => void): () => void;
+}
+
+const MAX_DESCRIPTION = 1_000;
+const MAX_SCHEMA_CHARS = 20_000;
+
+export function serverNameOf(name: string, url: string, taken: readonly string[]): string {
+  let base = name.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40);
+  if (!base) {
+    try {
+      base = new URL(url).hostname.replace(/[^a-z0-9_-]+/g, "-").slice(0, 40) || "server";
+    } catch {
+      base = "server";
+    }
+  }
+  let candidate = base;
+  for (let index = 2; taken.includes(candidate); index += 1) candidate = `${base}-${index}`;
+  return candidate;
+}
+
+/** The realm's view of every server's tools: plain names where unique, `server/tool` where shared. */
+export function describeTools(servers: readonly { name: string; tools: readonly McpToolInfo[] }[]): ToolDescriptor[] {
+  const counts = new Map<string, number>();
+  for (const server of servers) for (const tool of server.tools) counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
+  const descriptors: ToolDescriptor[] = [];
+  for (const server of servers) {
+    for (const tool of server.tools) {
+      const schemaText = JSON.stringify(tool.inputSchema ?? {});
+      descriptors.push({
+        name: (counts.get(tool.name) ?? 0) > 1 ? `${server.name}/${tool.name}` : tool.name,
+        server: server.name,
+        tool: tool.name,
+        description: tool.description.slice(0, MAX_DESCRIPTION),
+        // A huge schema would not fit the wire or the prompt: the server checks such arguments itself.
+        inputSchema: schemaText.length > MAX_SCHEMA_CHARS ? ({ type: "object" } as JsonValue) : tool.inputSchema,
+        readOnly: tool.readOnly,
+      });
+    }
+  }
+  return descriptors.slice(0, MAX_TOOLS);
+}
+
+export function createMcpServers(options: { newId?: () => string } = {}): McpServers {
+  const newId = options.newId ?? (() => crypto.randomUUID());
+  const servers: { entry: McpServerEntry; connection: McpConnection }[] = [];
+  const listeners = new Set<() => void>();
+  let demo: Promise<McpServerEntry> | undefined;
+
+  const notify = () => {
+    for (const listener of [...listeners]) listener();
+  };
+
+  const register = (url: string, connection: McpConnection, hasToken: boolean): McpServerEntry => {
+    const entry: McpServerEntry = {
+      id: newId(),
+      url,
+      name: serverNameOf(connection.serverName, url, servers.map((server) => server.entry.name)),
+      transport: connection.transport,
+      tools: connection.tools,
+      hasToken,
+    };
+    servers.push({ entry, connection });
+    notify();
+    return entry;
+  };
+
+  const descriptors = () => describeTools(servers.map((server) => server.entry));
+
+  return {
+    async add({ url, token }) {
+      const trimmed = url.trim();
+      const { connectMcpServer } = await import("./mcpClient");
+      const connection = await connectMcpServer({ url: trimmed, ...(token?.trim() ? { token: token.trim() } : {}) });
+      return register(trimmed, connection, Boolean(token?.trim()));
+    },
+    addDemo() {
+      demo ??= (async () => {
+        const existing = servers.find((server) => server.entry.url === DEMO_SERVER_URL);
+        if (existing) return existing.entry;
+        const [{ connectInMemory }, { createDemoMcpServer }] = await Promise.all([import("./mcpClient"), import("./demoMcpServer")]);
+        return register(DEMO_SERVER_URL, await connectInMemory(createDemoMcpServer()), false);
+      })();
+      demo.catch(() => (demo = undefined));
+      return demo;
+    },
+    async remove(id) {
+      const index = servers.findIndex((server) => server.entry.id === id);
+      if (index < 0) return;
+      const [removed] = servers.splice(index, 1);
+      if (removed.entry.url === DEMO_SERVER_URL) demo = undefined;
+      notify();
+      await removed.connection.close().catch(() => undefined);
+    },
+    list: () => servers.map((server) => server.entry),
+    descriptors,
+    connected() {
+      const all = descriptors();
+      return all.map((descriptor) => {
+        const server = servers.find((item) => item.entry.name === descriptor.server)!;
+        return { descriptor, call: (args, signal) => server.connection.call(descriptor.tool, args, signal) };
+      });
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+export const DEMO_SERVER_URL = "builtin:demo";

@@ -1,0 +1,295 @@
+/**
+ * The tool broker (DESIGN.md §4): the host service behind `tools.<name>(args)`
+ * in the realm (TOOL_CALL). It decides with the pure rules (toolPolicy.ts),
+ * asks the person when they say so — showing the tool, its server and the
+ * arguments — and makes the MCP call through the host's client (the
+ * connection, its URL and any token never leave the host). Every decision
+ * and call becomes one audit record; a result is outside content (the
+ * controller labels the feedback that follows it untrusted).
+ *
+ * The realm's payload is read for the call only (tool name, arguments):
+ * nothing in it can choose the decision. The realm validated the arguments
+ * against the tool's schema already; the server validates them again.
+ */
+import { HostServiceError } from "../HostServiceError";
+import type { HostService } from "../types";
+import type { ToolCallResponse, ToolDescriptor } from "../../wire/capabilities";
+import type { JsonValue } from "../../wire/mount";
+import {
+  DEFAULT_TOOL_POLICY, allowTool, answerToolAsk, canonicalJson, decideTool, revokeTool as withoutTool, setReadOnlyAllowed, spendToolGrant, toolKey,
+  type ToolAction, type ToolAnswer, type ToolAuditDecision, type ToolPolicyState,
+} from "./toolPolicy";
+
+export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+/** The largest result handed to code (its JSON). */
+export const DEFAULT_MAX_TOOL_RESULT_BYTES = 5 * 1024 * 1024;
+/** How much of the arguments the ask shows. */
+const MAX_SHOWN_ARGUMENTS = 4_000;
+
+/** A tool call's result as MCP returns it (CallToolResult). */
+export interface McpToolResult {
+  content?: readonly unknown[];
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+/** A tool the host can call: its descriptor and the call itself (the host's MCP client). */
+export interface ConnectedTool {
+  descriptor: ToolDescriptor;
+  call(args: Record<string, JsonValue>, signal: AbortSignal): Promise<McpToolResult>;
+}
+
+/** What the person is asked (shown inline in the timeline). */
+export interface ToolPermissionAsk {
+  id: string;
+  capability: "tool";
+  /** The property of `tools` the code called. */
+  name: string;
+  server: string;
+  tool: string;
+  /** The arguments as pretty JSON (cut at a few KB). */
+  arguments: string;
+  readOnly: boolean;
+}
+
+export interface ToolAuditRecord {
+  at: number;
+  capability: "tool";
+  method: "CALL";
+  /** `server/tool`. */
+  url: string;
+  decision: ToolAuditDecision;
+  /** Argument bytes. */
+  bytesOut: number;
+  /** Result bytes (its JSON). */
+  bytes?: number;
+  /** "ok", "tool-error", or why it failed (denied, failed, timeout, revoked, aborted, too-large). */
+  result: string;
+  reason?: string;
+}
+
+export interface ToolBrokerOptions {
+  initial?: ToolPolicyState;
+  ask(request: ToolPermissionAsk, signal: AbortSignal): Promise<ToolAnswer>;
+  audit(record: ToolAuditRecord): void;
+  /** The rules changed (a tool allowed, a switch set): persist them. */
+  onChange?(state: ToolPolicyState): void;
+  sha256?(text: string): Promise<string>;
+  newId?(): string;
+  now?(): number;
+  timeoutMs?: number;
+  maxResultBytes?: number;
+}
+
+export interface ToolBroker {
+  /** Provide it as `realm.provide(TOOL_CALL, broker.service)`. */
+  service: HostService;
+  state(): ToolPolicyState;
+  /** Another session opened: its rules replace these; calls in flight are aborted. */
+  load(state: ToolPolicyState): void;
+  setStrict(strict: boolean): void;
+  /** "Always allow this tool", from outside an ask (e.g. restoring a grant). */
+  allowTool(key: string): void;
+  /** Later calls of the tool ask again; calls in flight that it allowed are aborted. */
+  revokeTool(key: string): void;
+  /** Allow (or stop allowing) a server's read-only-annotated tools without asking. */
+  setReadOnlyAllowed(server: string, allowed: boolean): void;
+  /** The connected tools (replaces the list; a call of a tool no longer listed fails `unknown-tool`). */
+  setTools(tools: readonly ConnectedTool[]): void;
+  tools(): ToolDescriptor[];
+  inFlight(): number;
+  subscribe(listener: (state: ToolPolicyState) => void): () => void;
+}
+
+async function defaultSha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** The text parts of a result, joined; other parts are named, not inlined. */
+export function resultText(content: readonly unknown[] | undefined): string {
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part) => {
+      const item = part as { type?: unknown; text?: unknown; mimeType?: unknown; resource?: { uri?: unknown; text?: unknown } } | null;
+      if (!item || typeof item !== "object") return "";
+      if (item.type === "text" && typeof item.text === "string") return item.text;
+      if (item.type === "resource" && typeof item.resource?.text === "string") return item.resource.text;
+      if (item.type === "resource_link" || item.type === "resource") return `[resource ${String((item as { uri?: unknown }).uri ?? item.resource?.uri ?? "")}]`;
+      return `[${String(item.type)}${typeof item.mimeType === "string" ? ` ${item.mimeType}` : ""}]`;
+    })
+    .filter((text) => text !== "")
+    .join("\n");
+}
+
+export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
+  let policy: ToolPolicyState = options.initial ?? DEFAULT_TOOL_POLICY;
+  let connected = new Map<string, ConnectedTool>();
+  const listeners = new Set<(state: ToolPolicyState) => void>();
+  const sha256 = options.sha256 ?? defaultSha256;
+  const newId = options.newId ?? (() => crypto.randomUUID());
+  const now = options.now ?? (() => Date.now());
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const maxBytes = options.maxResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES;
+  const flying = new Set<{ key: string; basis: string; abort(reason: HostServiceError): void }>();
+
+  const change = (next: ToolPolicyState, notify = true) => {
+    if (next === policy) return;
+    policy = next;
+    if (notify) options.onChange?.(policy);
+    for (const listener of listeners) listener(policy);
+  };
+  const abortWhere = (predicate: (entry: { key: string; basis: string }) => boolean, error: HostServiceError) => {
+    for (const entry of [...flying]) if (predicate(entry)) entry.abort(error);
+  };
+
+  const service: HostService = async (payload, { signal }) => {
+    const input = payload as { name?: unknown; arguments?: unknown } | null;
+    if (!input || typeof input !== "object" || typeof input.name !== "string") throw new HostServiceError("invalid", "a tool call needs a tool name");
+    const args = input.arguments;
+    if (!args || typeof args !== "object" || Array.isArray(args)) throw new HostServiceError("invalid", "a tool's arguments are one object");
+    const tool = connected.get(input.name);
+    if (!tool) {
+      const names = [...connected.keys()];
+      throw new HostServiceError(
+        "unknown-tool",
+        `no connected tool is named "${input.name.slice(0, 100)}"` + (names.length > 0 ? `; connected: ${names.slice(0, 20).join(", ")}` : "; no MCP server is connected (Session settings)"),
+      );
+    }
+    const { descriptor } = tool;
+    const json = canonicalJson(args);
+    const action: ToolAction = {
+      server: descriptor.server,
+      tool: descriptor.tool,
+      readOnly: descriptor.readOnly,
+      argumentsHash: await sha256(json),
+      argumentsSize: new TextEncoder().encode(json).length,
+    };
+    const key = toolKey(descriptor.server, descriptor.tool);
+    const record = (entry: Omit<ToolAuditRecord, "at" | "capability" | "method" | "url" | "bytesOut">) =>
+      options.audit({ at: now(), capability: "tool", method: "CALL", url: key, bytesOut: action.argumentsSize, ...entry });
+
+    let { decision, audit } = decideTool(policy, action);
+    if (decision.kind === "ask") {
+      const pretty = JSON.stringify(args, null, 2);
+      const answer = await options.ask(
+        {
+          id: newId(),
+          capability: "tool",
+          name: descriptor.name,
+          server: descriptor.server,
+          tool: descriptor.tool,
+          arguments: pretty.length > MAX_SHOWN_ARGUMENTS ? `${pretty.slice(0, MAX_SHOWN_ARGUMENTS)}\n… (${pretty.length - MAX_SHOWN_ARGUMENTS} more characters)` : pretty,
+          readOnly: descriptor.readOnly,
+        },
+        signal,
+      );
+      if (signal.aborted) throw new HostServiceError("aborted", "the call ended while waiting for permission");
+      const answered = answerToolAsk(policy, action, answer, newId());
+      change(answered.state, answer === "tool");
+      decision = answered.decision;
+      audit = answered.audit;
+      if (decision.kind === "allow" && decision.basis === "once") {
+        // Spent here, by the call that asked, before anything else can run.
+        const spent = spendToolGrant(policy, decision.grantId, action);
+        change(spent.state, false);
+        audit = spent.audit;
+        if (!spent.ok) {
+          record({ decision: "denied", result: "denied", reason: spent.audit.reason });
+          throw new HostServiceError("denied", `the grant for ${key} could not be used (${spent.reason})`);
+        }
+      }
+    }
+    if (decision.kind === "deny") {
+      record({ decision: "denied", result: "denied", reason: audit?.reason });
+      throw new HostServiceError("denied", decision.message);
+    }
+    if (decision.kind !== "allow") throw new HostServiceError("failed", "no decision");
+    const auditDecision: ToolAuditDecision = audit?.decision ?? "denied";
+
+    const controller = new AbortController();
+    let ended: HostServiceError | undefined;
+    const entry = {
+      key,
+      basis: decision.basis,
+      abort(reason: HostServiceError) {
+        ended ??= reason;
+        controller.abort(reason);
+      },
+    };
+    const onOuterAbort = () => entry.abort(new HostServiceError("aborted", `${key} was cancelled`));
+    signal.addEventListener("abort", onOuterAbort, { once: true });
+    const timer = setTimeout(() => entry.abort(new HostServiceError("timeout", `${key} took longer than ${timeoutMs / 1000} s and was aborted`)), timeoutMs);
+    flying.add(entry);
+    try {
+      const ending = new Promise<never>((_resolve, reject) => controller.signal.addEventListener("abort", () => reject(ended), { once: true }));
+      ending.catch(() => undefined);
+      let result: McpToolResult;
+      try {
+        result = await Promise.race([tool.call(args as Record<string, JsonValue>, controller.signal), ending]);
+      } catch (error) {
+        if (ended) {
+          record({ decision: auditDecision, result: ended.code });
+          throw ended;
+        }
+        const message = String((error as Error)?.message ?? error);
+        record({ decision: auditDecision, result: "failed", reason: message.slice(0, 500) });
+        throw new HostServiceError("failed", `${key} failed: ${message}`);
+      }
+      const text = resultText(result.content);
+      const structured = result.structuredContent !== undefined && result.structuredContent !== null ? (result.structuredContent as JsonValue) : null;
+      const answer: ToolCallResponse = { structured, text };
+      const size = new TextEncoder().encode(JSON.stringify(answer)).length;
+      if (result.isError) {
+        record({ decision: auditDecision, bytes: size, result: "tool-error" });
+        throw new HostServiceError("tool-error", text || `${key} reported an error without a message`);
+      }
+      if (size > maxBytes) {
+        record({ decision: auditDecision, bytes: size, result: "too-large" });
+        throw new HostServiceError("too-large", `the result of ${key} is ${size} bytes, over the ${maxBytes / 1024 / 1024} MB limit`);
+      }
+      record({ decision: auditDecision, bytes: size, result: "ok" });
+      return answer as unknown as JsonValue;
+    } finally {
+      clearTimeout(timer);
+      flying.delete(entry);
+      signal.removeEventListener("abort", onOuterAbort);
+    }
+  };
+
+  return {
+    service,
+    state: () => policy,
+    load(state) {
+      abortWhere(() => true, new HostServiceError("aborted", "another session was opened"));
+      change(state, false);
+    },
+    setStrict(strict) {
+      change({ ...policy, strict });
+    },
+    allowTool(key) {
+      change(allowTool(policy, key));
+    },
+    revokeTool(key) {
+      abortWhere((entry) => entry.key === key && entry.basis === "tool", new HostServiceError("revoked", `the person revoked ${key}; the call was aborted`));
+      change(withoutTool(policy, key));
+    },
+    setReadOnlyAllowed(server, allowed) {
+      if (!allowed) {
+        abortWhere((entry) => entry.key.startsWith(`${server}/`) && entry.basis === "read-only", new HostServiceError("revoked", `the person stopped allowing ${server}'s read-only tools; the call was aborted`));
+      }
+      change(setReadOnlyAllowed(policy, server, allowed));
+    },
+    setTools(tools) {
+      connected = new Map(tools.map((tool) => [tool.descriptor.name, tool]));
+      const keys = new Set(tools.map((tool) => toolKey(tool.descriptor.server, tool.descriptor.tool)));
+      abortWhere((entry) => !keys.has(entry.key), new HostServiceError("aborted", "its MCP server was removed; the call was aborted"));
+    },
+    tools: () => [...connected.values()].map((tool) => tool.descriptor),
+    inFlight: () => flying.size,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

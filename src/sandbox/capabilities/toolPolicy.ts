@@ -1,0 +1,148 @@
+/**
+ * The rules for the person's MCP tools (DESIGN.md §4), as a pure core beside
+ * networkPolicy.ts: state and an action in, a decision and an audit entry
+ * out. The broker (createToolBroker.ts) passes ids and hashes in.
+ *
+ * Invariants:
+ * 1. Every tool is **ask** by default. "Always allow this tool" allows that
+ *    tool of that server for the session; a server's read-only switch allows
+ *    its tools annotated read-only; nothing else allows a call without asking.
+ * 2. Strict mode asks for every call, even of an allowed tool.
+ * 3. A one-time grant is bound to the fingerprint of one call (server, tool,
+ *    SHA-256 of the arguments' canonical JSON) and is spent by exactly one call.
+ * 4. A tool is named `server/tool` here: two servers' tools of one name are
+ *    two tools, and a grant for one never covers the other.
+ */
+import type { OneTimeGrant } from "./networkPolicy";
+
+export interface ToolAction {
+  /** The server's short name (ToolDescriptor.server). */
+  server: string;
+  /** The tool's MCP name. */
+  tool: string;
+  readOnly: boolean;
+  /** SHA-256 hex of the arguments' canonical JSON. */
+  argumentsHash: string;
+  /** Bytes of the arguments' JSON. */
+  argumentsSize: number;
+}
+
+export interface ToolPolicyState {
+  /** Tools allowed for this session without asking (`server/tool`). */
+  allowed: readonly string[];
+  /** Servers whose read-only-annotated tools are allowed without asking. */
+  readOnlyServers: readonly string[];
+  /** Ask for every call (the session's strict mode, shared with the network). */
+  strict: boolean;
+  grants: readonly OneTimeGrant[];
+}
+
+export const DEFAULT_TOOL_POLICY: ToolPolicyState = Object.freeze({
+  allowed: Object.freeze([]) as readonly string[],
+  readOnlyServers: Object.freeze([]) as readonly string[],
+  strict: false,
+  grants: Object.freeze([]) as readonly OneTimeGrant[],
+});
+
+export type ToolAuditDecision = "allowed-once" | "allowed-tool" | "allowed-read-only" | "denied";
+
+export type ToolDecision =
+  | { kind: "allow"; basis: "tool" | "read-only" }
+  | { kind: "allow"; basis: "once"; grantId: string }
+  | { kind: "ask" }
+  | { kind: "deny"; reason: "person"; message: string };
+
+export interface ToolAuditEntry {
+  capability: "tool";
+  method: "CALL";
+  /** `server/tool`. */
+  url: string;
+  decision: ToolAuditDecision;
+  bytes: number;
+  reason?: string;
+}
+
+/** The answer to an ask: once, always this tool, or no. */
+export type ToolAnswer = "once" | "tool" | "deny";
+
+export const toolKey = (server: string, tool: string): string => `${server}/${tool}`;
+
+export function toolFingerprint(action: ToolAction): string {
+  return JSON.stringify(["tool", action.server, action.tool, action.argumentsHash]);
+}
+
+/** Arguments as one canonical JSON text (keys sorted at every depth), for the fingerprint. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+function audit(action: ToolAction, decision: ToolAuditDecision, reason?: string): ToolAuditEntry {
+  return { capability: "tool", method: "CALL", url: toolKey(action.server, action.tool), decision, bytes: action.argumentsSize, ...(reason ? { reason } : {}) };
+}
+
+/** What happens to a call before anyone is asked; `audit` is set when the decision is final. */
+export function decideTool(state: ToolPolicyState, action: ToolAction): { decision: ToolDecision; audit?: ToolAuditEntry } {
+  if (state.strict) return { decision: { kind: "ask" } };
+  if (state.allowed.includes(toolKey(action.server, action.tool))) return { decision: { kind: "allow", basis: "tool" }, audit: audit(action, "allowed-tool") };
+  if (action.readOnly && state.readOnlyServers.includes(action.server)) {
+    return { decision: { kind: "allow", basis: "read-only" }, audit: audit(action, "allowed-read-only") };
+  }
+  return { decision: { kind: "ask" } };
+}
+
+export function answerToolAsk(
+  state: ToolPolicyState,
+  action: ToolAction,
+  answer: ToolAnswer,
+  grantId: string,
+): { state: ToolPolicyState; decision: ToolDecision; audit?: ToolAuditEntry } {
+  switch (answer) {
+    case "once": {
+      const grant: OneTimeGrant = { id: grantId, fingerprint: toolFingerprint(action), spent: false };
+      return { state: { ...state, grants: [...state.grants, grant] }, decision: { kind: "allow", basis: "once", grantId } };
+    }
+    case "tool":
+      return { state: allowTool(state, toolKey(action.server, action.tool)), decision: { kind: "allow", basis: "tool" }, audit: audit(action, "allowed-tool") };
+    case "deny": {
+      const message = `The person denied this tool call: ${toolKey(action.server, action.tool)}. Do not retry it; say what you wanted it for, or ask the person.`;
+      return { state, decision: { kind: "deny", reason: "person", message }, audit: audit(action, "denied", "the person denied it") };
+    }
+    default: {
+      const never: never = answer;
+      return never;
+    }
+  }
+}
+
+export type ToolSpendResult =
+  | { ok: true; state: ToolPolicyState; audit: ToolAuditEntry }
+  | { ok: false; state: ToolPolicyState; reason: "unknown" | "spent" | "mismatch"; audit: ToolAuditEntry };
+
+/** A call presents a one-time grant: it passes only if the grant is unspent and was issued for exactly this call. */
+export function spendToolGrant(state: ToolPolicyState, grantId: string, action: ToolAction): ToolSpendResult {
+  const grant = state.grants.find((item) => item.id === grantId);
+  if (!grant) return { ok: false, state, reason: "unknown", audit: audit(action, "denied", "unknown grant") };
+  if (grant.spent) return { ok: false, state, reason: "spent", audit: audit(action, "denied", "grant already used") };
+  if (grant.fingerprint !== toolFingerprint(action)) return { ok: false, state, reason: "mismatch", audit: audit(action, "denied", "grant is for another call") };
+  const grants = state.grants.map((item) => (item.id === grantId ? { ...item, spent: true } : item));
+  return { ok: true, state: { ...state, grants }, audit: audit(action, "allowed-once") };
+}
+
+export function allowTool(state: ToolPolicyState, key: string): ToolPolicyState {
+  return state.allowed.includes(key) ? state : { ...state, allowed: [...state.allowed, key] };
+}
+
+export function revokeTool(state: ToolPolicyState, key: string): ToolPolicyState {
+  return state.allowed.includes(key) ? { ...state, allowed: state.allowed.filter((item) => item !== key) } : state;
+}
+
+export function setReadOnlyAllowed(state: ToolPolicyState, server: string, allowed: boolean): ToolPolicyState {
+  const has = state.readOnlyServers.includes(server);
+  if (has === allowed) return state;
+  return { ...state, readOnlyServers: allowed ? [...state.readOnlyServers, server] : state.readOnlyServers.filter((item) => item !== server) };
+}
