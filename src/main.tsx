@@ -7,7 +7,7 @@ import { createProtocolParser } from "./protocol/parser";
 // Specific modules, not "./llm": the provider (and the AI SDK) load lazily.
 import { describeLlmError } from "./llm/errors";
 import { isDemo } from "./llm/settings";
-import { SYSTEM_PROMPT, wrapFeedback } from "./llm/systemPrompt";
+import { SYSTEM_PROMPT, toolsPrompt, wrapFeedback } from "./llm/systemPrompt";
 import { createRealmHost } from "./sandbox";
 import { createMountInbox, createMountRegistry, FileChooserContext, RemoteImagesContext, setSensitiveValues } from "./render";
 import { MountsContext, type MountsContextValue } from "./ui/mounts";
@@ -17,7 +17,9 @@ import type { Session } from "./store/types";
 import { loadSettings, saveSettings, type Settings } from "./ui/settings";
 import { watchRealmStatus, withoutStartUpErrors, type RealmStatus } from "./ui/realmStatus";
 import { createNetworkBroker } from "./sandbox/capabilities/createNetworkBroker";
-import { FILE_OFFER, FILE_READ, NET_FETCH } from "./wire/capabilities";
+import { FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL } from "./wire/capabilities";
+import { createToolBroker } from "./sandbox/capabilities/createToolBroker";
+import { createMcpServers } from "./sandbox/capabilities/createMcpServers";
 import { CapabilityController } from "./ui/capabilityController";
 import { CapabilitiesContext } from "./ui/capabilities";
 
@@ -70,8 +72,13 @@ function Root() {
     const makeAgent = (messages: ChatMessage[], session?: Session) =>
       new Agent(
         {
-          model: async () => (await import("./llm/provider")).createLanguageModel(settingsRef.current),
-          system: SYSTEM_PROMPT,
+          model: async () =>
+            (await import("./llm/provider")).createLanguageModel(settingsRef.current, {
+              // The demo's tools script brings the page's built-in demo MCP server.
+              demo: { prepare: (script) => (script.usesDemoTools ? capabilities.addDemoServer() : undefined) },
+            }),
+          // Read at each turn: the connected MCP tools are listed after the base prompt.
+          system: () => SYSTEM_PROMPT + toolsPrompt(capabilities.toolDescriptors()),
           realm: agentRealm,
           createParser: createProtocolParser,
           describeError: (error) => {
@@ -101,6 +108,14 @@ function Root() {
     realm.provide(NET_FETCH, broker.service);
     realm.provide(FILE_READ, capabilities.fileReadService);
     realm.provide(FILE_OFFER, capabilities.fileOfferService);
+    // The person's MCP tools: the page holds the connections (and tokens); the realm gets their list and asks the broker.
+    const toolBroker = createToolBroker({
+      ask: capabilities.askTool,
+      audit: capabilities.recordTool,
+      onChange: () => void capabilities.policyChanged(),
+    });
+    capabilities.attachTools(toolBroker, createMcpServers(), (tools) => realm.setTools(tools));
+    realm.provide(TOOL_CALL, toolBroker.service);
     let openedSession: string | undefined | null = null;
     controller.subscribe(() => {
       const { current } = controller.getState();

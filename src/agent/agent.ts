@@ -76,7 +76,8 @@ export interface AgentState {
 export interface AgentOptions {
   /** The model for the next call; may load lazily (the SDK is not in the initial bundle). */
   model: () => LanguageModel | Promise<LanguageModel>;
-  system: string;
+  /** The system prompt, or a function read at each call (it lists the session's connected tools). */
+  system: string | (() => string);
   realm: RealmPort;
   createParser: () => ProtocolParser;
   describeError: (error: unknown) => LlmErrorInfo;
@@ -600,7 +601,7 @@ export class Agent {
         const { streamText } = await import("ai");
         const result = streamText({
           model: await this.options.model(),
-          system: this.options.system,
+          system: typeof this.options.system === "function" ? this.options.system() : this.options.system,
           messages: this.toModelMessages().concat(carried ? [{ role: "user", content: this.options.wrapFeedback(carried, "runtime") }] : []),
           abortSignal: signal,
           maxRetries: 0,

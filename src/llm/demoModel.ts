@@ -36,6 +36,11 @@ export interface DemoModelOptions {
   firstTokenDelayMs?: number;
   /** The scripts to choose from (default: all of ./demoScripts). */
   scripts?: readonly DemoScript[];
+  /**
+   * Runs before a reply of a script streams (awaited): the page connects the
+   * built-in demo MCP server for a script that `usesDemoTools`.
+   */
+  prepare?: (script: DemoScript) => Promise<void> | void;
 }
 
 export function createDemoModel(options: DemoModelOptions = {}): LanguageModelV3 {
@@ -51,7 +56,9 @@ export function createDemoModel(options: DemoModelOptions = {}): LanguageModelV3
 
     async doGenerate(call: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
       call.abortSignal?.throwIfAborted();
-      const text = selectDemoReply(call.prompt as readonly DemoMessage[], scripts).text;
+      const reply = selectDemoReply(call.prompt as readonly DemoMessage[], scripts);
+      if (reply.script.usesDemoTools) await options.prepare?.(reply.script);
+      const text = reply.text;
       return {
         content: [{ type: "text", text }],
         finishReason: { unified: "stop", raw: "stop" },
@@ -64,6 +71,8 @@ export function createDemoModel(options: DemoModelOptions = {}): LanguageModelV3
       const signal = call.abortSignal;
       signal?.throwIfAborted();
       const reply = selectDemoReply(call.prompt as readonly DemoMessage[], scripts);
+      if (reply.script.usesDemoTools) await options.prepare?.(reply.script);
+      signal?.throwIfAborted();
       const pieces = splitIntoPieces(reply.text);
       const parts: LanguageModelV3StreamPart[] = [
         { type: "stream-start", warnings: [] },

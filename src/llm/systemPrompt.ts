@@ -24,6 +24,8 @@ export {
   type UserMessageKind,
 } from "./feedbackMessage";
 export { estimateTokens } from "./estimateTokens";
+/** Appended to SYSTEM_PROMPT when the session has connected tools (main.tsx). */
+export { toolsPrompt } from "./toolsPrompt";
 
 const FENCE = "```";
 

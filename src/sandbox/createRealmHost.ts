@@ -24,8 +24,9 @@
  *     ready, so it never competes with the first start.
  */
 import {
-  ABORT, BEGIN_REPLY, BLOCK, FLUSH, SERVICE_NAME_PATTERN, WIRE_VERSION,
+  ABORT, BEGIN_REPLY, BLOCK, FLUSH, SERVICE_NAME_PATTERN, TOOLS, WIRE_VERSION,
 } from "../wire/constants";
+import type { ToolDescriptor } from "../wire/capabilities";
 import { createDeferred } from "../wire/createDeferred";
 import type { ExecEvent } from "../wire/events";
 import { UI_EVENT, type MountRealmMessage } from "../wire/mount";
@@ -113,6 +114,8 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   const listeners = new Set<(event: RealmEvent) => void>();
   const mountListeners = new Set<(message: MountRealmMessage) => void>();
   const services = new Map<string, HostService>();
+  /** The connected tools; every realm gets them first thing (the port keeps order). */
+  let tools: ToolDescriptor[] = [];
   let requestId = 0;
   const nextId = () => ++requestId;
   let bundle: Promise<Blob> | undefined;
@@ -235,6 +238,8 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
         },
       },
     });
+    // Waits in the port until the realm listens, like any command sent before READY.
+    realm.connection.send({ type: TOOLS, tools });
     realm.bootTimer = setTimeout(() => {
       if (realm.booted) return;
       const is = role(realm);
@@ -412,6 +417,13 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       return () => {
         if (services.get(name) === service) services.delete(name);
       };
+    },
+
+    setTools(next) {
+      tools = next;
+      if (disposed) return;
+      current.connection.send({ type: TOOLS, tools });
+      spare?.connection.send({ type: TOOLS, tools });
     },
 
     reset(reason) {

@@ -1,6 +1,7 @@
 /** Public types of the host side of the sandbox. */
 import type { ExecEvent } from "../wire/events";
 import type { BlockEvent } from "../wire/types";
+import type { ToolDescriptor } from "../wire/capabilities";
 import type { JsonValue, MountRealmMessage, UiEventMessage } from "../wire/mount";
 
 /**
@@ -128,6 +129,12 @@ export interface RealmHost {
    * flight are then answered `unknown-service` when they arrive, not cut.
    */
   provide(name: string, service: HostService): () => void;
+  /**
+   * The connected MCP tools (src/wire/capabilities.ts): sent to the current
+   * realm now and to every realm started later (a reset, a spare), so the
+   * realm's `tools` global always shows exactly this list.
+   */
+  setTools(tools: ToolDescriptor[]): void;
   /** Throw the realm away and start a fresh one; resolves when it is ready. */
   reset(reason?: string): Promise<void>;
   /**

@@ -53,6 +53,7 @@ function exportedSession(session: Session): ExportedSession {
       network: session.settings.network,
       allowedHosts: [...session.settings.allowedHosts],
       ...(session.settings.strict ? { strict: true } : {}),
+      ...(session.settings.readOnlyToolServers?.length ? { readOnlyToolServers: [...session.settings.readOnlyToolServers] } : {}),
     },
   };
   if (session.importedAt !== undefined) exported.importedAt = session.importedAt;

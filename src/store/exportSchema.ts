@@ -170,7 +170,7 @@ const message = z.discriminatedUnion("role", [
   z.looseObject({ id, role: z.literal("notice"), text: text(), level: z.enum(["info", "warn", "error"]), createdAt: timestamp }),
 ]);
 
-const capability = z.enum(["network", "file"]);
+const capability = z.enum(["network", "file", "tool"]);
 
 const session = z.strictObject({
   id,
@@ -182,6 +182,7 @@ const session = z.strictObject({
     network: z.enum(["off", "ask", "allowed"]),
     allowedHosts: z.array(text(253)).max(1_000),
     strict: z.boolean().optional(),
+    readOnlyToolServers: z.array(text(100)).max(100).optional(),
   }),
   importedAt: timestamp.optional(),
 });
@@ -200,7 +201,7 @@ const audit = z.looseObject({
   capability,
   method: z.string().regex(/^[A-Za-z]{1,16}$/, "an HTTP method such as GET or POST"),
   url: text(8_192),
-  decision: z.enum(["allowed-once", "allowed-host", "allowed-session", "denied", "chosen", "offered", "saved"]),
+  decision: z.enum(["allowed-once", "allowed-host", "allowed-session", "allowed-tool", "allowed-read-only", "denied", "chosen", "offered", "saved"]),
 });
 
 const bodyShape = {

@@ -105,7 +105,12 @@ export function renameSession(store: Store, id: string, title: string): Promise<
 
 export function updateSessionSettings(store: Store, id: string, settings: SessionSettings): Promise<Session> {
   return modifySession(store, id, (session) => {
-    session.settings = { network: settings.network, allowedHosts: [...settings.allowedHosts], ...(settings.strict ? { strict: true } : {}) };
+    session.settings = {
+      network: settings.network,
+      allowedHosts: [...settings.allowedHosts],
+      ...(settings.strict ? { strict: true } : {}),
+      ...(settings.readOnlyToolServers?.length ? { readOnlyToolServers: [...settings.readOnlyToolServers] } : {}),
+    };
     session.updatedAt = store.now();
   });
 }

@@ -17,6 +17,8 @@ export interface SessionSettings {
   allowedHosts: string[];
   /** Ask for every network call, even on allowed hosts (absent: false). */
   strict?: boolean;
+  /** MCP servers (by name) whose read-only-annotated tools run without asking (absent: none). */
+  readOnlyToolServers?: string[];
 }
 
 export const DEFAULT_SESSION_SETTINGS: Readonly<SessionSettings> = Object.freeze({
@@ -53,14 +55,17 @@ export interface MountSnapshot {
   updatedAt: number;
 }
 
-export type Capability = "network" | "file";
+export type Capability = "network" | "file" | "tool";
 
 /**
  * Network: how a call was allowed (once, by its host, by the session's mode)
  * or that it was denied. Files: the person chose a file (`chosen`), code
- * offered one (`offered`), the person saved it (`saved`).
+ * offered one (`offered`), the person saved it (`saved`). Tools: allowed once,
+ * by "Always allow this tool" (`allowed-tool`), by the server's read-only
+ * switch (`allowed-read-only`), or denied.
  */
-export type CapabilityDecision = "allowed-once" | "allowed-host" | "allowed-session" | "denied" | "chosen" | "offered" | "saved";
+export type CapabilityDecision =
+  | "allowed-once" | "allowed-host" | "allowed-session" | "allowed-tool" | "allowed-read-only" | "denied" | "chosen" | "offered" | "saved";
 
 /** One use of a capability, allowed or not (DESIGN.md §4 audit list). */
 export interface AuditEntry {

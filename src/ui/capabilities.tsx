@@ -9,10 +9,18 @@ import type { CapabilityController, CapabilityState } from "./capabilityControll
 import type { NetworkMode } from "../sandbox/capabilities/networkPolicy";
 import type { InteractionSummary } from "../agent/interactionLifecycle";
 import { costOf, formatCost, TokenPriceContext } from "./cost";
+import { GrantedToolsSection, ToolAskView, ToolServersSection } from "./toolServers";
 
 export const CapabilitiesContext = createContext<CapabilityController | undefined>(undefined);
 
-const EMPTY: CapabilityState = { policy: { mode: "ask", hosts: [], strict: false, grants: [] }, asks: [], downloads: [], audit: [] };
+const EMPTY: CapabilityState = {
+  policy: { mode: "ask", hosts: [], strict: false, grants: [] },
+  tools: { allowed: [], readOnlyServers: [], strict: false, grants: [] },
+  toolServers: { servers: [] },
+  asks: [],
+  downloads: [],
+  audit: [],
+};
 const noop = () => () => undefined;
 
 export function useCapabilities(): { controller?: CapabilityController; state: CapabilityState } {
@@ -53,7 +61,7 @@ export function CapabilitySlot({ replyId, afterBlock, rest }: { replyId: string;
   if (asks.length === 0 && downloads.length === 0) return null;
   return (
     <>
-      {asks.map((ask) => (
+      {asks.map((ask) => ask.capability === "tool" ? <ToolAskView key={ask.id} ask={ask} controller={controller} /> : (
         <div key={ask.id} className="lm-ask" role="group" aria-label="Permission request">
           <p className="lm-ask__what">
             The code wants to use the network: <strong>{ask.method}</strong> <code className="lm-ask__url">{ask.url}</code>
@@ -117,7 +125,7 @@ export function SessionSettingsDialog({ onClose }: { onClose: () => void }) {
         <label>
           <input type="checkbox" checked={policy.strict} onChange={(event) => controller?.setStrict(event.target.checked)} /> Strict mode
         </label>
-        <small>Ask for every request, even to allowed hosts.</small>
+        <small>Ask for every request and every tool call, even to allowed hosts and tools.</small>
       </div>
       <section className="lm-field" aria-label="Granted hosts">
         <h3 className="lm-dialog__subtitle">Granted hosts</h3>
@@ -136,6 +144,8 @@ export function SessionSettingsDialog({ onClose }: { onClose: () => void }) {
           </ul>
         )}
       </section>
+      <ToolServersSection />
+      <GrantedToolsSection />
       <section className="lm-field" aria-label="Audit list">
         <h3 className="lm-dialog__subtitle">Audit list</h3>
         {audit.length === 0 ? (
@@ -203,9 +213,12 @@ export function InteractionSummaryView({ summary }: { summary: InteractionSummar
   const network = used.filter((entry) => entry.capability === "network");
   const denied = network.filter((entry) => entry.decision === "denied").length;
   const files = used.filter((entry) => entry.capability === "file");
+  const toolCalls = used.filter((entry) => entry.capability === "tool");
+  const toolsDenied = toolCalls.filter((entry) => entry.decision === "denied").length;
   const capabilities = [
     network.length > 0 ? `network: ${plural(network.length, "request")}${denied ? ` (${denied} denied)` : ""}` : "",
     files.length > 0 ? `files: ${files.map((entry) => `${entry.decision} ${entry.url}`).slice(0, 3).join(", ")}` : "",
+    toolCalls.length > 0 ? `tools: ${plural(toolCalls.length, "call")}${toolsDenied ? ` (${toolsDenied} denied)` : ""}` : "",
   ].filter(Boolean);
   const parts = [
     plural(summary.turns, "turn"),

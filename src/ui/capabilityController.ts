@@ -20,12 +20,28 @@ import { addAuditEntry, addGrant, listAudit, listGrants, removeGrant } from "../
 import { updateSessionSettings } from "../store/sessions";
 import type { Store } from "../store/store";
 import type { AuditEntry, CapabilityDecision, Session } from "../store/types";
+import type { ToolAuditRecord, ToolBroker, ToolPermissionAsk } from "../sandbox/capabilities/createToolBroker";
+import type { McpServerEntry, McpServers } from "../sandbox/capabilities/createMcpServers";
+import { DEFAULT_TOOL_POLICY, type ToolAnswer, type ToolPolicyState } from "../sandbox/capabilities/toolPolicy";
+import type { ToolDescriptor } from "../wire/capabilities";
 
-/** An ask shown in the timeline, where the call was made. */
-export interface PendingAsk extends PermissionAsk {
+/** An ask shown in the timeline, where the call was made: a network request or a tool call. */
+export type PendingAsk = (PermissionAsk | ToolPermissionAsk) & {
   /** The reply whose code made the call, and the code block that was running. */
   replyId?: string;
   afterBlock: number;
+};
+
+/** What the person can answer: Allow once, Always allow this host / this tool, Deny. */
+export type AskAnswer = PersonAnswer | ToolAnswer;
+
+/** The MCP servers as Session settings shows them. */
+export interface ToolServersState {
+  servers: readonly McpServerEntry[];
+  /** A server being connected (the URL), while Add server works. */
+  connecting?: string;
+  /** Why the last Add server failed, in plain words. */
+  error?: string;
 }
 
 /** A file offered by `download(...)`, waiting for the person's Save. */
@@ -43,6 +59,8 @@ export interface PendingDownload {
 export interface CapabilityState {
   sessionId?: string;
   policy: NetworkPolicyState;
+  tools: ToolPolicyState;
+  toolServers: ToolServersState;
   asks: PendingAsk[];
   downloads: PendingDownload[];
   audit: AuditEntry[];
@@ -53,11 +71,16 @@ const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 export type AuditInput = Pick<AuditEntry, "at" | "capability" | "method" | "url" | "decision"> & Record<string, unknown>;
 
 export class CapabilityController {
-  private state: CapabilityState = { policy: DEFAULT_NETWORK_POLICY, asks: [], downloads: [], audit: [] };
+  private state: CapabilityState = {
+    policy: DEFAULT_NETWORK_POLICY, tools: DEFAULT_TOOL_POLICY, toolServers: { servers: [] }, asks: [], downloads: [], audit: [],
+  };
   private readonly listeners = new Set<() => void>();
-  private readonly answers = new Map<string, (answer: PersonAnswer) => void>();
+  private readonly answers = new Map<string, (answer: AskAnswer) => void>();
   private store: Store | undefined;
   private broker: NetworkBroker | undefined;
+  private toolBroker: ToolBroker | undefined;
+  private servers: McpServers | undefined;
+  private publishTools: ((tools: ToolDescriptor[]) => void) | undefined;
   /** Files the person chose in mounted file inputs, by handle (this session only). */
   private readonly chosenFiles = new Map<string, File>();
   /** Downloads arriving in parts, by the realm's offer id. */
@@ -88,6 +111,88 @@ export class CapabilityController {
     broker.subscribe((policy) => this.set({ policy }));
   }
 
+  /**
+   * The tool broker and the MCP servers (one per page). `publish` gets the
+   * realm's list of tools whenever a server is added or removed.
+   */
+  attachTools(broker: ToolBroker, servers: McpServers, publish: (tools: ToolDescriptor[]) => void): void {
+    this.toolBroker = broker;
+    this.servers = servers;
+    this.publishTools = publish;
+    broker.subscribe((tools) => this.set({ tools }));
+    servers.subscribe(() => {
+      broker.setTools(servers.connected());
+      publish(servers.descriptors());
+      this.set({ toolServers: { ...this.state.toolServers, servers: servers.list() } });
+    });
+  }
+
+  /** The connected tools (for the system prompt). */
+  toolDescriptors(): ToolDescriptor[] {
+    return this.servers?.descriptors() ?? [];
+  }
+
+  /** Add server: connect from this page; a failure is shown in plain words and changes nothing. */
+  async addServer(url: string, token?: string): Promise<boolean> {
+    const servers = this.servers;
+    if (!servers) return false;
+    if (!url.trim()) {
+      this.set({ toolServers: { ...this.state.toolServers, error: "Enter the MCP server URL first (for example https://example.com/mcp)." } });
+      return false;
+    }
+    this.set({ toolServers: { ...this.state.toolServers, connecting: url.trim(), error: undefined } });
+    try {
+      await servers.add({ url, token });
+      this.set({ toolServers: { servers: servers.list() } });
+      return true;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.set({ toolServers: { servers: servers.list(), error: message } });
+      return false;
+    }
+  }
+
+  /** The built-in demo server (the demo model's tools script). */
+  async addDemoServer(): Promise<void> {
+    await this.servers?.addDemo();
+  }
+
+  async removeServer(id: string): Promise<void> {
+    await this.servers?.remove(id);
+  }
+
+  /** A server's switch: its read-only-annotated tools run without asking. Saved with the session. */
+  setReadOnlyToolsAllowed(server: string, allowed: boolean): void {
+    this.toolBroker?.setReadOnlyAllowed(server, allowed);
+  }
+
+  /** Revoke "Always allow this tool": at once in the broker, then in storage. */
+  async revokeTool(key: string): Promise<void> {
+    this.toolBroker?.revokeTool(key);
+    const { store, state } = this;
+    if (!store || !state.sessionId) return;
+    const grants = await listGrants(store, state.sessionId).catch(() => []);
+    for (const grant of grants) if (grant.capability === "tool" && grant.host === key && grant.id !== undefined) await removeGrant(store, grant.id).catch(() => undefined);
+  }
+
+  /** The tool broker asks the person (ToolBrokerOptions.ask). */
+  askTool = (request: ToolPermissionAsk, signal: AbortSignal): Promise<ToolAnswer> => this.waitForAnswer(request, signal) as Promise<ToolAnswer>;
+
+  /** The tool broker reports a decision or a call (ToolBrokerOptions.audit). */
+  recordTool = (record: ToolAuditRecord): void => {
+    if (record.result === "ok" || record.result === "tool-error") this.untrusted.push(`a tool result: ${record.url}`);
+    this.record({
+      at: record.at,
+      capability: "tool",
+      method: record.method,
+      url: record.url,
+      decision: record.decision,
+      bytesOut: record.bytesOut,
+      ...(record.bytes !== undefined ? { bytes: record.bytes } : {}),
+      result: record.result,
+    });
+  };
+
   /** Another session is open: its rules, grants and audit replace the previous one's. */
   async open(session: Session | undefined, store: Store | undefined): Promise<void> {
     const generation = ++this.generation;
@@ -110,7 +215,14 @@ export class CapabilityController {
       grants: [],
     };
     this.broker?.load(policy);
-    this.set({ sessionId: session?.id, policy, asks: [], downloads: [], audit });
+    const tools: ToolPolicyState = {
+      allowed: [...new Set(grants.filter((grant) => grant.capability === "tool").map((grant) => grant.host))],
+      readOnlyServers: [...(settings?.readOnlyToolServers ?? [])],
+      strict: settings?.strict === true,
+      grants: [],
+    };
+    this.toolBroker?.load(tools);
+    this.set({ sessionId: session?.id, policy, tools, asks: [], downloads: [], audit });
   }
 
   /** Where in the timeline something the running code asked for belongs. */
@@ -127,8 +239,10 @@ export class CapabilityController {
   }
 
   /** The broker asks the person (NetworkBrokerOptions.ask). */
-  ask = (request: PermissionAsk, signal: AbortSignal): Promise<PersonAnswer> =>
-    new Promise<PersonAnswer>((resolve, reject) => {
+  ask = (request: PermissionAsk, signal: AbortSignal): Promise<PersonAnswer> => this.waitForAnswer(request, signal) as Promise<PersonAnswer>;
+
+  private waitForAnswer = (request: PermissionAsk | ToolPermissionAsk, signal: AbortSignal): Promise<AskAnswer> =>
+    new Promise<AskAnswer>((resolve, reject) => {
       const remove = () => {
         this.answers.delete(request.id);
         this.set({ asks: this.state.asks.filter((ask) => ask.id !== request.id) });
@@ -147,11 +261,20 @@ export class CapabilityController {
       this.set({ asks: [...this.state.asks, { ...request, ...this.position() }] });
     });
 
-  /** The person clicked Allow once, Always allow this host or Deny. */
-  answer(askId: string, answer: PersonAnswer): void {
+  /** The person clicked Allow once, Always allow this host (or this tool), or Deny. */
+  answer(askId: string, answer: AskAnswer): void {
     const ask = this.state.asks.find((item) => item.id === askId);
+    // Each ask has its own "always" button: a host for a request, the tool for a tool call.
+    if (ask && ((ask.capability === "tool" && answer === "host") || (ask.capability === "network" && answer === "tool"))) return;
     this.answers.get(askId)?.(answer);
-    if (ask && answer === "host") void this.persistHost(ask.host);
+    if (ask?.capability === "network" && answer === "host") void this.persistHost(ask.host);
+    if (ask?.capability === "tool" && answer === "tool") void this.persistTool(`${ask.server}/${ask.tool}`);
+  }
+
+  private async persistTool(key: string): Promise<void> {
+    const { store, state } = this;
+    if (!store || !state.sessionId) return;
+    await addGrant(store, { sessionId: state.sessionId, capability: "tool", host: key, grantedAt: this.now() }).catch(() => undefined);
   }
 
   private async persistHost(host: string): Promise<void> {
@@ -203,8 +326,10 @@ export class CapabilityController {
     this.broker?.setMode(mode);
   }
 
+  /** Strict mode is the session's: it asks for every network request and every tool call. */
   setStrict(strict: boolean): void {
     this.broker?.setStrict(strict);
+    this.toolBroker?.setStrict(strict);
   }
 
   /** Revoke a host: at once in the broker (a call in flight on it is aborted), then in storage. */
@@ -226,6 +351,7 @@ export class CapabilityController {
       // Also kept as grant records ("Always allow this host"), which the export lists.
       allowedHosts: [...policy.hosts],
       strict: policy.strict,
+      readOnlyToolServers: [...(this.toolBroker?.state() ?? state.tools).readOnlyServers],
     }).catch(() => undefined);
   }
 

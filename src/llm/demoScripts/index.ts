@@ -6,6 +6,7 @@
 import { csvChart } from "./csvChart";
 import { diceButton } from "./diceButton";
 import { fetchChart } from "./fetchChart";
+import { filmTools } from "./filmTools";
 import { fixError } from "./fixError";
 import { infiniteLoop } from "./infiniteLoop";
 import { intro } from "./intro";
@@ -34,6 +35,7 @@ export const DEMO_SCRIPTS: readonly DemoScript[] = Object.freeze([
   // Reaching outside, with the person's consent.
   fetchChart,
   csvChart,
+  filmTools,
   markdownTour,
 ]);
 

@@ -25,6 +25,11 @@ export interface DemoScript {
    * It should log nothing, so the person gets the turn back.
    */
   uiEvent?: (feedback: string) => string;
+  /**
+   * The script calls the tools of the page's built-in demo MCP server: the
+   * demo model's `prepare` connects it before the reply streams.
+   */
+  usesDemoTools?: boolean;
 }
 
 export type DemoStep = string | ((feedback: string) => string);

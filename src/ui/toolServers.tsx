@@ -1,0 +1,131 @@
+/**
+ * The person's MCP tools in the UI (DESIGN.md §4): the inline ask for a tool
+ * call (tool, server, arguments; **Allow once** / **Always allow this tool**
+ * / **Deny**), and in **Session settings** the servers (**MCP server URL**,
+ * an optional bearer token, **Add server**, Remove, the read-only switch) and
+ * the tools granted for the session (**Revoke**).
+ */
+import { useState, type FormEvent } from "react";
+import type { CapabilityController, PendingAsk } from "./capabilityController";
+import type { ToolPermissionAsk } from "../sandbox/capabilities/createToolBroker";
+import { useCapabilities } from "./capabilities";
+
+export function ToolAskView({ ask, controller }: { ask: PendingAsk & ToolPermissionAsk; controller: CapabilityController }) {
+  return (
+    <div className="lm-ask" role="group" aria-label="Permission request">
+      <p className="lm-ask__what">
+        The code wants to call a tool: <strong>{ask.tool}</strong> on the MCP server <code>{ask.server}</code>
+        {ask.readOnly ? <span> · marked read-only by its server</span> : <span> · may change things</span>}
+      </p>
+      <pre className="lm-ask__arguments" aria-label="Arguments">{ask.arguments}</pre>
+      <div className="lm-ask__actions">
+        <button type="button" className="lm-button lm-button--primary" onClick={() => controller.answer(ask.id, "once")}>
+          Allow once
+        </button>
+        <button type="button" className="lm-button" title={`Allow ${ask.server}/${ask.tool} for the rest of this session`} onClick={() => controller.answer(ask.id, "tool")}>
+          Always allow this tool
+        </button>
+        <button type="button" className="lm-button" onClick={() => controller.answer(ask.id, "deny")}>
+          Deny
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function ToolServersSection() {
+  const { controller, state } = useCapabilities();
+  const [url, setUrl] = useState("");
+  const [token, setToken] = useState("");
+  const { servers, connecting, error } = state.toolServers;
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!controller || connecting) return;
+    if (await controller.addServer(url, token)) {
+      setUrl("");
+      setToken("");
+    }
+  };
+  return (
+    <section className="lm-field" aria-label="Tools">
+      <h3 className="lm-dialog__subtitle">Tools (MCP servers)</h3>
+      <p className="lm-dialog__hint">
+        The code can call the tools of MCP servers you connect, as <code>tools.name(args)</code>. This page connects to them itself; a token stays here and
+        never reaches the code, the model or an export. Each tool asks before it runs.
+      </p>
+      <form className="lm-tools-form" onSubmit={(event) => void submit(event)}>
+        <label>
+          MCP server URL
+          <input type="url" value={url} placeholder="https://example.com/mcp" onChange={(event) => setUrl(event.target.value)} autoComplete="off" spellCheck={false} />
+        </label>
+        <label>
+          Bearer token (optional)
+          <input type="password" value={token} onChange={(event) => setToken(event.target.value)} autoComplete="off" />
+        </label>
+        <button type="submit" className="lm-button" disabled={Boolean(connecting)}>
+          Add server
+        </button>
+      </form>
+      {connecting && <p className="lm-dialog__hint" role="status">Connecting to {connecting}…</p>}
+      {error && (
+        <p className="lm-tools-error" role="alert">
+          {error}
+        </p>
+      )}
+      {servers.length > 0 && (
+        <ul className="lm-tool-servers" aria-label="MCP servers">
+          {servers.map((server) => {
+            const readOnly = server.tools.filter((tool) => tool.readOnly);
+            const allowed = state.tools.readOnlyServers.includes(server.name);
+            return (
+              <li key={server.id} aria-label={`MCP server ${server.name}`}>
+                <div className="lm-tool-servers__head">
+                  <strong>{server.name}</strong> <code>{server.url}</code>
+                  <small>
+                    {" "}
+                    · {server.tools.length} tool{server.tools.length === 1 ? "" : "s"}
+                    {server.hasToken ? " · token" : ""}
+                  </small>
+                  <button type="button" className="lm-button" aria-label={`Remove ${server.name}`} onClick={() => void controller?.removeServer(server.id)}>
+                    Remove
+                  </button>
+                </div>
+                <p className="lm-tool-servers__tools">{server.tools.map((tool) => tool.name + (tool.readOnly ? " (read-only)" : "")).join(", ") || "no tools"}</p>
+                <label>
+                  <input
+                    type="checkbox"
+                    role="switch"
+                    checked={allowed}
+                    disabled={readOnly.length === 0}
+                    onChange={(event) => controller?.setReadOnlyToolsAllowed(server.name, event.target.checked)}
+                  />{" "}
+                  Allow its read-only tools without asking
+                </label>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+export function GrantedToolsSection() {
+  const { controller, state } = useCapabilities();
+  if (state.tools.allowed.length === 0) return null;
+  return (
+    <section className="lm-field" aria-label="Granted tools">
+      <h3 className="lm-dialog__subtitle">Granted tools</h3>
+      <ul className="lm-hosts">
+        {state.tools.allowed.map((key) => (
+          <li key={key}>
+            <code>{key}</code>
+            <button type="button" className="lm-button" aria-label={`Revoke ${key}`} onClick={() => void controller?.revokeTool(key)}>
+              Revoke
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
