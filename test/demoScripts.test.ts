@@ -12,27 +12,54 @@ import { createProtocolParser } from "../src/protocol/parser";
 import { createDemoModel, describeLlmError, DEMO_SCRIPTS, DEMO_UI_EVENT_REPLY, wrapFeedback } from "../src/llm";
 import { MOUNT_OPEN, MOUNT_WAITING, UI_EVENT, type MountRealmMessage } from "../src/wire/mount";
 import { createInProcessRealm, type InProcessRealm } from "./inProcessRealm";
-import { createFakeCapabilityHost } from "./fakeCapabilityHost";
+import { createFakeCapabilityHost, type FakeCapabilityHost } from "./fakeCapabilityHost";
 import { FETCH_CHART_URL } from "../src/llm/demoScripts/fetchChart";
+import { createMcpServers } from "../src/sandbox/capabilities/createMcpServers";
+import { createToolBroker, type ToolPermissionAsk } from "../src/sandbox/capabilities/createToolBroker";
+import type { ToolAnswer } from "../src/sandbox/capabilities/toolPolicy";
+import { createRealmTools } from "../workers/realm/runtime/createRealmTools";
 
 /** The page's capabilities: the fetch demo's API answers with a fixed language breakdown. */
 const LANGUAGES = { JavaScript: 4_300_000, TypeScript: 120_000, HTML: 60_000, CSS: 30_000, "C++": 20_000, CoffeeScript: 10_000, Shell: 5_000 };
-const capabilityHost = () =>
-  createFakeCapabilityHost((request) =>
-    request.url === FETCH_CHART_URL ? { body: JSON.stringify(LANGUAGES) } : { error: { code: "denied", message: "The person denied this request." } },
-  );
+type FetchAnswer = Parameters<typeof createFakeCapabilityHost>[0];
+const answerFetch: FetchAnswer = (request) =>
+  request.url === FETCH_CHART_URL ? { body: JSON.stringify(LANGUAGES) } : { error: { code: "denied", message: "The person denied this request." } };
 
-function createAgent(host = capabilityHost()) {
-  const realm = createInProcessRealm({ requests: host.requests });
+/**
+ * The page's wiring, in Node. Tools: the demo model's `prepare` connects the
+ * built-in demo MCP server (the SDK over an in-memory transport), its list
+ * goes to the realm's `tools`, and calls go through the real tool broker,
+ * where `answer` plays the person at the ask.
+ */
+function createAgent(options: { fetch?: FetchAnswer; answer?: ToolAnswer } = {}) {
+  const servers = createMcpServers();
+  const asked: ToolPermissionAsk[] = [];
+  const answer = options.answer ?? "once";
+  const broker = createToolBroker({ ask: async (request) => (asked.push(request), answer), audit: () => undefined });
+  const realmTools = createRealmTools(() => host.requests);
+  const host: FakeCapabilityHost = createFakeCapabilityHost(options.fetch ?? answerFetch, (payload) =>
+    Promise.resolve(broker.service(payload, { signal: new AbortController().signal, service: "tool.call" })));
+  const realm = createInProcessRealm({ requests: host.requests, tools: realmTools });
+  let prepared = 0;
   const agent = new Agent({
-    model: () => createDemoModel({ delayMs: 0, firstTokenDelayMs: 0 }),
+    model: () =>
+      createDemoModel({
+        delayMs: 0,
+        firstTokenDelayMs: 0,
+        prepare: async () => {
+          prepared += 1;
+          await servers.addDemo();
+          broker.setTools(servers.connected());
+          realmTools.set(servers.descriptors());
+        },
+      }),
     system: "",
     realm,
     createParser: createProtocolParser,
     describeError: (error) => describeLlmError(error),
     wrapFeedback,
   });
-  return { agent, realm };
+  return { agent, realm, host, asked, prepared: () => prepared, servers };
 }
 
 /** The person: once the form says it is waiting, takes a moment, then submits `values`; notes whether the agent was still busy. */
@@ -240,8 +267,7 @@ describe("generative UI demo scripts", () => {
   }, 30_000);
 
   it("fetch: asks the host for the API, charts what came back, and explains it", async () => {
-    const host = capabilityHost();
-    const { agent, realm } = createAgent(host);
+    const { agent, realm, host } = createAgent();
     await agent.send(script("fetch").suggestion);
     const state = agent.getState();
     expectCleanEnd(state);
@@ -253,7 +279,7 @@ describe("generative UI demo scripts", () => {
   }, 30_000);
 
   it("fetch: a denial ends the demo politely, without pretending", async () => {
-    const { agent } = createAgent(createFakeCapabilityHost(() => ({ error: { code: "denied", message: "The person denied this request: GET x." } })));
+    const { agent } = createAgent({ fetch: () => ({ error: { code: "denied", message: "The person denied this request: GET x." } }) });
     await agent.send(script("fetch").suggestion);
     const last = replies(agent.getState().messages).at(-1)!;
     expect(last.text).toMatch(/You chose not to let that request through/);
@@ -261,8 +287,7 @@ describe("generative UI demo scripts", () => {
   }, 30_000);
 
   it("csv: a file chosen in the mount is read, charted, and answered", async () => {
-    const host = capabilityHost();
-    const { agent, realm } = createAgent(host);
+    const { agent, realm, host } = createAgent();
     await agent.send(script("csv").suggestion);
     const [open] = opened(realm.host.messages);
     const [input] = realm.host.findAll(open.mountId, (node) => node.type === "input");
@@ -274,5 +299,28 @@ describe("generative UI demo scripts", () => {
     expect(replies(after.messages).at(-1)!.text).toContain("Charted **sales.csv**: 3 rows of *sales* by *month*");
     const [chart] = realm.host.findAll(open.mountId, (node) => node.type === "BarChart");
     expect(chart.props.data).toEqual([{ label: "Jan", value: 12 }, { label: "Feb", value: 19 }, { label: "Mar", value: 7 }]);
+  }, 30_000);
+
+  it("tools: connects the demo MCP server, lists its tools, asks, and draws the film the tool returned", async () => {
+    const { agent, realm, asked, prepared, servers } = createAgent();
+    await agent.send(script("tools").suggestion);
+    const state = agent.getState();
+    expectCleanEnd(state);
+    expect(prepared()).toBeGreaterThanOrEqual(1);
+    expect(servers.list().map((server) => server.name)).toEqual(["demo-films"]);
+    expect(asked.map((ask) => [ask.server, ask.tool, JSON.parse(ask.arguments)])).toEqual([["demo-films", "lookup_film", { title: "Dune" }]]);
+    expect(printed(state.messages)).toContain("tools: lookup_film, add_to_watchlist");
+    const [open] = opened(realm.host.messages);
+    const [title] = realm.host.findAll(open.mountId, (node) => node.type === "CardTitle");
+    expect(JSON.stringify(title)).toContain("Dune");
+    expect(JSON.stringify(title)).toContain("2021");
+    expect(replies(state.messages).at(-1)!.text).toContain("That's **Dune** (2021), directed by Denis Villeneuve");
+  }, 30_000);
+
+  it("tools: a denial ends the demo politely", async () => {
+    const { agent } = createAgent({ answer: "deny" });
+    await agent.send(script("tools").suggestion);
+    expect(replies(agent.getState().messages).at(-1)!.text).toMatch(/You chose not to let that tool run/);
+    expect(agent.getState().phase).toBe("done");
   }, 30_000);
 });

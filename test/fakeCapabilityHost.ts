@@ -4,7 +4,7 @@
  * through the realm's real createHostRequests and are answered here, so the
  * realm's `fetch`, file inputs and `download` run their real code.
  */
-import { FILE_OFFER, FILE_READ, NET_FETCH, type FetchRequestPayload, type FetchResponsePayload, type FileOfferPayload } from "../src/wire/capabilities";
+import { FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL, type FetchRequestPayload, type FetchResponsePayload, type FileOfferPayload } from "../src/wire/capabilities";
 import { SERVICE_REQUEST } from "../src/wire/constants";
 import type { JsonValue } from "../src/wire/mount";
 import { createHostRequests, type HostRequests } from "../workers/realm/runtime/createHostRequests";
@@ -21,6 +21,8 @@ export interface FakeCapabilityHost {
 
 export function createFakeCapabilityHost(
   answer: (request: FetchRequestPayload) => { status?: number; body: string; headers?: [string, string][] } | { error: { code: string; message: string } },
+  /** TOOL_CALL: answered by this service (e.g. the page's real tool broker); errors keep their `code`. */
+  tools?: (payload: JsonValue) => Promise<JsonValue>,
 ): FakeCapabilityHost {
   const fetched: FetchRequestPayload[] = [];
   const offered: FakeCapabilityHost["offered"] = [];
@@ -42,6 +44,13 @@ export function createFakeCapabilityHost(
         headers: result.headers ?? [["content-type", "application/json"]], body: Buffer.from(result.body).toString("base64"),
       };
       return reply(id, { ok: true, value: response as unknown as JsonValue });
+    }
+    if (service === TOOL_CALL && tools) {
+      void tools(payload).then(
+        (value) => reply(id, { ok: true, value }),
+        (error: { code?: string; message?: string }) => reply(id, { ok: false, error: { code: error.code ?? "failed", message: error.message ?? String(error) } }),
+      );
+      return;
     }
     if (service === FILE_READ) {
       const text = files.get((payload as { handle: string }).handle);

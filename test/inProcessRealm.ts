@@ -7,6 +7,7 @@
  * builds the UI events a person's submit or click would send.
  */
 import type { HostRequests } from "../workers/realm/runtime/createHostRequests";
+import type { RealmTools } from "../workers/realm/runtime/createRealmTools";
 import type { RealmEvent, RealmPort } from "../src/agent/agent";
 import type { MountRealmMessage, UiEventMessage } from "../src/wire/mount";
 import { createRealmParts, type MountHost } from "./runReply";
@@ -18,7 +19,7 @@ export interface InProcessRealm extends RealmPort {
   host: MountHost;
 }
 
-export function createInProcessRealm(options: { loopBudgetMs?: number; requests?: HostRequests } = {}): InProcessRealm {
+export function createInProcessRealm(options: { loopBudgetMs?: number; requests?: HostRequests; tools?: RealmTools } = {}): InProcessRealm {
   const listeners = new Set<(event: RealmEvent) => void>();
   const { executor, ui, host } = createRealmParts({
     onEvent: (event) => {
@@ -26,6 +27,7 @@ export function createInProcessRealm(options: { loopBudgetMs?: number; requests?
     },
     loopBudgetMs: options.loopBudgetMs ?? 300,
     requests: options.requests,
+    tools: options.tools,
   });
   return {
     beginReply: () => executor.beginReply(),

@@ -24,6 +24,7 @@ import {
 import { createExecutor, type Executor } from "../workers/realm/executor/executor";
 import { applyOps, printSnapshot } from "../workers/realm/reconciler/applyOps";
 import { createRealmGlobals } from "../workers/realm/runtime/createRealmGlobals";
+import type { RealmTools } from "../workers/realm/runtime/createRealmTools";
 import type { HostRequests } from "../workers/realm/runtime/createHostRequests";
 import { createRealmFile } from "../workers/realm/runtime/createRealmFiles";
 import { createUiGlobals, type UiGlobals } from "../workers/realm/runtime/ui/createUiGlobals";
@@ -190,7 +191,7 @@ export interface RealmParts {
  * workers/realm/index.ts wires them: mount messages go to the host stand-in,
  * UI errors reach the model as uncaught errors located in its own source.
  */
-export function createRealmParts(options: { onEvent(event: ExecEvent): void; loopBudgetMs?: number; requests?: HostRequests }): RealmParts {
+export function createRealmParts(options: { onEvent(event: ExecEvent): void; loopBudgetMs?: number; requests?: HostRequests; tools?: RealmTools }): RealmParts {
   const host = createMountHost();
   let executor: Executor | undefined;
   const ui = createUiGlobals({
@@ -211,7 +212,7 @@ export function createRealmParts(options: { onEvent(event: ExecEvent): void; loo
   });
   executor = createExecutor({
     // Capabilities (fetch, files) reach `requests` (a stand-in host) when given; otherwise they are refused.
-    globals: createRealmGlobals(ui.globals, () => options.requests),
+    globals: createRealmGlobals(ui.globals, () => options.requests, options.tools),
     onEvent: options.onEvent,
     loopBudgetMs: options.loopBudgetMs ?? 500,
     openDataTarget: (id) => ui.openDataTarget(id),

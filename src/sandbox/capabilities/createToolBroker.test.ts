@@ -1,0 +1,169 @@
+/**
+ * The tool broker and its rules (toolPolicy.ts) against the page's real demo
+ * MCP server over the SDK's in-memory transport: ask by default, Allow once
+ * spent by one call, Always allow this tool, revoke, the read-only switch,
+ * strict mode, denials, tool errors — each with its audit record, and the
+ * server's own count of calls showing what really ran.
+ */
+import { describe, expect, it } from "vitest";
+import type { HostServiceContext } from "../types";
+import type { JsonValue } from "../../wire/mount";
+import { createMcpServers, describeTools, serverNameOf } from "./createMcpServers";
+import { createToolBroker, type ConnectedTool, type ToolAuditRecord, type ToolPermissionAsk } from "./createToolBroker";
+import { answerToolAsk, canonicalJson, decideTool, DEFAULT_TOOL_POLICY, spendToolGrant, type ToolAction, type ToolAnswer } from "./toolPolicy";
+
+const context = (signal = new AbortController().signal): HostServiceContext => ({ signal, service: "tool.call" });
+
+async function setUp(answers: ToolAnswer[] = []) {
+  const servers = createMcpServers();
+  await servers.addDemo();
+  const calls: string[] = [];
+  // Count what reaches the server: wrap each tool's call.
+  const connected: ConnectedTool[] = servers.connected().map((tool) => ({
+    descriptor: tool.descriptor,
+    call: (args, signal) => {
+      calls.push(`${tool.descriptor.tool} ${JSON.stringify(args)}`);
+      return tool.call(args, signal);
+    },
+  }));
+  const asked: ToolPermissionAsk[] = [];
+  const audit: ToolAuditRecord[] = [];
+  const queue = [...answers];
+  const broker = createToolBroker({
+    ask: async (request) => {
+      asked.push(request);
+      const answer = queue.shift();
+      if (!answer) throw new Error(`unexpected ask for ${request.name}`);
+      return answer;
+    },
+    audit: (record) => audit.push(record),
+  });
+  broker.setTools(connected);
+  const call = (name: string, args: JsonValue) => broker.service({ name, arguments: args }, context());
+  return { broker, servers, calls, asked, audit, call, queue };
+}
+
+describe("tool rules (pure)", () => {
+  const action: ToolAction = { server: "films", tool: "lookup_film", readOnly: true, argumentsHash: "h1", argumentsSize: 10 };
+  it("asks by default, even for a read-only tool", () => {
+    expect(decideTool(DEFAULT_TOOL_POLICY, action).decision).toEqual({ kind: "ask" });
+  });
+  it("a one-time grant is bound to the call's arguments and spent once", () => {
+    const { state } = answerToolAsk(DEFAULT_TOOL_POLICY, action, "once", "g1");
+    expect(spendToolGrant(state, "g1", { ...action, argumentsHash: "other" })).toMatchObject({ ok: false, reason: "mismatch" });
+    const spent = spendToolGrant(state, "g1", action);
+    expect(spent.ok).toBe(true);
+    expect(spendToolGrant(spent.state, "g1", action)).toMatchObject({ ok: false, reason: "spent" });
+    expect(spendToolGrant(state, "forged", action)).toMatchObject({ ok: false, reason: "unknown" });
+  });
+  it("an allowed tool of one server does not cover the same name on another", () => {
+    const { state } = answerToolAsk(DEFAULT_TOOL_POLICY, action, "tool", "g");
+    expect(decideTool(state, action).decision).toEqual({ kind: "allow", basis: "tool" });
+    expect(decideTool(state, { ...action, server: "other" }).decision).toEqual({ kind: "ask" });
+    expect(decideTool({ ...state, strict: true }, action).decision).toEqual({ kind: "ask" });
+  });
+  it("canonical JSON ignores key order", () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, { f: 2, e: 3 }], c: null } })).toBe(canonicalJson({ a: { c: null, d: [1, { e: 3, f: 2 }] }, b: 1 }));
+  });
+});
+
+describe("tool names", () => {
+  it("a tool name two servers share is qualified on both; server names are made unique", () => {
+    const tool = { name: "lookup_film", description: "d", inputSchema: { type: "object" }, readOnly: true };
+    const names = describeTools([
+      { name: "films", tools: [tool, { ...tool, name: "only_here" }] },
+      { name: "films-2", tools: [tool] },
+    ]).map((descriptor) => descriptor.name);
+    expect(names).toEqual(["films/lookup_film", "only_here", "films-2/lookup_film"]);
+    expect(serverNameOf("Films", "https://a.example/mcp", ["films"])).toBe("films-2");
+    expect(serverNameOf("", "https://a.example/mcp", [])).toBe("a-example");
+  });
+});
+
+describe("tool broker", () => {
+  it("Allow once lets exactly one call through; the next call asks again", async () => {
+    const { call, calls, asked, audit } = await setUp(["once", "once"]);
+    await expect(call("lookup_film", { title: "Dune" })).resolves.toMatchObject({ structured: { title: "Dune", year: 2021, director: "Denis Villeneuve" } });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ capability: "tool", name: "lookup_film", server: "demo-films", tool: "lookup_film", readOnly: true });
+    expect(JSON.parse(asked[0].arguments)).toEqual({ title: "Dune" });
+    await call("lookup_film", { title: "Dune" });
+    expect(asked).toHaveLength(2);
+    expect(calls).toHaveLength(2);
+    expect(audit.map((record) => [record.url, record.decision, record.result])).toEqual([
+      ["demo-films/lookup_film", "allowed-once", "ok"],
+      ["demo-films/lookup_film", "allowed-once", "ok"],
+    ]);
+  });
+
+  it("Always allow this tool: later calls pass without asking, until revoked", async () => {
+    const { broker, call, asked, audit } = await setUp(["tool", "deny"]);
+    await call("lookup_film", { title: "Dune" });
+    await call("lookup_film", { title: "Solaris" });
+    await call("lookup_film", { title: "Arrival" });
+    expect(asked).toHaveLength(1);
+    expect(broker.state().allowed).toEqual(["demo-films/lookup_film"]);
+    broker.revokeTool("demo-films/lookup_film");
+    await expect(call("lookup_film", { title: "Dune" })).rejects.toMatchObject({ code: "denied" });
+    expect(asked).toHaveLength(2);
+    expect(audit.map((record) => record.decision)).toEqual(["allowed-tool", "allowed-tool", "allowed-tool", "denied"]);
+  });
+
+  it("Deny refuses the call: the server never sees it", async () => {
+    const { call, calls, audit } = await setUp(["deny"]);
+    await expect(call("add_to_watchlist", { title: "Dune" })).rejects.toMatchObject({ code: "denied", message: expect.stringMatching(/denied this tool call: demo-films\/add_to_watchlist/) });
+    expect(calls).toEqual([]);
+    expect(audit).toMatchObject([{ decision: "denied", result: "denied" }]);
+  });
+
+  it("the read-only switch allows the server's read-only tools only; strict mode asks anyway", async () => {
+    const { broker, call, asked } = await setUp(["once", "once"]);
+    broker.setReadOnlyAllowed("demo-films", true);
+    await call("lookup_film", { title: "Dune" });
+    expect(asked).toHaveLength(0);
+    await expect(call("add_to_watchlist", { title: "Dune" })).resolves.toMatchObject({ structured: null, text: "Watch list: Dune" });
+    expect(asked.map((ask) => ask.tool)).toEqual(["add_to_watchlist"]);
+    broker.setStrict(true);
+    await call("lookup_film", { title: "Dune" });
+    expect(asked.map((ask) => ask.tool)).toEqual(["add_to_watchlist", "lookup_film"]);
+  });
+
+  it("an isError result fails with the tool's message, code tool-error", async () => {
+    const { call, audit } = await setUp(["once"]);
+    await expect(call("lookup_film", { title: "Nope" })).rejects.toMatchObject({ code: "tool-error", message: expect.stringContaining('No film titled "Nope"') });
+    expect(audit).toMatchObject([{ decision: "allowed-once", result: "tool-error" }]);
+  });
+
+  it("an unknown tool or malformed payload is refused without asking", async () => {
+    const { broker, call, asked } = await setUp();
+    await expect(call("send_mail", {})).rejects.toMatchObject({ code: "unknown-tool" });
+    await expect(broker.service({ name: "lookup_film", arguments: [] }, context())).rejects.toMatchObject({ code: "invalid" });
+    await expect(broker.service("lookup_film", context())).rejects.toMatchObject({ code: "invalid" });
+    expect(asked).toEqual([]);
+  });
+
+  it("a revoke aborts a call in flight that the tool's grant allowed", async () => {
+    const { broker } = await setUp();
+    let release: () => void = () => undefined;
+    broker.setTools([{
+      descriptor: { name: "slow", server: "s", tool: "slow", description: "", inputSchema: { type: "object" }, readOnly: false },
+      call: () => new Promise((resolve) => (release = () => resolve({ content: [{ type: "text", text: "late" }] }))),
+    }]);
+    broker.allowTool("s/slow");
+    const pending = broker.service({ name: "slow", arguments: {} }, context());
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(broker.inFlight()).toBe(1);
+    broker.revokeTool("s/slow");
+    await expect(pending).rejects.toMatchObject({ code: "revoked" });
+    release();
+  });
+
+  it("removing the server takes its tools away", async () => {
+    const { broker, servers } = await setUp();
+    expect(servers.descriptors().map((tool) => tool.name)).toEqual(["lookup_film", "add_to_watchlist"]);
+    await servers.remove(servers.list()[0].id);
+    broker.setTools(servers.connected());
+    expect(servers.descriptors()).toEqual([]);
+    await expect(broker.service({ name: "lookup_film", arguments: { title: "Dune" } }, context())).rejects.toMatchObject({ code: "unknown-tool" });
+  });
+});
