@@ -66,7 +66,7 @@ export function ToolServersSection() {
           Add server
         </button>
       </form>
-      {connecting && <p className="lm-dialog__hint" role="status">Connecting to {connecting}…</p>}
+      {connecting && <p className="lm-dialog__hint" aria-live="polite">Connecting to {connecting}…</p>}
       {error && (
         <p className="lm-tools-error" role="alert">
           {error}

@@ -1,0 +1,260 @@
+/**
+ * The person's MCP tools in the real app (issue "Tools for the code"): a
+ * local MCP server built with the SDK (e2e/mcpServer.ts) is added in Session
+ * settings; the mock LLM writes code that calls its tools through `tools`;
+ * the person answers the inline ask. What reached the server, the model and
+ * the export is checked at each of them.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { startMcpServer, type TestMcpServer } from "./mcpServer";
+import { startMockLlm, type MockLlm } from "./mockLlm";
+
+const FENCE = "```";
+const API_KEY = "sk-test-secret-key-0123456789";
+const TOKEN = "mcp-token-secret-4f9a1c";
+let browser: Browser;
+let app: TestServer;
+let mock: MockLlm;
+let films: TestMcpServer;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  assertBuilt();
+  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
+});
+afterAll(async () => {
+  await Promise.all([browser?.close(), app?.close()]);
+});
+beforeEach(async () => {
+  [mock, films] = await Promise.all([startMockLlm(), startMcpServer()]);
+  context = await browser.newContext({ acceptDownloads: true });
+  page = await context.newPage();
+  await openReadyApp(page, app.url);
+  await configureEndpoint(page, mock.url, { apiKey: API_KEY });
+});
+afterEach(async () => {
+  await Promise.all([context?.close(), mock?.close(), films?.close()]);
+});
+
+function codeTurn(code: string, text = "Let me use the tools.") {
+  return { chunks: [`${text}\n\n`, `${FENCE}tsx agent.run\n`, code, `\n${FENCE}\n`] };
+}
+
+async function send(text: string) {
+  await page.getByRole("textbox", { name: "Message" }).fill(text);
+  await page.getByRole("textbox", { name: "Message" }).press("Enter");
+}
+const status = () => page.getByRole("status").textContent();
+const ask = () => page.getByRole("group", { name: "Permission request" });
+const dialog = () => page.getByRole("dialog", { name: "Session settings" });
+/** What the model received as the last message of request `index`. */
+function modelHeard(index: number): string {
+  const messages = mock.requests[index].body.messages as { role: string; content: unknown }[];
+  const last = messages[messages.length - 1];
+  return typeof last.content === "string" ? last.content : JSON.stringify(last.content);
+}
+
+/** Session settings → MCP server URL (+ token) → Add server; leaves the dialog open. */
+async function addServer(url: string, token?: string) {
+  await page.getByRole("button", { name: "Session settings" }).click();
+  await dialog().getByLabel("MCP server URL").fill(url);
+  if (token) await dialog().getByLabel("Bearer token (optional)").fill(token);
+  await dialog().getByRole("button", { name: "Add server" }).click();
+}
+
+async function addFilms(token?: string) {
+  await addServer(films.url, token);
+  await dialog().getByRole("listitem", { name: "MCP server films" }).waitFor({ timeout: 30_000 });
+  await dialog().getByRole("button", { name: "Close" }).click();
+}
+
+describe("tools from an MCP server", () => {
+  it("add → tools.list() shows both → ask → Allow once → result in a mount → asks again → Always allow this tool → later calls pass → revoke → asks again", async () => {
+    await addFilms(TOKEN);
+    mock.enqueue(
+      codeTurn(
+        `console.log("tools:", tools.list().map((tool) => \`\${tool.name}:\${tool.readOnly}\`).join(", "))\n` +
+          `const film = await tools.lookup_film({ title: "Dune" })\n` +
+          `mount({ title: "Film", ui: () => <Card><CardTitle>{film.title} ({film.year}) by {film.director}</CardTitle></Card> })\n` +
+          `const again = await tools.lookup_film({ title: "Dune" })\n` +
+          `const third = await tools.lookup_film({ title: "Solaris" })\n` +
+          `console.log("films:", again.title, third.title, third.year)\n`,
+      ),
+    );
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Look up Dune");
+
+    await ask().getByRole("button", { name: "Allow once" }).waitFor({ timeout: 30_000 });
+    await expect.poll(status).toMatch(/^Waiting for permission/);
+    const shown = (await ask().textContent()) ?? "";
+    expect(shown).toContain("lookup_film");
+    expect(shown).toContain("films");
+    expect(JSON.parse((await ask().getByLabel("Arguments").textContent()) ?? "")).toEqual({ title: "Dune" });
+    expect(await ask().getByRole("button").allTextContents()).toEqual(["Allow once", "Always allow this tool", "Deny"]);
+    expect(films.calls).toEqual([]);
+    await ask().getByRole("button", { name: "Allow once" }).click();
+
+    // The structured result renders in a mount.
+    await expect.poll(() => page.getByText("Dune (2021) by Denis Villeneuve").count(), { timeout: 15_000 }).toBe(1);
+    // The same call again: the one-time grant was spent, so it asks again.
+    await expect.poll(() => ask().count(), { timeout: 15_000 }).toBe(1);
+    expect(films.calls).toEqual(['lookup_film {"title":"Dune"}']);
+    await ask().getByRole("button", { name: "Always allow this tool" }).click();
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    // The third call (other arguments) passed without asking.
+    expect(films.calls).toEqual(['lookup_film {"title":"Dune"}', 'lookup_film {"title":"Dune"}', 'lookup_film {"title":"Solaris"}']);
+    const heard = modelHeard(1);
+    expect(heard).toContain("tools: lookup_film:true, add_to_watchlist:false");
+    expect(heard).toContain("films: Dune Solaris 1972");
+    // Printed results reach the model marked untrusted, naming the tool.
+    expect(heard).toMatch(/UNTRUSTED CONTENT from outside the conversation \(a tool result: films\/lookup_film\)/);
+    expect(heard).toContain("```text untrusted content\n");
+    // The model was told about the tools in its system prompt.
+    const system = (mock.requests[1].body.messages as { role: string; content: string }[])[0];
+    expect(system.role).toBe("system");
+    expect(system.content).toContain("- `await tools.lookup_film({ title: string })` — Look up a film by title. (server films, read-only)");
+
+    // Session settings: the server, the granted tool with Revoke, the audit list.
+    await page.getByRole("button", { name: "Session settings" }).click();
+    const rows = (await dialog().getByRole("row").allTextContents()).slice(1).map((row) => row.replace(/^\S+ /, ""));
+    expect(rows).toEqual([
+      expect.stringMatching(/tool.*CALL films\/lookup_film.*allowed-once.*ok/),
+      expect.stringMatching(/tool.*CALL films\/lookup_film.*allowed-tool.*ok/),
+      expect.stringMatching(/tool.*CALL films\/lookup_film.*allowed-tool.*ok/),
+    ]);
+    const granted = dialog().getByRole("region", { name: "Granted tools" });
+    expect(await granted.getByRole("listitem").allTextContents()).toEqual(["films/lookup_film" + "Revoke"]);
+    await granted.getByRole("button", { name: "Revoke films/lookup_film" }).click();
+    await dialog().getByRole("button", { name: "Close" }).click();
+
+    mock.enqueue(codeTurn(`try { await tools.lookup_film({ title: "Dune" }) } catch (error) { console.log("after revoke:", error.name, error.message) }\n`));
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Once more");
+    await ask().getByRole("button", { name: "Deny" }).click({ timeout: 30_000 });
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    expect(modelHeard(3)).toMatch(/after revoke: CapabilityError The person denied this tool call: films\/lookup_film/);
+    expect(films.calls).toHaveLength(3);
+
+    // The bearer token went to the MCP server, and nowhere else: not to the model, not into the realm's view, not into the export.
+    expect(films.authorizations.every((value) => value === `Bearer ${TOKEN}`)).toBe(true);
+    expect(JSON.stringify(mock.requests.map((request) => request.body))).not.toContain(TOKEN);
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export", exact: true }).click()]);
+    const exported = JSON.parse(await import("node:fs/promises").then(async (fs) => fs.readFile((await download.path())!, "utf8")));
+    expect(exported.audit.filter((entry: { capability: string }) => entry.capability === "tool")).toHaveLength(4);
+    expect(JSON.stringify(exported)).not.toContain(TOKEN);
+    expect(JSON.stringify(exported)).not.toContain(API_KEY);
+  });
+
+  it("the token never reaches the realm: code that looks everywhere it can finds nothing", async () => {
+    await addFilms(TOKEN);
+    mock.enqueue(
+      codeTurn(
+        `const seen = []\n` +
+          `const visit = (value, depth) => { if (depth > 3 || value === null || (typeof value !== "object" && typeof value !== "function")) { seen.push(String(value)); return }\n` +
+          `  for (const key of Object.getOwnPropertyNames(value)) { seen.push(key); try { visit(value[key], depth + 1) } catch {} } }\n` +
+          `visit(tools, 0)\n` +
+          `seen.push(JSON.stringify(tools.list()), String(tools.lookup_film))\n` +
+          `for (const key of Object.getOwnPropertyNames(self)) { try { seen.push(key, JSON.stringify(self[key]) ?? "") } catch {} }\n` +
+          `console.log("token found:", seen.join(" ").includes(${JSON.stringify(TOKEN)}), "url found:", seen.join(" ").includes("Bearer"))\n`,
+      ),
+    );
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Look around");
+    await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
+    expect(modelHeard(1)).toContain("token found: false url found: false");
+    expect(films.calls).toEqual([]);
+  });
+
+  it("bad arguments are refused in the realm before any request; a tool error rejects with its message", async () => {
+    await addFilms();
+    mock.enqueue(
+      codeTurn(
+        `try { await tools.lookup_film({ title: 42 }) } catch (error) { console.log("bad:", error.name, error.code, error.message) }\n` +
+          `try { await tools.add_to_watchlist() } catch (error) { console.log("missing:", error.code) }\n` +
+          `try { await tools.lookup_film({ title: "Nope" }) } catch (error) { console.log("tool error:", error.name, error.code, error.message) }\n`,
+      ),
+    );
+    mock.enqueue({ chunks: ["Done."] });
+    const before = films.requests;
+    await send("Try bad arguments");
+    // Only the third call (valid arguments) asks.
+    await ask().getByRole("button", { name: "Allow once" }).waitFor({ timeout: 30_000 });
+    expect(JSON.parse((await ask().getByLabel("Arguments").textContent()) ?? "")).toEqual({ title: "Nope" });
+    expect(films.requests).toBe(before);
+    await ask().getByRole("button", { name: "Allow once" }).click();
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    const heard = modelHeard(1);
+    expect(heard).toMatch(/bad: ToolError invalid-arguments tools\.lookup_film was not called: title: expected string, received number/);
+    expect(heard).toContain("missing: invalid-arguments");
+    expect(heard).toContain("tool error: ToolError tool-error No film titled Nope");
+    expect(films.calls).toEqual(['lookup_film {"title":"Nope"}']);
+  });
+
+  it("a server without CORS gets a plain error; nothing is added", async () => {
+    const closed = await startMcpServer({ cors: false });
+    try {
+      await addServer(closed.url);
+      const alert = dialog().getByRole("alert");
+      await alert.waitFor({ timeout: 30_000 });
+      expect(await alert.textContent()).toMatch(/does not accept requests from a web page \(CORS\)/);
+      expect(await dialog().getByRole("list", { name: "MCP servers" }).count()).toBe(0);
+    } finally {
+      await closed.close();
+    }
+  });
+
+  it("the read-only switch lets read-only tools run without asking; removing the server takes its tools away", async () => {
+    await addFilms();
+    await page.getByRole("button", { name: "Session settings" }).click();
+    await dialog().getByRole("switch", { name: "Allow its read-only tools without asking" }).check();
+    await dialog().getByRole("button", { name: "Close" }).click();
+    mock.enqueue(
+      codeTurn(
+        `console.log("read-only:", (await tools.lookup_film({ title: "Dune" })).year)\n` +
+          `try { await tools.add_to_watchlist({ title: "Dune" }) } catch (error) { console.log("write:", error.message) }\n`,
+      ),
+    );
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Read and write");
+    await ask().getByRole("button", { name: "Deny" }).click({ timeout: 30_000 });
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    expect(films.calls).toEqual(['lookup_film {"title":"Dune"}']);
+    expect(modelHeard(1)).toContain("read-only: 2021");
+
+    await page.getByRole("button", { name: "Session settings" }).click();
+    await dialog().getByRole("button", { name: "Remove films" }).click();
+    await dialog().getByRole("button", { name: "Close" }).click();
+    mock.enqueue(codeTurn(`console.log("after remove:", JSON.stringify(tools.list()), typeof tools.lookup_film)\n`));
+    mock.enqueue({ chunks: ["Done."] });
+    await send("And now?");
+    await expect.poll(() => mock.requests.length, { timeout: 30_000 }).toBe(4);
+    expect(modelHeard(3)).toContain("after remove: [] undefined");
+    expect((mock.requests[3].body.messages as { content: string }[])[0].content).not.toContain("## Tools of this session");
+  });
+});
+
+describe("the demo model's tools script", () => {
+  it("with no key and no server: the built-in demo server's tool asks, then its film shows", async () => {
+    const demoContext = await browser.newContext();
+    const demo = await demoContext.newPage();
+    try {
+      const scripts: string[] = [];
+      demo.on("request", (request) => void scripts.push(request.url()));
+      await openReadyApp(demo, app.url);
+      // The MCP client is not loaded until a tool is needed.
+      expect(scripts.filter((url) => /mcpClient|demoMcpServer/.test(url))).toEqual([]);
+      await demo.getByRole("textbox", { name: "Message" }).fill("Look up a film with a tool");
+      await demo.getByRole("textbox", { name: "Message" }).press("Enter");
+      const demoAsk = demo.getByRole("group", { name: "Permission request" });
+      await demoAsk.getByRole("button", { name: "Allow once" }).click({ timeout: 30_000 });
+      await expect.poll(() => demo.getByText("Dune (2021)").count(), { timeout: 30_000 }).toBeGreaterThan(0);
+      await expect.poll(() => demo.getByText(/directed by Denis Villeneuve, straight from the tool/).count(), { timeout: 30_000 }).toBeGreaterThan(0);
+      expect(scripts.filter((url) => /mcpClient/.test(url)).length).toBeGreaterThan(0);
+    } finally {
+      await demoContext.close();
+    }
+  });
+});
