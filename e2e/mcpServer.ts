@@ -5,7 +5,12 @@
  * output (`lookup_film`) and one that changes state (`add_to_watchlist`),
  * records every tool call and every Authorization header it received, and
  * either allows browser requests (CORS, exposing `mcp-session-id`) or not.
+ * With `oauth`, it is also its own OAuth authorization server (discovery,
+ * dynamic registration, an authorize endpoint that signs in at once and
+ * redirects back, a token endpoint that checks the PKCE verifier), and the
+ * MCP endpoint answers 401 without a token it issued.
  */
+import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -21,6 +26,8 @@ export interface TestMcpServer {
   authorizations: (string | undefined)[];
   /** Every request, preflights included. */
   requests: number;
+  /** With `oauth`: what the sign-in saw (the PKCE check at the token endpoint, the tokens issued). */
+  oauth: { registered: number; authorized: number; pkceVerified: boolean; issued: string[] };
   close(): Promise<void>;
 }
 
@@ -72,8 +79,71 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
-export async function startMcpServer(options: { cors?: boolean } = {}): Promise<TestMcpServer> {
+const base64url = (bytes: Buffer) => bytes.toString("base64").replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+
+export async function startMcpServer(options: { cors?: boolean; oauth?: boolean } = {}): Promise<TestMcpServer> {
   const cors = options.cors ?? true;
+  const oauth = { registered: 0, authorized: 0, pkceVerified: false, issued: [] as string[] };
+  const challenges = new Map<string, string>();
+  let origin = "";
+  const json = (response: ServerResponse, status: number, body: unknown) => response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  /** The OAuth endpoints; true when the request was one of them. */
+  const serveOAuth = (request: IncomingMessage, response: ServerResponse): boolean => {
+    const url = new URL(request.url ?? "/", origin);
+    if (url.pathname.startsWith("/.well-known/oauth-protected-resource")) {
+      json(response, 200, { resource: `${origin}/mcp`, authorization_servers: [origin] });
+      return true;
+    }
+    if (url.pathname === "/.well-known/oauth-authorization-server") {
+      json(response, 200, {
+        issuer: origin,
+        authorization_endpoint: `${origin}/authorize`,
+        token_endpoint: `${origin}/token`,
+        registration_endpoint: `${origin}/register`,
+        response_types_supported: ["code"],
+        grant_types_supported: ["authorization_code", "refresh_token"],
+        code_challenge_methods_supported: ["S256"],
+        token_endpoint_auth_methods_supported: ["none"],
+      });
+      return true;
+    }
+    if (url.pathname === "/register" && request.method === "POST") {
+      void readBody(request).then((body) => {
+        oauth.registered += 1;
+        json(response, 201, { ...(body as object), client_id: `client-${oauth.registered}`, client_id_issued_at: Math.floor(Date.now() / 1000) });
+      });
+      return true;
+    }
+    if (url.pathname === "/authorize") {
+      // Signs the person in at once and sends them back with a code.
+      oauth.authorized += 1;
+      const code = `code-${oauth.authorized}`;
+      challenges.set(code, url.searchParams.get("code_challenge") ?? "");
+      const back = new URL(url.searchParams.get("redirect_uri") ?? "");
+      back.searchParams.set("code", code);
+      back.searchParams.set("state", url.searchParams.get("state") ?? "");
+      response.writeHead(302, { location: back.href }).end();
+      return true;
+    }
+    if (url.pathname === "/token" && request.method === "POST") {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        const form = new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+        const code = form.get("code") ?? "";
+        const verifier = form.get("code_verifier") ?? "";
+        const expected = challenges.get(code);
+        challenges.delete(code);
+        if (!expected || base64url(createHash("sha256").update(verifier).digest()) !== expected) return json(response, 400, { error: "invalid_grant" });
+        oauth.pkceVerified = true;
+        const token = `access-${oauth.issued.length + 1}-7c2e`;
+        oauth.issued.push(token);
+        json(response, 200, { access_token: token, token_type: "Bearer", expires_in: 3600 });
+      });
+      return true;
+    }
+    return false;
+  };
   const calls: string[] = [];
   const authorizations: (string | undefined)[] = [];
   const watchlist: string[] = [];
@@ -86,6 +156,11 @@ export async function startMcpServer(options: { cors?: boolean } = {}): Promise<
       return;
     }
     authorizations.push(request.headers.authorization);
+    if (options.oauth && serveOAuth(request, response)) return;
+    if (options.oauth && !oauth.issued.some((token) => request.headers.authorization === `Bearer ${token}`)) {
+      response.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`, "access-control-expose-headers": "www-authenticate, mcp-session-id" }).end();
+      return;
+    }
     if (!request.url?.startsWith("/mcp")) {
       response.writeHead(404).end();
       return;
@@ -111,8 +186,10 @@ export async function startMcpServer(options: { cors?: boolean } = {}): Promise<
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   const { port } = http.address() as AddressInfo;
+  origin = `http://127.0.0.1:${port}`;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    oauth,
     calls,
     authorizations,
     get requests() {

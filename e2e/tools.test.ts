@@ -236,6 +236,39 @@ describe("tools from an MCP server", () => {
   });
 });
 
+describe("a server that needs OAuth sign-in", () => {
+  it("Add server without a token → the server's sign-in (PKCE) → back in the app, connected; its token stays out of the model and the export", async () => {
+    const secured = await startMcpServer({ oauth: true });
+    try {
+      await addServer(secured.url);
+      // The page leaves for the server's sign-in, which sends it straight back with a code.
+      await page.waitForURL((url) => url.href.startsWith(app.url) && url.searchParams.has("code"), { timeout: 30_000 }).catch(() => undefined);
+      await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
+      await expect.poll(() => new URL(page.url()).search, { timeout: 15_000 }).toBe("");
+      await page.getByRole("button", { name: "Session settings" }).click();
+      await dialog().getByRole("listitem", { name: "MCP server films" }).waitFor({ timeout: 30_000 });
+      await dialog().getByRole("button", { name: "Close" }).click();
+      expect(secured.oauth).toMatchObject({ registered: 1, authorized: 1, pkceVerified: true });
+      const [accessToken] = secured.oauth.issued;
+
+      mock.enqueue(codeTurn(`console.log("year:", (await tools.lookup_film({ title: "Dune" })).year)\n`));
+      mock.enqueue({ chunks: ["Done."] });
+      await send("Look up Dune");
+      await ask().getByRole("button", { name: "Allow once" }).click({ timeout: 30_000 });
+      await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+      expect(modelHeard(1)).toContain("year: 2021");
+      expect(secured.calls).toEqual(['lookup_film {"title":"Dune"}']);
+      expect(secured.authorizations.at(-1)).toBe(`Bearer ${accessToken}`);
+      expect(JSON.stringify(mock.requests.map((request) => request.body))).not.toContain(accessToken);
+      const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export", exact: true }).click()]);
+      const exported = await import("node:fs/promises").then(async (fs) => fs.readFile((await download.path())!, "utf8"));
+      expect(exported).not.toContain(accessToken);
+    } finally {
+      await secured.close();
+    }
+  });
+});
+
 describe("the demo model's tools script", () => {
   it("with no key and no server: the built-in demo server's tool asks, then its film shows", async () => {
     const demoContext = await browser.newContext();

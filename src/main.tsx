@@ -115,6 +115,12 @@ function Root() {
       onChange: () => void capabilities.policyChanged(),
     });
     capabilities.attachTools(toolBroker, createMcpServers(), (tools) => realm.setTools(tools));
+    // Back from an MCP server's OAuth sign-in: finish it (the code is single-use, so it leaves the address at once).
+    if (/[?&]state=/.test(location.search) && /[?&](code|error)=/.test(location.search)) {
+      const search = location.search;
+      history.replaceState(history.state, "", location.pathname + location.hash);
+      void capabilities.resumeSignIn(search);
+    }
     realm.provide(TOOL_CALL, toolBroker.service);
     let openedSession: string | undefined | null = null;
     controller.subscribe(() => {

@@ -146,9 +146,24 @@ export class CapabilityController {
       this.set({ toolServers: { servers: servers.list() } });
       return true;
     } catch (error) {
+      // Leaving for the server's sign-in page: not a failure; the page comes back to resumeSignIn.
+      if ((error as { code?: unknown }).code === "signing-in") return false;
       const message = error instanceof Error ? error.message : String(error);
       this.set({ toolServers: { servers: servers.list(), error: message } });
       return false;
+    }
+  }
+
+  /** The page came back from an MCP server's OAuth sign-in (`search`: the address's query). */
+  async resumeSignIn(search: string): Promise<void> {
+    const servers = this.servers;
+    if (!servers) return;
+    this.set({ toolServers: { ...this.state.toolServers, connecting: "the server you signed in to", error: undefined } });
+    try {
+      await servers.resumeSignIn(search);
+      this.set({ toolServers: { servers: servers.list() } });
+    } catch (error) {
+      this.set({ toolServers: { servers: servers.list(), error: error instanceof Error ? error.message : String(error) } });
     }
   }
 

@@ -29,6 +29,12 @@ export interface McpServerEntry {
 export interface McpServers {
   /** Connect and list the server's tools; rejects with an McpConnectError in plain words. */
   add(options: { url: string; token?: string }): Promise<McpServerEntry>;
+  /**
+   * The page was opened by an MCP server's OAuth redirect (`?code=…&state=…`):
+   * finish the sign-in and connect. Undefined when the address is not such a
+   * return (no sign-in pending, or a state that does not match).
+   */
+  resumeSignIn(search: string): Promise<McpServerEntry | undefined>;
   /** The built-in demo server, in this page (idempotent). */
   addDemo(): Promise<McpServerEntry>;
   remove(id: string): Promise<void>;
@@ -77,7 +83,16 @@ export function describeTools(servers: readonly { name: string; tools: readonly 
   return descriptors.slice(0, MAX_TOOLS);
 }
 
-export function createMcpServers(options: { newId?: () => string } = {}): McpServers {
+export interface McpServersOptions {
+  newId?: () => string;
+  /** Where an OAuth sign-in comes back to (default: this page's address); none: no OAuth. */
+  redirectUrl?: string | null;
+  /** Leave the page for a server's sign-in (default: `location.assign`). */
+  navigate?: (url: URL) => void;
+  storage?: Pick<Storage, "getItem" | "setItem" | "removeItem">;
+}
+
+export function createMcpServers(options: McpServersOptions = {}): McpServers {
   const newId = options.newId ?? (() => crypto.randomUUID());
   const servers: { entry: McpServerEntry; connection: McpConnection }[] = [];
   const listeners = new Set<() => void>();
@@ -103,12 +118,31 @@ export function createMcpServers(options: { newId?: () => string } = {}): McpSer
 
   const descriptors = () => describeTools(servers.map((server) => server.entry));
 
+  const redirectUrl = options.redirectUrl === null ? undefined : options.redirectUrl ?? (typeof location === "undefined" ? undefined : `${location.origin}${location.pathname}`);
+  /** The OAuth side of a server added without a token (used only if the server asks for sign-in). */
+  const signIn = async (serverUrl: string) => {
+    if (redirectUrl === undefined) return undefined;
+    const { createBrowserOAuthProvider } = await import("./mcpOAuth");
+    return createBrowserOAuthProvider({ serverUrl, redirectUrl, ...(options.storage ? { storage: options.storage } : {}), ...(options.navigate ? { navigate: options.navigate } : {}) });
+  };
+
   return {
     async add({ url, token }) {
       const trimmed = url.trim();
-      const { connectMcpServer } = await import("./mcpClient");
-      const connection = await connectMcpServer({ url: trimmed, ...(token?.trim() ? { token: token.trim() } : {}) });
-      return register(trimmed, connection, Boolean(token?.trim()));
+      const bearer = token?.trim();
+      const [{ connectMcpServer }, authProvider] = await Promise.all([import("./mcpClient"), bearer ? undefined : signIn(trimmed)]);
+      const connection = await connectMcpServer({ url: trimmed, ...(bearer ? { token: bearer } : {}), ...(authProvider ? { authProvider } : {}) });
+      return register(trimmed, connection, Boolean(bearer));
+    },
+    async resumeSignIn(search) {
+      if (redirectUrl === undefined || !/[?&](code|error)=/.test(search)) return undefined;
+      const { takePendingSignIn } = await import("./mcpOAuth");
+      const taken = takePendingSignIn(search, options.storage);
+      if (!taken) return undefined;
+      if ("error" in taken) throw new Error(taken.error);
+      const [{ connectMcpServer }, authProvider] = await Promise.all([import("./mcpClient"), signIn(taken.pending.serverUrl)]);
+      const connection = await connectMcpServer({ url: taken.pending.serverUrl, authProvider, signInCode: taken.code });
+      return register(taken.pending.serverUrl, connection, false);
     },
     addDemo() {
       demo ??= (async () => {

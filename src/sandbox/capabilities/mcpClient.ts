@@ -12,8 +12,9 @@
  *
  * Failures are `McpConnectError`s with a code: `cors` (the server does not
  * accept requests from a web page, or could not be reached), `unauthorized`
- * (401/403: a token is missing or wrong), `invalid-url`, `not-mcp` (it
- * answered, but not as an MCP server), `failed`.
+ * (401/403: a token is missing or wrong, or OAuth sign-in failed),
+ * `signing-in` (the page is leaving for the server's OAuth sign-in),
+ * `invalid-url`, `not-mcp` (it answered, but not as an MCP server), `failed`.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -25,7 +26,7 @@ import { z } from "zod";
 import type { JsonValue } from "../../wire/mount";
 import type { McpToolResult } from "./createToolBroker";
 
-export type McpConnectErrorCode = "cors" | "unauthorized" | "invalid-url" | "not-mcp" | "failed";
+export type McpConnectErrorCode = "cors" | "unauthorized" | "signing-in" | "invalid-url" | "not-mcp" | "failed";
 
 export class McpConnectError extends Error {
   override readonly name = "McpConnectError";
@@ -133,6 +134,8 @@ export interface ConnectOptions {
   token?: string;
   /** For servers that need OAuth (mcpOAuth.ts). */
   authProvider?: OAuthClientProvider;
+  /** Back from the server's sign-in page with this authorization code. */
+  signInCode?: string;
   fetch?: typeof fetch;
 }
 
@@ -167,18 +170,37 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
   // Whether the browser refused or failed a request outright (a CORS refusal
   // and an unreachable server look the same to a page: a TypeError).
   let blocked: unknown;
+  let refused = false;
   const pageFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     try {
-      return await baseFetch(input, { ...init, credentials: "omit", referrerPolicy: "no-referrer", mode: "cors" });
+      const response = await baseFetch(input, { ...init, credentials: "omit", referrerPolicy: "no-referrer", mode: "cors" });
+      if (response.status === 401 || response.status === 403) refused = true;
+      return response;
     } catch (error) {
       if (error instanceof TypeError) blocked ??= error;
       throw error;
     }
   }) as typeof fetch;
   const headers: Record<string, string> = options.token ? { Authorization: `Bearer ${options.token}` } : {};
+  // Set when the SDK sends the person to the server's sign-in page (the page is about to unload).
+  let redirected = false;
+  if (options.authProvider) {
+    const provider = options.authProvider;
+    const redirect = provider.redirectToAuthorization.bind(provider);
+    options = { ...options, authProvider: Object.assign(Object.create(provider) as OAuthClientProvider, {
+      redirectToAuthorization: (target: URL) => {
+        redirected = true;
+        return redirect(target);
+      },
+    }) };
+  }
   const requestInit: RequestInit = { headers };
 
   const attempt = async (kind: "streamable-http" | "sse"): Promise<McpConnection> => {
+    if (kind === "streamable-http" && options.signInCode !== undefined && options.authProvider) {
+      // Back from the server's sign-in page: exchange the code (PKCE) for tokens first.
+      await new StreamableHTTPClientTransport(url, { requestInit, fetch: pageFetch, authProvider: options.authProvider }).finishAuth(options.signInCode);
+    }
     const client = newClient();
     const transport = kind === "streamable-http"
       ? new StreamableHTTPClientTransport(url, { requestInit, fetch: pageFetch, ...(options.authProvider ? { authProvider: options.authProvider } : {}) })
@@ -201,6 +223,14 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
   const explain = (error: unknown): McpConnectError => {
     if (error instanceof McpConnectError) return error;
     if (blocked !== undefined) return new McpConnectError("cors", corsMessage(url.href), { cause: error });
+    if (redirected) return new McpConnectError("signing-in", `Signing you in at ${url.origin}…`, { cause: error });
+    if (refused && options.authProvider && !(error instanceof UnauthorizedError)) {
+      return new McpConnectError(
+        "unauthorized",
+        `The MCP server at ${url.origin} needs you to sign in, and its sign-in (OAuth) did not work here: ${String((error as Error)?.message ?? error).slice(0, 200)}. Paste a bearer token instead.`,
+        { cause: error },
+      );
+    }
     const status = (error as { code?: unknown }).code;
     if (error instanceof UnauthorizedError || status === 401 || status === 403 || /\b(401|403)\b/.test(String((error as Error)?.message))) {
       return new McpConnectError(
