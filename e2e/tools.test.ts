@@ -236,6 +236,26 @@ describe("tools from an MCP server", () => {
   });
 });
 
+describe("after a reload", () => {
+  it("the tab's servers come back with their token, which the page never shows again", async () => {
+    await addFilms(TOKEN);
+    expect(await page.content()).not.toContain(TOKEN);
+    await page.reload();
+    await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
+    await page.getByRole("button", { name: "Session settings" }).click();
+    await dialog().getByRole("listitem", { name: "MCP server films" }).waitFor({ timeout: 30_000 });
+    expect(await page.content()).not.toContain(TOKEN);
+    await dialog().getByRole("button", { name: "Close" }).click();
+    mock.enqueue(codeTurn(`console.log("director:", (await tools.lookup_film({ title: "Dune" })).director)\n`));
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Who directed Dune?");
+    await ask().getByRole("button", { name: "Allow once" }).click({ timeout: 30_000 });
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    expect(modelHeard(1)).toContain("director: Denis Villeneuve");
+    expect(films.authorizations.every((value) => value === `Bearer ${TOKEN}`)).toBe(true);
+  });
+});
+
 describe("a server that needs OAuth sign-in", () => {
   it("Add server without a token → the server's sign-in (PKCE) → back in the app, connected; its token stays out of the model and the export", async () => {
     const secured = await startMcpServer({ oauth: true });

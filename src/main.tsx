@@ -115,6 +115,8 @@ function Root() {
       onChange: () => void capabilities.policyChanged(),
     });
     capabilities.attachTools(toolBroker, createMcpServers(), (tools) => realm.setTools(tools));
+    // The MCP servers this tab had before a reload come back (the SDK loads only if there were any).
+    void capabilities.restoreServers();
     // Back from an MCP server's OAuth sign-in: finish it (the code is single-use, so it leaves the address at once).
     if (/[?&]state=/.test(location.search) && /[?&](code|error)=/.test(location.search)) {
       const search = location.search;

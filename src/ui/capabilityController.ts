@@ -154,6 +154,14 @@ export class CapabilityController {
     }
   }
 
+  /** After a reload: reconnect the servers this tab had (nothing happens, and nothing loads, when it had none). */
+  async restoreServers(): Promise<void> {
+    const servers = this.servers;
+    if (!servers) return;
+    const failures = await servers.restore().catch((error: unknown) => [String((error as Error)?.message ?? error)]);
+    this.set({ toolServers: { servers: servers.list(), ...(failures.length > 0 ? { error: failures.join(" ") } : {}) } });
+  }
+
   /** The page came back from an MCP server's OAuth sign-in (`search`: the address's query). */
   async resumeSignIn(search: string): Promise<void> {
     const servers = this.servers;

@@ -35,6 +35,12 @@ export interface McpServers {
    * return (no sign-in pending, or a state that does not match).
    */
   resumeSignIn(search: string): Promise<McpServerEntry | undefined>;
+  /**
+   * Reconnect the servers this tab had before a reload (or a sign-in's
+   * round trip). Resolves with the failures, in plain words; never sends the
+   * person to a sign-in page.
+   */
+  restore(): Promise<string[]>;
   /** The built-in demo server, in this page (idempotent). */
   addDemo(): Promise<McpServerEntry>;
   remove(id: string): Promise<void>;
@@ -90,6 +96,18 @@ export interface McpServersOptions {
   /** Leave the page for a server's sign-in (default: `location.assign`). */
   navigate?: (url: URL) => void;
   storage?: Pick<Storage, "getItem" | "setItem" | "removeItem">;
+  /**
+   * Where this tab remembers its servers (URL and token) across reloads
+   * (default: `sessionStorage`, the app's origin, gone with the tab); null: nowhere.
+   */
+  remember?: Pick<Storage, "getItem" | "setItem"> | null;
+}
+
+const REMEMBERED = "livemark.mcp.servers";
+
+interface Remembered {
+  url: string;
+  token?: string;
 }
 
 export function createMcpServers(options: McpServersOptions = {}): McpServers {
@@ -97,12 +115,22 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
   const servers: { entry: McpServerEntry; connection: McpConnection }[] = [];
   const listeners = new Set<() => void>();
   let demo: Promise<McpServerEntry> | undefined;
+  const memory = options.remember === null ? undefined : options.remember ?? (typeof sessionStorage === "undefined" ? undefined : sessionStorage);
+  /** What to reconnect after a reload, by entry id (not the demo: it comes back with its script). */
+  const remembered = new Map<string, Remembered>();
+  const save = () => {
+    try {
+      memory?.setItem(REMEMBERED, JSON.stringify([...remembered.values()]));
+    } catch {
+      // Storage full or blocked: the servers still work until the tab reloads.
+    }
+  };
 
   const notify = () => {
     for (const listener of [...listeners]) listener();
   };
 
-  const register = (url: string, connection: McpConnection, hasToken: boolean): McpServerEntry => {
+  const register = (url: string, connection: McpConnection, hasToken: boolean, remember?: Remembered): McpServerEntry => {
     const entry: McpServerEntry = {
       id: newId(),
       url,
@@ -112,6 +140,10 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
       hasToken,
     };
     servers.push({ entry, connection });
+    if (remember) {
+      remembered.set(entry.id, remember);
+      save();
+    }
     notify();
     return entry;
   };
@@ -120,10 +152,11 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
 
   const redirectUrl = options.redirectUrl === null ? undefined : options.redirectUrl ?? (typeof location === "undefined" ? undefined : `${location.origin}${location.pathname}`);
   /** The OAuth side of a server added without a token (used only if the server asks for sign-in). */
-  const signIn = async (serverUrl: string) => {
+  const signIn = async (serverUrl: string, stay = false) => {
     if (redirectUrl === undefined) return undefined;
     const { createBrowserOAuthProvider } = await import("./mcpOAuth");
-    return createBrowserOAuthProvider({ serverUrl, redirectUrl, ...(options.storage ? { storage: options.storage } : {}), ...(options.navigate ? { navigate: options.navigate } : {}) });
+    const navigate = stay ? () => undefined : options.navigate;
+    return createBrowserOAuthProvider({ serverUrl, redirectUrl, ...(options.storage ? { storage: options.storage } : {}), ...(navigate ? { navigate } : {}) });
   };
 
   return {
@@ -132,7 +165,36 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
       const bearer = token?.trim();
       const [{ connectMcpServer }, authProvider] = await Promise.all([import("./mcpClient"), bearer ? undefined : signIn(trimmed)]);
       const connection = await connectMcpServer({ url: trimmed, ...(bearer ? { token: bearer } : {}), ...(authProvider ? { authProvider } : {}) });
-      return register(trimmed, connection, Boolean(bearer));
+      return register(trimmed, connection, Boolean(bearer), { url: trimmed, ...(bearer ? { token: bearer } : {}) });
+    },
+    async restore() {
+      let list: Remembered[] = [];
+      try {
+        const parsed: unknown = JSON.parse(memory?.getItem(REMEMBERED) ?? "[]");
+        if (Array.isArray(parsed)) list = parsed.filter((item): item is Remembered => typeof item?.url === "string" && (item.token === undefined || typeof item.token === "string"));
+      } catch {
+        list = [];
+      }
+      if (list.length === 0) return [];
+      const { connectMcpServer } = await import("./mcpClient");
+      const failures: string[] = [];
+      const results = await Promise.all(list.map(async (item) => {
+        try {
+          const authProvider = item.token ? undefined : await signIn(item.url, true);
+          return { item, connection: await connectMcpServer({ url: item.url, ...(item.token ? { token: item.token } : {}), ...(authProvider ? { authProvider } : {}) }) };
+        } catch (error) {
+          const code = (error as { code?: unknown }).code;
+          failures.push(code === "signing-in" ? `${item.url} needs you to sign in again: add it again in Session settings.` : String((error as Error)?.message ?? error));
+          return undefined;
+        }
+      }));
+      // In the order they were added, so names (`films`, `films-2`) come out as before.
+      for (const result of results) if (result) register(result.item.url, result.connection, Boolean(result.item.token), result.item);
+      if (failures.length > 0) {
+        // Forget what could not come back; the person adds it again.
+        save();
+      }
+      return failures;
     },
     async resumeSignIn(search) {
       if (redirectUrl === undefined || !/[?&](code|error)=/.test(search)) return undefined;
@@ -142,7 +204,7 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
       if ("error" in taken) throw new Error(taken.error);
       const [{ connectMcpServer }, authProvider] = await Promise.all([import("./mcpClient"), signIn(taken.pending.serverUrl)]);
       const connection = await connectMcpServer({ url: taken.pending.serverUrl, authProvider, signInCode: taken.code });
-      return register(taken.pending.serverUrl, connection, false);
+      return register(taken.pending.serverUrl, connection, false, { url: taken.pending.serverUrl });
     },
     addDemo() {
       demo ??= (async () => {
@@ -159,6 +221,7 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
       if (index < 0) return;
       const [removed] = servers.splice(index, 1);
       if (removed.entry.url === DEMO_SERVER_URL) demo = undefined;
+      if (remembered.delete(id)) save();
       notify();
       await removed.connection.close().catch(() => undefined);
     },
