@@ -19,7 +19,6 @@ import { watchRealmStatus, withoutStartUpErrors, type RealmStatus } from "./ui/r
 import { createNetworkBroker } from "./sandbox/capabilities/createNetworkBroker";
 import { FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL } from "./wire/capabilities";
 import { createToolBroker } from "./sandbox/capabilities/createToolBroker";
-import { createMcpServers } from "./sandbox/capabilities/createMcpServers";
 import { CapabilityController } from "./ui/capabilityController";
 import { CapabilitiesContext } from "./ui/capabilities";
 
@@ -114,7 +113,11 @@ function Root() {
       audit: capabilities.recordTool,
       onChange: () => void capabilities.policyChanged(),
     });
-    capabilities.attachTools(toolBroker, createMcpServers(), (tools) => realm.setTools(tools));
+    capabilities.attachTools(
+      toolBroker,
+      () => import("./sandbox/capabilities/createMcpServers").then(({ createMcpServers }) => createMcpServers()),
+      (tools) => realm.setTools(tools),
+    );
     // The MCP servers this tab had before a reload come back (the SDK loads only if there were any).
     void capabilities.restoreServers();
     // Back from an MCP server's OAuth sign-in: finish it (the code is single-use, so it leaves the address at once).

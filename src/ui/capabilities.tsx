@@ -4,12 +4,16 @@
  * downloads with a **Save** button; and the **Session settings** dialog
  * (network mode, granted hosts with **Revoke**, strict mode, audit list).
  */
-import { createContext, useContext, useEffect, useRef, useSyncExternalStore } from "react";
+import { createContext, lazy, Suspense, useContext, useEffect, useRef, useSyncExternalStore } from "react";
 import type { CapabilityController, CapabilityState } from "./capabilityController";
 import type { NetworkMode } from "../sandbox/capabilities/networkPolicy";
 import type { InteractionSummary } from "../agent/interactionLifecycle";
 import { costOf, formatCost, TokenPriceContext } from "./cost";
-import { GrantedToolsSection, ToolAskView, ToolServersSection } from "./toolServers";
+import { ToolAskView } from "./ToolAskView";
+
+// Session settings' tools sections load with the dialog, not with the page.
+const ToolServersSection = lazy(() => import("./toolServers").then((module) => ({ default: module.ToolServersSection })));
+const GrantedToolsSection = lazy(() => import("./toolServers").then((module) => ({ default: module.GrantedToolsSection })));
 
 export const CapabilitiesContext = createContext<CapabilityController | undefined>(undefined);
 
@@ -144,8 +148,10 @@ export function SessionSettingsDialog({ onClose }: { onClose: () => void }) {
           </ul>
         )}
       </section>
-      <ToolServersSection />
-      <GrantedToolsSection />
+      <Suspense fallback={null}>
+        <ToolServersSection />
+        <GrantedToolsSection />
+      </Suspense>
       <section className="lm-field" aria-label="Audit list">
         <h3 className="lm-dialog__subtitle">Audit list</h3>
         {audit.length === 0 ? (

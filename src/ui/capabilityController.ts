@@ -22,6 +22,7 @@ import type { Store } from "../store/store";
 import type { AuditEntry, CapabilityDecision, Session } from "../store/types";
 import type { ToolAuditRecord, ToolBroker, ToolPermissionAsk } from "../sandbox/capabilities/createToolBroker";
 import type { McpServerEntry, McpServers } from "../sandbox/capabilities/createMcpServers";
+import { hasRememberedServers } from "../sandbox/capabilities/rememberedServers";
 import { DEFAULT_TOOL_POLICY, type ToolAnswer, type ToolPolicyState } from "../sandbox/capabilities/toolPolicy";
 import type { ToolDescriptor } from "../wire/capabilities";
 
@@ -79,7 +80,10 @@ export class CapabilityController {
   private store: Store | undefined;
   private broker: NetworkBroker | undefined;
   private toolBroker: ToolBroker | undefined;
-  private servers: McpServers | undefined;
+  private loadServers: (() => Promise<McpServers>) | undefined;
+  private serversLoaded: Promise<McpServers> | undefined;
+  /** The connected tools' list, kept for the system prompt (read synchronously at each model call). */
+  private descriptors: ToolDescriptor[] = [];
   private publishTools: ((tools: ToolDescriptor[]) => void) | undefined;
   /** Files the person chose in mounted file inputs, by handle (this session only). */
   private readonly chosenFiles = new Map<string, File>();
@@ -112,36 +116,49 @@ export class CapabilityController {
   }
 
   /**
-   * The tool broker and the MCP servers (one per page). `publish` gets the
-   * realm's list of tools whenever a server is added or removed.
+   * The tool broker and the MCP servers (one per page, loaded on first use:
+   * `loadServers`). `publish` gets the realm's list of tools whenever a
+   * server is added or removed.
    */
-  attachTools(broker: ToolBroker, servers: McpServers, publish: (tools: ToolDescriptor[]) => void): void {
+  attachTools(broker: ToolBroker, loadServers: () => Promise<McpServers>, publish: (tools: ToolDescriptor[]) => void): void {
     this.toolBroker = broker;
-    this.servers = servers;
+    this.loadServers = loadServers;
     this.publishTools = publish;
     broker.subscribe((tools) => this.set({ tools }));
-    servers.subscribe(() => {
-      broker.setTools(servers.connected());
-      publish(servers.descriptors());
-      this.set({ toolServers: { ...this.state.toolServers, servers: servers.list() } });
+  }
+
+  private servers(): Promise<McpServers> | undefined {
+    const load = this.loadServers;
+    const broker = this.toolBroker;
+    if (!load || !broker) return undefined;
+    this.serversLoaded ??= load().then((servers) => {
+      servers.subscribe(() => {
+        broker.setTools(servers.connected());
+        this.descriptors = servers.descriptors();
+        this.publishTools?.(this.descriptors);
+        this.set({ toolServers: { ...this.state.toolServers, servers: servers.list() } });
+      });
+      return servers;
     });
+    this.serversLoaded.catch(() => (this.serversLoaded = undefined));
+    return this.serversLoaded;
   }
 
   /** The connected tools (for the system prompt). */
   toolDescriptors(): ToolDescriptor[] {
-    return this.servers?.descriptors() ?? [];
+    return this.descriptors;
   }
 
   /** Add server: connect from this page; a failure is shown in plain words and changes nothing. */
   async addServer(url: string, token?: string): Promise<boolean> {
-    const servers = this.servers;
-    if (!servers) return false;
+    if (!this.loadServers) return false;
     if (!url.trim()) {
       this.set({ toolServers: { ...this.state.toolServers, error: "Enter the MCP server URL first (for example https://example.com/mcp)." } });
       return false;
     }
     this.set({ toolServers: { ...this.state.toolServers, connecting: url.trim(), error: undefined } });
     try {
+      const servers = await this.servers()!;
       await servers.add({ url, token });
       this.set({ toolServers: { servers: servers.list() } });
       return true;
@@ -149,39 +166,43 @@ export class CapabilityController {
       // Leaving for the server's sign-in page: not a failure; the page comes back to resumeSignIn.
       if ((error as { code?: unknown }).code === "signing-in") return false;
       const message = error instanceof Error ? error.message : String(error);
-      this.set({ toolServers: { servers: servers.list(), error: message } });
+      this.set({ toolServers: { servers: this.state.toolServers.servers, error: message } });
       return false;
     }
   }
 
   /** After a reload: reconnect the servers this tab had (nothing happens, and nothing loads, when it had none). */
   async restoreServers(): Promise<void> {
-    const servers = this.servers;
-    if (!servers) return;
-    const failures = await servers.restore().catch((error: unknown) => [String((error as Error)?.message ?? error)]);
-    this.set({ toolServers: { servers: servers.list(), ...(failures.length > 0 ? { error: failures.join(" ") } : {}) } });
+    if (!hasRememberedServers()) return;
+    try {
+      const servers = await this.servers()!;
+      const failures = await servers.restore();
+      this.set({ toolServers: { servers: servers.list(), ...(failures.length > 0 ? { error: failures.join(" ") } : {}) } });
+    } catch (error) {
+      this.set({ toolServers: { ...this.state.toolServers, error: String((error as Error)?.message ?? error) } });
+    }
   }
 
   /** The page came back from an MCP server's OAuth sign-in (`search`: the address's query). */
   async resumeSignIn(search: string): Promise<void> {
-    const servers = this.servers;
-    if (!servers) return;
+    if (!this.loadServers) return;
     this.set({ toolServers: { ...this.state.toolServers, connecting: "the server you signed in to", error: undefined } });
     try {
+      const servers = await this.servers()!;
       await servers.resumeSignIn(search);
       this.set({ toolServers: { servers: servers.list() } });
     } catch (error) {
-      this.set({ toolServers: { servers: servers.list(), error: error instanceof Error ? error.message : String(error) } });
+      this.set({ toolServers: { servers: this.state.toolServers.servers, error: error instanceof Error ? error.message : String(error) } });
     }
   }
 
   /** The built-in demo server (the demo model's tools script). */
   async addDemoServer(): Promise<void> {
-    await this.servers?.addDemo();
+    await (await this.servers())?.addDemo();
   }
 
   async removeServer(id: string): Promise<void> {
-    await this.servers?.remove(id);
+    await (await this.servers())?.remove(id);
   }
 
   /** A server's switch: its read-only-annotated tools run without asking. Saved with the session. */

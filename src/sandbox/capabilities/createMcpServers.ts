@@ -7,12 +7,17 @@
  * Names: a server is known by its own `serverInfo.name` (lower-cased, made
  * unique: `films`, `films-2`); a tool by its MCP name, or `server/tool` when
  * two servers offer a tool of that name (then both are qualified).
+ *
+ * This module is itself loaded on demand (the page imports it when a server
+ * is added, the demo's tools script runs, or the tab had servers before a
+ * reload), and it imports the SDK only when it connects.
  */
 import type { ToolDescriptor } from "../../wire/capabilities";
 import { MAX_TOOLS } from "../../wire/capabilities";
 import type { JsonValue } from "../../wire/mount";
 import type { ConnectedTool } from "./createToolBroker";
 import type { McpConnection, McpToolInfo } from "./mcpClient";
+import { REMEMBERED_SERVERS_KEY } from "./rememberedServers";
 
 /** A server as the UI shows it: no token, no connection. */
 export interface McpServerEntry {
@@ -103,7 +108,7 @@ export interface McpServersOptions {
   remember?: Pick<Storage, "getItem" | "setItem"> | null;
 }
 
-const REMEMBERED = "livemark.mcp.servers";
+const REMEMBERED = REMEMBERED_SERVERS_KEY;
 
 interface Remembered {
   url: string;

@@ -145,13 +145,18 @@ describe("tool broker", () => {
   it("a revoke aborts a call in flight that the tool's grant allowed", async () => {
     const { broker } = await setUp();
     let release: () => void = () => undefined;
+    let started: () => void = () => undefined;
+    const reached = new Promise<void>((resolve) => (started = resolve));
     broker.setTools([{
       descriptor: { name: "slow", server: "s", tool: "slow", description: "", inputSchema: { type: "object" }, readOnly: false },
-      call: () => new Promise((resolve) => (release = () => resolve({ content: [{ type: "text", text: "late" }] }))),
+      call: () => {
+        started();
+        return new Promise((resolve) => (release = () => resolve({ content: [{ type: "text", text: "late" }] })));
+      },
     }]);
     broker.allowTool("s/slow");
     const pending = broker.service({ name: "slow", arguments: {} }, context());
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await reached;
     expect(broker.inFlight()).toBe(1);
     broker.revokeTool("s/slow");
     await expect(pending).rejects.toMatchObject({ code: "revoked" });
