@@ -206,7 +206,7 @@ describe("tools from an MCP server", () => {
     }
   });
 
-  it("the read-only switch lets read-only tools run without asking; removing the server takes its tools away", async () => {
+  it("the read-only switch lets read-only tools run without asking; strict mode asks anyway; removing the server takes its tools away", async () => {
     await addFilms();
     await page.getByRole("button", { name: "Session settings" }).click();
     await dialog().getByRole("switch", { name: "Allow its read-only tools without asking" }).check();
@@ -224,15 +224,27 @@ describe("tools from an MCP server", () => {
     expect(films.calls).toEqual(['lookup_film {"title":"Dune"}']);
     expect(modelHeard(1)).toContain("read-only: 2021");
 
+    // Strict mode (the session's, for the network and tools alike) asks for every call.
+    await page.getByRole("button", { name: "Session settings" }).click();
+    await dialog().getByLabel("Strict mode").check();
+    await dialog().getByRole("button", { name: "Close" }).click();
+    mock.enqueue(codeTurn(`try { await tools.lookup_film({ title: "Dune" }) } catch (error) { console.log("strict:", error.message) }\n`));
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Strictly");
+    await ask().getByRole("button", { name: "Deny" }).click({ timeout: 30_000 });
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    expect(modelHeard(3)).toMatch(/strict: The person denied this tool call: films\/lookup_film/);
+    expect(films.calls).toHaveLength(1);
+
     await page.getByRole("button", { name: "Session settings" }).click();
     await dialog().getByRole("button", { name: "Remove films" }).click();
     await dialog().getByRole("button", { name: "Close" }).click();
     mock.enqueue(codeTurn(`console.log("after remove:", JSON.stringify(tools.list()), typeof tools.lookup_film)\n`));
     mock.enqueue({ chunks: ["Done."] });
     await send("And now?");
-    await expect.poll(() => mock.requests.length, { timeout: 30_000 }).toBe(4);
-    expect(modelHeard(3)).toContain("after remove: [] undefined");
-    expect((mock.requests[3].body.messages as { content: string }[])[0].content).not.toContain("## Tools of this session");
+    await expect.poll(() => mock.requests.length, { timeout: 30_000 }).toBe(6);
+    expect(modelHeard(5)).toContain("after remove: [] undefined");
+    expect((mock.requests[5].body.messages as { content: string }[])[0].content).not.toContain("## Tools of this session");
   });
 });
 

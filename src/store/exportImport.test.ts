@@ -91,6 +91,32 @@ describe("export", () => {
   });
 });
 
+describe("tool capability records", () => {
+  it("tool grants, tool audit entries and the read-only switch export; an import keeps the audit as history, never the grants or the switch", async () => {
+    const store = await open();
+    const session = await createSession(store, { title: "Films" });
+    await updateSessionSettings(store, session.id, { network: "ask", allowedHosts: [], readOnlyToolServers: ["films"] });
+    await addGrant(store, { sessionId: session.id, capability: "tool", host: "films/lookup_film", grantedAt: 5 });
+    await addAuditEntry(store, { sessionId: session.id, at: 6, capability: "tool", method: "CALL", url: "films/lookup_film", decision: "allowed-tool", bytesOut: 17, bytes: 80, result: "ok" });
+    await addAuditEntry(store, { sessionId: session.id, at: 7, capability: "tool", method: "CALL", url: "films/add_to_watchlist", decision: "allowed-read-only", bytesOut: 17, result: "ok" });
+    const document = await exportSession(store, session.id);
+    expect(document.session.settings).toEqual({ network: "ask", allowedHosts: [], readOnlyToolServers: ["films"] });
+    expect(document.grants).toEqual([{ capability: "tool", host: "films/lookup_film", grantedAt: 5 }]);
+    expect(document.audit.map((entry) => [entry.capability, entry.url, entry.decision])).toEqual([
+      ["tool", "films/lookup_film", "allowed-tool"],
+      ["tool", "films/add_to_watchlist", "allowed-read-only"],
+    ]);
+
+    const target = await open();
+    const result = await importFile(target, serializeExport(document));
+    if (!result.ok) throw new Error(result.error.message);
+    const imported = await exportSession(target, result.sessions[0].id);
+    expect(imported.grants).toEqual([]);
+    expect(imported.session.settings).toEqual({ network: "ask", allowedHosts: [] });
+    expect(imported.audit.map((entry) => entry.decision)).toEqual(["allowed-tool", "allowed-read-only"]);
+  });
+});
+
 describe("import", () => {
   it("round-trips losslessly into another browser (no collisions: ids kept)", async () => {
     const source = await open();
