@@ -193,6 +193,38 @@ describe("tools from an MCP server", () => {
     expect(films.calls).toEqual(['lookup_film {"title":"Nope"}']);
   });
 
+  it("two servers with the same tool names: each tool is tools[\"server/tool\"], and a grant for one does not cover the other", async () => {
+    const second = await startMcpServer();
+    try {
+      await addFilms();
+      await addServer(second.url);
+      await dialog().getByRole("listitem", { name: "MCP server films-2" }).waitFor({ timeout: 30_000 });
+      await dialog().getByRole("button", { name: "Close" }).click();
+      mock.enqueue(
+        codeTurn(
+          `console.log("names:", tools.list().map((tool) => tool.name).join(", "), typeof tools.lookup_film)\n` +
+            `console.log("first:", (await tools["films/lookup_film"]({ title: "Dune" })).year)\n` +
+            `try { await tools["films-2/lookup_film"]({ title: "Dune" }) } catch (error) { console.log("second:", error.message) }\n`,
+        ),
+      );
+      mock.enqueue({ chunks: ["Done."] });
+      await send("Both servers");
+      await ask().getByRole("button", { name: "Always allow this tool" }).click({ timeout: 30_000 });
+      // The same tool name on the other server is another tool: it asks.
+      await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 15_000 }).toContain("films-2");
+      await ask().getByRole("button", { name: "Deny" }).click();
+      await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+      const heard = modelHeard(1);
+      expect(heard).toContain("names: films/lookup_film, films/add_to_watchlist, films-2/lookup_film, films-2/add_to_watchlist undefined");
+      expect(heard).toContain("first: 2021");
+      expect(heard).toMatch(/second: The person denied this tool call: films-2\/lookup_film/);
+      expect(films.calls).toEqual(['lookup_film {"title":"Dune"}']);
+      expect(second.calls).toEqual([]);
+    } finally {
+      await second.close();
+    }
+  });
+
   it("a server without CORS gets a plain error; nothing is added", async () => {
     const closed = await startMcpServer({ cors: false });
     try {
