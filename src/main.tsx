@@ -115,7 +115,10 @@ function Root() {
     });
     capabilities.attachTools(
       toolBroker,
-      () => import("./sandbox/capabilities/createMcpServers").then(({ createMcpServers }) => createMcpServers()),
+      () =>
+        import("./sandbox/capabilities/createMcpServers").then(({ createMcpServers }) =>
+          createMcpServers({ demoServer: () => import("./sandbox/capabilities/demoMcpServer").then((module) => module.createDemoMcpServer()) }),
+        ),
       (tools) => realm.setTools(tools),
     );
     // The MCP servers this tab had before a reload come back (the SDK loads only if there were any).

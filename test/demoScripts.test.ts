@@ -15,6 +15,7 @@ import { createInProcessRealm, type InProcessRealm } from "./inProcessRealm";
 import { createFakeCapabilityHost, type FakeCapabilityHost } from "./fakeCapabilityHost";
 import { FETCH_CHART_URL } from "../src/llm/demoScripts/fetchChart";
 import { createMcpServers } from "../src/sandbox/capabilities/createMcpServers";
+import { createDemoMcpServer } from "../src/sandbox/capabilities/demoMcpServer";
 import { createToolBroker, type ToolPermissionAsk } from "../src/sandbox/capabilities/createToolBroker";
 import type { ToolAnswer } from "../src/sandbox/capabilities/toolPolicy";
 import { createRealmTools } from "../workers/realm/runtime/createRealmTools";
@@ -32,7 +33,7 @@ const answerFetch: FetchAnswer = (request) =>
  * where `answer` plays the person at the ask.
  */
 function createAgent(options: { fetch?: FetchAnswer; answer?: ToolAnswer } = {}) {
-  const servers = createMcpServers();
+  const servers = createMcpServers({ demoServer: createDemoMcpServer });
   const asked: ToolPermissionAsk[] = [];
   const answer = options.answer ?? "once";
   const broker = createToolBroker({ ask: async (request) => (asked.push(request), answer), audit: () => undefined });

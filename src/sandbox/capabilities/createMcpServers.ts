@@ -8,15 +8,16 @@
  * unique: `films`, `films-2`); a tool by its MCP name, or `server/tool` when
  * two servers offer a tool of that name (then both are qualified).
  *
- * This module is itself loaded on demand (the page imports it when a server
- * is added, the demo's tools script runs, or the tab had servers before a
- * reload), and it imports the SDK only when it connects.
+ * This module and the SDK client are loaded on demand (the page imports it
+ * when a server is added, the demo's tools script runs, or the tab had
+ * servers before a reload); the demo server comes from `demoServer`.
  */
 import type { ToolDescriptor } from "../../wire/capabilities";
 import { MAX_TOOLS } from "../../wire/capabilities";
 import type { JsonValue } from "../../wire/mount";
 import type { ConnectedTool } from "./createToolBroker";
-import type { McpConnection, McpToolInfo } from "./mcpClient";
+import { connectInMemory, connectMcpServer, type McpConnection, type McpToolInfo } from "./mcpClient";
+import { createBrowserOAuthProvider, takePendingSignIn } from "./mcpOAuth";
 import { REMEMBERED_SERVERS_KEY } from "./rememberedServers";
 
 /** A server as the UI shows it: no token, no connection. */
@@ -106,7 +107,12 @@ export interface McpServersOptions {
    * (default: `sessionStorage`, the app's origin, gone with the tab); null: nowhere.
    */
   remember?: Pick<Storage, "getItem" | "setItem"> | null;
+  /** The built-in demo server (demoMcpServer.ts), for `addDemo`; the page loads it lazily. */
+  demoServer?: () => McpInMemoryServer | Promise<McpInMemoryServer>;
 }
+
+/** What an in-memory server must offer (the SDK's McpServer). */
+export type McpInMemoryServer = Parameters<typeof connectInMemory>[0];
 
 const REMEMBERED = REMEMBERED_SERVERS_KEY;
 
@@ -159,7 +165,6 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
   /** The OAuth side of a server added without a token (used only if the server asks for sign-in). */
   const signIn = async (serverUrl: string, stay = false) => {
     if (redirectUrl === undefined) return undefined;
-    const { createBrowserOAuthProvider } = await import("./mcpOAuth");
     const navigate = stay ? () => undefined : options.navigate;
     return createBrowserOAuthProvider({ serverUrl, redirectUrl, ...(options.storage ? { storage: options.storage } : {}), ...(navigate ? { navigate } : {}) });
   };
@@ -168,7 +173,7 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
     async add({ url, token }) {
       const trimmed = url.trim();
       const bearer = token?.trim();
-      const [{ connectMcpServer }, authProvider] = await Promise.all([import("./mcpClient"), bearer ? undefined : signIn(trimmed)]);
+      const authProvider = bearer ? undefined : await signIn(trimmed);
       const connection = await connectMcpServer({ url: trimmed, ...(bearer ? { token: bearer } : {}), ...(authProvider ? { authProvider } : {}) });
       return register(trimmed, connection, Boolean(bearer), { url: trimmed, ...(bearer ? { token: bearer } : {}) });
     },
@@ -181,7 +186,6 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
         list = [];
       }
       if (list.length === 0) return [];
-      const { connectMcpServer } = await import("./mcpClient");
       const failures: string[] = [];
       const results = await Promise.all(list.map(async (item) => {
         try {
@@ -203,11 +207,10 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
     },
     async resumeSignIn(search) {
       if (redirectUrl === undefined || !/[?&](code|error)=/.test(search)) return undefined;
-      const { takePendingSignIn } = await import("./mcpOAuth");
       const taken = takePendingSignIn(search, options.storage);
       if (!taken) return undefined;
       if ("error" in taken) throw new Error(taken.error);
-      const [{ connectMcpServer }, authProvider] = await Promise.all([import("./mcpClient"), signIn(taken.pending.serverUrl)]);
+      const authProvider = await signIn(taken.pending.serverUrl);
       const connection = await connectMcpServer({ url: taken.pending.serverUrl, authProvider, signInCode: taken.code });
       return register(taken.pending.serverUrl, connection, false, { url: taken.pending.serverUrl });
     },
@@ -215,8 +218,8 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
       demo ??= (async () => {
         const existing = servers.find((server) => server.entry.url === DEMO_SERVER_URL);
         if (existing) return existing.entry;
-        const [{ connectInMemory }, { createDemoMcpServer }] = await Promise.all([import("./mcpClient"), import("./demoMcpServer")]);
-        return register(DEMO_SERVER_URL, await connectInMemory(createDemoMcpServer()), false);
+        if (!options.demoServer) throw new Error("this page has no demo MCP server");
+        return register(DEMO_SERVER_URL, await connectInMemory(await options.demoServer()), false);
       })();
       demo.catch(() => (demo = undefined));
       return demo;

@@ -9,13 +9,14 @@ import { describe, expect, it } from "vitest";
 import type { HostServiceContext } from "../types";
 import type { JsonValue } from "../../wire/mount";
 import { createMcpServers, describeTools, serverNameOf } from "./createMcpServers";
+import { createDemoMcpServer } from "./demoMcpServer";
 import { createToolBroker, type ConnectedTool, type ToolAuditRecord, type ToolPermissionAsk } from "./createToolBroker";
 import { answerToolAsk, canonicalJson, decideTool, DEFAULT_TOOL_POLICY, spendToolGrant, type ToolAction, type ToolAnswer } from "./toolPolicy";
 
 const context = (signal = new AbortController().signal): HostServiceContext => ({ signal, service: "tool.call" });
 
 async function setUp(answers: ToolAnswer[] = []) {
-  const servers = createMcpServers();
+  const servers = createMcpServers({ demoServer: createDemoMcpServer });
   await servers.addDemo();
   const calls: string[] = [];
   // Count what reaches the server: wrap each tool's call.

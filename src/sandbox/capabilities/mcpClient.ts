@@ -19,6 +19,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { jsonSchemaValidator, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
@@ -120,7 +121,6 @@ function connection(client: Client, transport: McpConnection["transport"], tools
 
 /** The demo server (or any server object) in this page: no network at all. */
 export async function connectInMemory(server: { connect(transport: Transport): Promise<void> }): Promise<McpConnection> {
-  const { InMemoryTransport } = await import("@modelcontextprotocol/sdk/inMemory.js");
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = newClient();
