@@ -1,0 +1,68 @@
+import { parseArgs } from "node:util";
+import { startBridge } from "./server";
+import { DEFAULT_BRIDGE_PORT } from "./wire";
+
+/**
+ * `npm run bridge -- [--port 4737] [--stdio] [--allow-origin https://example.test]…`
+ * Runs until SIGINT or SIGTERM, then closes every channel and exits 0.
+ */
+const USAGE = `Usage: npm run bridge -- [options]
+  --port <n>            HTTP port on 127.0.0.1 (MCP at /mcp, the page at /page). Default ${DEFAULT_BRIDGE_PORT}; 0 picks a free one.
+  --stdio               Also serve MCP on stdin/stdout (for clients that launch the bridge).
+  --allow-origin <url>  Another origin whose Livemark page may connect (repeatable).
+  --code-ttl-ms <n>     How long an unused channel code lives (default 600000, ten minutes).
+  --help                This text.`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      port: { type: "string" },
+      stdio: { type: "boolean", default: false },
+      "allow-origin": { type: "string", multiple: true, default: [] },
+      "code-ttl-ms": { type: "string" },
+      help: { type: "boolean", default: false },
+    },
+    strict: true,
+  }));
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
+}
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const port = values.port === undefined ? DEFAULT_BRIDGE_PORT : Number(values.port);
+if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number, got ${values.port}`);
+const ttl = values["code-ttl-ms"] === undefined ? undefined : Number(values["code-ttl-ms"]);
+if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0)) fail(`--code-ttl-ms must be a positive number, got ${values["code-ttl-ms"]}`);
+const origins = values["allow-origin"] ?? [];
+for (const origin of origins) {
+  let parsed: URL;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    fail(`--allow-origin must be an origin such as http://localhost:8080, got ${origin}`);
+  }
+  if (parsed.origin !== origin.replace(/\/+$/, "")) fail(`--allow-origin must be an origin (scheme, host, port; no path), got ${origin}`);
+}
+
+const bridge = await startBridge({ port, stdio: values.stdio, allowOrigins: origins, codeTtlMs: ttl }).catch((error: unknown) => {
+  const code = (error as { code?: string }).code;
+  fail(code === "EADDRINUSE" ? `Port ${port} is in use: is a bridge already running? Pick another with --port.` : `The bridge could not start: ${String(error)}`);
+});
+
+let stopping = false;
+const stop = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  process.stderr.write(`${signal}: closing channels and stopping.\n`);
+  void bridge.close().then(() => process.exit(0));
+};
+process.on("SIGINT", () => stop("SIGINT"));
+process.on("SIGTERM", () => stop("SIGTERM"));

@@ -1,0 +1,139 @@
+import { z } from "zod";
+
+/**
+ * The page ↔ bridge protocol (DESIGN.md §4b), declared once: the bridge
+ * (bridge/server.ts) and the page (src/agent/agentChannel.ts) both validate
+ * every message they receive with these schemas and infer their types from
+ * them. Pure: no Node, no DOM.
+ *
+ * The page opens one channel per WebSocket; the bridge answers with a code.
+ * The agent's tool calls become requests to the page (`request` → `response`,
+ * matched by `requestId`); the person's messages become commands in the
+ * channel's mailbox (`command`), which agents long-poll.
+ */
+
+export const BRIDGE_WIRE_VERSION = 1;
+export const DEFAULT_BRIDGE_PORT = 4737;
+export const DEFAULT_BRIDGE_ADDRESS = `ws://127.0.0.1:${DEFAULT_BRIDGE_PORT}/page`;
+/** An unused channel code expires after this long. */
+export const CODE_TTL_MS = 10 * 60_000;
+/** What a wait returns when the channel is gone (End channel, tab closed). */
+export const CHANNEL_CLOSED = "channel closed";
+
+const MAX_TEXT = 200_000;
+const shortText = z.string().max(2_000);
+const id = z.string().min(1).max(200);
+
+/** What the person selected in the timeline: application content, untrusted. */
+export const selectionSchema = z.object({
+  kind: z.enum(["message", "mount"]),
+  id,
+  /** e.g. "reply", "your message", "mount “Trip planner”". */
+  label: shortText,
+  /** The message's text, or the mount's current tree as JSON (bounded by the page). */
+  content: z.string().max(MAX_TEXT),
+});
+export type Selection = z.infer<typeof selectionSchema>;
+
+/** A command as the page sends it; the bridge adds the sequence number. */
+export const commandInputSchema = z.object({
+  commandId: id,
+  sessionId: id,
+  /** `answer`: the person's answer to the agent's question `answerTo`. */
+  kind: z.enum(["message", "answer"]),
+  text: z.string().min(1).max(MAX_TEXT),
+  answerTo: z.object({ commandId: id, question: z.string().max(MAX_TEXT) }).optional(),
+  selection: selectionSchema.optional(),
+  /** When the page captured the selection (and the command). */
+  capturedAt: z.number().nonnegative(),
+});
+export type CommandInput = z.infer<typeof commandInputSchema>;
+
+export const reportSummarySchema = z.object({
+  status: z.enum(["done", "partial", "failed"]),
+  changed: z
+    .object({
+      mounts: z.array(shortText).max(100).optional(),
+      data: z.array(shortText).max(100).optional(),
+      grants: z.array(shortText).max(100).optional(),
+    })
+    .optional(),
+  checks: z.array(shortText).max(100).optional(),
+});
+export type ReportSummary = z.infer<typeof reportSummarySchema>;
+
+export const REPORT_KINDS = ["status", "question", "reply", "error"] as const;
+export type ReportKind = (typeof REPORT_KINDS)[number];
+
+/** What the bridge asks of the page on an agent's behalf. */
+export const pageRequestSchema = z.discriminatedUnion("method", [
+  z.object({ method: z.literal("join") }),
+  z.object({ method: z.literal("run"), commandId: id, markdown: z.string().max(MAX_TEXT) }),
+  z.object({
+    method: z.literal("report"),
+    commandId: id,
+    kind: z.enum(REPORT_KINDS),
+    text: z.string().max(MAX_TEXT),
+    summary: reportSummarySchema.optional(),
+  }),
+  z.object({ method: z.literal("read-session"), from: z.number().int().nonnegative().optional(), to: z.number().int().nonnegative().optional() }),
+]);
+export type PageRequest = z.infer<typeof pageRequestSchema>;
+
+const mountSummary = z.object({ mountId: id, title: shortText.optional(), messageId: id.optional() });
+
+/** The page's answer to each request method. */
+export const pageResultSchemas = {
+  join: z.object({ title: shortText, mounts: z.array(mountSummary).max(10_000) }),
+  run: z.object({
+    /** The reply's end state, as a model's reply ends. */
+    state: z.enum(["done", "interrupted", "stopped", "error"]),
+    /** The runtime feedback exactly as a model's next turn would carry it ("" when there was none). */
+    feedback: z.string().max(MAX_TEXT),
+    mounts: z.array(mountSummary).max(10_000),
+    error: shortText.optional(),
+  }),
+  report: z.object({ shown: z.literal(true) }),
+  "read-session": z.object({
+    total: z.number().int().nonnegative(),
+    messages: z.array(z.object({ index: z.number().int().nonnegative(), id, role: shortText, text: z.string().max(MAX_TEXT) })).max(10_000),
+    mounts: z.array(z.object({ mountId: id, messageId: id.optional(), title: shortText.optional(), snapshot: z.string().max(MAX_TEXT) })).max(10_000),
+  }),
+} as const;
+export type PageResult<M extends PageRequest["method"]> = z.infer<(typeof pageResultSchemas)[M]>;
+
+/** Page → bridge. */
+export const pageMessageSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("hello"), version: z.literal(BRIDGE_WIRE_VERSION), sessionId: id }),
+  z.object({ type: z.literal("new-code") }),
+  z.object({ type: z.literal("command"), command: commandInputSchema }),
+  z.object({ type: z.literal("response"), requestId: z.number().int(), ok: z.literal(true), result: z.unknown() }),
+  z.object({ type: z.literal("response"), requestId: z.number().int(), ok: z.literal(false), error: shortText }),
+  z.object({ type: z.literal("end") }),
+]);
+export type PageMessage = z.infer<typeof pageMessageSchema>;
+
+/** Bridge → page. */
+export const bridgeMessageSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("channel"), code: z.string().min(4).max(64), expiresAt: z.number() }),
+  z.object({ type: z.literal("code-expired") }),
+  z.object({ type: z.literal("agents"), joined: z.number().int().nonnegative() }),
+  z.object({ type: z.literal("queued"), commandId: id, seq: z.number().int().positive() }),
+  z.object({ type: z.literal("claimed"), commandId: id, agent: shortText }),
+  z.object({ type: z.literal("request"), requestId: z.number().int(), agent: shortText, request: pageRequestSchema }),
+  z.object({ type: z.literal("refused"), message: shortText }),
+]);
+export type BridgeMessage = z.infer<typeof bridgeMessageSchema>;
+
+/** Parse one WebSocket frame; a frame that is not JSON or not in the schema is a readable problem, never a throw. */
+export function parseFrame<T>(schema: z.ZodType<T>, data: string): { ok: true; message: T } | { ok: false; problem: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    return { ok: false, problem: "not JSON" };
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) return { ok: false, problem: parsed.error.issues.map((issue) => `${issue.path.join(".") || "$"}: ${issue.message}`).join("; ").slice(0, 500) };
+  return { ok: true, message: parsed.data };
+}
