@@ -201,11 +201,12 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
         send(link, { type: "queued", commandId: command.commandId, seq: command.seq });
         return;
       }
-      case "response": {
+      case "response":
+      case "failure": {
         const pending = link.pending.get(message.requestId);
         if (!pending) return;
         link.pending.delete(message.requestId);
-        if (message.ok) pending.resolve(message.result);
+        if (message.type === "response") pending.resolve(message.result);
         else pending.reject(new ToolError(message.error));
         return;
       }
@@ -564,7 +565,11 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
     const pageLink: PageLink = { socket, nextRequest: 1, pending: new Map() };
     socket.on("message", (data, isBinary) => {
       if (isBinary) return send(pageLink, { type: "refused", message: "Text frames only." });
-      onPageMessage(pageLink, data.toString());
+      try {
+        onPageMessage(pageLink, data.toString());
+      } catch (error) {
+        log(`page message failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
     });
     // Closing the tab ends the channel.
     socket.on("close", () => endChannel(pageLink, "page closed"));

@@ -107,8 +107,9 @@ export const pageMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("hello"), version: z.literal(BRIDGE_WIRE_VERSION), sessionId: id }),
   z.object({ type: z.literal("new-code") }),
   z.object({ type: z.literal("command"), command: commandInputSchema }),
-  z.object({ type: z.literal("response"), requestId: z.number().int(), ok: z.literal(true), result: z.unknown() }),
-  z.object({ type: z.literal("response"), requestId: z.number().int(), ok: z.literal(false), error: shortText }),
+  z.object({ type: z.literal("response"), requestId: z.number().int(), result: z.unknown() }),
+  /** The page could not do what was asked (the reason is shown to the agent). */
+  z.object({ type: z.literal("failure"), requestId: z.number().int(), error: shortText }),
   z.object({ type: z.literal("end") }),
 ]);
 export type PageMessage = z.infer<typeof pageMessageSchema>;
@@ -133,7 +134,12 @@ export function parseFrame<T>(schema: z.ZodType<T>, data: string): { ok: true; m
   } catch {
     return { ok: false, problem: "not JSON" };
   }
-  const parsed = schema.safeParse(value);
+  let parsed: ReturnType<typeof schema.safeParse>;
+  try {
+    parsed = schema.safeParse(value);
+  } catch {
+    return { ok: false, problem: "unreadable" };
+  }
   if (!parsed.success) return { ok: false, problem: parsed.error.issues.map((issue) => `${issue.path.join(".") || "$"}: ${issue.message}`).join("; ").slice(0, 500) };
   return { ok: true, message: parsed.data };
 }
