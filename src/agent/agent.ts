@@ -9,6 +9,7 @@ import { UNCLOSED_THINKING_FEEDBACK, cutFeedback, cutFromFinishReason, cutNoteFo
 import { ProviderReasoning, answerForModel, stampThinking } from "./thinking";
 import { applyExecEvent, applyProtocolEvent, emptyReply, runningStatement, type ProviderThinkingStart, type ReplyView } from "./reply";
 import { createBlockRouter, replayBlock } from "./routeBlocks";
+import type { AgentReportMessage, ChannelFields, ExternalRun } from "./externalAgentTypes";
 
 /**
  * The interaction loop (DESIGN.md §1): stream a reply, route its code and data
@@ -45,7 +46,7 @@ export interface LlmErrorInfo {
 export type ReplyState = "streaming" | "done" | "interrupted" | "stopped" | "error";
 
 export type ChatMessage =
-  | { id: string; role: "user"; text: string; createdAt: number }
+  | ({ id: string; role: "user"; text: string; createdAt: number } & ChannelFields)
   | {
       id: string;
       role: "assistant";
@@ -58,7 +59,9 @@ export type ChatMessage =
       summary?: InteractionSummary;
     }
   | { id: string; role: "feedback"; text: string; body: string; source: "runtime" | "ui-event"; createdAt: number }
-  | { id: string; role: "notice"; text: string; level: "info" | "warn" | "error"; createdAt: number };
+  | { id: string; role: "notice"; text: string; level: "info" | "warn" | "error"; createdAt: number }
+  /** What an invited agent reported (externalAgentTypes.ts). */
+  | AgentReportMessage;
 
 export type Phase = "idle" | "streaming" | "running" | "waiting-input" | "waiting-permission" | "done" | "error" | "stopped";
 
@@ -306,6 +309,29 @@ export class Agent {
     await this.interact();
   }
 
+  /** A message from the invited agent's channel (the person's command, the agent's report): shown and saved; no turn starts. */
+  record(message: ChatMessage): void {
+    this.push(message);
+  }
+
+  /** Change a recorded message (a question the person answered). */
+  amend(id: string, update: (message: ChatMessage) => ChatMessage): void {
+    this.updateMessage(id, update);
+  }
+
+  /**
+   * One reply from another source (an invited agent's Markdown, as a model
+   * stream) through the same turn as a model's reply: parser, realm,
+   * timeline, lifecycle. No automatic next turn: the feedback a model would
+   * get next is returned (and shown), for the source to act on.
+   */
+  async runExternal(model: LanguageModel): Promise<ExternalRun> {
+    if (this.busy) return { kind: "busy" };
+    const run: ExternalRun = { kind: "ran", state: "error", feedback: "", replyId: undefined };
+    await this.interact({ model, run });
+    return run;
+  }
+
   /** Resume after a reply was cut mid-stream. */
   async continue(): Promise<void> {
     if (this.busy || !this.state.canContinue) return;
@@ -382,15 +408,11 @@ export class Agent {
     this.options.realm.abort();
   }
 
-  private pushFeedback(body: string, source: "runtime" | "ui-event"): void {
-    this.push({
-      id: this.options.newId(),
-      role: "feedback",
-      body,
-      text: this.options.wrapFeedback(body, source),
-      source,
-      createdAt: this.options.now(),
-    });
+  /** Returns the text the model (or an invited agent) is given. */
+  private pushFeedback(body: string, source: "runtime" | "ui-event"): string {
+    const text = this.options.wrapFeedback(body, source);
+    this.push({ id: this.options.newId(), role: "feedback", body, text, source, createdAt: this.options.now() });
+    return text;
   }
 
   private onRealmEvent(event: RealmEvent): void {
@@ -478,6 +500,7 @@ export class Agent {
           messages.push({ role: "user", content: message.text });
           break;
         case "notice":
+        case "agent":
           break;
         default: {
           const never: never = message;
@@ -489,7 +512,7 @@ export class Agent {
     return messages;
   }
 
-  private async interact(): Promise<void> {
+  private async interact(external?: { model: LanguageModel; run: ExternalRun & { kind: "ran" } }): Promise<void> {
     const controller = new AbortController();
     this.controller = controller;
     const lifecycle = new InteractionLifecycle(this.options.now(), this.options.now);
@@ -505,7 +528,17 @@ export class Agent {
       for (let turn = 1; ; turn += 1) {
         this.setState({ turn });
         lifecycle.turn();
-        const outcome = await this.runTurn(controller.signal, carried);
+        const outcome = await this.runTurn(controller.signal, external ? "" : carried, external?.model);
+        if (external) {
+          // Output from idle timers goes with this run's feedback; the source decides what comes next.
+          const feedback = [carried, outcome.kind === "ok" || outcome.kind === "interrupted" ? outcome.feedback : ""].filter(Boolean).join("\n");
+          external.run.replyId = this.lastReplyId;
+          external.run.state = outcome.kind === "ok" ? "done" : outcome.kind === "stopped" ? "stopped" : outcome.kind;
+          external.run.feedback = feedback ? this.pushFeedback(feedback, "runtime") : "";
+          if (outcome.kind === "stopped") finalPhase = "stopped";
+          else if (outcome.kind !== "ok") finalPhase = "error";
+          break;
+        }
         carried = "";
         if (outcome.kind === "stopped") {
           finalPhase = "stopped";
@@ -551,6 +584,8 @@ export class Agent {
   private async runTurn(
     signal: AbortSignal,
     carried: string,
+    /** Another reply source for this turn (an invited agent); default: the session's model. */
+    source?: LanguageModel,
   ): Promise<{ kind: "ok"; feedback: string } | { kind: "stopped" } | { kind: "error" } | { kind: "interrupted"; feedback: string }> {
     const replyId = this.options.newId();
     const collector = new FeedbackCollector();
@@ -600,9 +635,12 @@ export class Agent {
         // Loaded on first use: keeps the AI SDK out of the app's initial JavaScript.
         const { streamText } = await import("ai");
         const result = streamText({
-          model: await this.options.model(),
+          model: source ?? (await this.options.model()),
           system: typeof this.options.system === "function" ? this.options.system() : this.options.system,
-          messages: this.toModelMessages().concat(carried ? [{ role: "user", content: this.options.wrapFeedback(carried, "runtime") }] : []),
+          // Another source brings its own text: it reads no history (and the SDK wants one message).
+          messages: source
+            ? [{ role: "user", content: "(reply from another source)" }]
+            : this.toModelMessages().concat(carried ? [{ role: "user", content: this.options.wrapFeedback(carried, "runtime") }] : []),
           abortSignal: signal,
           maxRetries: 0,
           // Errors arrive as stream parts and are handled below; the SDK's default logs them.

@@ -1,0 +1,46 @@
+import type { ReportSummary, ReportKind } from "../../bridge/wire";
+
+/**
+ * The timeline's share of an invited agent (DESIGN.md §4b): what the person
+ * sent it and what it reported. Types only; the channel lives in
+ * agentChannel.ts and loads when the person invites an agent.
+ */
+
+export type { ReportSummary, ReportKind };
+
+/** On a person's message sent to the invited agent instead of the model. */
+export interface ChannelFields {
+  /** Sent to the invited agent (absent: to the model). */
+  to?: "agent";
+  commandId?: string;
+  /** What the person had selected, sent along as untrusted context. */
+  selection?: { kind: "message" | "mount"; id: string; label: string };
+  /** This message answers the agent's question (the question message's id). */
+  answers?: string;
+}
+
+/** An invited agent's report: a status update, a question, its reply (with a summary) or an error. */
+export interface AgentReportMessage {
+  id: string;
+  role: "agent";
+  kind: ReportKind;
+  text: string;
+  commandId: string;
+  /** Which agent (its client's name), as the bridge labels it. */
+  agent?: string;
+  summary?: ReportSummary;
+  /** A question's answer, once the person gave it. */
+  answer?: string;
+  createdAt: number;
+}
+
+/** What `Agent.runExternal` did. */
+export type ExternalRun =
+  | { kind: "busy" }
+  | {
+      kind: "ran";
+      state: "done" | "interrupted" | "stopped" | "error";
+      /** The runtime feedback as a model's next turn carries it ("" when there was none). */
+      feedback: string;
+      replyId: string | undefined;
+    };
