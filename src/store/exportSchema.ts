@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ChatMessage } from "../agent/agent";
 import { formatPath, parseJsonSafely, type ImportProblem, type JsonLimits, IMPORT_LIMITS, type PathSegment } from "./safeJson";
+import { REPORT_KINDS, reportSummarySchema } from "../../bridge/wire";
 import { MAX_TITLE_LENGTH, type AuditEntry, type GrantRecord, type SessionOrigin, type SessionSettings } from "./types";
 
 /**
@@ -147,7 +148,17 @@ const reply = z.looseObject({
 });
 
 const message = z.discriminatedUnion("role", [
-  z.looseObject({ id, role: z.literal("user"), text: text(), createdAt: timestamp }),
+  z.looseObject({
+    id,
+    role: z.literal("user"),
+    text: text(),
+    createdAt: timestamp,
+    // Sent to an invited agent (src/agent/externalAgentTypes.ts); absent in older files.
+    to: z.literal("agent").optional(),
+    commandId: id.optional(),
+    selection: z.looseObject({ kind: z.enum(["message", "mount"]), id: text(200), label: text(MAX_SHORT) }).optional(),
+    answers: id.optional(),
+  }),
   z.looseObject({
     id,
     role: z.literal("assistant"),
@@ -168,6 +179,18 @@ const message = z.discriminatedUnion("role", [
     createdAt: timestamp,
   }),
   z.looseObject({ id, role: z.literal("notice"), text: text(), level: z.enum(["info", "warn", "error"]), createdAt: timestamp }),
+  /** An invited agent's report (DESIGN.md §4b); absent in older files. */
+  z.looseObject({
+    id,
+    role: z.literal("agent"),
+    kind: z.enum(REPORT_KINDS),
+    text: text(),
+    commandId: id,
+    agent: text(MAX_SHORT).optional(),
+    summary: reportSummarySchema.optional(),
+    answer: text().optional(),
+    createdAt: timestamp,
+  }),
 ]);
 
 const capability = z.enum(["network", "file", "tool"]);
