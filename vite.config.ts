@@ -7,7 +7,9 @@ import { defineConfig, type Plugin } from "vite";
  * the dev server itself needs). The app holds the API key: only its own scripts run, and it
  * frames only its own sandbox.html (which carries its own, stricter policy).
  * connect-src stays open to any http(s) endpoint because the person picks
- * the OpenAI-compatible base URL (a cloud API, or Ollama on the LAN). No
+ * the OpenAI-compatible base URL (a cloud API, or Ollama on the LAN), plus
+ * WebSockets to loopback only: the local agent bridge (bridge/, `npm run
+ * bridge`), which refuses pages of origins it does not know. No
  * inline styles either: the app's CSS is a file and mounts style themselves
  * through constructed style sheets and the CSSOM, which CSP does not block.
  */
@@ -17,7 +19,7 @@ export const APP_CSP = [
   "style-src 'self'",
   "img-src 'self' data: blob:",
   "font-src 'self' data:",
-  "connect-src 'self' https: http:",
+  "connect-src 'self' https: http: ws://127.0.0.1:* ws://localhost:*",
   "frame-src 'self'",
   "worker-src 'self'",
   "object-src 'none'",
@@ -38,7 +40,7 @@ const DEV_STYLE_NONCE = randomBytes(18).toString("base64");
  * is never the only wall during development either.
  */
 export const DEV_CSP = APP_CSP.replace("style-src 'self'", `style-src 'self' 'nonce-${DEV_STYLE_NONCE}'`).replace(
-  "connect-src 'self' https: http:",
+  "connect-src 'self' https: http: ws://127.0.0.1:* ws://localhost:*",
   "connect-src 'self' https: http: ws: wss:",
 );
 

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
+import { lazy, Suspense, useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import type { Agent, AgentState, Phase } from "../agent/agent";
 import { useAgentState } from "./useAgentState";
 import { Timeline } from "./Timeline";
@@ -12,6 +12,12 @@ import { DEMO_SUGGESTIONS } from "../llm/demoScripts";
 import type { RealmStatus } from "./realmStatus";
 import { answeringModel } from "./modelLabel";
 import { SessionSettingsDialog, useCapabilities } from "./capabilities";
+import type { AgentChannel } from "../agent/agentChannel";
+import { AgentComposerBar, useChannelState, useTimelineSelection } from "./agentLink";
+import { AgentChannelContext } from "./agentChannelContext";
+import { useInviteAgent } from "./useInviteAgent";
+
+const InviteAgentDialog = lazy(() => import("./InviteAgentDialog").then((module) => ({ default: module.InviteAgentDialog })));
 
 const PHASE_WORD: Record<Phase, string> = {
   idle: "Ready",
@@ -45,6 +51,7 @@ function SessionView({
   onRevive,
   realm,
   onRetryRealm,
+  channel,
 }: {
   agent: Agent;
   readOnly: boolean;
@@ -52,6 +59,8 @@ function SessionView({
   onRevive: () => void;
   realm: RealmStatus;
   onRetryRealm: () => void;
+  /** An invited agent's channel, when the person opened one. */
+  channel?: AgentChannel;
 }) {
   const state = useAgentState(agent);
   const realmFailed = realm.state === "failed";
@@ -59,11 +68,26 @@ function SessionView({
   // The code waits for the person's answer to an ask in the timeline.
   const capabilities = useCapabilities();
   const waitingForPermission = busy && capabilities.state.asks.length > 0;
-  const onSend = useCallback((text: string) => void agent.send(text), [agent]);
+  // While an agent is joined the composer sends to it (the person can switch back to the model).
+  const channelState = useChannelState(channel);
+  const joined = channel !== undefined && channelState?.connection === "joined";
+  const toAgent = joined && channelState.sendToAgent;
+  const selection = useTimelineSelection(joined, state.messages);
+  const onSend = useCallback(
+    (text: string) => {
+      if (toAgent && channel) {
+        channel.sendCommand(text, selection.describe());
+        selection.clear();
+      } else void agent.send(text);
+    },
+    [agent, channel, toAgent, selection],
+  );
   const onStop = useCallback(() => agent.stop(), [agent]);
+  const channelActions = { answer: (id: string, text: string) => channel?.answer(id, text), open: joined };
   return (
-    <>
-      <main className="lm-main">
+    <AgentChannelContext.Provider value={channelActions}>
+      {/* Clicking a message or a mount selects it as context for the agent (shown, and cleared, above the composer). */}
+      <main className="lm-main" onClick={selection.onClick}>
         <Timeline messages={state.messages} suggestions={usingDemo && !readOnly ? DEMO_SUGGESTIONS : []} onSuggestion={onSend} />
       </main>
       <footer className="lm-footer">
@@ -101,10 +125,20 @@ function SessionView({
         {readOnly ? (
           <p className="lm-readonly">This session is open in another tab. It is shown here read-only and follows that tab.</p>
         ) : (
-          <Composer busy={busy} onSend={onSend} onStop={onStop} />
+          <>
+            {joined && channel && channelState && (
+              <AgentComposerBar
+                channel={channel}
+                state={channelState}
+                selectionLabel={selection.selected ? selection.describe()?.label : undefined}
+                onClearSelection={selection.clear}
+              />
+            )}
+            <Composer busy={busy} onSend={onSend} onStop={onStop} placeholder={toAgent ? "Message your agent… (Enter sends)" : undefined} />
+          </>
         )}
       </footer>
-    </>
+    </AgentChannelContext.Provider>
   );
 }
 
@@ -124,6 +158,7 @@ export function App({
   onRetryRealm: () => void;
 }) {
   const sessions = useSyncExternalStore(controller.subscribe, controller.getState);
+  const invite = useInviteAgent(controller);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [sessionSettingsOpen, setSessionSettingsOpen] = useState(false);
   const [shareUrl, setShareUrl] = useState<string | undefined>();
@@ -221,6 +256,15 @@ export function App({
           >
             Share
           </button>
+          <button
+            type="button"
+            className="lm-button"
+            disabled={!sessions.current || sessions.readOnly}
+            title="Bring your own agent (any MCP client) into this session through the local bridge"
+            onClick={() => void invite.open()}
+          >
+            Invite agent
+          </button>
           <button type="button" className="lm-button" onClick={() => setSettingsOpen(true)}>
             Settings
           </button>
@@ -274,6 +318,7 @@ export function App({
               onRevive={() => void controller.revive()}
               realm={realmStatus}
               onRetryRealm={onRetryRealm}
+              channel={invite.channel}
             />
           </TokenPriceContext.Provider>
         ) : (
@@ -283,6 +328,11 @@ export function App({
         )}
       </div>
       {sessionSettingsOpen && <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)} />}
+      {invite.dialogOpen && invite.channel && (
+        <Suspense fallback={null}>
+          <InviteAgentDialog channel={invite.channel} onClose={invite.close} />
+        </Suspense>
+      )}
       {settingsOpen && (
         <SettingsDialog
           settings={settings}

@@ -4,10 +4,12 @@ export function Composer({
   busy,
   onSend,
   onStop,
+  placeholder,
 }: {
   busy: boolean;
   onSend: (text: string) => void;
   onStop: () => void;
+  placeholder?: string;
 }) {
   const [text, setText] = useState("");
   const send = () => {
@@ -36,7 +38,7 @@ export function Composer({
         id="lm-message"
         value={text}
         rows={2}
-        placeholder="Ask for something that runs… (Enter sends, Shift+Enter for a new line)"
+        placeholder={placeholder ?? "Ask for something that runs… (Enter sends, Shift+Enter for a new line)"}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={onKeyDown}
       />

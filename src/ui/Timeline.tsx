@@ -6,6 +6,7 @@ import { MountSlot } from "./mounts";
 import { ThinkingView } from "./ThinkingView";
 import { isCutReply } from "../agent/finishReason";
 import { CapabilitySlot, InteractionSummaryView } from "./capabilities";
+import { AgentReportView } from "./AgentReportView";
 
 const AssistantMessage = memo(function AssistantMessage({
   message,
@@ -20,7 +21,7 @@ const AssistantMessage = memo(function AssistantMessage({
   const mountsAfter = (index: number) =>
     mounts.filter((mount) => mount.afterBlock === index).map((mount) => <MountSlot key={mount.mountId} mountId={mount.mountId} />);
   return (
-    <article className="lm-message lm-message--assistant" aria-label="Reply" data-state={message.state}>
+    <article className="lm-message lm-message--assistant" aria-label="Reply" data-state={message.state} data-message-id={message.id}>
       {reply.thinking && <ThinkingView thinking={reply.thinking} streaming={message.state === "streaming"} />}
       {reply.blocks.map((block) => {
         switch (block.kind) {
@@ -145,7 +146,13 @@ export function Timeline({
         switch (message.role) {
           case "user":
             return (
-              <article key={message.id} className="lm-message lm-message--user" aria-label="Your message">
+              <article key={message.id} className="lm-message lm-message--user" aria-label="Your message" data-message-id={message.id}>
+                {message.to === "agent" && (
+                  <p className="lm-message__to">
+                    {message.answers ? "Answer to the agent" : "To the agent"}
+                    {message.selection ? ` · with ${message.selection.label} (untrusted context)` : ""}
+                  </p>
+                )}
                 <p>{message.text}</p>
               </article>
             );
@@ -153,6 +160,8 @@ export function Timeline({
             return <AssistantMessage key={message.id} message={message} />;
           case "feedback":
             return <FeedbackMessage key={message.id} message={message} />;
+          case "agent":
+            return <AgentReportView key={message.id} message={message} />;
           case "notice":
             return (
               <p key={message.id} className={`lm-notice lm-notice--${message.level}`}>

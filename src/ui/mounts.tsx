@@ -27,7 +27,7 @@ export function MountSlot({ mountId }: { mountId: string }) {
     );
   }
   return (
-    <div className="lm-mount" aria-label="Mounted UI">
+    <div className="lm-mount" aria-label="Mounted UI" data-mount-id={mountId}>
       <MountView store={store} sendEvent={context.sendEvent} onRevive={context.revive} onUnknownComponent={context.onUnknownComponent} />
     </div>
   );

@@ -1,0 +1,122 @@
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { CONNECTION_WORDS, type AgentChannel } from "../agent/agentChannel";
+
+/**
+ * Invite agent (DESIGN.md §4b): the bridge's address, the channel code and
+ * a prompt ready to paste into the person's own agent, each with a copy
+ * button; the connection state in words; End channel. Loaded on first use.
+ */
+
+export function agentPrompt(code: string): string {
+  return (
+    `Join my Livemark session: call the livemark_join tool with code ${code}. ` +
+    "Then call livemark_wait_for_command in a loop and run each new command once: use livemark_run for Markdown-protocol replies that run in the session, " +
+    "and livemark_report to report back (status updates, questions, your reply with its summary, errors). " +
+    "After each command, keep waiting for the next one until I say stop."
+  );
+}
+
+function CopyButton({ label, value }: { label: string; value: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      className="lm-button"
+      aria-label={`Copy ${label}`}
+      disabled={!value}
+      onClick={() => {
+        void navigator.clipboard?.writeText(value).then(
+          () => setCopied(true),
+          () => setCopied(false),
+        );
+      }}
+    >
+      {copied ? "Copied" : "Copy"}
+    </button>
+  );
+}
+
+export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel; onClose: () => void }) {
+  const state = useSyncExternalStore(channel.subscribe, channel.getState);
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [address, setAddress] = useState(state.address);
+  useEffect(() => {
+    const element = dialog.current;
+    if (element && !element.open) element.showModal();
+  }, []);
+  const reconnect = () => {
+    if (address.trim() && address.trim() !== state.address) channel.connect(address.trim());
+  };
+  const code = state.code ?? "";
+  const prompt = code ? agentPrompt(code) : "";
+  const ended = state.connection === "ended";
+  return (
+    <dialog ref={dialog} className="lm-dialog lm-dialog--wide" aria-labelledby="lm-invite-title" onClose={onClose} onCancel={onClose}>
+      <h2 id="lm-invite-title">Invite agent</h2>
+      <p className="lm-dialog__hint">
+        Bring the agent you already use (any MCP client) into this session. Start the bridge with <code>npm run bridge</code>, then paste the prompt
+        into your agent. Its code runs in this session's sandbox under this session's rights; you can end the channel at any moment.
+      </p>
+      <div className="lm-field">
+        <label htmlFor="lm-invite-address">Bridge address</label>
+        <div className="lm-invite__row">
+          <input
+            id="lm-invite-address"
+            value={address}
+            spellCheck={false}
+            onChange={(event) => setAddress(event.target.value)}
+            onBlur={reconnect}
+            onKeyDown={(event) => {
+              if (event.key === "Enter") {
+                event.preventDefault();
+                reconnect();
+              }
+            }}
+          />
+          <CopyButton label="Bridge address" value={address} />
+        </div>
+      </div>
+      <div className="lm-field">
+        <label htmlFor="lm-invite-code">Channel code</label>
+        <div className="lm-invite__row">
+          <input id="lm-invite-code" readOnly value={code} placeholder={ended ? "ended" : "—"} onFocus={(event) => event.target.select()} />
+          <CopyButton label="Channel code" value={code} />
+        </div>
+        <small>An unused code expires after 10 minutes.</small>
+      </div>
+      <div className="lm-field">
+        <label htmlFor="lm-invite-prompt">Prompt for your agent</label>
+        <div className="lm-invite__row">
+          <textarea id="lm-invite-prompt" readOnly value={prompt} onFocus={(event) => event.target.select()} />
+          <CopyButton label="Prompt for your agent" value={prompt} />
+        </div>
+      </div>
+      <p aria-live="polite" className="lm-field">
+        <span>
+          Connection: <span className={`lm-invite__state lm-invite__state--${state.connection}`}>{CONNECTION_WORDS[state.connection]}</span>
+          {state.connection === "joined" && state.agents > 1 ? ` (${state.agents} agents)` : ""}
+        </span>
+        {state.connection === "not-running" && <small>Start it with npm run bridge; this page retries every few seconds.</small>}
+      </p>
+      <div className="lm-dialog__actions">
+        {state.connection === "expired" && (
+          <button type="button" className="lm-button" onClick={() => channel.newCode()}>
+            New code
+          </button>
+        )}
+        {ended ? (
+          <button type="button" className="lm-button" onClick={() => channel.connect(address.trim() || state.address)}>
+            New channel
+          </button>
+        ) : (
+          <button type="button" className="lm-button lm-button--stop" onClick={() => channel.end()}>
+            End channel
+          </button>
+        )}
+        <button type="button" className="lm-button lm-button--primary" onClick={() => dialog.current?.close()}>
+          Close
+        </button>
+      </div>
+    </dialog>
+  );
+}
