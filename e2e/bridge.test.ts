@@ -1,0 +1,401 @@
+/**
+ * Bring your own agent (DESIGN.md §4b, issue 12): the real bridge as a child
+ * process (`tsx bridge/main.ts`), the real app in Chromium, and an MCP
+ * client from the SDK playing the person's agent over Streamable HTTP.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { request as httpRequest } from "node:http";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import WebSocket from "ws";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ROOT_DIR, assertBuilt, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+
+const FENCE = "```";
+
+interface Bridge {
+  port: number;
+  process: ChildProcess;
+  stderr: string[];
+}
+
+/** Start `npm run bridge`'s program on a free port; resolves once it listens. */
+async function startBridgeProcess(args: string[]): Promise<Bridge> {
+  const child = spawn(process.execPath, [join(ROOT_DIR, "node_modules/tsx/dist/cli.mjs"), join(ROOT_DIR, "bridge/main.ts"), "--port", "0", ...args], {
+    cwd: ROOT_DIR,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const stderr: string[] = [];
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the bridge did not start:\n${stderr.join("")}`)), 30_000);
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr.push(chunk.toString());
+      const match = /MCP at http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(stderr.join(""));
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the bridge exited with ${code}:\n${stderr.join("")}`));
+    });
+  });
+  return { port, process: child, stderr };
+}
+
+async function stopBridgeProcess(bridge: Bridge | undefined): Promise<number | null> {
+  if (!bridge || bridge.process.exitCode !== null) return bridge?.process.exitCode ?? null;
+  const exited = new Promise<number | null>((resolve) => bridge.process.once("exit", (code) => resolve(code)));
+  bridge.process.kill("SIGTERM");
+  const timer = setTimeout(() => bridge.process.kill("SIGKILL"), 10_000);
+  const code = await exited;
+  clearTimeout(timer);
+  return code;
+}
+
+interface ToolResult {
+  text: string;
+  isError?: boolean;
+  structured: Record<string, any>;
+}
+
+/** The person's agent: an SDK MCP client over Streamable HTTP. */
+async function connectAgent(port: number, name = "test-agent") {
+  const client = new Client({ name, version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`));
+  await client.connect(transport);
+  const call = async (tool: string, args: Record<string, unknown>): Promise<ToolResult> => {
+    const result = (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 120_000 })) as {
+      content: { type: string; text: string }[];
+      structuredContent?: Record<string, any>;
+      isError?: boolean;
+    };
+    return { text: result.content.map((part) => part.text).join("\n"), isError: result.isError, structured: result.structuredContent ?? {} };
+  };
+  /** Waits until a command comes (the bridge caps one wait at 50 s; a loaded machine may need more than one). */
+  const nextCommand = async (cursor: number): Promise<ToolResult> => {
+    for (;;) {
+      const result = await call("livemark_wait_for_command", { cursor, timeoutS: 20 });
+      if (result.isError || !result.structured.timeout) return result;
+    }
+  };
+  return { client, transport, call, nextCommand, close: () => client.close() };
+}
+
+let browser: Browser;
+let app: TestServer;
+let bridge: Bridge;
+let context: BrowserContext;
+let page: Page;
+const agents: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  assertBuilt();
+  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
+  bridge = await startBridgeProcess(["--allow-origin", app.origin]);
+});
+afterAll(async () => {
+  await stopBridgeProcess(bridge);
+  await Promise.all([browser?.close(), app?.close()]);
+});
+beforeEach(async () => {
+  context = await browser.newContext();
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: app.origin });
+  page = await context.newPage();
+  await openReadyApp(page, app.url);
+});
+afterEach(async () => {
+  await Promise.all(agents.splice(0).map((agent) => agent.close().catch(() => undefined)));
+  await context?.close();
+});
+
+const dialog = () => page.getByRole("dialog", { name: "Invite agent" });
+const status = () => page.getByRole("status").textContent();
+
+/** Invite agent → point it at the test's bridge → the code it shows. */
+async function invite(port = bridge.port): Promise<string> {
+  await page.getByRole("button", { name: "Invite agent" }).click();
+  await dialog().waitFor({ timeout: 30_000 });
+  const address = dialog().getByLabel("Bridge address");
+  expect(await address.inputValue()).toBe("ws://127.0.0.1:4737/page");
+  await address.fill(`ws://127.0.0.1:${port}/page`);
+  await address.press("Enter");
+  await dialog().getByText("waiting for the agent").waitFor({ timeout: 30_000 });
+  const code = await dialog().getByLabel("Channel code").inputValue();
+  expect(code).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+  expect(await dialog().getByLabel("Channel code").getAttribute("readonly")).not.toBeNull();
+  expect(await dialog().getByLabel("Prompt for your agent").inputValue()).toContain(code);
+  return code;
+}
+
+async function closeDialog() {
+  await dialog().getByRole("button", { name: "Close" }).click();
+  await dialog().waitFor({ state: "hidden" });
+}
+
+async function send(text: string) {
+  await page.getByRole("textbox", { name: "Message" }).fill(text);
+  await page.getByRole("textbox", { name: "Message" }).press("Enter");
+}
+
+async function joinedAgent(code: string, name?: string) {
+  const agent = await connectAgent(bridge.port, name);
+  agents.push(agent);
+  const joined = await agent.call("livemark_join", { code });
+  expect(joined.isError).toBeFalsy();
+  return { ...agent, cursor: joined.structured.cursor as number, joined };
+}
+
+describe("bring your own agent", () => {
+  it("join → command → run mounts a UI and its output comes back → reply with its summary; selection goes as untrusted context; a question is answered inline; End channel closes waits", async () => {
+    const code = await invite();
+    // The copy buttons copy what the fields show.
+    await dialog().getByRole("button", { name: "Copy Channel code" }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(code);
+
+    const agent = await joinedAgent(code);
+    expect(agent.joined.structured).toMatchObject({ title: expect.any(String), mounts: [], cursor: 0 });
+    await dialog().getByText("agent joined").waitFor({ timeout: 15_000 });
+    await closeDialog();
+
+    // The composer now sends to the agent.
+    const firstWait = agent.nextCommand(agent.cursor);
+    await send("Build me a counter");
+    const first = await firstWait;
+    expect(first.structured.command).toMatchObject({ seq: 1, kind: "message", instruction: "Build me a counter" });
+    expect(first.structured.command.context).toBeUndefined();
+    const commandId = first.structured.command.commandId as string;
+    await page.getByRole("article", { name: "Your message" }).getByText("To the agent").waitFor();
+
+    await agent.call("livemark_report", { commandId, kind: "status", text: "Drawing a counter" });
+    await page.getByLabel("Agent status").getByText("Drawing a counter").waitFor({ timeout: 15_000 });
+
+    const ran = await agent.call("livemark_run", {
+      commandId,
+      markdown:
+        `Here is your counter.\n\n${FENCE}tsx agent.run\n` +
+        "const clicks = new Data({ n: 0 })\n" +
+        'mount({ title: "Counter", ui: ({ data }) => <div><p>Clicks: {data.n}</p><Button onClick={() => { data.n += 1 }}>Add one</Button></div>, data: clicks })\n' +
+        'console.log("counter ready", 6 * 7)\n' +
+        `${FENCE}\n`,
+    });
+    expect(ran.isError).toBeFalsy();
+    expect(ran.structured.state).toBe("done");
+    // Exactly what a model's next turn would carry: the runtime-output message with the console line.
+    expect(ran.structured.feedback).toMatch(/^\[runtime output\]/);
+    expect(ran.structured.feedback).toContain("counter ready 42");
+    expect(ran.structured.mounts).toEqual([expect.objectContaining({ title: "Counter" })]);
+    // It is an ordinary reply in the timeline, with its mount.
+    const mount = page.getByLabel("Mounted UI");
+    await mount.getByText("Clicks: 0").waitFor({ timeout: 30_000 });
+    await mount.getByRole("button", { name: "Add one" }).click();
+    await mount.getByText("Clicks: 1").waitFor({ timeout: 15_000 });
+    expect(await page.getByRole("article", { name: "Reply" }).getByText("Here is your counter.").count()).toBe(1);
+
+    await agent.call("livemark_report", {
+      commandId,
+      kind: "reply",
+      text: "Your counter is ready.",
+      summary: { status: "done", changed: { mounts: ["Counter"] }, checks: ["logged counter ready"] },
+    });
+    const reply = page.getByRole("article", { name: "Agent reply" });
+    await reply.getByText("Your counter is ready.").waitFor({ timeout: 15_000 });
+    const summary = reply.getByRole("region", { name: "Reply summary" });
+    expect(await summary.textContent()).toMatch(/Status:\s*Done[\s\S]*mounts: Counter[\s\S]*logged counter ready/);
+
+    // Select the mount (its text, not its button): it goes along as untrusted context.
+    await mount.getByText("Clicks: 1").click();
+    await page.getByText(/Context: mount “Counter”/).waitFor();
+    const secondWait = agent.nextCommand(1);
+    await send("Make the button red");
+    const second = await secondWait;
+    expect(second.structured.command).toMatchObject({ seq: 2, instruction: "Make the button red", context: { trust: "untrusted", selection: { kind: "mount", label: "mount “Counter”" } } });
+    expect(second.structured.command.context.selection.content).toContain("Clicks: ");
+    expect(second.text).toMatch(/\[untrusted application content\][\s\S]*Clicks: [\s\S]*\[end of untrusted application content\]/);
+    // The instruction part holds the person's words only.
+    expect(second.text.split("[untrusted application content]")[0]).not.toContain("Clicks");
+
+    // A question, answered inline: the answer is the agent's next command.
+    const secondId = second.structured.command.commandId as string;
+    await agent.call("livemark_report", { commandId: secondId, kind: "question", text: "Which red: crimson or scarlet?" });
+    const question = page.getByRole("article", { name: "Agent question" });
+    await question.getByRole("textbox", { name: "Your answer" }).fill("Crimson");
+    const answerWait = agent.nextCommand(2);
+    await question.getByRole("button", { name: "Answer" }).click();
+    const answer = await answerWait;
+    expect(answer.structured.command).toMatchObject({ seq: 3, kind: "answer", answerTo: { commandId: secondId, question: "Which red: crimson or scarlet?" } });
+    expect(answer.structured.command.instruction).toContain("Crimson");
+    await question.getByText(/You answered/).waitFor();
+
+    // A form the code awaits: the person's submission comes back in the run's feedback.
+    const answerId = answer.structured.command.commandId as string;
+    const formRun = agent.call("livemark_run", {
+      commandId: answerId,
+      markdown:
+        `${FENCE}tsx agent.run\n` +
+        'const form = mount({ title: "Shade", outputSchema: z.object({ shade: z.string().min(1) }), ui: () => <form><Label htmlFor="shade">Shade</Label><Input id="shade" name="shade" /><Button type="submit">Use it</Button></form> })\n' +
+        "const chosen = await form.result\n" +
+        'console.log("shade", chosen.shade)\n' +
+        `${FENCE}\n`,
+    });
+    const form = page.getByLabel("Mounted UI").filter({ has: page.getByRole("button", { name: "Use it" }) });
+    await form.getByLabel("Shade").fill("crimson");
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Waiting for input/);
+    await form.getByRole("button", { name: "Use it" }).click();
+    expect((await formRun).structured.feedback).toContain("shade crimson");
+
+    // End channel: the next wait fails with "channel closed", the code stops working, the timeline says so.
+    await page.getByRole("button", { name: "Invite agent" }).click();
+    await dialog().getByRole("button", { name: "End channel" }).click();
+    await dialog().getByText("channel ended").waitFor();
+    const after = await agent.call("livemark_wait_for_command", { cursor: 3, timeoutS: 5 });
+    expect(after.isError).toBe(true);
+    expect(after.text).toBe("channel closed");
+    expect((await agent.call("livemark_join", { code })).isError).toBe(true);
+    await closeDialog();
+    await page.getByText("Channel ended: the agent can no longer act in this session.").waitFor();
+    // The composer went back to the model.
+    expect(await page.getByText("Send to the agent").count()).toBe(0);
+  });
+
+  it("two agents: exactly one claims a command", async () => {
+    const code = await invite();
+    const [a, b] = [await joinedAgent(code, "agent-a"), await joinedAgent(code, "agent-b")];
+    await dialog().getByText(/agent joined \(2 agents\)/).waitFor({ timeout: 15_000 });
+    await closeDialog();
+    const waits = [a.call("livemark_wait_for_command", { cursor: 0, timeoutS: 15 }), b.call("livemark_wait_for_command", { cursor: 0, timeoutS: 15 })];
+    await send("Only one of you");
+    const results = await Promise.all(waits);
+    const winners = results.filter((result) => result.structured.command);
+    expect(winners).toHaveLength(1);
+    const loser = results[0] === winners[0] ? b : a;
+    const commandId = winners[0].structured.command.commandId;
+    const stolen = await loser.call("livemark_run", { commandId, markdown: "hello" });
+    expect(stolen.isError).toBe(true);
+    expect(stolen.text).toMatch(/not yours/);
+    // The loser waiting again from its cursor does not get it either.
+    expect((await loser.call("livemark_wait_for_command", { cursor: 0, timeoutS: 1 })).structured.timeout).toBe(true);
+  });
+
+  it("reconnect with a cursor: nothing lost, nothing repeated", async () => {
+    const code = await invite();
+    await closeDialog();
+    const first = await joinedAgent(code, "agent");
+    const wait = first.nextCommand(0);
+    await send("one");
+    const one = await wait;
+    await first.call("livemark_report", { commandId: one.structured.command.commandId, kind: "reply", text: "did one", summary: { status: "done" } });
+    // The agent goes away (its session ends) while the person sends two more.
+    await first.transport.terminateSession();
+    await first.close();
+    await send("two");
+    await page.getByRole("article", { name: "Your message" }).filter({ hasText: "two" }).waitFor();
+    await send("three");
+    await page.getByRole("article", { name: "Your message" }).filter({ hasText: "three" }).waitFor();
+
+    const again = await joinedAgent(code, "agent");
+    const seen: string[] = [];
+    let cursor = one.structured.cursor as number;
+    for (;;) {
+      const result = await again.call("livemark_wait_for_command", { cursor, timeoutS: 2 });
+      if (!result.structured.command) break;
+      seen.push(result.structured.command.instruction);
+      cursor = result.structured.cursor;
+    }
+    expect(seen).toEqual(["two", "three"]);
+  });
+
+  it("refuses a page from another origin, a wrong or expired code, and a foreign Host header", async () => {
+    // A page of an origin the bridge was not told about (a second server: another port, another origin).
+    const foreign = await serveStatic();
+    try {
+      const other = await context.newPage();
+      await other.goto(`${foreign.url}`);
+      const outcome = await other.evaluate(
+        (url) =>
+          new Promise<string>((resolve) => {
+            const socket = new WebSocket(url);
+            socket.onopen = () => resolve("open");
+            socket.onerror = () => resolve("refused");
+          }),
+        `ws://127.0.0.1:${bridge.port}/page`,
+      );
+      expect(outcome).toBe("refused");
+      await other.close();
+    } finally {
+      await foreign.close();
+    }
+    // The same from outside a browser, with a forged Origin.
+    const forged = await new Promise<string>((resolve) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${bridge.port}/page`, { origin: "https://evil.example" });
+      socket.once("open", () => resolve("open"));
+      socket.once("unexpected-response", (_request, response) => resolve(String(response.statusCode)));
+      socket.once("error", () => resolve("error"));
+    });
+    expect(forged).toBe("403");
+
+    // DNS rebinding: the right address, a foreign Host.
+    const hostStatus = await new Promise<number>((resolve, reject) => {
+      const outgoing = httpRequest(
+        { host: "127.0.0.1", port: bridge.port, path: "/mcp", method: "POST", headers: { host: "evil.example", "content-type": "application/json", accept: "application/json, text/event-stream" } },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
+      outgoing.on("error", reject);
+      outgoing.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } }));
+    });
+    expect(hostStatus).toBe(403);
+
+    // A wrong code.
+    const code = await invite();
+    const agent = await connectAgent(bridge.port);
+    agents.push(agent);
+    const wrong = await agent.call("livemark_join", { code: code === "AAAA-AAAA" ? "BBBB-BBBB" : "AAAA-AAAA" });
+    expect(wrong.isError).toBe(true);
+    expect(wrong.text).toMatch(/Unknown channel code/);
+    await dialog().getByText("waiting for the agent").waitFor();
+    await closeDialog();
+
+    // An expired code: a bridge whose codes live 1.5 s (the clock is the bridge's option).
+    const shortLived = await startBridgeProcess(["--allow-origin", app.origin, "--code-ttl-ms", "1500"]);
+    try {
+      await page.getByRole("button", { name: "Invite agent" }).click();
+      await dialog().getByRole("button", { name: "End channel" }).click();
+      await dialog().getByRole("button", { name: "New channel" }).click();
+      const address = dialog().getByLabel("Bridge address");
+      await address.fill(`ws://127.0.0.1:${shortLived.port}/page`);
+      await address.press("Enter");
+      await dialog().getByText("waiting for the agent").waitFor({ timeout: 30_000 });
+      const shortCode = await dialog().getByLabel("Channel code").inputValue();
+      await dialog().getByText("code expired").waitFor({ timeout: 30_000 });
+      const late = await connectAgent(shortLived.port);
+      agents.push(late);
+      const expired = await late.call("livemark_join", { code: shortCode });
+      expect(expired.isError).toBe(true);
+      expect(expired.text).toMatch(/expired/);
+      // A new code works again.
+      await dialog().getByRole("button", { name: "New code" }).click();
+      await dialog().getByText("waiting for the agent").waitFor({ timeout: 15_000 });
+      const fresh = await dialog().getByLabel("Channel code").inputValue();
+      expect(fresh).not.toBe(shortCode);
+      expect((await late.call("livemark_join", { code: fresh })).isError).toBeFalsy();
+    } finally {
+      await closeAgentsAndStop(shortLived);
+    }
+  });
+
+  it("stops cleanly on SIGTERM", async () => {
+    const extra = await startBridgeProcess([]);
+    expect(await stopBridgeProcess(extra)).toBe(0);
+  });
+});
+
+async function closeAgentsAndStop(bridgeProcess: Bridge) {
+  await Promise.all(agents.splice(0).map((agent) => agent.close().catch(() => undefined)));
+  await stopBridgeProcess(bridgeProcess);
+}
