@@ -8,7 +8,7 @@ import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import WebSocket from "ws";
+import NodeWebSocket from "ws";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ROOT_DIR, assertBuilt, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
@@ -153,7 +153,7 @@ describe("bring your own agent", () => {
   it("join → command → run mounts a UI and its output comes back → reply with its summary; selection goes as untrusted context; a question is answered inline; End channel closes waits", async () => {
     const code = await invite();
     // The copy buttons copy what the fields show.
-    await dialog().getByRole("button", { name: "Copy Channel code" }).click();
+    await dialog().getByRole("button", { name: "Copy code" }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(code);
 
     const agent = await joinedAgent(code);
@@ -242,7 +242,7 @@ describe("bring your own agent", () => {
         `${FENCE}\n`,
     });
     const form = page.getByLabel("Mounted UI").filter({ has: page.getByRole("button", { name: "Use it" }) });
-    await form.getByLabel("Shade").fill("crimson");
+    await form.getByRole("textbox", { name: "Shade" }).fill("crimson");
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Waiting for input/);
     await form.getByRole("button", { name: "Use it" }).click();
     expect((await formRun).structured.feedback).toContain("shade crimson");
@@ -330,7 +330,7 @@ describe("bring your own agent", () => {
     }
     // The same from outside a browser, with a forged Origin.
     const forged = await new Promise<string>((resolve) => {
-      const socket = new WebSocket(`ws://127.0.0.1:${bridge.port}/page`, { origin: "https://evil.example" });
+      const socket = new NodeWebSocket(`ws://127.0.0.1:${bridge.port}/page`, { origin: "https://evil.example" });
       socket.once("open", () => resolve("open"));
       socket.once("unexpected-response", (_request, response) => resolve(String(response.statusCode)));
       socket.once("error", () => resolve("error"));

@@ -44,6 +44,12 @@ export interface AgentChannelState {
   agents: number;
   /** The composer sends to the agent (the person may switch back to the model). */
   sendToAgent: boolean;
+  /**
+   * An agent has joined this channel: from then on the person's messages go
+   * to it while the channel is open, and wait in the mailbox if it is away
+   * for a moment (it resumes with its cursor).
+   */
+  everJoined: boolean;
 }
 
 /** What the channel needs of a WebSocket (the browser's; tests pass a fake). */
@@ -102,7 +108,7 @@ export class AgentChannel {
   constructor(private readonly options: AgentChannelOptions) {
     this.newId = options.newId ?? defaultId;
     this.now = options.now ?? Date.now;
-    this.state = { address: options.address ?? DEFAULT_BRIDGE_ADDRESS, connection: "connecting", agents: 0, sendToAgent: true };
+    this.state = { address: options.address ?? DEFAULT_BRIDGE_ADDRESS, connection: "connecting", agents: 0, sendToAgent: true, everJoined: false };
   }
 
   getState = (): AgentChannelState => this.state;
@@ -128,7 +134,7 @@ export class AgentChannel {
     const session = this.options.session();
     if (!session) return;
     this.sessionId = session.id;
-    this.set({ address, connection: "connecting", code: undefined, expiresAt: undefined, agents: 0 });
+    this.set({ address, connection: "connecting", code: undefined, expiresAt: undefined, agents: 0, everJoined: false });
     let socket: SocketLike;
     try {
       socket = (this.options.createSocket ?? ((url) => new WebSocket(url) as unknown as SocketLike))(address);
@@ -194,7 +200,7 @@ export class AgentChannel {
         return;
       case "agents": {
         const before = this.state.agents;
-        this.set({ agents: message.joined, connection: message.joined > 0 ? "joined" : "waiting", ...(message.joined > before ? { sendToAgent: true } : {}) });
+        this.set({ agents: message.joined, connection: message.joined > 0 ? "joined" : "waiting", ...(message.joined > before && !this.state.everJoined ? { sendToAgent: true, everJoined: true } : {}) });
         if (message.joined > before) this.note(message.joined === 1 ? "An agent joined this session through the bridge." : `Another agent joined (${message.joined} in all).`);
         else if (message.joined < before) this.note(message.joined === 0 ? "The agent left the session." : `An agent left (${message.joined} still joined).`);
         return;

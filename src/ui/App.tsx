@@ -70,7 +70,7 @@ function SessionView({
   const waitingForPermission = busy && capabilities.state.asks.length > 0;
   // While an agent is joined the composer sends to it (the person can switch back to the model).
   const channelState = useChannelState(channel);
-  const joined = channel !== undefined && channelState?.connection === "joined";
+  const joined = channel !== undefined && channelState !== undefined && channelState.code !== undefined && channelState.everJoined;
   const toAgent = joined && channelState.sendToAgent;
   const selection = useTimelineSelection(joined, state.messages);
   const onSend = useCallback(

@@ -16,6 +16,7 @@ export function agentPrompt(code: string): string {
   );
 }
 
+/** `label` names what is copied; it must not repeat the field's label (that would name two elements). */
 function CopyButton({ label, value }: { label: string; value: string }) {
   const [copied, setCopied] = useState(false);
   return (
@@ -73,14 +74,14 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
               }
             }}
           />
-          <CopyButton label="Bridge address" value={address} />
+          <CopyButton label="address" value={address} />
         </div>
       </div>
       <div className="lm-field">
         <label htmlFor="lm-invite-code">Channel code</label>
         <div className="lm-invite__row">
           <input id="lm-invite-code" readOnly value={code} placeholder={ended ? "ended" : "—"} onFocus={(event) => event.target.select()} />
-          <CopyButton label="Channel code" value={code} />
+          <CopyButton label="code" value={code} />
         </div>
         <small>An unused code expires after 10 minutes.</small>
       </div>
@@ -88,7 +89,7 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
         <label htmlFor="lm-invite-prompt">Prompt for your agent</label>
         <div className="lm-invite__row">
           <textarea id="lm-invite-prompt" readOnly value={prompt} onFocus={(event) => event.target.select()} />
-          <CopyButton label="Prompt for your agent" value={prompt} />
+          <CopyButton label="prompt" value={prompt} />
         </div>
       </div>
       <p aria-live="polite" className="lm-field">

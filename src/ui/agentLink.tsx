@@ -107,7 +107,8 @@ export function AgentComposerBar({
     <div className="lm-agent-bar">
       <label className="lm-agent-target">
         <input type="checkbox" checked={state.sendToAgent} onChange={(event) => channel.setSendToAgent(event.target.checked)} />
-        Send to the agent {state.sendToAgent ? "" : "(messages go to the model)"}
+        Send to the agent{" "}
+        {!state.sendToAgent ? "(messages go to the model)" : state.agents === 0 ? "(it is away: messages wait for it)" : ""}
       </label>
       {state.sendToAgent && (
         <p className="lm-agent-context">
