@@ -65,4 +65,6 @@ const stop = (signal: string) => {
   void bridge.close().then(() => process.exit(0));
 };
 process.on("SIGINT", () => stop("SIGINT"));
+// A client that launched the bridge over stdio and went away: nobody can use it any more.
+if (values.stdio) process.stdin.once("end", () => stop("stdin closed"));
 process.on("SIGTERM", () => stop("SIGTERM"));
