@@ -12,6 +12,7 @@ import NodeWebSocket from "ws";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ROOT_DIR, assertBuilt, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { startInternet } from "./internet";
 
 const FENCE = "```";
 
@@ -266,7 +267,7 @@ describe("bring your own agent", () => {
     const [a, b] = [await joinedAgent(code, "agent-a"), await joinedAgent(code, "agent-b")];
     await dialog().getByText(/agent joined \(2 agents\)/).waitFor({ timeout: 15_000 });
     await closeDialog();
-    const waits = [a.call("livemark_wait_for_command", { cursor: 0, timeoutS: 15 }), b.call("livemark_wait_for_command", { cursor: 0, timeoutS: 15 })];
+    const waits = [a.call("livemark_wait_for_command", { cursor: 0, timeoutS: 10 }), b.call("livemark_wait_for_command", { cursor: 0, timeoutS: 10 })];
     await send("Only one of you");
     const results = await Promise.all(waits);
     const winners = results.filter((result) => result.structured.command);
@@ -387,6 +388,55 @@ describe("bring your own agent", () => {
     } finally {
       await closeAgentsAndStop(shortLived);
     }
+  });
+
+  it("the agent's code asks for consent like the model's: a one-time grant, spent when used; Deny reaches the agent", async () => {
+    const internet = await startInternet();
+    try {
+      const code = await invite();
+      await closeDialog();
+      const agent = await joinedAgent(code);
+      const wait = agent.nextCommand(0);
+      await send("Fetch the sales");
+      const command = (await wait).structured.command.commandId as string;
+      const url = `${internet.origin}/sales.json`;
+      const run = agent.call("livemark_run", {
+        commandId: command,
+        markdown:
+          `${FENCE}ts agent.run
+` +
+          `const first = await fetch(${JSON.stringify(url)})
+console.log("first", first.status)
+` +
+          `try { await fetch(${JSON.stringify(url)}) } catch (error) { console.log("second refused:", error.message) }
+` +
+          `${FENCE}
+`,
+      });
+      const ask = page.getByRole("group", { name: "Permission request" });
+      await ask.getByRole("button", { name: "Allow once" }).click({ timeout: 30_000 });
+      // The grant was spent: the same call asks again, and this time the person denies it.
+      await expect.poll(() => internet.requests.filter((request) => request.path === "/sales.json").length, { timeout: 15_000 }).toBe(1);
+      await ask.getByRole("button", { name: "Deny" }).click();
+      const result = await run;
+      expect(result.structured.feedback).toContain("first 200");
+      expect(result.structured.feedback).toMatch(/second refused:/);
+      expect(internet.requests.filter((request) => request.path === "/sales.json")).toHaveLength(1);
+    } finally {
+      await internet.close();
+    }
+  });
+
+  it("closing the tab ends the channel: a waiting agent hears \"channel closed\"", async () => {
+    const code = await invite();
+    await closeDialog();
+    const agent = await joinedAgent(code);
+    const waiting = agent.call("livemark_wait_for_command", { cursor: 0, timeoutS: 30 });
+    await page.close();
+    const result = await waiting;
+    expect(result.isError).toBe(true);
+    expect(result.text).toBe("channel closed");
+    expect((await agent.call("livemark_join", { code })).isError).toBe(true);
   });
 
   it("stops cleanly on SIGTERM", async () => {
