@@ -9,10 +9,10 @@ import { CONNECTION_WORDS, type AgentChannel } from "../agent/agentChannel";
 
 export function agentPrompt(code: string): string {
   return (
-    `Join my Livemark session: call the livemark_join tool with code ${code}. ` +
-    "Then call livemark_wait_for_command in a loop and run each new command once: use livemark_run for Markdown-protocol replies that run in the session, " +
-    "and livemark_report to report back (status updates, questions, your reply with its summary, errors). " +
-    "After each command, keep waiting for the next one until I say stop."
+    `Join my Livemark session with code ${code} (the livemark_join tool of the Livemark bridge). ` +
+    "Then wait for commands with livemark_wait_for_command and run each new command once: livemark_run runs Markdown-protocol replies in the session, " +
+    "livemark_report shows status updates, questions, your reply with its summary, or errors. Report back, " +
+    "and keep waiting (call livemark_wait_for_command again, also after a timeout) until I say stop."
   );
 }
 
