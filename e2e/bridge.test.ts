@@ -169,7 +169,7 @@ describe("bring your own agent", () => {
     expect(first.structured.command).toMatchObject({ seq: 1, kind: "message", instruction: "Build me a counter" });
     expect(first.structured.command.context).toBeUndefined();
     const commandId = first.structured.command.commandId as string;
-    await page.getByRole("article", { name: "Your message" }).getByText("To the agent").waitFor();
+    await page.getByRole("article", { name: "Your message" }).getByText(/To the agent · received by test-agent/).waitFor();
 
     await agent.call("livemark_report", { commandId, kind: "status", text: "Drawing a counter" });
     await page.getByLabel("Agent status").getByText("Drawing a counter").waitFor({ timeout: 15_000 });
@@ -194,7 +194,9 @@ describe("bring your own agent", () => {
     await mount.getByText("Clicks: 0").waitFor({ timeout: 30_000 });
     await mount.getByRole("button", { name: "Add one" }).click();
     await mount.getByText("Clicks: 1").waitFor({ timeout: 15_000 });
-    expect(await page.getByRole("article", { name: "Reply" }).getByText("Here is your counter.").count()).toBe(1);
+    const agentRun = page.getByRole("article", { name: "Reply" }).filter({ hasText: "Here is your counter." });
+    expect(await agentRun.getByText(/From the agent · test-agent/).count()).toBe(1);
+    expect(await page.getByRole("group", { name: "Runtime output sent to the agent" }).count()).toBeGreaterThan(0);
 
     await agent.call("livemark_report", {
       commandId,

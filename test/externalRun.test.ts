@@ -77,7 +77,7 @@ describe("Agent.runExternal", () => {
 
     const unused = model();
     const agent = agentWith(unused.model);
-    const run = await agent.runExternal(createExternalReply(REPLY, "test agent"));
+    const run = await agent.runExternal(createExternalReply(REPLY, "test agent"), "test agent");
     expect(run).toMatchObject({ kind: "ran", state: "done" });
     if (run.kind !== "ran") throw new Error("not run");
     expect(run.feedback).toBe(modelFeedback);
@@ -90,9 +90,10 @@ describe("Agent.runExternal", () => {
     expect(reply?.role).toBe("assistant");
     if (reply?.role !== "assistant") return;
     expect(reply.text).toBe(REPLY);
+    expect(reply.by).toBe("test agent");
     expect(reply.reply.mounts?.map((mount) => mount.title)).toEqual(["Counter"]);
     expect(reply.summary).toMatchObject({ turns: 1, mountsCreated: 1, errors: 1 });
-    expect(messages[messages.length - 1]).toMatchObject({ role: "feedback", text: modelFeedback });
+    expect(messages[messages.length - 1]).toMatchObject({ role: "feedback", text: modelFeedback, to: "agent" });
     expect(agent.getState().phase).toBe("done");
   });
 

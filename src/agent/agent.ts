@@ -57,8 +57,10 @@ export type ChatMessage =
       createdAt: number;
       /** On the last reply of an interaction: what the interaction went through and did. */
       summary?: InteractionSummary;
+      /** Written by an invited agent (its label), not by the session's model. */
+      by?: string;
     }
-  | { id: string; role: "feedback"; text: string; body: string; source: "runtime" | "ui-event"; createdAt: number }
+  | { id: string; role: "feedback"; text: string; body: string; source: "runtime" | "ui-event"; createdAt: number; to?: "agent" }
   | { id: string; role: "notice"; text: string; level: "info" | "warn" | "error"; createdAt: number }
   /** What an invited agent reported (externalAgentTypes.ts). */
   | AgentReportMessage;
@@ -325,10 +327,10 @@ export class Agent {
    * timeline, lifecycle. No automatic next turn: the feedback a model would
    * get next is returned (and shown), for the source to act on.
    */
-  async runExternal(model: LanguageModel): Promise<ExternalRun> {
+  async runExternal(model: LanguageModel, by?: string): Promise<ExternalRun> {
     if (this.busy) return { kind: "busy" };
     const run: ExternalRun = { kind: "ran", state: "error", feedback: "", replyId: undefined };
-    await this.interact({ model, run });
+    await this.interact({ model, run, by });
     return run;
   }
 
@@ -409,9 +411,9 @@ export class Agent {
   }
 
   /** Returns the text the model (or an invited agent) is given. */
-  private pushFeedback(body: string, source: "runtime" | "ui-event"): string {
+  private pushFeedback(body: string, source: "runtime" | "ui-event", to?: "agent"): string {
     const text = this.options.wrapFeedback(body, source);
-    this.push({ id: this.options.newId(), role: "feedback", body, text, source, createdAt: this.options.now() });
+    this.push({ id: this.options.newId(), role: "feedback", body, text, source, createdAt: this.options.now(), ...(to ? { to } : {}) });
     return text;
   }
 
@@ -512,7 +514,7 @@ export class Agent {
     return messages;
   }
 
-  private async interact(external?: { model: LanguageModel; run: ExternalRun & { kind: "ran" } }): Promise<void> {
+  private async interact(external?: { model: LanguageModel; run: ExternalRun & { kind: "ran" }; by?: string }): Promise<void> {
     const controller = new AbortController();
     this.controller = controller;
     const lifecycle = new InteractionLifecycle(this.options.now(), this.options.now);
@@ -528,13 +530,13 @@ export class Agent {
       for (let turn = 1; ; turn += 1) {
         this.setState({ turn });
         lifecycle.turn();
-        const outcome = await this.runTurn(controller.signal, external ? "" : carried, external?.model);
+        const outcome = await this.runTurn(controller.signal, external ? "" : carried, external?.model, external?.by);
         if (external) {
           // Output from idle timers goes with this run's feedback; the source decides what comes next.
           const feedback = [carried, outcome.kind === "ok" || outcome.kind === "interrupted" ? outcome.feedback : ""].filter(Boolean).join("\n");
           external.run.replyId = this.lastReplyId;
           external.run.state = outcome.kind === "ok" ? "done" : outcome.kind === "stopped" ? "stopped" : outcome.kind;
-          external.run.feedback = feedback ? this.pushFeedback(feedback, "runtime") : "";
+          external.run.feedback = feedback ? this.pushFeedback(feedback, "runtime", "agent") : "";
           if (outcome.kind === "stopped") finalPhase = "stopped";
           else if (outcome.kind !== "ok") finalPhase = "error";
           break;
@@ -586,6 +588,7 @@ export class Agent {
     carried: string,
     /** Another reply source for this turn (an invited agent); default: the session's model. */
     source?: LanguageModel,
+    by?: string,
   ): Promise<{ kind: "ok"; feedback: string } | { kind: "stopped" } | { kind: "error" } | { kind: "interrupted"; feedback: string }> {
     const replyId = this.options.newId();
     const collector = new FeedbackCollector();
@@ -596,6 +599,7 @@ export class Agent {
       reply: emptyReply(),
       state: "streaming",
       createdAt: this.options.now(),
+      ...(by ? { by } : {}),
     });
     this.currentReplyId = replyId;
     this.lastReplyId = replyId;

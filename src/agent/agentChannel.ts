@@ -205,8 +205,14 @@ export class AgentChannel {
         else if (message.joined < before) this.note(message.joined === 0 ? "The agent left the session." : `An agent left (${message.joined} still joined).`);
         return;
       }
+      case "claimed": {
+        // The person sees which agent took their message.
+        const agent = this.options.agent();
+        const sent = agent?.getState().messages.find((item) => item.role === "user" && item.commandId === message.commandId);
+        if (sent) agent!.amend(sent.id, (item) => (item.role === "user" ? { ...item, receivedBy: message.agent } : item));
+        return;
+      }
       case "queued":
-      case "claimed":
       case "refused":
         return;
       case "request":
@@ -251,7 +257,7 @@ export class AgentChannel {
         this.running = true;
         let run;
         try {
-          run = await agent.runExternal(createExternalReply(request.markdown, agentLabel));
+          run = await agent.runExternal(createExternalReply(request.markdown, agentLabel), agentLabel);
         } finally {
           this.running = false;
         }

@@ -17,6 +17,8 @@ export interface ChannelFields {
   selection?: { kind: "message" | "mount"; id: string; label: string };
   /** This message answers the agent's question (the question message's id). */
   answers?: string;
+  /** The agent that received it (claimed the command). */
+  receivedBy?: string;
 }
 
 /** An invited agent's report: a status update, a question, its reply (with a summary) or an error. */

@@ -13,7 +13,7 @@ afterEach(() => {
 });
 
 const AGENT_MESSAGES: ChatMessage[] = [
-  { id: "u1", role: "user", text: "Make it blue", createdAt: 1, to: "agent", commandId: "c1", selection: { kind: "mount", id: "r:m1", label: "mount “Chart”" } },
+  { id: "u1", role: "user", text: "Make it blue", createdAt: 1, to: "agent", commandId: "c1", selection: { kind: "mount", id: "r:m1", label: "mount “Chart”" }, receivedBy: "coder (agent 1)" },
   { id: "a1", role: "agent", kind: "status", text: "Looking at the chart", commandId: "c1", agent: "coder (agent 1)", createdAt: 2 },
   { id: "a2", role: "agent", kind: "question", text: "Which blue?", commandId: "c1", answer: "Navy", createdAt: 3 },
   { id: "u2", role: "user", text: "Navy", createdAt: 4, to: "agent", commandId: "c2", answers: "a2" },

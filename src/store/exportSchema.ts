@@ -158,6 +158,7 @@ const message = z.discriminatedUnion("role", [
     commandId: id.optional(),
     selection: z.looseObject({ kind: z.enum(["message", "mount"]), id: text(200), label: text(MAX_SHORT) }).optional(),
     answers: id.optional(),
+    receivedBy: text(MAX_SHORT).optional(),
   }),
   z.looseObject({
     id,
@@ -169,6 +170,7 @@ const message = z.discriminatedUnion("role", [
       .looseObject({ code: text(64), message: text(MAX_SHORT), retryAfterMs: timestamp.optional(), retryable: z.boolean() })
       .optional(),
     createdAt: timestamp,
+    by: text(MAX_SHORT).optional(),
   }),
   z.looseObject({
     id,
@@ -177,6 +179,7 @@ const message = z.discriminatedUnion("role", [
     body: text(),
     source: z.enum(["runtime", "ui-event"]),
     createdAt: timestamp,
+    to: z.literal("agent").optional(),
   }),
   z.looseObject({ id, role: z.literal("notice"), text: text(), level: z.enum(["info", "warn", "error"]), createdAt: timestamp }),
   /** An invited agent's report (DESIGN.md §4b); absent in older files. */

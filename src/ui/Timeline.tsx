@@ -22,6 +22,7 @@ const AssistantMessage = memo(function AssistantMessage({
     mounts.filter((mount) => mount.afterBlock === index).map((mount) => <MountSlot key={mount.mountId} mountId={mount.mountId} />);
   return (
     <article className="lm-message lm-message--assistant" aria-label="Reply" data-state={message.state} data-message-id={message.id}>
+      {message.by && <p className="lm-message__to">From the agent · {message.by}</p>}
       {reply.thinking && <ThinkingView thinking={reply.thinking} streaming={message.state === "streaming"} />}
       {reply.blocks.map((block) => {
         switch (block.kind) {
@@ -77,9 +78,9 @@ const AssistantMessage = memo(function AssistantMessage({
 const FeedbackMessage = memo(function FeedbackMessage({ message }: { message: Extract<ChatMessage, { role: "feedback" }> }) {
   const lines = message.body.split("\n");
   return (
-    <details className="lm-feedback" aria-label="Runtime output sent to the model">
+    <details className="lm-feedback" aria-label={message.to === "agent" ? "Runtime output sent to the agent" : "Runtime output sent to the model"}>
       <summary>
-        {message.source === "ui-event" ? "UI event" : "Runtime output"} → model · {lines.length} line{lines.length === 1 ? "" : "s"}
+        {message.source === "ui-event" ? "UI event" : "Runtime output"} → {message.to === "agent" ? "agent" : "model"} · {lines.length} line{lines.length === 1 ? "" : "s"}
         <span className="lm-feedback__preview">{lines[0].slice(0, 90)}</span>
       </summary>
       <pre>{message.body}</pre>
@@ -151,6 +152,7 @@ export function Timeline({
                   <p className="lm-message__to">
                     {message.answers ? "Answer to the agent" : "To the agent"}
                     {message.selection ? ` · with ${message.selection.label} (untrusted context)` : ""}
+                    {message.receivedBy ? ` · received by ${message.receivedBy}` : ""}
                   </p>
                 )}
                 <p>{message.text}</p>
