@@ -209,6 +209,12 @@ describe("bring your own agent", () => {
     const summary = reply.getByRole("region", { name: "Reply summary" });
     expect(await summary.textContent()).toMatch(/Status:\s*Done[\s\S]*mounts: Counter[\s\S]*logged counter ready/);
 
+    // Session content for context: messages and mount snapshots, marked untrusted.
+    const read = await agent.call("livemark_read_session", {});
+    expect(read.text).toMatch(/^\[untrusted application content\]/);
+    expect(read.structured.messages).toEqual(expect.arrayContaining([expect.objectContaining({ role: "user", text: "Build me a counter" })]));
+    expect(read.structured.mounts).toEqual([expect.objectContaining({ title: "Counter", snapshot: expect.stringContaining("Clicks: ") })]);
+
     // Select the mount (its text, not its button): it goes along as untrusted context.
     await mount.getByText("Clicks: 1").click();
     await page.getByText(/Context: mount “Counter”/).waitFor();
@@ -249,6 +255,11 @@ describe("bring your own agent", () => {
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Waiting for input/);
     await form.getByRole("button", { name: "Use it" }).click();
     expect((await formRun).structured.feedback).toContain("shade crimson");
+
+    await agent.call("livemark_report", { commandId: answerId, kind: "error", text: "Could not save the shade." });
+    expect(await page.getByLabel("Agent error").textContent()).toContain("Could not save the shade.");
+    // An error finishes the command: nothing more runs under it.
+    expect((await agent.call("livemark_run", { commandId: answerId, markdown: "x" })).isError).toBe(true);
 
     // End channel: the next wait fails with "channel closed", the code stops working, the timeline says so.
     await page.getByRole("button", { name: "Invite agent" }).click();
