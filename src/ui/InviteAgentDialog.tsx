@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
-import { CONNECTION_WORDS, type AgentChannel } from "../agent/agentChannel";
+import { CONNECTION_WORDS, isLoopbackAddress, type AgentChannel } from "../agent/agentChannel";
 
 /**
  * Invite agent (DESIGN.md §4b): the bridge's address, the channel code and
@@ -45,9 +45,15 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
     const element = dialog.current;
     if (element && !element.open) element.showModal();
   }, []);
-  const reconnect = () => {
-    if (address.trim() && address.trim() !== state.address) channel.connect(address.trim());
+  const reconnect = (value = address) => {
+    if (value.trim() && value.trim() !== channel.getState().address) channel.connect(value.trim());
   };
+  // A complete loopback address connects shortly after typing stops (Enter or leaving the field: at once).
+  useEffect(() => {
+    if (!isLoopbackAddress(address.trim()) || address.trim() === channel.getState().address) return;
+    const timer = setTimeout(() => reconnect(address), 600);
+    return () => clearTimeout(timer);
+  }, [address]);
   const code = state.code ?? "";
   const prompt = code ? agentPrompt(code) : "";
   const ended = state.connection === "ended";
@@ -66,7 +72,7 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
             value={address}
             spellCheck={false}
             onChange={(event) => setAddress(event.target.value)}
-            onBlur={reconnect}
+            onBlur={() => reconnect()}
             onKeyDown={(event) => {
               if (event.key === "Enter") {
                 event.preventDefault();
@@ -76,6 +82,9 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
           />
           <CopyButton label="address" value={address} />
         </div>
+        {!isLoopbackAddress(address.trim()) && (
+          <small className="lm-notice--error">The bridge runs on this computer: use ws://127.0.0.1:PORT/page or ws://localhost:PORT/page.</small>
+        )}
       </div>
       <div className="lm-field">
         <label htmlFor="lm-invite-code">Channel code</label>
