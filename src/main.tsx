@@ -146,6 +146,7 @@ function Root() {
       },
       revive: () => void controller.revive(),
       onUnknownComponent: unknownComponent,
+      pendingMounts: () => inbox.pending,
     };
     return { controller, realm, mounts, capabilities };
   }, []);

@@ -70,6 +70,8 @@ export interface AgentChannelOptions {
   agent: () => Agent | undefined;
   /** A mount's current tree (src/render registry), for read-session. */
   mountSnapshot?: (mountId: string) => unknown;
+  /** Resolves when the mount messages received so far are applied (a run's mounts are then in its reply). */
+  mountsApplied?: () => Promise<void>;
   newId?: () => string;
   now?: () => number;
   /** While the bridge is not running, try again this often. */
@@ -262,6 +264,7 @@ export class AgentChannel {
           this.running = false;
         }
         if (run.kind === "busy") throw new Error("The session is busy: a reply is running. Run again when it has finished (the person can press Stop).");
+        await this.options.mountsApplied?.();
         const reply = agent.getState().messages.filter((message) => message.id === run.replyId);
         return { state: run.state, feedback: run.feedback, mounts: this.mountsOf(reply) };
       }

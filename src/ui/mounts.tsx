@@ -10,6 +10,8 @@ export interface MountsContextValue {
   sendEvent(event: UiEvent): void;
   revive?(): void;
   onUnknownComponent?(name: string): void;
+  /** Mount messages received but not yet applied (the inbox applies them in time slices). */
+  pendingMounts?(): number;
 }
 
 export const MountsContext = createContext<MountsContextValue | undefined>(undefined);
