@@ -320,6 +320,28 @@ describe("bring your own agent", () => {
       cursor = result.structured.cursor;
     }
     expect(seen).toEqual(["two", "three"]);
+
+    // The person switches back to the session's model: the message goes there, not to the agent.
+    await page.getByRole("checkbox", { name: /Send to the agent/ }).uncheck();
+    await send("Show me primes");
+    await expect.poll(status, { timeout: 30_000 }).toMatch(/^(Done|Error)/);
+    expect(await page.getByRole("article", { name: "Reply" }).count()).toBeGreaterThan(0);
+    expect(await page.getByText(/From the agent/).count()).toBe(0);
+    expect((await again.call("livemark_wait_for_command", { cursor, timeoutS: 1 })).structured.timeout).toBe(true);
+  });
+
+  it("opening another session ends the channel", async () => {
+    const code = await invite();
+    await closeDialog();
+    const agent = await joinedAgent(code);
+    const waiting = agent.call("livemark_wait_for_command", { cursor: 0, timeoutS: 30 });
+    await send("first");
+    await waiting;
+    const next = agent.call("livemark_wait_for_command", { cursor: 1, timeoutS: 30 });
+    await page.getByRole("button", { name: "New session" }).first().click();
+    const result = await next;
+    expect(result.isError).toBe(true);
+    expect(result.text).toBe("channel closed");
   });
 
   it("refuses a page from another origin, a wrong or expired code, and a foreign Host header", async () => {
