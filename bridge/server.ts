@@ -343,16 +343,14 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
         if (link(channel)) announceAgents(channel);
         const info = await request(channel, agent, { method: "join" }, extra.signal);
         const cursor = channel.joinCursor();
-        const summary = {
-          sessionId: channel.sessionId,
-          title: info.title,
-          mounts: info.mounts,
-          cursor,
+        // The title and mount titles are session content (typed by the person, or imported): untrusted.
+        return {
+          content: [
+            { type: "text", text: `Joined the Livemark session (${info.mounts.length} mount${info.mounts.length === 1 ? "" : "s"}). Call livemark_wait_for_command with cursor ${cursor}.` },
+            { type: "text", text: `${UNTRUSTED_START}\n${JSON.stringify({ title: info.title, mounts: info.mounts }, null, 2)}\n${UNTRUSTED_END}` },
+          ],
+          structuredContent: { sessionId: channel.sessionId, title: info.title, mounts: info.mounts, cursor, trust: { title: "untrusted", mounts: "untrusted" } },
         };
-        return text(
-          `Joined the Livemark session “${info.title}” (${info.mounts.length} mount${info.mounts.length === 1 ? "" : "s"}). Call livemark_wait_for_command with cursor ${cursor}.`,
-          summary,
-        );
       }),
     );
 

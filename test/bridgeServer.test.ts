@@ -137,6 +137,9 @@ describe("bridge tools", () => {
     expect(wrong.text).toMatch(/Unknown channel code/);
     const joined = await call("livemark_join", { code: page.code });
     expect(joined.structuredContent).toMatchObject({ title: "Trip", mounts: [{ mountId: "m1" }], cursor: 0 });
+    // The title is session content: it travels marked untrusted, apart from the instructions.
+    expect(joined.content[0].text).not.toContain("Trip");
+    expect(joined.content[1].text).toMatch(/^\[untrusted application content\][\s\S]*Trip/);
     expect((await page.waitFor("agents")).joined).toBe(1);
 
     const waiting = call("livemark_wait_for_command", { cursor: 0, timeoutS: 20 });
