@@ -9,6 +9,7 @@ import { UNCLOSED_THINKING_FEEDBACK, cutFeedback, cutFromFinishReason, cutNoteFo
 import { ProviderReasoning, answerForModel, stampThinking } from "./thinking";
 import { applyExecEvent, applyProtocolEvent, emptyReply, runningStatement, type ProviderThinkingStart, type ReplyView } from "./reply";
 import { createBlockRouter, replayBlock } from "./routeBlocks";
+import { userContent, type Attachment } from "./attachments";
 
 /**
  * The interaction loop (DESIGN.md §1): stream a reply, route its code and data
@@ -45,7 +46,7 @@ export interface LlmErrorInfo {
 export type ReplyState = "streaming" | "done" | "interrupted" | "stopped" | "error";
 
 export type ChatMessage =
-  | { id: string; role: "user"; text: string; createdAt: number }
+  | { id: string; role: "user"; text: string; createdAt: number; attachments?: Attachment[] }
   | {
       id: string;
       role: "assistant";
@@ -54,6 +55,10 @@ export type ChatMessage =
       state: ReplyState;
       error?: LlmErrorInfo;
       createdAt: number;
+      /** The model that wrote this reply (its id as the provider names it). */
+      model?: string;
+      /** Tokens of this call as the API reported them (absent when it reported none). */
+      usage?: { inputTokens?: number; outputTokens?: number };
       /** On the last reply of an interaction: what the interaction went through and did. */
       summary?: InteractionSummary;
     }
@@ -73,10 +78,19 @@ export interface AgentState {
   canContinue: boolean;
 }
 
+/** Per-call settings of the open session (Session settings → Model). */
+export interface CallSettings {
+  temperature?: number;
+  /** The person's extra system instruction, appended to the system prompt. */
+  instruction?: string;
+}
+
 export interface AgentOptions {
   /** The model for the next call; may load lazily (the SDK is not in the initial bundle). */
   model: () => LanguageModel | Promise<LanguageModel>;
   system: string;
+  /** Read at every call: the session's temperature and extra instruction. */
+  callSettings?: () => CallSettings;
   realm: RealmPort;
   createParser: () => ProtocolParser;
   describeError: (error: unknown) => LlmErrorInfo;
@@ -125,7 +139,8 @@ export class Agent {
   private state: AgentState;
   private readonly listeners = new Set<(state: AgentState) => void>();
   private controller: AbortController | undefined;
-  private readonly options: Required<Omit<AgentOptions, "maxTurns" | "maxRetries" | "isImported">> & Pick<AgentOptions, "isImported"> & { maxTurns: number; maxRetries: number };
+  private readonly options: Required<Omit<AgentOptions, "maxTurns" | "maxRetries" | "isImported" | "callSettings">> &
+    Pick<AgentOptions, "isImported" | "callSettings"> & { maxTurns: number; maxRetries: number };
   /** Realm output that arrived while no interaction ran (timers): waits for the next turn. */
   private idleOutput = new FeedbackCollector();
   private currentReplyId: string | undefined;
@@ -297,12 +312,81 @@ export class Agent {
     this.push({ id: this.options.newId(), role: "notice", text, level, createdAt: this.options.now() });
   }
 
-  /** The person sends a message. Ignored while an interaction runs. */
-  async send(text: string): Promise<void> {
+  /** The person sends a message (with files, maybe). Ignored while an interaction runs. */
+  async send(text: string, attachments: readonly Attachment[] = []): Promise<void> {
     const trimmed = text.trim();
-    if (!trimmed || this.busy) return;
-    this.push({ id: this.options.newId(), role: "user", text: trimmed, createdAt: this.options.now() });
+    if ((!trimmed && attachments.length === 0) || this.busy) return;
+    this.push({
+      id: this.options.newId(),
+      role: "user",
+      text: trimmed,
+      createdAt: this.options.now(),
+      ...(attachments.length > 0 ? { attachments: [...attachments] } : {}),
+    });
     await this.interact();
+  }
+
+  /**
+   * Edit and resend: the person's message `messageId` is replaced by `text`
+   * (keeping its attachments) and everything after it is dropped; the earlier
+   * branch is not kept (Branch first to keep it). The new interaction runs in
+   * the current realm.
+   */
+  async editAndResend(messageId: string, text: string): Promise<boolean> {
+    const trimmed = text.trim();
+    const index = this.state.messages.findIndex((message) => message.id === messageId);
+    const original = this.state.messages[index];
+    if (this.busy || index < 0 || original.role !== "user" || (!trimmed && !original.attachments?.length)) return false;
+    this.setState({
+      messages: [
+        ...this.state.messages.slice(0, index),
+        { ...original, id: this.options.newId(), text: trimmed, createdAt: this.options.now() },
+      ],
+      canContinue: false,
+    });
+    this.interruptedFeedback = "";
+    await this.interact();
+    return true;
+  }
+
+  /**
+   * The index of the message that started the interaction `replyId` belongs
+   * to (the person's message or UI event before it), or -1.
+   */
+  private interactionStart(replyId: string): number {
+    const index = this.state.messages.findIndex((message) => message.id === replyId);
+    if (index < 0 || this.state.messages[index].role !== "assistant") return -1;
+    for (let at = index - 1; at >= 0; at -= 1) {
+      const message = this.state.messages[at];
+      if (message.role === "user" || (message.role === "feedback" && message.source === "ui-event")) return at;
+    }
+    return -1;
+  }
+
+  /**
+   * Regenerate: drop the interaction that produced `replyId` (its replies,
+   * runtime output and notices) and ask the model again from the message
+   * that started it. Without `freshRealm` the new run happens in the current
+   * realm, whose state the earlier run changed (a notice says so); with it,
+   * the realm is replaced (`freshRealm` resets it) and the session's code up
+   * to that point is revived first, so the new run starts from that state.
+   */
+  async regenerate(replyId: string, options: { freshRealm?: () => Promise<void> } = {}): Promise<boolean> {
+    const start = this.interactionStart(replyId);
+    if (this.busy || start < 0) return false;
+    this.setState({ messages: this.state.messages.slice(0, start + 1), canContinue: false });
+    this.interruptedFeedback = "";
+    if (options.freshRealm) {
+      await options.freshRealm();
+      await this.revive();
+    } else {
+      this.notice(
+        "Regenerating in the current realm: variables, data and mounts the earlier run made are still there. Use “Regenerate in a fresh realm” to start from the session’s state up to this message instead.",
+        "info",
+      );
+    }
+    await this.interact();
+    return true;
   }
 
   /** Resume after a reply was cut mid-stream. */
@@ -464,7 +548,7 @@ export class Agent {
       }
       switch (message.role) {
         case "user":
-          messages.push({ role: "user", content: message.text });
+          messages.push({ role: "user", content: userContent(message.text, message.attachments) } as ModelMessage);
           break;
         case "assistant":
           // Thinking is never sent back (providers ask for that); an all-thinking reply sends nothing.
@@ -598,9 +682,15 @@ export class Agent {
       try {
         // Loaded on first use: keeps the AI SDK out of the app's initial JavaScript.
         const { streamText } = await import("ai");
+        const model = await this.options.model();
+        const modelId = typeof model === "string" ? model : model.modelId;
+        this.updateMessage(replyId, (message) => (message.role === "assistant" && message.model !== modelId ? { ...message, model: modelId } : message));
+        const call = this.options.callSettings?.() ?? {};
+        const instruction = call.instruction?.trim();
         const result = streamText({
-          model: await this.options.model(),
-          system: this.options.system,
+          model,
+          system: instruction ? `${this.options.system}\n\n## The person's instruction for this session\n\n${instruction}` : this.options.system,
+          ...(call.temperature !== undefined ? { temperature: call.temperature } : {}),
           messages: this.toModelMessages().concat(carried ? [{ role: "user", content: this.options.wrapFeedback(carried, "runtime") }] : []),
           abortSignal: signal,
           maxRetries: 0,
@@ -621,6 +711,11 @@ export class Agent {
             finishReason = part.finishReason;
             // Tokens as the API reported them (absent when it reports none).
             this.lifecycle?.usage(part.totalUsage);
+            const { inputTokens, outputTokens } = part.totalUsage ?? {};
+            if (inputTokens !== undefined || outputTokens !== undefined) {
+              const usage = { ...(inputTokens !== undefined ? { inputTokens } : {}), ...(outputTokens !== undefined ? { outputTokens } : {}) };
+              this.updateMessage(replyId, (message) => (message.role === "assistant" ? { ...message, usage } : message));
+            }
           } else if (part.type === "error") {
             throw part.error;
           } else if (part.type === "abort") {
