@@ -14,10 +14,11 @@ import { MountsContext, type MountsContextValue } from "./ui/mounts";
 import { App } from "./ui/App";
 import { SessionController } from "./ui/sessionController";
 import type { Session } from "./store/types";
-import { loadSettings, saveSettings, type Settings } from "./ui/settings";
+import { forgetKey, loadSettings, saveSettings, type Settings } from "./ui/settings";
+import { createAttachmentService } from "./ui/attachmentService";
 import { watchRealmStatus, withoutStartUpErrors, type RealmStatus } from "./ui/realmStatus";
 import { createNetworkBroker } from "./sandbox/capabilities/createNetworkBroker";
-import { FILE_OFFER, FILE_READ, NET_FETCH } from "./wire/capabilities";
+import { FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH } from "./wire/capabilities";
 import { CapabilityController } from "./ui/capabilityController";
 import { CapabilitiesContext } from "./ui/capabilities";
 
@@ -67,15 +68,29 @@ function Root() {
       subscribe: (listener: Parameters<typeof realm.subscribe>[0]) => quiet.subscribe(limitConsoleEvents({ forward: listener })),
       subscribeMounts: (listener: Parameters<typeof realm.subscribeMounts>[0]) => inbox.subscribe(listener),
     });
+    /** The app's settings with the open session's own model and max tokens over them (Session settings → Model). */
+    const effectiveSettings = (): Settings => {
+      const chat = controller.getState().current?.chat;
+      const base = settingsRef.current;
+      return {
+        ...base,
+        ...(chat?.model ? { model: chat.model } : {}),
+        ...(chat?.maxOutputTokens !== undefined ? { maxOutputTokens: chat.maxOutputTokens } : {}),
+      };
+    };
     const makeAgent = (messages: ChatMessage[], session?: Session) =>
       new Agent(
         {
-          model: async () => (await import("./llm/provider")).createLanguageModel(settingsRef.current),
+          model: async () => (await import("./llm/provider")).createLanguageModel(effectiveSettings()),
           system: SYSTEM_PROMPT,
+          callSettings: () => {
+            const chat = controller.getState().current?.chat;
+            return { temperature: chat?.temperature, instruction: chat?.instruction };
+          },
           realm: agentRealm,
           createParser: createProtocolParser,
           describeError: (error) => {
-            const current = settingsRef.current;
+            const current = effectiveSettings();
             return describeLlmError(error, { baseURL: current.baseURL, model: current.model, pageProtocol: location.protocol });
           },
           // Output that follows outside content (a fetched body, a chosen file) is labelled untrusted.
@@ -101,6 +116,10 @@ function Root() {
     realm.provide(NET_FETCH, broker.service);
     realm.provide(FILE_READ, capabilities.fileReadService);
     realm.provide(FILE_OFFER, capabilities.fileOfferService);
+    realm.provide(
+      FILE_ATTACHMENT,
+      createAttachmentService({ messages: () => controller.getState().agent?.getState().messages ?? [], chooser: capabilities.fileChooser }),
+    );
     let openedSession: string | undefined | null = null;
     controller.subscribe(() => {
       const { current } = controller.getState();
@@ -144,6 +163,7 @@ function Root() {
         watcher.current?.refresh();
         restarted.catch(() => watcher.current?.refresh());
       }}
+      onForgetKey={() => setSettings((current) => forgetKey(current))}
       onSaveSettings={(next) => {
         saveSettings(next);
         controller.getState().agent?.setMaxTurns(next.maxTurns);

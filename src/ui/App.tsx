@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import type { Agent, AgentState, Phase } from "../agent/agent";
 import { useAgentState } from "./useAgentState";
 import { Timeline } from "./Timeline";
@@ -12,6 +12,9 @@ import { DEMO_SUGGESTIONS } from "../llm/demoScripts";
 import type { RealmStatus } from "./realmStatus";
 import { answeringModel } from "./modelLabel";
 import { SessionSettingsDialog, useCapabilities } from "./capabilities";
+import { MessageActionsContext, type MessageActions } from "./MessageActions";
+import { SessionModelSettings } from "./SessionModelSettings";
+import type { Attachment } from "../agent/attachments";
 
 const PHASE_WORD: Record<Phase, string> = {
   idle: "Ready",
@@ -45,6 +48,7 @@ function SessionView({
   onRevive,
   realm,
   onRetryRealm,
+  controller,
 }: {
   agent: Agent;
   readOnly: boolean;
@@ -52,6 +56,7 @@ function SessionView({
   onRevive: () => void;
   realm: RealmStatus;
   onRetryRealm: () => void;
+  controller: SessionController;
 }) {
   const state = useAgentState(agent);
   const realmFailed = realm.state === "failed";
@@ -59,12 +64,23 @@ function SessionView({
   // The code waits for the person's answer to an ask in the timeline.
   const capabilities = useCapabilities();
   const waitingForPermission = busy && capabilities.state.asks.length > 0;
-  const onSend = useCallback((text: string) => void agent.send(text), [agent]);
+  const onSend = useCallback((text: string, attachments: Attachment[] = []) => void agent.send(text, attachments), [agent]);
   const onStop = useCallback(() => agent.stop(), [agent]);
+  const actions = useMemo<MessageActions>(
+    () => ({
+      disabled: busy || readOnly,
+      editAndResend: (messageId, text) => void agent.editAndResend(messageId, text),
+      regenerate: (replyId, freshRealm) => void controller.regenerate(replyId, freshRealm),
+      branch: (messageId) => void controller.branchFrom(messageId),
+    }),
+    [agent, controller, busy, readOnly],
+  );
   return (
     <>
       <main className="lm-main">
-        <Timeline messages={state.messages} suggestions={usingDemo && !readOnly ? DEMO_SUGGESTIONS : []} onSuggestion={onSend} />
+        <MessageActionsContext.Provider value={actions}>
+          <Timeline messages={state.messages} suggestions={usingDemo && !readOnly ? DEMO_SUGGESTIONS : []} onSuggestion={onSend} />
+        </MessageActionsContext.Provider>
       </main>
       <footer className="lm-footer">
         <div className="lm-statusbar">
@@ -115,11 +131,13 @@ export function App({
   realmStatus,
   usingDemo,
   onRetryRealm,
+  onForgetKey,
 }: {
   controller: SessionController;
   settings: Settings;
   usingDemo: boolean;
   onSaveSettings: (settings: Settings) => void;
+  onForgetKey?: () => void;
   realmStatus: RealmStatus;
   onRetryRealm: () => void;
 }) {
@@ -274,6 +292,7 @@ export function App({
               onRevive={() => void controller.revive()}
               realm={realmStatus}
               onRetryRealm={onRetryRealm}
+              controller={controller}
             />
           </TokenPriceContext.Provider>
         ) : (
@@ -282,10 +301,21 @@ export function App({
           </main>
         )}
       </div>
-      {sessionSettingsOpen && <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)} />}
+      {sessionSettingsOpen && (
+        <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)}>
+          <SessionModelSettings
+            key={sessions.current?.id}
+            chat={sessions.current?.chat}
+            appModel={settings.model}
+            disabled={sessions.readOnly}
+            onSave={(chat) => controller.updateChat(chat)}
+          />
+        </SessionSettingsDialog>
+      )}
       {settingsOpen && (
         <SettingsDialog
           settings={settings}
+          onForgetKey={onForgetKey}
           onClose={() => setSettingsOpen(false)}
           onSave={(next) => {
             onSaveSettings(next);

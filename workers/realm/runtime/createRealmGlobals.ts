@@ -6,7 +6,7 @@
 import type { HostRequests } from "./createHostRequests";
 import { createModelHabits } from "./createModelHabits";
 import { createRealmFetch } from "./createRealmFetch";
-import { createDownload } from "./createRealmFiles";
+import { createAttachment, createDownload } from "./createRealmFiles";
 import { createSleep } from "./createSleep";
 
 /**
@@ -24,6 +24,8 @@ export function createRealmGlobals(
     fetch: createRealmFetch(requests),
     // Files out: offered in the timeline, saved only on the person's click.
     download: createDownload(requests),
+    // Files the person attached to a message (by name), read like chosen files.
+    attachment: createAttachment(requests),
   };
   // Imports, default exports, ReactDOM, and teaching errors for the browser
   // APIs models reach for (document, alert, localStorage, require).
