@@ -6,6 +6,7 @@ import { limitConsoleEvents } from "./agent/limitConsoleEvents";
 import { createProtocolParser } from "./protocol/parser";
 // Specific modules, not "./llm": the provider (and the AI SDK) load lazily.
 import { describeLlmError } from "./llm/errors";
+import { scrubDescription } from "./llm/scrubSecret";
 import { isDemo } from "./llm/settings";
 import { SYSTEM_PROMPT, wrapFeedback } from "./llm/systemPrompt";
 import { createRealmHost } from "./sandbox";
@@ -91,7 +92,8 @@ function Root() {
           createParser: createProtocolParser,
           describeError: (error) => {
             const current = effectiveSettings();
-            return describeLlmError(error, { baseURL: current.baseURL, model: current.model, pageProtocol: location.protocol });
+            // The key never reaches the timeline, the session store or an export, whatever the server echoed.
+            return scrubDescription(describeLlmError(error, { baseURL: current.baseURL, model: current.model, pageProtocol: location.protocol }), current.apiKey);
           },
           // Output that follows outside content (a fetched body, a chosen file) is labelled untrusted.
           wrapFeedback: (body, source) => wrapFeedback(body, source, { untrusted: capabilities.takeUntrusted() }),

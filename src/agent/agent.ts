@@ -379,6 +379,9 @@ export class Agent {
     if (options.freshRealm) {
       await options.freshRealm();
       await this.revive();
+      // The reset was asked for and the revive restored the state: the model
+      // hears of neither (the person saw both as notices).
+      this.idleOutput = new FeedbackCollector();
     } else {
       this.notice(
         "Regenerating in the current realm: variables, data and mounts the earlier run made are still there. Use “Regenerate in a fresh realm” to start from the session’s state up to this message instead.",

@@ -10,6 +10,7 @@
  * the `Authorization` header; no message here contains it.
  */
 import { redact } from "./errors";
+import { scrubSecret } from "./scrubSecret";
 import { describeSettingsProblem, normalizeBaseURL, type LlmSettings } from "./settings";
 
 export type ConnectionProblem = "settings" | "auth" | "not-found" | "model" | "cors" | "unreachable" | "server";
@@ -39,6 +40,8 @@ export interface ConnectionOptions {
   probe?: (url: string) => Promise<boolean>;
   signal?: AbortSignal;
   pageProtocol?: string;
+  /** Only read the model list (Load models): no request to the model. */
+  listOnly?: boolean;
 }
 
 type Outcome = { kind: "response"; response: Response } | { kind: "failed"; error: unknown };
@@ -112,7 +115,8 @@ async function serverWords(response: Response): Promise<{ message: string; code:
 }
 
 export async function testConnection(settings: LlmSettings, options: ConnectionOptions = {}): Promise<ConnectionReport> {
-  const problem = describeSettingsProblem({ ...settings, provider: "openai" }, options.pageProtocol);
+  // The model name is checked below, against the list (Load models needs none).
+  const problem = describeSettingsProblem({ ...settings, provider: "openai", model: settings.model.trim() || "unset" }, options.pageProtocol);
   if (problem) return { ok: false, problem: "settings", checks: [{ ok: false, text: problem }] };
   const base = normalizeBaseURL(settings.baseURL);
   const host = hostOf(base);
@@ -156,6 +160,10 @@ export async function testConnection(settings: LlmSettings, options: ConnectionO
     checks.push({ ok: true, text: `Reached ${host}; it offers no model list (HTTP ${listStatus}), so type the model name.` });
   }
   const inList = models && model ? models.includes(model) : undefined;
+  if (options.listOnly) {
+    return models ? { ok: true, checks, models } : { ok: false, problem: "not-found", checks: [...checks, { ok: false, text: "This endpoint offers no model list: type the model name." }] };
+  }
+  if (!model) return fail("model", `Enter a model name${models && models.length > 0 ? `, or pick one of the ${models.length} listed` : ""}.`, models);
 
   // 2. One tiny request to the model itself.
   const answered = await call(settings, "chat/completions", { model, messages: [{ role: "user", content: "Reply with OK." }], max_tokens: 1, stream: false }, options);
@@ -167,7 +175,8 @@ export async function testConnection(settings: LlmSettings, options: ConnectionO
     checks.push({ ok: true, text: `The model “${model}” answered.` });
     return { ok: true, checks, ...(models ? { models } : {}) };
   }
-  const words = await serverWords(response);
+  const said = await serverWords(response);
+  const words = { ...said, message: scrubSecret(said.message, settings.apiKey) };
   const status = response.status;
   if (status === 401 || status === 403) return fail("auth", keyRefused(status), models);
   const aboutModel = words.code === "model_not_found" || /model/i.test(words.message) || inList === false;

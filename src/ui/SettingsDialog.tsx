@@ -35,12 +35,12 @@ export function SettingsDialog({
   const loadModels = async () => {
     setReport({ busy: "Loading the model list…" });
     const { testConnection } = await connection();
-    // The same checks as Test connection, so a failure says why the list is missing.
-    const result = await testConnection(endpoint(), { pageProtocol: location.protocol });
+    // The first checks of Test connection, so a failure says why the list is missing.
+    const result = await testConnection(endpoint(), { pageProtocol: location.protocol, listOnly: true });
     if (result.models) {
       setModels(result.models);
       setReport(undefined);
-    } else setReport(result.ok ? { ok: false, checks: [...result.checks, { ok: false, text: "This endpoint offers no model list: type the model name." }] } : result);
+    } else setReport(result);
   };
   // Kept as typed; read (and bounded) on save, so typing "8192" never jumps.
   const [maxTokensText, setMaxTokensText] = useState(settings.maxOutputTokens === undefined ? "" : String(settings.maxOutputTokens));
