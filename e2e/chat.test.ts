@@ -359,7 +359,7 @@ describe("attachments", () => {
     await configureEndpoint(page, mock.url, { apiKey: KEY });
   });
 
-  it("an image (chosen or dropped) reaches the model as an image part, stays with the message after a reload, and travels in the export", async () => {
+  it("an image (chosen, dropped or pasted) reaches the model as an image part, stays with the message after a reload, and travels in the export", async () => {
     await page.locator("#lm-attach").setInputFiles({ name: "dot.png", mimeType: "image/png", buffer: PNG });
     await page.getByRole("list", { name: "Attached files" }).getByText("dot.png").waitFor();
     // A dropped image joins it.
@@ -370,6 +370,14 @@ describe("attachments", () => {
       document.querySelector(".lm-composer")!.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
     }, PNG.toString("base64"));
     await page.getByRole("list", { name: "Attached files" }).getByText("dropped.png").waitFor();
+    // And a pasted one (a screenshot from the clipboard).
+    await page.getByRole("textbox", { name: "Message" }).evaluate((box, base64) => {
+      const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([bytes], "pasted.png", { type: "image/png" }));
+      box.dispatchEvent(new ClipboardEvent("paste", { clipboardData: transfer, bubbles: true, cancelable: true }));
+    }, PNG.toString("base64"));
+    await page.getByRole("list", { name: "Attached files" }).getByText("pasted.png").waitFor();
     mock.enqueue({ chunks: ["A single dot."] });
     await send("What is in these pictures?");
     await waitDone();
@@ -377,6 +385,7 @@ describe("attachments", () => {
     expect(last.role).toBe("user");
     expect(last.content).toEqual([
       { type: "text", text: "What is in these pictures?" },
+      { type: "image_url", image_url: { url: `data:image/png;base64,${PNG.toString("base64")}` } },
       { type: "image_url", image_url: { url: `data:image/png;base64,${PNG.toString("base64")}` } },
       { type: "image_url", image_url: { url: `data:image/png;base64,${PNG.toString("base64")}` } },
     ]);
@@ -391,7 +400,7 @@ describe("attachments", () => {
     for await (const chunk of await (await download).createReadStream()) chunks.push(chunk as Buffer);
     const exported = JSON.parse(Buffer.concat(chunks).toString("utf8"));
     const user = exported.messages.find((message: { role: string }) => message.role === "user");
-    expect(user.attachments.map((item: { name: string }) => item.name)).toEqual(["dot.png", "dropped.png"]);
+    expect(user.attachments.map((item: { name: string }) => item.name)).toEqual(["dot.png", "dropped.png", "pasted.png"]);
     expect(user.attachments[0].data).toBe(PNG.toString("base64"));
   });
 

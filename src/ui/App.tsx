@@ -211,8 +211,8 @@ export function App({
           >
             ⚙
           </button>
-          <span className="lm-model" title={usingDemo ? "Scripted offline model" : `${settings.model} at ${settings.baseURL}`}>
-            {answeringModel(settings).label}
+          <span className="lm-model" title={usingDemo ? "Scripted offline model" : `${sessions.current?.chat?.model ?? settings.model} at ${settings.baseURL}`}>
+            {answeringModel({ ...settings, model: sessions.current?.chat?.model ?? settings.model }).label}
           </span>
           <span
             className={`lm-realm lm-realm--${realmStatus.state}`}
