@@ -83,7 +83,7 @@ export function Composer({
             <ul aria-label="Attached files">
               {attachments.map((attachment, index) => (
                 <li key={index}>
-                  {isImageAttachment(attachment) ? "🖼" : "📄"} {attachment.name} ({formatBytes(attachment.size)}
+                  {attachment.name} ({formatBytes(attachment.size)}
                   {isImageAttachment(attachment) ? ", sent to the model as an image" : ", available to code as attachment(name)"})
                   <button
                     type="button"

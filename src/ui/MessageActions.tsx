@@ -96,7 +96,7 @@ function AttachmentList({ attachments }: { attachments: readonly Attachment[] })
           </li>
         ) : (
           <li key={index} className="lm-attachment__file">
-            📄 {attachment.name} ({formatBytes(attachment.size)})
+            {attachment.name} ({formatBytes(attachment.size)})
           </li>
         ),
       )}
