@@ -391,6 +391,15 @@ describe("attachments", () => {
     ]);
     // Dropping on the composer attached: it did not try to import a session.
     expect(await page.locator(".lm-banner").count()).toBe(0);
+    // An image dropped anywhere else on the window is attached too (only .json files are imported as sessions).
+    await page.evaluate((base64) => {
+      const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([bytes], "elsewhere.png", { type: "image/png" }));
+      document.querySelector(".lm-timeline")!.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }, PNG.toString("base64"));
+    await page.getByRole("list", { name: "Attached files" }).getByText("elsewhere.png").waitFor();
+    expect(await page.locator(".lm-banner").count()).toBe(0);
 
     await page.reload();
     await page.getByRole("img", { name: "dot.png" }).waitFor({ timeout: 30_000 });

@@ -14,6 +14,7 @@ import { answeringModel } from "./modelLabel";
 import { SessionSettingsDialog, useCapabilities } from "./capabilities";
 import { MessageActionsContext, type MessageActions } from "./MessageActions";
 import { SessionModelSettings } from "./SessionModelSettings";
+import { ATTACH_FILES_EVENT } from "./Composer";
 import type { Attachment } from "../agent/attachments";
 
 const PHASE_WORD: Record<Phase, string> = {
@@ -169,7 +170,13 @@ export function App({
       if (!event.dataTransfer?.files.length) return;
       event.preventDefault();
       setDragging(false);
-      void controller.importFrom(event.dataTransfer.files[0]);
+      const files = [...event.dataTransfer.files];
+      // Session files are JSON; anything else (an image, a CSV) is meant for the message being written.
+      if (files.some((file) => !/\.json$/i.test(file.name) && file.type !== "application/json")) {
+        window.dispatchEvent(new CustomEvent<File[]>(ATTACH_FILES_EVENT, { detail: files }));
+        return;
+      }
+      void controller.importFrom(files[0]);
     };
     window.addEventListener("dragover", over);
     window.addEventListener("dragleave", leave);

@@ -1,4 +1,4 @@
-import { useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import { attachmentProblem, formatBytes, isImageAttachment, type Attachment } from "../agent/attachments";
 
 /** The file's bytes as base64 (no `data:` prefix). */
@@ -10,6 +10,9 @@ function readBase64(file: File): Promise<string> {
     reader.readAsDataURL(file);
   });
 }
+
+/** Files dropped elsewhere on the window that are not session files (App.tsx): the composer attaches them. */
+export const ATTACH_FILES_EVENT = "livemark:attach-files";
 
 export function Composer({
   busy,
@@ -51,6 +54,13 @@ export function Composer({
     if (added.length > 0) setAttachments((current) => [...current, ...added]);
     setProblem(problems.length > 0 ? problems.join(" ") : undefined);
   };
+  const attachRef = useRef(attach);
+  attachRef.current = attach;
+  useEffect(() => {
+    const onAttach = (event: Event) => void attachRef.current((event as CustomEvent<File[]>).detail);
+    window.addEventListener(ATTACH_FILES_EVENT, onAttach);
+    return () => window.removeEventListener(ATTACH_FILES_EVENT, onAttach);
+  }, []);
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();

@@ -114,8 +114,26 @@ export function UserMessage({ message }: { message: Extract<ChatMessage, { role:
         <label htmlFor={`lm-edit-${message.id}`} className="lm-visually-hidden">
           Edit message
         </label>
-        <textarea id={`lm-edit-${message.id}`} value={editing} rows={3} onChange={(event) => setEditing(event.target.value)} />
-        <p className="lm-edit-note">Resending replaces this message and everything after it in this session (Branch first to keep them).</p>
+        <textarea
+          id={`lm-edit-${message.id}`}
+          value={editing}
+          rows={3}
+          autoFocus
+          onChange={(event) => setEditing(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === "Escape") {
+              event.preventDefault();
+              setEditing(undefined);
+            } else if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !actions.disabled && (editing.trim() || message.attachments?.length)) {
+              event.preventDefault();
+              actions.editAndResend(message.id, editing);
+              setEditing(undefined);
+            }
+          }}
+        />
+        <p className="lm-edit-note">
+          Resending replaces this message and everything after it in this session (Branch first to keep them). Ctrl+Enter resends, Escape cancels.
+        </p>
         <div className="lm-message-actions">
           <button
             type="button"
