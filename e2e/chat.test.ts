@@ -125,6 +125,7 @@ describe("models and endpoints", () => {
     const session = page.getByRole("dialog", { name: "Session settings" });
     await session.getByLabel("Session model").fill("other-model");
     await session.getByLabel("Temperature").fill("0.3");
+    await session.getByLabel("Max tokens per reply (this session)").fill("512");
     await session.getByLabel("Extra system instruction").fill("Answer like a pirate.");
     await session.getByRole("button", { name: "Save model settings" }).click();
     await session.getByText("Saved: the next reply").waitFor();
@@ -136,6 +137,7 @@ describe("models and endpoints", () => {
     const body = chatRequests()[0].body;
     expect(body.model).toBe("other-model");
     expect(body.temperature).toBe(0.3);
+    expect(body.max_tokens).toBe(512);
     expect(body.messages[0].role).toBe("system");
     expect(body.messages[0].content).toContain("Answer like a pirate.");
     // Kept with the session.
