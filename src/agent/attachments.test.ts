@@ -29,6 +29,7 @@ describe("attachments", () => {
     expect(both[0].text).toContain('"sales.csv"');
     expect(both[0].text).not.toContain("dot.png");
     expect(attachedFilesNote([image])).toBe("");
+    expect(userContent("", [image])).toEqual([{ type: "image", image: image.data, mediaType: "image/png" }]);
   });
 
   it("finds the newest attachment of a name among the person's messages only", () => {

@@ -74,8 +74,9 @@ export function userContent(text: string, attachments: readonly Attachment[] | u
   const images = attachments.filter(isImageAttachment);
   const fullText = note ? `${text}\n\n${note}` : text;
   if (images.length === 0) return fullText;
+  // Images alone (nothing typed): some servers refuse an empty text part.
   return [
-    { type: "text", text: fullText },
+    ...(fullText.trim() ? [{ type: "text" as const, text: fullText }] : []),
     ...images.map((image) => ({ type: "image" as const, image: image.data, mediaType: image.mediaType })),
   ];
 }
