@@ -244,3 +244,31 @@ describe("errors from the mock, as describeLlmError maps them", () => {
     expect(described).toMatchObject({ code: "network", retryable: true });
   });
 });
+
+describe("modes for the chat basics (e2e/chat.test.ts)", () => {
+  it("lists the given models, refuses a wrong key with 401, answers an unknown model with 404, reports the given usage", async () => {
+    const strict = await startMockLlm({ models: ["a-model", "b-model"], knownModels: ["a-model"], requireKey: "right-key" });
+    try {
+      const listed = await (await fetch(`${strict.url}/models`, { headers: { authorization: "Bearer right-key" } })).json();
+      expect(listed.data.map((item: { id: string }) => item.id)).toEqual(["a-model", "b-model"]);
+      const refused = await fetch(`${strict.url}/models`, { headers: { authorization: "Bearer wrong-key" } });
+      expect(refused.status).toBe(401);
+      expect((await refused.json()).error.code).toBe("invalid_api_key");
+      const chat = (model: string) =>
+        fetch(`${strict.url}/chat/completions`, {
+          method: "POST",
+          headers: { authorization: "Bearer right-key", "content-type": "application/json" },
+          body: JSON.stringify({ model, messages: [{ role: "user", content: "hi" }] }),
+        });
+      const unknown = await chat("b-model");
+      expect(unknown.status).toBe(404);
+      expect((await unknown.json()).error.code).toBe("model_not_found");
+      strict.enqueue({ chunks: ["Hello"], usage: { prompt: 1234, completion: 56 } });
+      const answered = await (await chat("a-model")).json();
+      expect(answered.usage).toEqual({ prompt_tokens: 1234, completion_tokens: 56, total_tokens: 1290 });
+      expect(strict.requests.at(-1)?.body.messages).toEqual([{ role: "user", content: "hi" }]);
+    } finally {
+      await strict.close();
+    }
+  });
+});

@@ -37,6 +37,8 @@ export type MockTurn =
       dropAfter?: boolean;
       /** `finish_reason` of the last chunk (default `"stop"`). */
       finishReason?: "stop" | "length" | "content_filter";
+      /** Token counts to report (default: estimated from the request and reply lengths). */
+      usage?: { prompt: number; completion: number };
     }
   | {
       status: 400 | 401 | 403 | 404 | 408 | 413 | 429 | 500 | 502 | 503;
@@ -65,6 +67,14 @@ export interface MockLlmOptions {
   turns?: MockTurn[];
   /** The model listed by `GET /v1/models` (default `"mock-model"`). */
   model?: string;
+  /** Every model `GET /v1/models` lists (default `[model]`). */
+  models?: string[];
+  /** `GET /v1/models` answers 404, like servers that offer no list. */
+  noModelList?: boolean;
+  /** Requests without `Authorization: Bearer <requireKey>` get a 401 (a refused key). */
+  requireKey?: string;
+  /** Chat requests for a model not listed here get a 404 `model_not_found` (an unknown model name). */
+  knownModels?: string[];
 }
 
 export interface MockLlm {
@@ -113,7 +123,7 @@ const ERROR_BODIES: Record<number, { message: string; type: string; code: string
 
 export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLlm> {
   const cors = options.cors ?? true;
-  const listedModel = options.model ?? "mock-model";
+  const listedModels = options.models ?? [options.model ?? "mock-model"];
   const queue: MockTurn[] = [...(options.turns ?? [])];
   const requests: RecordedRequest[] = [];
   const preflights: RecordedRequest[] = [];
@@ -166,8 +176,18 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
     requests.push(record);
     const pathname = path.split("?")[0];
     try {
-      if (method === "GET" && pathname === "/v1/models") {
-        sendJson(response, 200, { object: "list", data: [{ id: listedModel, object: "model", created: 0, owned_by: "mock" }] }, corsHeaders(request));
+      const requestedModel = typeof (record.body as { model?: unknown } | undefined)?.model === "string" ? (record.body as { model: string }).model : "";
+      if (options.requireKey !== undefined && header(request, "authorization") !== `Bearer ${options.requireKey}`) {
+        // Like OpenAI: the refused key is echoed, partly (the app must never pass it on).
+        const given = (header(request, "authorization") ?? "").replace(/^Bearer /, "");
+        sendJson(response, 401, openAiError(`Incorrect API key provided: ${given}. You can find your API key in your account settings.`, "invalid_request_error", "invalid_api_key"), corsHeaders(request));
+        if (method === "POST") notify();
+      } else if (method === "GET" && pathname === "/v1/models") {
+        if (options.noModelList) sendJson(response, 404, openAiError("Not found.", "invalid_request_error", "unknown_url"), corsHeaders(request));
+        else sendJson(response, 200, { object: "list", data: listedModels.map((id) => ({ id, object: "model", created: 0, owned_by: "mock" })) }, corsHeaders(request));
+      } else if (method === "POST" && pathname === "/v1/chat/completions" && options.knownModels && !options.knownModels.includes(requestedModel)) {
+        sendJson(response, 404, openAiError(`The model \`${requestedModel}\` does not exist or you do not have access to it.`, "invalid_request_error", "model_not_found"), corsHeaders(request));
+        notify();
       } else if (method === "POST" && pathname === "/v1/chat/completions") {
         const turn = queue.shift();
         if (turn === undefined) record.unqueued = true;
@@ -284,7 +304,7 @@ async function serveTurn(
       created,
       model,
       choices: [{ index: 0, message: { role: "assistant", content, ...(reasoning ? { reasoning_content: reasoning } : {}) }, finish_reason: finishReason }],
-      usage: usage(body, content),
+      usage: usage(body, content, turn.usage),
     }, cors);
     return;
   }
@@ -331,7 +351,7 @@ async function serveTurn(
   }
   send(chunk({}, finishReason));
   if (body?.stream_options?.include_usage) {
-    send({ id: completionId, object: "chat.completion.chunk", created, model, choices: [], usage: usage(body, content) });
+    send({ id: completionId, object: "chat.completion.chunk", created, model, choices: [], usage: usage(body, content, turn.usage) });
   }
   send("[DONE]");
   response.end();
@@ -342,9 +362,9 @@ function hold(chunk: Exclude<MockChunk, string | { reasoning: string }>): Promis
   return chunk.waitFor.catch(() => undefined);
 }
 
-function usage(body: any, content: string) {
-  const prompt = Math.ceil(JSON.stringify(body?.messages ?? []).length / 4);
-  const completion = Math.ceil(content.length / 4);
+function usage(body: any, content: string, given?: { prompt: number; completion: number }) {
+  const prompt = given?.prompt ?? Math.ceil(JSON.stringify(body?.messages ?? []).length / 4);
+  const completion = given?.completion ?? Math.ceil(content.length / 4);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 

@@ -6,6 +6,7 @@ import { limitConsoleEvents } from "./agent/limitConsoleEvents";
 import { createProtocolParser } from "./protocol/parser";
 // Specific modules, not "./llm": the provider (and the AI SDK) load lazily.
 import { describeLlmError } from "./llm/errors";
+import { scrubDescription } from "./llm/scrubSecret";
 import { isDemo } from "./llm/settings";
 import { SYSTEM_PROMPT, toolsPrompt, wrapFeedback } from "./llm/systemPrompt";
 import { createRealmHost } from "./sandbox";
@@ -14,10 +15,11 @@ import { MountsContext, type MountsContextValue } from "./ui/mounts";
 import { App } from "./ui/App";
 import { SessionController } from "./ui/sessionController";
 import type { Session } from "./store/types";
-import { loadSettings, saveSettings, type Settings } from "./ui/settings";
+import { forgetKey, loadSettings, saveSettings, type Settings } from "./ui/settings";
+import { createAttachmentService } from "./ui/attachmentService";
 import { watchRealmStatus, withoutStartUpErrors, type RealmStatus } from "./ui/realmStatus";
 import { createNetworkBroker } from "./sandbox/capabilities/createNetworkBroker";
-import { FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL } from "./wire/capabilities";
+import { FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL } from "./wire/capabilities";
 import { createToolBroker } from "./sandbox/capabilities/createToolBroker";
 import { CapabilityController } from "./ui/capabilityController";
 import { CapabilitiesContext } from "./ui/capabilities";
@@ -68,21 +70,36 @@ function Root() {
       subscribe: (listener: Parameters<typeof realm.subscribe>[0]) => quiet.subscribe(limitConsoleEvents({ forward: listener })),
       subscribeMounts: (listener: Parameters<typeof realm.subscribeMounts>[0]) => inbox.subscribe(listener),
     });
+    /** The app's settings with the open session's own model and max tokens over them (Session settings → Model). */
+    const effectiveSettings = (): Settings => {
+      const chat = controller.getState().current?.chat;
+      const base = settingsRef.current;
+      return {
+        ...base,
+        ...(chat?.model ? { model: chat.model } : {}),
+        ...(chat?.maxOutputTokens !== undefined ? { maxOutputTokens: chat.maxOutputTokens } : {}),
+      };
+    };
     const makeAgent = (messages: ChatMessage[], session?: Session) =>
       new Agent(
         {
           model: async () =>
-            (await import("./llm/provider")).createLanguageModel(settingsRef.current, {
+            (await import("./llm/provider")).createLanguageModel(effectiveSettings(), {
               // The demo's tools script brings the page's built-in demo MCP server.
               demo: { prepare: (script) => (script.usesDemoTools ? capabilities.addDemoServer() : undefined) },
             }),
           // Read at each turn: the connected MCP tools are listed after the base prompt.
           system: () => SYSTEM_PROMPT + toolsPrompt(capabilities.toolDescriptors()),
+          callSettings: () => {
+            const chat = controller.getState().current?.chat;
+            return { temperature: chat?.temperature, instruction: chat?.instruction };
+          },
           realm: agentRealm,
           createParser: createProtocolParser,
           describeError: (error) => {
-            const current = settingsRef.current;
-            return describeLlmError(error, { baseURL: current.baseURL, model: current.model, pageProtocol: location.protocol });
+            const current = effectiveSettings();
+            // The key never reaches the timeline, the session store or an export, whatever the server echoed.
+            return scrubDescription(describeLlmError(error, { baseURL: current.baseURL, model: current.model, pageProtocol: location.protocol }), current.apiKey);
           },
           // Output that follows outside content (a fetched body, a chosen file) is labelled untrusted.
           wrapFeedback: (body, source) => wrapFeedback(body, source, { untrusted: capabilities.takeUntrusted() }),
@@ -130,6 +147,10 @@ function Root() {
       void capabilities.resumeSignIn(search);
     }
     realm.provide(TOOL_CALL, toolBroker.service);
+    realm.provide(
+      FILE_ATTACHMENT,
+      createAttachmentService({ messages: () => controller.getState().agent?.getState().messages ?? [], chooser: capabilities.fileChooser }),
+    );
     let openedSession: string | undefined | null = null;
     controller.subscribe(() => {
       const { current } = controller.getState();
@@ -174,6 +195,7 @@ function Root() {
         watcher.current?.refresh();
         restarted.catch(() => watcher.current?.refresh());
       }}
+      onForgetKey={() => setSettings((current) => forgetKey(current))}
       onSaveSettings={(next) => {
         saveSettings(next);
         controller.getState().agent?.setMaxTurns(next.maxTurns);

@@ -442,3 +442,110 @@ describe("Agent and imported sessions", () => {
     expect(JSON.stringify(prompts[0])).not.toContain("untrusted");
   });
 });
+
+describe("message actions", () => {
+  type Prompt = { role: string; content: string | { type: string; text?: string; mediaType?: string; data?: unknown }[] }[];
+  const texts = (prompt: unknown, role = "user") =>
+    (prompt as Prompt)
+      .filter((message) => message.role === role)
+      .map((message) => (typeof message.content === "string" ? message.content : message.content.map((part) => part.text ?? `[${part.type} ${part.mediaType}]`).join("")));
+
+  it("edit and resend replaces the message and everything after it; the model hears only the edited history", async () => {
+    const { model, prompts } = scriptedModel(["Answer one.", "Answer two.", "Edited answer."]);
+    const agent = makeAgent(model, new FakeRealm());
+    await agent.send("first");
+    await agent.send("second");
+    const first = agent.getState().messages[0];
+    expect(await agent.editAndResend(first.id, "  edited  ")).toBe(true);
+    const messages = agent.getState().messages;
+    expect(messages.map((message) => `${message.role}:${message.text}`)).toEqual(["user:edited", "assistant:Edited answer."]);
+    expect(messages[0].id).not.toBe(first.id);
+    expect(texts(prompts[2])).toEqual(["edited"]);
+    expect(texts(prompts[2], "assistant")).toEqual([]);
+    // Only the person's messages can be edited, and not to nothing.
+    expect(await agent.editAndResend(messages[1].id, "x")).toBe(false);
+    expect(await agent.editAndResend(messages[0].id, "   ")).toBe(false);
+  });
+
+  it("regenerate drops the whole interaction (replies, runtime output) and says it runs in the current realm", async () => {
+    const { model, prompts } = scriptedModel([
+      `${fence}tsx agent.run\nconsole.log("ran")\n${fence}\n`,
+      "First done.",
+      `${fence}tsx agent.run\nconsole.log("ran again")\n${fence}\n`,
+      "Second done.",
+    ]);
+    const realm = new FakeRealm();
+    const agent = makeAgent(model, realm);
+    await agent.send("go");
+    expect(agent.getState().messages.map((message) => message.role)).toEqual(["user", "assistant", "feedback", "assistant"]);
+    const lastReply = agent.getState().messages[3];
+    expect(await agent.regenerate(lastReply.id)).toBe(true);
+    const messages = agent.getState().messages;
+    expect(messages.map((message) => message.role)).toEqual(["user", "notice", "assistant", "feedback", "assistant"]);
+    expect(messages[1].text).toMatch(/^Regenerating in the current realm/);
+    expect(messages.at(-1)!.text).toBe("Second done.");
+    expect(texts(prompts[2])).toEqual(["go"]);
+    expect(realm.calls.filter((call) => call === "begin")).toHaveLength(4);
+  });
+
+  it("regenerate in a fresh realm resets it, revives the code before the interaction, and runs without the old interaction", async () => {
+    const { model, prompts } = scriptedModel([
+      `${fence}tsx agent.run\nconsole.log("setup")\n${fence}\n`,
+      "Set up.",
+      `${fence}tsx agent.run\nconsole.log("work")\n${fence}\n`,
+      "Worked.",
+      "Worked again.",
+    ]);
+    const realm = new FakeRealm();
+    const agent = makeAgent(model, realm);
+    await agent.send("set up");
+    await agent.send("work");
+    const reply = agent.getState().messages.findLast((message) => message.role === "assistant" && message.text.includes("work"))!;
+    const order: string[] = [];
+    realm.calls.length = 0;
+    await agent.regenerate(reply.id, { freshRealm: async () => void order.push(`reset after ${realm.calls.length} calls`) });
+    expect(order).toEqual(["reset after 0 calls"]);
+    // Revive re-ran the first interaction's code block only (then the new reply's code ran).
+    expect(realm.calls.slice(0, 4)).toEqual(["begin", "open 0@2", "end 0", "flush"]);
+    // Two replies revived (one with code), one new one: the dropped interaction's replies were not revived.
+    expect(realm.calls.filter((call) => call === "begin")).toHaveLength(3);
+    const messages = agent.getState().messages;
+    expect(messages.some((message) => message.role === "notice" && message.text.startsWith("Revived: re-ran 1 block"))).toBe(true);
+    expect(texts(prompts.at(-1))).toEqual(["set up", expect.stringContaining("setup"), "work"]);
+    expect(messages.filter((message) => message.role === "assistant").map((message) => message.text).at(-1)).toBe("Worked again.");
+  });
+
+  it("each reply records its model and the tokens the API reported", async () => {
+    const { model } = scriptedModel(["Hello."]);
+    const agent = makeAgent(model, new FakeRealm());
+    await agent.send("hi");
+    const reply = agent.getState().messages[1];
+    expect(reply.role === "assistant" && { model: reply.model, usage: reply.usage }).toEqual({ model: "mock-model-id", usage: { inputTokens: 1, outputTokens: 1 } });
+  });
+
+  it("sends attached images as image parts and the session's temperature and instruction with the call", async () => {
+    const calls: { temperature?: number; prompt: unknown }[] = [];
+    const model = new MockLanguageModelV3({
+      doStream: async (options) => {
+        calls.push({ temperature: options.temperature, prompt: options.prompt });
+        return { stream: streamOf("Seen.") };
+      },
+    });
+    const agent = new Agent({
+      model: () => model,
+      system: "SYSTEM",
+      callSettings: () => ({ temperature: 0.2, instruction: "Be brief." }),
+      realm: new FakeRealm(),
+      createParser: createProtocolParser,
+      describeError: () => ({ code: "unknown", message: "x", retryable: false }),
+      wrapFeedback: (body) => body,
+    });
+    await agent.send("What is this?", [{ name: "dot.png", mediaType: "image/png", size: 3, data: "AAAA" }]);
+    expect(calls[0].temperature).toBe(0.2);
+    const prompt = calls[0].prompt as Prompt;
+    expect(prompt[0]).toMatchObject({ role: "system", content: expect.stringMatching(/^SYSTEM\n\n.*\n\nBe brief\.$/s) });
+    expect(prompt[1].content).toMatchObject([{ type: "text", text: "What is this?" }, { type: "file", mediaType: "image/png" }]);
+    const saved = agent.getState().messages[0];
+    expect(saved.role === "user" && saved.attachments?.map((item) => item.name)).toEqual(["dot.png"]);
+  });
+});

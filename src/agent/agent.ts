@@ -10,6 +10,7 @@ import { ProviderReasoning, answerForModel, stampThinking } from "./thinking";
 import { applyExecEvent, applyProtocolEvent, emptyReply, runningStatement, type ProviderThinkingStart, type ReplyView } from "./reply";
 import { createBlockRouter, replayBlock } from "./routeBlocks";
 import type { AgentReportMessage, ChannelFields, ExternalRun } from "./externalAgentTypes";
+import { userContent, type Attachment } from "./attachments";
 
 /**
  * The interaction loop (DESIGN.md §1): stream a reply, route its code and data
@@ -46,7 +47,7 @@ export interface LlmErrorInfo {
 export type ReplyState = "streaming" | "done" | "interrupted" | "stopped" | "error";
 
 export type ChatMessage =
-  | ({ id: string; role: "user"; text: string; createdAt: number } & ChannelFields)
+  | ({ id: string; role: "user"; text: string; createdAt: number; attachments?: Attachment[] } & ChannelFields)
   | {
       id: string;
       role: "assistant";
@@ -55,6 +56,10 @@ export type ChatMessage =
       state: ReplyState;
       error?: LlmErrorInfo;
       createdAt: number;
+      /** The model that wrote this reply (its id as the provider names it). */
+      model?: string;
+      /** Tokens of this call as the API reported them (absent when it reported none). */
+      usage?: { inputTokens?: number; outputTokens?: number };
       /** On the last reply of an interaction: what the interaction went through and did. */
       summary?: InteractionSummary;
       /** Written by an invited agent (its label), not by the session's model. */
@@ -78,11 +83,20 @@ export interface AgentState {
   canContinue: boolean;
 }
 
+/** Per-call settings of the open session (Session settings → Model). */
+export interface CallSettings {
+  temperature?: number;
+  /** The person's extra system instruction, appended to the system prompt. */
+  instruction?: string;
+}
+
 export interface AgentOptions {
   /** The model for the next call; may load lazily (the SDK is not in the initial bundle). */
   model: () => LanguageModel | Promise<LanguageModel>;
   /** The system prompt, or a function read at each call (it lists the session's connected tools). */
   system: string | (() => string);
+  /** Read at every call: the session's temperature and extra instruction. */
+  callSettings?: () => CallSettings;
   realm: RealmPort;
   createParser: () => ProtocolParser;
   describeError: (error: unknown) => LlmErrorInfo;
@@ -131,7 +145,8 @@ export class Agent {
   private state: AgentState;
   private readonly listeners = new Set<(state: AgentState) => void>();
   private controller: AbortController | undefined;
-  private readonly options: Required<Omit<AgentOptions, "maxTurns" | "maxRetries" | "isImported">> & Pick<AgentOptions, "isImported"> & { maxTurns: number; maxRetries: number };
+  private readonly options: Required<Omit<AgentOptions, "maxTurns" | "maxRetries" | "isImported" | "callSettings">> &
+    Pick<AgentOptions, "isImported" | "callSettings"> & { maxTurns: number; maxRetries: number };
   /** Realm output that arrived while no interaction ran (timers): waits for the next turn. */
   private idleOutput = new FeedbackCollector();
   private currentReplyId: string | undefined;
@@ -303,11 +318,17 @@ export class Agent {
     this.push({ id: this.options.newId(), role: "notice", text, level, createdAt: this.options.now() });
   }
 
-  /** The person sends a message. Ignored while an interaction runs. */
-  async send(text: string): Promise<void> {
+  /** The person sends a message (with files, maybe). Ignored while an interaction runs. */
+  async send(text: string, attachments: readonly Attachment[] = []): Promise<void> {
     const trimmed = text.trim();
-    if (!trimmed || this.busy) return;
-    this.push({ id: this.options.newId(), role: "user", text: trimmed, createdAt: this.options.now() });
+    if ((!trimmed && attachments.length === 0) || this.busy) return;
+    this.push({
+      id: this.options.newId(),
+      role: "user",
+      text: trimmed,
+      createdAt: this.options.now(),
+      ...(attachments.length > 0 ? { attachments: [...attachments] } : {}),
+    });
     await this.interact();
   }
 
@@ -332,6 +353,72 @@ export class Agent {
     const run: ExternalRun = { kind: "ran", state: "error", feedback: "", replyId: undefined };
     await this.interact({ model, run, by });
     return run;
+  }
+
+  /**
+   * Edit and resend: the person's message `messageId` is replaced by `text`
+   * (keeping its attachments) and everything after it is dropped; the earlier
+   * branch is not kept (Branch first to keep it). The new interaction runs in
+   * the current realm.
+   */
+  async editAndResend(messageId: string, text: string): Promise<boolean> {
+    const trimmed = text.trim();
+    const index = this.state.messages.findIndex((message) => message.id === messageId);
+    const original = this.state.messages[index];
+    if (this.busy || index < 0 || original.role !== "user" || (!trimmed && !original.attachments?.length)) return false;
+    this.setState({
+      messages: [
+        ...this.state.messages.slice(0, index),
+        { ...original, id: this.options.newId(), text: trimmed, createdAt: this.options.now() },
+      ],
+      canContinue: false,
+    });
+    this.interruptedFeedback = "";
+    await this.interact();
+    return true;
+  }
+
+  /**
+   * The index of the message that started the interaction `replyId` belongs
+   * to (the person's message or UI event before it), or -1.
+   */
+  private interactionStart(replyId: string): number {
+    const index = this.state.messages.findIndex((message) => message.id === replyId);
+    if (index < 0 || this.state.messages[index].role !== "assistant") return -1;
+    for (let at = index - 1; at >= 0; at -= 1) {
+      const message = this.state.messages[at];
+      if (message.role === "user" || (message.role === "feedback" && message.source === "ui-event")) return at;
+    }
+    return -1;
+  }
+
+  /**
+   * Regenerate: drop the interaction that produced `replyId` (its replies,
+   * runtime output and notices) and ask the model again from the message
+   * that started it. Without `freshRealm` the new run happens in the current
+   * realm, whose state the earlier run changed (a notice says so); with it,
+   * the realm is replaced (`freshRealm` resets it) and the session's code up
+   * to that point is revived first, so the new run starts from that state.
+   */
+  async regenerate(replyId: string, options: { freshRealm?: () => Promise<void> } = {}): Promise<boolean> {
+    const start = this.interactionStart(replyId);
+    if (this.busy || start < 0) return false;
+    this.setState({ messages: this.state.messages.slice(0, start + 1), canContinue: false });
+    this.interruptedFeedback = "";
+    if (options.freshRealm) {
+      await options.freshRealm();
+      await this.revive();
+      // The reset was asked for and the revive restored the state: the model
+      // hears of neither (the person saw both as notices).
+      this.idleOutput = new FeedbackCollector();
+    } else {
+      this.notice(
+        "Regenerating in the current realm: variables, data and mounts the earlier run made are still there. Use “Regenerate in a fresh realm” to start from the session’s state up to this message instead.",
+        "info",
+      );
+    }
+    await this.interact();
+    return true;
   }
 
   /** Resume after a reply was cut mid-stream. */
@@ -489,7 +576,7 @@ export class Agent {
       }
       switch (message.role) {
         case "user":
-          messages.push({ role: "user", content: message.text });
+          messages.push({ role: "user", content: userContent(message.text, message.attachments) } as ModelMessage);
           break;
         case "assistant":
           // Thinking is never sent back (providers ask for that); an all-thinking reply sends nothing.
@@ -638,9 +725,16 @@ export class Agent {
       try {
         // Loaded on first use: keeps the AI SDK out of the app's initial JavaScript.
         const { streamText } = await import("ai");
+        const model = source ?? (await this.options.model());
+        const modelId = typeof model === "string" ? model : model.modelId;
+        this.updateMessage(replyId, (message) => (message.role === "assistant" && message.model !== modelId ? { ...message, model: modelId } : message));
+        const call = this.options.callSettings?.() ?? {};
+        const instruction = call.instruction?.trim();
+        const baseSystem = typeof this.options.system === "function" ? this.options.system() : this.options.system;
         const result = streamText({
-          model: source ?? (await this.options.model()),
-          system: typeof this.options.system === "function" ? this.options.system() : this.options.system,
+          model,
+          system: instruction ? `${baseSystem}\n\n## The person's instruction for this session\n\n${instruction}` : baseSystem,
+          ...(call.temperature !== undefined ? { temperature: call.temperature } : {}),
           // Another source brings its own text: it reads no history (and the SDK wants one message).
           messages: source
             ? [{ role: "user", content: "(reply from another source)" }]
@@ -664,6 +758,11 @@ export class Agent {
             finishReason = part.finishReason;
             // Tokens as the API reported them (absent when it reports none).
             this.lifecycle?.usage(part.totalUsage);
+            const { inputTokens, outputTokens } = part.totalUsage ?? {};
+            if (inputTokens !== undefined || outputTokens !== undefined) {
+              const usage = { ...(inputTokens !== undefined ? { inputTokens } : {}), ...(outputTokens !== undefined ? { outputTokens } : {}) };
+              this.updateMessage(replyId, (message) => (message.role === "assistant" ? { ...message, usage } : message));
+            }
           } else if (part.type === "error") {
             throw part.error;
           } else if (part.type === "abort") {

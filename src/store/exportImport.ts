@@ -57,6 +57,7 @@ function exportedSession(session: Session): ExportedSession {
     },
   };
   if (session.importedAt !== undefined) exported.importedAt = session.importedAt;
+  if (session.chat) exported.chat = { ...session.chat };
   return exported;
 }
 
@@ -210,6 +211,7 @@ async function writeImport(store: Store, bodies: SessionBody[]): Promise<{ sessi
         updatedAt: body.session.updatedAt,
         origin: "imported",
         settings: { network: DEFAULT_SESSION_SETTINGS.network, allowedHosts: [] },
+        ...(body.session.chat ? { chat: { ...body.session.chat } } : {}),
         importedAt: now,
       });
       imported.push({ id: sessionId, originalId, title: body.session.title, remapped });

@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { ChatMessage } from "../agent/agent";
 import { formatPath, parseJsonSafely, type ImportProblem, type JsonLimits, IMPORT_LIMITS, type PathSegment } from "./safeJson";
 import { REPORT_KINDS, reportSummarySchema } from "../../bridge/wire";
-import { MAX_TITLE_LENGTH, type AuditEntry, type GrantRecord, type SessionOrigin, type SessionSettings } from "./types";
+import { MAX_TITLE_LENGTH, type AuditEntry, type GrantRecord, type SessionChatSettings, type SessionOrigin, type SessionSettings } from "./types";
+import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from "../agent/attachments";
 
 /**
  * The export format and its validator. Pure: text in, a typed document or a
@@ -30,6 +31,7 @@ export interface ExportedSession {
   origin: SessionOrigin;
   settings: SessionSettings;
   importedAt?: number;
+  chat?: SessionChatSettings;
 }
 
 export interface ExportedMount {
@@ -147,12 +149,21 @@ const reply = z.looseObject({
   notices: z.array(text(MAX_SHORT)).max(100_000),
 });
 
+/** A file the person attached to a message (src/agent/attachments.ts): base64 within the size cap. */
+const attachment = z.strictObject({
+  name: text(255),
+  mediaType: z.string().max(255),
+  size: z.number().int().min(0).max(MAX_ATTACHMENT_BYTES),
+  data: z.string().max(Math.ceil(MAX_ATTACHMENT_BYTES / 3) * 4).regex(/^[A-Za-z0-9+/]*={0,2}$/, "base64"),
+});
+
 const message = z.discriminatedUnion("role", [
   z.looseObject({
     id,
     role: z.literal("user"),
     text: text(),
     createdAt: timestamp,
+    attachments: z.array(attachment).max(MAX_ATTACHMENTS).optional(),
     // Sent to an invited agent (src/agent/externalAgentTypes.ts); absent in older files.
     to: z.literal("agent").optional(),
     commandId: id.optional(),
@@ -211,6 +222,15 @@ const session = z.strictObject({
     readOnlyToolServers: z.array(text(100)).max(100).optional(),
   }),
   importedAt: timestamp.optional(),
+  // The session's model settings (Session settings → Model); never a key or an endpoint.
+  chat: z
+    .strictObject({
+      model: text(200).optional(),
+      temperature: z.number().min(0).max(2).optional(),
+      maxOutputTokens: z.number().int().min(1).max(1_000_000).optional(),
+      instruction: text(20_000).optional(),
+    })
+    .optional(),
 });
 
 const mount = z.strictObject({

@@ -12,6 +12,7 @@ import {
   type MountSnapshot,
   type SearchTextRecord,
   type Session,
+  type SessionChatSettings,
   type SessionSettings,
 } from "./types";
 
@@ -49,6 +50,7 @@ const byActivity = (a: Session, b: Session) =>
 export interface NewSession {
   title?: string;
   settings?: Partial<SessionSettings>;
+  chat?: SessionChatSettings;
 }
 
 export async function createSession(store: Store, init: NewSession = {}): Promise<Session> {
@@ -63,6 +65,7 @@ export async function createSession(store: Store, init: NewSession = {}): Promis
       network: init.settings?.network ?? DEFAULT_SESSION_SETTINGS.network,
       allowedHosts: [...(init.settings?.allowedHosts ?? DEFAULT_SESSION_SETTINGS.allowedHosts)],
     },
+    ...(init.chat && Object.keys(init.chat).length > 0 ? { chat: { ...init.chat } } : {}),
   };
   await guard(() => store.db.sessions.add(session));
   return session;
@@ -111,6 +114,16 @@ export function updateSessionSettings(store: Store, id: string, settings: Sessio
       ...(settings.strict ? { strict: true } : {}),
       ...(settings.readOnlyToolServers?.length ? { readOnlyToolServers: [...settings.readOnlyToolServers] } : {}),
     };
+    session.updatedAt = store.now();
+  });
+}
+
+/** The session's model settings; an empty object clears them (the app's Settings apply). */
+export function updateSessionChat(store: Store, id: string, chat: SessionChatSettings): Promise<Session> {
+  return modifySession(store, id, (session) => {
+    const kept = Object.fromEntries(Object.entries(chat).filter(([, value]) => value !== undefined && value !== "")) as SessionChatSettings;
+    if (Object.keys(kept).length > 0) session.chat = kept;
+    else delete session.chat;
     session.updatedAt = store.now();
   });
 }
@@ -258,6 +271,54 @@ export async function saveMounts(store: Store, sessionId: string, mounts: readon
 
 export async function removeMounts(store: Store, sessionId: string, mountIds: readonly string[]): Promise<void> {
   await guard(() => store.db.mounts.bulkDelete(mountIds.map((mountId) => [sessionId, mountId] as [string, string])));
+}
+
+/**
+ * Delete messages of a session (edit and resend, regenerate replace what
+ * followed), with their search rows and the snapshots of their mounts.
+ */
+export async function removeMessages(store: Store, sessionId: string, messageIds: readonly string[]): Promise<void> {
+  if (messageIds.length === 0) return;
+  const { db } = store;
+  const ids = new Set(messageIds);
+  await guard(() =>
+    db.transaction("rw", [db.messages, db.mounts, db.searchText], async () => {
+      await db.messages.bulkDelete(messageIds.map((id) => [sessionId, id] as [string, string]));
+      await db.searchText.bulkDelete(messageIds.map((id) => [sessionId, id] as [string, string]));
+      await db.mounts.where("sessionId").equals(sessionId).filter((mount) => ids.has(mount.messageId)).delete();
+    }),
+  );
+}
+
+/**
+ * Branch: a new session holding `messages` (copies, the source's messages
+ * up to the chosen one) with the source's model settings and the snapshots
+ * of those messages' mounts. Rights do not travel: capability settings
+ * start at the defaults.
+ */
+export async function branchSession(
+  store: Store,
+  source: Session,
+  messages: readonly ChatMessage[],
+  mounts: readonly { mountId: string; messageId: string; snapshot: unknown }[],
+): Promise<Session> {
+  const session = await createSession(store, { title: `Branch of ${source.title}`, ...(source.chat ? { chat: source.chat } : {}) });
+  const kept = new Set(messages.map((message) => message.id));
+  // Mount ids stay unique across sessions (as on import): the copies get new ones.
+  const renamed = new Map<string, string>();
+  for (const mount of mounts) if (kept.has(mount.messageId)) renamed.set(mount.mountId, store.newId());
+  const copies = messages.map((message): ChatMessage =>
+    message.role === "assistant" && message.reply.mounts?.length
+      ? { ...message, reply: { ...message.reply, mounts: message.reply.mounts.map((mount) => ({ ...mount, mountId: renamed.get(mount.mountId) ?? mount.mountId })) } }
+      : { ...message },
+  );
+  await writeSessionChanges(store, session.id, {
+    messages: copies,
+    mounts: mounts
+      .filter((mount) => renamed.has(mount.mountId))
+      .map((mount) => ({ mountId: renamed.get(mount.mountId)!, messageId: mount.messageId, snapshot: mount.snapshot })),
+  });
+  return session;
 }
 
 export interface SearchHit {

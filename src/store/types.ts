@@ -26,6 +26,19 @@ export const DEFAULT_SESSION_SETTINGS: Readonly<SessionSettings> = Object.freeze
   allowedHosts: Object.freeze([]) as unknown as string[],
 });
 
+/**
+ * The session's own model settings (Session settings → Model); each absent
+ * field falls back to the app's Settings. Exported with the session: no key,
+ * no endpoint, only what shapes the replies.
+ */
+export interface SessionChatSettings {
+  model?: string;
+  temperature?: number;
+  maxOutputTokens?: number;
+  /** An extra system instruction for this session. */
+  instruction?: string;
+}
+
 export const DEFAULT_TITLE = "New session";
 export const MAX_TITLE_LENGTH = 200;
 
@@ -37,6 +50,8 @@ export interface Session {
   updatedAt: number;
   origin: SessionOrigin;
   settings: SessionSettings;
+  /** Model, temperature, max tokens, instruction for this session (absent: the app's Settings). */
+  chat?: SessionChatSettings;
   /** Set on sessions that came from a file or a share link. */
   importedAt?: number;
   /** Soft delete: hidden from the list until `undoDelete` or a purge. */

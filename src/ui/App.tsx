@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useState, useSyncExternalStore } from "react";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import type { Agent, AgentState, Phase } from "../agent/agent";
 import { useAgentState } from "./useAgentState";
 import { Timeline } from "./Timeline";
@@ -18,6 +18,10 @@ import { AgentChannelContext } from "./agentChannelContext";
 import { useInviteAgent } from "./useInviteAgent";
 
 const InviteAgentDialog = lazy(() => import("./InviteAgentDialog").then((module) => ({ default: module.InviteAgentDialog })));
+import { MessageActionsContext, type MessageActions } from "./MessageActions";
+import { SessionModelSettings } from "./SessionModelSettings";
+import { ATTACH_FILES_EVENT } from "./Composer";
+import type { Attachment } from "../agent/attachments";
 
 const PHASE_WORD: Record<Phase, string> = {
   idle: "Ready",
@@ -52,6 +56,7 @@ function SessionView({
   realm,
   onRetryRealm,
   channel,
+  controller,
 }: {
   agent: Agent;
   readOnly: boolean;
@@ -61,6 +66,7 @@ function SessionView({
   onRetryRealm: () => void;
   /** An invited agent's channel, when the person opened one. */
   channel?: AgentChannel;
+  controller: SessionController;
 }) {
   const state = useAgentState(agent);
   const realmFailed = realm.state === "failed";
@@ -74,21 +80,32 @@ function SessionView({
   const toAgent = joined && channelState.sendToAgent;
   const selection = useTimelineSelection(joined, state.messages);
   const onSend = useCallback(
-    (text: string) => {
+    (text: string, attachments: Attachment[] = []) => {
       if (toAgent && channel) {
         channel.sendCommand(text, selection.describe());
         selection.clear();
-      } else void agent.send(text);
+      } else void agent.send(text, attachments);
     },
     [agent, channel, toAgent, selection],
   );
   const onStop = useCallback(() => agent.stop(), [agent]);
   const channelActions = { answer: (id: string, text: string) => channel?.answer(id, text), open: joined };
+  const actions = useMemo<MessageActions>(
+    () => ({
+      disabled: busy || readOnly,
+      editAndResend: (messageId, text) => void agent.editAndResend(messageId, text),
+      regenerate: (replyId, freshRealm) => void controller.regenerate(replyId, freshRealm),
+      branch: (messageId) => void controller.branchFrom(messageId),
+    }),
+    [agent, controller, busy, readOnly],
+  );
   return (
     <AgentChannelContext.Provider value={channelActions}>
       {/* Clicking a message or a mount selects it as context for the agent (shown, and cleared, above the composer). */}
       <main className="lm-main" onClick={selection.onClick}>
-        <Timeline messages={state.messages} suggestions={usingDemo && !readOnly ? DEMO_SUGGESTIONS : []} onSuggestion={onSend} />
+        <MessageActionsContext.Provider value={actions}>
+          <Timeline messages={state.messages} suggestions={usingDemo && !readOnly ? DEMO_SUGGESTIONS : []} onSuggestion={onSend} />
+        </MessageActionsContext.Provider>
       </main>
       <footer className="lm-footer">
         <div className="lm-statusbar">
@@ -149,11 +166,13 @@ export function App({
   realmStatus,
   usingDemo,
   onRetryRealm,
+  onForgetKey,
 }: {
   controller: SessionController;
   settings: Settings;
   usingDemo: boolean;
   onSaveSettings: (settings: Settings) => void;
+  onForgetKey?: () => void;
   realmStatus: RealmStatus;
   onRetryRealm: () => void;
 }) {
@@ -186,7 +205,13 @@ export function App({
       if (!event.dataTransfer?.files.length) return;
       event.preventDefault();
       setDragging(false);
-      void controller.importFrom(event.dataTransfer.files[0]);
+      const files = [...event.dataTransfer.files];
+      // Session files are JSON; anything else (an image, a CSV) is meant for the message being written.
+      if (files.some((file) => !/\.json$/i.test(file.name) && file.type !== "application/json")) {
+        window.dispatchEvent(new CustomEvent<File[]>(ATTACH_FILES_EVENT, { detail: files }));
+        return;
+      }
+      void controller.importFrom(files[0]);
     };
     window.addEventListener("dragover", over);
     window.addEventListener("dragleave", leave);
@@ -228,8 +253,8 @@ export function App({
           >
             ⚙
           </button>
-          <span className="lm-model" title={usingDemo ? "Scripted offline model" : `${settings.model} at ${settings.baseURL}`}>
-            {answeringModel(settings).label}
+          <span className="lm-model" title={usingDemo ? "Scripted offline model" : `${sessions.current?.chat?.model ?? settings.model} at ${settings.baseURL}`}>
+            {answeringModel({ ...settings, model: sessions.current?.chat?.model ?? settings.model }).label}
           </span>
           <span
             className={`lm-realm lm-realm--${realmStatus.state}`}
@@ -319,6 +344,7 @@ export function App({
               realm={realmStatus}
               onRetryRealm={onRetryRealm}
               channel={invite.channel}
+              controller={controller}
             />
           </TokenPriceContext.Provider>
         ) : (
@@ -327,15 +353,26 @@ export function App({
           </main>
         )}
       </div>
-      {sessionSettingsOpen && <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)} />}
       {invite.dialogOpen && invite.channel && (
         <Suspense fallback={null}>
           <InviteAgentDialog channel={invite.channel} onClose={invite.close} />
         </Suspense>
       )}
+      {sessionSettingsOpen && (
+        <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)}>
+          <SessionModelSettings
+            key={sessions.current?.id}
+            chat={sessions.current?.chat}
+            appModel={settings.model}
+            disabled={sessions.readOnly}
+            onSave={(chat) => controller.updateChat(chat)}
+          />
+        </SessionSettingsDialog>
+      )}
       {settingsOpen && (
         <SettingsDialog
           settings={settings}
+          onForgetKey={onForgetKey}
           onClose={() => setSettingsOpen(false)}
           onSave={(next) => {
             onSaveSettings(next);

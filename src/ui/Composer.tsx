@@ -1,4 +1,18 @@
-import { useState, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { attachmentProblem, formatBytes, isImageAttachment, type Attachment } from "../agent/attachments";
+
+/** The file's bytes as base64 (no `data:` prefix). */
+function readBase64(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ""));
+    reader.onerror = () => reject(reader.error ?? new Error("the file could not be read"));
+    reader.readAsDataURL(file);
+  });
+}
+
+/** Files dropped elsewhere on the window that are not session files (App.tsx): the composer attaches them. */
+export const ATTACH_FILES_EVENT = "livemark:attach-files";
 
 export function Composer({
   busy,
@@ -7,16 +21,48 @@ export function Composer({
   placeholder,
 }: {
   busy: boolean;
-  onSend: (text: string) => void;
+  onSend: (text: string, attachments: Attachment[]) => void;
   onStop: () => void;
   placeholder?: string;
 }) {
   const [text, setText] = useState("");
+  const [attachments, setAttachments] = useState<Attachment[]>([]);
+  const [problem, setProblem] = useState<string | undefined>();
+  const fileInput = useRef<HTMLInputElement>(null);
+  const ready = text.trim() !== "" || attachments.length > 0;
   const send = () => {
-    if (busy || !text.trim()) return;
-    onSend(text);
+    if (busy || !ready) return;
+    onSend(text, attachments);
     setText("");
+    setAttachments([]);
+    setProblem(undefined);
   };
+  /** Images (pasted, dropped, chosen) go to the model; other files to the realm. Too large: refused, with why. */
+  const attach = async (files: readonly File[]) => {
+    const added: Attachment[] = [];
+    const problems: string[] = [];
+    for (const file of files) {
+      const why = attachmentProblem(file, [...attachments, ...added]);
+      if (why) {
+        problems.push(why);
+        continue;
+      }
+      try {
+        added.push({ name: file.name || "pasted-image.png", mediaType: file.type || "application/octet-stream", size: file.size, data: await readBase64(file) });
+      } catch (error) {
+        problems.push(`“${file.name}” could not be read: ${(error as Error).message}.`);
+      }
+    }
+    if (added.length > 0) setAttachments((current) => [...current, ...added]);
+    setProblem(problems.length > 0 ? problems.join(" ") : undefined);
+  };
+  const attachRef = useRef(attach);
+  attachRef.current = attach;
+  useEffect(() => {
+    const onAttach = (event: Event) => void attachRef.current((event as CustomEvent<File[]>).detail);
+    window.addEventListener(ATTACH_FILES_EVENT, onAttach);
+    return () => window.removeEventListener(ATTACH_FILES_EVENT, onAttach);
+  }, []);
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
@@ -30,7 +76,46 @@ export function Composer({
         event.preventDefault();
         send();
       }}
+      // Files dropped here are attachments (elsewhere on the page, a session file to import).
+      onDragOver={(event) => {
+        if (!event.dataTransfer.types.includes("Files")) return;
+        event.preventDefault();
+        event.stopPropagation();
+      }}
+      onDrop={(event) => {
+        if (event.dataTransfer.files.length === 0) return;
+        event.preventDefault();
+        event.stopPropagation();
+        void attach([...event.dataTransfer.files]);
+      }}
     >
+      {(attachments.length > 0 || problem) && (
+        <div className="lm-composer__attachments">
+          {attachments.length > 0 && (
+            <ul aria-label="Attached files">
+              {attachments.map((attachment, index) => (
+                <li key={index}>
+                  {attachment.name} ({formatBytes(attachment.size)}
+                  {isImageAttachment(attachment) ? ", sent to the model as an image" : ", available to code as attachment(name)"})
+                  <button
+                    type="button"
+                    className="lm-icon-button"
+                    aria-label={`Remove ${attachment.name}`}
+                    onClick={() => setAttachments((current) => current.filter((_, at) => at !== index))}
+                  >
+                    ×
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+          {problem && (
+            <p className="lm-notice lm-notice--error" role="alert">
+              {problem}
+            </p>
+          )}
+        </div>
+      )}
       <label htmlFor="lm-message" className="lm-visually-hidden">
         Message
       </label>
@@ -41,13 +126,39 @@ export function Composer({
         placeholder={placeholder ?? "Ask for something that runs… (Enter sends, Shift+Enter for a new line)"}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={onKeyDown}
+        onPaste={(event) => {
+          const files = [...event.clipboardData.files];
+          if (files.length === 0) return;
+          event.preventDefault();
+          void attach(files);
+        }}
       />
+      <input
+        ref={fileInput}
+        id="lm-attach"
+        type="file"
+        multiple
+        hidden
+        onChange={(event) => {
+          const files = [...(event.target.files ?? [])];
+          event.target.value = "";
+          void attach(files);
+        }}
+      />
+      <button
+        type="button"
+        className="lm-button"
+        title="Attach files: images go to the model, other files to the code in the sandbox"
+        onClick={() => fileInput.current?.click()}
+      >
+        Attach files
+      </button>
       {busy ? (
         <button type="button" className="lm-button lm-button--stop" onClick={onStop}>
           Stop
         </button>
       ) : (
-        <button type="submit" className="lm-button lm-button--primary" disabled={!text.trim()}>
+        <button type="submit" className="lm-button lm-button--primary" disabled={!ready}>
           Send
         </button>
       )}

@@ -3,6 +3,15 @@ import ReactMarkdown from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { marked } from "marked";
 import { RemoteImage, remoteImageUrl } from "../render/RemoteImage";
+import { CopyButton } from "./CopyButton";
+
+/** The text of a hast node (a fenced code block's source). */
+function hastText(node: unknown): string {
+  if (typeof node !== "object" || node === null) return "";
+  const { value, children } = node as { value?: unknown; children?: unknown };
+  if (typeof value === "string") return value;
+  return Array.isArray(children) ? children.map(hastText).join("") : "";
+}
 
 /**
  * Streaming Markdown: the text is cut into top-level blocks with marked's
@@ -27,6 +36,13 @@ const MarkdownBlock = memo(function MarkdownBlock({ source }: { source: string }
           <a href={href} target="_blank" rel="noopener noreferrer nofollow">
             {children}
           </a>
+        ),
+        // Every code block can be copied as written.
+        pre: ({ children, node }) => (
+          <div className="lm-pre">
+            <CopyButton text={() => hastText(node)} title="Copy this code block" />
+            <pre>{children}</pre>
+          </div>
         ),
         // Wide tables scroll inside the reply instead of widening the page.
         table: ({ children }) => (

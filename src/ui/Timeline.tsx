@@ -7,11 +7,15 @@ import { ThinkingView } from "./ThinkingView";
 import { isCutReply } from "../agent/finishReason";
 import { CapabilitySlot, InteractionSummaryView } from "./capabilities";
 import { AgentReportView } from "./AgentReportView";
+import { CopyButton, ReplyFooter, UserMessage } from "./MessageActions";
 
 const AssistantMessage = memo(function AssistantMessage({
   message,
+  lastOfInteraction = false,
 }: {
   message: Extract<ChatMessage, { role: "assistant" }>;
+  /** The interaction's last reply: the one Regenerate is offered on. */
+  lastOfInteraction?: boolean;
 }) {
   const { reply } = message;
   // The note below the reply names the cut; its last code block only marks where.
@@ -30,6 +34,9 @@ const AssistantMessage = memo(function AssistantMessage({
             return <Markdown key={block.index} text={block.text} />;
           case "code":
             return [
+              <div key={`copy${block.index}`} className="lm-code-actions">
+                <CopyButton text={block.source} title="Copy this code block" />
+              </div>,
               <CodeBlockView
                 key={block.index}
                 block={block}
@@ -59,6 +66,7 @@ const AssistantMessage = memo(function AssistantMessage({
         <p className="lm-notice lm-notice--warn">This reply was interrupted before it finished (the page closed while it streamed).</p>
       )}
       {message.summary && <InteractionSummaryView summary={message.summary} />}
+      <ReplyFooter message={message} lastOfInteraction={lastOfInteraction} />
       {message.error && (message.error.code === "length" || message.error.code === "content-filter") ? (
         <p className="lm-notice lm-notice--warn lm-notice--cut" role="status">
           {message.error.message}
@@ -87,6 +95,16 @@ const FeedbackMessage = memo(function FeedbackMessage({ message }: { message: Ex
     </details>
   );
 });
+
+/** The reply at `index` is its interaction's last: no later reply before the person (or a UI event) speaks again. */
+function endsInteraction(messages: readonly ChatMessage[], index: number): boolean {
+  for (let at = index + 1; at < messages.length; at += 1) {
+    const message = messages[at];
+    if (message.role === "user" || (message.role === "feedback" && message.source === "ui-event")) return true;
+    if (message.role === "assistant") return false;
+  }
+  return true;
+}
 
 export function Timeline({
   messages,
@@ -143,23 +161,12 @@ export function Timeline({
           )}
         </div>
       )}
-      {messages.map((message) => {
+      {messages.map((message, index) => {
         switch (message.role) {
           case "user":
-            return (
-              <article key={message.id} className="lm-message lm-message--user" aria-label="Your message" data-message-id={message.id}>
-                {message.to === "agent" && (
-                  <p className="lm-message__to">
-                    {message.answers ? "Answer to the agent" : "To the agent"}
-                    {message.selection ? ` · with ${message.selection.label} (untrusted context)` : ""}
-                    {message.receivedBy ? ` · received by ${message.receivedBy}` : ""}
-                  </p>
-                )}
-                <p>{message.text}</p>
-              </article>
-            );
+            return <UserMessage key={message.id} message={message} />;
           case "assistant":
-            return <AssistantMessage key={message.id} message={message} />;
+            return <AssistantMessage key={message.id} message={message} lastOfInteraction={endsInteraction(messages, index)} />;
           case "feedback":
             return <FeedbackMessage key={message.id} message={message} />;
           case "agent":

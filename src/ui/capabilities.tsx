@@ -4,7 +4,7 @@
  * downloads with a **Save** button; and the **Session settings** dialog
  * (network mode, granted hosts with **Revoke**, strict mode, audit list).
  */
-import { createContext, lazy, Suspense, useContext, useEffect, useRef, useSyncExternalStore } from "react";
+import { createContext, lazy, Suspense, useContext, useEffect, useRef, useSyncExternalStore, type ReactNode } from "react";
 import type { CapabilityController, CapabilityState } from "./capabilityController";
 import type { NetworkMode } from "../sandbox/capabilities/networkPolicy";
 import type { InteractionSummary } from "../agent/interactionLifecycle";
@@ -104,7 +104,7 @@ const MODES: { value: NetworkMode; label: string; hint: string }[] = [
   { value: "allowed", label: "Allowed", hint: "any host, without asking" },
 ];
 
-export function SessionSettingsDialog({ onClose }: { onClose: () => void }) {
+export function SessionSettingsDialog({ onClose, children }: { onClose: () => void; children?: ReactNode }) {
   const { controller, state } = useCapabilities();
   const dialog = useRef<HTMLDialogElement>(null);
   useEffect(() => {
@@ -116,6 +116,7 @@ export function SessionSettingsDialog({ onClose }: { onClose: () => void }) {
     <dialog ref={dialog} className="lm-dialog lm-dialog--wide" aria-labelledby="lm-session-settings-title" onClose={onClose} onCancel={onClose}>
       <h2 id="lm-session-settings-title">Session settings</h2>
       <p className="lm-dialog__hint">Rights belong to this session: what its code may reach. Generated code never sees your API key.</p>
+      {children}
       <fieldset className="lm-field">
         <legend>Network</legend>
         {MODES.map((mode) => (

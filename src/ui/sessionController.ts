@@ -1,10 +1,22 @@
 import type { Agent, AgentState, ChatMessage } from "../agent/agent";
 // The export/import/share code (and zod with it) loads on first use; the rest
 // of the store is needed to show the first session.
-import { createSession, deleteSession, listSessions, loadSession, renameSession, searchSessions, undoDelete, type SearchHit } from "../store/sessions";
+import {
+  branchSession,
+  createSession,
+  deleteSession,
+  listSessions,
+  loadSession,
+  removeMessages,
+  renameSession,
+  searchSessions,
+  undoDelete,
+  updateSessionChat,
+  type SearchHit,
+} from "../store/sessions";
 import { openStore, type Store } from "../store/store";
 import { createSessionWriter, flushOnPageHide, type SessionWriter } from "../store/sessionWriter";
-import { DEFAULT_TITLE, type Session } from "../store/types";
+import { DEFAULT_TITLE, type Session, type SessionChatSettings } from "../store/types";
 import type { SessionExport } from "../store/exportSchema";
 
 const exportImport = () => import("../store/exportImport");
@@ -221,7 +233,14 @@ export class SessionController {
     this.writer = writer;
     let previous: AgentState = agent.getState();
     this.unsubscribeAgent = agent.subscribe((state) => {
-      if (state.messages !== previous.messages) writer.markChanged(state.messages);
+      if (state.messages !== previous.messages) {
+        // Edit and resend, regenerate: what they replaced leaves the disk too
+        // (after writes in flight, so none of it comes back).
+        const kept = new Set(state.messages.map((message) => message.id));
+        const removed = previous.messages.filter((message) => !kept.has(message.id)).map((message) => message.id);
+        if (removed.length > 0) void writer.flush().then(() => removeMessages(store, writableSessionId, removed)).catch((error: Error) => this.notify(`Not saved: ${error.message}`, "error"));
+        writer.markChanged(state.messages);
+      }
       if (state.messages.some((message) => message.role === "assistant")) this.realmUsed = true;
       const finished = previous.phase !== state.phase && !["streaming", "running", "waiting-input", "waiting-permission"].includes(state.phase);
       previous = state;
@@ -275,6 +294,53 @@ export class SessionController {
     await this.options.realm.reset("revive").catch(() => undefined);
     this.realmUsed = true;
     await agent.revive();
+  }
+
+  /**
+   * Regenerate a reply. In the current realm by default; `freshRealm`: the
+   * realm is reset and the session's code up to the interaction is revived
+   * first, so the new reply starts from the state the old one started from.
+   */
+  async regenerate(replyId: string, freshRealm = false): Promise<void> {
+    const agent = this.state.agent;
+    if (!agent || agent.busy || this.state.readOnly) return;
+    await agent.regenerate(
+      replyId,
+      freshRealm
+        ? {
+            freshRealm: async () => {
+              await this.options.realm.reset("regenerate in a fresh realm").catch(() => undefined);
+              this.realmUsed = true;
+            },
+          }
+        : {},
+    );
+  }
+
+  /** Branch: a new session with copies of the open session's messages up to `messageId`, opened. */
+  async branchFrom(messageId: string): Promise<void> {
+    const agent = this.state.agent;
+    const current = this.state.current;
+    if (!this.store || !agent || !current) return;
+    const messages = agent.getState().messages;
+    const index = messages.findIndex((message) => message.id === messageId);
+    if (index < 0) return;
+    this.saveMounts();
+    await this.writer?.flush();
+    const loaded = await loadSession(this.store, current.id);
+    const session = await branchSession(this.store, current, messages.slice(0, index + 1), loaded?.mounts ?? []);
+    await this.refreshList();
+    this.broadcast({ type: "list" });
+    await this.open(session.id);
+    this.notify(`Branched into “${session.title}”: its code has not run here yet; use Revive to bring its mounts to life.`, "info");
+  }
+
+  /** The open session's model settings (Session settings → Model). */
+  async updateChat(chat: SessionChatSettings): Promise<void> {
+    const current = this.state.current;
+    if (!this.store || !current || this.state.readOnly) return;
+    const session = await updateSessionChat(this.store, current.id, chat);
+    if (this.state.current?.id === session.id) this.set({ current: session });
   }
 
   async newSession(): Promise<void> {

@@ -34,3 +34,26 @@ describe("max tokens per reply", () => {
     expect(loadSettings(memoryStorage(JSON.stringify({ price: "cheap" })))).not.toHaveProperty("price");
   });
 });
+
+describe("the key", () => {
+  it("for this tab only: kept in memory, never written to storage, and forgotten on request", async () => {
+    const { forgetKey } = await import("./settings");
+    const storage = memoryStorage();
+    saveSettings({ ...DEFAULT_SETTINGS, provider: "openai", apiKey: "tab-secret-123456", keyStorage: "tab" }, storage);
+    expect(storage.getItem()).not.toContain("tab-secret-123456");
+    expect(loadSettings(storage)).toMatchObject({ apiKey: "tab-secret-123456", keyStorage: "tab" });
+    const forgotten = forgetKey(loadSettings(storage), storage);
+    expect(forgotten.apiKey).toBe("");
+    expect(loadSettings(storage).apiKey).toBe("");
+  });
+
+  it("stored in the browser by default, and Forget key removes it from there", async () => {
+    const { forgetKey } = await import("./settings");
+    const storage = memoryStorage();
+    saveSettings({ ...DEFAULT_SETTINGS, provider: "openai", apiKey: "browser-secret-123456" }, storage);
+    expect(storage.getItem()).toContain("browser-secret-123456");
+    forgetKey(loadSettings(storage), storage);
+    expect(storage.getItem()).not.toContain("browser-secret-123456");
+    expect(loadSettings(storage)).toMatchObject({ provider: "openai", apiKey: "", keyStorage: "browser" });
+  });
+});

@@ -11,6 +11,11 @@ export const NET_FETCH = "net.fetch";
 export const FILE_READ = "file.read";
 /** `download(name, data, mimeType?)`: offer a file; the host saves it only on the person's click. */
 export const FILE_OFFER = "file.offer";
+/**
+ * `attachment(name)`: a file the person attached to one of this session's
+ * messages; answered with its handle (a ChosenFile), read with FILE_READ.
+ */
+export const FILE_ATTACHMENT = "file.attachment";
 
 /**
  * Request bodies cross the port as one string, and the host caps realm

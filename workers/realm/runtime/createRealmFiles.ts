@@ -9,7 +9,7 @@
  *   (FILE_OFFER). It resolves once the offer is shown, not when saved.
  */
 import {
-  DOWNLOAD_PART_BYTES, FILE_OFFER, FILE_READ, MAX_DOWNLOAD_BYTES,
+  DOWNLOAD_PART_BYTES, FILE_ATTACHMENT, FILE_OFFER, FILE_READ, MAX_DOWNLOAD_BYTES,
   type FileOfferPayload, type FileReadResponse,
 } from "../../../src/wire/capabilities";
 import type { ChosenFile, JsonValue } from "../../../src/wire/mount";
@@ -109,6 +109,29 @@ function guessMime(name: string, data: unknown): string {
   if (known[extension]) return known[extension];
   if (typeof Blob !== "undefined" && data instanceof Blob && data.type) return data.type;
   return typeof data === "string" ? "text/plain" : "application/octet-stream";
+}
+
+/**
+ * `attachment(name)`: a file the person attached to a message of this
+ * session, as the same File-like object a mounted file input gives. The
+ * host answers only for files the person attached (their choice is the
+ * consent); anything else is a clear error naming what is attached.
+ */
+export function createAttachment(requests: () => HostRequests | undefined) {
+  return async function attachment(name: unknown): Promise<RealmFile> {
+    if (typeof name !== "string" || name.trim() === "") throw new TypeError("attachment(name): name must be the attached file's name, e.g. \"sales.csv\"");
+    const host = requests();
+    if (!host) throw new CapabilityError("file", `attachment(${name})`, "the realm is not connected");
+    let chosen: ChosenFile;
+    try {
+      chosen = (await host.request(FILE_ATTACHMENT, { name }, { timeoutMs: 30_000 })) as unknown as ChosenFile;
+    } catch (error) {
+      const failure = new Error((error as { message?: string }).message ?? String(error));
+      failure.name = "AttachmentNotFoundError";
+      throw failure;
+    }
+    return createRealmFile(chosen, requests);
+  };
 }
 
 let offers = 0;

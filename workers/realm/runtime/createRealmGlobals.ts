@@ -6,7 +6,7 @@
 import type { HostRequests } from "./createHostRequests";
 import { createModelHabits } from "./createModelHabits";
 import { createRealmFetch } from "./createRealmFetch";
-import { createDownload } from "./createRealmFiles";
+import { createAttachment, createDownload } from "./createRealmFiles";
 import { createRealmTools, type RealmTools } from "./createRealmTools";
 import { createSleep } from "./createSleep";
 
@@ -29,6 +29,8 @@ export function createRealmGlobals(
     download: createDownload(requests),
     // The person's MCP tools, brokered by the host like the network.
     tools: tools.tools,
+    // Files the person attached to a message (by name), read like chosen files.
+    attachment: createAttachment(requests),
   };
   // Imports, default exports, ReactDOM, and teaching errors for the browser
   // APIs models reach for (document, alert, localStorage, require).

@@ -1,0 +1,183 @@
+import { createContext, useContext, useState } from "react";
+import type { ChatMessage } from "../agent/agent";
+import { formatBytes, isImageAttachment, type Attachment } from "../agent/attachments";
+import { answerForModel } from "../agent/thinking";
+import { costOf, formatCost, TokenPriceContext } from "./cost";
+import { CopyButton } from "./CopyButton";
+
+export { CopyButton };
+
+/**
+ * What the person can do with a message (copy, edit and resend, regenerate,
+ * branch) and what each reply says about itself (model, time, tokens, cost).
+ * The timeline gets the actions through this context, so its memoised
+ * messages re-render only when the actions change (busy, read-only).
+ */
+export interface MessageActions {
+  /** An interaction runs, or the session is read-only: nothing that sends is offered. */
+  disabled: boolean;
+  editAndResend(messageId: string, text: string): void;
+  regenerate(replyId: string, freshRealm: boolean): void;
+  branch(messageId: string): void;
+}
+
+export const MessageActionsContext = createContext<MessageActions | undefined>(undefined);
+
+function timeOf(at: number): string {
+  return new Date(at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+}
+
+/** `gpt-4.1-mini · 14:03 · 1,234 in / 56 out · $0.0012`: what the API reported, the cost only with a price. */
+export function replyMetaText(message: Extract<ChatMessage, { role: "assistant" }>, price: Parameters<typeof costOf>[2]): string {
+  const parts = [message.model ?? "model unknown", timeOf(message.createdAt)];
+  const usage = message.usage;
+  if (usage) {
+    parts.push(`${(usage.inputTokens ?? 0).toLocaleString("en-US")} in / ${(usage.outputTokens ?? 0).toLocaleString("en-US")} out`);
+    const cost = costOf(usage.inputTokens, usage.outputTokens, price);
+    if (cost !== undefined) parts.push(formatCost(cost));
+  }
+  return parts.join(" · ");
+}
+
+export function ReplyFooter({ message, lastOfInteraction }: { message: Extract<ChatMessage, { role: "assistant" }>; lastOfInteraction: boolean }) {
+  const actions = useContext(MessageActionsContext);
+  const price = useContext(TokenPriceContext);
+  if (message.state === "streaming") return null;
+  return (
+    <div className="lm-message-actions" role="group" aria-label="Reply actions">
+      <span className="lm-message-meta" aria-label="Reply details">
+        {replyMetaText(message, price)}
+      </span>
+      <CopyButton text={() => answerForModel(message.text)} title="Copy this reply's Markdown" />
+      {actions && lastOfInteraction && (
+        <>
+          <button
+            type="button"
+            className="lm-button lm-button--quiet"
+            disabled={actions.disabled}
+            title="Ask the model again. It runs in the current realm, whose state (variables, data, mounts) the earlier run already changed."
+            onClick={() => actions.regenerate(message.id, false)}
+          >
+            Regenerate
+          </button>
+          <button
+            type="button"
+            className="lm-button lm-button--quiet"
+            disabled={actions.disabled}
+            title="Reset the realm, re-run the session's code up to this interaction (Revive), then ask the model again"
+            onClick={() => actions.regenerate(message.id, true)}
+          >
+            Regenerate in a fresh realm
+          </button>
+        </>
+      )}
+      {actions && (
+        <button
+          type="button"
+          className="lm-button lm-button--quiet"
+          title="A new session with this session's messages up to here"
+          disabled={actions.disabled}
+          onClick={() => actions.branch(message.id)}
+        >
+          Branch
+        </button>
+      )}
+    </div>
+  );
+}
+
+function AttachmentList({ attachments }: { attachments: readonly Attachment[] }) {
+  return (
+    <ul className="lm-attachments" aria-label="Attachments">
+      {attachments.map((attachment, index) =>
+        isImageAttachment(attachment) ? (
+          <li key={index}>
+            <img className="lm-attachment__image" src={`data:${attachment.mediaType};base64,${attachment.data}`} alt={attachment.name} />
+          </li>
+        ) : (
+          <li key={index} className="lm-attachment__file">
+            {attachment.name} ({formatBytes(attachment.size)})
+          </li>
+        ),
+      )}
+    </ul>
+  );
+}
+
+/** The person's message: text, attachments, Copy, Edit (→ Resend), Branch. */
+export function UserMessage({ message }: { message: Extract<ChatMessage, { role: "user" }> }) {
+  const actions = useContext(MessageActionsContext);
+  const [editing, setEditing] = useState<string | undefined>();
+  if (editing !== undefined && actions) {
+    return (
+      <article className="lm-message lm-message--user lm-message--editing" aria-label="Your message">
+        <label htmlFor={`lm-edit-${message.id}`} className="lm-visually-hidden">
+          Edit message
+        </label>
+        <textarea
+          id={`lm-edit-${message.id}`}
+          value={editing}
+          rows={3}
+          autoFocus
+          onChange={(event) => setEditing(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === "Escape") {
+              event.preventDefault();
+              setEditing(undefined);
+            } else if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !actions.disabled && (editing.trim() || message.attachments?.length)) {
+              event.preventDefault();
+              actions.editAndResend(message.id, editing);
+              setEditing(undefined);
+            }
+          }}
+        />
+        <p className="lm-edit-note">
+          Resending replaces this message and everything after it in this session (Branch first to keep them). Ctrl+Enter resends, Escape cancels.
+        </p>
+        <div className="lm-message-actions">
+          <button
+            type="button"
+            className="lm-button lm-button--primary"
+            disabled={actions.disabled || (!editing.trim() && !message.attachments?.length)}
+            onClick={() => {
+              actions.editAndResend(message.id, editing);
+              setEditing(undefined);
+            }}
+          >
+            Resend
+          </button>
+          <button type="button" className="lm-button" onClick={() => setEditing(undefined)}>
+            Cancel
+          </button>
+        </div>
+      </article>
+    );
+  }
+  return (
+    <article className="lm-message lm-message--user" aria-label="Your message" data-message-id={message.id}>
+      {message.to === "agent" && (
+        <p className="lm-message__to">
+          {message.answers ? "Answer to the agent" : "To the agent"}
+          {message.selection ? ` · with ${message.selection.label} (untrusted context)` : ""}
+          {message.receivedBy ? ` · received by ${message.receivedBy}` : ""}
+        </p>
+      )}
+      {message.text && <p>{message.text}</p>}
+      {message.attachments && message.attachments.length > 0 && <AttachmentList attachments={message.attachments} />}
+      <div className="lm-message-actions" role="group" aria-label="Message actions">
+        <span className="lm-message-meta">{timeOf(message.createdAt)}</span>
+        <CopyButton text={message.text} title="Copy this message" />
+        {actions && (
+          <>
+            <button type="button" className="lm-button lm-button--quiet" disabled={actions.disabled} onClick={() => setEditing(message.text)}>
+              Edit
+            </button>
+            <button type="button" className="lm-button lm-button--quiet" disabled={actions.disabled} title="A new session with this session's messages up to here" onClick={() => actions.branch(message.id)}>
+              Branch
+            </button>
+          </>
+        )}
+      </div>
+    </article>
+  );
+}
