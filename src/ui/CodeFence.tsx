@@ -1,0 +1,45 @@
+import { memo } from "react";
+import { Collapsible } from "./Collapsible";
+import { useHighlight } from "./useHighlight";
+import type { HighlightedLine } from "./highlight";
+
+/** One highlighted line as spans; the token colours come from CSS custom properties (see highlight.ts). */
+export function HighlightedLineView({ line }: { line: HighlightedLine }) {
+  return (
+    <>
+      {line.map((token, index) => (
+        <span key={index} style={token.style}>
+          {token.content}
+        </span>
+      ))}
+    </>
+  );
+}
+
+/**
+ * An ordinary fenced code block in a reply (shown, never run): highlighted
+ * once its fence is closed (while it streams, at most every 200 ms, the
+ * newest lines plain until then), collapsed when long.
+ */
+export const CodeFence = memo(function CodeFence({ code, lang, settled }: { code: string; lang?: string; settled: boolean }) {
+  const text = code.replace(/\n$/, "");
+  const lines = text.split("\n");
+  const highlighted = useHighlight(text, lang, settled);
+  return (
+    <div className="lm-fence" data-lang={lang || undefined}>
+      {lang && <span className="lm-fence__lang">{lang}</span>}
+      <Collapsible lineCount={lines.length} className="lm-fence__scroll">
+        <pre className="lm-hl" data-highlighted={highlighted ? (highlighted.validLines >= lines.length ? "all" : "partial") : "none"}>
+          <code>
+            {lines.map((line, index) => (
+              <span key={index} className="lm-hl__line">
+                {highlighted && index < highlighted.validLines && highlighted.lines[index] ? <HighlightedLineView line={highlighted.lines[index]} /> : line}
+                {index < lines.length - 1 ? "\n" : ""}
+              </span>
+            ))}
+          </code>
+        </pre>
+      </Collapsible>
+    </div>
+  );
+});
