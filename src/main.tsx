@@ -1,4 +1,6 @@
 import "./ui/styles.css";
+import { applyTheme, loadTheme } from "./ui/theme";
+import { registerServiceWorker } from "./ui/appUpdate";
 import { createRoot } from "react-dom/client";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { Agent, type ChatMessage } from "./agent/agent";
@@ -187,4 +189,8 @@ function Root() {
   );
 }
 
+// The chosen theme before the first render (an inline script would need a CSP exception).
+applyTheme(loadTheme());
 createRoot(document.getElementById("root")!).render(<Root />);
+// Installable and offline: the service worker registers once the page has loaded (workbox-window loads then).
+window.addEventListener("load", () => void registerServiceWorker().catch(() => {}), { once: true });

@@ -18,6 +18,11 @@ import { AgentChannelContext } from "./agentChannelContext";
 import { useInviteAgent } from "./useInviteAgent";
 
 const InviteAgentDialog = lazy(() => import("./InviteAgentDialog").then((module) => ({ default: module.InviteAgentDialog })));
+import { flushSync } from "react-dom";
+import { matchShortcut } from "./shortcuts";
+import { ShortcutsDialog } from "./ShortcutsDialog";
+import { ThemePicker } from "./ThemePicker";
+import { UpdateBanner } from "./UpdateBanner";
 
 const PHASE_WORD: Record<Phase, string> = {
   idle: "Ready",
@@ -52,7 +57,9 @@ function SessionView({
   realm,
   onRetryRealm,
   channel,
+  onOpenSettings,
 }: {
+  onOpenSettings?: () => void;
   agent: Agent;
   readOnly: boolean;
   usingDemo: boolean;
@@ -88,7 +95,12 @@ function SessionView({
     <AgentChannelContext.Provider value={channelActions}>
       {/* Clicking a message or a mount selects it as context for the agent (shown, and cleared, above the composer). */}
       <main className="lm-main" onClick={selection.onClick}>
-        <Timeline messages={state.messages} suggestions={usingDemo && !readOnly ? DEMO_SUGGESTIONS : []} onSuggestion={onSend} />
+        <Timeline
+          messages={state.messages}
+          suggestions={usingDemo && !readOnly ? DEMO_SUGGESTIONS : []}
+          onSuggestion={onSend}
+          onOpenSettings={onOpenSettings}
+        />
       </main>
       <footer className="lm-footer">
         <div className="lm-statusbar">
@@ -165,6 +177,51 @@ export function App({
   const [dragging, setDragging] = useState(false);
   /** Narrow screens: the session list is a drawer. */
   const [drawerOpen, setDrawerOpen] = useState(false);
+  const [shortcutsOpen, setShortcutsOpen] = useState(false);
+  // Keyboard shortcuts (shortcuts.ts). A modal dialog keeps its keys to itself.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (document.querySelector("dialog[open]")) return;
+      const shortcut = matchShortcut(event);
+      if (!shortcut) return;
+      const agent = controller.getState().agent;
+      switch (shortcut) {
+        case "new-session":
+          event.preventDefault();
+          setDrawerOpen(false);
+          void controller.newSession().then(() => document.getElementById("lm-message")?.focus());
+          return;
+        case "focus-composer":
+          event.preventDefault();
+          document.getElementById("lm-message")?.focus();
+          return;
+        case "stop": {
+          // Escape first closes the drawer (its own handler); otherwise it stops a reply in progress.
+          const phase = agent?.getState().phase;
+          if (drawerOpen || !agent || !(phase === "streaming" || phase === "running" || phase === "waiting-input" || phase === "waiting-permission")) return;
+          event.preventDefault();
+          agent.stop();
+          return;
+        }
+        case "search-sessions":
+          event.preventDefault();
+          // On a narrow screen the list is a drawer: open it first, so the field can take the focus.
+          flushSync(() => setDrawerOpen(true));
+          document.querySelector<HTMLInputElement>(".lm-sidebar__search")?.focus();
+          return;
+        case "help":
+          event.preventDefault();
+          setShortcutsOpen(true);
+          return;
+        default: {
+          const unknown: never = shortcut;
+          return unknown;
+        }
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [controller, drawerOpen]);
   useEffect(() => {
     if (!drawerOpen) return;
     const onKey = (event: KeyboardEvent) => event.key === "Escape" && setDrawerOpen(false);
@@ -201,7 +258,12 @@ export function App({
   const banner = sessions.banner;
   return (
     <div className={`lm-shell${dragging ? " lm-shell--dragging" : ""}`}>
-      <Sidebar controller={controller} state={sessions} open={drawerOpen} onNavigate={() => setDrawerOpen(false)} />
+      <Sidebar controller={controller} state={sessions} open={drawerOpen} onNavigate={() => setDrawerOpen(false)}>
+        <ThemePicker />
+        <button type="button" className="lm-button" aria-haspopup="dialog" title="Keyboard shortcuts (?)" onClick={() => setShortcutsOpen(true)}>
+          Shortcuts
+        </button>
+      </Sidebar>
       {drawerOpen && <div className="lm-drawer-backdrop" aria-hidden="true" onClick={() => setDrawerOpen(false)} />}
       <div className="lm-app">
         <header className="lm-header">
@@ -269,6 +331,7 @@ export function App({
             Settings
           </button>
         </header>
+        <UpdateBanner agent={sessions.agent} />
         {banner && (
           <div className={`lm-banner lm-banner--${banner.level}`} role={banner.level === "error" ? "alert" : "note"}>
             <span>{banner.text}</span>
@@ -319,6 +382,7 @@ export function App({
               realm={realmStatus}
               onRetryRealm={onRetryRealm}
               channel={invite.channel}
+              onOpenSettings={() => setSettingsOpen(true)}
             />
           </TokenPriceContext.Provider>
         ) : (
@@ -327,6 +391,7 @@ export function App({
           </main>
         )}
       </div>
+      {shortcutsOpen && <ShortcutsDialog onClose={() => setShortcutsOpen(false)} />}
       {sessionSettingsOpen && <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)} />}
       {invite.dialogOpen && invite.channel && (
         <Suspense fallback={null}>

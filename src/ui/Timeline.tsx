@@ -7,6 +7,7 @@ import { ThinkingView } from "./ThinkingView";
 import { isCutReply } from "../agent/finishReason";
 import { CapabilitySlot, InteractionSummaryView } from "./capabilities";
 import { AgentReportView } from "./AgentReportView";
+import { Welcome } from "./Welcome";
 
 const AssistantMessage = memo(function AssistantMessage({
   message,
@@ -92,10 +93,13 @@ export function Timeline({
   messages,
   suggestions = [],
   onSuggestion,
+  onOpenSettings,
 }: {
   messages: ChatMessage[];
   suggestions?: readonly string[];
   onSuggestion?: (text: string) => void;
+  /** Offered by the first-run welcome (bring a key). */
+  onOpenSettings?: () => void;
 }) {
   const end = useRef<HTMLDivElement>(null);
   // Follow the stream only while the reader is at the bottom; the pinned flag
@@ -128,21 +132,16 @@ export function Timeline({
   }, [messages.length, lastSize]);
   return (
     <div className="lm-timeline" role="log" aria-label="Conversation">
-      {messages.length === 0 && (
-        <div className="lm-empty">
-          <h2>Ask for something that runs.</h2>
-          <p>Replies can carry code that executes as it streams, in a sandbox that cannot see your key.</p>
-          {suggestions.length > 0 && onSuggestion && (
-            <div className="lm-suggestions">
-              {suggestions.map((suggestion) => (
-                <button key={suggestion} type="button" className="lm-button" onClick={() => onSuggestion(suggestion)}>
-                  {suggestion}
-                </button>
-              ))}
-            </div>
-          )}
-        </div>
-      )}
+      {messages.length === 0 &&
+        (suggestions.length > 0 && onSuggestion ? (
+          // No key yet: the demo model answers, so the first screen is the welcome.
+          <Welcome suggestions={suggestions} onSuggestion={onSuggestion} onOpenSettings={onOpenSettings} />
+        ) : (
+          <div className="lm-empty">
+            <h2>Ask for something that runs.</h2>
+            <p>Replies can carry code that executes as it streams, in a sandbox that cannot see your key.</p>
+          </div>
+        ))}
       {messages.map((message) => {
         switch (message.role) {
           case "user":
