@@ -1,6 +1,5 @@
 import "./ui/styles.css";
 import { applyTheme, loadTheme } from "./ui/theme";
-import { registerServiceWorker } from "./ui/appUpdate";
 import { createRoot } from "react-dom/client";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { Agent, type ChatMessage } from "./agent/agent";
@@ -193,4 +192,4 @@ function Root() {
 applyTheme(loadTheme());
 createRoot(document.getElementById("root")!).render(<Root />);
 // Installable and offline: the service worker registers once the page has loaded (workbox-window loads then).
-window.addEventListener("load", () => void registerServiceWorker().catch(() => {}), { once: true });
+window.addEventListener("load", () => void import("./ui/appUpdate").then((module) => module.registerServiceWorker()).catch(() => {}), { once: true });

@@ -20,9 +20,11 @@ import { useInviteAgent } from "./useInviteAgent";
 const InviteAgentDialog = lazy(() => import("./InviteAgentDialog").then((module) => ({ default: module.InviteAgentDialog })));
 import { flushSync } from "react-dom";
 import { matchShortcut } from "./shortcuts";
-import { ShortcutsDialog } from "./ShortcutsDialog";
 import { ThemePicker } from "./ThemePicker";
-import { UpdateBanner } from "./UpdateBanner";
+
+// Not needed for the first screen: their own small chunks (the initial JavaScript budget, bench/).
+const ShortcutsDialog = lazy(() => import("./ShortcutsDialog").then((module) => ({ default: module.ShortcutsDialog })));
+const UpdateBanner = lazy(() => import("./UpdateBanner").then((module) => ({ default: module.UpdateBanner })));
 
 const PHASE_WORD: Record<Phase, string> = {
   idle: "Ready",
@@ -331,7 +333,9 @@ export function App({
             Settings
           </button>
         </header>
-        <UpdateBanner agent={sessions.agent} />
+        <Suspense fallback={null}>
+          <UpdateBanner agent={sessions.agent} />
+        </Suspense>
         {banner && (
           <div className={`lm-banner lm-banner--${banner.level}`} role={banner.level === "error" ? "alert" : "note"}>
             <span>{banner.text}</span>
@@ -391,7 +395,11 @@ export function App({
           </main>
         )}
       </div>
-      {shortcutsOpen && <ShortcutsDialog onClose={() => setShortcutsOpen(false)} />}
+      {shortcutsOpen && (
+        <Suspense fallback={null}>
+          <ShortcutsDialog onClose={() => setShortcutsOpen(false)} />
+        </Suspense>
+      )}
       {sessionSettingsOpen && <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)} />}
       {invite.dialogOpen && invite.channel && (
         <Suspense fallback={null}>

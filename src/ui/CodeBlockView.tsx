@@ -2,7 +2,7 @@ import { memo } from "react";
 import { omittedLinesText, type BlockView, type StatementView } from "../agent/reply";
 import { formatExecError } from "../wire/events";
 import { Collapsible } from "./Collapsible";
-import { HighlightedLineView } from "./CodeFence";
+import { HighlightedLineView } from "./HighlightedLineView";
 import { useHighlight } from "./useHighlight";
 
 type CodeBlock = Extract<BlockView, { kind: "code" }>;

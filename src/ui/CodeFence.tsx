@@ -1,20 +1,7 @@
 import { memo } from "react";
 import { Collapsible } from "./Collapsible";
 import { useHighlight } from "./useHighlight";
-import type { HighlightedLine } from "./highlight";
-
-/** One highlighted line as spans; the token colours come from CSS custom properties (see highlight.ts). */
-export function HighlightedLineView({ line }: { line: HighlightedLine }) {
-  return (
-    <>
-      {line.map((token, index) => (
-        <span key={index} style={token.style}>
-          {token.content}
-        </span>
-      ))}
-    </>
-  );
-}
+import { HighlightedLineView } from "./HighlightedLineView";
 
 /**
  * An ordinary fenced code block in a reply (shown, never run): highlighted

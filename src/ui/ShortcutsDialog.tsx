@@ -1,15 +1,11 @@
-import { useEffect, useRef } from "react";
 import { IS_MAC, SHORTCUTS } from "./shortcuts";
+import { useModalDialog } from "./useModalDialog";
 
 /** **Keyboard shortcuts**: the list from shortcuts.ts, opened by `?`. A modal dialog: focus stays inside and returns on close. */
 export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const element = dialog.current;
-    if (element && !element.open) element.showModal();
-  }, []);
+  const dialog = useModalDialog();
   return (
-    <dialog ref={dialog} className="lm-dialog" aria-labelledby="lm-shortcuts-title" onClose={onClose} onCancel={onClose}>
+    <dialog ref={dialog} className="lm-dialog" aria-labelledby="lm-shortcuts-title" onClose={onClose}>
       <h2 id="lm-shortcuts-title">Keyboard shortcuts</h2>
       <table className="lm-shortcuts">
         <tbody>

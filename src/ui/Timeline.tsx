@@ -7,7 +7,10 @@ import { ThinkingView } from "./ThinkingView";
 import { isCutReply } from "../agent/finishReason";
 import { CapabilitySlot, InteractionSummaryView } from "./capabilities";
 import { AgentReportView } from "./AgentReportView";
-import { Welcome } from "./Welcome";
+import { lazy, Suspense } from "react";
+
+// The first-run screen has its own small chunk (the initial JavaScript budget, bench/); it loads at once.
+const Welcome = lazy(() => import("./Welcome").then((module) => ({ default: module.Welcome })));
 
 const AssistantMessage = memo(function AssistantMessage({
   message,
@@ -135,7 +138,9 @@ export function Timeline({
       {messages.length === 0 &&
         (suggestions.length > 0 && onSuggestion ? (
           // No key yet: the demo model answers, so the first screen is the welcome.
-          <Welcome suggestions={suggestions} onSuggestion={onSuggestion} onOpenSettings={onOpenSettings} />
+          <Suspense fallback={null}>
+            <Welcome suggestions={suggestions} onSuggestion={onSuggestion} onOpenSettings={onOpenSettings} />
+          </Suspense>
         ) : (
           <div className="lm-empty">
             <h2>Ask for something that runs.</h2>

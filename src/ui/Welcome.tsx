@@ -26,7 +26,7 @@ export function Welcome({
       <p className="lm-welcome__key">
         The demo runs offline with scripted replies; to chat with a real model, add an OpenAI-compatible API key in{" "}
         {onOpenSettings ? (
-          <button type="button" className="lm-link-button" onClick={onOpenSettings}>
+          <button type="button" className="lm-link-button" aria-label="Open Settings" onClick={onOpenSettings}>
             Settings
           </button>
         ) : (

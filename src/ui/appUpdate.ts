@@ -43,9 +43,11 @@ export async function registerServiceWorker(): Promise<void> {
   if (!("serviceWorker" in navigator) || !document.querySelector('link[rel="manifest"]')) return;
   const { Workbox } = await import("workbox-window");
   const workbox = new Workbox(new URL("sw.js", document.baseURI).href);
-  workbox.addEventListener("waiting", () => {
+  workbox.addEventListener("waiting", (event) => {
+    const waiting = event.sw;
     applyWaiting = () => {
-      workbox.addEventListener("controlling", () => location.reload());
+      // Reload once the new version is active (a page it never controlled gets no controllerchange).
+      waiting?.addEventListener("statechange", () => waiting.state === "activated" && location.reload());
       workbox.messageSkipWaiting();
     };
     set({ waiting: true });
