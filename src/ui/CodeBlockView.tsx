@@ -66,7 +66,8 @@ export const CodeBlockView = memo(function CodeBlockView({
         </span>
       </figcaption>
       <Collapsible lineCount={lines.length} open={!!block.error}>
-      <div className="lm-code__body lm-hl" data-highlighted={highlighted ? (highlighted.validLines >= lines.length ? "all" : "partial") : "none"}>
+      {/* Focusable: a long line scrolls sideways, and keyboard users scroll it too. */}
+      <div className="lm-code__body lm-hl" tabIndex={0} data-highlighted={highlighted ? (highlighted.validLines >= lines.length ? "all" : "partial") : "none"}>
         {lines.map((text, offset) => {
           const replyLine = block.line + offset;
           const status = statusOf(replyLine);

@@ -16,7 +16,7 @@ export const CodeFence = memo(function CodeFence({ code, lang, settled }: { code
     <div className="lm-fence" data-lang={lang || undefined}>
       {lang && <span className="lm-fence__lang">{lang}</span>}
       <Collapsible lineCount={lines.length} className="lm-fence__scroll">
-        <pre className="lm-hl" data-highlighted={highlighted ? (highlighted.validLines >= lines.length ? "all" : "partial") : "none"}>
+        <pre className="lm-hl" tabIndex={0} data-highlighted={highlighted ? (highlighted.validLines >= lines.length ? "all" : "partial") : "none"}>
           <code>
             {lines.map((line, index) => (
               <span key={index} className="lm-hl__line">

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import { readMaxOutputTokens, type Settings } from "./settings";
 import { readTokenPrice } from "./cost";
 import { answeringModel } from "./modelLabel";
+import { useModalDialog } from "./useModalDialog";
 
 export function SettingsDialog({
   settings,
@@ -17,11 +18,8 @@ export function SettingsDialog({
   const [maxTokensText, setMaxTokensText] = useState(settings.maxOutputTokens === undefined ? "" : String(settings.maxOutputTokens));
   const [priceInText, setPriceInText] = useState(settings.price ? String(settings.price.inputPerMillion) : "");
   const [priceOutText, setPriceOutText] = useState(settings.price ? String(settings.price.outputPerMillion) : "");
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const element = dialog.current;
-    if (element && !element.open) element.showModal();
-  }, []);
+  // Modal: focus stays inside and returns to the opener on close (useModalDialog.ts).
+  const dialog = useModalDialog();
   const set = <K extends keyof Settings>(key: K, value: Settings[K]) => setDraft((current) => ({ ...current, [key]: value }));
   // Typing into an endpoint field is choosing the endpoint: Save must not
   // quietly keep the demo model with a key next to it.
@@ -29,7 +27,7 @@ export function SettingsDialog({
     setDraft((current) => ({ ...current, [key]: value, provider: value.trim() !== "" ? "openai" : current.provider }));
   const answering = answeringModel(draft);
   return (
-    <dialog ref={dialog} className="lm-dialog" aria-labelledby="lm-settings-title" onClose={onClose} onCancel={onClose}>
+    <dialog ref={dialog} className="lm-dialog" aria-labelledby="lm-settings-title" onClose={onClose}>
       <form
         method="dialog"
         onSubmit={(event) => {

@@ -1,6 +1,7 @@
 import { createHighlighterCore, type HighlighterCore } from "shiki/core";
 import { createJavaScriptRegexEngine } from "shiki/engine/javascript";
 import { GRAMMAR_NAMES, grammarFor } from "./codeLanguages";
+import { CODE_BACKGROUND, readableOn } from "./contrast";
 
 /**
  * Syntax highlighting with shiki, loaded only when a reply first shows code
@@ -72,7 +73,13 @@ export async function highlight(code: string, lang: string | undefined): Promise
     themes: { light: "github-light", dark: "github-dark" },
     defaultColor: false,
   });
-  return tokens.map((line) =>
-    line.map((token) => ({ content: token.content, style: (token.htmlStyle ?? {}) as Record<string, string> })),
-  );
+  return tokens.map((line) => line.map((token) => ({ content: token.content, style: readableStyle((token.htmlStyle ?? {}) as Record<string, string>) })));
+}
+
+/** Both themes' colours at AA contrast on the code background (contrast.ts). */
+function readableStyle(style: Record<string, string>): Record<string, string> {
+  const out = { ...style };
+  if (out["--shiki-light"]) out["--shiki-light"] = readableOn(out["--shiki-light"], CODE_BACKGROUND.light, "black");
+  if (out["--shiki-dark"]) out["--shiki-dark"] = readableOn(out["--shiki-dark"], CODE_BACKGROUND.dark, "white");
+  return out;
 }

@@ -21,9 +21,29 @@ export function loadTheme(): ThemeChoice {
   }
 }
 
+let systemDark: MediaQueryList | undefined;
+let current: ThemeChoice = "system";
+
+/**
+ * Apply a choice: `data-theme` for the app's CSS, and the `dark` class on
+ * the root for the `dark:` utilities of generated UIs (render/utilityCss.ts
+ * uses class mode, so they follow this choice too, not only the system).
+ */
 export function applyTheme(choice: ThemeChoice, root: HTMLElement = document.documentElement): void {
+  current = choice;
   if (choice === "system") root.removeAttribute("data-theme");
   else root.setAttribute("data-theme", choice);
+  if (!systemDark && typeof matchMedia === "function") {
+    systemDark = matchMedia("(prefers-color-scheme: dark)");
+    systemDark.addEventListener("change", () => root.classList.toggle("dark", resolvedTheme() === "dark"));
+  }
+  root.classList.toggle("dark", resolvedTheme() === "dark");
+}
+
+/** The scheme in effect: the choice, or the system's when following it. */
+export function resolvedTheme(): "light" | "dark" {
+  if (current !== "system") return current;
+  return systemDark?.matches ? "dark" : "light";
 }
 
 export function saveTheme(choice: ThemeChoice): void {
