@@ -64,6 +64,17 @@ describe("Markdown math (KaTeX)", () => {
     expect(out).not.toContain("katex-error");
   });
 
+  it("keeps Markdown around amounts in dollars: bold prices, links, and formulas that start with a digit", async () => {
+    await loadMath();
+    const out = html("The dashboard: **$12,930** from **277 orders**, about $46.68 per order; [$5 off](https://example.com).\n\nAnd $2x + 1$ and `$5 in code`.\n");
+    expect(out).toContain("<strong>$12,930</strong>");
+    expect(out).toContain("<strong>277 orders</strong>");
+    expect(out).toContain("about $46.68 per order");
+    expect(out).toMatch(/<a href="https:\/\/example.com"[^>]*>\$5 off<\/a>/);
+    expect(out).toContain("<code>$5 in code</code>");
+    expect((out.match(/class="katex"/g) ?? []).length).toBe(1);
+  });
+
   it("is streaming-safe: no prefix renders a KaTeX error, and display math appears only once its $$ closed", async () => {
     await loadMath();
     const closedAt = MATH.lastIndexOf("$$") + 2;

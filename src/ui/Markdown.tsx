@@ -28,6 +28,7 @@ type Plugins = Parameters<typeof ReactMarkdown>[0]["remarkPlugins"];
 interface MathPlugins {
   remark: Plugins;
   rehype: Plugins;
+  prepare: (source: string) => string;
 }
 
 let math: MathPlugins | undefined;
@@ -39,6 +40,7 @@ export function loadMath(): Promise<MathPlugins> {
     math = {
       remark: [...(REMARK_PLUGINS ?? []), ...module.REMARK_MATH_PLUGINS] as Plugins,
       rehype: module.REHYPE_MATH_PLUGINS as Plugins,
+      prepare: module.escapeCurrency,
     };
     return math;
   });
@@ -119,7 +121,7 @@ const MarkdownBlock = memo(function MarkdownBlock({ source, settled, math }: { s
       urlTransform={safeUrl}
       components={settled ? SETTLED_COMPONENTS : STREAMING_COMPONENTS}
     >
-      {source}
+      {withMath ? withMath.prepare(source) : source}
     </ReactMarkdown>
   );
 });

@@ -44,5 +44,20 @@ export function remarkDollarGuard() {
   };
 }
 
+/**
+ * A `$` before an amount ("$12,930 from", "**$5**", "$1.5M.") is currency,
+ * not math: it is escaped before parsing, so the Markdown around it (bold
+ * markers, links) still parses. Math that starts with a digit (`$2x + 1$`,
+ * `$10$`) is left alone: there the number runs into more formula or the
+ * closing `$`. Code spans are not touched.
+ */
+export function escapeCurrency(source: string): string {
+  if (!source.includes("$")) return source;
+  return source
+    .split(/(`+[^`]*`+)/)
+    .map((part, index) => (index % 2 === 1 ? part : part.replace(/(^|[^\\$])\$(?=\d[\d,.]*(?:[kKmMbB]|bn)?(?:[\s*_).,;:!?'"\]]|$))/g, "$1\\$")))
+    .join("");
+}
+
 export const REMARK_MATH_PLUGINS = [remarkMath, remarkDollarGuard];
 export const REHYPE_MATH_PLUGINS = [[rehypeKatex, { throwOnError: false, strict: "ignore", errorColor: "var(--lm-err)" }]];
