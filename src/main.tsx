@@ -191,5 +191,15 @@ function Root() {
 // The chosen theme before the first render (an inline script would need a CSP exception).
 applyTheme(loadTheme());
 createRoot(document.getElementById("root")!).render(<Root />);
-// Installable and offline: the service worker registers once the page has loaded (workbox-window loads then).
-window.addEventListener("load", () => void import("./ui/appUpdate").then((module) => module.registerServiceWorker()).catch(() => {}), { once: true });
+// Installable and offline: the service worker registers a little after the page has loaded and gone idle
+// (workbox-window loads then), so precaching never competes with the first reply for the network.
+window.addEventListener(
+  "load",
+  () =>
+    setTimeout(() => {
+      const register = () => void import("./ui/appUpdate").then((module) => module.registerServiceWorker()).catch(() => {});
+      if (typeof requestIdleCallback === "function") requestIdleCallback(register, { timeout: 5_000 });
+      else register();
+    }, 2_000),
+  { once: true },
+);
