@@ -101,7 +101,7 @@ export default defineConfig(({ command }) => ({
  * scope is the folder it is served from, whatever the sub-path.
  *
  * `registerType: "prompt"`: a new version waits until the person presses
- * Reload (src/ui/serviceWorker.ts; never while a reply runs). The app
+ * Reload (src/ui/appUpdate.ts, UpdateBanner.tsx; never while a reply runs). The app
  * registers the worker itself, lazily, so no script is injected into
  * index.html and the initial JavaScript does not grow.
  */
@@ -135,7 +135,7 @@ function installable() {
       navigateFallback: "index.html",
       navigateFallbackDenylist: [/sandbox\.html/],
       cleanupOutdatedCaches: true,
-      // Never take over on its own: the page asks (serviceWorker.ts).
+      // Never take over on its own: the page asks (src/ui/appUpdate.ts).
       skipWaiting: false,
       clientsClaim: false,
     },

@@ -43,6 +43,16 @@ async function send(target: Page, text: string) {
   await box.press("Enter");
 }
 
+/** Start collecting the page's CSP violations (the app's policy must hold with highlighting and KaTeX). */
+async function watchCsp(target: Page): Promise<() => Promise<string[]>> {
+  await target.evaluate(() => {
+    const seen: string[] = [];
+    (window as unknown as { __csp: string[] }).__csp = seen;
+    document.addEventListener("securitypolicyviolation", (event) => seen.push(`${event.effectiveDirective} ${event.blockedURI}`));
+  });
+  return () => target.evaluate(() => (window as unknown as { __csp: string[] }).__csp);
+}
+
 /** Colours of the token spans inside a highlighted block (empty when it is plain text). */
 async function tokenColours(target: Page, selector: string): Promise<string[]> {
   return target.locator(selector).evaluate((element) =>
@@ -55,6 +65,7 @@ const LONG_PYTHON = Array.from({ length: 40 }, (_, index) => `value_${index} = $
 describe("Rendering", () => {
   it("highlights a finished code fence in colour, and a streaming fence never shows a token coloured from other text", async () => {
     await configureEndpoint(page, mock.url);
+    const violations = await watchCsp(page);
     const gate = createGate();
     mock.enqueue({
       chunks: [
@@ -85,6 +96,7 @@ describe("Rendering", () => {
     // The closed string is one string token now.
     const strings = await open.locator("code span[style]").evaluateAll((spans) => spans.map((span) => span.textContent));
     expect(strings.join("")).toContain('"text"');
+    expect(await violations()).toEqual([]);
   });
 
   it("highlights the code of agent.run blocks", async () => {
@@ -97,6 +109,7 @@ describe("Rendering", () => {
 
   it("renders $x^2$ inline and a display block with KaTeX, leaves prose dollars alone, and an open $$ never shows a KaTeX error", async () => {
     await configureEndpoint(page, mock.url);
+    const violations = await watchCsp(page);
     const gate = createGate();
     mock.enqueue({
       chunks: [
@@ -127,6 +140,7 @@ describe("Rendering", () => {
       return [...document.fonts].filter((face) => face.family.startsWith("KaTeX") && face.status === "loaded").length;
     });
     expect(fontsLoaded).toBeGreaterThan(0);
+    expect(await violations()).toEqual([]);
   });
 
   it("collapses long code with Expand, and Collapse folds it again", async () => {
