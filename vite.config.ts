@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
 import { defineConfig, type Plugin } from "vite";
 import { VitePWA } from "vite-plugin-pwa";
 
@@ -88,6 +89,14 @@ export default defineConfig(({ command }) => ({
     sourcemap: false,
   },
   server: { host: "127.0.0.1" },
+  resolve: {
+    alias: {
+      // rehype-katex parses KaTeX's HTML; the package's browser build does it with the DOM, which applies
+      // (and, under the app's style-src, reports) every inline style attribute. The parse5 build parses
+      // without the DOM; the styles then reach the page as React style objects (the CSSOM).
+      "hast-util-from-html-isomorphic": fileURLToPath(new URL("./node_modules/hast-util-from-html-isomorphic/lib/index.js", import.meta.url)),
+    },
+  },
   // Only the dev server injects <style> elements; the build links CSS files.
   ...(command === "serve" ? { html: { cspNonce: DEV_STYLE_NONCE } } : {}),
   plugins: [indexHtmlHead(), installable()],
