@@ -104,9 +104,9 @@ export default defineConfig(({ command }) => ({
 
 /**
  * Installable and offline (vite-plugin-pwa): a web app manifest and a
- * service worker that precaches the whole build, including the realm bundle
- * (`generated/realm.js`) and `sandbox.html`, so the app, the demo model and
- * every local session open offline. Relative URLs throughout: the worker's
+ * service worker that precaches the built app, so the app, the demo model's
+ * replies and every local session open offline (the sandbox's own files are
+ * left out: see globIgnores). Relative URLs throughout: the worker's
  * scope is the folder it is served from, whatever the sub-path.
  *
  * `registerType: "prompt"`: a new version waits until the person presses
@@ -138,6 +138,10 @@ function installable() {
     workbox: {
       // Everything the app can load, KaTeX's woff2 faces included (its .woff/.ttf fallbacks are for old browsers).
       globPatterns: ["**/*.{js,css,html,svg,png,woff2,webmanifest}"],
+      // Not the sandbox's files: Chromium never routes a sandboxed (opaque-origin) iframe's navigation through
+      // a service worker, so sandbox.html cannot come from this cache and the realm cannot start offline;
+      // precaching realm.js (~260 KB gzipped) would only download it twice on the first visit.
+      globIgnores: ["generated/**", "sandbox.html"],
       // The realm bundle and the icon set are large; they must be there offline.
       maximumFileSizeToCacheInBytes: 8 * 1024 * 1024,
       // Navigations to the app (any query, e.g. a share link) get the cached page; sandbox.html is its own precached document.
