@@ -12,7 +12,7 @@ export function Welcome({
   onSuggestion: (text: string) => void;
   onOpenSettings?: () => void;
 }) {
-  const [first, ...others] = suggestions;
+  const [first] = suggestions;
   return (
     <section className="lm-empty lm-welcome" aria-labelledby="lm-welcome-title">
       <h2 id="lm-welcome-title">Welcome to Livemark</h2>
@@ -34,11 +34,11 @@ export function Welcome({
         )}{" "}
         — it stays in this browser and is sent only to the endpoint you choose.
       </p>
-      {others.length > 0 && (
+      {suggestions.length > 1 && (
         <>
           <h3 className="lm-welcome__more">Or try one of these</h3>
           <div className="lm-suggestions">
-            {others.map((suggestion) => (
+            {suggestions.map((suggestion) => (
               <button key={suggestion} type="button" className="lm-button" onClick={() => onSuggestion(suggestion)}>
                 {suggestion}
               </button>
