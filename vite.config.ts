@@ -89,6 +89,8 @@ export default defineConfig(({ command }) => ({
     sourcemap: false,
   },
   server: { host: "127.0.0.1" },
+  // The highlighting worker (src/ui/highlight.worker.ts) is a module worker: its grammars stay lazy chunks.
+  worker: { format: "es" },
   resolve: {
     alias: {
       // rehype-katex parses KaTeX's HTML; the package's browser build does it with the DOM, which applies

@@ -54,7 +54,7 @@ export function useHighlight(code: string, lang: string | undefined, settled: bo
       lastRun.current = Date.now();
       const text = latest.current;
       const id = ++requested.current;
-      void import("./highlight")
+      void import("./highlightClient")
         .then((module) => module.highlight(text, grammar))
         .then(
           (lines) => {
