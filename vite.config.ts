@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
 import { defineConfig, type Plugin } from "vite";
+import { VitePWA } from "vite-plugin-pwa";
 
 /**
  * The app's Content-Security-Policy, added to index.html as a meta tag, in
@@ -87,7 +89,70 @@ export default defineConfig(({ command }) => ({
     sourcemap: false,
   },
   server: { host: "127.0.0.1" },
+  // The highlighting worker (src/ui/highlight.worker.ts) is a module worker: its grammars stay lazy chunks.
+  worker: { format: "es" },
+  resolve: {
+    alias: {
+      // rehype-katex parses KaTeX's HTML; the package's browser build does it with the DOM, which applies
+      // (and, under the app's style-src, reports) every inline style attribute. The parse5 build parses
+      // without the DOM; the styles then reach the page as React style objects (the CSSOM).
+      "hast-util-from-html-isomorphic": fileURLToPath(new URL("./node_modules/hast-util-from-html-isomorphic/lib/index.js", import.meta.url)),
+    },
+  },
   // Only the dev server injects <style> elements; the build links CSS files.
   ...(command === "serve" ? { html: { cspNonce: DEV_STYLE_NONCE } } : {}),
-  plugins: [indexHtmlHead()],
+  plugins: [indexHtmlHead(), installable()],
 }));
+
+/**
+ * Installable and offline (vite-plugin-pwa): a web app manifest and a
+ * service worker that precaches the built app, so the app, the demo model's
+ * replies and every local session open offline (the sandbox's own files are
+ * left out: see globIgnores). Relative URLs throughout: the worker's
+ * scope is the folder it is served from, whatever the sub-path.
+ *
+ * `registerType: "prompt"`: a new version waits until the person presses
+ * Reload (src/ui/appUpdate.ts, UpdateBanner.tsx; never while a reply runs). The app
+ * registers the worker itself, lazily, so no script is injected into
+ * index.html and the initial JavaScript does not grow.
+ */
+function installable() {
+  return VitePWA({
+    registerType: "prompt",
+    injectRegister: false,
+    includeAssets: ["icons/icon.svg", "icons/apple-touch-icon.png"],
+    manifest: {
+      name: "Livemark",
+      short_name: "Livemark",
+      description: "Chat with an LLM whose Markdown replies run, in a browser sandbox.",
+      start_url: "./",
+      scope: "./",
+      display: "standalone",
+      theme_color: "#3451e8",
+      background_color: "#f7f7f5",
+      icons: [
+        { src: "icons/icon-192.png", sizes: "192x192", type: "image/png" },
+        { src: "icons/icon-512.png", sizes: "512x512", type: "image/png" },
+        { src: "icons/icon-maskable-512.png", sizes: "512x512", type: "image/png", purpose: "maskable" },
+        { src: "icons/icon.svg", sizes: "any", type: "image/svg+xml" },
+      ],
+    },
+    workbox: {
+      // Everything the app can load, KaTeX's woff2 faces included (its .woff/.ttf fallbacks are for old browsers).
+      globPatterns: ["**/*.{js,css,html,svg,png,woff2,webmanifest}"],
+      // Not the sandbox's files: Chromium never routes a sandboxed (opaque-origin) iframe's navigation through
+      // a service worker, so sandbox.html cannot come from this cache and the realm cannot start offline;
+      // precaching realm.js (~260 KB gzipped) would only download it twice on the first visit.
+      globIgnores: ["generated/**", "sandbox.html"],
+      // The realm bundle and the icon set are large; they must be there offline.
+      maximumFileSizeToCacheInBytes: 8 * 1024 * 1024,
+      // Navigations to the app (any query, e.g. a share link) get the cached page; sandbox.html is its own precached document.
+      navigateFallback: "index.html",
+      navigateFallbackDenylist: [/sandbox\.html/],
+      cleanupOutdatedCaches: true,
+      // Never take over on its own: the page asks (src/ui/appUpdate.ts).
+      skipWaiting: false,
+      clientsClaim: false,
+    },
+  });
+}

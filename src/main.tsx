@@ -1,4 +1,5 @@
 import "./ui/styles.css";
+import { applyTheme, loadTheme } from "./ui/theme";
 import { createRoot } from "react-dom/client";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { Agent, type ChatMessage } from "./agent/agent";
@@ -209,4 +210,18 @@ function Root() {
   );
 }
 
+// The chosen theme before the first render (an inline script would need a CSP exception).
+applyTheme(loadTheme());
 createRoot(document.getElementById("root")!).render(<Root />);
+// Installable and offline: the service worker registers a little after the page has loaded and gone idle
+// (workbox-window loads then), so precaching never competes with the first reply for the network.
+window.addEventListener(
+  "load",
+  () =>
+    setTimeout(() => {
+      const register = () => void import("./ui/appUpdate").then((module) => module.registerServiceWorker()).catch(() => {});
+      if (typeof requestIdleCallback === "function") requestIdleCallback(register, { timeout: 5_000 });
+      else register();
+    }, 2_000),
+  { once: true },
+);

@@ -187,7 +187,8 @@ describe("utility CSS generation (UnoCSS preset-wind3)", () => {
     expect(css).toContain(".lm-mount .fixed{position:absolute;}");
     expect(css).toContain(".lm-mount .p-4{padding:1rem;}");
     expect(css).toContain(".lm-mount .z-\\[99999\\]{z-index:100;}");
-    expect(css).toContain("@media (prefers-color-scheme: dark)");
+    // dark: follows the app's theme choice (the root's `dark` class, src/ui/theme.ts), kept inside panels.
+    expect(css).toMatch(/\.dark \.lm-mount \.dark\\:bg-black\{[^}]*background-color/);
     expect(css).toContain(`@keyframes ${KEYFRAMES_PREFIX}spin`);
     // Preflight variables only inside panels.
     expect(css).toContain(".lm-mount *,.lm-mount ::before,.lm-mount ::after{");

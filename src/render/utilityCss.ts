@@ -29,7 +29,8 @@ function scopePreflights(css: string): string {
 
 export async function createUtilityCssGenerator(): Promise<UtilityCssGenerator> {
   const uno: UnoGenerator = await createGenerator({
-    presets: [presetWind3({ preflight: "on-demand", dark: "media" })],
+    // `dark:` follows the app's theme choice (the root's `dark` class, src/ui/theme.ts), not only the system.
+    presets: [presetWind3({ preflight: "on-demand", dark: "class" })],
   });
   return {
     async generate(tokens) {

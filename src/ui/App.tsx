@@ -22,6 +22,13 @@ import { MessageActionsContext, type MessageActions } from "./MessageActions";
 import { SessionModelSettings } from "./SessionModelSettings";
 import { ATTACH_FILES_EVENT } from "./Composer";
 import type { Attachment } from "../agent/attachments";
+import { flushSync } from "react-dom";
+import { matchShortcut } from "./shortcuts";
+import { ThemePicker } from "./ThemePicker";
+
+// Not needed for the first screen: their own small chunks (the initial JavaScript budget, bench/).
+const ShortcutsDialog = lazy(() => import("./ShortcutsDialog").then((module) => ({ default: module.ShortcutsDialog })));
+const UpdateBanner = lazy(() => import("./UpdateBanner").then((module) => ({ default: module.UpdateBanner })));
 
 const PHASE_WORD: Record<Phase, string> = {
   idle: "Ready",
@@ -57,7 +64,9 @@ function SessionView({
   onRetryRealm,
   channel,
   controller,
+  onOpenSettings,
 }: {
+  onOpenSettings?: () => void;
   agent: Agent;
   readOnly: boolean;
   usingDemo: boolean;
@@ -104,7 +113,12 @@ function SessionView({
       {/* Clicking a message or a mount selects it as context for the agent (shown, and cleared, above the composer). */}
       <main className="lm-main" onClick={selection.onClick}>
         <MessageActionsContext.Provider value={actions}>
-          <Timeline messages={state.messages} suggestions={usingDemo && !readOnly ? DEMO_SUGGESTIONS : []} onSuggestion={onSend} />
+          <Timeline
+            messages={state.messages}
+            suggestions={usingDemo && !readOnly ? DEMO_SUGGESTIONS : []}
+            onSuggestion={onSend}
+            onOpenSettings={onOpenSettings}
+          />
         </MessageActionsContext.Provider>
       </main>
       <footer className="lm-footer">
@@ -184,6 +198,51 @@ export function App({
   const [dragging, setDragging] = useState(false);
   /** Narrow screens: the session list is a drawer. */
   const [drawerOpen, setDrawerOpen] = useState(false);
+  const [shortcutsOpen, setShortcutsOpen] = useState(false);
+  // Keyboard shortcuts (shortcuts.ts). A modal dialog keeps its keys to itself.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (document.querySelector("dialog[open]")) return;
+      const shortcut = matchShortcut(event);
+      if (!shortcut) return;
+      const agent = controller.getState().agent;
+      switch (shortcut) {
+        case "new-session":
+          event.preventDefault();
+          setDrawerOpen(false);
+          void controller.newSession().then(() => document.getElementById("lm-message")?.focus());
+          return;
+        case "focus-composer":
+          event.preventDefault();
+          document.getElementById("lm-message")?.focus();
+          return;
+        case "stop": {
+          // Escape first closes the drawer (its own handler); otherwise it stops a reply in progress.
+          const phase = agent?.getState().phase;
+          if (drawerOpen || !agent || !(phase === "streaming" || phase === "running" || phase === "waiting-input" || phase === "waiting-permission")) return;
+          event.preventDefault();
+          agent.stop();
+          return;
+        }
+        case "search-sessions":
+          event.preventDefault();
+          // On a narrow screen the list is a drawer: open it first, so the field can take the focus.
+          flushSync(() => setDrawerOpen(true));
+          document.querySelector<HTMLInputElement>(".lm-sidebar__search")?.focus();
+          return;
+        case "help":
+          event.preventDefault();
+          setShortcutsOpen(true);
+          return;
+        default: {
+          const unknown: never = shortcut;
+          return unknown;
+        }
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [controller, drawerOpen]);
   useEffect(() => {
     if (!drawerOpen) return;
     const onKey = (event: KeyboardEvent) => event.key === "Escape" && setDrawerOpen(false);
@@ -226,7 +285,12 @@ export function App({
   const banner = sessions.banner;
   return (
     <div className={`lm-shell${dragging ? " lm-shell--dragging" : ""}`}>
-      <Sidebar controller={controller} state={sessions} open={drawerOpen} onNavigate={() => setDrawerOpen(false)} />
+      <Sidebar controller={controller} state={sessions} open={drawerOpen} onNavigate={() => setDrawerOpen(false)}>
+        <ThemePicker />
+        <button type="button" className="lm-button" aria-haspopup="dialog" title="Keyboard shortcuts (?)" onClick={() => setShortcutsOpen(true)}>
+          Shortcuts
+        </button>
+      </Sidebar>
       {drawerOpen && <div className="lm-drawer-backdrop" aria-hidden="true" onClick={() => setDrawerOpen(false)} />}
       <div className="lm-app">
         <header className="lm-header">
@@ -294,6 +358,9 @@ export function App({
             Settings
           </button>
         </header>
+        <Suspense fallback={null}>
+          <UpdateBanner agent={sessions.agent} />
+        </Suspense>
         {banner && (
           <div className={`lm-banner lm-banner--${banner.level}`} role={banner.level === "error" ? "alert" : "note"}>
             <span>{banner.text}</span>
@@ -345,6 +412,7 @@ export function App({
               onRetryRealm={onRetryRealm}
               channel={invite.channel}
               controller={controller}
+              onOpenSettings={() => setSettingsOpen(true)}
             />
           </TokenPriceContext.Provider>
         ) : (
@@ -353,6 +421,11 @@ export function App({
           </main>
         )}
       </div>
+      {shortcutsOpen && (
+        <Suspense fallback={null}>
+          <ShortcutsDialog onClose={() => setShortcutsOpen(false)} />
+        </Suspense>
+      )}
       {invite.dialogOpen && invite.channel && (
         <Suspense fallback={null}>
           <InviteAgentDialog channel={invite.channel} onClose={invite.close} />

@@ -1,6 +1,9 @@
 import { memo } from "react";
 import { omittedLinesText, type BlockView, type StatementView } from "../agent/reply";
 import { formatExecError } from "../wire/events";
+import { Collapsible } from "./Collapsible";
+import { HighlightedLineView } from "./HighlightedLineView";
+import { useHighlight } from "./useHighlight";
 
 type CodeBlock = Extract<BlockView, { kind: "code" }>;
 type DataBlock = Extract<BlockView, { kind: "data" }>;
@@ -31,7 +34,10 @@ export const CodeBlockView = memo(function CodeBlockView({
   // The reply is over but its code never started: the sandbox was not
   // running (it could not start). "queued" would promise it still will.
   const notRun = !cut && settled && (block.status === "queued" || block.status === "streaming");
-  const lines = block.source.replace(/\n$/, "").split("\n");
+  const code = block.source.replace(/\n$/, "");
+  const lines = code.split("\n");
+  // Highlighted once the fence closed; while it streams, at most every 200 ms.
+  const highlighted = useHighlight(code, block.lang, block.status !== "streaming");
   const byEndLine = new Map<number, StatementView>();
   const statusOf = (replyLine: number): string => {
     for (const statement of block.statements) {
@@ -59,7 +65,9 @@ export const CodeBlockView = memo(function CodeBlockView({
           {!cut && block.unterminated ? " (fence not closed)" : ""}
         </span>
       </figcaption>
-      <div className="lm-code__body">
+      <Collapsible lineCount={lines.length} open={!!block.error}>
+      {/* Focusable: a long line scrolls sideways, and keyboard users scroll it too. */}
+      <div className="lm-code__body lm-hl" tabIndex={0} data-highlighted={highlighted ? (highlighted.validLines >= lines.length ? "all" : "partial") : "none"}>
         {lines.map((text, offset) => {
           const replyLine = block.line + offset;
           const status = statusOf(replyLine);
@@ -72,7 +80,7 @@ export const CodeBlockView = memo(function CodeBlockView({
                 <span className="lm-code__number" title={`line ${replyLine} of the reply`}>
                   {offset + 1}
                 </span>
-                <code>{text || " "}</code>
+                <code>{highlighted && offset < highlighted.validLines && highlighted.lines[offset]?.length ? <HighlightedLineView line={highlighted.lines[offset]} /> : text || " "}</code>
               </div>
               {statement && (statement.logs.length > 0 || (statement.omitted ?? 0) > 0) && (
                 <div className="lm-code__logs">
@@ -98,6 +106,7 @@ export const CodeBlockView = memo(function CodeBlockView({
           </div>
         )}
       </div>
+      </Collapsible>
     </figure>
   );
 });

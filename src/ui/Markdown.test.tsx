@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { renderToStaticMarkup } from "react-dom/server";
-import { Markdown } from "./Markdown";
+import { Markdown, loadMath } from "./Markdown";
+import { validHighlightedLines } from "./useHighlight";
 
 const html = (text: string) => renderToStaticMarkup(<Markdown text={text} />);
 
@@ -47,5 +48,51 @@ describe("Markdown (GFM)", () => {
     expect(out).not.toContain("<img");
     expect(out).not.toContain("<b>");
     expect(out).not.toContain("javascript:");
+  });
+});
+
+describe("Markdown math (KaTeX)", () => {
+  const MATH = "Inline $x^2$ costs $5 and $10.\n\n$$\n\\frac{a}{b} + \\sqrt{2}\n$$\n\nEnd.\n";
+
+  it("renders inline and display math, and leaves prices in prose as text", async () => {
+    await loadMath();
+    const out = html(MATH);
+    expect(out).toContain('class="katex"');
+    expect(out).toContain("katex-display");
+    expect(out).toContain("mfrac");
+    expect(out).toContain("costs $5 and $10.");
+    expect(out).not.toContain("katex-error");
+  });
+
+  it("keeps Markdown around amounts in dollars: bold prices, links, and formulas that start with a digit", async () => {
+    await loadMath();
+    const out = html("The dashboard: **$12,930** from **277 orders**, about $46.68 per order; [$5 off](https://example.com).\n\nAnd $2x + 1$ and `$5 in code`.\n");
+    expect(out).toContain("<strong>$12,930</strong>");
+    expect(out).toContain("<strong>277 orders</strong>");
+    expect(out).toContain("about $46.68 per order");
+    expect(out).toMatch(/<a href="https:\/\/example.com"[^>]*>\$5 off<\/a>/);
+    expect(out).toContain("<code>$5 in code</code>");
+    expect((out.match(/class="katex"/g) ?? []).length).toBe(1);
+  });
+
+  it("is streaming-safe: no prefix renders a KaTeX error, and display math appears only once its $$ closed", async () => {
+    await loadMath();
+    const closedAt = MATH.lastIndexOf("$$") + 2;
+    for (let end = 1; end <= MATH.length; end++) {
+      const out = html(MATH.slice(0, end));
+      expect(out, MATH.slice(0, end)).not.toContain("katex-error");
+      if (end < closedAt) expect(out, MATH.slice(0, end)).not.toContain("katex-display");
+    }
+    expect(html(MATH.slice(0, closedAt))).toContain("katex-display");
+  });
+});
+
+describe("highlighting while a block grows", () => {
+  it("keeps the colours of complete lines of an older text and nothing of a different one", () => {
+    expect(validHighlightedLines("a\nb", "a\nb")).toBe(Number.POSITIVE_INFINITY);
+    // The old last line ("b" of "bc") may have been cut mid-token.
+    expect(validHighlightedLines("a\nbc\nd", "a\nb")).toBe(1);
+    expect(validHighlightedLines("a\nb\nc", "a\nb\n")).toBe(2);
+    expect(validHighlightedLines("x\nb", "a\nb")).toBe(0);
   });
 });

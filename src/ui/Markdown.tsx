@@ -1,17 +1,10 @@
-import { memo, useMemo } from "react";
-import ReactMarkdown from "react-markdown";
+import { memo, useEffect, useMemo, useState } from "react";
+import ReactMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { marked } from "marked";
 import { RemoteImage, remoteImageUrl } from "../render/RemoteImage";
 import { CopyButton } from "./CopyButton";
-
-/** The text of a hast node (a fenced code block's source). */
-function hastText(node: unknown): string {
-  if (typeof node !== "object" || node === null) return "";
-  const { value, children } = node as { value?: unknown; children?: unknown };
-  if (typeof value === "string") return value;
-  return Array.isArray(children) ? children.map(hastText).join("") : "";
-}
+import { CodeFence } from "./CodeFence";
 
 /**
  * Streaming Markdown: the text is cut into top-level blocks with marked's
@@ -21,43 +14,122 @@ function hastText(node: unknown): string {
  * block re-renders. A table being streamed is a paragraph until its
  * delimiter row arrives, then a table that gains rows. react-markdown never
  * renders raw HTML (it is shown as text), and links get safe attributes.
+ *
+ * Fenced code is highlighted (CodeFence.tsx; shiki loads on first use) and
+ * math rendered with KaTeX (math.ts, loaded the first time a reply holds a
+ * `$`). Both are streaming-safe: a fence still open is highlighted at most
+ * every 200 ms with its newest lines plain; a block with an unclosed `$$`
+ * shows its text as written until the closing `$$` arrives, so half-written
+ * TeX never flashes as a KaTeX error.
  */
 // One tilde is too common in prose ("~5 min") to mean strikethrough.
 const REMARK_PLUGINS = [[remarkGfm, { singleTilde: false }]] as Parameters<typeof ReactMarkdown>[0]["remarkPlugins"];
 
-const MarkdownBlock = memo(function MarkdownBlock({ source }: { source: string }) {
+type Plugins = Parameters<typeof ReactMarkdown>[0]["remarkPlugins"];
+interface MathPlugins {
+  remark: Plugins;
+  rehype: Plugins;
+  prepare: (source: string) => string;
+}
+
+let math: MathPlugins | undefined;
+let mathLoading: Promise<MathPlugins> | undefined;
+
+/** Load KaTeX and the math plugins (once). Exported for tests, which render synchronously. */
+export function loadMath(): Promise<MathPlugins> {
+  mathLoading ??= import("./math").then((module) => {
+    math = {
+      remark: [...(REMARK_PLUGINS ?? []), ...module.REMARK_MATH_PLUGINS] as Plugins,
+      rehype: module.REHYPE_MATH_PLUGINS as Plugins,
+      prepare: module.escapeCurrency,
+    };
+    return math;
+  });
+  return mathLoading;
+}
+
+function useMath(needed: boolean): MathPlugins | undefined {
+  const [loaded, setLoaded] = useState(math);
+  useEffect(() => {
+    if (!needed || loaded) return;
+    let alive = true;
+    loadMath().then(
+      (plugins) => alive && setLoaded(plugins),
+      () => {},
+    );
+    return () => {
+      alive = false;
+    };
+  }, [needed, loaded]);
+  return needed ? (loaded ?? math) : undefined;
+}
+
+/** `$$` opens and closes display math: an odd count means the block is still inside one. */
+function hasOpenDisplayMath(source: string): boolean {
+  return ((source.match(/\$\$/g) ?? []).length & 1) === 1;
+}
+
+interface HastLike {
+  type: string;
+  tagName?: string;
+  value?: string;
+  properties?: { className?: unknown };
+  children?: HastLike[];
+}
+
+function textOf(node: HastLike): string {
+  return node.type === "text" ? (node.value ?? "") : (node.children ?? []).map(textOf).join("");
+}
+
+function fenceComponents(settled: boolean): Components {
+  return {
+    a: ({ href, children }) => (
+      <a href={href} target="_blank" rel="noopener noreferrer nofollow">
+        {children}
+      </a>
+    ),
+    // Wide tables scroll inside the reply instead of widening the page.
+    table: ({ children }) => (
+      <div className="lm-table-wrap">
+        <table>{children}</table>
+      </div>
+    ),
+    // Remote images load only once the network capability covers their host (a placeholder with Load until then).
+    img: ({ alt, src }) => {
+      const remote = remoteImageUrl(src);
+      return remote ? <RemoteImage url={remote} alt={alt} /> : <span className="lm-image-placeholder">[image: {alt || "untitled"}]</span>;
+    },
+    pre: ({ node, children }) => {
+      const code = (node as HastLike | undefined)?.children?.find((child) => child.type === "element" && child.tagName === "code");
+      if (!code) return <pre>{children}</pre>;
+      const classes = Array.isArray(code.properties?.className) ? (code.properties.className as string[]) : [];
+      const lang = classes.find((name) => name.startsWith("language-"))?.slice("language-".length);
+      const source = textOf(code);
+      // Every code block can be copied as written.
+      return (
+        <div className="lm-pre">
+          <CopyButton text={source} title="Copy this code block" />
+          <CodeFence code={source} lang={lang} settled={settled} />
+        </div>
+      );
+    },
+  };
+}
+
+const SETTLED_COMPONENTS = fenceComponents(true);
+const STREAMING_COMPONENTS = fenceComponents(false);
+
+const MarkdownBlock = memo(function MarkdownBlock({ source, settled, math }: { source: string; settled: boolean; math: MathPlugins | undefined }) {
+  const withMath = math && !hasOpenDisplayMath(source) ? math : undefined;
   return (
     <ReactMarkdown
       skipHtml
-      remarkPlugins={REMARK_PLUGINS}
+      remarkPlugins={withMath ? withMath.remark : REMARK_PLUGINS}
+      rehypePlugins={withMath?.rehype}
       urlTransform={safeUrl}
-      components={{
-        a: ({ href, children }) => (
-          <a href={href} target="_blank" rel="noopener noreferrer nofollow">
-            {children}
-          </a>
-        ),
-        // Every code block can be copied as written.
-        pre: ({ children, node }) => (
-          <div className="lm-pre">
-            <CopyButton text={() => hastText(node)} title="Copy this code block" />
-            <pre>{children}</pre>
-          </div>
-        ),
-        // Wide tables scroll inside the reply instead of widening the page.
-        table: ({ children }) => (
-          <div className="lm-table-wrap">
-            <table>{children}</table>
-          </div>
-        ),
-        // Remote images load only once the network capability covers their host (a placeholder with Load until then).
-        img: ({ alt, src }) => {
-          const remote = remoteImageUrl(src);
-          return remote ? <RemoteImage url={remote} alt={alt} /> : <span className="lm-image-placeholder">[image: {alt || "untitled"}]</span>;
-        },
-      }}
+      components={settled ? SETTLED_COMPONENTS : STREAMING_COMPONENTS}
     >
-      {source}
+      {withMath ? withMath.prepare(source) : source}
     </ReactMarkdown>
   );
 });
@@ -66,18 +138,36 @@ function safeUrl(url: string): string {
   return /^(https?:|mailto:|#)/i.test(url) ? url : "";
 }
 
+/**
+ * Whether a block will not change any more as the text grows: anything but
+ * the last block, and a last block that is a fence with its closing line.
+ */
+function fenceClosed(raw: string): boolean {
+  const open = /^ {0,3}(`{3,}|~{3,})/.exec(raw);
+  if (!open) return false;
+  const lines = raw.replace(/\n+$/, "").split("\n");
+  if (lines.length < 2) return false;
+  const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(lines[lines.length - 1]);
+  return !!close && close[1][0] === open[1][0] && close[1].length >= open[1].length;
+}
+
 export function Markdown({ text }: { text: string }) {
   const blocks = useMemo(() => {
     try {
-      return marked.lexer(text).map((token) => token.raw);
+      const tokens = marked.lexer(text);
+      return tokens.map((token, index) => ({
+        raw: token.raw,
+        settled: index < tokens.length - 1 || token.type !== "code" || fenceClosed(token.raw),
+      }));
     } catch {
-      return [text];
+      return [{ raw: text, settled: false }];
     }
   }, [text]);
+  const mathPlugins = useMath(text.includes("$"));
   return (
     <div className="lm-markdown">
-      {blocks.map((raw, index) => (
-        <MarkdownBlock key={index} source={raw} />
+      {blocks.map((block, index) => (
+        <MarkdownBlock key={index} source={block.raw} settled={block.settled} math={mathPlugins} />
       ))}
     </div>
   );

@@ -7,6 +7,7 @@ import type { ConnectionReport } from "../llm/testConnection";
 
 // The connection test loads on first use (it is not needed to chat).
 const connection = () => import("../llm/testConnection");
+import { useModalDialog } from "./useModalDialog";
 
 export function SettingsDialog({
   settings,
@@ -46,11 +47,8 @@ export function SettingsDialog({
   const [maxTokensText, setMaxTokensText] = useState(settings.maxOutputTokens === undefined ? "" : String(settings.maxOutputTokens));
   const [priceInText, setPriceInText] = useState(settings.price ? String(settings.price.inputPerMillion) : "");
   const [priceOutText, setPriceOutText] = useState(settings.price ? String(settings.price.outputPerMillion) : "");
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const element = dialog.current;
-    if (element && !element.open) element.showModal();
-  }, []);
+  // Modal: focus stays inside and returns to the opener on close (useModalDialog.ts).
+  const dialog = useModalDialog();
   const set = <K extends keyof Settings>(key: K, value: Settings[K]) => setDraft((current) => ({ ...current, [key]: value }));
   // Typing into an endpoint field is choosing the endpoint: Save must not
   // quietly keep the demo model with a key next to it.
@@ -58,7 +56,7 @@ export function SettingsDialog({
     setDraft((current) => ({ ...current, [key]: value, provider: value.trim() !== "" ? "openai" : current.provider }));
   const answering = answeringModel(draft);
   return (
-    <dialog ref={dialog} className="lm-dialog" aria-labelledby="lm-settings-title" onClose={onClose} onCancel={onClose}>
+    <dialog ref={dialog} className="lm-dialog" aria-labelledby="lm-settings-title" onClose={onClose}>
       <form
         method="dialog"
         onSubmit={(event) => {

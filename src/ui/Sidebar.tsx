@@ -1,4 +1,4 @@
-import { useRef, useState, type ChangeEvent } from "react";
+import { useRef, useState, type ChangeEvent, type ReactNode } from "react";
 import type { SessionController, SessionsState } from "./sessionController";
 
 function download(name: string, text: string) {
@@ -16,6 +16,7 @@ export function Sidebar({
   state,
   open = false,
   onNavigate,
+  children,
 }: {
   controller: SessionController;
   state: SessionsState;
@@ -23,6 +24,8 @@ export function Sidebar({
   open?: boolean;
   /** A session was opened or created (a drawer closes). */
   onNavigate?: () => void;
+  /** More controls for the list's footer (the theme, the shortcuts). */
+  children?: ReactNode;
 }) {
   const [query, setQuery] = useState("");
   const [renaming, setRenaming] = useState<string | undefined>();
@@ -154,6 +157,7 @@ export function Sidebar({
         >
           Export all
         </button>
+        {children}
       </div>
     </nav>
   );

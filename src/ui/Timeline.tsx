@@ -8,6 +8,10 @@ import { isCutReply } from "../agent/finishReason";
 import { CapabilitySlot, InteractionSummaryView } from "./capabilities";
 import { AgentReportView } from "./AgentReportView";
 import { CopyButton, ReplyFooter, UserMessage } from "./MessageActions";
+import { lazy, Suspense } from "react";
+
+// The first-run screen has its own small chunk (the initial JavaScript budget, bench/); it loads at once.
+const Welcome = lazy(() => import("./Welcome").then((module) => ({ default: module.Welcome })));
 
 const AssistantMessage = memo(function AssistantMessage({
   message,
@@ -110,10 +114,13 @@ export function Timeline({
   messages,
   suggestions = [],
   onSuggestion,
+  onOpenSettings,
 }: {
   messages: ChatMessage[];
   suggestions?: readonly string[];
   onSuggestion?: (text: string) => void;
+  /** Offered by the first-run welcome (bring a key). */
+  onOpenSettings?: () => void;
 }) {
   const end = useRef<HTMLDivElement>(null);
   // Follow the stream only while the reader is at the bottom; the pinned flag
@@ -146,21 +153,18 @@ export function Timeline({
   }, [messages.length, lastSize]);
   return (
     <div className="lm-timeline" role="log" aria-label="Conversation">
-      {messages.length === 0 && (
-        <div className="lm-empty">
-          <h2>Ask for something that runs.</h2>
-          <p>Replies can carry code that executes as it streams, in a sandbox that cannot see your key.</p>
-          {suggestions.length > 0 && onSuggestion && (
-            <div className="lm-suggestions">
-              {suggestions.map((suggestion) => (
-                <button key={suggestion} type="button" className="lm-button" onClick={() => onSuggestion(suggestion)}>
-                  {suggestion}
-                </button>
-              ))}
-            </div>
-          )}
-        </div>
-      )}
+      {messages.length === 0 &&
+        (suggestions.length > 0 && onSuggestion ? (
+          // No key yet: the demo model answers, so the first screen is the welcome.
+          <Suspense fallback={null}>
+            <Welcome suggestions={suggestions} onSuggestion={onSuggestion} onOpenSettings={onOpenSettings} />
+          </Suspense>
+        ) : (
+          <div className="lm-empty">
+            <h2>Ask for something that runs.</h2>
+            <p>Replies can carry code that executes as it streams, in a sandbox that cannot see your key.</p>
+          </div>
+        ))}
       {messages.map((message, index) => {
         switch (message.role) {
           case "user":

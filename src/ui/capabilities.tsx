@@ -14,6 +14,7 @@ import { ToolAskView } from "./ToolAskView";
 // Session settings' tools sections load with the dialog, not with the page.
 const ToolServersSection = lazy(() => import("./toolServers").then((module) => ({ default: module.ToolServersSection })));
 const GrantedToolsSection = lazy(() => import("./toolServers").then((module) => ({ default: module.GrantedToolsSection })));
+import { useModalDialog } from "./useModalDialog";
 
 export const CapabilitiesContext = createContext<CapabilityController | undefined>(undefined);
 
@@ -106,14 +107,11 @@ const MODES: { value: NetworkMode; label: string; hint: string }[] = [
 
 export function SessionSettingsDialog({ onClose, children }: { onClose: () => void; children?: ReactNode }) {
   const { controller, state } = useCapabilities();
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const element = dialog.current;
-    if (element && !element.open) element.showModal();
-  }, []);
+  // Modal: focus stays inside and returns to the opener on close (useModalDialog.ts).
+  const dialog = useModalDialog();
   const { policy, audit } = state;
   return (
-    <dialog ref={dialog} className="lm-dialog lm-dialog--wide" aria-labelledby="lm-session-settings-title" onClose={onClose} onCancel={onClose}>
+    <dialog ref={dialog} className="lm-dialog lm-dialog--wide" aria-labelledby="lm-session-settings-title" onClose={onClose}>
       <h2 id="lm-session-settings-title">Session settings</h2>
       <p className="lm-dialog__hint">Rights belong to this session: what its code may reach. Generated code never sees your API key.</p>
       {children}

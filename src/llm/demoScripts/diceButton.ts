@@ -16,7 +16,7 @@ mount({
   ui: ({ callbacks }) => (
     <Card className="p-4 flex items-center gap-4">
       <Button onClick={() => callbacks.roll()}>Roll the die</Button>
-      <span className="text-sm text-gray-600">{dice.rolls.length === 0 ? "No rolls yet" : "Rolls: " + dice.rolls.join(", ")}</span>
+      <span className="text-sm text-gray-600 dark:text-gray-300">{dice.rolls.length === 0 ? "No rolls yet" : "Rolls: " + dice.rolls.join(", ")}</span>
     </Card>
   ),
 })

@@ -11,7 +11,7 @@ mount({
       <Progress value={(progress.done / progress.steps.length) * 100} />
       <ul className="grid gap-1 text-sm">
         {progress.steps.map((step, index) => (
-          <li key={step} className={index < progress.done ? "text-green-700" : index === progress.done ? "font-medium" : "text-gray-400"}>
+          <li key={step} className={index < progress.done ? "text-green-700 dark:text-green-400" : index === progress.done ? "font-medium" : "text-gray-500 dark:text-gray-400"}>
             {index < progress.done ? "✓" : index === progress.done ? "…" : "○"} {step}
           </li>
         ))}

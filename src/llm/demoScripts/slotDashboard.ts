@@ -29,10 +29,10 @@ await sleep(800)
 const revenue = week.reduce((sum, day) => sum + day.revenue, 0)
 const orderCount = week.reduce((sum, day) => sum + day.orders, 0)
 board.mountSlot("totals", () => (
-  <div className="grid grid-cols-3 gap-3">
-    <Card className="p-3"><div className="text-xs text-gray-500">Revenue</div><div className="text-xl font-semibold">{dollars(revenue)}</div></Card>
-    <Card className="p-3"><div className="text-xs text-gray-500">Orders</div><div className="text-xl font-semibold">{orderCount}</div></Card>
-    <Card className="p-3"><div className="text-xs text-gray-500">Average order</div><div className="text-xl font-semibold">{dollars(revenue / orderCount)}</div></Card>
+  <div className="grid grid-cols-1 sm:grid-cols-3 gap-3">
+    <Card className="p-3"><div className="text-xs text-gray-500 dark:text-gray-400">Revenue</div><div className="text-xl font-semibold">{dollars(revenue)}</div></Card>
+    <Card className="p-3"><div className="text-xs text-gray-500 dark:text-gray-400">Orders</div><div className="text-xl font-semibold">{orderCount}</div></Card>
+    <Card className="p-3"><div className="text-xs text-gray-500 dark:text-gray-400">Average order</div><div className="text-xl font-semibold">{dollars(revenue / orderCount)}</div></Card>
   </div>
 ))
 await sleep(800)

@@ -1,0 +1,41 @@
+import { useId, useState, type ReactNode } from "react";
+
+/** Code longer than this many lines starts collapsed. */
+export const COLLAPSE_ABOVE_LINES = 30;
+
+/**
+ * Long code starts collapsed to its first lines with an **Expand** button
+ * under it (then **Collapse**). `open` forces it open (a block whose error
+ * would otherwise be hidden).
+ */
+export function Collapsible({
+  lineCount,
+  open = false,
+  className,
+  children,
+}: {
+  lineCount: number;
+  open?: boolean;
+  className?: string;
+  children: ReactNode;
+}) {
+  const id = useId();
+  const [expanded, setExpanded] = useState(false);
+  const long = lineCount > COLLAPSE_ABOVE_LINES && !open;
+  const collapsed = long && !expanded;
+  return (
+    <>
+      <div id={id} className={`${className ?? ""} lm-collapsible${collapsed ? " lm-collapsible--collapsed" : ""}`}>
+        {children}
+      </div>
+      {long && (
+        <div className="lm-collapsible__bar">
+          <button type="button" className="lm-button lm-button--quiet" aria-expanded={expanded} aria-controls={id} onClick={() => setExpanded(!expanded)}>
+            {expanded ? "Collapse" : "Expand"}
+          </button>
+          <span className="lm-collapsible__count">{lineCount} lines</span>
+        </div>
+      )}
+    </>
+  );
+}
