@@ -8,7 +8,7 @@ import { SettingsDialog } from "./SettingsDialog";
 import { Sidebar, download } from "./Sidebar";
 import type { Settings } from "./settings";
 import type { SessionController } from "./sessionController";
-import { DEMO_SUGGESTIONS } from "../llm/demoScripts";
+import { useDemoSuggestions } from "./useDemoSuggestions";
 import type { RealmStatus } from "./realmStatus";
 import { answeringModel } from "./modelLabel";
 import { SessionSettingsDialog, useCapabilities } from "./capabilities";
@@ -84,11 +84,12 @@ function SessionView({
   );
   const onStop = useCallback(() => agent.stop(), [agent]);
   const channelActions = { answer: (id: string, text: string) => channel?.answer(id, text), open: joined };
+  const suggestions = useDemoSuggestions(usingDemo && !readOnly);
   return (
     <AgentChannelContext.Provider value={channelActions}>
       {/* Clicking a message or a mount selects it as context for the agent (shown, and cleared, above the composer). */}
       <main className="lm-main" onClick={selection.onClick}>
-        <Timeline messages={state.messages} suggestions={usingDemo && !readOnly ? DEMO_SUGGESTIONS : []} onSuggestion={onSend} />
+        <Timeline messages={state.messages} suggestions={suggestions} onSuggestion={onSend} />
       </main>
       <footer className="lm-footer">
         <div className="lm-statusbar">

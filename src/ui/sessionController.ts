@@ -2,7 +2,7 @@ import type { Agent, AgentState, ChatMessage } from "../agent/agent";
 // The export/import/share code (and zod with it) loads on first use; the rest
 // of the store is needed to show the first session.
 import { createSession, deleteSession, listSessions, loadSession, renameSession, searchSessions, undoDelete, type SearchHit } from "../store/sessions";
-import { openStore, type Store } from "../store/store";
+import type { Store } from "../store/store";
 import { createSessionWriter, flushOnPageHide, type SessionWriter } from "../store/sessionWriter";
 import { DEFAULT_TITLE, type Session } from "../store/types";
 import type { SessionExport } from "../store/exportSchema";
@@ -119,6 +119,8 @@ export class SessionController {
   }
 
   private async startOnce(): Promise<void> {
+    // The database code (Dexie) loads here, after the first paint, not with the page.
+    const { openStore } = await import("../store/store");
     const opened = await openStore({
       onStatus: (status) => this.notify(status.message, "warn"),
     });
