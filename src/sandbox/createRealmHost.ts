@@ -33,6 +33,7 @@ import { UI_EVENT, type MountRealmMessage } from "../wire/mount";
 import type { HostMessage } from "../wire/types";
 import { createRealmConnection, type RealmConnection } from "./createRealmConnection";
 import { createSandboxFrame, type SandboxFrame } from "./createSandboxFrame";
+import { takeEarlyRealm } from "./earlyRealm";
 import { loadRealmBundle } from "./loadRealmBundle";
 import { RealmHostError } from "./RealmHostError";
 import type {
@@ -167,7 +168,9 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   }
 
   function startRealm(): Realm {
-    const channel = new MessageChannel();
+    // The page's first realm may already be loading (src/boot.ts): take it over.
+    const early = takeEarlyRealm({ realmUrl, sandboxUrl, container });
+    const channel = early ? undefined : new MessageChannel();
     const realm: Realm = {
       key: newRealmKey(),
       connection: undefined as unknown as RealmConnection,
@@ -177,10 +180,10 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       sawWorkerError: false,
       invalidReports: 0,
       abortsBeforeReady: 0,
-      startedAt: performance.now(),
+      startedAt: early?.startedAt ?? performance.now(),
     };
     realm.connection = createRealmConnection({
-      port: channel.port1,
+      port: early?.port ?? channel!.port1,
       nextId,
       // A spare has run no code, so it asks for nothing.
       service: (name) => (role(realm) === "current" ? services.get(name) : undefined),
@@ -246,19 +249,23 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       if (is === "current") retryBoot(realm, `was not ready within ${bootTimeoutMs} ms`);
       else if (is === "spare") discardSpare(realm);
     }, bootTimeoutMs);
-    const blob = loadBundle();
-    realm.frame = createSandboxFrame({
-      container,
-      sandboxUrl,
-      bundle: blob,
-      port: channel.port2,
-      onWorkerError() {
-        // Model code can make the worker fire `error` at will, so the text
-        // is ignored; only a realm that then stays silent is dead.
-        realm.sawWorkerError = true;
-        if (role(realm) === "current" && realm.booted) realm.connection.probe(CRASH_PROBE_MS);
-      },
-    });
+    const onWorkerError = () => {
+      // Model code can make the worker fire `error` at will, so the text
+      // is ignored; only a realm that then stays silent is dead.
+      realm.sawWorkerError = true;
+      if (role(realm) === "current" && realm.booted) realm.connection.probe(CRASH_PROBE_MS);
+    };
+    let blob: Promise<Blob>;
+    if (early) {
+      // Its fetch is this host's bundle too (a failed one is fetched again by the next start).
+      blob = bundle ??= early.bundle;
+      blob.catch(() => (bundle = undefined));
+      early.onWorkerError(onWorkerError);
+      realm.frame = early.frame;
+    } else {
+      blob = loadBundle();
+      realm.frame = createSandboxFrame({ container, sandboxUrl, bundle: blob, port: channel!.port2, onWorkerError });
+    }
     blob.catch((error: unknown) => {
       const is = role(realm);
       if (is === "spare") return discardSpare(realm);
