@@ -41,7 +41,14 @@ import type {
 } from "./types";
 
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 3_000;
-export const DEFAULT_HEARTBEAT_INTERVAL_MS = 250;
+/**
+ * Silence after which a realm running a statement counts as stuck: guarded
+ * code pulses while it runs (createRealmConnection.ts), so this silence is
+ * code no guard reaches. With the interval below, a stuck realm is replaced
+ * within about a second.
+ */
+export const DEFAULT_BUSY_TIMEOUT_MS = 750;
+export const DEFAULT_HEARTBEAT_INTERVAL_MS = 100;
 export const DEFAULT_ABORT_TIMEOUT_MS = 1_000;
 export const DEFAULT_BOOT_TIMEOUT_MS = 15_000;
 export const DEFAULT_FLUSH_TIMEOUT_MS = 60_000;
@@ -105,6 +112,7 @@ function newRealmKey(): string {
 export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   const heartbeatTimeoutMs = options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS;
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS;
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const abortTimeoutMs = options.abortTimeoutMs ?? DEFAULT_ABORT_TIMEOUT_MS;
   const bootTimeoutMs = options.bootTimeoutMs ?? DEFAULT_BOOT_TIMEOUT_MS;
   const realmUrl = options.realmUrl ?? new URL("generated/realm.js", document.baseURI).href;
@@ -285,7 +293,12 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   function activate(realm: Realm): void {
     realm.active = true;
     bootAttempts = 0;
-    realm.connection.startHeartbeat({ intervalMs: heartbeatIntervalMs, timeoutMs: heartbeatTimeoutMs });
+    realm.connection.startHeartbeat({
+      intervalMs: heartbeatIntervalMs,
+      timeoutMs: heartbeatTimeoutMs,
+      // Only the current realm runs statements; `running` is its.
+      busy: { timeoutMs: busyTimeoutMs, isBusy: () => running !== undefined && realm === current },
+    });
     for (; realm.abortsBeforeReady > 0; realm.abortsBeforeReady--) requestStop(realm);
     readiness.resolve();
     const ready = { type: "ready", startMs: performance.now() - realm.startedAt, ...realm.timings } as const;
