@@ -3,6 +3,8 @@ import { fileURLToPath } from "node:url";
 
 const ZOD_LOCALES = fileURLToPath(new URL("./workers/realm/zodLocales.ts", import.meta.url));
 const BABEL_TYPES = fileURLToPath(new URL("./workers/realm/executor/babelTypes.ts", import.meta.url));
+const NO_TYPESCRIPT_PRINTER = fileURLToPath(new URL("./workers/realm/executor/noTypeScriptPrinter.ts", import.meta.url));
+const NO_INPUT_SOURCE_MAP = fileURLToPath(new URL("./workers/realm/executor/noInputSourceMap.ts", import.meta.url));
 
 // The realm runs in a classic Worker started from a blob URL inside the
 // opaque-origin sandbox (module workers fail there in Chromium), so it is one
@@ -18,6 +20,13 @@ export default defineConfig({
       resolveId(source, importer) {
         // @babel/generator's view of @babel/types: the realm's small stand-in (babelTypes.ts).
         if (source === "@babel/types") return BABEL_TYPES;
+        // @babel/generator reads input source maps, which the realm never passes (~4 KB gzipped).
+        if (source === "@jridgewell/trace-mapping") return NO_INPUT_SOURCE_MAP;
+        // Its TypeScript printers: the realm prints only JavaScript, every TypeScript
+        // node lowered or removed first (~3 KB gzipped). (Its Flow printers stay: without
+        // them the generator wrapped blocks and for-heads in parentheses.)
+        const generators = importer !== undefined && /[\\/]@babel[\\/]generator[\\/]lib[\\/]generators[\\/]/.test(importer);
+        if (generators && source === "./typescript.js") return NO_TYPESCRIPT_PRINTER;
         if (source === "../locales/index.js" && importer && /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(importer)) return ZOD_LOCALES;
         return null;
       },

@@ -121,14 +121,15 @@ describe("realm start failures", () => {
     expect(await page.getByRole("alert").filter({ hasText: "code in replies cannot run" }).isVisible()).toBe(true);
     // The start-up failure is the page's state, not the session's.
     expect(await page.locator(".lm-timeline .lm-notice").count()).toBe(0);
-    expect(await page.getByRole("button", { name: DEMO_SUGGESTIONS[0] }).isVisible()).toBe(true);
+    // The suggestions load after the first paint (ui/useDemoSuggestions.ts): wait for them, then the same check.
+    await expect.poll(() => page.getByRole("button", { name: DEMO_SUGGESTIONS[0] }).isVisible()).toBe(true);
 
     // Reloaded with a working bundle, the same session shows nothing of it.
     flaky.cutNext = 0;
     await page.reload();
     await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
     expect(await page.locator(".lm-timeline .lm-notice").count()).toBe(0);
-    expect(await page.getByRole("button", { name: DEMO_SUGGESTIONS[0] }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole("button", { name: DEMO_SUGGESTIONS[0] }).isVisible()).toBe(true);
 
     // Broken again: a message sent anyway shows its text; its code says it did not run.
     flaky.cutNext = 1_000;

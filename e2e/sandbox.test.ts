@@ -140,6 +140,15 @@ describe("watchdog", () => {
     expect(realm.output(result)).toBe("undefined alive");
   });
 
+  it("does not reset a realm whose long computation progresses within the loop guard's budget", async () => {
+    // 1.5 s of synchronous, guarded work: far past the host's busy limit for a
+    // silent realm, but the loop guard's busy pulses say it is progressing.
+    const from = (await realm.events()).length;
+    const result = await realm.run("let spins = 0; const until = Date.now() + 1_500; while (Date.now() < until) spins++; console.log('finished', spins > 0)", 20_000);
+    expect(realm.output(result)).toBe("finished true");
+    expect((await realm.events(from)).filter((event) => event.type === "realm-reset")).toEqual([]);
+  });
+
   it("resets a realm stuck where no loop guard can see (catastrophic regex)", async () => {
     const from = await realm.start("/^(a+)+$/.test('a'.repeat(40) + 'b')");
     const reset = await realm.waitForEvent((event) => event.type === "realm-reset", from, 10_000);

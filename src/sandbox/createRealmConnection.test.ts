@@ -159,6 +159,55 @@ describe("createRealmConnection", () => {
     clearInterval(forger);
   });
 
+  it("while a statement runs, reports a silent realm at the busy limit, long before the overall timeout", async () => {
+    const { connection, handlers, realm, onHost } = connect({ answerPings: false });
+    let answered = false;
+    onHost((message) => {
+      // Answers the first ping only, then goes silent: stuck where nothing can pulse.
+      if (message.type === PING && !answered) {
+        answered = true;
+        realm.postMessage({ type: HEARTBEAT, seq: message.seq });
+      }
+    });
+    connection.startHeartbeat({ intervalMs: 10, timeoutMs: 60_000, busy: { timeoutMs: 60, isBusy: () => true } });
+    await eventually(() => expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1));
+  });
+
+  it("keeps a running realm that pulses busy (repeats its last answered heartbeat) though it answers no new ping", async () => {
+    const { connection, handlers, realm, onHost } = connect({ answerPings: false });
+    let answeredSeq = 0;
+    onHost((message) => {
+      if (message.type === PING && answeredSeq === 0) {
+        answeredSeq = message.seq;
+        realm.postMessage({ type: HEARTBEAT, seq: message.seq });
+      }
+    });
+    // Guarded code that keeps progressing: the loop guard pulses from inside it.
+    const pulses = setInterval(() => answeredSeq > 0 && realm.postMessage({ type: HEARTBEAT, seq: answeredSeq }), 5);
+    cleanups.push(() => clearInterval(pulses));
+    connection.startHeartbeat({ intervalMs: 10, timeoutMs: 200, busy: { timeoutMs: 60, isBusy: () => true } });
+    await tick(500);
+    expect(handlers.onUnresponsive).not.toHaveBeenCalled();
+    clearInterval(pulses);
+    // Once the pulses stop, the silence counts.
+    await eventually(() => expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1));
+  });
+
+  it("does not take a pulse with any other sequence number for a busy realm", async () => {
+    const { connection, handlers, realm } = connect({ answerPings: false });
+    const forger = setInterval(() => realm.postMessage({ type: HEARTBEAT, seq: 0 }), 5);
+    cleanups.push(() => clearInterval(forger));
+    connection.startHeartbeat({ intervalMs: 10, timeoutMs: 60_000, busy: { timeoutMs: 60, isBusy: () => true } });
+    await eventually(() => expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1));
+  });
+
+  it("does not apply the busy limit while no statement runs", async () => {
+    const { connection, handlers } = connect({ answerPings: false });
+    connection.startHeartbeat({ intervalMs: 10, timeoutMs: 60_000, busy: { timeoutMs: 30, isBusy: () => false } });
+    await tick(400);
+    expect(handlers.onUnresponsive).not.toHaveBeenCalled();
+  });
+
   it("probe() reports silence quickly", async () => {
     const { connection, handlers } = connect({ answerPings: false });
     connection.probe(40);

@@ -8,6 +8,15 @@
  * is driven from the host on purpose: a realm-side setInterval could be
  * cleared by model code (`for (let i = 0; i < 1e4; i++) clearInterval(i)` is a
  * common idiom) and would then look dead while healthy.
+ *
+ * Busy pulses: code stopped by the loop guard's budget is still progressing,
+ * so while it runs the realm repeats its last answered HEARTBEAT (same seq)
+ * every ~100 ms from inside the guard's checks. A repeat of the last answered
+ * seq counts as "alive, busy"; any other seq counts for nothing. Code the
+ * guard cannot reach (`(0, eval)("for (;;) {}")`, a catastrophic regex)
+ * sends nothing, so while a statement runs the host can judge silence much
+ * sooner (`busy`) than when the realm might be legitimately busy with its
+ * own work between statements (`timeoutMs`).
  */
 import {
   ABORT, ABORTED, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, READY, SERVICE_CANCEL, SERVICE_REQUEST,
@@ -42,7 +51,15 @@ export interface RequestOptions {
 
 export interface HeartbeatOptions {
   intervalMs: number;
+  /** Silence (no answer, no busy pulse) after which the realm is unresponsive. */
   timeoutMs: number;
+  /**
+   * The shorter limit while `isBusy()` (a statement runs): code that
+   * progresses pulses, so silence this long means stuck. Judged only on
+   * rounds where this thread itself was on time (a late timer may mean the
+   * answer is waiting in our own queue).
+   */
+  busy?: { timeoutMs: number; isBusy(): boolean };
 }
 
 export interface RealmConnection {
@@ -95,6 +112,9 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
   let seq = 0;
   /** The probe in flight: the realm owes a HEARTBEAT with this seq. */
   let outstanding: { seq: number; sentAt: number } | undefined;
+  /** The last seq the realm answered, and when it last repeated it (a busy pulse). */
+  let lastAnswered = 0;
+  let lastPulse = -Infinity;
   let lastTick = now();
   let reportedUnresponsive = false;
   /** Realm → host requests being served, by the realm's id. */
@@ -157,15 +177,17 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
     send({ type: PING, seq });
   };
 
-  const tick = (intervalMs: number, timeoutMs: number) => {
+  const tick = ({ intervalMs, timeoutMs, busy }: HeartbeatOptions) => {
     const time = now();
-    const late = time - lastTick > 2 * intervalMs + 1_000;
+    const gap = time - lastTick;
     lastTick = time;
     // A late tick means this thread was busy or throttled (background tab):
     // the answer may be sitting in our own queue, so do not judge this round.
-    if (late) return;
-    if (outstanding && time - outstanding.sentAt > timeoutMs) return unresponsive();
-    if (!outstanding) ping();
+    if (gap > 2 * intervalMs + 1_000) return;
+    if (!outstanding) return ping();
+    const silentMs = time - Math.max(outstanding.sentAt, lastPulse);
+    if (silentMs > timeoutMs) return unresponsive();
+    if (busy && gap <= 2 * intervalMs + 50 && silentMs > busy.timeoutMs && busy.isBusy()) return unresponsive();
   };
 
   const onMessage = (event: MessageEvent) => {
@@ -179,7 +201,10 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
         return handlers.onReady(message.version, { loadMs: message.loadMs, warmupMs: message.warmupMs });
       case HEARTBEAT:
         if (outstanding && message.seq === outstanding.seq) {
+          lastAnswered = outstanding.seq;
           outstanding = undefined;
+        } else if (lastAnswered > 0 && message.seq === lastAnswered) {
+          lastPulse = now();
         }
         return;
       case EXEC_EVENT:
@@ -261,10 +286,10 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
       });
     },
 
-    startHeartbeat({ intervalMs, timeoutMs }) {
+    startHeartbeat(heartbeat) {
       if (closed || heartbeatTimer !== undefined) return;
       lastTick = now();
-      heartbeatTimer = setInterval(() => tick(intervalMs, timeoutMs), intervalMs);
+      heartbeatTimer = setInterval(() => tick(heartbeat), heartbeat.intervalMs);
       ping();
     },
 

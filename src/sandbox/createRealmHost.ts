@@ -33,6 +33,7 @@ import { UI_EVENT, type MountRealmMessage } from "../wire/mount";
 import type { HostMessage } from "../wire/types";
 import { createRealmConnection, type RealmConnection } from "./createRealmConnection";
 import { createSandboxFrame, type SandboxFrame } from "./createSandboxFrame";
+import { takeEarlyRealm } from "./earlyRealm";
 import { loadRealmBundle } from "./loadRealmBundle";
 import { RealmHostError } from "./RealmHostError";
 import type {
@@ -40,7 +41,14 @@ import type {
 } from "./types";
 
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 3_000;
-export const DEFAULT_HEARTBEAT_INTERVAL_MS = 250;
+/**
+ * Silence after which a realm running a statement counts as stuck: guarded
+ * code pulses while it runs (createRealmConnection.ts), so this silence is
+ * code no guard reaches. With the interval below, a stuck realm is replaced
+ * within about a second.
+ */
+export const DEFAULT_BUSY_TIMEOUT_MS = 750;
+export const DEFAULT_HEARTBEAT_INTERVAL_MS = 100;
 export const DEFAULT_ABORT_TIMEOUT_MS = 1_000;
 export const DEFAULT_BOOT_TIMEOUT_MS = 15_000;
 export const DEFAULT_FLUSH_TIMEOUT_MS = 60_000;
@@ -104,6 +112,7 @@ function newRealmKey(): string {
 export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   const heartbeatTimeoutMs = options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS;
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS;
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const abortTimeoutMs = options.abortTimeoutMs ?? DEFAULT_ABORT_TIMEOUT_MS;
   const bootTimeoutMs = options.bootTimeoutMs ?? DEFAULT_BOOT_TIMEOUT_MS;
   const realmUrl = options.realmUrl ?? new URL("generated/realm.js", document.baseURI).href;
@@ -167,7 +176,9 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   }
 
   function startRealm(): Realm {
-    const channel = new MessageChannel();
+    // The page's first realm may already be loading (src/boot.ts): take it over.
+    const early = takeEarlyRealm({ realmUrl, sandboxUrl, container });
+    const channel = early ? undefined : new MessageChannel();
     const realm: Realm = {
       key: newRealmKey(),
       connection: undefined as unknown as RealmConnection,
@@ -177,10 +188,10 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       sawWorkerError: false,
       invalidReports: 0,
       abortsBeforeReady: 0,
-      startedAt: performance.now(),
+      startedAt: early?.startedAt ?? performance.now(),
     };
     realm.connection = createRealmConnection({
-      port: channel.port1,
+      port: early?.port ?? channel!.port1,
       nextId,
       // A spare has run no code, so it asks for nothing.
       service: (name) => (role(realm) === "current" ? services.get(name) : undefined),
@@ -246,19 +257,23 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       if (is === "current") retryBoot(realm, `was not ready within ${bootTimeoutMs} ms`);
       else if (is === "spare") discardSpare(realm);
     }, bootTimeoutMs);
-    const blob = loadBundle();
-    realm.frame = createSandboxFrame({
-      container,
-      sandboxUrl,
-      bundle: blob,
-      port: channel.port2,
-      onWorkerError() {
-        // Model code can make the worker fire `error` at will, so the text
-        // is ignored; only a realm that then stays silent is dead.
-        realm.sawWorkerError = true;
-        if (role(realm) === "current" && realm.booted) realm.connection.probe(CRASH_PROBE_MS);
-      },
-    });
+    const onWorkerError = () => {
+      // Model code can make the worker fire `error` at will, so the text
+      // is ignored; only a realm that then stays silent is dead.
+      realm.sawWorkerError = true;
+      if (role(realm) === "current" && realm.booted) realm.connection.probe(CRASH_PROBE_MS);
+    };
+    let blob: Promise<Blob>;
+    if (early) {
+      // Its fetch is this host's bundle too (a failed one is fetched again by the next start).
+      blob = bundle ??= early.bundle;
+      blob.catch(() => (bundle = undefined));
+      early.onWorkerError(onWorkerError);
+      realm.frame = early.frame;
+    } else {
+      blob = loadBundle();
+      realm.frame = createSandboxFrame({ container, sandboxUrl, bundle: blob, port: channel!.port2, onWorkerError });
+    }
     blob.catch((error: unknown) => {
       const is = role(realm);
       if (is === "spare") return discardSpare(realm);
@@ -278,7 +293,12 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   function activate(realm: Realm): void {
     realm.active = true;
     bootAttempts = 0;
-    realm.connection.startHeartbeat({ intervalMs: heartbeatIntervalMs, timeoutMs: heartbeatTimeoutMs });
+    realm.connection.startHeartbeat({
+      intervalMs: heartbeatIntervalMs,
+      timeoutMs: heartbeatTimeoutMs,
+      // Only the current realm runs statements; `running` is its.
+      busy: { timeoutMs: busyTimeoutMs, isBusy: () => running !== undefined && realm === current },
+    });
     for (; realm.abortsBeforeReady > 0; realm.abortsBeforeReady--) requestStop(realm);
     readiness.resolve();
     const ready = { type: "ready", startMs: performance.now() - realm.startedAt, ...realm.timings } as const;

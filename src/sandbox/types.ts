@@ -66,7 +66,13 @@ export interface RealmHostOptions {
   container?: HTMLElement;
   /** Silence after which a ready realm counts as stuck. Default 3000 ms. */
   heartbeatTimeoutMs?: number;
-  /** How often the host probes the realm. Default 250 ms. */
+  /**
+   * Silence after which a realm that is running a statement counts as stuck
+   * (guarded code sends busy pulses; code no guard reaches is silent).
+   * Default 750 ms.
+   */
+  busyTimeoutMs?: number;
+  /** How often the host probes the realm. Default 100 ms. */
   heartbeatIntervalMs?: number;
   /** How long abort() waits for the realm to stop before resetting it. Default 1000 ms. */
   abortTimeoutMs?: number;

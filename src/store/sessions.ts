@@ -1,4 +1,3 @@
-import Dexie from "dexie";
 import type { ChatMessage } from "../agent/agent";
 import { StoreError, storeError, toStoreError } from "./errors";
 import { normalizeForSearch, queryTerms, searchRowOf, snippetAround } from "./searchText";
@@ -15,6 +14,15 @@ import {
   type SessionChatSettings,
   type SessionSettings,
 } from "./types";
+
+/**
+ * Dexie.minKey and Dexie.maxKey (the lowest key, and the highest key where
+ * array keys are supported: every IndexedDB the app runs on), spelled out
+ * so this module, which the first load needs, does not bring Dexie along:
+ * the database code loads with openStore().
+ */
+const MIN_KEY = -Infinity;
+const MAX_KEY: [never[]] = [[]];
 
 /**
  * Session repository: the functions the UI calls. Each takes the `Store`
@@ -152,7 +160,7 @@ export async function purgeDeleted(store: Store, options: { deletedBefore?: numb
     db.transaction("rw", [db.sessions, db.messages, db.mounts, db.grants, db.audit, db.searchText], async () => {
       const ids = (await db.sessions.where("deletedAt").below(before).primaryKeys()) as string[];
       for (const id of ids) {
-        await db.messages.where("[sessionId+order]").between([id, Dexie.minKey], [id, Dexie.maxKey]).delete();
+        await db.messages.where("[sessionId+order]").between([id, MIN_KEY], [id, MAX_KEY]).delete();
         await db.mounts.where("sessionId").equals(id).delete();
         await db.grants.where("sessionId").equals(id).delete();
         await db.audit.where("sessionId").equals(id).delete();
@@ -173,7 +181,7 @@ export function messageFromRecord(record: MessageRecord): ChatMessage {
 }
 
 function sessionMessages(store: Store, sessionId: string) {
-  return store.db.messages.where("[sessionId+order]").between([sessionId, Dexie.minKey], [sessionId, Dexie.maxKey]);
+  return store.db.messages.where("[sessionId+order]").between([sessionId, MIN_KEY], [sessionId, MAX_KEY]);
 }
 
 /** Session, its messages in order, and its mount snapshots; `undefined` if there is no such session. */

@@ -8,7 +8,7 @@ import { SettingsDialog } from "./SettingsDialog";
 import { Sidebar, download } from "./Sidebar";
 import type { Settings } from "./settings";
 import type { SessionController } from "./sessionController";
-import { DEMO_SUGGESTIONS } from "../llm/demoScripts";
+import { useDemoSuggestions } from "./useDemoSuggestions";
 import type { RealmStatus } from "./realmStatus";
 import { answeringModel } from "./modelLabel";
 import { SessionSettingsDialog, useCapabilities } from "./capabilities";
@@ -108,6 +108,7 @@ function SessionView({
     }),
     [agent, controller, busy, readOnly],
   );
+  const suggestions = useDemoSuggestions(usingDemo && !readOnly);
   return (
     <AgentChannelContext.Provider value={channelActions}>
       {/* Clicking a message or a mount selects it as context for the agent (shown, and cleared, above the composer). */}
@@ -115,7 +116,7 @@ function SessionView({
         <MessageActionsContext.Provider value={actions}>
           <Timeline
             messages={state.messages}
-            suggestions={usingDemo && !readOnly ? DEMO_SUGGESTIONS : []}
+            suggestions={suggestions}
             onSuggestion={onSend}
             onOpenSettings={onOpenSettings}
           />

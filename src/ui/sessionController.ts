@@ -14,7 +14,7 @@ import {
   updateSessionChat,
   type SearchHit,
 } from "../store/sessions";
-import { openStore, type Store } from "../store/store";
+import type { Store } from "../store/store";
 import { createSessionWriter, flushOnPageHide, type SessionWriter } from "../store/sessionWriter";
 import { DEFAULT_TITLE, type Session, type SessionChatSettings } from "../store/types";
 import type { SessionExport } from "../store/exportSchema";
@@ -131,6 +131,8 @@ export class SessionController {
   }
 
   private async startOnce(): Promise<void> {
+    // The database code (Dexie) loads here, after the first paint, not with the page.
+    const { openStore } = await import("../store/store");
     const opened = await openStore({
       onStatus: (status) => this.notify(status.message, "warn"),
     });

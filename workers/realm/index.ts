@@ -84,8 +84,9 @@ function onConnect(event: MessageEvent<RealmConnectMessage>): void {
       else executor.runCaused(eventId, () => ui.handleUiEvent(message));
     },
     onTools: (list) => tools.set(list),
-    createExecutor: (onEvent) => {
+    createExecutor: (onEvent, onBusy) => {
       executor = createExecutor({
+        onBusy,
         globals,
         // Console output is bounded per statement and per second before it
         // reaches the port (a million-line loop sends 500 lines and a count).

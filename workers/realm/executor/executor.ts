@@ -66,6 +66,8 @@ export interface ExecutorOptions {
   openDataTarget?(id: string): DataSink | undefined;
   /** Macrotask scheduler for the loop guard (default setTimeout 0; MessageChannel is faster in a browser). */
   scheduleMacrotask?: (callback: () => void) => void;
+  /** Guarded code has been running a while and is still progressing (LoopGuardOptions.onBusy). */
+  onBusy?(): void;
 }
 
 export interface Executor {
@@ -136,6 +138,7 @@ class StatementExecutor implements Executor {
       now: this.now,
       scheduleMacrotask: options.scheduleMacrotask,
       site: (id) => this.sites[id],
+      onBusy: options.onBusy,
       interrupt: () => {
         const context = this.runtime.current;
         return context && !context.detached && context.reply.aborted ? new ExecutionAborted() : undefined;

@@ -1,16 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { LoopGuard, LoopGuardError, type LoopGuardSite } from "./loopGuard";
+import { BUSY_PULSE_MS, LoopGuard, LoopGuardError, type LoopGuardSite } from "./loopGuard";
 
 /** A guard on a fake clock and a manual macrotask queue. */
-function fakeGuard(sites: Record<number, LoopGuardSite>, options: { interrupt?: () => Error | undefined } = {}) {
+function fakeGuard(sites: Record<number, LoopGuardSite>, options: { interrupt?: () => Error | undefined; onBusy?: () => void; budgetMs?: number } = {}) {
   let now = 0;
   const macrotasks: (() => void)[] = [];
   const guard = new LoopGuard({
-    budgetMs: 100,
+    budgetMs: options.budgetMs ?? 100,
     now: () => now,
     scheduleMacrotask: (callback) => macrotasks.push(callback),
     site: (id) => sites[id],
     interrupt: options.interrupt,
+    onBusy: options.onBusy,
   });
   const tick = (site: number) => {
     if (--guard.countdown <= 0) guard.check(site);
@@ -43,6 +44,27 @@ describe("LoopGuard", () => {
     expect(thrown).toBeInstanceOf(LoopGuardError);
     expect((thrown as LoopGuardError).message).toBe("Loop at line 3 ran for more than 0.1 s without yielding");
     expect((thrown as LoopGuardError).site).toBe(1);
+  });
+
+  it("says it is busy about every BUSY_PULSE_MS of a long stretch, and never during short ones", () => {
+    let pulses = 0;
+    const { tick, advance, runMacrotasks } = fakeGuard({ 1: LOOP }, { onBusy: () => (pulses += 1), budgetMs: 1_000 });
+    // Short stretches (the event loop turns in between): never busy.
+    for (let round = 0; round < 10; round += 1) {
+      for (let i = 0; i < BUSY_PULSE_MS / 2; i += 1) {
+        advance(1);
+        tick(1);
+      }
+      runMacrotasks();
+    }
+    expect(pulses).toBe(0);
+    // One long stretch, still within the budget: busy, repeatedly.
+    for (let i = 0; i < 4.5 * BUSY_PULSE_MS; i += 1) {
+      advance(1);
+      tick(1);
+    }
+    expect(pulses).toBeGreaterThanOrEqual(3);
+    expect(pulses).toBeLessThanOrEqual(4);
   });
 
   it("starts a new stretch when its macrotask ran (the event loop turned)", () => {

@@ -49,7 +49,15 @@ export interface LoopGuardOptions {
   site(id: number): LoopGuardSite | undefined;
   /** Checked with the clock: an error to throw instead of continuing (abort). */
   interrupt?(): Error | undefined;
+  /**
+   * Called about every BUSY_PULSE_MS while a stretch of guarded code runs
+   * longer than that: the realm tells the host it is busy, not stuck.
+   */
+  onBusy?(): void;
 }
+
+/** How often a long stretch reports itself busy (onBusy). */
+export const BUSY_PULSE_MS = 100;
 
 const MAX_STRIDE = 1 << 14;
 const FUNCTION_TICKS_BEFORE_BLAME = 10_000;
@@ -61,6 +69,7 @@ export class LoopGuard {
   private stride = 64;
   private stretchStart = -1;
   private lastCheck = 0;
+  private lastPulse = 0;
   private tripped = false;
   private functionTicksSinceTrip = 0;
   private readonly now: () => number;
@@ -92,6 +101,10 @@ export class LoopGuard {
     if (sinceLast > 2) this.stride = Math.max(1, this.stride >> 2);
     else if (sinceLast < 0.5 && this.stride < MAX_STRIDE) this.stride <<= 1;
     this.countdown = this.stride;
+    if (now - Math.max(this.stretchStart, this.lastPulse) >= BUSY_PULSE_MS) {
+      this.lastPulse = now;
+      this.options.onBusy?.();
+    }
     if (!this.tripped && now - this.stretchStart <= this.budgetMs) return;
 
     this.tripped = true;

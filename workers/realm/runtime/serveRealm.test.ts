@@ -47,17 +47,19 @@ function start(options: { throwOn?: string; onUiEvent?: (message: unknown) => vo
     idle = new Promise((done) => (release = done));
   };
   let warmed = false;
+  let pulse: () => void = () => {};
   const channel2 = serveRealm({
     port: channel.port2,
-    createExecutor: (onEvent) => {
+    createExecutor: (onEvent, onBusy) => {
       emit = onEvent;
+      pulse = onBusy;
       return executor;
     },
     warmUp: () => void (warmed = true),
     onUiEvent: options.onUiEvent,
   });
   const send = (message: HostMessage) => host.postMessage(message);
-  return { send, fromRealm, calls, emit: (event: ExecEvent) => emit(event), busy, warmed: () => warmed, channel: channel2 };
+  return { send, fromRealm, calls, emit: (event: ExecEvent) => emit(event), busy, warmed: () => warmed, channel: channel2, pulse: () => pulse() };
 }
 
 const tick = (ms = 10) => new Promise((done) => setTimeout(done, ms));
@@ -91,6 +93,18 @@ describe("serveRealm", () => {
     realm.send({ type: PING, seq: 3 });
     await eventually(() => expect(realm.fromRealm).toContainEqual({ type: HEARTBEAT, seq: 3 }));
     expect(realm.calls).toEqual(["begin", "open 1@4", "push 1 a();", "end 1 unterminated"]);
+  });
+
+  it("says it is busy by repeating the last heartbeat it answered, and not before it answered one", async () => {
+    const realm = start();
+    realm.pulse();
+    realm.send({ type: PING, seq: 7 });
+    await eventually(() => expect(realm.fromRealm).toContainEqual({ type: HEARTBEAT, seq: 7 }));
+    realm.pulse();
+    await eventually(() => expect(realm.fromRealm.filter((message) => message.type === HEARTBEAT)).toEqual([
+      { type: HEARTBEAT, seq: 7 },
+      { type: HEARTBEAT, seq: 7 },
+    ]));
   });
 
   it("forwards executor events", async () => {

@@ -30,8 +30,13 @@ export interface RealmExecutor {
 
 export interface ServeRealmOptions {
   port: MessagePort;
-  /** Build the executor; `onEvent` forwards to the host. */
-  createExecutor(onEvent: (event: ExecEvent) => void): RealmExecutor;
+  /**
+   * Build the executor; `onEvent` forwards to the host. `onBusy` tells the
+   * host the realm is running code that still progresses (a repeat of the
+   * last answered HEARTBEAT; createRealmConnection.ts): call it from inside
+   * long-running guarded code.
+   */
+  createExecutor(onEvent: (event: ExecEvent) => void, onBusy: () => void): RealmExecutor;
   /** Runs before READY (e.g. exercise Babel once); its duration is reported in READY. */
   warmUp?: () => void;
   /** How long the bundle took to load before the entry ran (reported in READY). */
@@ -80,7 +85,14 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
   };
 
   const requests = createHostRequests(send);
-  const executor = options.createExecutor((event) => send({ type: EXEC_EVENT, event }));
+  /** The last PING answered; repeated as a busy pulse. */
+  let answeredSeq = 0;
+  const executor = options.createExecutor(
+    (event) => send({ type: EXEC_EVENT, event }),
+    () => {
+      if (answeredSeq > 0) send({ type: HEARTBEAT, seq: answeredSeq });
+    },
+  );
 
   const answerWhenIdle = (id: RequestId, timeoutMs: number | null, answer: typeof FLUSHED | typeof ABORTED) => {
     const timer = timeoutMs === null ? undefined : setTimer(() => pending.delete(id), timeoutMs);
@@ -114,6 +126,7 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
   const dispatch = (message: HostMessage) => {
     switch (message.type) {
       case PING:
+        answeredSeq = message.seq;
         return send({ type: HEARTBEAT, seq: message.seq });
       case BEGIN_REPLY:
         return executor.beginReply();

@@ -1,0 +1,87 @@
+/**
+ * The first realm of the app's page, started before the app's own code has
+ * loaded: src/boot.ts (a tiny module index.html runs first) calls
+ * startEarlyRealm(), which fetches the realm bundle and loads the sandbox
+ * iframe while the browser is still fetching and compiling the app. The
+ * realm host takes it over as its first realm (takeEarlyRealm) instead of
+ * starting one, so the page no longer waits for its own JavaScript before the
+ * sandbox even begins to load.
+ *
+ * The frame is the same createSandboxFrame (same attributes, sandbox.html's
+ * own policy, never allow-same-origin); the realm's port stays with this
+ * page until the host connects to it (a MessagePort queues what arrives
+ * before it is started, so the realm's READY is not lost).
+ */
+import { createSandboxFrame, type SandboxFrame } from "./createSandboxFrame";
+import { loadRealmBundle } from "./loadRealmBundle";
+
+export interface EarlyRealm {
+  readonly realmUrl: string;
+  readonly sandboxUrl: string;
+  readonly container: HTMLElement;
+  /** The host's end of the realm's channel (the realm's end went to the frame). */
+  readonly port: MessagePort;
+  readonly frame: SandboxFrame;
+  readonly bundle: Promise<Blob>;
+  /** performance.now() when it started. */
+  readonly startedAt: number;
+  /** Where the frame's worker `error` hints go once the host has it. */
+  onWorkerError(listener: (message: string) => void): void;
+}
+
+let early: EarlyRealm | undefined;
+let started = false;
+
+/** The realm and sandbox URLs the host uses by default. */
+export function defaultRealmUrls(): { realmUrl: string; sandboxUrl: string } {
+  return {
+    realmUrl: new URL("generated/realm.js", document.baseURI).href,
+    sandboxUrl: new URL("sandbox.html", document.baseURI).href,
+  };
+}
+
+/** Start the page's first realm now (once; later calls do nothing). */
+export function startEarlyRealm(): void {
+  if (started) return;
+  started = true;
+  const { realmUrl, sandboxUrl } = defaultRealmUrls();
+  const channel = new MessageChannel();
+  const bundle = loadRealmBundle(realmUrl);
+  // A failed fetch is the host's to report (it retries with its own loader).
+  bundle.catch(() => {});
+  let listener: ((message: string) => void) | undefined;
+  const container = document.body;
+  const startedAt = performance.now();
+  const frame = createSandboxFrame({
+    container,
+    sandboxUrl,
+    bundle,
+    port: channel.port2,
+    onWorkerError: (message) => listener?.(message),
+  });
+  early = {
+    realmUrl,
+    sandboxUrl,
+    container,
+    port: channel.port1,
+    frame,
+    bundle,
+    startedAt,
+    onWorkerError: (next) => void (listener = next),
+  };
+}
+
+/**
+ * Hand the early realm to a host that would start the same realm (same
+ * bundle, same sandbox page, same container), once. Anyone else gets
+ * undefined, and an early realm nobody can use is removed.
+ */
+export function takeEarlyRealm(wanted: { realmUrl: string; sandboxUrl: string; container: HTMLElement }): EarlyRealm | undefined {
+  const taken = early;
+  early = undefined;
+  if (!taken) return undefined;
+  if (taken.realmUrl === wanted.realmUrl && taken.sandboxUrl === wanted.sandboxUrl && taken.container === wanted.container) return taken;
+  taken.frame.remove();
+  taken.port.close();
+  return undefined;
+}
