@@ -215,13 +215,12 @@ applyTheme(loadTheme());
 createRoot(document.getElementById("root")!).render(<Root />);
 // Installable and offline: the service worker registers a little after the page has loaded and gone idle
 // (workbox-window loads then), so precaching never competes with the first reply for the network.
-window.addEventListener(
-  "load",
-  () =>
-    setTimeout(() => {
-      const register = () => void import("./ui/appUpdate").then((module) => module.registerServiceWorker()).catch(() => {});
-      if (typeof requestIdleCallback === "function") requestIdleCallback(register, { timeout: 5_000 });
-      else register();
-    }, 2_000),
-  { once: true },
-);
+const registerLater = () =>
+  setTimeout(() => {
+    const register = () => void import("./ui/appUpdate").then((module) => module.registerServiceWorker()).catch(() => {});
+    if (typeof requestIdleCallback === "function") requestIdleCallback(register, { timeout: 5_000 });
+    else register();
+  }, 2_000);
+// This module is imported by src/boot.ts after it started the realm: the page may have finished loading already.
+if (document.readyState === "complete") registerLater();
+else window.addEventListener("load", registerLater, { once: true });
