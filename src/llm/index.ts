@@ -30,7 +30,6 @@ export {
   formatUiEventMessage,
   wrapFeedback,
   estimateTokens,
-  type FeedbackEntry,
   type FeedbackOptions,
   type UserMessageKind,
 } from "./systemPrompt";
