@@ -75,7 +75,8 @@ export class SessionController {
   /** The page's one realm ran code of the open session: opening another resets it first. */
   private realmUsed = false;
   private mountTimer: ReturnType<typeof setInterval> | undefined;
-  private readonly mounts: MountSnapshots;
+  /** The open session's saved mounts: sliced restore, size caps and their notes (read by the mount panels). */
+  readonly mounts: MountSnapshots;
   /**
    * Settles when start() has opened the store (or found it unavailable) and
    * the first session: an import, a share link or a dropped file that comes
@@ -96,7 +97,10 @@ export class SessionController {
     },
   ) {
     this.started = new Promise<void>((resolve) => (this.markStarted = resolve));
-    this.mounts = new MountSnapshots(options.registry);
+    this.mounts = new MountSnapshots(options.registry, {
+      // A snapshot cut to fit the caps: the model hears it once per mount.
+      onCut: (_mountId, message) => this.state.agent?.reportRenderProblem(message),
+    });
   }
 
   getState = (): SessionsState => this.state;
