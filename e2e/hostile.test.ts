@@ -233,6 +233,79 @@ describe("floods", () => {
     await expectNoLongTask(factor);
   });
 
+  it("40 mounts × 9.8k nodes: the session's node cap holds, no long task, Stop and New session work", async () => {
+    // The issue's case: 40 mounts of 9,731 nodes each (1 + 70 rows × (1 + 69 × 2)), 10.8 s of long tasks before.
+    mock.enqueue({
+      chunks: [
+        `${FENCE}tsx agent.run\n`,
+        "for (let i = 0; i < 40; i++) { mount({ title: `grid ${i}`, ui: () => <div>{Array.from({ length: 70 }, (_, r) => <div key={r}>{Array.from({ length: 69 }, (_, c) => <span key={c}>{c}</span>)}</div>)}</div> }); await sleep(0) }\n",
+        "console.log('mounted forty')\n",
+        "await new Promise(() => {})\n",
+        `${FENCE}\n`,
+      ],
+    });
+    const factor = await slowdown();
+    await resetLongTasks();
+    await send("Mount forty grids");
+    await page.getByText(/^mounted forty$/).waitFor({ timeout: 120_000 });
+    await page.waitForTimeout(2_000);
+    const panels = await page.getByLabel("Mounted UI").count();
+    expect(panels).toBeGreaterThan(0);
+    // 150,000 nodes across the session: at most 15 of these grids are shown, the rest are refused with a note to the model.
+    expect(panels).toBeLessThanOrEqual(16);
+    await stopAndNewSession(factor);
+    await expectNoLongTask(factor);
+  });
+
+  it("a session saved with 25 mounts / 122,600 nodes reopens without a long task, newest panels first, and New session answers", async () => {
+    // 25 mounts of 4,905 nodes (1 + 8 rows × (1 + 306 × 2)): 122,625 nodes saved.
+    mock.enqueue({
+      chunks: [
+        `${FENCE}tsx agent.run\n`,
+        "for (let i = 0; i < 25; i++) { mount({ title: `table ${i}`, ui: () => <div>{Array.from({ length: 8 }, (_, r) => <div key={r}>{Array.from({ length: 306 }, (_, c) => <span key={c}>{c}</span>)}</div>)}</div> }); await sleep(0) }\n",
+        "console.log('mounted twenty-five')\n",
+        `${FENCE}\n`,
+      ],
+    });
+    mock.enqueue({ chunks: ["All twenty-five are on screen."] });
+    await send("Mount twenty-five tables");
+    await page.getByText("All twenty-five are on screen.").waitFor({ timeout: 120_000 });
+    await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
+    await expect.poll(() => page.getByLabel("Mounted UI").count(), { timeout: 60_000 }).toBe(25);
+    // Saved when the interaction ended; give the write-behind its time.
+    await page.waitForTimeout(2_000);
+
+    // Reopen: long tasks are counted from the moment the session's first panel (or its placeholder) appears,
+    // so the page's own start-up (parsing its scripts) is not what is measured.
+    await page.addInitScript(() => {
+      const entries: { start: number; duration: number }[] = [];
+      const seen = { at: Infinity };
+      (window as unknown as { restoreTasks: unknown }).restoreTasks = { entries, seen };
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) entries.push({ start: entry.startTime, duration: entry.duration });
+      }).observe({ type: "longtask", buffered: true });
+      const watch = new MutationObserver(() => {
+        if (document.querySelector('[aria-label="Mounted UI"], [aria-label="Restoring mounted UI"]')) {
+          seen.at = Math.min(seen.at, performance.now());
+          watch.disconnect();
+        }
+      });
+      document.addEventListener("DOMContentLoaded", () => watch.observe(document.body, { subtree: true, childList: true }));
+    });
+    const factor = await slowdown();
+    await openReadyApp(page, app.url);
+    await expect.poll(() => page.getByLabel("Mounted UI").count(), { timeout: 60_000 }).toBe(25);
+    await page.waitForTimeout(1_000);
+    const restore = await page.evaluate(() => (window as unknown as { restoreTasks: { entries: { start: number; duration: number }[]; seen: { at: number } } }).restoreTasks);
+    expect(Number.isFinite(restore.seen.at)).toBe(true);
+    const during = restore.entries.filter((entry) => entry.start + entry.duration >= restore.seen.at).map((entry) => entry.duration);
+    expect(Math.max(0, ...during), `long tasks while restoring ${JSON.stringify(during)}, machine ${factor.toFixed(1)}× slower than idle`).toBeLessThan(MAX_TASK_MS * Math.max(factor, await slowdown()));
+    // Nothing was cut: every panel came back whole (the last one, on screen, drawn).
+    expect(await page.getByLabel("Saved UI was cut").count()).toBe(0);
+    await expect.poll(() => page.getByLabel("Mounted UI").last().locator("span").count(), { timeout: 30_000 }).toBe(8 * 306);
+    expect(await clickAndTime("New session", "no-panels")).toBeLessThan(1_000 * factor);
+  });
+
   it("a chart asking for fifty million ticks and a width of ten million draws at once", async () => {
     // Load the chart code first (its first use parses a large module, which is not what is measured here).
     mock.enqueue({ chunks: [`${FENCE}tsx agent.run\nmount({ ui: () => <LineChart width={300} height={100} data={[{x: 1, y: 1}]}><Line dataKey=\"y\" /></LineChart> })\n${FENCE}\n`] });

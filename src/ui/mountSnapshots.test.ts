@@ -103,6 +103,30 @@ describe("restoring saved mounts", () => {
   });
 });
 
+describe("saving", () => {
+  it("saves many big changed mounts over several tasks, not in one, and finishes them all", async () => {
+    const registry = createMountRegistry();
+    const scheduler = manualScheduler();
+    let clock = 0;
+    // Each saved mount "takes" 3 ms: a slice of 8 ms saves at most three.
+    const snapshots = new MountSnapshots(registry, { schedule: scheduler.schedule, now: () => clock, limits: { sliceMs: 8 } });
+    const ids = Array.from({ length: 15 }, (_, index) => `r1:m${index}`);
+    for (const id of ids) registry.receive({ type: "mount-open", mountId: id, snapshot: bigTree(500) });
+    const written: string[] = [];
+    const writer = { markMountDirty: (entry: { mountId: string }) => { written.push(entry.mountId); clock += 3; } } as unknown as SessionWriter;
+    const done = snapshots.save([replyWithMounts("a1", ids)], writer);
+    expect(written.length).toBeGreaterThan(0);
+    expect(written.length).toBeLessThanOrEqual(3);
+    while (scheduler.queued > 0) {
+      const before = written.length;
+      scheduler.runOne();
+      expect(written.length - before).toBeLessThanOrEqual(3);
+    }
+    await done;
+    expect(written).toEqual(ids);
+  });
+});
+
 describe("the cap on saved snapshots", () => {
   it("cuts a mount's snapshot over its cap to its first nodes, says so to the person and (once) to the model, and keeps the live tree whole", () => {
     const registry = createMountRegistry();

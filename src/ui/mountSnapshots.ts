@@ -14,6 +14,8 @@ import { ROOT_NODE_ID, TEXT_NODE_TYPE, type MountSnapshot, type SnapshotNode } f
  *   newest mount first), never in one long task; a panel shows "Restoring
  *   this UI…" until its tree is complete. The panels themselves draw only
  *   near the viewport (src/render/useDeferredDraw.ts).
+ * - **Saved in time slices** too: one changed mount per step, a slice of
+ *   steps per task.
  * - **Capped when saved.** A snapshot is at most `maxMountChars` characters of
  *   JSON, and a session's snapshots together at most `maxSessionChars`. A
  *   snapshot over its share is cut to the first nodes (document order) that
@@ -112,6 +114,7 @@ export class MountSnapshots {
   private restoring = new Set<string>();
   private jobs: RestoreJob[] = [];
   private generation = 0;
+  private saveGeneration = 0;
   private listeners = new Set<() => void>();
   private readonly limits: MountSnapshotLimits;
   private readonly schedule: (task: () => void) => void;
@@ -205,46 +208,74 @@ export class MountSnapshots {
     return ops;
   }
 
-  /** Mark the current tree of each mount of `messages` that changed since the last save. */
-  save(messages: readonly ChatMessage[], writer: SessionWriter): void {
+  /**
+   * Mark the current tree of each mount of `messages` that changed since the
+   * last save. Walking and copying a big tree costs time: the changed mounts
+   * are saved one per step, a slice of steps per task (like the restore), so
+   * a session of many big mounts never saves in one long task. A save while
+   * one is under way starts over with the newer messages.
+   */
+  save(messages: readonly ChatMessage[], writer: SessionWriter): Promise<void> {
     const registry = this.registry;
-    if (!registry) return;
-    // A mount still being restored has its saved snapshot already; the rest is counted once restored.
+    if (!registry) return Promise.resolve();
+    const queue: { mountId: string; title?: string; messageId: string }[] = [];
     for (const message of messages) {
       if (message.role !== "assistant" || !message.reply.mounts) continue;
-      for (const mount of message.reply.mounts) {
-        if (this.restoring.has(mount.mountId)) continue;
-        const store = registry.get(mount.mountId);
-        if (!store) continue;
-        // Unchanged since the last save: skip the walk.
-        const version = store.getSubtreeVersion(ROOT_NODE_ID);
-        if (this.savedVersions.get(store) === version) continue;
-        this.savedVersions.set(store, version);
-        const tree = store.toSnapshot();
-        let snapshot: SavedMount = { title: mount.title, tree };
-        let text = JSON.stringify(snapshot);
-        const previous = this.saved.get(mount.mountId);
-        const budget = Math.min(this.limits.maxMountChars, this.limits.maxSessionChars - (this.totalChars() - (previous?.length ?? 0)));
-        if (text.length > budget) {
-          const cut = cutTree(tree, Math.max(0, budget - 200 - (mount.title?.length ?? 0)));
-          snapshot = { title: mount.title, tree: cut.tree, cut: { kept: cut.kept, total: cut.total } };
-          text = JSON.stringify(snapshot);
-          this.setNote(mount.mountId, cutNote(snapshot.cut!));
-          if (!this.told.has(mount.mountId)) {
-            this.told.add(mount.mountId);
-            this.options.onCut?.(
-              mount.mountId,
-              `mount ${mount.mountId}: its saved snapshot was cut to the first ${cut.kept} of ${cut.total} nodes (a mount keeps at most ${this.limits.maxMountChars.toLocaleString("en-US")} characters of saved UI, a session ${this.limits.maxSessionChars.toLocaleString("en-US")}); the live panel is whole, but after a reload it shows only that part. Show fewer rows (paginate) or summarise.`,
-            );
-          }
-        } else {
-          this.setNote(mount.mountId, undefined);
-        }
-        if (previous === text) continue;
-        this.saved.set(mount.mountId, text);
-        writer.markMountDirty({ mountId: mount.mountId, messageId: message.id, snapshot });
-      }
+      for (const mount of message.reply.mounts) queue.push({ mountId: mount.mountId, title: mount.title, messageId: message.id });
     }
+    const ticket = ++this.saveGeneration;
+    return new Promise<void>((resolve) => {
+      const run = () => {
+        // Superseded: the newer save walks every mount again.
+        if (ticket !== this.saveGeneration) return resolve();
+        const deadline = this.now() + this.limits.sliceMs;
+        let nodes = 0;
+        while (queue.length > 0) {
+          nodes += this.saveOne(queue.shift()!, writer);
+          if (this.now() >= deadline || nodes >= this.limits.sliceOps * 2) break;
+        }
+        if (queue.length > 0) this.schedule(run);
+        else resolve();
+      };
+      run();
+    });
+  }
+
+  /** Save one mount if it changed; returns the nodes it walked. */
+  private saveOne(mount: { mountId: string; title?: string; messageId: string }, writer: SessionWriter): number {
+    // A mount still being restored has its saved snapshot already.
+    if (this.restoring.has(mount.mountId)) return 0;
+    const store = this.registry!.get(mount.mountId);
+    if (!store) return 0;
+    // Unchanged since the last save: skip the walk.
+    const version = store.getSubtreeVersion(ROOT_NODE_ID);
+    if (this.savedVersions.get(store) === version) return 0;
+    this.savedVersions.set(store, version);
+    const tree = store.toSnapshot();
+    let snapshot: SavedMount = { title: mount.title, tree };
+    let text = JSON.stringify(snapshot);
+    const previous = this.saved.get(mount.mountId);
+    const budget = Math.min(this.limits.maxMountChars, this.limits.maxSessionChars - (this.totalChars() - (previous?.length ?? 0)));
+    if (text.length > budget) {
+      const cut = cutTree(tree, Math.max(0, budget - 200 - (mount.title?.length ?? 0)));
+      snapshot = { title: mount.title, tree: cut.tree, cut: { kept: cut.kept, total: cut.total } };
+      text = JSON.stringify(snapshot);
+      this.setNote(mount.mountId, cutNote(snapshot.cut!));
+      if (!this.told.has(mount.mountId)) {
+        this.told.add(mount.mountId);
+        this.options.onCut?.(
+          mount.mountId,
+          `mount ${mount.mountId}: its saved snapshot was cut to the first ${cut.kept} of ${cut.total} nodes (a mount keeps at most ${this.limits.maxMountChars.toLocaleString("en-US")} characters of saved UI, a session ${this.limits.maxSessionChars.toLocaleString("en-US")}); the live panel is whole, but after a reload it shows only that part. Show fewer rows (paginate) or summarise.`,
+        );
+      }
+    } else {
+      this.setNote(mount.mountId, undefined);
+    }
+    if (previous !== text) {
+      this.saved.set(mount.mountId, text);
+      writer.markMountDirty({ mountId: mount.mountId, messageId: mount.messageId, snapshot });
+    }
+    return store.nodeCount;
   }
 
   private totalChars(): number {

@@ -177,7 +177,8 @@ export class SessionController {
     this.unsubscribeAgent = undefined;
     if (this.mountTimer) clearInterval(this.mountTimer);
     this.mountTimer = undefined;
-    this.saveMounts();
+    // Saved in slices: finish before the writer closes.
+    await this.saveMounts();
     this.state.agent?.dispose();
     if (this.writer) {
       const writer = this.writer;
@@ -251,11 +252,11 @@ export class SessionController {
       if (finished) void writer.flush().then(() => this.broadcast({ type: "saved", sessionId: writableSessionId }));
       else this.scheduleBroadcast(writableSessionId);
       void this.autoTitle(state);
-      if (finished) this.saveMounts();
+      if (finished) void this.saveMounts();
     });
     // Snapshots of big mounts cost a walk and a copy: while code runs, take
     // them every few seconds (and always when the interaction ends).
-    this.mountTimer = setInterval(() => this.saveMounts(), 3000);
+    this.mountTimer = setInterval(() => void this.saveMounts(), 3000);
   }
 
   private restoreMounts(mounts: readonly { mountId: string; snapshot: unknown }[]): void {
@@ -263,11 +264,11 @@ export class SessionController {
   }
 
   /** Persist the current tree of each mount of the open session that changed. */
-  private saveMounts(): void {
+  private saveMounts(): Promise<void> {
     const writer = this.writer;
     const agent = this.state.agent;
-    if (!writer || !agent) return;
-    this.mounts.save(agent.getState().messages, writer);
+    if (!writer || !agent) return Promise.resolve();
+    return this.mounts.save(agent.getState().messages, writer);
   }
 
   private scheduleBroadcast(sessionId: string): void {
