@@ -249,7 +249,7 @@ describe("floods", () => {
     await send("Mount forty grids");
     await page.getByText(/^mounted forty$/).waitFor({ timeout: 120_000 });
     await page.waitForTimeout(2_000);
-    const panels = await page.getByLabel("Mounted UI").count();
+    const panels = await page.getByLabel("Mounted UI", { exact: true }).count();
     expect(panels).toBeGreaterThan(0);
     // 150,000 nodes across the session: at most 15 of these grids are shown, the rest are refused with a note to the model.
     expect(panels).toBeLessThanOrEqual(16);
@@ -257,12 +257,13 @@ describe("floods", () => {
     await expectNoLongTask(factor);
   });
 
-  it("a session saved with 25 mounts / 122,600 nodes reopens without a long task, newest panels first, and New session answers", async () => {
-    // 25 mounts of 4,905 nodes (1 + 8 rows × (1 + 306 × 2)): 122,625 nodes saved.
+  it("a session saved with 25 mounts / 122,600 nodes reopens without a long task, every panel whole, and New session answers", async () => {
+    // 25 mounts of 4,905 nodes (1 + 8 rows × (1 + 306 × 2)): 122,625 nodes saved. Mounted 0.4 s apart, so
+    // that the session's live cap on changes per second (80,000) lets every one through.
     mock.enqueue({
       chunks: [
         `${FENCE}tsx agent.run\n`,
-        "for (let i = 0; i < 25; i++) { mount({ title: `table ${i}`, ui: () => <div>{Array.from({ length: 8 }, (_, r) => <div key={r}>{Array.from({ length: 306 }, (_, c) => <span key={c}>{c}</span>)}</div>)}</div> }); await sleep(0) }\n",
+        "for (let i = 0; i < 25; i++) { mount({ title: `table ${i}`, ui: () => <div>{Array.from({ length: 8 }, (_, r) => <div key={r}>{Array.from({ length: 306 }, (_, c) => <span key={c}>{c}</span>)}</div>)}</div> }); await sleep(400) }\n",
         "console.log('mounted twenty-five')\n",
         `${FENCE}\n`,
       ],
@@ -271,9 +272,12 @@ describe("floods", () => {
     await send("Mount twenty-five tables");
     await page.getByText("All twenty-five are on screen.").waitFor({ timeout: 120_000 });
     await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
-    await expect.poll(() => page.getByLabel("Mounted UI").count(), { timeout: 60_000 }).toBe(25);
-    // Saved when the interaction ended; give the write-behind its time.
-    await page.waitForTimeout(2_000);
+    await expect.poll(() => page.getByLabel("Mounted UI", { exact: true }).count(), { timeout: 60_000 }).toBe(25);
+    // Panels draw near the viewport, 150 nodes a task: the first one is drawn first.
+    await page.getByLabel("Mounted UI", { exact: true }).first().scrollIntoViewIfNeeded();
+    await expect.poll(() => page.getByLabel("Mounted UI", { exact: true }).first().locator("[data-mount-id] span").count(), { timeout: 120_000 }).toBe(8 * 306);
+    // Saved every 3 s while the session is open (and when the interaction ended); give the write-behind its time too.
+    await page.waitForTimeout(4_500);
 
     // Reopen: long tasks are counted from the moment the session's first panel (or its placeholder) appears,
     // so the page's own start-up (parsing its scripts) is not what is measured.
@@ -294,17 +298,20 @@ describe("floods", () => {
     });
     const factor = await slowdown();
     await openReadyApp(page, app.url);
-    await expect.poll(() => page.getByLabel("Mounted UI").count(), { timeout: 60_000 }).toBe(25);
+    // A panel shows "Restoring this UI…" until its tree is complete, then the panel.
+    await expect.poll(() => page.getByLabel("Mounted UI", { exact: true }).count(), { timeout: 120_000 }).toBe(25);
     await page.waitForTimeout(1_000);
     const restore = await page.evaluate(() => (window as unknown as { restoreTasks: { entries: { start: number; duration: number }[]; seen: { at: number } } }).restoreTasks);
     expect(Number.isFinite(restore.seen.at)).toBe(true);
     const during = restore.entries.filter((entry) => entry.start + entry.duration >= restore.seen.at).map((entry) => entry.duration);
     expect(Math.max(0, ...during), `long tasks while restoring ${JSON.stringify(during)}, machine ${factor.toFixed(1)}× slower than idle`).toBeLessThan(MAX_TASK_MS * Math.max(factor, await slowdown()));
-    // Nothing was cut: every panel came back whole (the last one, on screen, drawn).
+    // Nothing was cut: every panel came back (none still restoring), whole (the first one, brought into view, drawn).
     expect(await page.getByLabel("Saved UI was cut").count()).toBe(0);
-    await expect.poll(() => page.getByLabel("Mounted UI").last().locator("span").count(), { timeout: 30_000 }).toBe(8 * 306);
+    expect(await page.getByLabel("Restoring mounted UI").count()).toBe(0);
+    await page.getByLabel("Mounted UI", { exact: true }).first().scrollIntoViewIfNeeded();
+    await expect.poll(() => page.getByLabel("Mounted UI", { exact: true }).first().locator("[data-mount-id] span").count(), { timeout: 120_000 }).toBe(8 * 306);
     expect(await clickAndTime("New session", "no-panels")).toBeLessThan(1_000 * factor);
-  });
+  }, 300_000);
 
   it("a chart asking for fifty million ticks and a width of ten million draws at once", async () => {
     // Load the chart code first (its first use parses a large module, which is not what is measured here).
