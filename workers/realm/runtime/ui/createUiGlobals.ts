@@ -78,7 +78,8 @@ export function createUiGlobals(options: UiGlobalsOptions): UiGlobals {
     Data,
     StreamedData,
     z,
-    React,
+    // `React.useState` too: its setters note the UI event that calls them.
+    React: { ...React, useState: runtime.useState, useReducer: runtime.useReducer },
     useState: runtime.useState,
     useEffect: React.useEffect,
     useMemo: React.useMemo,
