@@ -169,6 +169,7 @@ function Root() {
       revive: () => void controller.revive(),
       onUnknownComponent: unknownComponent,
       pendingMounts: () => inbox.pending,
+      snapshots: controller.mounts,
     };
     return { controller, realm, mounts, capabilities };
   }, []);

@@ -243,7 +243,8 @@ describe("generative UI demo scripts", () => {
         current.phase === "done" && replies(current.messages).length === 1 + click && replies(current.messages).at(-1)!.state === "done");
       const events = after.messages.flatMap((message) => (message.role === "feedback" && message.source === "ui-event" ? [message.body] : []));
       expect(events).toHaveLength(click);
-      const rolled = /^\[block 1\] rolled (\d) \| rolls so far: ([\d, ]+)$/.exec(events[click - 1]);
+      // The click's output, then the mount its handler changed (named by the UI event's id on its ops).
+      const rolled = /^\[block 1\] rolled (\d) \| rolls so far: ([\d, ]+)\nmount "Dice" updated$/.exec(events[click - 1]);
       expect(rolled, events[click - 1]).not.toBeNull();
       expect(rolled![2].split(", ")).toHaveLength(click);
       const answer = replies(after.messages).at(-1)!;

@@ -208,6 +208,7 @@ export function createRealmParts(options: { onEvent(event: ExecEvent): void; loo
     },
     locate: (error) => executor?.locate(error),
     bindCause: (callback) => executor?.bindCause(callback) ?? callback,
+    currentCause: () => executor?.currentCause(),
     files: (chosen) => createRealmFile(chosen, () => options.requests),
   });
   executor = createExecutor({

@@ -12,7 +12,7 @@ import { Agent, type AgentState, type ChatMessage } from "../src/agent/agent";
 import { createBlockRouter } from "../src/agent/routeBlocks";
 import { createProtocolParser } from "../src/protocol/parser";
 import type { ExecEvent } from "../src/wire/events";
-import { MOUNT_OPEN } from "../src/wire/mount";
+import { MOUNT_OPEN, MOUNT_OPS, type MountRealmMessage } from "../src/wire/mount";
 import { createInProcessRealm, type InProcessRealm } from "./inProcessRealm";
 
 const FENCE = "```";
@@ -71,6 +71,14 @@ function until(agent: Agent, predicate: (state: AgentState) => boolean, timeoutM
     });
   });
 }
+
+/** A counter the person clicks (it changes at once and after an await), and a clock an interval ticks on its own. */
+const COUNTER_AND_CLOCK =
+  'mount({ title: "Counter", ui: () => { const [n, setN] = useState(0)\n' +
+  '  return <div><Button onClick={async () => { setN((x) => x + 1); console.log("added"); await sleep(30); setN((x) => x + 10) }}>Add</Button><p>count {n}</p></div> } })\n' +
+  'mount({ title: "Clock", ui: () => { const [t, setT] = useState(0)\n' +
+  '  useEffect(() => { const id = setInterval(() => setT((x) => x + 1), 60); return () => clearInterval(id) }, [])\n' +
+  '  return <p>tick {t}</p> } })\n';
 
 const uiFeedback = (messages: ChatMessage[]) =>
   messages.flatMap((message) => (message.role === "feedback" && message.source === "ui-event" ? [message.body] : []));
@@ -149,5 +157,51 @@ describe("UI-event turns by identity", () => {
     expect(summary).toEqual(expect.arrayContaining([
       ["now", 41], ["handler timer", 41], ["after await", 41], [expect.stringContaining("handler failed"), 41], ["reply timer", undefined],
     ]));
+  }, 30_000);
+
+  it("a mount changed by a click's handler (at once and after an await) carries its id; one an unrelated interval changes does not", async () => {
+    const realm = createInProcessRealm();
+    const parser = createProtocolParser();
+    const route = createBlockRouter((event) => realm.sendBlock(event));
+    realm.beginReply();
+    route(parser.push(`${FENCE}tsx agent.run\n` + COUNTER_AND_CLOCK + `${FENCE}\n`));
+    route(parser.end());
+    await realm.flush(10_000);
+    const opened = realm.host.messages.filter((message) => message.type === MOUNT_OPEN);
+    const counter = opened.find((message) => message.title === "Counter")!;
+    const clock = opened.find((message) => message.title === "Clock")!;
+    const ops: Extract<MountRealmMessage, { type: typeof MOUNT_OPS }>[] = [];
+    realm.subscribeMounts((message) => {
+      if (message.type === MOUNT_OPS) ops.push(message);
+    });
+    expect(realm.sendUiEvent({ ...realm.host.clickEvent(counter.mountId, "Add"), eventId: 7 })).toBe(true);
+    // The count reaches 11 only after the handler's await; the clock keeps ticking meanwhile.
+    await expect.poll(() => realm.host.html(counter.mountId), { timeout: 5_000 }).toContain("count 11");
+    await expect.poll(() => ops.filter((message) => message.mountId === clock.mountId).length, { timeout: 5_000 }).toBeGreaterThan(2);
+    const counterOps = ops.filter((message) => message.mountId === counter.mountId);
+    expect(counterOps.length).toBeGreaterThan(0);
+    expect(counterOps.map((message) => message.eventId)).toEqual(counterOps.map(() => 7));
+    expect(ops.filter((message) => message.mountId === clock.mountId).map((message) => message.eventId)).toEqual(
+      ops.filter((message) => message.mountId === clock.mountId).map(() => undefined),
+    );
+    realm.abort();
+  }, 30_000);
+
+  it("the click's UI-event turn names the mount its handler changed, not the one an interval changes", async () => {
+    const { agent, realm, prompts } = createAgent(`Here.\n\n${FENCE}tsx agent.run\n` + COUNTER_AND_CLOCK + `${FENCE}\n`);
+    await agent.send("Give me a counter and a clock");
+    expect(agent.getState().phase).toBe("done");
+    const opened = realm.host.messages.filter((message) => message.type === MOUNT_OPEN);
+    const counter = opened.find((message) => message.title === "Counter")!;
+    const eventId = agent.noteUiEvent();
+    expect(realm.sendUiEvent({ ...realm.host.clickEvent(counter.mountId, "Add"), eventId })).toBe(true);
+    await expect.poll(() => prompts.length, { timeout: 10_000 }).toBe(2);
+    const after = await until(agent, (state) => state.phase === "done");
+    const [event] = uiFeedback(after.messages);
+    expect(event).toContain("added");
+    expect(event).toContain('mount "Counter" updated');
+    expect(event).not.toContain("Clock");
+    expect(prompts[1]).toContain('mount \\"Counter\\" updated');
+    realm.abort();
   }, 30_000);
 });

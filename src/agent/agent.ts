@@ -165,6 +165,10 @@ export class Agent {
   private uiOutput: FeedbackCollector | undefined;
   /** A UI-event turn waits for the realm to have sent everything the action caused so far. */
   private uiTurnPending = false;
+  /** Mounts each tracked action's handler changed (MOUNT_OPS `eventId`): named in that action's UI-event turn. */
+  private readonly uiMountChanges = new Map<number, Set<string>>();
+  /** The actions whose output `uiOutput` holds. */
+  private uiOutputCauses = new Set<number>();
 
   constructor(options: AgentOptions, initialMessages: ChatMessage[] = []) {
     this.options = {
@@ -211,6 +215,13 @@ export class Agent {
         const mounts = [...(replaceRestored ? [] : item.reply.mounts ?? []), { mountId: message.mountId, afterBlock, title: message.title }];
         return { ...item, reply: { ...item.reply, mounts } };
       });
+    } else if (message.type === "mount-ops") {
+      // By identity: only changes the realm tagged with a tracked action's id.
+      const cause = message.eventId;
+      if (cause === undefined || !this.uiEvents.has(cause)) return;
+      const changed = this.uiMountChanges.get(cause) ?? new Set<string>();
+      changed.add(message.mountId);
+      this.uiMountChanges.set(cause, changed);
     } else if (message.type === "mount-waiting") {
       if (message.waiting) this.waitingMounts.add(message.mountId);
       else this.waitingMounts.delete(message.mountId);
@@ -258,7 +269,11 @@ export class Agent {
     const id = nextUiEventId++;
     this.uiEvents.add(id);
     // Keep the set bounded; an action this old has long finished its turn.
-    if (this.uiEvents.size > MAX_TRACKED_UI_EVENTS) this.uiEvents.delete(this.uiEvents.values().next().value!);
+    if (this.uiEvents.size > MAX_TRACKED_UI_EVENTS) {
+      const oldest = this.uiEvents.values().next().value!;
+      this.uiEvents.delete(oldest);
+      this.uiMountChanges.delete(oldest);
+    }
     return id;
   }
 
@@ -521,6 +536,7 @@ export class Agent {
     if (fromUi) {
       this.uiOutput ??= new FeedbackCollector();
       this.uiOutput.add(event);
+      this.uiOutputCauses.add(cause);
       this.scheduleUiTurn();
       return;
     }
@@ -553,8 +569,17 @@ export class Agent {
     void this.options.realm.flush(UI_SETTLE_TIMEOUT_MS).catch(() => undefined).then(() => {
       this.uiTurnPending = false;
       const output = this.uiOutput;
+      const causes = this.uiOutputCauses;
       this.uiOutput = undefined;
+      this.uiOutputCauses = new Set();
       if (!output || output.empty || this.disposed) return;
+      // Which mounts these actions changed (the realm sent their ops before the flush answered).
+      const changed = new Set<string>();
+      for (const cause of causes) {
+        for (const mountId of this.uiMountChanges.get(cause) ?? []) changed.add(mountId);
+        this.uiMountChanges.delete(cause);
+      }
+      for (const mountId of changed) output.add({ type: "note", message: `mount ${this.mountLabel(mountId)} updated` });
       if (this.busy) {
         for (const line of output.text().split("\n")) this.idleOutput.add({ type: "note", message: line });
         return;
@@ -562,6 +587,16 @@ export class Agent {
       this.pushFeedback(output.text(), "ui-event");
       void this.interact();
     });
+  }
+
+  /** `"Title"` when the mount has one, else its id within its realm (`m1`). */
+  private mountLabel(mountId: string): string {
+    for (const message of this.state.messages) {
+      if (message.role !== "assistant") continue;
+      const title = message.reply.mounts?.find((mount) => mount.mountId === mountId)?.title;
+      if (title !== undefined) return JSON.stringify(title);
+    }
+    return mountId.slice(mountId.lastIndexOf(":") + 1);
   }
 
   private toModelMessages(): ModelMessage[] {

@@ -2,7 +2,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { APICallError, JSONParseError, LoadAPIKeyError } from "@ai-sdk/provider";
 import { RetryError, streamText } from "ai";
 import { describe, expect, it } from "vitest";
-import { describeLlmError, getRetryDelayMs, parseRetryAfter, redact } from "./errors";
+import { describeLlmError, parseRetryAfter, redact } from "./errors";
 
 const URL_ = "https://api.openai.com/v1/chat/completions";
 
@@ -236,16 +236,6 @@ describe("parseRetryAfter", () => {
   });
 });
 
-describe("getRetryDelayMs", () => {
-  it("honours retry-after, backs off otherwise, refuses hopeless errors", () => {
-    expect(getRetryDelayMs(apiError(429, { headers: { "retry-after": "7" } }), 0)).toBe(7000);
-    expect(getRetryDelayMs(apiError(503), 0)).toBe(1000);
-    expect(getRetryDelayMs(apiError(503), 3)).toBe(8000);
-    expect(getRetryDelayMs(apiError(503), 30)).toBe(30_000);
-    expect(getRetryDelayMs(apiError(401), 0)).toBeUndefined();
-    expect(getRetryDelayMs({ code: "rate-limit", message: "", retryable: true, retryAfterMs: 42 }, 5)).toBe(42);
-  });
-});
 
 describe("redact", () => {
   it("removes keys and bearer tokens", () => {

@@ -8,6 +8,11 @@
  * response exists (`TypeError: Failed to fetch`, `AbortError`). Every check is
  * by name or shape, never `instanceof` alone, so errors that crossed a
  * structured clone or a second copy of the SDK still map.
+ *
+ * Retrying: the agent retries a refused first request itself (it shows
+ * "rate limited, retrying in N s" while it waits; the SDK's own retry has no
+ * such hook and its header reader is internal), with the wait read here once
+ * (`parseRetryAfter`). There is no second backoff helper.
  */
 import { APICallError } from "@ai-sdk/provider";
 
@@ -74,24 +79,6 @@ export function describeLlmError(error: unknown, context: LlmErrorContext = {}):
     described.message += ` (Gave up after ${attempts} attempts.)`;
   }
   return described;
-}
-
-/**
- * How long the loop should wait before retrying `error` on its `attempt`-th
- * retry (0-based): the server's `retry-after` when it sent one, else
- * exponential backoff; `undefined` when retrying cannot help.
- */
-export function getRetryDelayMs(
-  error: unknown,
-  attempt: number,
-  options: { baseDelayMs?: number; maxDelayMs?: number; context?: LlmErrorContext } = {},
-): number | undefined {
-  const description = isDescription(error) ? error : describeLlmError(error, options.context);
-  if (!description.retryable) return undefined;
-  if (description.retryAfterMs !== undefined) return Math.max(0, description.retryAfterMs);
-  const base = options.baseDelayMs ?? 1000;
-  const max = options.maxDelayMs ?? 30_000;
-  return Math.min(max, base * 2 ** Math.max(0, attempt));
 }
 
 // ---------------------------------------------------------------------------
@@ -312,10 +299,6 @@ function isAbort(error: unknown): boolean {
 
 function isApiCallError(error: unknown): error is ApiCallLike {
   return APICallError.isInstance(error) || nameOf(error) === "AI_APICallError";
-}
-
-function isDescription(value: unknown): value is LlmErrorDescription {
-  return typeof value === "object" && value !== null && typeof (value as LlmErrorDescription).code === "string" && typeof (value as LlmErrorDescription).retryable === "boolean";
 }
 
 function nameOf(error: unknown): string {

@@ -20,10 +20,10 @@ function fenced(message: string): string {
 describe("formatFeedbackMessage", () => {
   it("starts with the marker, says it is not the person and is data, and fences the output in order", () => {
     const message = formatFeedbackMessage([
-      { kind: "console", level: "log", text: "squares: [ 1, 4, 9 ]" },
-      { kind: "console", level: "warn", text: "careful" },
-      { kind: "error", text: "TypeError: x is not a function (block 1, line 4)\n  > x()" },
-      { kind: "event", text: "2 statements skipped" },
+      "squares: [ 1, 4, 9 ]",
+      "warn: careful",
+      "TypeError: x is not a function (block 1, line 4)\n  > x()",
+      "note: 2 statements skipped",
       "plain line",
     ]);
     expect(message.startsWith(RUNTIME_OUTPUT_MARKER)).toBe(true);
@@ -40,12 +40,6 @@ describe("formatFeedbackMessage", () => {
     const message = formatFeedbackMessage([hostile]);
     expect(message).toContain("``````text\n");
     expect(fenced(message)).toBe(hostile);
-  });
-
-  it("marks entries cut upstream and entries the collector dropped", () => {
-    const message = formatFeedbackMessage([{ kind: "console", level: "log", text: "big object", truncated: true }], { droppedEntries: 12 });
-    expect(fenced(message)).toContain("big object …[truncated]");
-    expect(fenced(message)).toContain("12 more output entries were dropped");
   });
 
   it("is bounded: drops the middle, keeps start and end, and says how much was dropped", () => {

@@ -19,7 +19,6 @@ export {
   formatFeedbackMessage,
   formatUiEventMessage,
   wrapFeedback,
-  type FeedbackEntry,
   type FeedbackOptions,
   type UserMessageKind,
 } from "./feedbackMessage";

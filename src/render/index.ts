@@ -6,7 +6,7 @@ export {
   createMountStore, fromSnapshot, DEFAULT_MOUNT_LIMITS,
   type MountLimits, type MountMeta, type MountNode, type MountSnapshotOptions, type MountStore, type MountStoreOptions,
 } from "./mountStore";
-export { createMountInbox, PAUSED_NOTICE, type MountInbox, type MountInboxLimits } from "./mountInbox";
+export { createMountInbox, defaultSchedule, PAUSED_NOTICE, type MountInbox, type MountInboxLimits } from "./mountInbox";
 export { setSensitiveValues } from "./sensitiveValues";
 export { createMountRegistry, type MountRegistry, type MountRegistryOptions } from "./mountRegistry";
 export { CATALOG, componentFor } from "./catalog";

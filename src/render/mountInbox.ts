@@ -85,7 +85,8 @@ interface Entry {
   ops: number;
 }
 
-function defaultSchedule(): (task: () => void) => void {
+/** Run a task in a later task: a MessageChannel post, which does not clamp like setTimeout. */
+export function defaultSchedule(): (task: () => void) => void {
   if (typeof MessageChannel === "undefined") return (task) => void setTimeout(task, 0);
   const channel = new MessageChannel();
   const tasks: (() => void)[] = [];

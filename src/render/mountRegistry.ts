@@ -13,6 +13,8 @@ import { isSnapshotText } from "../wire/mount";
 import { REFUSED_TYPES, componentFor } from "./catalog";
 import { reportUnknownComponent } from "./MountView";
 import { createMountStore, fromSnapshot, type MountLimits, type MountStore } from "./mountStore";
+import { snapshotOps } from "./mountSnapshot";
+import type { MountOp, MountSnapshot } from "./contract";
 import { renderError, type RenderError } from "./renderErrors";
 
 export interface MountRegistryOptions {
@@ -44,6 +46,14 @@ export interface MountRegistry {
   subscribe(listener: () => void): () => void;
   /** Show a persisted snapshot, inert until a realm opens the same id again. */
   restore(mountId: string, snapshot: unknown, title?: string): { store: MountStore; errors: RenderError[] };
+  /**
+   * The same, in steps (src/ui/mountSnapshots.ts restores a session in time
+   * slices): the snapshot is checked once, then each `step(maxOps)` applies
+   * at most `maxOps` of the ops that rebuild it, off the registry; the store
+   * is shown when complete. Returns true when done. A realm that opened the
+   * same id meanwhile wins: the restored tree is dropped, never shown over it.
+   */
+  beginRestore(mountId: string, snapshot: unknown, title?: string): { step(maxOps: number): boolean; readonly opCount: number };
   /** The realm is gone (reset, crash): live mounts stay visible, inert. */
   closeAll(): void;
   delete(mountId: string): void;
@@ -145,6 +155,42 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
       stores.set(mountId, result.store);
       changed();
       return result;
+    },
+    beginRestore(mountId, snapshot, title) {
+      const checked = validateMountMessage({ type: MOUNT_OPEN, mountId, snapshot });
+      if (!checked.ok) {
+        // Reported and shown as the one-shot path shows it (an empty, inert panel with the error).
+        const result = fromSnapshot(snapshot, storeOptions(mountId, title));
+        return {
+          opCount: 0,
+          step() {
+            if (!stores.has(mountId)) {
+              stores.set(mountId, result.store);
+              changed();
+            }
+            return true;
+          },
+        };
+      }
+      const store = createMountStore({ inert: true, ...storeOptions(mountId, title) });
+      const ops: MountOp[] = snapshotOps((checked.message as { snapshot: MountSnapshot }).snapshot.nodes);
+      let offset = 0;
+      return {
+        opCount: ops.length,
+        step(maxOps) {
+          if (offset < ops.length) {
+            const end = Math.min(ops.length, offset + Math.max(1, maxOps));
+            store.apply(offset === 0 && end === ops.length ? ops : ops.slice(offset, end));
+            offset = end;
+          }
+          if (offset < ops.length) return false;
+          if (!stores.has(mountId)) {
+            stores.set(mountId, store);
+            changed();
+          }
+          return true;
+        },
+      };
     },
     closeAll() {
       for (const store of stores.values()) store.close();

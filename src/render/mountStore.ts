@@ -2,12 +2,15 @@
  * The receiver: one mount's node table on the host. Pure (no DOM, no React,
  * no timers), Node-testable.
  *
- * The realm runs model-written code, so every op is checked before it
- * touches the table, and a bad op is reported and skipped — never thrown,
- * never rendered. Checks: op shape, id range, ids the host never created (or
+ * Shapes are checked once, before anything reaches a store: realm messages
+ * at the port (src/sandbox/validateRealmMessage.ts → src/wire/mount.ts
+ * `validateMountMessage`, which rebuilds every op), saved snapshots by the
+ * same validator in `load`. `apply` therefore takes typed `MountOp`s and
+ * checks only what depends on the table: ids the host never created (or
  * already destroyed), duplicate creates, text nodes used as parents, `before`
  * and `remove` against the actual children, cycles, tree depth, node count,
- * per-node props/text size and the mount's total size.
+ * per-node props/text size and the mount's total size. A bad op is reported
+ * and skipped — never thrown, never rendered.
  *
  * Invariants (the view relies on them):
  *   1. Node records are immutable; any change to a node (props, text,
@@ -21,10 +24,9 @@
  *      dead for good).
  */
 import {
-  HANDLER_MARKER_KEY, ROOT_NODE_ID, TEXT_NODE_TYPE, isHandlerMarker, validateMountMessage,
-  MAX_TYPE_LENGTH, NODE_TYPE_PATTERN,
+  ROOT_NODE_ID, TEXT_NODE_TYPE, isHandlerMarker, validateMountMessage,
   MOUNT_OPEN, MAX_TREE_DEPTH,
-  type FormValues, type MountErrorInfo, type MountSnapshot, type WireProps,
+  type FormValues, type MountErrorInfo, type MountOp, type MountSnapshot, type WireProps,
 } from "./contract";
 import {
   applyRequestedValue, controlKind, createControlState, setLiveValue,
@@ -104,8 +106,8 @@ type Listener = () => void;
 
 export interface MountStore {
   readonly mountId: string;
-  /** Apply a batch of ops; returns the errors (also sent to `onError`). Never throws. */
-  apply(ops: readonly unknown[]): RenderError[];
+  /** Apply a batch of ops the gate has validated; returns the errors (also sent to `onError`). Never throws. */
+  apply(ops: readonly MountOp[]): RenderError[];
   /** Replace the whole tree with a snapshot from outside (storage, a test): its shape is checked first. */
   load(snapshot: unknown): RenderError[];
   /** Replace the whole tree with a mount-open's snapshot the port has validated already. */
@@ -160,14 +162,13 @@ interface MutableNode {
 
 const EMPTY_PROPS: WireProps = Object.freeze({}) as WireProps;
 
-/** Size of plain JSON (UTF-16 units of its JSON text, roughly); -1 when not plain JSON or nested deeper than 64. */
-function jsonSize(value: unknown, depth: number, budget: number): number {
-  if (depth > 64) return -1;
+/** Size of a JSON value the gate rebuilt (UTF-16 units of its JSON text, roughly), counted only up to `budget`. */
+function jsonSize(value: unknown, budget: number): number {
   switch (typeof value) {
     case "string":
       return value.length + 2;
     case "number":
-      return Number.isFinite(value) ? 8 : -1;
+      return 8;
     case "boolean":
       return 5;
     case "object": {
@@ -175,60 +176,32 @@ function jsonSize(value: unknown, depth: number, budget: number): number {
       let size = 2;
       if (Array.isArray(value)) {
         for (const item of value) {
-          const itemSize = jsonSize(item, depth + 1, budget - size);
-          if (itemSize < 0) return -1;
-          size += itemSize + 1;
+          size += jsonSize(item, budget - size) + 1;
           if (size > budget) return size;
         }
         return size;
       }
-      const prototype = Object.getPrototypeOf(value);
-      if (prototype !== Object.prototype && prototype !== null) return -1;
       for (const key of Object.keys(value)) {
-        const itemSize = jsonSize((value as Record<string, unknown>)[key], depth + 1, budget - size);
-        if (itemSize < 0) return -1;
-        size += key.length + 3 + itemSize + 1;
+        size += key.length + 3 + jsonSize((value as Record<string, unknown>)[key], budget - size) + 1;
         if (size > budget) return size;
       }
       return size;
     }
     default:
-      return -1;
+      return 0;
   }
 }
 
-/** Check props: a plain object of JSON values, handler markers only at the top. */
-function checkProps(props: unknown, maxSize: number): { props: WireProps; size: number } | { code: RenderErrorCode; reason: string } {
+/** Props within the node's size limit, frozen; their shape is the gate's (JSON, markers only at the top). */
+function sizedProps(props: WireProps | undefined, maxSize: number): { props: WireProps; size: number } | { code: RenderErrorCode; reason: string } {
   if (props === undefined) return { props: EMPTY_PROPS, size: 0 };
-  if (typeof props !== "object" || props === null || Array.isArray(props)) return { code: "invalid-props", reason: "props is not an object" };
-  const prototype = Object.getPrototypeOf(props);
-  if (prototype !== Object.prototype && prototype !== null) return { code: "invalid-props", reason: "props is not a plain object" };
   let size = 2;
-  const clean: WireProps = {};
   for (const key of Object.keys(props)) {
-    if (key === "__proto__" || key === "children") return { code: "invalid-props", reason: `prop "${key.slice(0, 40)}" is not allowed` };
-    const value = (props as Record<string, unknown>)[key];
-    if (value === undefined) continue;
-    if (isHandlerMarker(value)) {
-      clean[key] = { [HANDLER_MARKER_KEY]: true } as WireProps[string];
-      size += key.length + 16;
-      continue;
-    }
-    const valueSize = jsonSize(value, 1, maxSize - size);
-    if (valueSize < 0) return { code: "invalid-props", reason: `prop "${key.slice(0, 40)}" is not plain JSON` };
-    size += key.length + 3 + valueSize;
+    const value = props[key];
+    size += key.length + 3 + (isHandlerMarker(value) ? 13 : jsonSize(value, maxSize - size));
     if (size > maxSize) return { code: "props-too-large", reason: `props exceed ${maxSize} characters` };
-    clean[key] = value as WireProps[string];
   }
-  return { props: Object.freeze(clean), size };
-}
-
-function isNodeId(value: unknown): value is number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value > 0;
-}
-
-function isParentId(value: unknown): value is number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+  return { props: Object.isFrozen(props) ? props : Object.freeze(props), size };
 }
 
 export function createMountStore(options: MountStoreOptions): MountStore {
@@ -374,24 +347,19 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     node.live = control.live;
   }
 
-  function opCreate(op: Record<string, unknown>): void {
+  function opCreate(op: Extract<MountOp, { op: "create" }>): void {
     const { id, type } = op;
-    if (!isNodeId(id)) return fail("invalid-id", "create needs a positive integer id", { id: String(id).slice(0, 40) });
     if (nodes.has(id)) return fail("duplicate-node", `node ${id} already exists`, { id });
-    if (typeof type !== "string" || type.length === 0 || type.length > MAX_TYPE_LENGTH || !NODE_TYPE_PATTERN.test(type)) {
-      return fail("invalid-type", "create needs a component name", { id });
-    }
     if (nodes.size - 1 >= limits.maxNodes) return fail("too-many-nodes", `a mount holds at most ${limits.maxNodes} nodes`, { id, limit: limits.maxNodes });
     let size: number;
     const node: MutableNode = { id, type, props: EMPTY_PROPS, text: "", children: [], version: 1 };
     if (type === TEXT_NODE_TYPE) {
       const text = op.text ?? "";
-      if (typeof text !== "string") return fail("invalid-text", "a text node needs a string", { id });
       if (text.length > limits.maxTextLength) return fail("invalid-text", `text exceeds ${limits.maxTextLength} characters`, { id, length: text.length });
       node.text = text;
       size = text.length;
     } else {
-      const checked = checkProps(op.props, limits.maxPropsSize);
+      const checked = sizedProps(op.props, limits.maxPropsSize);
       if ("code" in checked) return fail(checked.code, checked.reason, { id, type });
       size = checked.size;
       setProps(node, checked.props);
@@ -403,11 +371,8 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     changed.add(id);
   }
 
-  function opInsert(op: Record<string, unknown>): void {
+  function opInsert(op: Extract<MountOp, { op: "insert" }>): void {
     const { parent: parentId, child: childId, before } = op;
-    if (!isParentId(parentId)) return fail("invalid-id", "insert needs a parent id", {});
-    if (!isNodeId(childId)) return fail("invalid-id", "insert needs a positive child id", { parent: parentId });
-    if (before !== undefined && !isNodeId(before)) return fail("invalid-id", "insert `before` must be a node id", { parent: parentId, child: childId });
     const parent = nodes.get(parentId);
     if (!parent) return fail("unknown-node", `insert into node ${parentId}, which does not exist`, { id: parentId });
     const child = nodes.get(childId);
@@ -432,10 +397,8 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     touch(parent);
   }
 
-  function opRemove(op: Record<string, unknown>): void {
+  function opRemove(op: Extract<MountOp, { op: "remove" }>): void {
     const { parent: parentId, child: childId } = op;
-    if (!isParentId(parentId)) return fail("invalid-id", "remove needs a parent id", {});
-    if (!isNodeId(childId)) return fail("invalid-id", "remove needs a positive child id", { parent: parentId });
     if (!nodes.has(parentId)) return fail("unknown-node", `remove from node ${parentId}, which does not exist`, { id: parentId });
     if (!nodes.has(childId)) return fail("unknown-node", `remove of node ${childId}, which does not exist`, { id: childId });
     if (parents.get(childId) !== parentId) return fail("not-a-child", `node ${childId} is not a child of ${parentId}`, { parent: parentId, child: childId });
@@ -443,13 +406,11 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     destroy(childId);
   }
 
-  function opText(op: Record<string, unknown>): void {
+  function opText(op: Extract<MountOp, { op: "text" }>): void {
     const { id, text } = op;
-    if (!isNodeId(id)) return fail("invalid-id", "text needs a positive id", {});
     const node = nodes.get(id);
     if (!node) return fail("unknown-node", `text for node ${id}, which does not exist`, { id });
     if (node.type !== TEXT_NODE_TYPE) return fail("wrong-node-kind", `node ${id} is not a text node`, { id });
-    if (typeof text !== "string") return fail("invalid-text", "text must be a string", { id });
     if (text.length > limits.maxTextLength) return fail("invalid-text", `text exceeds ${limits.maxTextLength} characters`, { id, length: text.length });
     const old = sizes.get(id) ?? 0;
     if (totalSize - old + text.length > limits.maxTotalSize) return fail("props-too-large", `the mount exceeds ${limits.maxTotalSize} characters of props and text`, { id });
@@ -460,14 +421,12 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     touch(node);
   }
 
-  function opProps(op: Record<string, unknown>): void {
+  function opProps(op: Extract<MountOp, { op: "props" }>): void {
     const { id } = op;
-    if (!isNodeId(id)) return fail("invalid-id", "props needs a positive id", {});
     const node = nodes.get(id);
     if (!node) return fail("unknown-node", `props for node ${id}, which does not exist`, { id });
     if (node.type === TEXT_NODE_TYPE) return fail("wrong-node-kind", `node ${id} is a text node and has no props`, { id });
-    if (op.props === undefined) return fail("invalid-props", "props op without props", { id });
-    const checked = checkProps(op.props, limits.maxPropsSize);
+    const checked = sizedProps(op.props, limits.maxPropsSize);
     if ("code" in checked) return fail(checked.code, checked.reason, { id, type: node.type });
     const old = sizes.get(id) ?? 0;
     if (totalSize - old + checked.size > limits.maxTotalSize) return fail("props-too-large", `the mount exceeds ${limits.maxTotalSize} characters of props and text`, { id });
@@ -477,22 +436,18 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     touch(node);
   }
 
-  function applyOne(op: unknown): void {
-    if (typeof op !== "object" || op === null || Array.isArray(op)) return fail("invalid-op", "an op must be an object", {});
-    const input = op as Record<string, unknown>;
-    switch (input.op) {
+  function applyOne(op: MountOp): void {
+    switch (op.op) {
       case "create":
-        return opCreate(input);
+        return opCreate(op);
       case "insert":
-        return opInsert(input);
+        return opInsert(op);
       case "remove":
-        return opRemove(input);
+        return opRemove(op);
       case "text":
-        return opText(input);
+        return opText(op);
       case "props":
-        return opProps(input);
-      default:
-        return fail("invalid-op", "unknown op", { op: String(input.op).slice(0, 40) });
+        return opProps(op);
     }
   }
 
@@ -525,13 +480,12 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     return errors;
   }
 
-  function applyOps(ops: readonly unknown[]): void {
+  function applyOps(ops: readonly MountOp[]): void {
     for (const op of ops) {
       try {
         applyOne(op);
       } catch (error) {
-        // A bug or a pathological value (a getter that throws cannot reach
-        // here after structured clone, but direct callers exist): report it.
+        // A bug here must cost one op, not the batch: report it.
         fail("invalid-op", "op could not be applied", { reason: String(error).slice(0, 200) });
       }
     }
@@ -568,10 +522,6 @@ export function createMountStore(options: MountStoreOptions): MountStore {
   const store: MountStore = {
     mountId,
     apply(ops) {
-      if (!Array.isArray(ops)) {
-        fail("invalid-op", "ops must be an array", {});
-        return finishBatch();
-      }
       applyOps(ops);
       return finishBatch();
     },

@@ -7,7 +7,7 @@
  *
  * Pure: no I/O, no state.
  */
-import type { ConsoleLevel, ExecError, ExecErrorCode, ExecEvent } from "../wire/events";
+import { EXEC_ERROR_CODES, type ConsoleLevel, type ExecError, type ExecEvent } from "../wire/events";
 import {
   ABORTED, EXEC_EVENT, FLUSHED, HEARTBEAT, MAX_WIRE_STRING, READY, SERVICE_CANCEL, SERVICE_NAME_PATTERN, SERVICE_REQUEST,
 } from "../wire/constants";
@@ -20,10 +20,6 @@ export type ValidationResult =
   | { ok: false; reason: string };
 
 // `satisfies` keeps these in step with the types in src/wire/events.ts.
-const EXEC_ERROR_CODES = {
-  syntax: true, runtime: true, "loop-guard": true, "shadow-global": true, unsupported: true,
-  aborted: true, "unknown-target": true, "data-invalid": true,
-} satisfies Record<ExecErrorCode, true>;
 const CONSOLE_LEVELS = { debug: true, log: true, info: true, warn: true, error: true } satisfies Record<ConsoleLevel, true>;
 const EVENT_TYPES = {
   "statement-start": true, "statement-end": true, console: true, skipped: true, error: true, "block-done": true,

@@ -1,7 +1,7 @@
 import Dexie from "dexie";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { SCHEMA_V1, SCHEMA_VERSION } from "./db";
+import { SCHEMA_V1, SCHEMA_V2, SCHEMA_VERSION, SESSION_TABLES } from "./db";
 import { loadSession, searchSessions } from "./sessions";
 import { openStore } from "./store";
 import type { StoreErrorInfo } from "./errors";
@@ -67,7 +67,11 @@ describe("schema versions", () => {
     const { store } = opened;
     expect(store.db.verno).toBe(SCHEMA_VERSION);
     const after = await dumpDatabase(store.db);
-    for (const [table, rows] of Object.entries(rowsBefore)) expect(after[table], table).toEqual(rows);
+    for (const [table, rows] of Object.entries(rowsBefore)) {
+      // Version 3 dropped the settings table (nothing ever wrote to it); every other row is kept as it was.
+      if (table === "settings") expect(after[table]).toBeUndefined();
+      else expect(after[table], table).toEqual(rows);
+    }
 
     // Version 2's search table was filled from the version-1 messages it understands.
     expect(after.searchText).toHaveLength(4);
@@ -82,6 +86,35 @@ describe("schema versions", () => {
     expect(loaded?.messages[0]).toMatchObject({ editedAt: 99 });
     expect(loaded?.messages[1]).toMatchObject({ state: "interrupted", tokens: 1234 });
     expect(loaded?.mounts[0]).toMatchObject({ scroll: 120 });
+    store.db.close();
+  });
+
+  it("opens a version-2 database holding sessions as version 3: the settings table is gone, nothing else is lost", async () => {
+    const indexedDB = new IDBFactory();
+    await writeVersion1(indexedDB);
+    const v2 = new Dexie(NAME, { indexedDB, IDBKeyRange });
+    v2.version(1).stores(SCHEMA_V1);
+    v2.version(2).stores(SCHEMA_V2);
+    await v2.open();
+    expect(v2.verno).toBe(2);
+    await v2.table("sessions").put({ id: "s3", title: "Written by version 2", createdAt: 50, updatedAt: 60, origin: "imported", settings: { network: "allowed", allowedHosts: ["a.example"] }, importedAt: 55 });
+    await v2.table("messages").put({ ...userMessage("u9", "a version-2 question"), sessionId: "s3", order: 0 });
+    await v2.table("searchText").put({ sessionId: "s3", messageId: "u9", text: "a version-2 question" });
+    const rowsBefore: Record<string, unknown[]> = {};
+    for (const table of v2.tables) rowsBefore[table.name] = await table.toArray();
+    v2.close();
+    expect(rowsBefore.settings).toHaveLength(1);
+
+    const opened = await openStore({ name: NAME, indexedDB, IDBKeyRange });
+    if (!opened.ok) throw new Error(opened.error.message);
+    const { store } = opened;
+    expect(store.db.verno).toBe(3);
+    expect(store.db.tables.map((table) => table.name).sort()).toEqual([...SESSION_TABLES].sort());
+    const after = await dumpDatabase(store.db);
+    expect(after.settings).toBeUndefined();
+    for (const table of SESSION_TABLES) expect(after[table], table).toEqual(rowsBefore[table]);
+    expect((await loadSession(store, "s3"))?.messages.map((message) => message.text)).toEqual(["a version-2 question"]);
+    expect((await searchSessions(store, "version-2")).map((hit) => hit.session.id)).toEqual(["s3"]);
     store.db.close();
   });
 
@@ -111,7 +144,7 @@ describe("schema versions", () => {
     const opened = await openStore({ name: NAME, indexedDB, IDBKeyRange, onStatus: (status) => statuses.push(status) });
     expect(opened.ok).toBe(true);
     await new Promise<void>((resolve, reject) => {
-      const request = indexedDB.open(NAME, 30);
+      const request = indexedDB.open(NAME, (SCHEMA_VERSION + 1) * 10);
       request.onsuccess = () => {
         request.result.close();
         resolve();

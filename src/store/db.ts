@@ -6,7 +6,6 @@ import type {
   MountSnapshot,
   SearchTextRecord,
   Session,
-  SettingRecord,
 } from "./types";
 import { searchRowOf } from "./searchText";
 
@@ -47,7 +46,16 @@ export const SCHEMA_V2: Readonly<Record<string, string>> = Object.freeze({
   searchText: "[sessionId+messageId], sessionId",
 });
 
-export const SCHEMA_VERSION = 2;
+/**
+ * Version 3: the `settings` table goes. App settings (key, model…) live in
+ * the browser's local storage (src/ui/settings.ts); no build ever wrote to
+ * this table. Every other table is untouched.
+ */
+export const SCHEMA_V3: Readonly<Record<string, string | null>> = Object.freeze({
+  settings: null,
+});
+
+export const SCHEMA_VERSION = 3;
 
 async function backfillSearchText(transaction: Transaction): Promise<void> {
   const rows: SearchTextRecord[] = [];
@@ -67,10 +75,10 @@ async function backfillSearchText(transaction: Transaction): Promise<void> {
 export function defineSchema(db: Dexie): void {
   db.version(1).stores(SCHEMA_V1);
   db.version(2).stores(SCHEMA_V2).upgrade(backfillSearchText);
+  db.version(3).stores(SCHEMA_V3);
 }
 
 export class LivemarkDatabase extends Dexie {
-  settings!: Table<SettingRecord, string>;
   sessions!: Table<Session, string>;
   messages!: Table<MessageRecord, [string, string]>;
   mounts!: Table<MountSnapshot, [string, string]>;
@@ -84,5 +92,5 @@ export class LivemarkDatabase extends Dexie {
   }
 }
 
-/** Every table that holds a session's data (everything but `settings`). */
+/** Every table: each holds a session's data. */
 export const SESSION_TABLES = ["sessions", "messages", "mounts", "grants", "audit", "searchText"] as const;

@@ -6,7 +6,6 @@ import { addAuditEntry, addGrant, listGrants } from "./capabilities";
 import { exportAll, exportFileName, exportSession, importFile, serializeExport } from "./exportImport";
 import type { SessionExport } from "./exportSchema";
 import { createSession, deleteSession, listSessions, loadSession, saveMessages, saveMounts, updateSessionSettings } from "./sessions";
-import { writeSetting } from "./settings";
 import type { Store } from "./store";
 import { assistantMessage, conversation, dumpDatabase, openTestStore, sampleSnapshot } from "./testSupport";
 
@@ -23,10 +22,12 @@ async function open(): Promise<Store> {
   return store;
 }
 
-/** A session with every kind of record, and the app's settings holding an API key. */
+/**
+ * A session with every kind of record. The app's settings (with the API key)
+ * are not in this database at all (local storage, src/ui/settings.ts); the
+ * export is still checked for the key and its field names.
+ */
 async function populated(store: Store, title = "Sales by region") {
-  await writeSetting(store, "llm", { provider: "openai", apiKey: FAKE_KEY, baseURL: "https://api.openai.com/v1", model: "gpt-4o-mini" });
-  await writeSetting(store, "apiKey", FAKE_KEY);
   const session = await createSession(store, { title });
   await updateSessionSettings(store, session.id, { network: "allowed", allowedHosts: ["api.example.com"] });
   const messages: ChatMessage[] = [

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { EXEC_ERROR_CODE_LIST } from "../wire/events";
 import type { ChatMessage } from "../agent/agent";
 import { formatPath, parseJsonSafely, type ImportProblem, type JsonLimits, IMPORT_LIMITS, type PathSegment } from "./safeJson";
 import { REPORT_KINDS, reportSummarySchema } from "../../bridge/wire";
-import { MAX_TITLE_LENGTH, type AuditEntry, type GrantRecord, type SessionChatSettings, type SessionOrigin, type SessionSettings } from "./types";
+import { MAX_TITLE_LENGTH, type AuditEntry, type GrantRecord, type MountSnapshot, type Session } from "./types";
 import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from "../agent/attachments";
 
 /**
@@ -23,51 +24,27 @@ export const SESSION_FORMAT = "livemark.session";
 export const BACKUP_FORMAT = "livemark.backup";
 export const EXPORT_VERSION = 1;
 
-export interface ExportedSession {
-  id: string;
-  title: string;
-  createdAt: number;
-  updatedAt: number;
-  origin: SessionOrigin;
-  settings: SessionSettings;
-  importedAt?: number;
-  chat?: SessionChatSettings;
+
+/**
+ * Compile-time agreement between a schema and a type another area owns (the
+ * agent's `ChatMessage`, the store's capability records): what the schema
+ * accepts is a `T` (its output is assignable to `T`), and every `T` the app
+ * writes passes the schema (`T` is assignable to its input). Drift on either
+ * side fails `npm run typecheck`; no cast joins them.
+ */
+function agreesWith<T>() {
+  return <S extends z.ZodType<T>>(schema: S & ([T] extends [Known<z.input<S>>] ? unknown : never)): z.ZodType<T> => schema;
 }
 
-export interface ExportedMount {
-  mountId: string;
-  messageId: string;
-  snapshot: unknown;
-  updatedAt: number;
-}
-
-export type ExportedGrant = Omit<GrantRecord, "id" | "sessionId">;
-export type ExportedAudit = Omit<AuditEntry, "id" | "sessionId">;
-
-/** One session with everything needed to show it. */
-export interface SessionBody {
-  session: ExportedSession;
-  messages: ChatMessage[];
-  mounts: ExportedMount[];
-  grants: ExportedGrant[];
-  audit: ExportedAudit[];
-}
-
-export interface SessionExport extends SessionBody {
-  format: typeof SESSION_FORMAT;
-  version: typeof EXPORT_VERSION;
-  /** ISO 8601. */
-  exportedAt: string;
-}
-
-export interface BackupExport {
-  format: typeof BACKUP_FORMAT;
-  version: typeof EXPORT_VERSION;
-  exportedAt: string;
-  sessions: SessionBody[];
-}
-
-export type ExportDocument = SessionExport | BackupExport;
+/**
+ * A type without its index signatures, deeply: a loose schema's input allows
+ * any extra key, which an interface (no index signature) is not assignable to.
+ */
+type Known<T> = T extends readonly (infer E)[]
+  ? Known<E>[]
+  : T extends object
+    ? { [K in keyof T as string extends K ? never : number extends K ? never : K]: Known<T[K]> }
+    : T;
 
 const MAX_TEXT = 4_000_000;
 const MAX_SHORT = 10_000;
@@ -82,7 +59,7 @@ const count = z.number().int().min(0).max(1e9);
 const text = (max = MAX_TEXT) => z.string().max(max);
 
 const execError = z.looseObject({
-  code: text(64),
+  code: z.enum(EXEC_ERROR_CODE_LIST),
   name: text(200),
   message: text(),
   block: count,
@@ -157,7 +134,7 @@ const attachment = z.strictObject({
   data: z.string().max(Math.ceil(MAX_ATTACHMENT_BYTES / 3) * 4).regex(/^[A-Za-z0-9+/]*={0,2}$/, "base64"),
 });
 
-const message = z.discriminatedUnion("role", [
+const message = agreesWith<ChatMessage>()(z.discriminatedUnion("role", [
   z.looseObject({
     id,
     role: z.literal("user"),
@@ -205,11 +182,11 @@ const message = z.discriminatedUnion("role", [
     answer: text().optional(),
     createdAt: timestamp,
   }),
-]);
+]));
 
 const capability = z.enum(["network", "file", "tool"]);
 
-const session = z.strictObject({
+const session = agreesWith<Omit<Session, "deletedAt">>()(z.strictObject({
   id,
   title: text(MAX_TITLE_LENGTH),
   createdAt: timestamp,
@@ -231,24 +208,27 @@ const session = z.strictObject({
       instruction: text(20_000).optional(),
     })
     .optional(),
-});
+}));
 
-const mount = z.strictObject({
+const mount = agreesWith<Omit<MountSnapshot, "sessionId">>()(z.strictObject({
   mountId: id,
   messageId: id,
-  snapshot: z.unknown().refine((value) => value !== undefined, "a JSON value (the mount's tree)"),
+  snapshot: z.unknown().refine((value): boolean => value !== undefined, "a JSON value (the mount's tree)"),
   updatedAt: timestamp,
-});
+}));
 
-const grant = z.looseObject({ capability, host: text(253), grantedAt: timestamp });
+/** A capability record as exported: no database key, no session (the records carry extra fields along). */
+type Exported<T> = Omit<Known<T>, "id" | "sessionId">;
 
-const audit = z.looseObject({
+const grant = agreesWith<Exported<GrantRecord>>()(z.looseObject({ capability, host: text(253), grantedAt: timestamp }));
+
+const audit = agreesWith<Exported<AuditEntry>>()(z.looseObject({
   at: timestamp,
   capability,
   method: z.string().regex(/^[A-Za-z]{1,16}$/, "an HTTP method such as GET or POST"),
   url: text(8_192),
   decision: z.enum(["allowed-once", "allowed-host", "allowed-session", "allowed-tool", "allowed-read-only", "denied", "chosen", "offered", "saved"]),
-});
+}));
 
 const bodyShape = {
   session,
@@ -257,6 +237,8 @@ const bodyShape = {
   grants: z.array(grant).max(10_000),
   audit: z.array(audit).max(100_000),
 };
+
+const bodySchema = z.strictObject(bodyShape);
 
 const exportedAt = z.iso.datetime({ offset: true });
 
@@ -271,8 +253,19 @@ export const backupExportSchema = z.strictObject({
   format: z.literal(BACKUP_FORMAT),
   version: z.literal(EXPORT_VERSION),
   exportedAt,
-  sessions: z.array(z.strictObject(bodyShape)).max(10_000),
+  sessions: z.array(bodySchema).max(10_000),
 });
+
+// The file's types are what the schemas accept.
+export type ExportedSession = z.infer<typeof session>;
+export type ExportedMount = z.infer<typeof mount>;
+export type ExportedGrant = z.infer<typeof grant>;
+export type ExportedAudit = z.infer<typeof audit>;
+/** One session with everything needed to show it. */
+export type SessionBody = z.infer<typeof bodySchema>;
+export type SessionExport = z.infer<typeof sessionExportSchema>;
+export type BackupExport = z.infer<typeof backupExportSchema>;
+export type ExportDocument = SessionExport | BackupExport;
 
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let current = root;
@@ -456,7 +449,7 @@ export function validateExportValue(value: unknown): ParseExportResult {
     const issues = parsed.error.issues;
     return { ok: false, error: problemFromIssue(issues[0], value, issues.length - 1) };
   }
-  const document = parsed.data as unknown as ExportDocument;
+  const document: ExportDocument = parsed.data;
   const bodies: [SessionBody, PathSegment[]][] =
     document.format === SESSION_FORMAT ? [[document, []]] : document.sessions.map((body, index) => [body, ["sessions", index]]);
   for (const [body, prefix] of bodies) {

@@ -44,5 +44,4 @@ export {
 export { IMPORT_LIMITS, type ImportProblem, type ImportErrorCode } from "./safeJson";
 export { encodeShare, decodeShare, createShareLink, isShareFragment, SHARE_PREFIX, MAX_SHARE_LENGTH } from "./share";
 export { addAuditEntry, listAudit, addGrant, listGrants, removeGrant } from "./capabilities";
-export { readSetting, writeSetting, deleteSetting } from "./settings";
 export * from "./types";

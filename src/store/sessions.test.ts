@@ -18,7 +18,6 @@ import {
   updateSessionSettings,
 } from "./sessions";
 import { addAuditEntry, addGrant, listAudit, listGrants } from "./capabilities";
-import { readSetting, writeSetting } from "./settings";
 import type { Store } from "./store";
 import { assistantMessage, conversation, dumpDatabase, openTestStore, sampleSnapshot, userMessage } from "./testSupport";
 
@@ -179,7 +178,7 @@ describe("sessions", () => {
     expect((await loadSession(s, b.id))?.messages[0]).toMatchObject({ text: "in b" });
   });
 
-  it("keeps grants, audit and settings", async () => {
+  it("keeps grants and audit", async () => {
     const s = await fresh();
     const session = await createSession(s);
     await addAuditEntry(s, { sessionId: session.id, at: 5, capability: "network", method: "POST", url: "https://b.example", decision: "denied" });
@@ -187,7 +186,5 @@ describe("sessions", () => {
     expect((await listAudit(s, session.id)).map((entry) => entry.url)).toEqual(["https://a.example", "https://b.example"]);
     await addGrant(s, { sessionId: session.id, capability: "network", host: "a.example", grantedAt: 3 });
     expect(await listGrants(s, session.id)).toHaveLength(1);
-    await writeSetting(s, "llm", { apiKey: "sk-x" });
-    expect(await readSetting(s, "llm")).toEqual({ apiKey: "sk-x" });
   });
 });

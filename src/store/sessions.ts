@@ -191,7 +191,10 @@ export async function loadSession(store: Store, id: string): Promise<LoadedSessi
     db.transaction("r", [db.sessions, db.messages, db.mounts], async () => {
       const session = await db.sessions.get(id);
       if (!session) return undefined;
-      const [records, mounts] = await Promise.all([sessionMessages(store, id).toArray(), db.mounts.where("sessionId").equals(id).toArray()]);
+      // Mount snapshots can be megabytes each: read them with a cursor, one record per event, so the
+      // browser does not deserialize every one of them in a single task.
+      const mounts: MountSnapshot[] = [];
+      const [records] = await Promise.all([sessionMessages(store, id).toArray(), db.mounts.where("sessionId").equals(id).each((mount) => void mounts.push(mount))]);
       return { session, records, mounts };
     }),
   );

@@ -112,12 +112,6 @@ export interface SearchTextRecord {
   text: string;
 }
 
-/** App-level settings (API key, model…). Never exported. */
-export interface SettingRecord {
-  key: string;
-  value: unknown;
-}
-
 /** What `loadSession` returns: everything needed to show a session. */
 export interface LoadedSession {
   session: Session;

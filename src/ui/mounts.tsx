@@ -12,7 +12,15 @@ export interface MountsContextValue {
   onUnknownComponent?(name: string): void;
   /** Mount messages received but not yet applied (the inbox applies them in time slices). */
   pendingMounts?(): number;
+  /** Saved snapshots (src/ui/mountSnapshots.ts): a mount still being restored, the note of a cut one. */
+  snapshots?: {
+    isRestoring(mountId: string): boolean;
+    note(mountId: string): string | undefined;
+    subscribe(listener: () => void): () => void;
+  };
 }
+
+const noSubscription = () => () => undefined;
 
 export const MountsContext = createContext<MountsContextValue | undefined>(undefined);
 
@@ -20,7 +28,17 @@ export function MountSlot({ mountId }: { mountId: string }) {
   const context = useContext(MountsContext);
   const subscribe = useCallback((listener: () => void) => context?.registry.subscribe(listener) ?? (() => undefined), [context]);
   const store = useSyncExternalStore(subscribe, () => context?.registry.get(mountId));
+  const snapshots = context?.snapshots;
+  const restoring = useSyncExternalStore(snapshots?.subscribe ?? noSubscription, () => snapshots?.isRestoring(mountId) ?? false);
+  const note = useSyncExternalStore(snapshots?.subscribe ?? noSubscription, () => snapshots?.note(mountId));
   if (!context) return null;
+  if (!store && restoring) {
+    return (
+      <p className="lm-notice" aria-label="Restoring mounted UI" aria-busy="true">
+        Restoring this UI…
+      </p>
+    );
+  }
   if (!store) {
     return (
       <p className="lm-notice lm-notice--warn" aria-label="Mounted UI unavailable">
@@ -31,6 +49,11 @@ export function MountSlot({ mountId }: { mountId: string }) {
   return (
     <div className="lm-mount" aria-label="Mounted UI" data-mount-id={mountId}>
       <MountView store={store} sendEvent={context.sendEvent} onRevive={context.revive} onUnknownComponent={context.onUnknownComponent} />
+      {note && (
+        <p className="lm-notice lm-notice--warn" aria-label="Saved UI was cut">
+          {note}
+        </p>
+      )}
     </div>
   );
 }

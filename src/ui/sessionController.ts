@@ -75,7 +75,8 @@ export class SessionController {
   /** The page's one realm ran code of the open session: opening another resets it first. */
   private realmUsed = false;
   private mountTimer: ReturnType<typeof setInterval> | undefined;
-  private readonly mounts: MountSnapshots;
+  /** The open session's saved mounts: sliced restore, size caps and their notes (read by the mount panels). */
+  readonly mounts: MountSnapshots;
   /**
    * Settles when start() has opened the store (or found it unavailable) and
    * the first session: an import, a share link or a dropped file that comes
@@ -96,7 +97,10 @@ export class SessionController {
     },
   ) {
     this.started = new Promise<void>((resolve) => (this.markStarted = resolve));
-    this.mounts = new MountSnapshots(options.registry);
+    this.mounts = new MountSnapshots(options.registry, {
+      // A snapshot cut to fit the caps: the model hears it once per mount.
+      onCut: (_mountId, message) => this.state.agent?.reportRenderProblem(message),
+    });
   }
 
   getState = (): SessionsState => this.state;
@@ -175,7 +179,8 @@ export class SessionController {
     this.unsubscribeAgent = undefined;
     if (this.mountTimer) clearInterval(this.mountTimer);
     this.mountTimer = undefined;
-    this.saveMounts();
+    // Saved in slices: finish before the writer closes.
+    await this.saveMounts();
     this.state.agent?.dispose();
     if (this.writer) {
       const writer = this.writer;
@@ -249,11 +254,11 @@ export class SessionController {
       if (finished) void writer.flush().then(() => this.broadcast({ type: "saved", sessionId: writableSessionId }));
       else this.scheduleBroadcast(writableSessionId);
       void this.autoTitle(state);
-      if (finished) this.saveMounts();
+      if (finished) void this.saveMounts();
     });
     // Snapshots of big mounts cost a walk and a copy: while code runs, take
     // them every few seconds (and always when the interaction ends).
-    this.mountTimer = setInterval(() => this.saveMounts(), 3000);
+    this.mountTimer = setInterval(() => void this.saveMounts(), 3000);
   }
 
   private restoreMounts(mounts: readonly { mountId: string; snapshot: unknown }[]): void {
@@ -261,11 +266,11 @@ export class SessionController {
   }
 
   /** Persist the current tree of each mount of the open session that changed. */
-  private saveMounts(): void {
+  private saveMounts(): Promise<void> {
     const writer = this.writer;
     const agent = this.state.agent;
-    if (!writer || !agent) return;
-    this.mounts.save(agent.getState().messages, writer);
+    if (!writer || !agent) return Promise.resolve();
+    return this.mounts.save(agent.getState().messages, writer);
   }
 
   private scheduleBroadcast(sessionId: string): void {

@@ -23,6 +23,14 @@ export type ExecErrorCode =
   /** Malformed JSON in a data fence (the last valid value is kept). */
   | "data-invalid";
 
+/** Every code, as a value: the host's gate and the export schema check against it (`satisfies` keeps it complete). */
+export const EXEC_ERROR_CODES = {
+  syntax: true, runtime: true, "loop-guard": true, "shadow-global": true, unsupported: true,
+  aborted: true, "unknown-target": true, "data-invalid": true,
+} as const satisfies Record<ExecErrorCode, true>;
+
+export const EXEC_ERROR_CODE_LIST = Object.keys(EXEC_ERROR_CODES) as [ExecErrorCode, ...ExecErrorCode[]];
+
 export interface ExecError {
   code: ExecErrorCode;
   /** The JS error name, e.g. `TypeError`, `SyntaxError`, `LoopGuardError`. */

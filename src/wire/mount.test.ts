@@ -77,6 +77,14 @@ describe("validateMountMessage", () => {
     const result = validateMountMessage({ type: MOUNT_OPS, mountId: "m1", ops: [{ op: "props", id: 1, props }] });
     expect(result).toEqual({ ok: true, message: { type: MOUNT_OPS, mountId: "m1", ops: [{ op: "props", id: 1, props: { onClick: { $handler: true }, n: 1, inf: null } }] } });
   });
+
+  test("MOUNT_OPS keeps the UI event id that caused it; a malformed id is refused", () => {
+    const ops = [{ op: "text", id: 2, text: "count 1" }];
+    expect(validateMountMessage({ type: MOUNT_OPS, mountId: "m1", ops, eventId: 7 })).toEqual({ ok: true, message: { type: MOUNT_OPS, mountId: "m1", ops, eventId: 7 } });
+    for (const eventId of ["7", -1, 1.5, null]) {
+      expect(validateMountMessage({ type: MOUNT_OPS, mountId: "m1", ops, eventId }).ok).toBe(false);
+    }
+  });
 });
 
 describe("validateUiEvent", () => {

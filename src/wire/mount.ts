@@ -171,7 +171,8 @@ export interface MountErrorInfo {
 
 export type MountRealmMessage =
   | { type: typeof MOUNT_OPEN; mountId: MountId; title?: string; snapshot: MountSnapshot }
-  | { type: typeof MOUNT_OPS; mountId: MountId; ops: MountOp[] }
+  /** `eventId`: the UI event (UiEventMessage `eventId`) whose handler — or an await or timer it started — made these changes. */
+  | { type: typeof MOUNT_OPS; mountId: MountId; ops: MountOp[]; eventId?: number }
   | { type: typeof MOUNT_CLOSE; mountId: MountId }
   /** `error: null` clears a shown error (a later render succeeded). */
   | { type: typeof MOUNT_ERROR; mountId: MountId; error: MountErrorInfo | null }
@@ -447,7 +448,9 @@ function mountMessage(value: unknown): MountRealmMessage {
     case MOUNT_OPS: {
       const ops = list(input.ops, "ops");
       if (ops.length > MAX_NODES_PER_MESSAGE) fail("ops has too many entries");
-      return { type: MOUNT_OPS, mountId: mountId(input.mountId), ops: ops.map((item, index) => op(item, `ops[${index}]`)) };
+      const message: MountRealmMessage = { type: MOUNT_OPS, mountId: mountId(input.mountId), ops: ops.map((item, index) => op(item, `ops[${index}]`)) };
+      if (input.eventId !== undefined) message.eventId = nodeId(input.eventId, "eventId");
+      return message;
     }
     case MOUNT_CLOSE:
       return { type: MOUNT_CLOSE, mountId: mountId(input.mountId) };

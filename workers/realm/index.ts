@@ -42,6 +42,7 @@ const ui = createUiGlobals({
   },
   locate: (error) => executor?.locate(error),
   bindCause: (callback) => executor?.bindCause(callback) ?? callback,
+  currentCause: () => executor?.currentCause(),
   files: (chosen) => createRealmFile(chosen, () => channel?.requests),
 });
 // The person's MCP tools: the host pushes their list (TOOLS), calls go back as requests.

@@ -98,6 +98,8 @@ export interface Executor {
   runCaused<T>(cause: number, handler: () => T): T;
   /** `callback`, run later under the UI event being handled now (if any). */
   bindCause<A extends unknown[]>(callback: (...args: A) => void): (...args: A) => void;
+  /** The UI event whose handler (or an await or timer it started) is running now, if any. */
+  currentCause(): number | undefined;
 }
 export function createExecutor(options: ExecutorOptions): Executor {
   return new StatementExecutor(options);
@@ -308,6 +310,10 @@ class StatementExecutor implements Executor {
     const cause = this.runtime.cause;
     if (cause === undefined) return callback;
     return (...args: A) => this.runCaused(cause, () => callback(...args));
+  }
+
+  currentCause(): number | undefined {
+    return this.runtime.current?.cause ?? this.runtime.cause;
   }
 
   reportUncaught(reason: unknown): void {

@@ -20,8 +20,8 @@
  */
 import { createDeferred, type Deferred } from "../../../../src/wire/createDeferred";
 import {
-  Component, createContext, createElement, isValidElement, useCallback, useContext, useEffect, useSyncExternalStore,
-  type ErrorInfo, type ReactNode,
+  Component, createContext, createElement, isValidElement, useCallback, useContext, useEffect, useReducer, useRef, useState,
+  useSyncExternalStore, type Dispatch, type ErrorInfo, type ReactNode,
 } from "react";
 import {
   MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPS, MOUNT_PAUSED_ERROR_NAME, MOUNT_PAUSED_NOTICE, MOUNT_WAITING,
@@ -84,6 +84,8 @@ export interface MountRuntimeOptions {
   locate?(error: unknown): { line?: number; column?: number } | undefined;
   /** Keep the UI event being handled as the cause of `callback` when it runs later (the executor's bindCause). */
   bindCause?<A extends unknown[]>(callback: (...args: A) => void): (...args: A) => void;
+  /** The UI event whose handler (or an await or timer it started) runs now: a mount changed then carries it (MOUNT_OPS `eventId`). */
+  currentCause?(): number | undefined;
   /** A file the person chose in a mounted file input, as model code reads it. */
   files?(chosen: ChosenFile): unknown;
   /** Clock for the commit limit (default performance.now). */
@@ -139,9 +141,38 @@ export interface MountRuntime {
   /** Run a frame now (tests; the scheduler calls it otherwise). */
   frame(): void;
   unmountAll(): void;
+  /** React's hooks whose setters note the running UI event as the cause of the mount's next ops (model code's `useState`/`useReducer`). */
+  useState: typeof useState;
+  useReducer: typeof useReducer;
 }
 
 const MountContext = createContext<MountRecord | null>(null);
+
+/** `set`, but calling it first notes the running UI event (if any) as the cause of the mount's next ops. Stable while `set` is. */
+function useCausedSetter<A>(set: Dispatch<A>): Dispatch<A> {
+  const mount = useContext(MountContext);
+  const wrapped = useRef<{ set: Dispatch<A>; caused: Dispatch<A> } | null>(null);
+  if (wrapped.current?.set !== set) {
+    wrapped.current = {
+      set,
+      caused: (action) => {
+        mount?.noteCause();
+        set(action);
+      },
+    };
+  }
+  return wrapped.current.caused;
+}
+
+const causedUseState = ((initial?: unknown) => {
+  const [state, set] = useState(initial);
+  return [state, useCausedSetter(set)];
+}) as typeof useState;
+
+const causedUseReducer = ((reducer: (state: unknown, action: unknown) => unknown, initialArg: unknown, init?: (arg: unknown) => unknown) => {
+  const [state, dispatch] = init ? useReducer(reducer, initialArg, init) : useReducer(reducer, initialArg);
+  return [state, useCausedSetter(dispatch)];
+}) as typeof useReducer;
 
 const INTERNAL_COMPONENTS: ReadonlySet<string> = new Set(["MountRoot", "MountErrorBoundary", "UiRenderer", "Slot"]);
 
@@ -217,6 +248,8 @@ class MountRecord implements Subscriber, MountContainer {
   paused = false;
   readonly commits: CommitLimiter;
   private lastFlush = -Infinity;
+  /** The UI event that caused the ops waiting in the table (the latest one, when several did). */
+  private cause: number | undefined;
 
   constructor(readonly id: string, options: MountOptions, private readonly runtime: Runtime) {
     this.options = options;
@@ -263,8 +296,15 @@ class MountRecord implements Subscriber, MountContainer {
     if (this.commits.commit(this.runtime.now()) === "suspend") queueMicrotask(() => this.runtime.pause(this));
   }
 
+  /** A change is on its way: if a UI event's handler (or what it started) makes it, the next MOUNT_OPS carries the event's id. */
+  noteCause(): void {
+    const cause = this.runtime.options.currentCause?.();
+    if (cause !== undefined) this.cause = cause;
+  }
+
   // ---- Subscriber
   invalidate(): void {
+    this.noteCause();
     if (this.closed || this.dirty || this.paused) return;
     this.dirty = true;
     this.runtime.requestFrame();
@@ -311,7 +351,10 @@ class MountRecord implements Subscriber, MountContainer {
     const limits = this.runtime.options.commitLimits ?? DEFAULT_COMMIT_LIMITS;
     if (this.commits.state(time) === "throttle" && time - this.lastFlush < limits.throttledFrameMs) return;
     this.lastFlush = time;
-    this.runtime.options.post({ type: MOUNT_OPS, mountId: this.id, ops: this.table.takeOps() });
+    const message: MountRealmMessage = { type: MOUNT_OPS, mountId: this.id, ops: this.table.takeOps() };
+    if (this.cause !== undefined) message.eventId = this.cause;
+    this.cause = undefined;
+    this.runtime.options.post(message);
   }
 
   uiProps(): UiProps {
@@ -737,6 +780,8 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     Slot: Slot as (props: { name: string; fallback?: ReactNode }) => ReactNode,
     handleUiEvent,
     frame,
+    useState: causedUseState,
+    useReducer: causedUseReducer,
     unmountAll() {
       for (const record of [...mounts.values()]) unmount(record);
     },

@@ -25,6 +25,8 @@ export interface UiGlobalsOptions {
   scheduleParse?(wake: () => void): void;
   /** The executor's bindCause: a handler's late rejection keeps its UI event's id. */
   bindCause?<A extends unknown[]>(callback: (...args: A) => void): (...args: A) => void;
+  /** The executor's currentCause: the UI event a mount change belongs to (MOUNT_OPS `eventId`). */
+  currentCause?(): number | undefined;
   /** A file chosen in a mounted file input, as model code reads it (createRealmFiles.ts). */
   files?(chosen: ChosenFile): unknown;
 }
@@ -57,6 +59,7 @@ export function createUiGlobals(options: UiGlobalsOptions): UiGlobals {
     schedule: options.schedule ?? createFrameScheduler(),
     locate: options.locate,
     bindCause: options.bindCause,
+    currentCause: options.currentCause,
     files: options.files,
   });
   const { StreamedData, registry } = createStreamedDataClass({
@@ -75,13 +78,14 @@ export function createUiGlobals(options: UiGlobalsOptions): UiGlobals {
     Data,
     StreamedData,
     z,
-    React,
-    useState: React.useState,
+    // `React.useState` too: its setters note the UI event that calls them.
+    React: { ...React, useState: runtime.useState, useReducer: runtime.useReducer },
+    useState: runtime.useState,
     useEffect: React.useEffect,
     useMemo: React.useMemo,
     useRef: React.useRef,
     useCallback: React.useCallback,
-    useReducer: React.useReducer,
+    useReducer: runtime.useReducer,
     Fragment: React.Fragment,
     ...componentGlobals(),
   };
