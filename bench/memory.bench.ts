@@ -63,7 +63,7 @@ export async function run(): Promise<Record<string, number>> {
     const cdp = await page.context().newCDPSession(page);
     await cdp.send("HeapProfiler.enable");
     const empty = await heapAfterGc(cdp, page);
-    await page.locator('input[type="file"]').setInputFiles(file);
+    await page.locator('input[type="file"][accept*="json"]').setInputFiles(file);
     await page.getByText("Question 498:", { exact: false }).first().waitFor({ timeout: 120_000 });
     await page.waitForTimeout(1000);
     const loaded = await heapAfterGc(cdp, page);
