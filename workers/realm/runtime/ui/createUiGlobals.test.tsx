@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
+import { createUiGlobals } from "./createUiGlobals";
 import { KIT_COMPONENTS, MOUNT_OPEN, MOUNT_OPS, UI_EVENT } from "../../../../src/wire/mount";
 import type { MountHandle, MountOptions, Ui, UiProps } from "./createMountRuntime";
 import { streamIdle } from "./StreamedData";
@@ -259,6 +260,34 @@ describe("Data", () => {
 });
 
 describe("StreamedData", () => {
+  test("the realm's default hands a fence's deltas to the JSON parser at most once per frame, the first at once", async () => {
+    vi.useFakeTimers();
+    try {
+      const ui = createUiGlobals({ post: () => {}, onError: () => {}, schedule: () => {} });
+      const StreamedData = ui.globals.StreamedData as new (id: string) => any;
+      const nums = new StreamedData("nums");
+      const sink = ui.openDataTarget("nums")!;
+      const drain = async () => {
+        for (let index = 0; index < 20; index += 1) await Promise.resolve();
+      };
+      sink.push("[1,");
+      await drain();
+      expect(nums.value).toEqual([1]); // the first delta after a quiet frame: at the end of its task
+      sink.push("2,");
+      await drain();
+      sink.push("3,");
+      await drain();
+      expect(nums.value).toEqual([1]); // the same frame: queued, not parsed
+      await vi.advanceTimersByTimeAsync(16);
+      expect(nums.value).toEqual([1, 2, 3]); // the next frame: both at once
+      sink.push("4]");
+      expect(sink.end(false)).toBeUndefined();
+      expect(nums.value).toEqual([1, 2, 3, 4]); // the end is decided at once
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   const rows = Array.from({ length: 6 }, (_, index) => ({ month: `M${index}`, sales: 1000 + index * 1111 }));
 
   test("a chart grows while the fence streams, never shows a half-typed number, re-renders at most once per frame", async () => {

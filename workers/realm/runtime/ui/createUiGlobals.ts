@@ -21,7 +21,7 @@ export interface UiGlobalsOptions {
   schedule?(callback: () => void): void;
   /** Maps a thrown value to the model's source line (the executor's stack mapping). */
   locate?(error: unknown): { line?: number; column?: number } | undefined;
-  /** When queued data-fence deltas go to the JSON parser (default: a 0 ms timer). */
+  /** When queued data-fence deltas go to the JSON parser (default: createFrameScheduler(): the first delta after a quiet frame at once, then at most one hand-over per 16 ms). */
   scheduleParse?(wake: () => void): void;
   /** The executor's bindCause: a handler's late rejection keeps its UI event's id. */
   bindCause?<A extends unknown[]>(callback: (...args: A) => void): (...args: A) => void;
@@ -69,7 +69,7 @@ export function createUiGlobals(options: UiGlobalsOptions): UiGlobals {
         name: "DuplicateTargetError",
         message: `new StreamedData(${JSON.stringify(id)}): that id already had a StreamedData; data blocks now go to the new one and the old one stops updating`,
       }),
-    scheduleWake: options.scheduleParse,
+    scheduleWake: options.scheduleParse ?? createFrameScheduler(),
   });
 
   const globals: Record<string, unknown> = {

@@ -20,7 +20,8 @@ export interface JsonFeedCallbacks {
   /** Malformed JSON: parsing stopped; the last value stays. */
   onError(error: unknown): void;
   /**
-   * When to hand queued deltas to the parser (default: a 0 ms timer). Every
+   * When to hand queued deltas to the parser (default: a 0 ms timer; the
+   * realm's StreamedData passes its frame scheduler). Every
    * hand-over costs jsonriver a chain of promise hops (~2.5 µs here), so
    * 4-character deltas are batched: nobody sees the value more often than
    * once per frame anyway.
@@ -40,6 +41,8 @@ export interface JsonFeed {
   snapshot(): unknown;
   /** Resolves once every delta pushed so far has been parsed (or parsing ended). */
   idle(): Promise<void>;
+  /** Resolves once the parser has parsed what it was handed (deltas still queued for the next wake stay queued). */
+  drained(): Promise<void>;
 }
 
 export function createJsonFeed(callbacks: JsonFeedCallbacks): JsonFeed {
@@ -148,6 +151,10 @@ export function createJsonFeed(callbacks: JsonFeedCallbacks): JsonFeed {
     idle() {
       flush();
       if (stopped || (wake !== null && queue.length === 0)) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    drained() {
+      if (stopped || wake !== null) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
   };
