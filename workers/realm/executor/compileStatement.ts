@@ -10,7 +10,7 @@ import { isDeclared, type SessionScope } from "./sessionScope";
 import { parseStatementFrames, sourceUrlComment, stackOf } from "./stackFrames";
 import { ExecutionAborted, type CodeItem, type CompiledStatement, type ErrorLocation, type Site, type StatementContext } from "./statementContext";
 import type { RealmHooks } from "./realmHooks";
-import type { SplitError } from "./statementSplitter";
+import { takeParsedStatement, type SplitError } from "./statementSplitter";
 import { PARAMETERS, TransformError, transformStatement, type ImportResolution, type Mapping, type TransformEnvironment } from "./transform";
 
 const MODULES_REFUSED = "`import` and `export` are not available in the realm: every top-level declaration is already shared by later code, and modules cannot be loaded";
@@ -80,7 +80,8 @@ export class StatementCompiler {
         return site;
       },
     };
-    const result = transformStatement(context.split.source, environment);
+    // The splitter's tree of this statement, when it has one: no second parse.
+    const result = transformStatement(context.split.source, environment, { parsed: takeParsedStatement(context.split) });
     const body = result.body + sourceUrlComment(id);
     let run: (...parameters: unknown[]) => unknown;
     try {

@@ -31,7 +31,8 @@
  *   7. Work is linear in the body: the lexer reads each character once (see
  *      lexer.ts) and Babel parses only at candidate boundaries (a top-level `;`,
  *      or a top-level newline followed by a token that does not obviously
- *      continue the line), normally once per statement.
+ *      continue the line), normally once per statement. That parse is the
+ *      runner's too: the tree goes with the statement (takeParsedStatement).
  */
 import { parser, type ParserOptions } from "./babel";
 import { Lexer, PUNCTUATORS, type LexerListener, type TokenKind, type TopToken } from "./lexer";
@@ -91,6 +92,32 @@ const PARSE_OPTIONS: ParseOptions = {
   attachComment: false,
 };
 
+/**
+ * Tried first: the runner's strict mode. Code valid in strict mode parses to
+ * the same tree in sloppy mode, so the splitter decides exactly as with
+ * PARSE_OPTIONS, and the statements it cuts carry their tree to the runner
+ * (`takeParsedStatement`), which then does not parse them a second time —
+ * a second full parse was a quarter of the cost of a long statement. When
+ * the strict parse fails, the sloppy one decides and no tree is handed on.
+ */
+const STRICT_PARSE_OPTIONS: ParseOptions = { ...PARSE_OPTIONS, strictMode: true };
+
+/** Trees of cut statements (positions in the parsed text: rebased when taken); taken once. */
+const parsedTrees = new WeakMap<SplitStatement, AstNode>();
+
+/**
+ * The Babel statement node of `statement` as the runner's strict parse of
+ * `statement.source` alone would give it (positions relative to `source`),
+ * or undefined (taken already, parsed sloppily, or a string literal that
+ * alone would read as a directive). The caller owns the tree: transforms
+ * mutate it, so it is handed out once.
+ */
+export function takeParsedStatement(statement: SplitStatement): object | undefined {
+  const tree = parsedTrees.get(statement);
+  parsedTrees.delete(statement);
+  return tree && rebaseTree(tree);
+}
+
 /** The few AST fields the splitter looks at. */
 interface AstNode {
   type: string;
@@ -109,6 +136,8 @@ interface ParsedStatement {
   start: number;
   end: number;
   source: string;
+  /** Parsed in strict mode: the tree can go to the runner. */
+  strict: boolean;
 }
 
 type ParseOutcome =
@@ -467,13 +496,15 @@ class Splitter implements StatementSplitter, LexerListener {
     for (const statement of statements) {
       if (statement.node.type === "EmptyStatement") continue;
       const line = this.lineOf(statement.start);
-      this.statements.push({
+      const split: SplitStatement = {
         source: statement.source,
         start: statement.start,
         line,
         column: statement.start - this.lexer.lineStarts[line - 1] + 1,
         endLine: this.lineOf(Math.max(statement.start, statement.end - 1)),
-      });
+      };
+      if (statement.strict && handsOn(statement.node)) parsedTrees.set(split, statement.node);
+      this.statements.push(split);
     }
     this.pending = this.pending.slice(cut - this.base);
     this.base = cut;
@@ -535,8 +566,14 @@ class Splitter implements StatementSplitter, LexerListener {
 
   private parseText(text: string, base: number): ParseOutcome {
     let program: { body: AstNode[]; directives: AstNode[] };
+    let strict = true;
     try {
-      program = parser.parse(text, PARSE_OPTIONS).program as unknown as typeof program;
+      try {
+        program = parser.parse(text, STRICT_PARSE_OPTIONS).program as unknown as typeof program;
+      } catch {
+        strict = false;
+        program = parser.parse(text, PARSE_OPTIONS).program as unknown as typeof program;
+      }
     } catch (error) {
       const details = error as { pos?: unknown; message?: unknown; reasonCode?: unknown };
       return {
@@ -556,6 +593,7 @@ class Splitter implements StatementSplitter, LexerListener {
         start: base + (node.start ?? 0),
         end: base + (node.end ?? 0),
         source: text.slice(node.start ?? 0, node.end ?? 0),
+        strict,
       })),
     };
   }
@@ -571,4 +609,61 @@ class Splitter implements StatementSplitter, LexerListener {
     }
     return low + 1;
   }
+}
+
+/** Statements whose tree reads the same when parsed alone: not directives, nor a lone string literal (alone, a directive). */
+function handsOn(node: AstNode): boolean {
+  if (node.type === "Directive") return false;
+  const expression = (node as { expression?: { type?: string } }).expression;
+  return !(node.type === "ExpressionStatement" && expression?.type === "StringLiteral");
+}
+
+interface Located {
+  start?: number | null;
+  end?: number | null;
+  loc?: { start: Position; end: Position; filename?: string; identifierName?: string } | null;
+  extra?: { parenStart?: number } | null;
+}
+
+interface Position {
+  line: number;
+  column: number;
+  index: number;
+}
+
+/**
+ * Moves every position in the tree of `node` so that the statement starts at
+ * offset 0, line 1, column 0 — as if its source had been parsed alone. Babel
+ * shares position objects between nodes, so each node gets new ones.
+ */
+function rebaseTree(node: AstNode): object {
+  const offset = node.start ?? 0;
+  const first = (node as Located).loc!.start;
+  const lines = first.line - 1;
+  const columns = first.column;
+  const move = (position: Position): Position => ({
+    line: position.line - lines,
+    column: position.line === first.line ? position.column - columns : position.column,
+    index: position.index - offset,
+  });
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) if (typeof item === "object" && item !== null) visit(item);
+      return;
+    }
+    const located = value as Located & Record<string, unknown>;
+    if (typeof located.type !== "string") return;
+    if (typeof located.start === "number") located.start -= offset;
+    if (typeof located.end === "number") located.end -= offset;
+    const loc = located.loc;
+    if (loc) located.loc = { ...loc, start: move(loc.start), end: move(loc.end) };
+    if (located.extra && typeof located.extra.parenStart === "number") located.extra = { ...located.extra, parenStart: located.extra.parenStart - offset };
+    for (const key in located) {
+      if (key === "loc" || key === "extra") continue;
+      const child = located[key];
+      if (typeof child === "object" && child !== null) visit(child);
+    }
+  };
+  visit(node);
+  return node;
 }

@@ -248,3 +248,72 @@ describe("transformStatement", () => {
     });
   });
 });
+
+describe("the splitter's tree (no second parse)", () => {
+  /** Records every site the transform asks for: lines, columns and ranges must match too. */
+  function recording() {
+    const sites: unknown[] = [];
+    const env: TransformEnvironment = {
+      isRealmGlobal: (name) => name === "mount" || name === "console",
+      isPlatformGlobal: (name) => name in globalThis,
+      isDeclared: () => false,
+      site: (...args: unknown[]) => sites.push(args) - 1,
+    };
+    return { env, sites };
+  }
+
+  const BLOCK = [
+    "// a comment before",
+    "  const rows: { n: number }[] = [1, 2, 3].map((n) => ({ n })); let total = 0",
+    "for (const row of rows) {",
+    "  total += row.n",
+    "}",
+    "   function add(a: number, b = 2) { return a + b }; const view = <Card title={`t${total}`}>{rows.map((r) => <b key={r.n}>{r.n}</b>)}</Card>",
+    "enum Dir { Up, Down = 5 }",
+    "class Box<T> { constructor(public value: T) {} get(): T { return this.value } }",
+    "const o = {",
+    "  f0: () => { a(); b(); },",
+    "  f1: async () => { await a(); },",
+    "}",
+    "if (total > 1) console.log((total as number).toFixed(2))",
+    "else console.log(add(total))",
+    "\"a string\"",
+    "label: while (total--) { if (total < 2) break label }",
+  ].join("\n");
+
+  it("transforms every cut statement exactly as a parse of its source alone would (code, source map, sites)", async () => {
+    const { createStatementSplitter, takeParsedStatement } = await import("./statementSplitter");
+    const splitter = createStatementSplitter();
+    const statements = [];
+    for (let index = 0; index < BLOCK.length; index += 3) statements.push(...splitter.push(BLOCK.slice(index, index + 3)).statements);
+    statements.push(...splitter.end().statements);
+    expect(statements.length).toBeGreaterThanOrEqual(10);
+    let handed = 0;
+    for (const statement of statements) {
+      const tree = takeParsedStatement(statement);
+      expect(takeParsedStatement(statement)).toBeUndefined(); // handed out once: transforms mutate it
+      if (!tree) continue;
+      handed += 1;
+      const fromTree = recording();
+      const fromSource = recording();
+      const viaTree = transformStatement(statement.source, fromTree.env, { parsed: tree, sourceMaps: true });
+      const viaSource = transformStatement(statement.source, fromSource.env, { sourceMaps: true });
+      expect(viaTree, statement.source).toEqual(viaSource);
+      expect(fromTree.sites, statement.source).toEqual(fromSource.sites);
+    }
+    // Every statement but the lone string (alone it would read as a directive) comes with its tree.
+    expect(handed).toBe(statements.length - 1);
+  });
+
+  it("code only sloppy mode accepts brings no tree: the runner's strict parse reports it as before", async () => {
+    const { createStatementSplitter, takeParsedStatement } = await import("./statementSplitter");
+    const splitter = createStatementSplitter();
+    const { statements } = splitter.push("with (Math) { max(1, 2) }\nconst n = 010\n");
+    statements.push(...splitter.end().statements);
+    expect(statements.map((statement) => statement.source)).toEqual(["with (Math) { max(1, 2) }", "const n = 010"]);
+    for (const statement of statements) {
+      expect(takeParsedStatement(statement)).toBeUndefined();
+      expect(() => transformStatement(statement.source, recording().env)).toThrow(TransformError);
+    }
+  });
+});

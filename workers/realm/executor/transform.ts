@@ -85,9 +85,9 @@ const GENERATOR_OPTIONS = { retainLines: true, comments: false, jsescOption: { m
 export function transformStatement(
   source: string,
   environment: TransformEnvironment,
-  options: { sourceMaps?: boolean } = {},
+  options: { sourceMaps?: boolean; parsed?: object } = {},
 ): TransformResult {
-  let file = parse(source);
+  let file = options.parsed ? fileOf(options.parsed as T.Statement, source) : parse(source);
   let usedPresets = false;
   let moduleNodes = convertModules(file.program, environment);
   try {
@@ -155,6 +155,19 @@ export function transformStatement(
       }));
   }
   return result;
+}
+
+/**
+ * The File a strict parse of `source` alone gives, around a statement the
+ * splitter already parsed that way (positions rebased onto `source`).
+ */
+function fileOf(statement: T.Statement, source: string): T.File {
+  const loc = statement.loc!;
+  const end = { line: loc.end.line, column: loc.end.column, index: source.length };
+  const start = { line: 1, column: 0, index: 0 };
+  const location = { start, end, filename: undefined, identifierName: undefined } as unknown as T.SourceLocation;
+  const program = { type: "Program", body: [statement], directives: [], sourceType: "script", interpreter: null, start: 0, end: source.length, loc: location } as unknown as T.Program;
+  return { type: "File", program, comments: [], start: 0, end: source.length, loc: location } as unknown as T.File;
 }
 
 function parse(source: string): T.File {
