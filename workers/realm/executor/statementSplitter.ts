@@ -102,7 +102,7 @@ const PARSE_OPTIONS: ParseOptions = {
  */
 const STRICT_PARSE_OPTIONS: ParseOptions = { ...PARSE_OPTIONS, strictMode: true };
 
-/** Trees of cut statements (positions in the parsed text: rebased when taken); taken once. */
+/** Trees of cut statements, positions relative to their `source`; taken once. */
 const parsedTrees = new WeakMap<SplitStatement, AstNode>();
 
 /**
@@ -115,7 +115,7 @@ const parsedTrees = new WeakMap<SplitStatement, AstNode>();
 export function takeParsedStatement(statement: SplitStatement): object | undefined {
   const tree = parsedTrees.get(statement);
   parsedTrees.delete(statement);
-  return tree && rebaseTree(tree);
+  return tree;
 }
 
 /** The few AST fields the splitter looks at. */
@@ -356,9 +356,15 @@ class Splitter implements StatementSplitter, LexerListener {
 
   // LexerListener
 
-  tokenAtTop(kind: TokenKind, text: string, _start: number, complete: boolean): void {
+  tokenAtTop(kind: TokenKind, text: string, start: number, complete: boolean): void {
     if (this.done) return;
     if (this.candidate) this.resolve(this.candidate, kind, text, complete);
+    if (!this.significant && start > this.base && !this.done) {
+      // The next statement's first token: what precedes it (blank lines, comments) is
+      // nobody's, and a parse from here gives the statement's tree as its source alone would.
+      this.pending = this.pending.slice(start - this.base);
+      this.base = start;
+    }
     this.significant = true;
   }
 
@@ -503,7 +509,9 @@ class Splitter implements StatementSplitter, LexerListener {
         column: statement.start - this.lexer.lineStarts[line - 1] + 1,
         endLine: this.lineOf(Math.max(statement.start, statement.end - 1)),
       };
-      if (statement.strict && handsOn(statement.node)) parsedTrees.set(split, statement.node);
+      // The pending text starts at its first statement's first token (tokenAtTop), so that
+      // statement's tree reads as a parse of its source alone; the others would need moving.
+      if (statement.strict && statement.node.start === 0 && handsOn(statement.node)) parsedTrees.set(split, statement.node);
       this.statements.push(split);
     }
     this.pending = this.pending.slice(cut - this.base);
@@ -616,54 +624,4 @@ function handsOn(node: AstNode): boolean {
   if (node.type === "Directive") return false;
   const expression = (node as { expression?: { type?: string } }).expression;
   return !(node.type === "ExpressionStatement" && expression?.type === "StringLiteral");
-}
-
-interface Located {
-  start?: number | null;
-  end?: number | null;
-  loc?: { start: Position; end: Position; filename?: string; identifierName?: string } | null;
-  extra?: { parenStart?: number } | null;
-}
-
-interface Position {
-  line: number;
-  column: number;
-  index: number;
-}
-
-/**
- * Moves every position in the tree of `node` so that the statement starts at
- * offset 0, line 1, column 0 — as if its source had been parsed alone. Babel
- * shares position objects between nodes, so each node gets new ones.
- */
-function rebaseTree(node: AstNode): object {
-  const offset = node.start ?? 0;
-  const first = (node as Located).loc!.start;
-  const lines = first.line - 1;
-  const columns = first.column;
-  const move = (position: Position): Position => ({
-    line: position.line - lines,
-    column: position.line === first.line ? position.column - columns : position.column,
-    index: position.index - offset,
-  });
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) {
-      for (const item of value) if (typeof item === "object" && item !== null) visit(item);
-      return;
-    }
-    const located = value as Located & Record<string, unknown>;
-    if (typeof located.type !== "string") return;
-    if (typeof located.start === "number") located.start -= offset;
-    if (typeof located.end === "number") located.end -= offset;
-    const loc = located.loc;
-    if (loc) located.loc = { ...loc, start: move(loc.start), end: move(loc.end) };
-    if (located.extra && typeof located.extra.parenStart === "number") located.extra = { ...located.extra, parenStart: located.extra.parenStart - offset };
-    for (const key in located) {
-      if (key === "loc" || key === "extra") continue;
-      const child = located[key];
-      if (typeof child === "object" && child !== null) visit(child);
-    }
-  };
-  visit(node);
-  return node;
 }
