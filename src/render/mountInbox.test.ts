@@ -48,6 +48,42 @@ describe("createMountInbox", () => {
     expect(registry.get("m1")?.getNode(ROOT_NODE_ID)?.children).toHaveLength(250);
   });
 
+  test("a big mount-open is applied over several tasks, shown only when whole, before the mount's next ops", () => {
+    const { registry, inbox, tasks, runTask } = setup({ sliceOps: 100 });
+    const opened: string[] = [];
+    inbox.subscribe((message) => opened.push(message.type));
+    // 1,000 nodes: 2,000 create/insert ops, 20 slices of 100.
+    inbox.push(open("m1", 1000));
+    inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(10, 5000) });
+    runTask();
+    // Never a partial tree: nothing shown (nor announced) until the snapshot is applied whole.
+    expect(registry.get("m1")).toBeUndefined();
+    expect(opened).toEqual([]);
+    let slices = 1;
+    while (registry.get("m1") === undefined && tasks.length > 0) {
+      runTask();
+      slices += 1;
+    }
+    expect(slices).toBeGreaterThanOrEqual(20);
+    expect(registry.get("m1")?.nodeCount).toBe(1000);
+    expect(opened).toEqual(["mount-open"]);
+    while (tasks.length > 0) runTask();
+    expect(registry.get("m1")?.getNode(ROOT_NODE_ID)?.children).toHaveLength(1010);
+  });
+
+  test("a re-open keeps the old tree shown until the new snapshot is whole", () => {
+    const { registry, inbox, tasks, runTask } = setup({ sliceOps: 100 });
+    inbox.push(open("m1", 3));
+    inbox.drain();
+    const old = registry.get("m1");
+    inbox.push(open("m1", 500));
+    runTask();
+    expect(registry.get("m1")).toBe(old);
+    while (tasks.length > 0) runTask();
+    expect(registry.get("m1")).not.toBe(old);
+    expect(registry.get("m1")?.nodeCount).toBe(500);
+  });
+
   test("a mount that sends more than the page can draw is paused with the notice, once, and its later ops dropped", () => {
     const { registry, inbox, warnings } = setup({ maxBacklogOps: 1000 });
     inbox.push(open("m1"));

@@ -80,9 +80,11 @@ interface Entry {
   mountId: string;
   type: string;
   message: Record<string, unknown>;
-  /** For mount-ops: the next op to apply. */
+  /** For mount-ops: the next op to apply; for a mount-open, the snapshot ops applied so far. */
   offset: number;
   ops: number;
+  /** For a mount-open under way: its snapshot, being applied over several slices. */
+  opening?: { step(maxOps: number): boolean; readonly opCount: number };
 }
 
 /** Run a task in a later task: a MessageChannel post, which does not clamp like setTimeout. */
@@ -164,6 +166,7 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
   /** Apply one entry (or part of it, up to the slice's op budget); false when the entry is not finished. The port validated the message once: the registry applies it as it is. */
   const apply = (entry: Entry): boolean => {
     const { mountId, type, message } = entry;
+    if (entry.opening) return stepOpen(entry, entry.opening);
     if (type === MOUNT_OPEN) {
       const live = registry.ids().length - (registry.get(mountId) ? 1 : 0);
       if (live >= limits.maxMounts) {
@@ -172,13 +175,15 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
         return true;
       }
       const nodes = snapshotSize(message);
-      // A snapshot costs like its nodes: a slice takes few big opens.
-      sliceUsed += nodes;
       if (totalNodes() - (registry.get(mountId)?.nodeCount ?? 0) + nodes > limits.maxTotalNodes) {
         suspended.add(mountId);
         warn(mountId, "max-nodes", `mount ${mountId} was not shown: the session's mounts would hold more than ${limits.maxTotalNodes} nodes (the limit). Show fewer rows (paginate) or summarise.`);
         return true;
       }
+      // A big snapshot is applied over several slices (its ops count against
+      // each slice's budget) and shown only when whole.
+      entry.opening = registry.beginOpen(message as unknown as Extract<MountRealmMessage, { type: typeof MOUNT_OPEN }>);
+      return stepOpen(entry, entry.opening);
     } else if (suspended.has(mountId)) {
       if (type === MOUNT_CLOSE) registry.apply(message as unknown as MountRealmMessage);
       return true;
@@ -198,11 +203,25 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
       return end >= ops.length;
     }
     registry.apply(message as unknown as MountRealmMessage);
+    if (registry.get(mountId) || type === MOUNT_CLOSE) emit(message as unknown as MountRealmMessage);
+    return true;
+  };
+
+  /** Apply the next part of a mount-open's snapshot; true (and the open is announced) once it is whole. */
+  const stepOpen = (entry: Entry, opening: { step(maxOps: number): boolean; readonly opCount: number }): boolean => {
+    const { mountId, message } = entry;
+    const budget = Math.max(1, limits.sliceOps - sliceUsed);
+    const finished = opening.step(budget);
+    const applied = Math.min(budget, opening.opCount - entry.offset);
+    entry.offset += applied;
+    sliceUsed += Math.max(1, applied);
+    if (!finished) return false;
+    entry.opening = undefined;
     // Opened while already over a rate (its ops were refused): shown, but paused.
-    if (type === MOUNT_OPEN && suspended.has(mountId)) {
+    if (suspended.has(mountId)) {
       registry.get(mountId)?.setRenderError({ code: "render", name: PAUSED_ERROR_NAME, message: PAUSED_NOTICE });
     }
-    if (registry.get(mountId) || type === MOUNT_CLOSE) emit(message as unknown as MountRealmMessage);
+    if (registry.get(mountId)) emit(message as unknown as MountRealmMessage);
     return true;
   };
 

@@ -54,6 +54,14 @@ export interface MountRegistry {
    * same id meanwhile wins: the restored tree is dropped, never shown over it.
    */
   beginRestore(mountId: string, snapshot: unknown, title?: string): { step(maxOps: number): boolean; readonly opCount: number };
+  /**
+   * A port-validated mount-open, in steps (src/render/mountInbox.ts applies a
+   * big snapshot over several time slices): each `step(maxOps)` applies up to
+   * `maxOps` ops to a store kept aside; the step that finishes installs it
+   * (replacing the mount's old store) and returns true. `apply` of a
+   * mount-open is the same in one step. `errors` grows as steps apply.
+   */
+  beginOpen(message: Extract<MountRealmMessage, { type: typeof MOUNT_OPEN }>): { step(maxOps: number): boolean; readonly opCount: number; readonly errors: RenderError[] };
   /** The realm is gone (reset, crash): live mounts stay visible, inert. */
   closeAll(): void;
   delete(mountId: string): void;
@@ -96,23 +104,9 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
     },
     apply(message) {
       if (message.type === MOUNT_OPEN) {
-        // A (re)open starts from its snapshot; a view holding the old store
-        // re-reads the registry on `subscribe`.
-        const store = createMountStore(storeOptions(message.mountId, message.title));
-        const errors = store.loadValidated(message.snapshot);
-        stores.delete(message.mountId);
-        stores.set(message.mountId, store);
-        changed();
-        const types: string[] = [];
-        const visit = (nodes: readonly SnapshotNode[]) => {
-          for (const node of nodes) {
-            types.push(node.type);
-            if (!isSnapshotText(node)) visit(node.children);
-          }
-        };
-        visit(message.snapshot.nodes);
-        checkTypes(message.mountId, store, types);
-        return errors;
+        const opening = registry.beginOpen(message);
+        while (!opening.step(Infinity));
+        return opening.errors;
       }
       const store = stores.get(message.mountId);
       if (!store) {
@@ -155,6 +149,43 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
       stores.set(mountId, result.store);
       changed();
       return result;
+    },
+    beginOpen(message) {
+      // A (re)open starts from its snapshot, built aside in steps; the old
+      // tree (if any) stays shown until the new one is whole. A view holding
+      // the old store re-reads the registry on `subscribe`.
+      const store = createMountStore(storeOptions(message.mountId, message.title));
+      const ops: MountOp[] = snapshotOps(message.snapshot.nodes);
+      const errors: RenderError[] = [];
+      let offset = 0;
+      let done = false;
+      return {
+        opCount: ops.length,
+        errors,
+        step(maxOps) {
+          if (done) return true;
+          if (offset < ops.length) {
+            const end = Math.min(ops.length, offset + Math.max(1, maxOps));
+            errors.push(...store.apply(offset === 0 && end === ops.length ? ops : ops.slice(offset, end)));
+            offset = end;
+          }
+          if (offset < ops.length) return false;
+          done = true;
+          stores.delete(message.mountId);
+          stores.set(message.mountId, store);
+          changed();
+          const types: string[] = [];
+          const visit = (nodes: readonly SnapshotNode[]) => {
+            for (const node of nodes) {
+              types.push(node.type);
+              if (!isSnapshotText(node)) visit(node.children);
+            }
+          };
+          visit(message.snapshot.nodes);
+          checkTypes(message.mountId, store, types);
+          return true;
+        },
+      };
     },
     beginRestore(mountId, snapshot, title) {
       const checked = validateMountMessage({ type: MOUNT_OPEN, mountId, snapshot });
