@@ -16,7 +16,7 @@ import { sanitizeClassName } from "../src/render/sanitizeCss";
 import { sanitizeProps } from "../src/render/sanitizeProps";
 import type { ExecEvent } from "../src/wire/events";
 import {
-  MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, UI_EVENT,
+  MAX_OPS_PER_MESSAGE, MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPEN_PART, MOUNT_OPS, MOUNT_WAITING, UI_EVENT,
   isHandlerMarker, isSnapshotText, validateMountMessage,
   type FormValues, type MountErrorInfo, type MountRealmMessage, type MountSnapshot, type SnapshotElement, type SnapshotNode,
   type UiEventMessage,
@@ -44,21 +44,38 @@ export type MountHost = ReturnType<typeof createMountHost>;
 export function createMountHost() {
   const messages: MountRealmMessage[] = [];
   const mounts = new Map<string, HostMount>();
+  /** First renders sent in parts, until the last part (the page shows them only then). */
+  const opening = new Map<string, { mount: HostMount; next: number; parts: number }>();
   const listeners = new Set<(message: MountRealmMessage) => void>();
 
   /** Validate (as the page does) and apply one message from the realm; returns the validated copy. */
   function receive(raw: MountRealmMessage): MountRealmMessage {
-    const checked = validateMountMessage(structuredClone(raw));
+    const checked = validateMountMessage(structuredClone(raw), { maxEntries: MAX_OPS_PER_MESSAGE });
     if (!checked.ok) throw new Error(`invalid mount message: ${checked.reason}`);
     const message = checked.message;
     messages.push(message);
+    if (message.type !== MOUNT_OPEN_PART && opening.has(message.mountId)) throw new Error(`${message.type} for ${message.mountId} before its last part`);
     const mount = mounts.get(message.mountId);
     switch (message.type) {
-      case MOUNT_OPEN:
-        mounts.set(message.mountId, {
+      case MOUNT_OPEN: {
+        const opened: HostMount = {
           mountId: message.mountId, title: message.title, snapshot: message.snapshot, error: null, formErrors: {}, waiting: false, closed: false,
-        });
+        };
+        if (message.parts === undefined) mounts.set(message.mountId, opened);
+        else opening.set(message.mountId, { mount: opened, next: 0, parts: message.parts });
         break;
+      }
+      case MOUNT_OPEN_PART: {
+        const open = opening.get(message.mountId);
+        if (!open || message.index !== open.next) throw new Error(`part ${message.index} of ${message.mountId} out of order`);
+        open.mount.snapshot = applyOps(open.mount.snapshot, message.ops);
+        open.next += 1;
+        if (open.next === open.parts) {
+          opening.delete(message.mountId);
+          mounts.set(message.mountId, open.mount);
+        }
+        break;
+      }
       case MOUNT_OPS:
         mount!.snapshot = applyOps(mount!.snapshot, message.ops);
         break;
