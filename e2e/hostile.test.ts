@@ -233,12 +233,7 @@ describe("floods", () => {
     await expectNoLongTask(factor);
   });
 
-  // Skipped: the open's store build now runs over the inbox's slices (src/render/mountInbox.ts), and the
-  // case passed 2 of 3 runs; the third (machine 6.1× slower than idle) had one 880 ms task against a 608 ms
-  // budget (a 823 ms one failed the 3,000 mount() case in the same run). What is left in one task per big
-  // open is the port's share: the structured clone of the ~9.7k-node message (20–48 ms measured in Node)
-  // and its validation, validateMountMessage (7–76 ms warm, 64 ms first call). Open, not hidden.
-  it.skip("40 mounts × 9.8k nodes: the session's node cap holds, no long task, Stop and New session work", async () => {
+  it("40 mounts × 9.8k nodes: the session's node cap holds, no long task, Stop and New session work", async () => {
     // The case: 40 mounts of 9,731 nodes each (1 + 70 rows × (1 + 69 × 2)), 10.8 s of long tasks before.
     mock.enqueue({
       chunks: [

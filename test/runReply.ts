@@ -18,11 +18,11 @@ import type { ExecEvent } from "../src/wire/events";
 import {
   MAX_OPS_PER_MESSAGE, MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPEN_PART, MOUNT_OPS, MOUNT_WAITING, UI_EVENT,
   isHandlerMarker, isSnapshotText, validateMountMessage,
-  type FormValues, type MountErrorInfo, type MountRealmMessage, type MountSnapshot, type SnapshotElement, type SnapshotNode,
+  type FormValues, type MountErrorInfo, type MountOp, type MountRealmMessage, type MountSnapshot, type SnapshotElement, type SnapshotNode,
   type UiEventMessage,
 } from "../src/wire/mount";
 import { createExecutor, type Executor } from "../workers/realm/executor/executor";
-import { applyOps, printSnapshot } from "../workers/realm/reconciler/applyOps";
+import { applyOpsKeepingDetached, printSnapshot } from "../workers/realm/reconciler/applyOps";
 import { createRealmGlobals } from "../workers/realm/runtime/createRealmGlobals";
 import type { RealmTools } from "../workers/realm/runtime/createRealmTools";
 import type { HostRequests } from "../workers/realm/runtime/createHostRequests";
@@ -46,6 +46,13 @@ export function createMountHost() {
   const mounts = new Map<string, HostMount>();
   /** First renders sent in parts, until the last part (the page shows them only then). */
   const opening = new Map<string, { mount: HostMount; next: number; parts: number }>();
+  /** Nodes created and not yet inserted, per mount: one batch may come in several messages. */
+  const detached = new Map<string, SnapshotNode[]>();
+  const apply = (mountId: string, snapshot: MountSnapshot, ops: MountOp[]): MountSnapshot => {
+    const next = applyOpsKeepingDetached({ snapshot, detached: detached.get(mountId) ?? [] }, ops);
+    detached.set(mountId, next.detached);
+    return next.snapshot;
+  };
   const listeners = new Set<(message: MountRealmMessage) => void>();
 
   /** Validate (as the page does) and apply one message from the realm; returns the validated copy. */
@@ -68,7 +75,7 @@ export function createMountHost() {
       case MOUNT_OPEN_PART: {
         const open = opening.get(message.mountId);
         if (!open || message.index !== open.next) throw new Error(`part ${message.index} of ${message.mountId} out of order`);
-        open.mount.snapshot = applyOps(open.mount.snapshot, message.ops);
+        open.mount.snapshot = apply(message.mountId, open.mount.snapshot, message.ops);
         open.next += 1;
         if (open.next === open.parts) {
           opening.delete(message.mountId);
@@ -77,7 +84,7 @@ export function createMountHost() {
         break;
       }
       case MOUNT_OPS:
-        mount!.snapshot = applyOps(mount!.snapshot, message.ops);
+        mount!.snapshot = apply(message.mountId, mount!.snapshot, message.ops);
         break;
       case MOUNT_ERROR:
         mount!.error = message.error;

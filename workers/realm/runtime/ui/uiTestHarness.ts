@@ -5,10 +5,10 @@
  */
 import {
   MAX_OPS_PER_MESSAGE, MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPEN_PART, MOUNT_OPS, MOUNT_WAITING, UI_EVENT,
-  type MountErrorInfo, type MountRealmMessage, type MountSnapshot, type SnapshotNode, type UiEventPayload,
+  type MountErrorInfo, type MountOp, type MountRealmMessage, type MountSnapshot, type SnapshotNode, type UiEventPayload,
   isSnapshotText, validateMountMessage,
 } from "../../../../src/wire/mount";
-import { applyOps, printSnapshot } from "../../reconciler/applyOps";
+import { applyOpsKeepingDetached, printSnapshot } from "../../reconciler/applyOps";
 import type { UiError } from "./createMountRuntime";
 import { createUiGlobals, type UiGlobals } from "./createUiGlobals";
 
@@ -30,6 +30,13 @@ export function createUiHarness(options: { locate?: (error: unknown) => { line?:
   const mounts = new Map<string, HostMount>();
   /** First renders sent in parts, until the last part (the host shows them only then). */
   const opening = new Map<string, { mount: HostMount; next: number; parts: number }>();
+  /** Nodes created and not yet inserted, per mount: one batch may come in several messages. */
+  const detached = new Map<string, SnapshotNode[]>();
+  const apply = (mountId: string, snapshot: MountSnapshot, ops: MountOp[]): MountSnapshot => {
+    const next = applyOpsKeepingDetached({ snapshot, detached: detached.get(mountId) ?? [] }, ops);
+    detached.set(mountId, next.detached);
+    return next.snapshot;
+  };
   const ui: UiGlobals = createUiGlobals({
     post(message) {
       // Everything the realm sends must pass the host's validator unchanged.
@@ -58,7 +65,7 @@ export function createUiHarness(options: { locate?: (error: unknown) => { line?:
       case MOUNT_OPEN_PART: {
         const open = opening.get(message.mountId);
         if (!open || message.index !== open.next) throw new Error(`part ${message.index} of ${message.mountId} out of order`);
-        open.mount.snapshot = applyOps(open.mount.snapshot, message.ops);
+        open.mount.snapshot = apply(message.mountId, open.mount.snapshot, message.ops);
         open.next += 1;
         if (open.next === open.parts) {
           opening.delete(message.mountId);
@@ -67,7 +74,7 @@ export function createUiHarness(options: { locate?: (error: unknown) => { line?:
         return;
       }
       case MOUNT_OPS:
-        mount!.snapshot = applyOps(mount!.snapshot, message.ops);
+        mount!.snapshot = apply(message.mountId, mount!.snapshot, message.ops);
         mount!.opsMessages += 1;
         return;
       case MOUNT_ERROR:
