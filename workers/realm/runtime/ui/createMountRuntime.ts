@@ -3,11 +3,13 @@
  *
  * Rendering: each mount is a react-reconciler root over its own NodeTable.
  * Everything the runtime starts renders on the sync lane and commits before
- * returning: `mount()` (then MOUNT_OPEN carries the snapshot), a frame's
+ * returning: `mount()` (then MOUNT_OPEN carries the snapshot, or announces
+ * the parts a big one is sent in: src/wire/mount.ts "Bounded messages"), a frame's
  * re-render of mounts whose Data/StreamedData changed, a UI event's handler
  * (as react-dom does for a click). React's own async work (an effect's
  * setState) commits whenever React runs it. Either way the ops wait in the
- * table, and a frame posts them: at most one MOUNT_OPS per mount per frame.
+ * table, and a frame posts them: at most one batch per mount per frame
+ * (in MOUNT_OPS of at most MAX_OPS_PER_MESSAGE ops each).
  *
  * Errors: an error boundary wraps each mount's `ui`. A render error shows in
  * the panel (MOUNT_ERROR) and is reported to the model once (`onError`), with
