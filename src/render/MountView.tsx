@@ -85,6 +85,11 @@ export function idPrefixFor(mountId: string): string {
   return `lm-${mountId.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 24)}-${hash(mountId)}-`;
 }
 
+function isInert(store: MountStore): boolean {
+  const meta = store.getMeta();
+  return meta.inert || meta.closed;
+}
+
 export function MountView({ store, sendEvent, onUnknownComponent, onRevive, className }: MountViewProps): ReactNode {
   const subscribeMeta = useCallback((listener: () => void) => store.subscribeMeta(listener), [store]);
   const meta = useSyncExternalStore(subscribeMeta, store.getMeta, store.getMeta);
@@ -111,10 +116,12 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
   const context = useMemo<MountRenderContext>(() => ({
     store,
     idPrefix: idPrefixFor(store.mountId),
-    inert,
+    get inert() {
+      return isInert(store);
+    },
     styleSheet,
     emit(nodeId, handler, payload) {
-      if (inert) return;
+      if (isInert(store)) return;
       const event = { mountId: store.mountId, nodeId, handler, payload };
       if (!allowSensitive.current && payloadHasSensitiveValue(payload)) {
         setHeld(event);
@@ -136,7 +143,7 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
         );
       }
     },
-  }), [store, inert, styleSheet, notePasswordField]);
+  }), [store, styleSheet, notePasswordField]);
 
   return (
     <>

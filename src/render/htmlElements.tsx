@@ -9,7 +9,7 @@ import { createElement, useContext, useEffect, type ChangeEvent, type FormEvent,
 import { TEXT_NODE_TYPE, type UiEventPayload } from "./contract";
 import type { HandlerKind } from "./componentSpecs";
 import type { ControlValue } from "./controls";
-import { targetPayload, useFieldError, useMount, useSubtreeVersion, type MountRenderContext, type NodeComponentProps } from "./mountContext";
+import { targetPayload, useFieldError, useInert, useMount, useSubtreeVersion, type MountRenderContext, type NodeComponentProps } from "./mountContext";
 import type { MountNode, MountStore } from "./mountStore";
 
 const VOID_ELEMENTS = new Set(["br", "hr", "img", "input", "col", "wbr"]);
@@ -99,11 +99,15 @@ export function HtmlElement({ node, props, handlers, children }: NodeComponentPr
   }
   // One main landmark per page: the app's.
   if (tag === "main") tag = "div";
-  if (tag === "button" || tag === "fieldset") {
-    if (context.inert) element.disabled = true;
-  }
+  // Only these draw the mount's inertness: they subscribe to it (a realm reset re-renders them, not every element).
+  if (tag === "button" || tag === "fieldset") return <InertAware tag={tag} element={element}>{children}</InertAware>;
   if (VOID_ELEMENTS.has(tag)) return createElement(tag, element);
   return createElement(tag, element, children);
+}
+
+function InertAware({ tag, element, children }: { tag: string; element: Record<string, unknown>; children: ReactNode }): ReactNode {
+  const inert = useInert();
+  return createElement(tag, inert ? { ...element, disabled: true } : element, children);
 }
 
 /** <option>: React accepts only text children. */
@@ -139,6 +143,7 @@ function changePayload(props: Record<string, unknown>, value: ControlValue): UiE
  */
 export function HtmlControl({ node, props, handlers, children, className }: NodeComponentProps & { className?: string }): ReactNode {
   const context = useMount();
+  const inert = useInert();
   const error = useFieldError(props.name);
   const tag = node.type === "Input" ? "input" : node.type === "Textarea" ? "textarea" : node.type;
   const live = node.live;
@@ -170,7 +175,7 @@ export function HtmlControl({ node, props, handlers, children, className }: Node
     onChange,
   };
   if (className !== undefined) element.className = typeof rest.className === "string" ? `${className} ${rest.className}` : className;
-  if (context.inert) element.disabled = true;
+  if (inert) element.disabled = true;
   const isCheck = tag === "input" && (props.type === "checkbox" || props.type === "radio");
   if (isCheck) element.checked = live === true;
   // A file input's value cannot be set by script (and must not be).

@@ -14,7 +14,7 @@ import { coerceControlValue, type ControlValue } from "./controls";
 import {
   FieldError, HtmlControl, errorIdOf, errorProps, eventProps, textContent,
 } from "./htmlElements";
-import { targetPayload, useFieldError, useMount, useSubtreeVersion, type NodeComponentProps } from "./mountContext";
+import { targetPayload, useFieldError, useInert, useMount, useSubtreeVersion, type NodeComponentProps } from "./mountContext";
 import type { MountStore } from "./mountStore";
 
 function cx(...parts: unknown[]): string {
@@ -74,6 +74,7 @@ export function Table(props: NodeComponentProps): ReactNode {
 
 export function Button({ node, props, handlers, children }: NodeComponentProps): ReactNode {
   const context = useMount();
+  const inert = useInert();
   const { variant, size, ...rest } = props;
   return createElement(
     "button",
@@ -83,7 +84,7 @@ export function Button({ node, props, handlers, children }: NodeComponentProps):
       className: cx("lmk-button", rest.className),
       "data-variant": variant ?? "default",
       "data-size": size ?? "default",
-      disabled: context.inert || rest.disabled === true,
+      disabled: inert || rest.disabled === true,
     },
     children,
   );
@@ -132,6 +133,7 @@ function changeControl(
 
 function CheckControl({ node, props, handlers, role }: NodeComponentProps & { role: "checkbox" | "switch" }): ReactNode {
   const context = useMount();
+  const inert = useInert();
   const error = useFieldError(props.name);
   const checked = node.live === true;
   const { checked: _checked, defaultChecked: _defaultChecked, required, value: _value, name: _name, ...rest } = props;
@@ -151,7 +153,7 @@ function CheckControl({ node, props, handlers, role }: NodeComponentProps & { ro
       aria-required={required === true ? true : undefined}
       data-state={checked ? "checked" : "unchecked"}
       className={cx(role === "checkbox" ? "lmk-checkbox" : "lmk-switch", rest.className)}
-      disabled={context.inert || rest.disabled === true}
+      disabled={inert || rest.disabled === true}
       onClick={toggle}
     >
       {role === "switch" ? (
@@ -184,12 +186,13 @@ export function Switch(props: NodeComponentProps): ReactNode {
 
 export function Slider({ node, props, handlers }: NodeComponentProps): ReactNode {
   const context = useMount();
+  const inert = useInert();
   const error = useFieldError(props.name);
   const values = Array.isArray(node.live) ? (node.live as number[]) : [0];
   const min = typeof props.min === "number" ? props.min : 0;
   const max = typeof props.max === "number" ? props.max : 100;
   const step = typeof props.step === "number" && props.step > 0 ? props.step : 1;
-  const disabled = context.inert || props.disabled === true;
+  const disabled = inert || props.disabled === true;
   const commit = () => {
     if (handlers.onValueCommit && !context.inert) context.emit(node.id, "onValueCommit", { ...targetPayload(props), value: values });
   };
@@ -264,6 +267,7 @@ function selectParts(store: MountStore, id: number): SelectParts {
  */
 export function Select({ node, props, handlers }: NodeComponentProps): ReactNode {
   const context = useMount();
+  const inert = useInert();
   const error = useFieldError(props.name);
   useSubtreeVersion(node.id);
   const parts = selectParts(context.store, node.id);
@@ -276,7 +280,7 @@ export function Select({ node, props, handlers }: NodeComponentProps): ReactNode
       className={cx("lmk-select", typeof trigger.className === "string" ? (trigger.className as string) : undefined, props.className)}
       value={live}
       required={props.required === true}
-      disabled={context.inert || props.disabled === true}
+      disabled={inert || props.disabled === true}
       aria-label={typeof trigger["aria-label"] === "string" ? (trigger["aria-label"] as string) : undefined}
       {...errorProps(context, node, props, error)}
       onChange={(event) => {

@@ -13,8 +13,14 @@ export interface MountRenderContext {
   store: MountStore;
   /** Prefix for ids rendered in this mount (sanitizeProps namespaces ids with it). */
   idPrefix: string;
-  /** No realm behind this mount: handlers do nothing, controls are disabled. */
-  inert: boolean;
+  /**
+   * No realm behind this mount: handlers do nothing, controls are disabled.
+   * Read when used (a getter on the store's meta): the context object does
+   * not change when a mount turns inert, so a realm reset does not re-render
+   * every node view of every panel at once. What draws `inert` subscribes
+   * with `useInert()`.
+   */
+  readonly inert: boolean;
   /** Send a ui-event for `nodeId` (a no-op when inert). */
   emit(nodeId: number, handler: string, payload: UiEventPayload): void;
   reportUnknown(type: string, reason: "unknown" | "not-allowed" | "outside-chart"): void;
@@ -30,6 +36,17 @@ export function useMount(): MountRenderContext {
   const context = useContext(MountContext);
   if (!context) throw new Error("mount views must render inside <MountView>");
   return context;
+}
+
+/** Whether the mount is inert now, re-rendering (only the caller) when that changes. For controls that draw it (`disabled`). */
+export function useInert(): boolean {
+  const { store } = useMount();
+  const subscribe = useCallback((listener: () => void) => store.subscribeMeta(listener), [store]);
+  const read = () => {
+    const meta = store.getMeta();
+    return meta.inert || meta.closed;
+  };
+  return useSyncExternalStore(subscribe, read, read);
 }
 
 /** What the catalog hands each component. */

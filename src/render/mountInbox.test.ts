@@ -48,6 +48,42 @@ describe("createMountInbox", () => {
     expect(registry.get("m1")?.getNode(ROOT_NODE_ID)?.children).toHaveLength(250);
   });
 
+  test("a big mount-open is applied over several tasks, shown only when whole, before the mount's next ops", () => {
+    const { registry, inbox, tasks, runTask } = setup({ sliceOps: 100 });
+    const opened: string[] = [];
+    inbox.subscribe((message) => opened.push(message.type));
+    // 1,000 nodes: 2,000 create/insert ops, 20 slices of 100.
+    inbox.push(open("m1", 1000));
+    inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(10, 5000) });
+    runTask();
+    // Never a partial tree: nothing shown (nor announced) until the snapshot is applied whole.
+    expect(registry.get("m1")).toBeUndefined();
+    expect(opened).toEqual([]);
+    let slices = 1;
+    while (registry.get("m1") === undefined && tasks.length > 0) {
+      runTask();
+      slices += 1;
+    }
+    expect(slices).toBeGreaterThanOrEqual(20);
+    expect(registry.get("m1")?.nodeCount).toBe(1000);
+    expect(opened).toEqual(["mount-open"]);
+    while (tasks.length > 0) runTask();
+    expect(registry.get("m1")?.getNode(ROOT_NODE_ID)?.children).toHaveLength(1010);
+  });
+
+  test("a re-open keeps the old tree shown until the new snapshot is whole", () => {
+    const { registry, inbox, tasks, runTask } = setup({ sliceOps: 100 });
+    inbox.push(open("m1", 3));
+    inbox.drain();
+    const old = registry.get("m1");
+    inbox.push(open("m1", 500));
+    runTask();
+    expect(registry.get("m1")).toBe(old);
+    while (tasks.length > 0) runTask();
+    expect(registry.get("m1")).not.toBe(old);
+    expect(registry.get("m1")?.nodeCount).toBe(500);
+  });
+
   test("a mount that sends more than the page can draw is paused with the notice, once, and its later ops dropped", () => {
     const { registry, inbox, warnings } = setup({ maxBacklogOps: 1000 });
     inbox.push(open("m1"));
@@ -103,5 +139,144 @@ describe("createMountInbox", () => {
     inbox.push({ type: "mount-waiting", mountId: "m1", waiting: true });
     inbox.drain();
     expect(heard).toEqual(["mount-open m1", "mount-waiting m1"]);
+  });
+});
+
+/** A first render in parts, as the realm sends one too big for a message: the open (announcing parts and nodes), then the parts. */
+function partsOpen(mountId: string, nodes: number, partOps: number) {
+  const ops = textOps(nodes);
+  const parts: { type: string; mountId: string; index: number; ops: unknown[] }[] = [];
+  for (let index = 0; index * partOps < ops.length; index += 1) parts.push({ type: "mount-open-part", mountId, index, ops: ops.slice(index * partOps, (index + 1) * partOps) });
+  return { open: { type: "mount-open", mountId, snapshot: { nodes: [] }, parts: parts.length, nodes }, parts };
+}
+
+describe("createMountInbox: first renders in parts", () => {
+  test("an open in parts is built over several tasks, shown once whole and announced once, before the mount's later ops", () => {
+    const { registry, inbox, tasks, runTask } = setup({ sliceOps: 100 });
+    const heard: string[] = [];
+    inbox.subscribe((message) => heard.push(message.type));
+    const { open: announce, parts } = partsOpen("m1", 500, 200);
+    inbox.push(announce);
+    for (const part of parts) inbox.push(part);
+    inbox.push({ type: "mount-ops", mountId: "m1", ops: [{ op: "props", id: 1, props: { className: "later" } }] });
+    let slices = 0;
+    while (registry.get("m1") === undefined && tasks.length > 0) {
+      runTask();
+      slices += 1;
+    }
+    // 1,000 ops in slices of 100: never a partial tree on the page.
+    expect(slices).toBeGreaterThanOrEqual(10);
+    expect(registry.get("m1")?.nodeCount).toBe(500);
+    expect(heard).toEqual(["mount-open"]);
+    while (tasks.length > 0) runTask();
+    expect(registry.get("m1")?.getNode(1)?.props).toEqual({ className: "later" });
+  });
+
+  test("a part out of order abandons the open: never shown, the model told once, its later parts and ops dropped", () => {
+    const { registry, inbox, warnings } = setup();
+    const { open: announce, parts } = partsOpen("m1", 30, 20);
+    inbox.push(announce);
+    inbox.push(parts[1]);
+    inbox.push(parts[0]);
+    inbox.push(parts[2]);
+    inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(1, 100) });
+    inbox.drain();
+    expect(registry.get("m1")).toBeUndefined();
+    expect(registry.opening("m1")).toBeUndefined();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^m1: mount m1 was not shown: part 1 came when part 0 was due/);
+  });
+
+  test("a part with no open announced is dropped and reported once; a part beyond the announced count changes nothing", () => {
+    const { registry, inbox, warnings } = setup();
+    inbox.push({ type: "mount-open-part", mountId: "m9", index: 0, ops: textOps(3) });
+    inbox.push({ type: "mount-open-part", mountId: "m9", index: 1, ops: textOps(3, 4) });
+    expect(inbox.pending).toBe(0);
+    const { open: announce, parts } = partsOpen("m1", 10, 20);
+    inbox.push(announce);
+    inbox.push(parts[0]);
+    inbox.push({ type: "mount-open-part", mountId: "m1", index: 1, ops: textOps(1, 50) });
+    inbox.drain();
+    // Shown when its one announced part was in; the extra part cannot change it.
+    expect(registry.get("m1")?.nodeCount).toBe(10);
+    expect(registry.get("m9")).toBeUndefined();
+    expect(warnings).toEqual([expect.stringMatching(/^m9: .*never announced/)]);
+  });
+
+  test("an open that never gets its last part is not shown, keeps its reservation against the caps, and goes with a close or clear()", () => {
+    const { registry, inbox, warnings } = setup({ maxTotalNodes: 100, maxMounts: 2 });
+    const { open: announce, parts } = partsOpen("m1", 80, 40);
+    inbox.push(announce);
+    inbox.push(parts[0]);
+    inbox.drain();
+    expect(registry.get("m1")).toBeUndefined();
+    expect(registry.opening("m1")?.state).toBe("building");
+    // Its 80 announced nodes count: a 30-node mount would pass the session's 100.
+    inbox.push(open("m2", 30));
+    inbox.push(open("m3", 10));
+    inbox.drain();
+    expect(registry.ids()).toEqual(["m3"]);
+    expect(warnings[0]).toMatch(/^m2: .*more than 100 nodes/);
+    // It counts as a mount too: with m3 shown, a third is refused.
+    inbox.push(open("m4", 1));
+    inbox.drain();
+    expect(registry.ids()).toEqual(["m3"]);
+    expect(warnings[1]).toMatch(/^m4: .*2 mounts \(the limit\)/);
+    // A close ends it (nothing shown), and frees its reservation.
+    inbox.push({ type: "mount-close", mountId: "m1" });
+    inbox.drain();
+    expect(registry.opening("m1")).toBeUndefined();
+    inbox.push(open("m5", 80));
+    inbox.drain();
+    expect(registry.ids()).toEqual(["m3", "m5"]);
+  });
+
+  test("clear() (the realm went) drops an open under way: its late parts build nothing", () => {
+    const { registry, inbox } = setup();
+    const next = partsOpen("m6", 5, 5);
+    inbox.push(next.open);
+    inbox.drain();
+    expect(registry.opening("m6")?.state).toBe("building");
+    inbox.clear();
+    registry.closeAll();
+    expect(registry.opening("m6")).toBeUndefined();
+    inbox.push(next.parts[0]);
+    inbox.drain();
+    expect(registry.get("m6")).toBeUndefined();
+  });
+
+  test("parts that build more nodes than announced abandon the open", () => {
+    const { registry, inbox, warnings } = setup();
+    const { open: announce, parts } = partsOpen("m1", 50, 40);
+    inbox.push({ ...announce, nodes: 10 });
+    for (const part of parts) inbox.push(part);
+    inbox.drain();
+    expect(registry.get("m1")).toBeUndefined();
+    expect(warnings).toEqual([expect.stringMatching(/more than the 10 announced/)]);
+  });
+
+  test("another message for the mount before its last part abandons the open", () => {
+    const { registry, inbox } = setup();
+    const { open: announce, parts } = partsOpen("m1", 30, 20);
+    inbox.push(announce);
+    inbox.push(parts[0]);
+    inbox.push({ type: "mount-waiting", mountId: "m1", waiting: true });
+    inbox.push(parts[1]);
+    inbox.drain();
+    expect(registry.get("m1")).toBeUndefined();
+    expect(registry.opening("m1")).toBeUndefined();
+  });
+
+  test("a part dropped over the message rate abandons its open, and the model is told", () => {
+    const { registry, inbox, warnings } = setup({ maxMessagesPerSecond: 3 });
+    const { open: announce, parts } = partsOpen("m1", 40, 20);
+    inbox.push(announce);
+    inbox.push(parts[0]);
+    inbox.push({ type: "mount-open", mountId: "m2", snapshot: { nodes: [] } });
+    inbox.push(parts[1]); // the fourth message in a second: dropped
+    inbox.drain();
+    expect(registry.get("m1")).toBeUndefined();
+    expect(registry.ids()).toEqual(["m2"]);
+    expect(warnings.some((warning) => /^m1: mount m1 was not shown: part of its first render was dropped/.test(warning))).toBe(true);
   });
 });

@@ -17,13 +17,34 @@
  *   mounts (`maxTotalNodes`), mount messages per second (`maxMessagesPerSecond`),
  *   and ops per second (`maxOpsPerSecond`). Past a cap the message is refused
  *   (a mount whose ops were refused is suspended: its tree would diverge).
+ *   A first render under way reserves what it announced (one mount, its
+ *   nodes) until it is shown or abandoned.
+ * - **First renders, whole or not at all.** A mount-open (and the parts of a
+ *   big one, MOUNT_OPEN_PART) is built aside over as many slices as it needs
+ *   and shown when whole (MountRegistry.beginOpen). A part dropped here (over
+ *   the message rate), out of order, or with no open under way abandons the
+ *   open: never shown, the model is told. An open that never gets its last
+ *   part stays unshown and keeps its reservation until the mount is closed or
+ *   opened again, or the realm goes (`clear`).
  *
  * Pure apart from the scheduler and the clock, both injectable.
  */
 import {
   MAX_OPEN_MOUNTS, MOUNT_CLOSE, MOUNT_OPEN, MOUNT_OPS, MOUNT_PAUSED_ERROR_NAME, MOUNT_PAUSED_NOTICE, type MountRealmMessage,
 } from "./contract";
-import type { MountRegistry } from "./mountRegistry";
+import { MOUNT_OPEN_PART, type MountOp } from "../wire/mount";
+import type { MountOpening, MountRegistry } from "./mountRegistry";
+import { snapshotNodeCount } from "./mountSnapshot";
+
+type OpenMessage = Extract<MountRealmMessage, { type: typeof MOUNT_OPEN }>;
+
+/** One mount-open as it arrived: its parts (queued after it) find their open by this object, not by the mount's id. */
+interface Announcement {
+  /** A part was dropped before it was queued: the open can never be whole. */
+  broken: boolean;
+  /** Set when the open is applied (not refused). */
+  opening?: MountOpening;
+}
 
 /** The notice a suspended mount shows (exact words; the realm sends the same). */
 export const PAUSED_NOTICE = MOUNT_PAUSED_NOTICE;
@@ -80,9 +101,11 @@ interface Entry {
   mountId: string;
   type: string;
   message: Record<string, unknown>;
-  /** For mount-ops: the next op to apply. */
+  /** For mount-ops: the next op to apply; for a part: 1 once it was handed to its open. */
   offset: number;
   ops: number;
+  /** For a mount-open and its parts. */
+  announcement?: Announcement;
 }
 
 /** Run a task in a later task: a MessageChannel post, which does not clamp like setTimeout. */
@@ -97,9 +120,9 @@ export function defaultSchedule(): (task: () => void) => void {
   };
 }
 
-function snapshotSize(message: Record<string, unknown>): number {
-  const nodes = (message.snapshot as { nodes?: unknown } | undefined)?.nodes;
-  return Array.isArray(nodes) ? nodes.length : 0;
+/** Nodes a port-validated mount-open announces: `nodes` when parts follow, else its snapshot's. */
+function announcedNodes(message: OpenMessage): number {
+  return message.parts !== undefined ? message.nodes ?? 0 : snapshotNodeCount(message.snapshot.nodes);
 }
 
 export function createMountInbox(options: MountInboxOptions): MountInbox {
@@ -120,6 +143,10 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
   let windowMessages = 0;
   let windowOps = 0;
   const windowOpsByMount = new Map<string, number>();
+  /** Push side: the latest mount-open of each mount, which its parts join. */
+  const announced = new Map<string, Announcement>();
+  /** Apply side: first renders under way (applied, not yet shown or abandoned). */
+  const building = new Map<string, MountOpening>();
 
   const warn = (mountId: string | undefined, key: string, message: string) => {
     if (warned.has(key)) return;
@@ -164,23 +191,13 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
   /** Apply one entry (or part of it, up to the slice's op budget); false when the entry is not finished. The port validated the message once: the registry applies it as it is. */
   const apply = (entry: Entry): boolean => {
     const { mountId, type, message } = entry;
-    if (type === MOUNT_OPEN) {
-      const live = registry.ids().length - (registry.get(mountId) ? 1 : 0);
-      if (live >= limits.maxMounts) {
-        suspended.add(mountId);
-        warn(mountId, "max-mounts", `mount ${mountId} was not shown: the session already shows ${limits.maxMounts} mounts (the limit). Update existing mounts instead of mounting new ones.`);
-        return true;
+    if (type === MOUNT_OPEN) return applyOpen(entry);
+    if (type === MOUNT_OPEN_PART) return applyPart(entry);
+    if (suspended.has(mountId)) {
+      if (type === MOUNT_CLOSE) {
+        registry.apply(message as unknown as MountRealmMessage);
+        forget(mountId);
       }
-      const nodes = snapshotSize(message);
-      // A snapshot costs like its nodes: a slice takes few big opens.
-      sliceUsed += nodes;
-      if (totalNodes() - (registry.get(mountId)?.nodeCount ?? 0) + nodes > limits.maxTotalNodes) {
-        suspended.add(mountId);
-        warn(mountId, "max-nodes", `mount ${mountId} was not shown: the session's mounts would hold more than ${limits.maxTotalNodes} nodes (the limit). Show fewer rows (paginate) or summarise.`);
-        return true;
-      }
-    } else if (suspended.has(mountId)) {
-      if (type === MOUNT_CLOSE) registry.apply(message as unknown as MountRealmMessage);
       return true;
     }
     if (type === MOUNT_OPS) {
@@ -189,6 +206,7 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
       sliceUsed += end - entry.offset;
       const part = entry.offset === 0 && end === ops.length ? ops : ops.slice(entry.offset, end);
       registry.apply((entry.offset === 0 && end === ops.length ? message : { ...message, ops: part }) as unknown as MountRealmMessage);
+      forget(mountId);
       backlog.set(mountId, Math.max(0, (backlog.get(mountId) ?? 0) - part.length));
       entry.offset = end;
       if (totalNodes() > limits.maxTotalNodes) {
@@ -198,12 +216,92 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
       return end >= ops.length;
     }
     registry.apply(message as unknown as MountRealmMessage);
-    // Opened while already over a rate (its ops were refused): shown, but paused.
-    if (type === MOUNT_OPEN && suspended.has(mountId)) {
-      registry.get(mountId)?.setRenderError({ code: "render", name: PAUSED_ERROR_NAME, message: PAUSED_NOTICE });
-    }
+    forget(mountId);
     if (registry.get(mountId) || type === MOUNT_CLOSE) emit(message as unknown as MountRealmMessage);
     return true;
+  };
+
+  /** An open the registry abandoned (a message for the mount came before its last part) is no longer under way. */
+  const forget = (mountId: string) => {
+    const opening = building.get(mountId);
+    if (opening && opening.state !== "building") building.delete(mountId);
+  };
+
+  const applyOpen = (entry: Entry): boolean => {
+    const { mountId } = entry;
+    const message = entry.message as unknown as OpenMessage;
+    const announcement = entry.announcement!;
+    if (!announcement.opening) {
+      // Caps: a first render under way counts as a mount and reserves the nodes it announced.
+      const others = [...building.values()].filter((opening) => opening.mountId !== mountId);
+      const live = registry.ids().length - (registry.get(mountId) ? 1 : 0) + others.filter((opening) => !registry.get(opening.mountId)).length;
+      if (live >= limits.maxMounts) {
+        refuse(mountId, "max-mounts", `mount ${mountId} was not shown: the session already shows ${limits.maxMounts} mounts (the limit). Update existing mounts instead of mounting new ones.`);
+        return true;
+      }
+      const nodes = announcedNodes(message);
+      const reserved = others.reduce((sum, opening) => sum + opening.nodes, 0);
+      if (totalNodes() - (registry.get(mountId)?.nodeCount ?? 0) + reserved + nodes > limits.maxTotalNodes) {
+        refuse(mountId, "max-nodes", `mount ${mountId} was not shown: the session's mounts would hold more than ${limits.maxTotalNodes} nodes (the limit). Show fewer rows (paginate) or summarise.`);
+        return true;
+      }
+      if (announcement.broken) {
+        refuse(mountId, `dropped:${mountId}`, `mount ${mountId} was not shown: part of its first render was dropped (the sandbox sent more than ${limits.maxMessagesPerSecond} UI messages in a second).`);
+        return true;
+      }
+      announcement.opening = registry.beginOpen(message);
+      building.set(mountId, announcement.opening);
+    }
+    // Its snapshot (if any) now; its parts as they come.
+    return stepOpening(mountId, announcement.opening);
+  };
+
+  const applyPart = (entry: Entry): boolean => {
+    const { mountId } = entry;
+    const opening = entry.announcement?.opening;
+    // Its open was refused, abandoned or replaced: nothing to build.
+    if (!opening || opening.state !== "building") {
+      sliceUsed += 1;
+      return true;
+    }
+    if (entry.announcement!.broken) {
+      opening.abandon(`part of its first render was dropped (the sandbox sent more than ${limits.maxMessagesPerSecond} UI messages in a second)`);
+      return stepOpening(mountId, opening);
+    }
+    if (entry.offset === 0) {
+      entry.offset = 1;
+      opening.addPart(entry.message.index as number, entry.message.ops as MountOp[]);
+    }
+    return stepOpening(mountId, opening);
+  };
+
+  /** Apply what the slice's budget allows of an open; true when nothing of it is left to apply now. */
+  const stepOpening = (mountId: string, opening: MountOpening): boolean => {
+    const applied = opening.step(Math.max(1, limits.sliceOps - sliceUsed));
+    sliceUsed += Math.max(1, applied);
+    if (opening.state === "abandoned") {
+      building.delete(mountId);
+      const reason = opening.errors[opening.errors.length - 1]?.message ?? `mount ${mountId} was not shown`;
+      refuse(mountId, `abandoned:${mountId}`, reason);
+      return true;
+    }
+    if (opening.state === "shown") {
+      building.delete(mountId);
+      // Opened while already over a rate (its ops were refused): shown, but paused.
+      if (suspended.has(mountId)) {
+        registry.get(mountId)?.setRenderError({ code: "render", name: PAUSED_ERROR_NAME, message: PAUSED_NOTICE });
+      }
+      emit(opening.message);
+      return true;
+    }
+    return opening.pendingOps === 0;
+  };
+
+  /** Not shown (a cap, a broken sequence): the mount's later messages are dropped, the model told once. */
+  const refuse = (mountId: string, key: string, message: string) => {
+    sliceUsed += 1;
+    suspended.add(mountId);
+    warn(mountId, key, message);
   };
 
   const slice = (ticket: number) => {
@@ -247,9 +345,27 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
       if (windowMessages > limits.maxMessagesPerSecond) {
         warn(undefined, "max-messages", `the sandbox sent more than ${limits.maxMessagesPerSecond} UI messages in a second; the excess was dropped.`);
         if (type === MOUNT_OPS) suspend(mountId, "it sent more UI messages than the page accepts per second");
+        // A first render missing a part can never be whole.
+        if (type === MOUNT_OPEN) announced.delete(mountId);
+        if (type === MOUNT_OPEN_PART) {
+          const announcement = announced.get(mountId);
+          if (announcement) announcement.broken = true;
+        }
         return;
       }
-      if (type !== MOUNT_OPEN && suspended.has(mountId)) {
+      if (type === MOUNT_OPEN) {
+        const announcement: Announcement = { broken: false };
+        announced.set(mountId, announcement);
+        queue.push({ mountId, type, message, offset: 0, ops: 0, announcement });
+      } else if (type === MOUNT_OPEN_PART) {
+        // Joins the latest open of its mount, whatever happens to the mount meanwhile; with none, it has nothing to build.
+        const announcement = announced.get(mountId);
+        if (!announcement) {
+          warn(mountId, `orphan-part:${mountId}`, `mount ${mountId}: the sandbox sent part of a first render that was never announced; it was dropped.`);
+          return;
+        }
+        queue.push({ mountId, type, message, offset: 0, ops: 0, announcement });
+      } else if (suspended.has(mountId)) {
         if (type === MOUNT_CLOSE) queue.push({ mountId, type, message, offset: 0, ops: 0 });
         else return;
       } else if (type === MOUNT_OPS) {
@@ -284,6 +400,8 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
       suspended.clear();
       backlog.clear();
       warned.clear();
+      announced.clear();
+      building.clear();
       windowStart = -Infinity;
     },
     isSuspended: (mountId) => suspended.has(mountId),

@@ -7,13 +7,13 @@
  */
 import {
   MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, TEXT_NODE_TYPE,
-  validateMountMessage, type MountRealmMessage, type SnapshotNode,
+  validateMountMessage, type MountRealmMessage,
 } from "./contract";
-import { isSnapshotText } from "../wire/mount";
+import { MOUNT_OPEN_PART } from "../wire/mount";
 import { REFUSED_TYPES, componentFor } from "./catalog";
 import { reportUnknownComponent } from "./MountView";
 import { createMountStore, fromSnapshot, type MountLimits, type MountStore } from "./mountStore";
-import { snapshotOps } from "./mountSnapshot";
+import { snapshotNodeCount, snapshotOps } from "./mountSnapshot";
 import type { MountOp, MountSnapshot } from "./contract";
 import { renderError, type RenderError } from "./renderErrors";
 
@@ -54,13 +54,49 @@ export interface MountRegistry {
    * same id meanwhile wins: the restored tree is dropped, never shown over it.
    */
   beginRestore(mountId: string, snapshot: unknown, title?: string): { step(maxOps: number): boolean; readonly opCount: number };
+  /**
+   * A port-validated mount-open, built in steps (src/render/mountInbox.ts
+   * applies it over several time slices, its parts as they come): the tree
+   * is built in a store kept aside and shown (replacing the mount's old
+   * store) only when whole. Replaces an open of the same id under way.
+   * `apply` of a mount-open or a part is the same in one step.
+   */
+  beginOpen(message: Extract<MountRealmMessage, { type: typeof MOUNT_OPEN }>): MountOpening;
+  /** The open of `mountId` under way (announced, not yet shown), if any. */
+  opening(mountId: string): MountOpening | undefined;
   /** The realm is gone (reset, crash): live mounts stay visible, inert. */
   closeAll(): void;
   delete(mountId: string): void;
 }
 
+/** A first render being built aside (MountRegistry.beginOpen). */
+export interface MountOpening {
+  readonly mountId: string;
+  /** The message that announced it (the agent hears of it once it is shown). */
+  readonly message: Extract<MountRealmMessage, { type: typeof MOUNT_OPEN }>;
+  /** Nodes announced: the snapshot's, or `nodes` when parts follow. The session's caps reserve them. */
+  readonly nodes: number;
+  /** Ops received and not yet applied. */
+  readonly pendingOps: number;
+  /** Parts announced and not yet received. */
+  readonly partsLeft: number;
+  readonly state: "building" | "shown" | "abandoned";
+  /** Every error so far (also reported through `onError`). */
+  readonly errors: readonly RenderError[];
+  /** The next part. Out of order, or none expected: the open is abandoned (reported) and false returned. */
+  addPart(index: number, ops: readonly MountOp[]): boolean;
+  /**
+   * Apply up to `maxOps` received ops to the tree kept aside; once every part
+   * has come and every op is applied, show the tree. Returns the ops applied.
+   */
+  step(maxOps: number): number;
+  /** Give up (reported with `reason`); the tree is never shown. */
+  abandon(reason: string): void;
+}
+
 export function createMountRegistry(options: MountRegistryOptions = {}): MountRegistry {
   const stores = new Map<string, MountStore>();
+  const openings = new Map<string, MountOpening>();
   const listeners = new Set<() => void>();
   let order: readonly string[] = [];
 
@@ -96,24 +132,23 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
     },
     apply(message) {
       if (message.type === MOUNT_OPEN) {
-        // A (re)open starts from its snapshot; a view holding the old store
-        // re-reads the registry on `subscribe`.
-        const store = createMountStore(storeOptions(message.mountId, message.title));
-        const errors = store.loadValidated(message.snapshot);
-        stores.delete(message.mountId);
-        stores.set(message.mountId, store);
-        changed();
-        const types: string[] = [];
-        const visit = (nodes: readonly SnapshotNode[]) => {
-          for (const node of nodes) {
-            types.push(node.type);
-            if (!isSnapshotText(node)) visit(node.children);
-          }
-        };
-        visit(message.snapshot.nodes);
-        checkTypes(message.mountId, store, types);
-        return errors;
+        const opening = registry.beginOpen(message);
+        opening.step(Infinity);
+        return [...opening.errors];
       }
+      const opening = openings.get(message.mountId);
+      if (message.type === MOUNT_OPEN_PART) {
+        if (!opening) {
+          const error = renderError("open-abandoned", `mount ${message.mountId.slice(0, 64)}: part ${message.index} of a first render that is not under way`, { mountId: message.mountId });
+          options.onError?.(message.mountId, error);
+          return [error];
+        }
+        const before = opening.errors.length;
+        if (opening.addPart(message.index, message.ops)) opening.step(Infinity);
+        return opening.errors.slice(before);
+      }
+      // Parts come all at once, before anything else for their mount.
+      if (opening) opening.abandon(`${message.type} came before the last part of its first render`);
       const store = stores.get(message.mountId);
       if (!store) {
         const error = renderError("unknown-mount", `no mount "${message.mountId.slice(0, 64)}"`, { mountId: message.mountId });
@@ -156,6 +191,102 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
       changed();
       return result;
     },
+    beginOpen(message) {
+      openings.get(message.mountId)?.abandon("opened again");
+      const { mountId } = message;
+      const store = createMountStore(storeOptions(mountId, message.title));
+      const batches: (readonly MountOp[])[] = [];
+      let batch = 0;
+      let offset = 0;
+      let pendingOps = 0;
+      const snapshot = snapshotOps(message.snapshot.nodes);
+      if (snapshot.length > 0) {
+        batches.push(snapshot);
+        pendingOps = snapshot.length;
+      }
+      let partsLeft = message.parts ?? 0;
+      let nextPart = 0;
+      let state: MountOpening["state"] = "building";
+      const errors: RenderError[] = [];
+      const types = new Set<string>();
+      const report = (reason: string) => {
+        const error = renderError("open-abandoned", `mount ${mountId.slice(0, 64)} was not shown: ${reason}`, { mountId });
+        errors.push(error);
+        options.onError?.(mountId, error);
+      };
+      const opening: MountOpening = {
+        mountId,
+        message,
+        nodes: message.parts === undefined ? snapshotNodeCount(message.snapshot.nodes) : message.nodes ?? 0,
+        get pendingOps() {
+          return pendingOps;
+        },
+        get partsLeft() {
+          return partsLeft;
+        },
+        get state() {
+          return state;
+        },
+        errors,
+        addPart(index, ops) {
+          if (state !== "building" || partsLeft === 0 || index !== nextPart) {
+            if (state === "building") opening.abandon(partsLeft === 0 ? `part ${index} was not announced` : `part ${index} came when part ${nextPart} was due`);
+            return false;
+          }
+          nextPart += 1;
+          partsLeft -= 1;
+          if (ops.length > 0) {
+            batches.push(ops);
+            pendingOps += ops.length;
+          }
+          return true;
+        },
+        step(maxOps) {
+          if (state !== "building") return 0;
+          let applied = 0;
+          while (pendingOps > 0 && applied < maxOps) {
+            const ops = batches[batch];
+            const end = Math.min(ops.length, offset + Math.max(1, maxOps - applied));
+            const part = offset === 0 && end === ops.length ? ops : ops.slice(offset, end);
+            for (const op of part) if (op.op === "create") types.add(op.type);
+            errors.push(...store.apply(part));
+            applied += part.length;
+            pendingOps -= part.length;
+            offset = end;
+            if (offset >= ops.length) {
+              batches[batch] = [];
+              batch += 1;
+              offset = 0;
+            }
+          }
+          // An announced size is a promise the caps rely on.
+          if (message.parts !== undefined && store.nodeCount > opening.nodes) {
+            opening.abandon(`its parts built ${store.nodeCount} nodes, more than the ${opening.nodes} announced`);
+            return applied;
+          }
+          if (pendingOps > 0 || partsLeft > 0) return applied;
+          state = "shown";
+          openings.delete(mountId);
+          // A view holding the old store re-reads the registry on `subscribe`.
+          stores.delete(mountId);
+          stores.set(mountId, store);
+          changed();
+          checkTypes(mountId, store, [...types]);
+          return applied;
+        },
+        abandon(reason) {
+          if (state !== "building") return;
+          state = "abandoned";
+          batches.length = 0;
+          pendingOps = 0;
+          if (openings.get(mountId) === opening) openings.delete(mountId);
+          report(reason);
+        },
+      };
+      openings.set(mountId, opening);
+      return opening;
+    },
+    opening: (mountId) => openings.get(mountId),
     beginRestore(mountId, snapshot, title) {
       const checked = validateMountMessage({ type: MOUNT_OPEN, mountId, snapshot });
       if (!checked.ok) {
@@ -193,9 +324,12 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
       };
     },
     closeAll() {
+      // What a gone realm had not finished sending is dropped, never shown.
+      openings.clear();
       for (const store of stores.values()) store.close();
     },
     delete(mountId) {
+      openings.delete(mountId);
       if (stores.delete(mountId)) changed();
     },
   };

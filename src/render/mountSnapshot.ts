@@ -59,3 +59,15 @@ export function snapshotOps(nodes: readonly SnapshotNode[]): MountOp[] {
   }
   return ops;
 }
+
+/** Nodes in a snapshot, every level (what a mount-open will hold). */
+export function snapshotNodeCount(nodes: readonly SnapshotNode[]): number {
+  let total = 0;
+  const stack: (readonly SnapshotNode[])[] = [nodes];
+  while (stack.length > 0) {
+    const level = stack.pop()!;
+    total += level.length;
+    for (const node of level) if (node.type !== TEXT_NODE_TYPE && "children" in node && node.children.length > 0) stack.push(node.children);
+  }
+  return total;
+}

@@ -38,6 +38,12 @@ export type RenderErrorCode =
   | "unsafe-prop"
   /** A message for a mount the host does not know. */
   | "unknown-mount"
+  /**
+   * A first render sent in parts broke its sequence (a part out of order or
+   * with no open under way, another message for the mount before the last
+   * part, more nodes than announced): it is dropped, never shown.
+   */
+  | "open-abandoned"
   /** One batch produced more errors than are worth reporting; the rest were counted. */
   | "too-many-errors";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ABORTED, EXEC_EVENT, FLUSHED, HEARTBEAT, MAX_WIRE_STRING, READY } from "../wire/constants";
+import { MAX_OPS_PER_MESSAGE } from "../wire/mount";
 import { validateRealmMessage } from "./validateRealmMessage";
 
 const ok = (value: unknown) => {
@@ -68,5 +69,14 @@ describe("validateRealmMessage", () => {
     expect(capped.length).toBeLessThan(text.length);
     expect(capped.startsWith("x".repeat(MAX_WIRE_STRING))).toBe(true);
     expect(capped).toContain("1000 more characters dropped");
+  });
+
+  it("rejects a mount message bigger than one task should clone and check (the realm sends big first renders in parts)", () => {
+    const creates = (count: number) => Array.from({ length: count }, (_, index) => ({ op: "create", id: index + 1, type: "span", props: {} }));
+    expect(ok({ type: "mount-ops", mountId: "m1", ops: creates(MAX_OPS_PER_MESSAGE) }).type).toBe("mount-ops");
+    expect(bad({ type: "mount-ops", mountId: "m1", ops: creates(MAX_OPS_PER_MESSAGE + 1) })).toBe("ops has too many entries");
+    expect(bad({ type: "mount-open-part", mountId: "m1", index: 0, ops: creates(MAX_OPS_PER_MESSAGE + 1) })).toBe("ops has too many entries");
+    const wide = { id: 1, type: "div", props: {}, children: Array.from({ length: MAX_OPS_PER_MESSAGE }, (_, index) => ({ id: index + 2, type: "#text", text: "x" })) };
+    expect(bad({ type: "mount-open", mountId: "m1", snapshot: { nodes: [wide] } })).toBe("snapshot has too many nodes");
   });
 });

@@ -11,7 +11,7 @@ import { EXEC_ERROR_CODES, type ConsoleLevel, type ExecError, type ExecEvent } f
 import {
   ABORTED, EXEC_EVENT, FLUSHED, HEARTBEAT, MAX_WIRE_STRING, READY, SERVICE_CANCEL, SERVICE_NAME_PATTERN, SERVICE_REQUEST,
 } from "../wire/constants";
-import { isMountMessageType, validateJsonValue, validateMountMessage } from "../wire/mount";
+import { MAX_OPS_PER_MESSAGE, isMountMessageType, validateJsonValue, validateMountMessage } from "../wire/mount";
 import type { MountRealmMessage } from "../wire/mount";
 import type { RealmMessage } from "../wire/types";
 
@@ -152,8 +152,11 @@ const MESSAGE_TYPES = {
 function realmMessage(value: unknown): RealmMessage {
   const input = record(value, "message");
   // Mount trees have their own contract and validator (src/wire/mount.ts).
+  // One message is cloned and checked in one task: the realm sends at most
+  // MAX_OPS_PER_MESSAGE ops (or snapshot nodes) per message, a bigger first
+  // render in parts; a bigger message is rejected whole.
   if (isMountMessageType(input.type)) {
-    const mount = validateMountMessage(value);
+    const mount = validateMountMessage(value, { maxEntries: MAX_OPS_PER_MESSAGE });
     if (!mount.ok) fail(mount.reason);
     return mount.message;
   }

@@ -256,9 +256,10 @@ export async function writeSessionChanges(
         await db.messages.bulkPut(records);
         await db.searchText.bulkPut(rows);
       }
-      if (mounts.length > 0) {
-        await db.mounts.bulkPut(mounts.map((mount) => ({ ...mount, sessionId, updatedAt: mount.updatedAt ?? now })));
-      }
+      // One put per mount, each awaited: IndexedDB clones a value when it is
+      // put, on the page's thread, so fifteen 10,000-node snapshots in one
+      // bulkPut were one long task; each success event starts a new task.
+      for (const mount of mounts) await db.mounts.put({ ...mount, sessionId, updatedAt: mount.updatedAt ?? now });
       await db.sessions.update(sessionId, { updatedAt: now });
     }),
   );

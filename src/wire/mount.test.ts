@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import {
-  HANDLER_MARKER, MAX_TREE_DEPTH, MOUNT_ERROR, MOUNT_OPEN, MOUNT_OPS, UI_EVENT, isMountMessageType, validateMountMessage, validateUiEvent,
-  type MountRealmMessage,
+  HANDLER_MARKER, MAX_OPEN_PARTS, MAX_OPS_PER_MESSAGE, MAX_TREE_DEPTH, MOUNT_ERROR, MOUNT_OPEN, MOUNT_OPEN_PART, MOUNT_OPS, UI_EVENT,
+  isMountMessageType, validateMountMessage, validateUiEvent, type MountRealmMessage,
 } from "./mount";
 
 const open: MountRealmMessage = {
@@ -102,5 +102,35 @@ describe("validateUiEvent", () => {
       { type: UI_EVENT, mountId: "m1", nodeId: 3, handler: "onClick" },
       { type: UI_EVENT, mountId: "m1", nodeId: 3, handler: "onClick", payload: { values: { a: {} } } },
     ]) expect(validateUiEvent(event).ok, JSON.stringify(event)).toBe(false);
+  });
+});
+
+describe("validateMountMessage: bounded realm messages", () => {
+  const span = (id: number) => ({ id, type: "span", props: {}, children: [] });
+  const creates = (count: number) => Array.from({ length: count }, (_, index) => ({ op: "create", id: index + 1, type: "span", props: {} }));
+  const realm = { maxEntries: MAX_OPS_PER_MESSAGE };
+
+  test("a realm message carries at most MAX_OPS_PER_MESSAGE ops or snapshot nodes; saved snapshots may be bigger", () => {
+    const ops = { type: MOUNT_OPS, mountId: "m1", ops: creates(MAX_OPS_PER_MESSAGE) };
+    expect(validateMountMessage(ops, realm).ok).toBe(true);
+    expect(validateMountMessage({ ...ops, ops: creates(MAX_OPS_PER_MESSAGE + 1) }, realm)).toEqual({ ok: false, reason: "ops has too many entries" });
+    const tree = { type: MOUNT_OPEN, mountId: "m1", snapshot: { nodes: [{ ...span(1), children: Array.from({ length: MAX_OPS_PER_MESSAGE }, (_, index) => span(index + 2)) }] } };
+    expect(validateMountMessage(tree, realm)).toEqual({ ok: false, reason: "snapshot has too many nodes" });
+    expect(validateMountMessage(tree).ok).toBe(true);
+  });
+
+  test("an open in parts announces 1..MAX_OPEN_PARTS parts and its node count; each part is bounded and numbered", () => {
+    const announce = { type: MOUNT_OPEN, mountId: "m1", snapshot: { nodes: [] }, parts: 3, nodes: 1200 };
+    expect(validateMountMessage(announce, realm)).toEqual({ ok: true, message: announce });
+    for (const parts of [0, MAX_OPEN_PARTS + 1, 1.5, "3"]) expect(validateMountMessage({ ...announce, parts }, realm).ok, String(parts)).toBe(false);
+    expect(validateMountMessage({ ...announce, nodes: undefined }, realm).ok).toBe(false);
+    expect(validateMountMessage({ ...announce, nodes: -1 }, realm).ok).toBe(false);
+    const part = { type: MOUNT_OPEN_PART, mountId: "m1", index: 0, ops: creates(MAX_OPS_PER_MESSAGE) };
+    const checked = validateMountMessage(part, realm);
+    expect(checked).toEqual({ ok: true, message: part });
+    if (checked.ok && checked.message.type === MOUNT_OPEN_PART) expect(checked.message.ops[0]).not.toBe(part.ops[0]);
+    expect(validateMountMessage({ ...part, ops: creates(MAX_OPS_PER_MESSAGE + 1) }, realm).ok).toBe(false);
+    for (const index of [-1, MAX_OPEN_PARTS, 0.5, null]) expect(validateMountMessage({ ...part, index }, realm).ok, String(index)).toBe(false);
+    expect(isMountMessageType(MOUNT_OPEN_PART)).toBe(true);
   });
 });

@@ -9,8 +9,20 @@
  * A mount is a flat table of nodes with stable numeric ids (per mount, > 0,
  * never reused). `ROOT_NODE_ID` (0) is the mount's root, which is not a node
  * itself. The first render travels as a `MountSnapshot` in MOUNT_OPEN; every
- * later change travels as `MountOp[]` in MOUNT_OPS, at most one message per
- * mount per frame (~16 ms), applied in order. Mount ids (`m1`, `m2`, …) are
+ * later change travels as `MountOp[]` in MOUNT_OPS, at most one batch per
+ * mount per frame (~16 ms), applied in order.
+ *
+ * Bounded messages. One realm message carries at most MAX_OPS_PER_MESSAGE
+ * ops (or snapshot nodes): the host deserializes and checks each message in
+ * one task, so no message may cost a long one. A bigger batch travels as
+ * several MOUNT_OPS in a row. A bigger first render travels in parts: MOUNT_OPEN
+ * announces `parts` (1..MAX_OPEN_PARTS) and the `nodes` the tree will hold
+ * (its snapshot is then usually empty), and exactly that many MOUNT_OPEN_PART
+ * follow at once, `index` 0, 1, 2, …, each with up to MAX_OPS_PER_MESSAGE ops
+ * that build the tree on top of the snapshot (as MOUNT_OPS would). The host
+ * builds the tree aside and shows it only when the last part is applied;
+ * any other message for that mount before then, a part out of order, or more
+ * nodes than announced abandon the open (it is never shown). Mount ids (`m1`, `m2`, …) are
  * unique within one realm's life; a fresh realm (reset, revive) starts again
  * at `m1`, so the host qualifies them by realm (`<realm key>:m1`, see
  * src/sandbox/createRealmHost.ts) before anything else sees them. A change
@@ -79,6 +91,8 @@ import { MAX_WIRE_STRING } from "./constants";
 // Realm → host.
 export const MOUNT_OPEN = "mount-open";
 export const MOUNT_OPS = "mount-ops";
+/** One part of a first render too big for one message (see "Bounded messages" above). */
+export const MOUNT_OPEN_PART = "mount-open-part";
 export const MOUNT_CLOSE = "mount-close";
 export const MOUNT_ERROR = "mount-error";
 export const MOUNT_FORM_ERRORS = "mount-form-errors";
@@ -110,7 +124,15 @@ export const MAX_MOUNT_ID_LENGTH = 64;
 export const MAX_TYPE_LENGTH = 64;
 export const MAX_PROP_DEPTH = 64;
 export const MAX_TREE_DEPTH = 256;
+/** Nodes of one snapshot (a saved one; a realm message is bounded by MAX_OPS_PER_MESSAGE). */
 export const MAX_NODES_PER_MESSAGE = 100_000;
+/**
+ * Ops of one realm message, or nodes of a MOUNT_OPEN's snapshot: the host
+ * clones and checks one message in one task (~1 ms per 1,000 ops idle).
+ */
+export const MAX_OPS_PER_MESSAGE = 1_000;
+/** MOUNT_OPEN_PART messages of one first render: 100 × 1,000 ops, more than a mount may hold (10,000 nodes). */
+export const MAX_OPEN_PARTS = 100;
 
 export type MountId = string;
 export type NodeId = number;
@@ -170,7 +192,10 @@ export interface MountErrorInfo {
 }
 
 export type MountRealmMessage =
-  | { type: typeof MOUNT_OPEN; mountId: MountId; title?: string; snapshot: MountSnapshot }
+  /** `parts` (with `nodes`, the node count the whole tree will have): that many MOUNT_OPEN_PART follow, and the mount is shown when the last one is applied. */
+  | { type: typeof MOUNT_OPEN; mountId: MountId; title?: string; snapshot: MountSnapshot; parts?: number; nodes?: number }
+  /** Part `index` (0-based) of a first render announced by MOUNT_OPEN `parts`. */
+  | { type: typeof MOUNT_OPEN_PART; mountId: MountId; index: number; ops: MountOp[] }
   /** `eventId`: the UI event (UiEventMessage `eventId`) whose handler — or an await or timer it started — made these changes. */
   | { type: typeof MOUNT_OPS; mountId: MountId; ops: MountOp[]; eventId?: number }
   | { type: typeof MOUNT_CLOSE; mountId: MountId }
@@ -403,9 +428,9 @@ function op(value: unknown, where: string): MountOp {
   }
 }
 
-function snapshotNode(value: unknown, where: string, depth: number, budget: { nodes: number }): SnapshotNode {
+function snapshotNode(value: unknown, where: string, depth: number, budget: { nodes: number; max: number }): SnapshotNode {
   if (depth > MAX_TREE_DEPTH) fail(`${where} is nested too deeply`);
-  if (++budget.nodes > MAX_NODES_PER_MESSAGE) fail("snapshot has too many nodes");
+  if (++budget.nodes > budget.max) fail("snapshot has too many nodes");
   const input = record(value, where);
   const id = nodeId(input.id, `${where}.id`);
   const type = nodeType(input.type, `${where}.type`);
@@ -431,24 +456,39 @@ function mountErrorInfo(value: unknown, where: string): MountErrorInfo {
   return result;
 }
 
-function mountMessage(value: unknown): MountRealmMessage {
+function count(value: unknown, min: number, max: number, where: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) fail(`${where} is not an integer in [${min}, ${max}]`);
+  return value;
+}
+
+function opList(value: unknown, max: number): MountOp[] {
+  const ops = list(value, "ops");
+  if (ops.length > max) fail("ops has too many entries");
+  return ops.map((item, index) => op(item, `ops[${index}]`));
+}
+
+function mountMessage(value: unknown, maxEntries: number): MountRealmMessage {
   const input = record(value, "message");
   switch (input.type) {
     case MOUNT_OPEN: {
       const snapshot = record(input.snapshot, "snapshot");
-      const budget = { nodes: 0 };
+      const budget = { nodes: 0, max: maxEntries };
       const message: MountRealmMessage = {
         type: MOUNT_OPEN,
         mountId: mountId(input.mountId),
         snapshot: { nodes: list(snapshot.nodes, "snapshot.nodes").map((node, index) => snapshotNode(node, `snapshot.nodes[${index}]`, 1, budget)) },
       };
       if (input.title !== undefined) message.title = text(input.title, "title");
+      if (input.parts !== undefined || input.nodes !== undefined) {
+        message.parts = count(input.parts, 1, MAX_OPEN_PARTS, "parts");
+        message.nodes = count(input.nodes, 0, MAX_NODES_PER_MESSAGE, "nodes");
+      }
       return message;
     }
+    case MOUNT_OPEN_PART:
+      return { type: MOUNT_OPEN_PART, mountId: mountId(input.mountId), index: count(input.index, 0, MAX_OPEN_PARTS - 1, "index"), ops: opList(input.ops, maxEntries) };
     case MOUNT_OPS: {
-      const ops = list(input.ops, "ops");
-      if (ops.length > MAX_NODES_PER_MESSAGE) fail("ops has too many entries");
-      const message: MountRealmMessage = { type: MOUNT_OPS, mountId: mountId(input.mountId), ops: ops.map((item, index) => op(item, `ops[${index}]`)) };
+      const message: MountRealmMessage = { type: MOUNT_OPS, mountId: mountId(input.mountId), ops: opList(input.ops, maxEntries) };
       if (input.eventId !== undefined) message.eventId = nodeId(input.eventId, "eventId");
       return message;
     }
@@ -466,7 +506,7 @@ function mountMessage(value: unknown): MountRealmMessage {
 }
 
 const MOUNT_MESSAGE_TYPES: ReadonlySet<string> = new Set<MountRealmMessage["type"]>([
-  MOUNT_OPEN, MOUNT_OPS, MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_WAITING,
+  MOUNT_OPEN, MOUNT_OPEN_PART, MOUNT_OPS, MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_WAITING,
 ]);
 
 /** True when `value` is tagged as a mount message (validate it before use). */
@@ -489,9 +529,18 @@ export function validateJsonValue(value: unknown, where = "value"): MountValidat
   return guarded(() => json(value, where, 1));
 }
 
-/** Host side: check one mount message from the realm; the result shares nothing with the input. */
-export function validateMountMessage(value: unknown): MountValidationResult<MountRealmMessage> {
-  return guarded(() => mountMessage(value));
+export interface MountValidationOptions {
+  /**
+   * Most ops (or snapshot nodes) the message may carry. Default
+   * MAX_NODES_PER_MESSAGE (saved snapshots, tests); the port passes
+   * MAX_OPS_PER_MESSAGE for what the realm sends.
+   */
+  maxEntries?: number;
+}
+
+/** Host side: check one mount message; the result shares nothing with the input. */
+export function validateMountMessage(value: unknown, options: MountValidationOptions = {}): MountValidationResult<MountRealmMessage> {
+  return guarded(() => mountMessage(value, options.maxEntries ?? MAX_NODES_PER_MESSAGE));
 }
 
 const HANDLER_PATTERN = /^on[A-Z][A-Za-z]{0,62}$/;

@@ -16,6 +16,19 @@ interface LiveNode {
 }
 
 export function applyOps(snapshot: MountSnapshot, ops: readonly MountOp[]): MountSnapshot {
+  return applyOpsKeepingDetached({ snapshot, detached: [] }, ops).snapshot;
+}
+
+/**
+ * The same, for a host that applies one batch in several messages: nodes
+ * created but not yet inserted (`detached`, each with its subtree) carry
+ * over to the next call, as the host's store keeps them.
+ */
+export function applyOpsKeepingDetached(
+  state: { snapshot: MountSnapshot; detached: readonly SnapshotNode[] },
+  ops: readonly MountOp[],
+): { snapshot: MountSnapshot; detached: SnapshotNode[] } {
+  const { snapshot } = state;
   const root: LiveNode = { id: ROOT_NODE_ID, type: "#root", props: {}, text: "", parent: null, children: [] };
   const nodes = new Map<number, LiveNode>([[ROOT_NODE_ID, root]]);
   const load = (node: SnapshotNode, parent: LiveNode): LiveNode => {
@@ -28,6 +41,8 @@ export function applyOps(snapshot: MountSnapshot, ops: readonly MountOp[]): Moun
     return live;
   };
   root.children = snapshot.nodes.map((node) => load(node, root));
+  const loose: LiveNode[] = state.detached.map((node) => load(node, root));
+  for (const node of loose) node.parent = null;
 
   const get = (id: number): LiveNode => {
     const node = nodes.get(id);
@@ -41,10 +56,13 @@ export function applyOps(snapshot: MountSnapshot, ops: readonly MountOp[]): Moun
 
   for (const op of ops) {
     switch (op.op) {
-      case "create":
+      case "create": {
         if (nodes.has(op.id)) throw new Error(`create of existing id ${op.id}`);
-        nodes.set(op.id, { id: op.id, type: op.type, props: op.props ?? {}, text: op.text ?? "", parent: null, children: [] });
+        const created: LiveNode = { id: op.id, type: op.type, props: op.props ?? {}, text: op.text ?? "", parent: null, children: [] };
+        nodes.set(op.id, created);
+        loose.push(created);
         break;
+      }
       case "insert": {
         const parent = get(op.parent);
         const child = get(op.child);
@@ -87,7 +105,10 @@ export function applyOps(snapshot: MountSnapshot, ops: readonly MountOp[]): Moun
     node.type === TEXT_NODE_TYPE
       ? { id: node.id, type: TEXT_NODE_TYPE, text: node.text }
       : { id: node.id, type: node.type, props: node.props, children: node.children.map(out) };
-  return { nodes: root.children.map(out) };
+  return {
+    snapshot: { nodes: root.children.map(out) },
+    detached: loose.filter((node) => node.parent === null && nodes.has(node.id)).map(out),
+  };
 }
 
 /** A compact HTML-like rendering of a snapshot for assertions: `<div className="x">hi</div>`; handlers as `onClick={fn}`. */

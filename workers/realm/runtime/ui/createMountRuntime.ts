@@ -3,11 +3,13 @@
  *
  * Rendering: each mount is a react-reconciler root over its own NodeTable.
  * Everything the runtime starts renders on the sync lane and commits before
- * returning: `mount()` (then MOUNT_OPEN carries the snapshot), a frame's
+ * returning: `mount()` (then MOUNT_OPEN carries the snapshot, or announces
+ * the parts a big one is sent in: src/wire/mount.ts "Bounded messages"), a frame's
  * re-render of mounts whose Data/StreamedData changed, a UI event's handler
  * (as react-dom does for a click). React's own async work (an effect's
  * setState) commits whenever React runs it. Either way the ops wait in the
- * table, and a frame posts them: at most one MOUNT_OPS per mount per frame.
+ * table, and a frame posts them: at most one batch per mount per frame
+ * (in MOUNT_OPS of at most MAX_OPS_PER_MESSAGE ops each).
  *
  * Errors: an error boundary wraps each mount's `ui`. A render error shows in
  * the panel (MOUNT_ERROR) and is reported to the model once (`onError`), with
@@ -24,8 +26,8 @@ import {
   useSyncExternalStore, type Dispatch, type ErrorInfo, type ReactNode,
 } from "react";
 import {
-  MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPS, MOUNT_PAUSED_ERROR_NAME, MOUNT_PAUSED_NOTICE, MOUNT_WAITING,
-  MAX_MOUNT_ID_LENGTH, MAX_OPEN_MOUNTS,
+  MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPEN_PART, MOUNT_OPS, MOUNT_PAUSED_ERROR_NAME, MOUNT_PAUSED_NOTICE, MOUNT_WAITING,
+  MAX_MOUNT_ID_LENGTH, MAX_OPEN_MOUNTS, MAX_OPEN_PARTS, MAX_OPS_PER_MESSAGE,
   validateUiEvent, type FormValues, type MountErrorInfo, type MountRealmMessage, type WireProps,
 } from "../../../../src/wire/mount";
 import type { ChosenFile } from "../../../../src/wire/mount";
@@ -321,10 +323,28 @@ class MountRecord implements Subscriber, MountContainer {
 
   open(): void {
     this.render();
-    this.table.takeOps();
-    const message: MountRealmMessage = { type: MOUNT_OPEN, mountId: this.id, snapshot: this.table.snapshot() };
-    if (this.options.title !== undefined) message.title = String(this.options.title);
-    this.runtime.options.post(message);
+    // The first render's ops, applied to an empty tree, build the snapshot (nodeTable invariant 3).
+    const ops = this.table.takeOps();
+    const title = this.options.title !== undefined ? String(this.options.title) : undefined;
+    if (ops.length <= MAX_OPS_PER_MESSAGE) {
+      const message: MountRealmMessage = { type: MOUNT_OPEN, mountId: this.id, snapshot: this.table.snapshot() };
+      if (title !== undefined) message.title = title;
+      this.runtime.options.post(message);
+    } else {
+      // Too big for one message (the host clones and checks each in one
+      // task): announced, then sent in parts the host applies in order and
+      // shows when the last one is in. Past MAX_OPEN_PARTS the host would
+      // refuse the rest anyway (a mount holds at most 10,000 nodes there).
+      const parts = Math.min(MAX_OPEN_PARTS, Math.ceil(ops.length / MAX_OPS_PER_MESSAGE));
+      const sent = ops.slice(0, parts * MAX_OPS_PER_MESSAGE);
+      const nodes = sent.reduce((count, op) => count + (op.op === "create" ? 1 : 0), 0);
+      const message: MountRealmMessage = { type: MOUNT_OPEN, mountId: this.id, snapshot: { nodes: [] }, parts, nodes };
+      if (title !== undefined) message.title = title;
+      this.runtime.options.post(message);
+      for (let index = 0; index < parts; index += 1) {
+        this.runtime.options.post({ type: MOUNT_OPEN_PART, mountId: this.id, index, ops: sent.slice(index * MAX_OPS_PER_MESSAGE, (index + 1) * MAX_OPS_PER_MESSAGE) });
+      }
+    }
     this.opened = true;
     for (const queued of this.beforeOpen.splice(0)) this.runtime.options.post(queued);
   }
@@ -351,10 +371,17 @@ class MountRecord implements Subscriber, MountContainer {
     const limits = this.runtime.options.commitLimits ?? DEFAULT_COMMIT_LIMITS;
     if (this.commits.state(time) === "throttle" && time - this.lastFlush < limits.throttledFrameMs) return;
     this.lastFlush = time;
-    const message: MountRealmMessage = { type: MOUNT_OPS, mountId: this.id, ops: this.table.takeOps() };
-    if (this.cause !== undefined) message.eventId = this.cause;
+    const ops = this.table.takeOps();
+    const cause = this.cause;
     this.cause = undefined;
-    this.runtime.options.post(message);
+    // One frame's batch, in messages of at most MAX_OPS_PER_MESSAGE ops (the host applies them in order).
+    for (let start = 0; start < ops.length; start += MAX_OPS_PER_MESSAGE) {
+      const message: MountRealmMessage = {
+        type: MOUNT_OPS, mountId: this.id, ops: start === 0 && ops.length <= MAX_OPS_PER_MESSAGE ? ops : ops.slice(start, start + MAX_OPS_PER_MESSAGE),
+      };
+      if (cause !== undefined) message.eventId = cause;
+      this.runtime.options.post(message);
+    }
   }
 
   uiProps(): UiProps {

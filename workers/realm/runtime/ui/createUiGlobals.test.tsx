@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import { describe, expect, test, vi } from "vitest";
 import { createUiGlobals } from "./createUiGlobals";
-import { KIT_COMPONENTS, MOUNT_OPEN, MOUNT_OPS, UI_EVENT } from "../../../../src/wire/mount";
+import { KIT_COMPONENTS, MAX_OPS_PER_MESSAGE, MOUNT_OPEN, MOUNT_OPEN_PART, MOUNT_OPS, UI_EVENT } from "../../../../src/wire/mount";
 import type { MountHandle, MountOptions, Ui, UiProps } from "./createMountRuntime";
 import { streamIdle } from "./StreamedData";
 import { createUiHarness } from "./uiTestHarness";
@@ -202,6 +202,35 @@ describe("mount", () => {
     handle.unmount();
     expect(harness.host("m1").closed).toBe(true);
     expect(await result).toBe("mount-closed");
+  });
+});
+
+describe("big trees on the wire", () => {
+  test("a first render too big for one message is announced and sent in bounded parts the host rebuilds; a big update travels in bounded batches", async () => {
+    // The harness's host checks every message with the port's bound (MAX_OPS_PER_MESSAGE) and rebuilds parts in order.
+    const harness = createUiHarness();
+    const { mount, Data } = globalsOf(harness);
+    const grid = new Data({ rows: 40, label: "a" });
+    mount({
+      title: "Grid",
+      ui: () => <div>{Array.from({ length: grid.rows }, (_, r) => <p key={r}>{Array.from({ length: 20 }, (_, c) => <span key={c}>{grid.label}{c}</span>)}</p>)}</div>,
+    });
+    // 1 + 40 × (1 + 20 × 3) nodes (a span holds two text nodes): 2,441 nodes, 4,882 create/insert ops.
+    const open = harness.messages[0];
+    expect(open).toMatchObject({ type: MOUNT_OPEN, mountId: "m1", title: "Grid", snapshot: { nodes: [] }, parts: 5, nodes: 2441 });
+    const parts = harness.messages.slice(1);
+    expect(parts.map((message) => message.type === MOUNT_OPEN_PART && message.index)).toEqual([0, 1, 2, 3, 4]);
+    for (const part of parts) if (part.type === MOUNT_OPEN_PART) expect(part.ops.length).toBeLessThanOrEqual(MAX_OPS_PER_MESSAGE);
+    expect(harness.find("m1", (node) => node.type === "span")).toBeDefined();
+    expect(harness.html("m1").match(/<span>/g)).toHaveLength(800);
+    harness.messages.length = 0;
+    grid.label = "b";
+    grid.rows = 60;
+    await harness.settle();
+    const batches = harness.messages.filter((message) => message.type === MOUNT_OPS);
+    expect(batches.length).toBeGreaterThan(1);
+    for (const batch of batches) if (batch.type === MOUNT_OPS) expect(batch.ops.length).toBeLessThanOrEqual(MAX_OPS_PER_MESSAGE);
+    expect(harness.html("m1").match(/<span>b/g)).toHaveLength(1200);
   });
 });
 
