@@ -248,7 +248,7 @@ describe("the realm's document served by the service worker", () => {
 
 describe("the installed app's sandbox", () => {
   /** Open the app with service workers allowed; once installed, reload so the worker controls it. */
-  async function installed(url: string, before?: (context: BrowserContext) => Promise<void>): Promise<{ context: BrowserContext; page: Page }> {
+  async function installed(url: string, before?: (context: BrowserContext) => Promise<unknown>): Promise<{ context: BrowserContext; page: Page }> {
     const context = await browser.newContext();
     await before?.(context);
     const page = await context.newPage();
@@ -340,6 +340,33 @@ describe("the installed app's sandbox", () => {
       await context.close();
       await app.close();
       rmSync(copy, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the worker-served sandbox's own process", () => {
+  it("a realm that runs out of memory takes down only the sandbox: the app survives and gets a fresh realm", async () => {
+    // As e2e/sandbox.test.ts does for the attribute-sandboxed frame: a small heap, so the realm runs out quickly.
+    const small = await launchBrowser({ args: ["--js-flags=--max-old-space-size=96"] });
+    const crashContext = await startRealmTestContext({ browser: small, serviceWorker: true });
+    try {
+      const crashRealm = await crashContext.open();
+      expect((await sandboxIframes(crashRealm.page)).every((iframe) => iframe.sandbox === null && iframe.src.endsWith("/sandbox.html?sw"))).toBe(true);
+      // Playwright marks the whole page crashed when any of its frames' processes dies: talk to the page over CDP.
+      const session = await crashRealm.page.context().newCDPSession(crashRealm.page);
+      const evaluate = async <T>(expression: string): Promise<T> =>
+        (await session.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true })).result.value as T;
+      const from = await crashRealm.start("const hoard = []; for (;;) hoard.push(new Array(1e5).fill(1.5));");
+      const events = await waitFor(async () => {
+        const list = await evaluate<{ type: string; reason?: string }[]>(`realmTest.events.slice(${from})`);
+        return list.some((event) => event.type === "ready") ? list : undefined;
+      }, 45_000, 200);
+      expect(events!.find((event) => event.type === "realm-reset")).toMatchObject({ reason: "crashed" });
+      const output = await evaluate<string>(`realmTest.run("console.log('after the crash')").then((result) => result.events.filter((e) => e.type === "console").map((e) => e.text).join())`);
+      expect(output).toBe("after the crash");
+    } finally {
+      await crashContext.close().catch(() => {});
+      await small.close();
     }
   });
 });
