@@ -106,10 +106,20 @@ export default defineConfig(({ command }) => ({
 
 /**
  * Installable and offline (vite-plugin-pwa): a web app manifest and a
- * service worker that precaches the built app, so the app, the demo model's
- * replies and every local session open offline (the sandbox's own files are
- * left out: see globIgnores). Relative URLs throughout: the worker's
- * scope is the folder it is served from, whatever the sub-path.
+ * service worker (src/sw/sw.ts, built with the precache list of this build)
+ * that precaches the built app, the realm bundle and the sandbox document,
+ * so the app, every local session, the demo model's replies and the code
+ * in them all work offline. Relative URLs throughout: the worker's scope is
+ * the folder it is served from, whatever the sub-path.
+ *
+ * The realm offline: Chromium never routes a sandboxed (opaque-origin)
+ * iframe's navigation through a service worker, so a page the worker
+ * controls frames `sandbox.html?sw` without the sandbox attribute and the
+ * worker serves it with `Content-Security-Policy: sandbox allow-scripts;
+ * <sandbox.html's policy>` (a header: the directive does nothing in a meta
+ * tag), which gives the document the same opaque origin and flags. Without
+ * the header it refuses to start and the page falls back to the attribute
+ * (src/sandbox/sandboxDocument.ts, createSandboxFrame.ts).
  *
  * `registerType: "prompt"`: a new version waits until the person presses
  * Reload (src/ui/appUpdate.ts, UpdateBanner.tsx; never while a reply runs). The app
@@ -120,6 +130,9 @@ function installable() {
   return VitePWA({
     registerType: "prompt",
     injectRegister: false,
+    strategies: "injectManifest",
+    srcDir: "src/sw",
+    filename: "sw.ts",
     includeAssets: ["icons/icon.svg", "icons/apple-touch-icon.png"],
     manifest: {
       name: "Livemark",
@@ -137,22 +150,12 @@ function installable() {
         { src: "icons/icon.svg", sizes: "any", type: "image/svg+xml" },
       ],
     },
-    workbox: {
-      // Everything the app can load, KaTeX's woff2 faces included (its .woff/.ttf fallbacks are for old browsers).
+    injectManifest: {
+      // Everything the app can load, the realm bundle (generated/realm.js) and sandbox.html included, KaTeX's
+      // woff2 faces too (its .woff/.ttf fallbacks are for old browsers).
       globPatterns: ["**/*.{js,css,html,svg,png,woff2,webmanifest}"],
-      // Not the sandbox's files: Chromium never routes a sandboxed (opaque-origin) iframe's navigation through
-      // a service worker, so sandbox.html cannot come from this cache and the realm cannot start offline;
-      // precaching realm.js (~260 KB gzipped) would only download it twice on the first visit.
-      globIgnores: ["generated/**", "sandbox.html"],
       // The realm bundle and the icon set are large; they must be there offline.
       maximumFileSizeToCacheInBytes: 8 * 1024 * 1024,
-      // Navigations to the app (any query, e.g. a share link) get the cached page; sandbox.html is its own precached document.
-      navigateFallback: "index.html",
-      navigateFallbackDenylist: [/sandbox\.html/],
-      cleanupOutdatedCaches: true,
-      // Never take over on its own: the page asks (src/ui/appUpdate.ts).
-      skipWaiting: false,
-      clientsClaim: false,
     },
   });
 }

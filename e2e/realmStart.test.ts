@@ -93,7 +93,8 @@ describe("realm start failures", () => {
 
   beforeAll(async () => {
     flaky = await serveFlakyBundle();
-    page = await (await browser.newContext()).newPage();
+    // No service worker: these are the network failures of a page none controls (an installed app has the bundle cached).
+    page = await (await browser.newContext({ serviceWorkers: "block" })).newPage();
   });
 
   afterAll(async () => {

@@ -416,7 +416,8 @@ describe("the app page", () => {
     expect(csp).toMatch(/object-src 'none'/);
     expect(html.indexOf("Content-Security-Policy")).toBeLessThan(html.indexOf("<script"));
 
-    const browserContext = await context.browser.newContext();
+    // No service worker: this is the attribute-sandboxed frame of a page none controls (e2e/offline.test.ts has the other).
+    const browserContext = await context.browser.newContext({ serviceWorkers: "block" });
     const page = await browserContext.newPage();
     try {
       const violations: string[] = [];

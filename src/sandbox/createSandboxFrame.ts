@@ -3,13 +3,33 @@
  * only job is to start the realm worker from the bundle we post and hand it
  * the realm's MessagePort. Removing the iframe kills the worker.
  *
+ * Two ways to load it, one wall:
+ * - `<iframe sandbox="allow-scripts" src="sandbox.html">`, the way of a
+ *   page no service worker controls (the first visit, or workers blocked);
+ * - offline-capable: when the app's service worker controls the page,
+ *   `<iframe src="sandbox.html?sw">` without the attribute, which the worker
+ *   answers from its precache with `Content-Security-Policy: sandbox
+ *   allow-scripts; <sandbox.html's policy>` (sandboxDocument.ts): Chromium
+ *   never routes an attribute-sandboxed frame's navigation through a
+ *   service worker, so that frame could not load offline. Same opaque
+ *   origin, same flags. If that document does not say hello within a grace
+ *   period after it loaded (no header: it runs at the app's origin and
+ *   refuses to start; or it failed to load), the frame is replaced by the
+ *   attribute-sandboxed one.
+ *
  * Trust: the frame is addressed only through its own contentWindow, and a
- * window message counts only if it comes from that window with origin "null".
+ * window message counts only if it comes from that window with origin
+ * "null": a document that is not sandboxed never gets the bundle or the port.
  */
 import { SANDBOX_HELLO, SANDBOX_PING, SANDBOX_PONG, SANDBOX_START, SANDBOX_WORKER_ERROR, WIRE_VERSION } from "../wire/constants";
 import type { SandboxCommand } from "../wire/types";
+import { serviceWorkerSandboxUrl } from "./sandboxDocument";
+
+/** How long after the worker-served frame loaded its hello may still be on its way. */
+export const SERVICE_WORKER_FRAME_GRACE_MS = 3_000;
 
 export interface SandboxFrame {
+  /** The current iframe (replaced once if the worker-served document could not start). */
   readonly iframe: HTMLIFrameElement;
   /**
    * Ask the sandbox document (not the worker) whether it is alive. A worker
@@ -30,14 +50,25 @@ export interface SandboxFrameOptions {
   port: MessagePort;
   /** The worker fired `error`: a hint to check liveness (its text is untrusted). */
   onWorkerError(message: string): void;
+  /**
+   * Load the sandbox through the service worker (header-sandboxed, works
+   * offline) first. Default: when a service worker controls this page.
+   */
+  viaServiceWorker?: boolean;
 }
 
-export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
+/** Whether a service worker controls this page (then it serves sandbox.html?sw). */
+export function controlledByServiceWorker(): boolean {
+  return typeof navigator !== "undefined" && !!navigator.serviceWorker?.controller;
+}
+
+function createIframe(src: string, sandboxAttribute: boolean): HTMLIFrameElement {
   const iframe = document.createElement("iframe");
   // Set before src so the very first load is already sandboxed. Never
   // allow-same-origin (the realm would share the app's origin and storage),
   // never srcdoc (it would inherit the app's CSP instead of sandbox.html's).
-  iframe.setAttribute("sandbox", "allow-scripts");
+  // Without the attribute, the service worker's CSP header sandboxes it.
+  if (sandboxAttribute) iframe.setAttribute("sandbox", "allow-scripts");
   iframe.setAttribute("aria-hidden", "true");
   iframe.setAttribute("tabindex", "-1");
   iframe.setAttribute("referrerpolicy", "no-referrer");
@@ -45,10 +76,17 @@ export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
   iframe.title = "Livemark realm";
   iframe.hidden = true;
   iframe.style.display = "none";
-  iframe.src = options.sandboxUrl;
+  iframe.src = src;
+  return iframe;
+}
 
+export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
+  const viaServiceWorker = options.viaServiceWorker ?? controlledByServiceWorker();
+  let iframe = viaServiceWorker ? createIframe(serviceWorkerSandboxUrl(options.sandboxUrl), false) : createIframe(options.sandboxUrl, true);
+  let hello = false;
   let started = false;
   let removed = false;
+  let fallbackTimer: ReturnType<typeof setTimeout> | undefined;
   let pingSeq = 0;
   const pongs = new Map<number, () => void>();
 
@@ -65,6 +103,8 @@ export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
     const message = data as { type?: unknown; version?: unknown; seq?: unknown; message?: unknown };
     switch (message.type) {
       case SANDBOX_HELLO:
+        hello = true;
+        clearTimeout(fallbackTimer);
         if (started || message.version !== WIRE_VERSION) return;
         started = true;
         // A failed bundle is the host's to report.
@@ -81,10 +121,26 @@ export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
     }
   };
   window.addEventListener("message", onMessage);
+  if (viaServiceWorker) {
+    // Loaded and silent: not sandboxed (it refused to start at the app's
+    // origin) or not loaded at all. Then the attribute-sandboxed frame.
+    const served = iframe;
+    served.addEventListener("load", () => {
+      if (hello || removed || iframe !== served) return;
+      clearTimeout(fallbackTimer);
+      fallbackTimer = setTimeout(() => {
+        if (hello || removed || iframe !== served) return;
+        iframe = createIframe(options.sandboxUrl, true);
+        served.replaceWith(iframe);
+      }, SERVICE_WORKER_FRAME_GRACE_MS);
+    });
+  }
   options.container.appendChild(iframe);
 
   return {
-    iframe,
+    get iframe() {
+      return iframe;
+    },
     ping(timeoutMs) {
       if (removed || !started) return Promise.resolve(false);
       const seq = ++pingSeq;
@@ -104,6 +160,7 @@ export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
     remove() {
       if (removed) return;
       removed = true;
+      clearTimeout(fallbackTimer);
       window.removeEventListener("message", onMessage);
       for (const answer of pongs.values()) answer();
       pongs.clear();
