@@ -26,7 +26,7 @@ import type { Attachment } from "../agent/attachments";
 import { flushSync } from "react-dom";
 import { matchShortcut } from "./shortcuts";
 import { ThemePicker } from "./ThemePicker";
-import { ArrowDown, Bot, Download, Menu, Settings as SettingsIcon, Share2 } from "lucide-react";
+import { ArrowDownIcon, BotIcon, DownloadIcon, MenuIcon, SettingsIcon, ShareIcon } from "./icons";
 
 // Not needed for the first screen: their own small chunks (the initial JavaScript budget, bench/).
 const ShortcutsDialog = lazy(() => import("./ShortcutsDialog").then((module) => ({ default: module.ShortcutsDialog })));
@@ -132,7 +132,7 @@ function SessionView({
       <footer className="lm-footer">
         {!follow.atLatest && (
           <button type="button" className="lm-button lm-jump" onClick={jump}>
-            <ArrowDown aria-hidden="true" size={16} />
+            <ArrowDownIcon size={16} />
             Jump to latest
           </button>
         )}
@@ -315,7 +315,7 @@ export function App({
             aria-expanded={drawerOpen}
             onClick={() => setDrawerOpen((open) => !open)}
           >
-            <Menu className="lm-header__icon" aria-hidden="true" size={18} />
+            <MenuIcon className="lm-header__icon" />
             <span className="lm-header__label">Sessions</span>
           </button>
           <h1 className="lm-title">Livemark</h1>
@@ -353,7 +353,7 @@ export function App({
               if (file) download(file.name, file.text);
             }}
           >
-            <Download className="lm-header__icon" aria-hidden="true" size={18} />
+            <DownloadIcon className="lm-header__icon" />
             <span className="lm-header__label">Export</span>
           </button>
           <button
@@ -363,7 +363,7 @@ export function App({
             title="Share this session as a link"
             onClick={async () => setShareUrl(await controller.shareLink(location.href))}
           >
-            <Share2 className="lm-header__icon" aria-hidden="true" size={18} />
+            <ShareIcon className="lm-header__icon" />
             <span className="lm-header__label">Share</span>
           </button>
           <button
@@ -373,11 +373,11 @@ export function App({
             title="Bring your own agent (any MCP client) into this session through the local bridge"
             onClick={() => void invite.open()}
           >
-            <Bot className="lm-header__icon" aria-hidden="true" size={18} />
+            <BotIcon className="lm-header__icon" />
             <span className="lm-header__label">Invite agent</span>
           </button>
           <button type="button" className="lm-button" title="Settings: endpoint, key, model" onClick={() => setSettingsOpen(true)}>
-            <SettingsIcon className="lm-header__icon" aria-hidden="true" size={18} />
+            <SettingsIcon className="lm-header__icon" />
             <span className="lm-header__label">Settings</span>
           </button>
         </header>

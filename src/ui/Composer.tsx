@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent } from "react";
-import { Paperclip } from "lucide-react";
+import { PaperclipIcon } from "./icons";
 import { attachmentProblem, formatBytes, isImageAttachment, type Attachment } from "../agent/attachments";
 
 /** The file's bytes as base64 (no `data:` prefix). */
@@ -170,7 +170,7 @@ export function Composer({
         title="Attach files: images go to the model, other files to the code in the sandbox"
         onClick={() => fileInput.current?.click()}
       >
-        <Paperclip className="lm-composer__icon" aria-hidden="true" size={20} />
+        <PaperclipIcon className="lm-composer__icon" size={20} />
         <span className="lm-composer__label">Attach files</span>
       </button>
       {busy ? (
