@@ -231,7 +231,6 @@ Everything the code prints (\`console.log/info/warn/error/debug\`) and every unc
 # UI rules
 - Functions never cross to the page. Only event handlers (\`onClick\`, \`onChange\`, \`onSubmit\`, \`onValueChange\`, \`onCheckedChange\`) may be functions; they run in the realm when the person acts. Put actions in handlers or \`callbacks\`. Render-function props (\`tickFormatter\`, \`formatter\`, \`label={fn}\`, \`content\`) and elements in props (\`icon={<StarIcon />}\`) are dropped: pre-format the data, put elements in children.
 - Forms: each field is identified by its \`name\` (dotted for nesting: \`address.city\`); a \`<Button type="submit">\` in a \`<form>\` sends them all. \`outputSchema\` coerces (numbers, booleans) and validates; errors show next to the fields by themselves. \`await comp.result\` waits for valid values (the person sees "Waiting for input"); log what you need from them.
-- The page has a light and a dark theme; components follow it. Give each colour class you add its \`dark:\` pair (\`text-gray-600 dark:text-gray-300\`).
 - Mount first, then stream: create the StreamedData and mount the UI that reads it in a code fence BEFORE its data fence, and read it as \`sales.value ?? []\` while it streams.
 
 # Reaching outside: network and files
