@@ -88,6 +88,16 @@ describe("axe: no serious or critical violations", () => {
       expect(await seriousViolations(page)).toEqual([]);
     });
 
+    it(`a chat on a 375 px phone: icon header, composer, Jump to latest (${theme})`, async () => {
+      await useTheme(page, theme);
+      await page.setViewportSize({ width: 375, height: 720 });
+      await chatWithMountedUi(page);
+      // Scrolled up to reread: the Jump to latest button is on screen too.
+      await page.locator(".lm-main").evaluate((main) => main.scrollTo({ top: 0 }));
+      await page.getByRole("button", { name: "Jump to latest" }).waitFor({ timeout: 10_000 });
+      expect(await seriousViolations(page)).toEqual([]);
+    });
+
     it(`the session drawer at 375 px (${theme})`, async () => {
       await useTheme(page, theme);
       await page.setViewportSize({ width: 375, height: 720 });

@@ -250,9 +250,7 @@ describe("bring your own agent", () => {
         'console.log("shade", chosen.shade)\n' +
         `${FENCE}\n`,
     });
-    // Panels are drawn near the viewport only: the newest panel is brought into view first.
     await expect.poll(() => page.getByLabel("Mounted UI").count(), { timeout: 30_000 }).toBe(2);
-    await page.getByLabel("Mounted UI").last().scrollIntoViewIfNeeded();
     const form = page.getByLabel("Mounted UI").filter({ has: page.getByRole("button", { name: "Use it" }) });
     await form.getByRole("textbox", { name: "Shade" }).fill("crimson");
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Waiting for input/);

@@ -64,8 +64,6 @@ describe("model habits", () => {
     mock.enqueue({ chunks: ["Noted."] });
     await send("Make me a counter");
     const panel = page.getByLabel("Mounted UI");
-    // Panels are drawn near the viewport only: bring the new one into view.
-    await panel.last().scrollIntoViewIfNeeded({ timeout: 30_000 });
     await panel.getByRole("button", { name: "Clicked 0 times" }).waitFor({ timeout: 30_000 });
     expect(await page.getByLabel("Counter", { exact: true }).count()).toBe(1);
     await panel.getByRole("button", { name: "Clicked 0 times" }).click();

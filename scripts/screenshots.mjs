@@ -15,7 +15,8 @@ const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 375, height: 760 };
 
 async function settled(page) {
-  await waitFor(async () => /^(Done|Ready)/.test((await page.getByRole("status").textContent()) ?? ""), 90_000, 100);
+  // The status line (a chart's tooltip is a status too).
+  await waitFor(async () => /^(Done|Ready)/.test((await page.locator(".lm-status").textContent()) ?? ""), 90_000, 100);
   // Highlighting, KaTeX and charts finish drawing.
   await page.waitForTimeout(800);
 }

@@ -16,6 +16,7 @@ import type { AgentChannel } from "../agent/agentChannel";
 import { AgentComposerBar, useChannelState, useTimelineSelection } from "./agentLink";
 import { AgentChannelContext } from "./agentChannelContext";
 import { useInviteAgent } from "./useInviteAgent";
+import { useFollowLatest } from "./useFollowLatest";
 
 const InviteAgentDialog = lazy(() => import("./InviteAgentDialog").then((module) => ({ default: module.InviteAgentDialog })));
 import { MessageActionsContext, type MessageActions } from "./MessageActions";
@@ -25,6 +26,7 @@ import type { Attachment } from "../agent/attachments";
 import { flushSync } from "react-dom";
 import { matchShortcut } from "./shortcuts";
 import { ThemePicker } from "./ThemePicker";
+import { ArrowDownIcon, BotIcon, DownloadIcon, MenuIcon, SettingsIcon, ShareIcon } from "./icons";
 
 // Not needed for the first screen: their own small chunks (the initial JavaScript budget, bench/).
 const ShortcutsDialog = lazy(() => import("./ShortcutsDialog").then((module) => ({ default: module.ShortcutsDialog })));
@@ -88,14 +90,18 @@ function SessionView({
   const joined = channel !== undefined && channelState !== undefined && channelState.code !== undefined && channelState.everJoined;
   const toAgent = joined && channelState.sendToAgent;
   const selection = useTimelineSelection(joined, state.messages);
+  const follow = useFollowLatest();
+  const { jump } = follow;
   const onSend = useCallback(
     (text: string, attachments: Attachment[] = []) => {
+      // What the person sends, and the answer, are what they want to see.
+      jump();
       if (toAgent && channel) {
         channel.sendCommand(text, selection.describe());
         selection.clear();
       } else void agent.send(text, attachments);
     },
-    [agent, channel, toAgent, selection],
+    [agent, channel, toAgent, selection, jump],
   );
   const onStop = useCallback(() => agent.stop(), [agent]);
   const channelActions = { answer: (id: string, text: string) => channel?.answer(id, text), open: joined };
@@ -112,9 +118,10 @@ function SessionView({
   return (
     <AgentChannelContext.Provider value={channelActions}>
       {/* Clicking a message or a mount selects it as context for the agent (shown, and cleared, above the composer). */}
-      <main className="lm-main" onClick={selection.onClick}>
+      <main className="lm-main" onClick={selection.onClick} ref={follow.scrollRef}>
         <MessageActionsContext.Provider value={actions}>
           <Timeline
+            contentRef={follow.contentRef}
             messages={state.messages}
             suggestions={suggestions}
             onSuggestion={onSend}
@@ -123,6 +130,12 @@ function SessionView({
         </MessageActionsContext.Provider>
       </main>
       <footer className="lm-footer">
+        {!follow.atLatest && (
+          <button type="button" className="lm-button lm-jump" onClick={jump}>
+            <ArrowDownIcon size={16} />
+            Jump to latest
+          </button>
+        )}
         <div className="lm-statusbar">
           <span role="status" aria-live="polite" className={`lm-status lm-status--${state.phase}`}>
             {statusText(state, realm, waitingForPermission)}
@@ -302,7 +315,8 @@ export function App({
             aria-expanded={drawerOpen}
             onClick={() => setDrawerOpen((open) => !open)}
           >
-            Sessions
+            <MenuIcon className="lm-header__icon" />
+            <span className="lm-header__label">Sessions</span>
           </button>
           <h1 className="lm-title">Livemark</h1>
           <span className="lm-session-title" title={sessions.current?.title}>
@@ -325,26 +339,32 @@ export function App({
             className={`lm-realm lm-realm--${realmStatus.state}`}
             title={realmStatus.state === "failed" ? `The sandbox where code runs could not start: ${realmStatus.message}` : "The sandbox where code runs"}
           >
-            {realmStatus.state === "ready" ? "Sandbox ready" : realmStatus.state === "starting" ? "Sandbox starting…" : "Sandbox failed"}
+            <span className="lm-header__label">
+              {realmStatus.state === "ready" ? "Sandbox ready" : realmStatus.state === "starting" ? "Sandbox starting…" : "Sandbox failed"}
+            </span>
           </span>
           <button
             type="button"
             className="lm-button"
             disabled={!sessions.current}
+            title="Export this session as a file"
             onClick={async () => {
               const file = await controller.exportCurrent();
               if (file) download(file.name, file.text);
             }}
           >
-            Export
+            <DownloadIcon className="lm-header__icon" />
+            <span className="lm-header__label">Export</span>
           </button>
           <button
             type="button"
             className="lm-button"
             disabled={!sessions.current}
+            title="Share this session as a link"
             onClick={async () => setShareUrl(await controller.shareLink(location.href))}
           >
-            Share
+            <ShareIcon className="lm-header__icon" />
+            <span className="lm-header__label">Share</span>
           </button>
           <button
             type="button"
@@ -353,10 +373,12 @@ export function App({
             title="Bring your own agent (any MCP client) into this session through the local bridge"
             onClick={() => void invite.open()}
           >
-            Invite agent
+            <BotIcon className="lm-header__icon" />
+            <span className="lm-header__label">Invite agent</span>
           </button>
-          <button type="button" className="lm-button" onClick={() => setSettingsOpen(true)}>
-            Settings
+          <button type="button" className="lm-button" title="Settings: endpoint, key, model" onClick={() => setSettingsOpen(true)}>
+            <SettingsIcon className="lm-header__icon" />
+            <span className="lm-header__label">Settings</span>
           </button>
         </header>
         <Suspense fallback={null}>

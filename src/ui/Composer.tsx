@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent } from "react";
+import { PaperclipIcon } from "./icons";
 import { attachmentProblem, formatBytes, isImageAttachment, type Attachment } from "../agent/attachments";
 
 /** The file's bytes as base64 (no `data:` prefix). */
@@ -9,6 +10,22 @@ function readBase64(file: File): Promise<string> {
     reader.onerror = () => reject(reader.error ?? new Error("the file could not be read"));
     reader.readAsDataURL(file);
   });
+}
+
+/** The phone layout's breakpoint (styles.css). */
+const NARROW_SCREEN = "(max-width: 720px)";
+
+/** Whether the screen is phone-narrow, following rotation and resizing. */
+function useNarrowScreen(): boolean {
+  return useSyncExternalStore(
+    (onChange) => {
+      const query = window.matchMedia(NARROW_SCREEN);
+      query.addEventListener("change", onChange);
+      return () => query.removeEventListener("change", onChange);
+    },
+    () => window.matchMedia(NARROW_SCREEN).matches,
+    () => false,
+  );
 }
 
 /** Files dropped elsewhere on the window that are not session files (App.tsx): the composer attaches them. */
@@ -29,6 +46,8 @@ export function Composer({
   const [attachments, setAttachments] = useState<Attachment[]>([]);
   const [problem, setProblem] = useState<string | undefined>();
   const fileInput = useRef<HTMLInputElement>(null);
+  // A phone's composer is two short lines wide: the keys hint would be cut.
+  const narrow = useNarrowScreen();
   const ready = text.trim() !== "" || attachments.length > 0;
   const send = () => {
     if (busy || !ready) return;
@@ -123,7 +142,7 @@ export function Composer({
         id="lm-message"
         value={text}
         rows={2}
-        placeholder={placeholder ?? "Ask for something that runs… (Enter sends, Shift+Enter for a new line)"}
+        placeholder={placeholder ?? (narrow ? "Ask for something that runs…" : "Ask for something that runs… (Enter sends, Shift+Enter for a new line)")}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={onKeyDown}
         onPaste={(event) => {
@@ -147,11 +166,12 @@ export function Composer({
       />
       <button
         type="button"
-        className="lm-button"
+        className="lm-button lm-composer__attach"
         title="Attach files: images go to the model, other files to the code in the sandbox"
         onClick={() => fileInput.current?.click()}
       >
-        Attach files
+        <PaperclipIcon className="lm-composer__icon" size={20} />
+        <span className="lm-composer__label">Attach files</span>
       </button>
       {busy ? (
         <button type="button" className="lm-button lm-button--stop" onClick={onStop}>

@@ -1,4 +1,4 @@
-import { memo, useEffect, useRef } from "react";
+import { memo, type Ref } from "react";
 import type { ChatMessage } from "../agent/agent";
 import { Markdown } from "./LazyMarkdown";
 import { CodeBlockView, DataBlockView } from "./CodeBlockView";
@@ -115,44 +115,18 @@ export function Timeline({
   suggestions = [],
   onSuggestion,
   onOpenSettings,
+  contentRef,
 }: {
   messages: ChatMessage[];
+  /** The timeline's own box, watched by the scroller that follows new content (`useFollowLatest`). */
+  contentRef?: Ref<HTMLDivElement>;
   suggestions?: readonly string[];
   onSuggestion?: (text: string) => void;
   /** Offered by the first-run welcome (bring a key). */
   onOpenSettings?: () => void;
 }) {
-  const end = useRef<HTMLDivElement>(null);
-  // Follow the stream only while the reader is at the bottom; the pinned flag
-  // is updated on scroll, so an update never has to measure before deciding.
-  const pinned = useRef(true);
-  useEffect(() => {
-    const scroller = end.current?.parentElement?.parentElement;
-    if (!scroller) return;
-    const onScroll = () => {
-      pinned.current = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
-    };
-    scroller.addEventListener("scroll", onScroll, { passive: true });
-    // Content also grows without new text (a mount drawing, a chart loading):
-    // stay at the bottom while pinned.
-    const timeline = end.current?.parentElement;
-    const resize = new ResizeObserver(() => {
-      if (pinned.current) scroller.scrollTop = scroller.scrollHeight;
-    });
-    if (timeline) resize.observe(timeline);
-    return () => {
-      scroller.removeEventListener("scroll", onScroll);
-      resize.disconnect();
-    };
-  }, []);
-  const last = messages[messages.length - 1];
-  const lastSize = last ? (last.role === "assistant" ? last.text.length + (last.reply.thinking?.text.length ?? 0) : last.id) : 0;
-  useEffect(() => {
-    const scroller = end.current?.parentElement?.parentElement;
-    if (scroller && pinned.current) scroller.scrollTop = scroller.scrollHeight;
-  }, [messages.length, lastSize]);
   return (
-    <div className="lm-timeline" role="log" aria-label="Conversation">
+    <div className="lm-timeline" role="log" aria-label="Conversation" ref={contentRef}>
       {messages.length === 0 &&
         (suggestions.length > 0 && onSuggestion ? (
           // No key yet: the demo model answers, so the first screen is the welcome.
@@ -183,7 +157,6 @@ export function Timeline({
             );
         }
       })}
-      <div ref={end} />
     </div>
   );
 }

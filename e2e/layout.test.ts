@@ -1,0 +1,275 @@
+/**
+ * Layout a person notices (issue 13): the 375 px phone header in one row
+ * with every action on screen, the composer's placeholder whole, and the
+ * timeline following new content like a chat app ("Jump to latest").
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, waitFor, type TestServer } from "./harness";
+import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
+
+const FENCE = "```";
+const HEADER_ACTIONS = ["Sessions", "Session settings", "Export", "Share", "Invite agent", "Settings"];
+
+let browser: Browser;
+let app: TestServer;
+
+beforeAll(async () => {
+  assertBuilt();
+  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
+});
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), app?.close()]);
+});
+
+/** The header's boxes: its height, and each visible child's top and height. */
+function headerGeometry(page: Page) {
+  return page.locator(".lm-header").evaluate((header) => {
+    const children = [...header.children]
+      .map((child) => child.getBoundingClientRect())
+      .filter((box) => box.width > 1 && box.height > 1)
+      .map((box) => ({ top: box.top, bottom: box.bottom, height: box.height }));
+    return { height: header.getBoundingClientRect().height, scrollWidth: header.scrollWidth, clientWidth: header.clientWidth, children };
+  });
+}
+
+/** On screen and not covered: what a finger can press. */
+function pressable(page: Page, name: string) {
+  return page.getByRole("button", { name, exact: true }).evaluate((element) => {
+    const box = element.getBoundingClientRect();
+    const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    return box.width >= 24 && box.left >= 0 && box.right <= innerWidth && box.top >= 0 && box.bottom <= innerHeight && (hit === element || element.contains(hit));
+  });
+}
+
+/** The message box's placeholder laid out at the box's width and font: does all of it fit inside? */
+function placeholderFits(page: Page) {
+  return page.getByRole("textbox", { name: "Message" }).evaluate((element) => {
+    const box = element as HTMLTextAreaElement;
+    const style = getComputedStyle(box);
+    const mirror = document.createElement("div");
+    const horizontal = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+    const vertical = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+    Object.assign(mirror.style, {
+      position: "absolute",
+      visibility: "hidden",
+      whiteSpace: "pre-wrap",
+      overflowWrap: "break-word",
+      font: style.font,
+      letterSpacing: style.letterSpacing,
+      lineHeight: style.lineHeight,
+      width: `${box.clientWidth - horizontal}px`,
+    });
+    mirror.textContent = box.placeholder;
+    document.body.append(mirror);
+    const needed = mirror.scrollHeight;
+    mirror.remove();
+    return {
+      placeholder: box.placeholder,
+      fits: needed <= box.clientHeight - vertical + 1 && box.scrollWidth <= box.clientWidth,
+      needed,
+      available: box.clientHeight - vertical,
+    };
+  });
+}
+
+describe("a 375 px phone", () => {
+  let context: BrowserContext;
+  let page: Page;
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 375, height: 740 } });
+    page = await context.newPage();
+    await openReadyApp(page, app.url);
+  });
+  afterEach(async () => {
+    await context?.close();
+  });
+
+  async function expectOneRowHeader() {
+    const header = await headerGeometry(page);
+    const tallest = Math.max(...header.children.map((child) => child.height));
+    // One row: every visible part shares the row's band, and the header is no taller than a row plus its padding.
+    for (const child of header.children) expect(child.bottom - header.children[0].top).toBeLessThanOrEqual(tallest + 2);
+    expect(header.height).toBeLessThanOrEqual(tallest + 24);
+    expect(header.scrollWidth).toBeLessThanOrEqual(header.clientWidth);
+    const page_ = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+    expect(page_.scrollWidth).toBeLessThanOrEqual(page_.clientWidth);
+    for (const name of HEADER_ACTIONS) expect(await pressable(page, name), name).toBe(true);
+  }
+
+  it("has a one-row header with every action on screen by its name, and the composer's placeholder whole", async () => {
+    await expectOneRowHeader();
+    const composer = await placeholderFits(page);
+    expect(composer.placeholder).toMatch(/^Ask for something that runs/);
+    expect(composer, `placeholder needs ${composer.needed}px, the box has ${composer.available}px`).toMatchObject({ fits: true });
+    expect(await pressable(page, "Attach files")).toBe(true);
+    expect(await pressable(page, "Send")).toBe(true);
+
+    // With a session title and a reply in the timeline: still one row, still nothing sideways.
+    await page.getByRole("button", { name: "Give me a button to click" }).click();
+    await page.getByRole("button", { name: "Roll the die" }).waitFor({ timeout: 60_000 });
+    await waitFor(async () => ((await page.locator(".lm-session-title").textContent()) ?? "") !== "", 10_000);
+    await expectOneRowHeader();
+    expect((await placeholderFits(page)).fits).toBe(true);
+
+    // The header's buttons still do their work: Settings opens its dialog.
+    await page.getByRole("button", { name: "Settings", exact: true }).click();
+    await page.getByRole("dialog", { name: "Settings" }).waitFor();
+  }, 120_000);
+
+  it("keeps the desktop header and composer as words (icons are the phone's only)", async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    for (const name of ["Export", "Share", "Invite agent", "Settings"]) {
+      const words = await page.locator(".lm-header").getByRole("button", { name, exact: true }).evaluate((button) => {
+        const label = button.querySelector(".lm-header__label")!.getBoundingClientRect();
+        const icon = button.querySelector(".lm-header__icon")?.getBoundingClientRect();
+        return { labelWidth: label.width, iconWidth: icon?.width ?? 0 };
+      });
+      expect(words.labelWidth, name).toBeGreaterThan(20);
+      expect(words.iconWidth, name).toBe(0);
+    }
+    expect(await page.getByRole("textbox", { name: "Message" }).getAttribute("placeholder")).toBe(
+      "Ask for something that runs… (Enter sends, Shift+Enter for a new line)",
+    );
+    const header = await headerGeometry(page);
+    expect(header.height).toBeLessThanOrEqual(Math.max(...header.children.map((child) => child.height)) + 24);
+  });
+});
+
+describe("the timeline follows new content", () => {
+  let mock: MockLlm;
+  let context: BrowserContext;
+  let page: Page;
+  beforeEach(async () => {
+    mock = await startMockLlm();
+    context = await browser.newContext({ viewport: { width: 1000, height: 700 } });
+    page = await context.newPage();
+    await openReadyApp(page, app.url);
+    await configureEndpoint(page, mock.url);
+    // A conversation taller than the screen.
+    mock.enqueue({ chunks: [Array.from({ length: 40 }, (_, index) => `Earlier paragraph ${index + 1}: some history to scroll past.`).join("\n\n")] });
+    await send("Tell me a long story");
+    await page.getByText("Earlier paragraph 40:").waitFor({ timeout: 30_000 });
+    await settled();
+  });
+  afterEach(async () => {
+    await Promise.all([context?.close(), mock?.close()]);
+  });
+
+  async function send(text: string) {
+    const box = page.getByRole("textbox", { name: "Message" });
+    await box.fill(text);
+    await box.press("Enter");
+  }
+  const settled = () => waitFor(async () => /^(Done|Ready)/.test((await page.getByRole("status").textContent()) ?? ""), 60_000);
+  /** Pixels between the bottom of what is shown and the bottom of the timeline. */
+  const belowView = () => page.locator(".lm-main").evaluate((main) => main.scrollHeight - main.scrollTop - main.clientHeight);
+  const atBottom = async () => (await belowView()) < 16;
+  /** Fully inside the timeline's visible area. */
+  const inView = (text: string, exact = false) =>
+    page.getByText(text, { exact }).evaluate((element) => {
+      const box = element.getBoundingClientRect();
+      const view = element.closest(".lm-main")!.getBoundingClientRect();
+      return box.height > 0 && box.top >= view.top && box.bottom <= view.bottom;
+    });
+  const prose = (label: string, count: number) => Array.from({ length: count }, (_, index) => `${label} ${index + 1}: more to read.`).join("\n\n") + "\n\n";
+  const jumpButton = () => page.getByRole("button", { name: "Jump to latest" });
+
+  it("at the bottom, new prose, a code block and a new panel keep the bottom in view; the panel draws without scrolling", async () => {
+    expect(await atBottom()).toBe(true);
+    const [first, second] = [createGate(), createGate()];
+    mock.enqueue({
+      chunks: [
+        prose("Fresh paragraph", 3),
+        { waitFor: first.promise },
+        prose("Streaming paragraph", 30),
+        { waitFor: second.promise },
+        `${FENCE}tsx agent.run\n`,
+        'const total = [1, 2, 3].reduce((sum, value) => sum + value, 0)\nconsole.log("total", total)\n',
+        'mount({ ui: () => <Card><CardContent><p>Panel at the end</p><Button>Panel button</Button></CardContent></Card> })\n',
+        `${FENCE}\n`,
+      ],
+    });
+    mock.enqueue({ chunks: ["Noted."] });
+    mock.enqueue({ chunks: ["Noted."] });
+    await send("Go on");
+    await page.getByText("Fresh paragraph 3:").waitFor({ timeout: 30_000 });
+    await waitFor(atBottom, 10_000);
+    first.open();
+    await page.getByText("Streaming paragraph 30:").waitFor({ timeout: 30_000 });
+    await waitFor(() => inView("Streaming paragraph 30:"), 10_000);
+    expect(await atBottom()).toBe(true);
+    second.open();
+    // No scrolling by the test: the new panel is followed, so it is near the viewport and drawn.
+    await page.getByRole("button", { name: "Panel button" }).waitFor({ timeout: 30_000 });
+    await waitFor(() => inView("Panel at the end", true), 10_000);
+    await settled();
+    await waitFor(atBottom, 10_000);
+    expect(await jumpButton().count()).toBe(0);
+  }, 120_000);
+
+  it("scrolling up stops following and offers Jump to latest, which scrolls down and follows again", async () => {
+    const [first, second] = [createGate(), createGate()];
+    mock.enqueue({ chunks: [prose("Opening", 2), { waitFor: first.promise }, prose("While away", 20), { waitFor: second.promise }, prose("After the jump", 20)] });
+    await send("Keep going");
+    await page.getByText("Opening 2:").waitFor({ timeout: 30_000 });
+    expect(await jumpButton().count()).toBe(0);
+
+    // The reader scrolls up to reread.
+    const main = await page.locator(".lm-main").boundingBox();
+    await page.mouse.move(main!.x + main!.width / 2, main!.y + main!.height / 2);
+    await page.mouse.wheel(0, -800);
+    await jumpButton().waitFor({ timeout: 10_000 });
+    await waitFor(async () => (await belowView()) > 400, 5_000);
+    const readingAt = await page.locator(".lm-main").evaluate((element) => element.scrollTop);
+
+    // New content does not pull them down.
+    first.open();
+    await page.getByText("While away 20:").waitFor({ state: "attached", timeout: 30_000 });
+    await page.waitForTimeout(300);
+    expect(Math.abs((await page.locator(".lm-main").evaluate((element) => element.scrollTop)) - readingAt)).toBeLessThan(4);
+    expect(await inView("While away 20:")).toBe(false);
+    expect(await jumpButton().isVisible()).toBe(true);
+
+    // Jump to latest: down to the newest, and following again.
+    await jumpButton().click();
+    await waitFor(() => inView("While away 20:"), 10_000);
+    await waitFor(async () => (await jumpButton().count()) === 0, 10_000);
+    second.open();
+    await page.getByText("After the jump 20:").waitFor({ timeout: 30_000 });
+    await waitFor(() => inView("After the jump 20:"), 10_000);
+    await settled();
+    await waitFor(atBottom, 10_000);
+  }, 120_000);
+
+  it("clicking inside a panel does not stop following", async () => {
+    const gate = createGate();
+    mock.enqueue({
+      chunks: [
+        "A counter:\n\n",
+        `${FENCE}tsx agent.run\n`,
+        "function Counter() {\n  const [count, setCount] = useState(0);\n",
+        "  return <Card><CardContent><p>Counter panel</p><Button onClick={() => setCount(count + 1)}>Clicked {count} times</Button></CardContent></Card>;\n}\n",
+        "mount({ ui: Counter })\n",
+        `${FENCE}\n\n`,
+        { waitFor: gate.promise },
+        prose("Below the panel", 30),
+      ],
+    });
+    mock.enqueue({ chunks: ["Noted."] });
+    mock.enqueue({ chunks: ["Noted."] });
+    await send("Make me a counter");
+    const counter = page.getByRole("button", { name: "Clicked 0 times" });
+    await counter.waitFor({ timeout: 30_000 });
+    await waitFor(atBottom, 10_000);
+    // A click on the panel's text and on its button: neither is scrolling.
+    await page.getByText("Counter panel", { exact: true }).click();
+    await counter.click();
+    await page.getByRole("button", { name: "Clicked 1 times" }).waitFor({ timeout: 10_000 });
+    gate.open();
+    await page.getByText("Below the panel 30:").waitFor({ timeout: 30_000 });
+    await waitFor(() => inView("Below the panel 30:"), 10_000);
+    expect(await jumpButton().count()).toBe(0);
+  }, 120_000);
+});
