@@ -403,6 +403,16 @@ console.log(total, j)
       });
     });
 
+    it("a top-level try around a rejected await catches it, finally runs, and the next statement follows", async () => {
+      await everyChunking(
+        [{ code: "try { await Promise.reject(new Error('no')) } catch (error) { console.log('caught', error.message) } finally { console.log('finally') }\nconsole.log('next')\n" }],
+        ({ events }) => {
+          expect(failures(events)).toEqual([]);
+          expect(logs(events)).toEqual(["caught no", "finally", "next"]);
+        },
+      );
+    });
+
     it("holds the next statement while a top-level await runs; un-awaited promises run on", async () => {
       // Gates the test opens stand in for timers: with `sleep(5)` against
       // `sleep(30)`, a loaded machine could fire both at once and run them in
