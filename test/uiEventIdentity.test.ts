@@ -159,6 +159,32 @@ describe("UI-event turns by identity", () => {
     ]));
   }, 30_000);
 
+  it("output in a `catch` or `finally` after a rejected await inside a handler is credited to the click", async () => {
+    const realm = createInProcessRealm();
+    const events: Extract<ExecEvent, { type: "console" }>[] = [];
+    realm.subscribe((event) => {
+      if (event.type === "console") events.push(event);
+    });
+    const parser = createProtocolParser();
+    const route = createBlockRouter((event) => realm.sendBlock(event));
+    realm.beginReply();
+    route(parser.push(
+      `${FENCE}tsx agent.run\n` +
+        "const fail = async () => { await sleep(10); throw new Error(\"down\") }\n" +
+        "mount({ ui: () => <Button onClick={async () => {\n" +
+        '  try { await fail() } catch (error) { console.log("caught", error.message) } finally { console.log("finally") }\n' +
+        '  try { await Promise.reject(new Error("at once")) } catch { console.log("caught again") }\n' +
+        "}}>Go</Button> })\n" +
+        `${FENCE}\n`,
+    ));
+    route(parser.end());
+    await realm.flush(10_000);
+    const open = realm.host.messages.find((message) => message.type === MOUNT_OPEN)!;
+    realm.sendUiEvent({ ...realm.host.clickEvent(open.mountId, "Go"), eventId: 42 });
+    await expect.poll(() => events.length, { timeout: 5_000 }).toBe(3);
+    expect(events.map((event) => [event.text, event.cause])).toEqual([["caught down", 42], ["finally", 42], ["caught again", 42]]);
+  }, 30_000);
+
   it("a mount changed by a click's handler (at once and after an await) carries its id; one an unrelated interval changes does not", async () => {
     const realm = createInProcessRealm();
     const parser = createProtocolParser();

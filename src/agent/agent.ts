@@ -823,9 +823,12 @@ export class Agent {
     }
     const cut = streamError === undefined ? cutFromFinishReason(finishReason) : undefined;
     // A cut reply's last statement is incomplete: its syntax error is the cut, told as such.
-    if (cut || (streamError !== undefined && received > 0)) collector.markCut(lastBlock);
-    // Close whatever is open: complete statements of an unterminated fence still run.
-    receive("", [...reasoning.end(), ...parser.end()]);
+    const cutMidStream = cut !== undefined || (streamError !== undefined && received > 0);
+    if (cutMidStream) collector.markCut(lastBlock);
+    // Close whatever is open: complete statements of an unterminated fence
+    // still run; on a cut, the statement the stream stopped in does not.
+    const closing = parser.end().map((event) => (cutMidStream && event.type === "block-end" && event.unterminated ? { ...event, cut: true } : event));
+    receive("", [...reasoning.end(), ...closing]);
 
     if (signal.aborted) {
       this.updateMessage(replyId, (message) => (message.role === "assistant" ? { ...message, state: "stopped" } : message));

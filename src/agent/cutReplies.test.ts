@@ -198,6 +198,29 @@ describe("cut replies", () => {
     expect(body).toContain("What did not run: block 0 at line 3, where the reply was cut");
   });
 
+  // The statement the stream stopped in never runs, even when its text happens
+  // to parse: only statements whose end the splitter saw before the cut run.
+  it.each([
+    ["length", { finish: "length" as const }],
+    ["content-filter", { finish: "content-filter" as const }],
+    ["a provider error", { error: { type: "server_error", message: "Provider overloaded" } }],
+    ["a dropped connection", { error: new TypeError("network connection lost") }],
+  ])("a cut (%s) never runs the statement it stopped in, even a tail that parses", async (_, how) => {
+    const { agent, logs } = setup([{ text: '```tsx agent.run\nconsole.log("before");\nconsole.log("tail")', ...how }, { text: "ok" }]);
+    await agent.send("go");
+    expect(logs).toEqual(["before"]);
+    await agent.continue();
+    const body = feedbacks(agent.getState().messages)[0].body;
+    expect(body).toContain("What ran: block 0: line 2 (1 statement).");
+    expect(body).toContain("What did not run: block 0 at line 3, where the reply was cut: that statement is incomplete.");
+  });
+
+  it("a reply that ends normally without its closing fence still runs its last statement", async () => {
+    const { agent, logs } = setup([{ text: '```tsx agent.run\nconsole.log("before");\nconsole.log("last")' }, { text: "ok" }]);
+    await agent.send("go");
+    expect(logs).toEqual(["before", "last"]);
+  });
+
   it("says a length cut inside the thinking happened before any answer", async () => {
     const { agent, logs } = setup([{ text: '<think>\nlong\n```tsx agent.run\nconsole.log("no")\n', finish: "length" }, { text: "ok" }]);
     await agent.send("go");

@@ -55,7 +55,8 @@ export type ProtocolEvent =
    * fence for code/data, of an ordinary fence left open at the end of a text
    * block.
    */
-  | { type: "block-end"; index: number; unterminated: boolean }
+  /** `cut` is never set by the parser: the agent adds it when the reply was cut inside the block (src/wire/types.ts). */
+  | { type: "block-end"; index: number; unterminated: boolean; cut?: boolean }
   /**
    * A fence whose info string starts with `agent.` or mentions
    * `agent.run`/`agent.data` but does not parse. The fence is shown as an

@@ -11,6 +11,7 @@ import { RealmHostError } from "./RealmHostError";
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
+  vi.useRealTimers();
 });
 
 /** A connection plus the realm's end of the port, which records what the host sent. */
@@ -33,7 +34,8 @@ function connect(options: { answerPings?: boolean } = {}) {
     onClosed: vi.fn(),
   } satisfies RealmConnectionHandlers;
   let id = 0;
-  const connection = createRealmConnection({ port: channel.port1, handlers, nextId: () => ++id });
+  // Date.now, so the heartbeat tests' fake clock drives the connection's judgement too.
+  const connection = createRealmConnection({ port: channel.port1, handlers, nextId: () => ++id, now: () => Date.now() });
   cleanups.push(() => {
     connection.close(new RealmHostError("disposed", "test over"));
     realm.close();
@@ -53,6 +55,43 @@ async function eventually(check: () => void, timeoutMs = 2_000): Promise<void> {
       if (Date.now() > deadline) throw error;
       await tick(5);
     }
+  }
+}
+
+/**
+ * The heartbeat judges silence by the clock. On a loaded machine real timers
+ * fire late and a healthy realm's answer can look late, so these tests run on
+ * a fake clock: ticks, pings and pulses happen when the test moves time. The
+ * messages still cross the real channel; between steps the test waits turns
+ * of the event loop (which deliver them), never wall-clock time.
+ */
+function useFakeClock() {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+}
+
+/** Let posted messages arrive: a port delivers within a turn or two of the event loop, however loaded the machine. */
+async function deliver(): Promise<void> {
+  for (let turn = 0; turn < 6; turn += 1) await new Promise((done) => setImmediate(done));
+}
+
+/** Move the fake clock `ms` forward in steps, delivering messages after each step. */
+async function advance(ms: number, stepMs = 5): Promise<void> {
+  for (let moved = 0; moved < ms; moved += stepMs) {
+    vi.advanceTimersByTime(stepMs);
+    await deliver();
+  }
+}
+
+/** Move the fake clock until the expectation holds (at most `maxMs`). */
+async function advanceUntil(check: () => void, maxMs = 2_000, stepMs = 5): Promise<void> {
+  for (let moved = 0; ; moved += stepMs) {
+    try {
+      return check();
+    } catch (error) {
+      if (moved >= maxMs) throw error;
+    }
+    vi.advanceTimersByTime(stepMs);
+    await deliver();
   }
 }
 
@@ -136,30 +175,34 @@ describe("createRealmConnection", () => {
   });
 
   it("keeps a realm that answers its heartbeat", async () => {
+    useFakeClock();
     const { connection, handlers, received } = connect();
     connection.startHeartbeat({ intervalMs: 10, timeoutMs: 500 });
-    await tick(300);
+    await advance(300);
     expect(handlers.onUnresponsive).not.toHaveBeenCalled();
     expect(received.filter((message) => message.type === PING).length).toBeGreaterThan(5);
   });
 
   it("reports a realm that stops answering, once", async () => {
+    useFakeClock();
     const { connection, handlers } = connect({ answerPings: false });
     connection.startHeartbeat({ intervalMs: 10, timeoutMs: 60 });
-    await eventually(() => expect(handlers.onUnresponsive).toHaveBeenCalled());
-    await tick(100);
+    await advanceUntil(() => expect(handlers.onUnresponsive).toHaveBeenCalled(), 200);
+    await advance(100);
     expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1);
   });
 
   it("does not count a heartbeat with the wrong sequence number", async () => {
+    useFakeClock();
     const { connection, handlers, realm } = connect({ answerPings: false });
     connection.startHeartbeat({ intervalMs: 10, timeoutMs: 60 });
     const forger = setInterval(() => realm.postMessage({ type: HEARTBEAT, seq: 12345 }), 5);
-    await eventually(() => expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1));
+    await advanceUntil(() => expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1));
     clearInterval(forger);
   });
 
   it("while a statement runs, reports a silent realm at the busy limit, long before the overall timeout", async () => {
+    useFakeClock();
     const { connection, handlers, realm, onHost } = connect({ answerPings: false });
     let answered = false;
     onHost((message) => {
@@ -170,10 +213,11 @@ describe("createRealmConnection", () => {
       }
     });
     connection.startHeartbeat({ intervalMs: 10, timeoutMs: 60_000, busy: { timeoutMs: 60, isBusy: () => true } });
-    await eventually(() => expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1));
+    await advanceUntil(() => expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1), 200);
   });
 
   it("keeps a running realm that pulses busy (repeats its last answered heartbeat) though it answers no new ping", async () => {
+    useFakeClock();
     const { connection, handlers, realm, onHost } = connect({ answerPings: false });
     let answeredSeq = 0;
     onHost((message) => {
@@ -186,31 +230,36 @@ describe("createRealmConnection", () => {
     const pulses = setInterval(() => answeredSeq > 0 && realm.postMessage({ type: HEARTBEAT, seq: answeredSeq }), 5);
     cleanups.push(() => clearInterval(pulses));
     connection.startHeartbeat({ intervalMs: 10, timeoutMs: 200, busy: { timeoutMs: 60, isBusy: () => true } });
-    await tick(500);
+    await advance(500);
     expect(handlers.onUnresponsive).not.toHaveBeenCalled();
     clearInterval(pulses);
     // Once the pulses stop, the silence counts.
-    await eventually(() => expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1));
+    await advanceUntil(() => expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1));
   });
 
   it("does not take a pulse with any other sequence number for a busy realm", async () => {
+    useFakeClock();
     const { connection, handlers, realm } = connect({ answerPings: false });
     const forger = setInterval(() => realm.postMessage({ type: HEARTBEAT, seq: 0 }), 5);
     cleanups.push(() => clearInterval(forger));
     connection.startHeartbeat({ intervalMs: 10, timeoutMs: 60_000, busy: { timeoutMs: 60, isBusy: () => true } });
-    await eventually(() => expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1));
+    await advanceUntil(() => expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1), 200);
   });
 
   it("does not apply the busy limit while no statement runs", async () => {
+    useFakeClock();
     const { connection, handlers } = connect({ answerPings: false });
     connection.startHeartbeat({ intervalMs: 10, timeoutMs: 60_000, busy: { timeoutMs: 30, isBusy: () => false } });
-    await tick(400);
+    await advance(400);
     expect(handlers.onUnresponsive).not.toHaveBeenCalled();
   });
 
   it("probe() reports silence quickly", async () => {
+    useFakeClock();
     const { connection, handlers } = connect({ answerPings: false });
     connection.probe(40);
-    await eventually(() => expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1));
+    await advance(30);
+    expect(handlers.onUnresponsive).not.toHaveBeenCalled();
+    await advanceUntil(() => expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1), 20);
   });
 });

@@ -71,8 +71,13 @@ export type BlockEvent =
   | { type: "block-start"; index: number; kind: "code"; line: number }
   | { type: "block-start"; index: number; kind: "data"; id: string; line: number }
   | { type: "block-delta"; index: number; text: string }
-  /** `unterminated`: the stream ended before the closing fence. */
-  | { type: "block-end"; index: number; unterminated: boolean };
+  /**
+   * `unterminated`: the stream ended before the closing fence. `cut`: it
+   * ended because the reply was cut (token limit, filter, error, dropped
+   * connection): the statement it stopped in must not run, even if its text
+   * parses; statements whose end came before the cut run as usual.
+   */
+  | { type: "block-end"; index: number; unterminated: boolean; cut?: boolean };
 
 export type HostMessage =
   | { type: typeof BEGIN_REPLY }

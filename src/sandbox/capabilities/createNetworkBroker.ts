@@ -16,6 +16,7 @@ import type { FetchRequestPayload, FetchResponsePayload } from "../../wire/capab
 import { MAX_FETCH_REQUEST_BODY } from "../../wire/capabilities";
 import type { JsonValue } from "../../wire/mount";
 import { base64ToBytes, bytesToBase64 } from "./base64";
+import { createCapabilityCore, sha256Hex } from "./createCapabilityCore";
 import {
   DEFAULT_NETWORK_POLICY, answerAsk, decideNetwork, hostOf, normaliseUrl, revokeHost as withoutHost, spendGrant,
   type NetworkAction, type NetworkAuditDecision, type NetworkMode, type NetworkPolicyState, type PersonAnswer,
@@ -84,11 +85,6 @@ export interface NetworkBroker {
 
 const FORBIDDEN_HEADERS = new Set(["cookie", "cookie2", "host", "origin", "referer", "proxy-authorization"]);
 
-async function defaultSha256(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
 function readPayload(payload: JsonValue): { request: FetchRequestPayload; body: Uint8Array | null } {
   const input = payload as Partial<Record<keyof FetchRequestPayload, unknown>> | null;
   if (!input || typeof input !== "object" || Array.isArray(input)) throw new HostServiceError("invalid", "fetch payload is not an object");
@@ -116,27 +112,18 @@ function readPayload(payload: JsonValue): { request: FetchRequestPayload; body: 
 }
 
 export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroker {
-  let policy: NetworkPolicyState = options.initial ?? DEFAULT_NETWORK_POLICY;
-  const listeners = new Set<(state: NetworkPolicyState) => void>();
   const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const sha256 = options.sha256 ?? defaultSha256;
+  const sha256 = options.sha256 ?? sha256Hex;
   const newId = options.newId ?? (() => crypto.randomUUID());
   const now = options.now ?? (() => Date.now());
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const timeoutMs = options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
-  /** Requests on the wire, with what allowed them (a revoke aborts those on its host). */
-  const flying = new Set<{ host: string; basis: "host" | "session" | "once"; abort(reason: HostServiceError): void }>();
-
-  const change = (next: NetworkPolicyState, notify = true) => {
-    if (next === policy) return;
-    policy = next;
-    if (notify) options.onChange?.(policy);
-    for (const listener of listeners) listener(policy);
-  };
-
-  const abortAll = (predicate: (entry: { host: string; basis: string }) => boolean, error: HostServiceError) => {
-    for (const entry of [...flying]) if (predicate(entry)) entry.abort(error);
-  };
+  const core = createCapabilityCore({
+    initial: options.initial ?? DEFAULT_NETWORK_POLICY,
+    rules: { decide: decideNetwork, answer: answerAsk, spend: spendGrant, remembers: "host" as PersonAnswer },
+    onChange: options.onChange,
+    newId,
+  });
 
   const service: HostService = async (payload, { signal }) => {
     const { request, body } = readPayload(payload);
@@ -144,52 +131,23 @@ export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroke
     const action: NetworkAction = { method: request.method, url: request.url, bodyHash, bodySize: body?.length ?? 0 };
     const record = (entry: Omit<NetworkAuditRecord, "at" | "capability" | "method" | "url" | "bytesOut">) =>
       options.audit({ at: now(), capability: "network", method: action.method, url: action.url, bytesOut: action.bodySize, ...entry });
+    const description = `${action.method} ${action.url}`;
 
-    let { decision, audit } = decideNetwork(policy, action);
-    if (decision.kind === "ask") {
-      const host = decision.host;
-      const answer = await options.ask({ id: newId(), capability: "network", method: action.method, url: action.url, host, bodySize: action.bodySize }, signal);
-      if (signal.aborted) throw new HostServiceError("aborted", "the call ended while waiting for permission");
-      const answered = answerAsk(policy, action, answer, newId());
-      change(answered.state, answer === "host");
-      decision = answered.decision;
-      audit = answered.audit;
-      if (decision.kind === "allow" && decision.basis === "once") {
-        // Spent here, by the call that asked, before anything else can run.
-        const spent = spendGrant(policy, decision.grantId, action);
-        change(spent.state, false);
-        audit = spent.audit;
-        if (!spent.ok) {
-          record({ decision: "denied", result: "denied", reason: spent.audit.reason });
-          throw new HostServiceError("denied", `the grant for ${action.method} ${action.url} could not be used (${spent.reason})`);
-        }
-      }
+    const verdict = await core.decide(action, {
+      ask: (id) => options.ask({ id, capability: "network", method: action.method, url: action.url, host: hostOf(action.url) ?? "", bodySize: action.bodySize }, signal),
+      signal,
+      description,
+      record,
+    });
+    if (!verdict.allowed) {
+      const { reason, message } = verdict.decision;
+      record({ decision: "denied", result: reason === "person" ? "denied" : reason, reason: verdict.reason });
+      throw new HostServiceError(reason === "person" ? "denied" : reason === "off" ? "network-off" : "invalid-url", message);
     }
-    if (decision.kind === "deny") {
-      record({ decision: "denied", result: decision.reason === "person" ? "denied" : decision.reason, reason: audit?.reason });
-      throw new HostServiceError(decision.reason === "person" ? "denied" : decision.reason === "off" ? "network-off" : "invalid-url", decision.message);
-    }
-    if (decision.kind !== "allow") throw new HostServiceError("failed", "no decision");
-    const auditDecision: NetworkAuditDecision = audit?.decision ?? "denied";
+    const { decision, auditDecision } = verdict;
 
-    const controller = new AbortController();
-    let ended: HostServiceError | undefined;
-    const entry = {
-      host: hostOf(action.url) ?? "",
-      basis: decision.basis,
-      abort(reason: HostServiceError) {
-        ended ??= reason;
-        controller.abort(reason);
-      },
-    };
-    const onOuterAbort = () => entry.abort(new HostServiceError("aborted", "the request was cancelled"));
-    signal.addEventListener("abort", onOuterAbort, { once: true });
-    const timer = setTimeout(
-      () => entry.abort(new HostServiceError("timeout", `${action.method} ${action.url} took longer than ${timeoutMs / 1000} s and was aborted`)),
-      timeoutMs,
-    );
-    flying.add(entry);
-    try {
+    const call = { scope: hostOf(action.url) ?? "", basis: decision.basis, description, signal, timeoutMs, cancelledMessage: "the request was cancelled", auditDecision, record };
+    return core.perform(call, async (callSignal, ended) => {
       const headers = request.headers.filter(([name]) => !FORBIDDEN_HEADERS.has(name.toLowerCase()) && !name.toLowerCase().startsWith("sec-"));
       let response: Response;
       try {
@@ -202,10 +160,10 @@ export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroke
           mode: "cors",
           cache: "no-store",
           redirect: "follow",
-          signal: controller.signal,
+          signal: callSignal,
         });
       } catch (error) {
-        if (ended) throw ended;
+        if (ended()) throw ended();
         record({ decision: auditDecision, result: "cors", reason: String((error as Error)?.message ?? error) });
         throw new HostServiceError(
           "cors",
@@ -215,7 +173,7 @@ export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroke
       }
       const declared = Number(response.headers.get("content-length"));
       if (Number.isFinite(declared) && declared > maxBytes) {
-        controller.abort();
+        response.body?.cancel().catch(() => undefined);
         record({ decision: auditDecision, status: response.status, result: "too-large" });
         throw new HostServiceError("too-large", `the response of ${action.url} is ${declared} bytes, over the ${maxBytes / 1024 / 1024} MB limit`);
       }
@@ -235,8 +193,8 @@ export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroke
           chunks.push(value);
         }
       } catch (error) {
-        if (error instanceof HostServiceError && !ended) throw error;
-        if (ended) throw ended;
+        if (error instanceof HostServiceError && !ended()) throw error;
+        if (ended()) throw ended();
         throw new HostServiceError("failed", `reading the response of ${action.url} failed: ${String((error as Error)?.message ?? error)}`);
       }
       const all = new Uint8Array(size);
@@ -255,41 +213,31 @@ export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroke
         body: bytesToBase64(all),
       };
       return answer as unknown as JsonValue;
-    } catch (error) {
-      if (ended && error === ended) record({ decision: auditDecision, result: ended.code });
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      flying.delete(entry);
-      signal.removeEventListener("abort", onOuterAbort);
-    }
+    });
   };
 
   return {
     service,
-    state: () => policy,
+    state: core.state,
     load(state) {
-      abortAll(() => true, new HostServiceError("aborted", "another session was opened"));
-      change(state, false);
+      core.abortWhere(() => true, new HostServiceError("aborted", "another session was opened"));
+      core.change(state, false);
     },
     setMode(mode) {
-      if (mode === "off") abortAll(() => true, new HostServiceError("network-off", "the person turned the network off; the request was aborted"));
-      change({ ...policy, mode });
+      if (mode === "off") core.abortWhere(() => true, new HostServiceError("network-off", "the person turned the network off; the request was aborted"));
+      core.change({ ...core.state(), mode });
     },
     setStrict(strict) {
-      change({ ...policy, strict });
+      core.change({ ...core.state(), strict });
     },
     revokeHost(host) {
-      abortAll(
-        (entry) => entry.host === host && entry.basis === "host",
+      core.abortWhere(
+        (flight) => flight.scope === host && flight.basis === "host",
         new HostServiceError("revoked", `the person revoked access to ${host}; the request was aborted`),
       );
-      change(withoutHost(policy, host));
+      core.change(withoutHost(core.state(), host));
     },
-    inFlight: () => flying.size,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    inFlight: core.inFlight,
+    subscribe: core.subscribe,
   };
 }

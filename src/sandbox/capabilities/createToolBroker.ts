@@ -15,6 +15,7 @@ import { HostServiceError } from "../HostServiceError";
 import type { HostService } from "../types";
 import type { ToolCallResponse, ToolDescriptor } from "../../wire/capabilities";
 import type { JsonValue } from "../../wire/mount";
+import { createCapabilityCore, sha256Hex } from "./createCapabilityCore";
 import {
   DEFAULT_TOOL_POLICY, allowTool, answerToolAsk, canonicalJson, decideTool, revokeTool as withoutTool, setReadOnlyAllowed, spendToolGrant, toolKey,
   type ToolAction, type ToolAnswer, type ToolAuditDecision, type ToolPolicyState,
@@ -101,11 +102,6 @@ export interface ToolBroker {
   subscribe(listener: (state: ToolPolicyState) => void): () => void;
 }
 
-async function defaultSha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
 /** The text parts of a result, joined; other parts are named, not inlined. */
 export function resultText(content: readonly unknown[] | undefined): string {
   if (!Array.isArray(content)) return "";
@@ -123,25 +119,18 @@ export function resultText(content: readonly unknown[] | undefined): string {
 }
 
 export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
-  let policy: ToolPolicyState = options.initial ?? DEFAULT_TOOL_POLICY;
   let connected = new Map<string, ConnectedTool>();
-  const listeners = new Set<(state: ToolPolicyState) => void>();
-  const sha256 = options.sha256 ?? defaultSha256;
+  const sha256 = options.sha256 ?? ((text: string) => sha256Hex(new TextEncoder().encode(text)));
   const newId = options.newId ?? (() => crypto.randomUUID());
   const now = options.now ?? (() => Date.now());
   const timeoutMs = options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const maxBytes = options.maxResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES;
-  const flying = new Set<{ key: string; basis: string; abort(reason: HostServiceError): void }>();
-
-  const change = (next: ToolPolicyState, notify = true) => {
-    if (next === policy) return;
-    policy = next;
-    if (notify) options.onChange?.(policy);
-    for (const listener of listeners) listener(policy);
-  };
-  const abortWhere = (predicate: (entry: { key: string; basis: string }) => boolean, error: HostServiceError) => {
-    for (const entry of [...flying]) if (predicate(entry)) entry.abort(error);
-  };
+  const core = createCapabilityCore({
+    initial: options.initial ?? DEFAULT_TOOL_POLICY,
+    rules: { decide: decideTool, answer: answerToolAsk, spend: spendToolGrant, remembers: "tool" as ToolAnswer },
+    onChange: options.onChange,
+    newId,
+  });
 
   const service: HostService = async (payload, { signal }) => {
     const input = payload as { name?: unknown; arguments?: unknown } | null;
@@ -169,73 +158,45 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
     const record = (entry: Omit<ToolAuditRecord, "at" | "capability" | "method" | "url" | "bytesOut">) =>
       options.audit({ at: now(), capability: "tool", method: "CALL", url: key, bytesOut: action.argumentsSize, ...entry });
 
-    let { decision, audit } = decideTool(policy, action);
-    if (decision.kind === "ask") {
-      const pretty = JSON.stringify(args, null, 2);
-      const answer = await options.ask(
-        {
-          id: newId(),
-          capability: "tool",
-          name: descriptor.name,
-          server: descriptor.server,
-          tool: descriptor.tool,
-          arguments: pretty.length > MAX_SHOWN_ARGUMENTS ? `${pretty.slice(0, MAX_SHOWN_ARGUMENTS)}\n… (${pretty.length - MAX_SHOWN_ARGUMENTS} more characters)` : pretty,
-          readOnly: descriptor.readOnly,
-        },
-        signal,
-      );
-      if (signal.aborted) throw new HostServiceError("aborted", "the call ended while waiting for permission");
-      const answered = answerToolAsk(policy, action, answer, newId());
-      change(answered.state, answer === "tool");
-      decision = answered.decision;
-      audit = answered.audit;
-      if (decision.kind === "allow" && decision.basis === "once") {
-        // Spent here, by the call that asked, before anything else can run.
-        const spent = spendToolGrant(policy, decision.grantId, action);
-        change(spent.state, false);
-        audit = spent.audit;
-        if (!spent.ok) {
-          record({ decision: "denied", result: "denied", reason: spent.audit.reason });
-          throw new HostServiceError("denied", `the grant for ${key} could not be used (${spent.reason})`);
-        }
-      }
-    }
-    if (decision.kind === "deny") {
-      record({ decision: "denied", result: "denied", reason: audit?.reason });
-      throw new HostServiceError("denied", decision.message);
-    }
-    if (decision.kind !== "allow") throw new HostServiceError("failed", "no decision");
-    const auditDecision: ToolAuditDecision = audit?.decision ?? "denied";
-
-    const controller = new AbortController();
-    let ended: HostServiceError | undefined;
-    const entry = {
-      key,
-      basis: decision.basis,
-      abort(reason: HostServiceError) {
-        ended ??= reason;
-        controller.abort(reason);
+    const verdict = await core.decide(action, {
+      ask: (id) => {
+        const pretty = JSON.stringify(args, null, 2);
+        return options.ask(
+          {
+            id,
+            capability: "tool",
+            name: descriptor.name,
+            server: descriptor.server,
+            tool: descriptor.tool,
+            arguments: pretty.length > MAX_SHOWN_ARGUMENTS ? `${pretty.slice(0, MAX_SHOWN_ARGUMENTS)}\n… (${pretty.length - MAX_SHOWN_ARGUMENTS} more characters)` : pretty,
+            readOnly: descriptor.readOnly,
+          },
+          signal,
+        );
       },
-    };
-    const onOuterAbort = () => entry.abort(new HostServiceError("aborted", `${key} was cancelled`));
-    signal.addEventListener("abort", onOuterAbort, { once: true });
-    const timer = setTimeout(() => entry.abort(new HostServiceError("timeout", `${key} took longer than ${timeoutMs / 1000} s and was aborted`)), timeoutMs);
-    flying.add(entry);
-    try {
-      const ending = new Promise<never>((_resolve, reject) => controller.signal.addEventListener("abort", () => reject(ended), { once: true }));
-      ending.catch(() => undefined);
+      signal,
+      description: key,
+      record,
+    });
+    if (!verdict.allowed) {
+      record({ decision: "denied", result: "denied", reason: verdict.reason });
+      throw new HostServiceError("denied", verdict.decision.message);
+    }
+    const { decision, auditDecision } = verdict;
+
+    const call = { scope: key, basis: decision.basis, description: key, signal, timeoutMs, cancelledMessage: `${key} was cancelled`, auditDecision, record };
+    return core.perform(call, async (callSignal, ended) => {
       let result: McpToolResult;
       try {
-        result = await Promise.race([tool.call(args as Record<string, JsonValue>, controller.signal), ending]);
+        result = await tool.call(args as Record<string, JsonValue>, callSignal);
       } catch (error) {
-        if (ended) {
-          record({ decision: auditDecision, result: ended.code });
-          throw ended;
-        }
+        if (ended()) throw ended();
         const message = String((error as Error)?.message ?? error);
         record({ decision: auditDecision, result: "failed", reason: message.slice(0, 500) });
         throw new HostServiceError("failed", `${key} failed: ${message}`);
       }
+      // A call ended meanwhile (cancel, timeout, revoke) was settled and recorded already; a late result is dropped.
+      if (ended()) throw ended();
       const text = resultText(result.content);
       const structured = result.structuredContent !== undefined && result.structuredContent !== null ? (result.structuredContent as JsonValue) : null;
       const answer: ToolCallResponse = { structured, text };
@@ -250,46 +211,42 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
       }
       record({ decision: auditDecision, bytes: size, result: "ok" });
       return answer as unknown as JsonValue;
-    } finally {
-      clearTimeout(timer);
-      flying.delete(entry);
-      signal.removeEventListener("abort", onOuterAbort);
-    }
+    });
   };
 
   return {
     service,
-    state: () => policy,
+    state: core.state,
     load(state) {
-      abortWhere(() => true, new HostServiceError("aborted", "another session was opened"));
-      change(state, false);
+      core.abortWhere(() => true, new HostServiceError("aborted", "another session was opened"));
+      core.change(state, false);
     },
     setStrict(strict) {
-      change({ ...policy, strict });
+      core.change({ ...core.state(), strict });
     },
     allowTool(key) {
-      change(allowTool(policy, key));
+      core.change(allowTool(core.state(), key));
     },
     revokeTool(key) {
-      abortWhere((entry) => entry.key === key && entry.basis === "tool", new HostServiceError("revoked", `the person revoked ${key}; the call was aborted`));
-      change(withoutTool(policy, key));
+      core.abortWhere((flight) => flight.scope === key && flight.basis === "tool", new HostServiceError("revoked", `the person revoked ${key}; the call was aborted`));
+      core.change(withoutTool(core.state(), key));
     },
     setReadOnlyAllowed(server, allowed) {
       if (!allowed) {
-        abortWhere((entry) => entry.key.startsWith(`${server}/`) && entry.basis === "read-only", new HostServiceError("revoked", `the person stopped allowing ${server}'s read-only tools; the call was aborted`));
+        core.abortWhere(
+          (flight) => flight.scope.startsWith(`${server}/`) && flight.basis === "read-only",
+          new HostServiceError("revoked", `the person stopped allowing ${server}'s read-only tools; the call was aborted`),
+        );
       }
-      change(setReadOnlyAllowed(policy, server, allowed));
+      core.change(setReadOnlyAllowed(core.state(), server, allowed));
     },
     setTools(tools) {
       connected = new Map(tools.map((tool) => [tool.descriptor.name, tool]));
       const keys = new Set(tools.map((tool) => toolKey(tool.descriptor.server, tool.descriptor.tool)));
-      abortWhere((entry) => !keys.has(entry.key), new HostServiceError("aborted", "its MCP server was removed; the call was aborted"));
+      core.abortWhere((flight) => !keys.has(flight.scope), new HostServiceError("aborted", "its MCP server was removed; the call was aborted"));
     },
     tools: () => [...connected.values()].map((tool) => tool.descriptor),
-    inFlight: () => flying.size,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    inFlight: core.inFlight,
+    subscribe: core.subscribe,
   };
 }

@@ -29,7 +29,7 @@ interface Harness {
   targets: Map<string, { text: string; ended?: boolean }>;
 }
 
-function setup(overrides: Partial<ExecutorOptions> = {}): Harness {
+function setup(overrides: Partial<ExecutorOptions> = {}, extraGlobals: Record<string, unknown> = {}): Harness {
   const events: ExecEvent[] = [];
   const probe = { hits: [] as unknown[] };
   const targets = new Map<string, { text: string; ended?: boolean }>();
@@ -49,7 +49,7 @@ function setup(overrides: Partial<ExecutorOptions> = {}): Harness {
     };
   };
   const executor = createExecutor({
-    globals: { React, sleep, probe, StreamedData, mount: () => ({ id: "m1" }) },
+    globals: { React, sleep, probe, StreamedData, mount: () => ({ id: "m1" }), ...extraGlobals },
     onEvent: (event) => events.push(event),
     loopBudgetMs: 200,
     openDataTarget,
@@ -82,6 +82,23 @@ async function stream(harness: Harness, blocks: Block[], size: number): Promise<
     }
   });
   await executor.idle();
+}
+
+/** Turns of the event loop (the executor runs statements in tasks of its own); no clock involved. */
+async function turns(count = 50): Promise<void> {
+  for (let turn = 0; turn < count; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Retry an expectation between turns of the event loop until it holds (a generous cap: it only ends a broken run). */
+async function until(check: () => void, maxTurns = 20_000): Promise<void> {
+  for (let turn = 0; ; turn += 1) {
+    try {
+      return check();
+    } catch (error) {
+      if (turn >= maxTurns) throw error;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
 }
 
 /** Events without timings, for comparing chunkings. */
@@ -386,13 +403,42 @@ console.log(total, j)
       });
     });
 
-    it("holds the next statement while a top-level await runs; un-awaited promises run on", async () => {
+    it("a top-level try around a rejected await catches it, finally runs, and the next statement follows", async () => {
       await everyChunking(
-        [{ code: "const slow = sleep(30).then(() => probe.hits.push('unawaited'))\nawait sleep(5)\nprobe.hits.push('after await')\nawait slow\nprobe.hits.push('end')\n" }],
-        ({ probe }) => {
-          expect(probe.hits).toEqual(["after await", "unawaited", "end"]);
+        [{ code: "try { await Promise.reject(new Error('no')) } catch (error) { console.log('caught', error.message) } finally { console.log('finally') }\nconsole.log('next')\n" }],
+        ({ events }) => {
+          expect(failures(events)).toEqual([]);
+          expect(logs(events)).toEqual(["caught no", "finally", "next"]);
         },
       );
+    });
+
+    it("holds the next statement while a top-level await runs; un-awaited promises run on", async () => {
+      // Gates the test opens stand in for timers: with `sleep(5)` against
+      // `sleep(30)`, a loaded machine could fire both at once and run them in
+      // either order.
+      const code = "const slow = gate('slow').then(() => probe.hits.push('unawaited'))\nawait gate('fast')\nprobe.hits.push('after await')\nawait slow\nprobe.hits.push('end')\n";
+      let reference: unknown[] | undefined;
+      for (const size of CHUNKINGS) {
+        const gates = new Map<string, () => void>();
+        const gate = (name: string) => new Promise<void>((resolve) => gates.set(name, resolve));
+        const harness = setup({}, { gate });
+        const done = stream(harness, [{ code }], size);
+        await until(() => expect([...gates.keys()]).toEqual(["slow", "fast"]));
+        await turns();
+        expect(harness.probe.hits, "the await holds the next statement").toEqual([]);
+        gates.get("fast")!();
+        await until(() => expect(harness.probe.hits).toEqual(["after await"]));
+        await turns();
+        expect(harness.probe.hits, "`await slow` holds the rest").toEqual(["after await"]);
+        gates.get("slow")!();
+        await done;
+        expect(harness.probe.hits).toEqual(["after await", "unawaited", "end"]);
+        expect(failures(harness.events)).toEqual([]);
+        const events = stable(harness.events);
+        if (reference === undefined) reference = events;
+        else expect(events, `chunk size ${size}`).toEqual(reference);
+      }
     });
   });
 

@@ -78,7 +78,8 @@ export interface Executor {
   /** `line`: reply line of the block's first body line. */
   openCode(block: number, line: number): void;
   pushCode(block: number, delta: string): void;
-  endCode(block: number, unterminated: boolean): void;
+  /** `cut`: the reply was cut inside this block; its last, unconfirmed statement is dropped. */
+  endCode(block: number, unterminated: boolean, cut?: boolean): void;
   openData(block: number, id: string, line: number): void;
   pushData(block: number, delta: string): void;
   endData(block: number, unterminated: boolean): void;
@@ -190,7 +191,7 @@ class StatementExecutor implements Executor {
       }
       case "block-end": {
         const item = this.blocks.get(event.index);
-        if (item?.kind === "code") this.endCode(event.index, event.unterminated);
+        if (item?.kind === "code") this.endCode(event.index, event.unterminated, event.cut === true);
         else if (item?.kind === "data") this.endData(event.index, event.unterminated);
         return;
       }
@@ -226,10 +227,14 @@ class StatementExecutor implements Executor {
     this.drain();
   }
 
-  endCode(block: number, _unterminated: boolean): void {
+  endCode(block: number, _unterminated: boolean, cut = false): void {
     const item = this.blocks.get(block);
     if (item?.kind !== "code" || item.ended) return;
-    this.accept(item, item.splitter!.end());
+    const rest = item.splitter!.end();
+    // Cut: what the splitter had not seen end when the stream stopped never
+    // runs, even text that parses: `console.log(total)` may have been cut
+    // before `.toFixed(2)`. The host reports it as not run.
+    if (!cut) this.accept(item, rest);
     item.splitter = undefined;
     item.ended = true;
     this.drain();

@@ -16,6 +16,8 @@ export interface Scope {
 /** The function whose body is being walked (the statement itself at top level). */
 export interface FunctionContext {
   topLevel: boolean;
+  /** An async function: it has its own `$$c` that every resume restores. */
+  async?: boolean;
 }
 
 /** Where a program-level declaration sits, to replace it after the walk. */

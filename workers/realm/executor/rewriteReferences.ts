@@ -199,8 +199,17 @@ function walk(node: T.Node, parent: T.Node, container: Container, key: string | 
       // `catch (error)`: the model's code reads `error.message` as plain
       // JavaScript would word it (`rows.forEach is not a function`).
       if (node.param?.type === "Identifier") node.body.body.unshift(t.expressionStatement(runtimeCall("ce", [t.identifier(node.param.name)], state)));
+      // A rejected `await` resumes here, not in `$$r.re(...)`: restore the context first.
+      if (resumesAfterAwait(context, state)) node.body.body.unshift(t.expressionStatement(runtimeCall("re", [identifier(CONTEXT, state)], state)));
       break;
     }
+
+    case "TryStatement":
+      walkChildren(node, scope, context, state);
+      if (node.finalizer && resumesAfterAwait(context, state)) {
+        node.finalizer.body.unshift(t.expressionStatement(runtimeCall("re", [identifier(CONTEXT, state)], state)));
+      }
+      break;
 
     case "ForStatement":
     case "ForInStatement":
@@ -373,7 +382,7 @@ function functionNode(node: FunctionLike, scope: Scope, state: PassState): void 
     lexicalNames(body.body, names);
   }
   const inner: Scope = { names: new Set(names.keys()), parent: outer };
-  const context: FunctionContext = { topLevel: false };
+  const context: FunctionContext = { topLevel: false, async: node.async };
   for (let index = 0; index < node.params.length; index += 1) pattern(node.params[index], "declare", inner, context, state);
   if (body.type === "BlockStatement") walkList(body.body, body, inner, context, state);
   else walk(body, node, node as unknown as Container, "body", inner, context, state);
@@ -430,6 +439,11 @@ function loop(node: T.Loop, scope: Scope, context: FunctionContext, state: PassS
   }
   if (node.body.type === "BlockStatement") node.body.body.unshift(...statements);
   else node.body = t.blockStatement([...statements, node.body]);
+}
+
+/** Code here may run right after an `await` rejected (an async function, or a statement with a top-level await). */
+function resumesAfterAwait(context: FunctionContext, state: PassState): boolean {
+  return context.async === true || (context.topLevel && state.topLevelAwait === true);
 }
 
 /** `await x` → `$$r.re($$c, await x)`: back in the statement's context when it resumes. */

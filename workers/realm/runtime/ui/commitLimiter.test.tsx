@@ -1,6 +1,6 @@
 import { createElement, useEffect, useState } from "react";
 import { describe, expect, test } from "vitest";
-import { MOUNT_OPS, MOUNT_PAUSED_ERROR_NAME, MOUNT_PAUSED_NOTICE, MAX_OPEN_MOUNTS, type MountRealmMessage } from "../../../../src/wire/mount";
+import { MOUNT_FRAME_MS, MOUNT_OPS, MOUNT_PAUSED_ERROR_NAME, MOUNT_PAUSED_NOTICE, MAX_OPEN_MOUNTS, type MountRealmMessage } from "../../../../src/wire/mount";
 import { createCommitLimiter } from "./commitLimiter";
 import { createMountRuntime, type UiError } from "./createMountRuntime";
 
@@ -31,40 +31,56 @@ describe("createCommitLimiter", () => {
 });
 
 describe("the mount runtime's commit limit", () => {
+  /**
+   * Everything the limit judges runs on a fake clock: every reading moves it
+   * 5 ms (about 200 commits a second, over the throttle, however fast this
+   * machine is: the loop is paused after a few hundred renders), and a frame
+   * runs once MOUNT_FRAME_MS of that clock has passed since the last one.
+   * With real timers a loaded machine fits fewer commits into each real
+   * frame and the number of frames (MOUNT_OPS sent) grew with the load.
+   */
   function harness() {
     const messages: MountRealmMessage[] = [];
     const errors: UiError[] = [];
+    const frames: (() => void)[] = [];
     let clock = 0;
+    let lastFrame = -Infinity;
     const runtime = createMountRuntime({
       post: (message) => messages.push(message),
       onError: (error) => errors.push(error),
-      schedule: (callback) => void setTimeout(callback, 0),
-      // Every reading of the clock moves it 2 ms: 500 commits a second, however fast this machine is.
-      now: () => (clock += 2),
+      schedule: (callback) => void frames.push(callback),
+      now: () => (clock += 5),
     });
-    return { runtime, messages, errors };
+    /** One turn of the event loop (React renders and runs effects in its own tasks), then the frames that are due. */
+    const turn = async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (frames.length > 0 && clock - lastFrame >= MOUNT_FRAME_MS) {
+        lastFrame = clock;
+        for (const frame of frames.splice(0)) frame();
+      }
+    };
+    return { runtime, messages, errors, turn };
   }
 
   test("a render loop (an effect that sets state on every render) is paused with a notice and a warning", async () => {
-    const { runtime, messages, errors } = harness();
+    const { runtime, messages, errors, turn } = harness();
     function Loop() {
       const [n, setN] = useState(0);
       useEffect(() => setN(n + 1));
       return createElement("div", null, Array.from({ length: 20 }, (_, index) => createElement("span", { key: index }, String((n + index) % 10))));
     }
     runtime.mount({ ui: Loop });
-    for (let round = 0; round < 2000 && !errors.some((error) => error.code === "update-loop"); round += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-    }
+    for (let round = 0; round < 20_000 && !errors.some((error) => error.code === "update-loop"); round += 1) await turn();
     const warning = errors.find((error) => error.code === "update-loop");
     expect(warning?.message).toMatch(/re-rendered \d+ times within a second and was paused/);
     expect(messages).toContainEqual({ type: "mount-error", mountId: "m1", error: { code: "render", name: MOUNT_PAUSED_ERROR_NAME, message: MOUNT_PAUSED_NOTICE } });
     // Paused for good: nothing more leaves the realm for this mount.
     const sent = messages.length;
-    for (let round = 0; round < 20; round += 1) await new Promise((resolve) => setTimeout(resolve, 0));
+    for (let round = 0; round < 20; round += 1) await turn();
     expect(messages.length).toBe(sent);
     expect(messages.filter((message) => message.type === MOUNT_OPS).length).toBeLessThan(60);
-  });
+    // A few hundred renders of real React work: room for a machine loaded many times over.
+  }, 120_000);
 
   test("mount() beyond the cap throws a clear error and opens nothing", () => {
     const { runtime, messages } = harness();
