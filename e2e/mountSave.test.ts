@@ -23,11 +23,7 @@ afterAll(async () => {
 });
 
 describe("saving mounts", () => {
-  // Known bug, not fixed yet: this fails ("Count 0") because mounts are saved
-  // on a 3 s tick; saving on pagehide / visibilitychange (then flushing the
-  // writer) was tried and the change still did not reach IndexedDB before the
-  // reload. Waiting 6 s before the reload passes. Unskip with the fix.
-  it.skip("a change made just before a reload is there after it", async () => {
+  it("a change made just before a reload is there after it", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await openReadyApp(page, app.url);

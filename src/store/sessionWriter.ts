@@ -1,6 +1,6 @@
 import type { ChatMessage } from "../agent/agent";
 import { toStoreError, type StoreErrorInfo } from "./errors";
-import { writeSessionChanges, type MountSnapshotInput } from "./sessions";
+import { putMountsNow, writeSessionChanges, type MountSnapshotInput } from "./sessions";
 import type { Store } from "./store";
 import { createWriteBehind, type Timer } from "./writeBehind";
 
@@ -29,6 +29,14 @@ export interface SessionWriter {
   markChanged(messages: readonly ChatMessage[]): void;
   markMountDirty(mount: MountSnapshotInput): void;
   flush(): Promise<SessionFlushResult>;
+  /**
+   * Start writing the pending mount snapshots now, in this task, in one
+   * IndexedDB transaction with no reads (the page is being hidden or left:
+   * `flush` reads before it writes, and a page that is going away runs no
+   * more tasks for those reads to answer in). They also stay pending for the
+   * next `flush`, which writes the same values.
+   */
+  writeMountsNow(): void;
   /** Changes not yet on disk (kept in memory, retried). */
   readonly pendingCount: number;
   readonly failing: boolean;
@@ -89,6 +97,10 @@ export function createSessionWriter(store: Store, sessionId: string, options: Se
     },
     markMountDirty: (mount) => scheduler.markDirty({ kind: "mount", mount }),
     flush,
+    writeMountsNow() {
+      const mounts = scheduler.pendingItems().flatMap((change) => (change.kind === "mount" ? [change.mount] : []));
+      if (mounts.length > 0) putMountsNow(store, sessionId, mounts);
+    },
     whenIdle: () => scheduler.whenIdle(),
     get pendingCount() {
       return scheduler.pendingCount;

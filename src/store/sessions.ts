@@ -277,6 +277,27 @@ export async function saveMessages(store: Store, sessionId: string, messages: re
   return (await writeSessionChanges(store, sessionId, { messages })).messages;
 }
 
+/**
+ * Put mount snapshots in one transaction started in this task, through the
+ * database's own IndexedDB connection (Dexie's calls hop through promises
+ * first). For a page that is going away: the browser commits a transaction
+ * whose requests were all made before the page was left. Errors are ignored:
+ * the same snapshots stay pending for the writer's next flush.
+ */
+export function putMountsNow(store: Store, sessionId: string, mounts: readonly MountSnapshotInput[]): void {
+  try {
+    const idb = store.db.backendDB();
+    if (!idb) return;
+    const now = store.now();
+    const transaction = idb.transaction(store.db.mounts.name, "readwrite");
+    const table = transaction.objectStore(store.db.mounts.name);
+    for (const mount of mounts) table.put({ ...mount, sessionId, updatedAt: mount.updatedAt ?? now });
+    transaction.commit?.();
+  } catch {
+    // Closed or not open yet: the writer's flush retries.
+  }
+}
+
 export async function saveMounts(store: Store, sessionId: string, mounts: readonly MountSnapshotInput[]): Promise<number> {
   return (await writeSessionChanges(store, sessionId, { mounts })).mounts;
 }

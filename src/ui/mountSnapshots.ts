@@ -241,6 +241,20 @@ export class MountSnapshots {
     });
   }
 
+  /**
+   * Mark every changed mount now, in this task (the page is being hidden or
+   * left: a sliced save would never reach its next slice). Cancels a sliced
+   * save under way; what it had left is walked here.
+   */
+  saveNow(messages: readonly ChatMessage[], writer: SessionWriter): void {
+    if (!this.registry) return;
+    ++this.saveGeneration;
+    for (const message of messages) {
+      if (message.role !== "assistant" || !message.reply.mounts) continue;
+      for (const mount of message.reply.mounts) this.saveOne({ mountId: mount.mountId, title: mount.title, messageId: message.id }, writer);
+    }
+  }
+
   /** Save one mount if it changed; returns the nodes it walked. */
   private saveOne(mount: { mountId: string; title?: string; messageId: string }, writer: SessionWriter): number {
     // A mount still being restored has its saved snapshot already.

@@ -148,7 +148,17 @@ export class SessionController {
     }
     this.store = opened.store;
     this.set({ storage: "ready" });
-    flushOnPageHide(() => this.writer?.flush() ?? Promise.resolve());
+    flushOnPageHide(() => {
+      // Mounts are saved on a tick while code runs; a change since then
+      // must not be lost to a reload or a closed tab.
+      const writer = this.writer;
+      const agent = this.state.agent;
+      if (writer && agent) {
+        this.mounts.saveNow(agent.getState().messages, writer);
+        writer.writeMountsNow();
+      }
+      return writer?.flush() ?? Promise.resolve();
+    });
     const href = this.options.href ?? "";
     if (hasShareFragment(href)) {
       const { decodeShare } = await sharing();
