@@ -11,7 +11,12 @@ import { scrubDescription } from "./llm/scrubSecret";
 import { isDemo } from "./llm/settings";
 import { SYSTEM_PROMPT, toolsPrompt, wrapFeedback } from "./llm/systemPrompt";
 import { createRealmHost } from "./sandbox";
-import { createMountInbox, createMountRegistry, FileChooserContext, RemoteImagesContext, setSensitiveValues } from "./render";
+// Specific modules, not the "./render" index: MountView and the catalog load with the first mount (ui/mounts.tsx).
+import { createMountInbox } from "./render/mountInbox";
+import { createMountRegistry } from "./render/mountRegistry";
+import { FileChooserContext } from "./render/fileChooser";
+import { RemoteImagesContext } from "./render/RemoteImage";
+import { setSensitiveValues } from "./render/sensitiveValues";
 import { MountsContext, type MountsContextValue } from "./ui/mounts";
 import { App } from "./ui/App";
 import { SessionController } from "./ui/sessionController";
@@ -222,6 +227,27 @@ const registerLater = () =>
     if (typeof requestIdleCallback === "function") requestIdleCallback(register, { timeout: 5_000 });
     else register();
   }, 2_000);
+// Parts the first screen does not show load on first use (src/ui/App.tsx, mounts.tsx); once the page has loaded
+// and gone idle they are fetched ahead, so a first click or a first mount does not wait for the network.
+const prefetchParts = () => {
+  const fetchAll = () => {
+    for (const load of [
+      () => import("./ui/mounts").then((module) => module.loadMountView()),
+      () => import("./ui/SettingsDialog"),
+      () => import("./ui/SessionModelSettings"),
+      () => import("./ui/ShortcutsDialog"),
+      () => import("./ui/InviteAgentDialog"),
+    ]) {
+      load().catch(() => {});
+    }
+  };
+  if (typeof requestIdleCallback === "function") requestIdleCallback(fetchAll, { timeout: 3_000 });
+  else setTimeout(fetchAll, 500);
+};
+const afterLoad = () => {
+  registerLater();
+  prefetchParts();
+};
 // This module is imported by src/boot.ts after it started the realm: the page may have finished loading already.
-if (document.readyState === "complete") registerLater();
-else window.addEventListener("load", registerLater, { once: true });
+if (document.readyState === "complete") afterLoad();
+else window.addEventListener("load", afterLoad, { once: true });

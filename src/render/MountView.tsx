@@ -20,6 +20,7 @@ import { PAUSED_ERROR_NAME, PAUSED_NOTICE } from "./mountInbox";
 import { NodeView } from "./NodeView";
 import { payloadHasSensitiveValue } from "./sensitiveValues";
 import { useDeferredDraw } from "./useDeferredDraw";
+import { reportUnknownComponent } from "./drawable";
 import { REPORTED_DROP_REASONS, type DropReason } from "./sanitizeProps";
 
 export interface MountViewProps {
@@ -40,19 +41,8 @@ export const PANEL_STYLE: CSSProperties = Object.freeze({
   isolation: "isolate",
 });
 
-/**
- * Report a component the host cannot draw, once per mount and type (true the
- * first time). The registry reports unknown types as soon as a message
- * arrives; drawing them later finds them reported already.
- */
-export function reportUnknownComponent(store: MountStore, type: string, reason: "unknown" | "not-allowed" | "outside-chart"): boolean {
-  const message = reason === "outside-chart"
-    ? `<${type}> renders only inside a chart (LineChart, BarChart, AreaChart, PieChart)`
-    : reason === "not-allowed"
-      ? `<${type}> is not allowed in a mount`
-      : `unknown component <${type}>: use HTML elements, the kit components, Recharts parts or lucide icons`;
-  return store.report({ code: "unknown-component", message, details: { type, reason } }, `unknown:${type}`);
-}
+/** Kept in drawable.ts, which the mount registry uses without loading this view. */
+export { reportUnknownComponent };
 
 /** The origin line above every panel (outside its box, so the mount cannot draw over or restyle it). */
 const ORIGIN_STYLE: CSSProperties = Object.freeze({

@@ -11,6 +11,7 @@ import { KIT_COMPONENTS, KIT_ICON_NAMES, type MountSnapshot, type SnapshotNode }
 import { MountView, idPrefixFor } from "./MountView";
 import { createMountStore, fromSnapshot, type MountStore } from "./mountStore";
 import { iconCandidates } from "./iconNames";
+import { isDrawableType } from "./drawable";
 import { COMMON_ICONS } from "./iconsCommon";
 import { findAnyIcon } from "./iconsAll";
 
@@ -40,6 +41,11 @@ describe("catalog", () => {
     for (const name of Object.keys(CATALOG)) expect(COMPONENT_SPECS[name], name).toBeDefined();
     for (const name of Object.keys(COMPONENT_SPECS)) expect(CATALOG[name], name).toBeDefined();
     expect(Object.isFrozen(CATALOG)).toBe(true);
+  });
+
+  it("lets the registry tell drawable types without the catalog: the same answer as componentFor", () => {
+    const names = [...Object.keys(COMPONENT_SPECS), ...KIT_ICON_NAMES.map((name) => `${name}Icon`), "Icon", "Iconic", "script", "iframe", "Nope", "#text", "constructor", "__proto__"];
+    for (const name of names) expect(isDrawableType(name), name).toBe(componentFor(name) !== undefined);
   });
 
   it("renders every wire icon name as an icon type", () => {

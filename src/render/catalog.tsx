@@ -140,9 +140,5 @@ export function componentFor(type: string): ComponentType<NodeComponentProps> | 
   return undefined;
 }
 
-/** Types refused on purpose (named in the inline error as "not allowed"). */
-export const REFUSED_TYPES: ReadonlySet<string> = new Set([
-  "script", "iframe", "object", "embed", "base", "meta", "link", "style", "frame", "frameset", "applet",
-  "foreignObject", "use", "image", "animate", "set", "animateMotion", "animateTransform", "portal", "dialog",
-  "template", "slot", "noscript", "video", "audio", "source", "track", "canvas", "math",
-]);
+/** Types refused on purpose (named in the inline error as "not allowed"): kept in drawable.ts. */
+export { REFUSED_TYPES } from "./drawable";

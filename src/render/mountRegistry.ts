@@ -10,8 +10,8 @@ import {
   validateMountMessage, type MountRealmMessage,
 } from "./contract";
 import { MOUNT_OPEN_PART } from "../wire/mount";
-import { REFUSED_TYPES, componentFor } from "./catalog";
-import { reportUnknownComponent } from "./MountView";
+// Not the catalog or MountView: they load with the first mount drawn (drawable.ts).
+import { REFUSED_TYPES, isDrawableType, reportUnknownComponent } from "./drawable";
 import { createMountStore, fromSnapshot, type MountLimits, type MountStore } from "./mountStore";
 import { snapshotNodeCount, snapshotOps } from "./mountSnapshot";
 import type { MountOp, MountSnapshot } from "./contract";
@@ -114,7 +114,7 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
 
   const checkTypes = (mountId: string, store: MountStore, types: readonly string[]) => {
     for (const type of types) {
-      if (type === TEXT_NODE_TYPE || componentFor(type)) continue;
+      if (type === TEXT_NODE_TYPE || isDrawableType(type)) continue;
       const reason = REFUSED_TYPES.has(type.toLowerCase()) ? "not-allowed" : "unknown";
       if (reportUnknownComponent(store, type, reason)) options.onUnknownComponent?.(mountId, type);
     }

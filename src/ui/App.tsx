@@ -4,7 +4,6 @@ import { useAgentState } from "./useAgentState";
 import { Timeline } from "./Timeline";
 import { TokenPriceContext } from "./cost";
 import { Composer } from "./Composer";
-import { SettingsDialog } from "./SettingsDialog";
 import { Sidebar, download } from "./Sidebar";
 import type { Settings } from "./settings";
 import type { SessionController } from "./sessionController";
@@ -20,7 +19,6 @@ import { useFollowLatest } from "./useFollowLatest";
 
 const InviteAgentDialog = lazy(() => import("./InviteAgentDialog").then((module) => ({ default: module.InviteAgentDialog })));
 import { MessageActionsContext, type MessageActions } from "./MessageActions";
-import { SessionModelSettings } from "./SessionModelSettings";
 import { ATTACH_FILES_EVENT } from "./Composer";
 import type { Attachment } from "../agent/attachments";
 import { flushSync } from "react-dom";
@@ -31,6 +29,8 @@ import { ArrowDownIcon, BotIcon, DownloadIcon, MenuIcon, SettingsIcon, ShareIcon
 // Not needed for the first screen: their own small chunks (the initial JavaScript budget, bench/).
 const ShortcutsDialog = lazy(() => import("./ShortcutsDialog").then((module) => ({ default: module.ShortcutsDialog })));
 const UpdateBanner = lazy(() => import("./UpdateBanner").then((module) => ({ default: module.UpdateBanner })));
+const SettingsDialog = lazy(() => import("./SettingsDialog").then((module) => ({ default: module.SettingsDialog })));
+const SessionModelSettings = lazy(() => import("./SessionModelSettings").then((module) => ({ default: module.SessionModelSettings })));
 
 const PHASE_WORD: Record<Phase, string> = {
   idle: "Ready",
@@ -456,25 +456,29 @@ export function App({
       )}
       {sessionSettingsOpen && (
         <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)}>
-          <SessionModelSettings
-            key={sessions.current?.id}
-            chat={sessions.current?.chat}
-            appModel={settings.model}
-            disabled={sessions.readOnly}
-            onSave={(chat) => controller.updateChat(chat)}
-          />
+          <Suspense fallback={null}>
+            <SessionModelSettings
+              key={sessions.current?.id}
+              chat={sessions.current?.chat}
+              appModel={settings.model}
+              disabled={sessions.readOnly}
+              onSave={(chat) => controller.updateChat(chat)}
+            />
+          </Suspense>
         </SessionSettingsDialog>
       )}
       {settingsOpen && (
-        <SettingsDialog
-          settings={settings}
-          onForgetKey={onForgetKey}
-          onClose={() => setSettingsOpen(false)}
-          onSave={(next) => {
-            onSaveSettings(next);
-            setSettingsOpen(false);
-          }}
-        />
+        <Suspense fallback={null}>
+          <SettingsDialog
+            settings={settings}
+            onForgetKey={onForgetKey}
+            onClose={() => setSettingsOpen(false)}
+            onSave={(next) => {
+              onSaveSettings(next);
+              setSettingsOpen(false);
+            }}
+          />
+        </Suspense>
       )}
     </div>
   );

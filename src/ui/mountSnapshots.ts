@@ -1,5 +1,6 @@
 import type { ChatMessage } from "../agent/agent";
-import { defaultSchedule, type MountRegistry } from "../render";
+import type { MountRegistry } from "../render";
+import { defaultSchedule } from "../render/mountInbox";
 import type { SessionWriter } from "../store/sessionWriter";
 import { ROOT_NODE_ID, TEXT_NODE_TYPE, type MountSnapshot, type SnapshotNode } from "../wire/mount";
 

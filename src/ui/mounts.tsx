@@ -1,5 +1,14 @@
-import { createContext, useCallback, useContext, useSyncExternalStore } from "react";
-import { MountView, type MountRegistry, type UiEvent } from "../render";
+import { createContext, lazy, Suspense, useCallback, useContext, useSyncExternalStore } from "react";
+import type { MountRegistry, UiEvent } from "../render";
+
+/**
+ * The view of mounts (MountView, the catalog, the kit, the sanitizers) is its
+ * own chunk: the first screen has no mount, so it is not part of the
+ * JavaScript the page needs before the composer works. main.tsx requests it
+ * once the page is idle; a mount drawn before that waits for it.
+ */
+export const loadMountView = () => import("../render/MountView");
+const MountView = lazy(() => loadMountView().then((module) => ({ default: module.MountView })));
 
 /**
  * Mounted UIs in the timeline. The registry holds each mount's live (or
@@ -48,7 +57,9 @@ export function MountSlot({ mountId }: { mountId: string }) {
   }
   return (
     <div className="lm-mount" aria-label="Mounted UI" data-mount-id={mountId}>
-      <MountView store={store} sendEvent={context.sendEvent} onRevive={context.revive} onUnknownComponent={context.onUnknownComponent} />
+      <Suspense fallback={null}>
+        <MountView store={store} sendEvent={context.sendEvent} onRevive={context.revive} onUnknownComponent={context.onUnknownComponent} />
+      </Suspense>
       {note && (
         <p className="lm-notice lm-notice--warn" aria-label="Saved UI was cut">
           {note}
