@@ -19,6 +19,7 @@ import { RemoteImagesContext } from "./render/RemoteImage";
 import { setSensitiveValues } from "./render/sensitiveValues";
 import { MountsContext, type MountsContextValue } from "./ui/mounts";
 import { App } from "./ui/App";
+import { preloadMarkdown } from "./ui/LazyMarkdown";
 import { SessionController } from "./ui/sessionController";
 import type { Session } from "./store/types";
 import { forgetKey, loadSettings, saveSettings, type Settings } from "./ui/settings";
@@ -29,6 +30,32 @@ import { FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL } from "./
 import { createToolBroker } from "./sandbox/capabilities/createToolBroker";
 import { CapabilityController } from "./ui/capabilityController";
 import { CapabilitiesContext } from "./ui/capabilities";
+
+// The database code is the first thing the session controller needs: its chunk is requested now, while the
+// app's own code still runs, instead of after the first render (the controller imports the same module).
+void import("./store/store").catch(() => {});
+
+/**
+ * Parts the first screen does not show load on first use (src/ui/App.tsx, mounts.tsx, LazyMarkdown.tsx).
+ * Once the session is open and the page idle they are fetched ahead, so a first reply, a first mount or
+ * a first click on Settings does not wait for the network. (Invite agent is left to its click: its chunk
+ * brings the bridge's schemas.)
+ */
+function prefetchParts(): void {
+  const fetchAll = () => {
+    for (const load of [
+      preloadMarkdown,
+      () => import("./ui/mounts").then((module) => module.loadMountView()),
+      () => import("./ui/SettingsDialog"),
+      () => import("./ui/SessionModelSettings"),
+      () => import("./ui/ShortcutsDialog"),
+    ]) {
+      load().catch(() => {});
+    }
+  };
+  if (typeof requestIdleCallback === "function") requestIdleCallback(fetchAll, { timeout: 1_000 });
+  else setTimeout(fetchAll, 200);
+}
 
 /**
  * Wires the app: one realm (sandbox) per page, one agent per open session,
@@ -144,8 +171,10 @@ function Root() {
         ),
       (tools) => realm.setTools(tools),
     );
-    // The MCP servers this tab had before a reload come back (the SDK loads only if there were any).
-    void capabilities.restoreServers();
+    // The MCP servers this tab had before a reload come back (the SDK loads only if there were any), once the
+    // session is open: the composer does not wait for them.
+    const started = controller.start();
+    void started.then(() => capabilities.restoreServers());
     // Back from an MCP server's OAuth sign-in: finish it (the code is single-use, so it leaves the address at once).
     if (/[?&]state=/.test(location.search) && /[?&](code|error)=/.test(location.search)) {
       const search = location.search;
@@ -176,12 +205,13 @@ function Root() {
       pendingMounts: () => inbox.pending,
       snapshots: controller.mounts,
     };
+    // Once the session is open (the composer works), what the first screen did not need is fetched ahead.
+    void started.then(prefetchParts);
     return { controller, realm, mounts, capabilities };
   }, []);
 
   const watcher = useRef<{ refresh(): void }>(undefined);
   useEffect(() => {
-    void controller.start();
     const watch = watchRealmStatus(realm, setRealmStatus);
     watcher.current = watch;
     return watch.unsubscribe;
@@ -227,27 +257,6 @@ const registerLater = () =>
     if (typeof requestIdleCallback === "function") requestIdleCallback(register, { timeout: 5_000 });
     else register();
   }, 2_000);
-// Parts the first screen does not show load on first use (src/ui/App.tsx, mounts.tsx); once the page has loaded
-// and gone idle they are fetched ahead, so a first click or a first mount does not wait for the network.
-const prefetchParts = () => {
-  const fetchAll = () => {
-    for (const load of [
-      () => import("./ui/mounts").then((module) => module.loadMountView()),
-      () => import("./ui/SettingsDialog"),
-      () => import("./ui/SessionModelSettings"),
-      () => import("./ui/ShortcutsDialog"),
-      () => import("./ui/InviteAgentDialog"),
-    ]) {
-      load().catch(() => {});
-    }
-  };
-  if (typeof requestIdleCallback === "function") requestIdleCallback(fetchAll, { timeout: 3_000 });
-  else setTimeout(fetchAll, 500);
-};
-const afterLoad = () => {
-  registerLater();
-  prefetchParts();
-};
 // This module is imported by src/boot.ts after it started the realm: the page may have finished loading already.
-if (document.readyState === "complete") afterLoad();
-else window.addEventListener("load", afterLoad, { once: true });
+if (document.readyState === "complete") registerLater();
+else window.addEventListener("load", registerLater, { once: true });

@@ -4,12 +4,13 @@ import { lazy, Suspense } from "react";
  * Markdown.tsx behind a dynamic import, so marked and react-markdown (~45 KB
  * gzipped) are not part of the JavaScript the page needs before the composer
  * works (`app.initialJsGzipKB`, `app.interactiveMs` in bench/). The chunk is
- * requested as soon as this module runs, so it is normally there before the
- * first reply; until then a block shows its text as it is.
+ * requested by the first block drawn, or by `preloadMarkdown` (main.tsx,
+ * once the session is open and the page idle), so it is normally there
+ * before the first reply; until then a block shows its text as it is.
  */
-const load = () => import("./Markdown");
-const pending = load();
-const Loaded = lazy(() => pending.then((module) => ({ default: module.Markdown })));
+let pending: Promise<typeof import("./Markdown")> | undefined;
+export const preloadMarkdown = () => (pending ??= import("./Markdown"));
+const Loaded = lazy(() => preloadMarkdown().then((module) => ({ default: module.Markdown })));
 
 export function Markdown({ text }: { text: string }) {
   return (
