@@ -104,7 +104,8 @@ function SessionView({
     [agent, channel, toAgent, selection, jump],
   );
   const onStop = useCallback(() => agent.stop(), [agent]);
-  const channelActions = { answer: (id: string, text: string) => channel?.answer(id, text), open: joined };
+  // One value while nothing changes: a fresh object each render would make React search the whole timeline for readers.
+  const channelActions = useMemo(() => ({ answer: (id: string, text: string) => channel?.answer(id, text), open: joined }), [channel, joined]);
   const actions = useMemo<MessageActions>(
     () => ({
       disabled: busy || readOnly,

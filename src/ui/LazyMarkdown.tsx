@@ -1,4 +1,4 @@
-import { lazy, Suspense } from "react";
+import { lazy, memo, Suspense } from "react";
 
 /**
  * Markdown.tsx behind a dynamic import, so marked and react-markdown (~45 KB
@@ -12,10 +12,11 @@ let pending: Promise<typeof import("./Markdown")> | undefined;
 export const preloadMarkdown = () => (pending ??= import("./Markdown"));
 const Loaded = lazy(() => preloadMarkdown().then((module) => ({ default: module.Markdown })));
 
-export function Markdown({ text }: { text: string }) {
+// Memoised: a streaming reply re-renders its message each frame, and only its last text block changes.
+export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (
     <Suspense fallback={<div className="lm-markdown lm-markdown--loading">{text}</div>}>
       <Loaded text={text} />
     </Suspense>
   );
-}
+});

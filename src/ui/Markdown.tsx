@@ -1,4 +1,4 @@
-import { memo, useEffect, useMemo, useState } from "react";
+import { memo, useDeferredValue, useEffect, useMemo, useState } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { marked } from "marked";
@@ -151,7 +151,10 @@ function fenceClosed(raw: string): boolean {
   return !!close && close[1][0] === open[1][0] && close[1].length >= open[1].length;
 }
 
-export function Markdown({ text }: { text: string }) {
+export function Markdown({ text: latest }: { text: string }) {
+  // While a reply streams, the timeline's render (every frame) keeps the text it had and parsing the grown
+  // text follows as its own, interruptible render: the frame's task stays short (host.longestTaskMs2000tps).
+  const text = useDeferredValue(latest);
   const blocks = useMemo(() => {
     try {
       const tokens = marked.lexer(text);

@@ -1,4 +1,4 @@
-import { createContext, useContext, useState } from "react";
+import { createContext, memo, useContext, useState } from "react";
 import type { ChatMessage } from "../agent/agent";
 import { formatBytes, isImageAttachment, type Attachment } from "../agent/attachments";
 import { answerForModel } from "../agent/thinking";
@@ -23,8 +23,11 @@ export interface MessageActions {
 
 export const MessageActionsContext = createContext<MessageActions | undefined>(undefined);
 
+// One formatter for every message: toLocaleTimeString builds a new one per call (~1 ms each), per message, per frame.
+let timeFormat: Intl.DateTimeFormat | undefined;
 function timeOf(at: number): string {
-  return new Date(at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  timeFormat ??= new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit" });
+  return timeFormat.format(new Date(at));
 }
 
 /** `gpt-4.1-mini · 14:03 · 1,234 in / 56 out · $0.0012`: what the API reported, the cost only with a price. */
@@ -105,7 +108,8 @@ function AttachmentList({ attachments }: { attachments: readonly Attachment[] })
 }
 
 /** The person's message: text, attachments, Copy, Edit (→ Resend), Branch. */
-export function UserMessage({ message }: { message: Extract<ChatMessage, { role: "user" }> }) {
+// Memoised: a streaming reply re-renders the timeline each frame; the person's messages do not change.
+export const UserMessage = memo(function UserMessage({ message }: { message: Extract<ChatMessage, { role: "user" }> }) {
   const actions = useContext(MessageActionsContext);
   const [editing, setEditing] = useState<string | undefined>();
   if (editing !== undefined && actions) {
@@ -180,4 +184,4 @@ export function UserMessage({ message }: { message: Extract<ChatMessage, { role:
       </div>
     </article>
   );
-}
+});
