@@ -56,6 +56,10 @@ export const CodeBlockView = memo(function CodeBlockView({
     : cut && block.error.code === "syntax"
       ? "The reply was cut here: this statement is incomplete and did not run."
       : formatExecError(block.error);
+  // A cut block's unfinished tail is never run (the executor drops it), so
+  // it has no syntax error to carry the note: say it under the tail.
+  const lastEnd = block.statements.reduce((end, statement) => Math.max(end, statement.endLine), block.line - 1);
+  const cutTail = cut && !block.error && lines.some((text, offset) => block.line + offset > lastEnd && text.trim() !== "");
   return (
     <figure className={`lm-code lm-code--${block.status}`} aria-label={`Code block ${block.index}`}>
       <figcaption className="lm-code__header">
@@ -103,6 +107,11 @@ export const CodeBlockView = memo(function CodeBlockView({
         {block.error && (errorLine === undefined || errorLine < block.line || errorLine >= block.line + lines.length) && (
           <div className="lm-code__error" role="note">
             {errorText}
+          </div>
+        )}
+        {cutTail && (
+          <div className="lm-code__error" role="note">
+            The reply was cut here: this statement is incomplete and did not run.
           </div>
         )}
       </div>
