@@ -190,8 +190,14 @@ export class SessionController {
     if (this.mountTimer) clearInterval(this.mountTimer);
     this.mountTimer = undefined;
     // Saved in slices: finish before the writer closes.
-    await this.saveMounts();
-    this.state.agent?.dispose();
+    const agent = this.state.agent;
+    const saved = this.saveMounts();
+    // The closing session's composer goes at once: a message sent to an
+    // agent about to be disposed would be lost. The next session's view
+    // brings its own.
+    if (agent) this.set({ agent: undefined });
+    await saved;
+    agent?.dispose();
     if (this.writer) {
       const writer = this.writer;
       this.writer = undefined;
