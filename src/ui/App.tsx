@@ -1,12 +1,12 @@
-import { lazy, Suspense, useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import type { Agent, AgentState, Phase } from "../agent/agent";
 import { useAgentState } from "./useAgentState";
 import { Timeline } from "./Timeline";
 import { TokenPriceContext } from "./cost";
-import { Composer } from "./Composer";
+import { Composer, type ComposerDraft } from "./Composer";
 import { Sidebar, download } from "./Sidebar";
 import type { Settings } from "./settings";
-import type { SessionController } from "./sessionController";
+import type { SessionController, SessionsState } from "./sessionController";
 import { useDemoSuggestions } from "./useDemoSuggestions";
 import type { RealmStatus } from "./realmStatus";
 import { answeringModel } from "./modelLabel";
@@ -18,7 +18,7 @@ import { useInviteAgent } from "./useInviteAgent";
 import { useFollowLatest } from "./useFollowLatest";
 
 const InviteAgentDialog = lazy(() => import("./InviteAgentDialog").then((module) => ({ default: module.InviteAgentDialog })));
-import { MessageActionsContext, type MessageActions } from "./MessageActions";
+import { MessageActionsContext, UserMessage, type MessageActions } from "./MessageActions";
 import { ATTACH_FILES_EVENT } from "./Composer";
 import type { Attachment } from "../agent/attachments";
 import { flushSync } from "react-dom";
@@ -67,8 +67,11 @@ function SessionView({
   channel,
   controller,
   onOpenSettings,
+  initialDraft,
 }: {
   onOpenSettings?: () => void;
+  /** What was written in the composer shown while the sessions opened. */
+  initialDraft?: () => ComposerDraft | undefined;
   agent: Agent;
   readOnly: boolean;
   usingDemo: boolean;
@@ -180,11 +183,60 @@ function SessionView({
                 onClearSelection={selection.clear}
               />
             )}
-            <Composer busy={busy} onSend={onSend} onStop={onStop} placeholder={toAgent ? "Message your agent… (Enter sends)" : undefined} />
+            <Composer
+              busy={busy}
+              onSend={onSend}
+              onStop={onStop}
+              placeholder={toAgent ? "Message your agent… (Enter sends)" : undefined}
+              initialDraft={initialDraft}
+            />
           </>
         )}
       </footer>
     </AgentChannelContext.Provider>
+  );
+}
+
+/**
+ * The page before the first session is open (IndexedDB still opening): the
+ * composer already works. A message sent now is shown as sent and goes to
+ * the session that opens; Stop takes it back into the composer.
+ */
+function OpeningView({ controller, queued, draft }: { controller: SessionController; queued: SessionsState["queued"]; draft: { current?: ComposerDraft } }) {
+  // A new composer (with the message's text) when Stop takes the message back.
+  const [generation, setGeneration] = useState(0);
+  return (
+    <>
+      <main className="lm-main">
+        {queued && (
+          <UserMessage message={{ id: "queued", role: "user", text: queued.text, createdAt: queued.createdAt, ...(queued.attachments.length > 0 ? { attachments: [...queued.attachments] } : {}) }} />
+        )}
+        <p className="lm-empty">Opening your sessions…</p>
+      </main>
+      <footer className="lm-footer">
+        <div className="lm-statusbar">
+          <span role="status" aria-live="polite" className="lm-status">
+            {queued ? "Sending once your session is open…" : "Opening your sessions…"}
+          </span>
+        </div>
+        <Composer
+          key={generation}
+          busy={queued !== undefined}
+          onSend={(text, attachments) => {
+            draft.current = undefined;
+            controller.sendWhenOpen(text, attachments);
+          }}
+          onStop={() => {
+            const taken = controller.takeQueued();
+            if (!taken) return;
+            draft.current = { text: taken.text, attachments: [...taken.attachments] };
+            setGeneration((value) => value + 1);
+          }}
+          initialDraft={() => draft.current}
+          onDraftChange={(next) => void (draft.current = next)}
+        />
+      </footer>
+    </>
   );
 }
 
@@ -206,6 +258,13 @@ export function App({
   onRetryRealm: () => void;
 }) {
   const sessions = useSyncExternalStore(controller.subscribe, controller.getState);
+  /** Written while the sessions opened; the first session's composer takes it over. */
+  const openingDraft = useRef<ComposerDraft | undefined>(undefined);
+  const takeOpeningDraft = useCallback(() => {
+    const draft = openingDraft.current;
+    openingDraft.current = undefined;
+    return draft;
+  }, []);
   const invite = useInviteAgent(controller);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [sessionSettingsOpen, setSessionSettingsOpen] = useState(false);
@@ -437,8 +496,11 @@ export function App({
               channel={invite.channel}
               controller={controller}
               onOpenSettings={() => setSettingsOpen(true)}
+              initialDraft={takeOpeningDraft}
             />
           </TokenPriceContext.Provider>
+        ) : sessions.starting ? (
+          <OpeningView controller={controller} queued={sessions.queued} draft={openingDraft} />
         ) : (
           <main className="lm-main">
             <p className="lm-empty">Opening your sessions…</p>

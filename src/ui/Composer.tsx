@@ -31,19 +31,34 @@ function useNarrowScreen(): boolean {
 /** Files dropped elsewhere on the window that are not session files (App.tsx): the composer attaches them. */
 export const ATTACH_FILES_EVENT = "livemark:attach-files";
 
+/** What is written but not sent: it moves from the composer shown while sessions open to the session's own. */
+export interface ComposerDraft {
+  text: string;
+  attachments: Attachment[];
+}
+
 export function Composer({
   busy,
   onSend,
   onStop,
   placeholder,
+  initialDraft,
+  onDraftChange,
 }: {
   busy: boolean;
   onSend: (text: string, attachments: Attachment[]) => void;
   onStop: () => void;
   placeholder?: string;
+  /** Read once, when the composer appears. */
+  initialDraft?: () => ComposerDraft | undefined;
+  onDraftChange?: (draft: ComposerDraft) => void;
 }) {
-  const [text, setText] = useState("");
-  const [attachments, setAttachments] = useState<Attachment[]>([]);
+  const [initial] = useState(() => initialDraft?.());
+  const [text, setText] = useState(initial?.text ?? "");
+  const [attachments, setAttachments] = useState<Attachment[]>(initial?.attachments ?? []);
+  const draftListener = useRef(onDraftChange);
+  draftListener.current = onDraftChange;
+  useEffect(() => draftListener.current?.({ text, attachments }), [text, attachments]);
   const [problem, setProblem] = useState<string | undefined>();
   const fileInput = useRef<HTMLInputElement>(null);
   // A phone's composer is two short lines wide: the keys hint would be cut.

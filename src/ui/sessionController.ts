@@ -1,4 +1,5 @@
 import type { Agent, AgentState, ChatMessage } from "../agent/agent";
+import type { Attachment } from "../agent/attachments";
 // The export/import/share code (and zod with it) loads on first use; the rest
 // of the store is needed to show the first session.
 import {
@@ -50,6 +51,20 @@ export interface SessionsState {
   /** A shared session opened from a link, not yet imported. */
   preview?: SessionExport;
   searchResults?: SearchHit[];
+  /**
+   * True until the first session is open. The composer works from the first
+   * render: a message sent before then waits here (shown as sent) and goes
+   * to the session that opens.
+   */
+  starting: boolean;
+  queued?: QueuedMessage;
+}
+
+/** A message the person sent while the page was still opening their sessions. */
+export interface QueuedMessage {
+  text: string;
+  attachments: readonly Attachment[];
+  createdAt: number;
 }
 
 import type { MountRegistry } from "../render";
@@ -61,7 +76,7 @@ export interface RealmLike {
 }
 
 export class SessionController {
-  private state: SessionsState = { storage: "opening", sessions: [], readOnly: false };
+  private state: SessionsState = { storage: "opening", sessions: [], readOnly: false, starting: true };
   private readonly listeners = new Set<() => void>();
   private store: Store | undefined;
   private writer: SessionWriter | undefined;
@@ -129,9 +144,41 @@ export class SessionController {
   async start(): Promise<void> {
     try {
       await this.startOnce();
+      await this.sendQueued();
     } finally {
+      this.set({ starting: false });
       this.markStarted();
     }
+  }
+
+  /**
+   * Send before the first session is open: the message waits (the person
+   * sees it as sent) and goes to the session that opens. False once a
+   * session is open (send to its agent) or while another message waits.
+   */
+  sendWhenOpen(text: string, attachments: readonly Attachment[] = []): boolean {
+    if (!this.state.starting || this.state.queued) return false;
+    this.set({ queued: { text, attachments, createdAt: Date.now() } });
+    return true;
+  }
+
+  /** Take back the waiting message (Stop before the session opened): its text and files, for the composer. */
+  takeQueued(): QueuedMessage | undefined {
+    const queued = this.state.queued;
+    if (queued) this.set({ queued: undefined });
+    return queued;
+  }
+
+  /** The waiting message goes to the open session; if that one is another tab's (read-only here), to a new one. */
+  private async sendQueued(): Promise<void> {
+    if (!this.state.queued) return;
+    if (!this.state.agent || this.state.readOnly) await this.newSession();
+    const agent = this.state.agent;
+    const queued = this.state.queued;
+    if (!agent || this.state.readOnly || !queued) return;
+    this.set({ queued: undefined });
+    // Not awaited: it settles when the whole reply has.
+    void agent.send(queued.text, queued.attachments);
   }
 
   private async startOnce(): Promise<void> {

@@ -1,0 +1,89 @@
+/**
+ * The composer works before the person's sessions are open. The database
+ * code is held back here (a slow disk or a cold start), and the person types
+ * and sends at once: the message is shown as sent, goes to the session once
+ * it opens, gets its reply and is saved. A draft written meanwhile stays in
+ * the composer, and Stop takes a waiting message back.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { assertBuilt, launchBrowser, serveStatic, type TestServer } from "./harness";
+
+let browser: Browser;
+let app: TestServer;
+
+beforeAll(async () => {
+  assertBuilt();
+  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
+});
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), app?.close()]);
+});
+
+/** A fresh profile whose database code arrives only when `release` is called. */
+async function slowStorePage(): Promise<{ page: Page; release: () => void; close: () => Promise<void> }> {
+  const context = await browser.newContext();
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await context.route(/\/assets\/store-[^/]*\.js$/, async (route) => {
+    await released;
+    await route.continue();
+  });
+  const page = await context.newPage();
+  await page.goto(app.url);
+  return { page, release, close: () => context.close() };
+}
+
+describe("sending before the sessions are open", () => {
+  it("a message sent at once is shown, waits for the session, gets its reply and is saved", async () => {
+    const { page, release, close } = await slowStorePage();
+    const box = page.getByRole("textbox", { name: "Message" });
+    await box.waitFor({ timeout: 30_000 });
+    await expect.poll(() => page.locator(".lm-empty").textContent()).toBe("Opening your sessions…");
+    await box.fill("Compute some primes");
+    await page.getByRole("button", { name: "Send" }).click();
+    // Taken: the composer is empty and the message is on screen, waiting.
+    expect(await box.inputValue()).toBe("");
+    await expect.poll(() => page.getByRole("article", { name: "Your message" }).textContent()).toContain("Compute some primes");
+    expect(await page.getByRole("status").textContent()).toBe("Sending once your session is open…");
+    release();
+    await expect.poll(() => page.getByRole("status").textContent(), { timeout: 60_000 }).toMatch(/^Done/);
+    // Sent once, to the session that opened.
+    await expect.poll(() => page.getByRole("article", { name: "Your message" }).count()).toBe(1);
+    expect(await page.getByRole("article", { name: "Your message" }).textContent()).toContain("Compute some primes");
+    await page.reload();
+    await page.getByRole("article", { name: "Your message" }).first().waitFor({ timeout: 30_000 });
+    expect(await page.getByRole("article", { name: "Your message" }).first().textContent()).toContain("Compute some primes");
+    await close();
+  });
+
+  it("a draft written while the sessions open stays in the composer", async () => {
+    const { page, release, close } = await slowStorePage();
+    const box = page.getByRole("textbox", { name: "Message" });
+    await box.waitFor({ timeout: 30_000 });
+    await box.fill("half a thought");
+    release();
+    await page.locator(".lm-empty", { hasText: "Opening your sessions…" }).waitFor({ state: "detached", timeout: 30_000 });
+    await expect.poll(() => page.getByRole("status").textContent(), { timeout: 30_000 }).toMatch(/^Ready/);
+    expect(await page.getByRole("textbox", { name: "Message" }).inputValue()).toBe("half a thought");
+    await close();
+  });
+
+  it("Stop takes a waiting message back into the composer, and nothing is sent", async () => {
+    const { page, release, close } = await slowStorePage();
+    const box = page.getByRole("textbox", { name: "Message" });
+    await box.waitFor({ timeout: 30_000 });
+    await box.fill("never mind");
+    await box.press("Enter");
+    await page.getByRole("article", { name: "Your message" }).waitFor();
+    await page.getByRole("button", { name: "Stop" }).click();
+    expect(await page.getByRole("article", { name: "Your message" }).count()).toBe(0);
+    expect(await page.getByRole("textbox", { name: "Message" }).inputValue()).toBe("never mind");
+    release();
+    await expect.poll(() => page.getByRole("status").textContent(), { timeout: 30_000 }).toMatch(/^Ready/);
+    expect(await page.getByRole("article", { name: "Your message" }).count()).toBe(0);
+    expect(await page.getByRole("textbox", { name: "Message" }).inputValue()).toBe("never mind");
+    await close();
+  });
+});
