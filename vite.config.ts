@@ -72,10 +72,30 @@ function indexHtmlHead(): Plugin {
         const csp = `<meta http-equiv="Content-Security-Policy" content="${serving ? DEV_CSP : APP_CSP}" />`;
         const charset = /<meta charset=[^>]*>/i;
         // The dev server injects its client script at the top of <head>: the policy goes before it.
-        return !serving && charset.test(html) ? html.replace(charset, (meta) => `${meta}\n    ${csp}`) : html.replace(/<head>/i, `<head>\n    ${csp}`);
+        const withCsp = !serving && charset.test(html) ? html.replace(charset, (meta) => `${meta}\n    ${csp}`) : html.replace(/<head>/i, `<head>\n    ${csp}`);
+        return context.bundle ? withAppPreloads(withCsp, context.bundle) : withCsp;
       },
     },
   };
+}
+
+/**
+ * The app's own chunk (src/main.tsx) and its static imports, as module
+ * preloads right after the entry script. The entry (src/boot.ts) imports the
+ * app only after it started the realm; without these the browser would
+ * request the app's code only once the entry had run, instead of fetching
+ * and compiling it alongside (the entry stays first in the document).
+ */
+function withAppPreloads(html: string, bundle: Record<string, { type: string; fileName: string }>): string {
+  const chunks = Object.values(bundle).filter(
+    (item): item is { type: "chunk"; fileName: string; facadeModuleId: string | null; imports: string[] } => item.type === "chunk",
+  );
+  const app = chunks.find((chunk) => chunk.facadeModuleId?.replace(/\\/g, "/").endsWith("/src/main.tsx"));
+  if (!app) throw new Error("vite.config.ts: the app's chunk (src/main.tsx) is not in the build");
+  const files = [app.fileName, ...app.imports];
+  const present = new Set([...html.matchAll(/(?:src|href)="\.\/([^"]+)"/g)].map((match) => match[1]));
+  const links = files.filter((file) => !present.has(file)).map((file) => `<link rel="modulepreload" crossorigin href="./${file}">`);
+  return html.replace(/(<script type="module"[^>]*><\/script>)/, (entry) => [entry, ...links].join("\n    "));
 }
 
 // The app is a static site: relative base so `dist/` works from any host and

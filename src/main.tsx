@@ -20,6 +20,7 @@ import { setSensitiveValues } from "./render/sensitiveValues";
 import { MountsContext, type MountsContextValue } from "./ui/mounts";
 import { App } from "./ui/App";
 import { preloadMarkdown } from "./ui/LazyMarkdown";
+import { prepareTimeFormat } from "./ui/MessageActions";
 import { SessionController } from "./ui/sessionController";
 import type { Session } from "./store/types";
 import { forgetKey, loadSettings, saveSettings, type Settings } from "./ui/settings";
@@ -249,6 +250,9 @@ function Root() {
 // The chosen theme before the first render (an inline script would need a CSP exception).
 applyTheme(loadTheme());
 createRoot(document.getElementById("root")!).render(<Root />);
+// The first message shows its time: the formatter's locale data loads before anyone has typed it.
+if (typeof requestIdleCallback === "function") requestIdleCallback(prepareTimeFormat, { timeout: 500 });
+else setTimeout(prepareTimeFormat, 50);
 // Installable and offline: the service worker registers a little after the page has loaded and gone idle
 // (workbox-window loads then), so precaching never competes with the first reply for the network.
 const registerLater = () =>

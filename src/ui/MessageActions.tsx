@@ -30,6 +30,15 @@ function timeOf(at: number): string {
   return timeFormat.format(new Date(at));
 }
 
+/**
+ * Build the formatter ahead (main.tsx, when the page is first idle): the
+ * first one loads the locale's data, ~20 ms here, which would otherwise land
+ * in the task that shows the person's first message.
+ */
+export function prepareTimeFormat(): void {
+  timeOf(0);
+}
+
 /** `gpt-4.1-mini · 14:03 · 1,234 in / 56 out · $0.0012`: what the API reported, the cost only with a price. */
 export function replyMetaText(message: Extract<ChatMessage, { role: "assistant" }>, price: Parameters<typeof costOf>[2]): string {
   const parts = [message.model ?? "model unknown", timeOf(message.createdAt)];
