@@ -39,6 +39,45 @@ describe("realm start", () => {
     expect(failures).toEqual([]);
   }, 900_000);
 
+  it("the page's first realm runs in index.html's own frame, which starts loading with the page", async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(app.url);
+      await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
+      const frames = await page.evaluate(() =>
+        [...document.querySelectorAll("iframe")].map((frame) => ({ id: frame.id, sandbox: frame.getAttribute("sandbox"), src: frame.getAttribute("src"), shown: frame.getClientRects().length > 0 })),
+      );
+      // One realm frame in use (the spare comes later), the one from the markup, sandboxed, never shown.
+      expect(frames[0]).toEqual({ id: "lm-realm-frame", sandbox: "allow-scripts", src: "./sandbox.html", shown: false });
+      expect(frames.filter((frame) => frame.id === "lm-realm-frame")).toHaveLength(1);
+      const html = readFileSync(join(DIST_DIR, "index.html"), "utf8");
+      expect(html).not.toMatch(/allow-same-origin|srcdoc/);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("starts when index.html's frame said hello before the app's script listened", async () => {
+    const context = await browser.newContext();
+    try {
+      // The entry script arrives late: the frame has long loaded and said hello to nobody.
+      let entryDelayed = false;
+      await context.route(/\/assets\/index-[^/]*\.js$/, async (route) => {
+        entryDelayed = true;
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        await route.continue();
+      });
+      const page = await context.newPage();
+      await page.goto(app.url);
+      await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
+      expect(entryDelayed).toBe(true);
+      expect(await page.locator("#lm-realm-frame").count()).toBe(1);
+    } finally {
+      await context.close();
+    }
+  });
+
   it("does not ship a preload of the realm bundle (it made fetch().blob() fail in Chromium)", () => {
     const html = readFileSync(join(DIST_DIR, "index.html"), "utf8");
     expect(html).not.toMatch(/<link[^>]*rel="preload"[^>]*generated\/realm\.js/);

@@ -55,6 +55,29 @@ export interface SandboxFrameOptions {
    * offline) first. Default: when a service worker controls this page.
    */
   viaServiceWorker?: boolean;
+  /**
+   * An attribute-sandboxed frame that is already loading (index.html's own,
+   * which starts with the page instead of after its script): used instead of
+   * a new one. Its hello may have come before anyone listened, so it is
+   * asked (a ping, which its document answers) until it speaks.
+   */
+  adopt?: HTMLIFrameElement;
+}
+
+/** How often an adopted frame is asked whether its document runs, until it answers. */
+const ADOPTED_PROBE_MS = 25;
+/** The probe's ping number (real pings count from 1). */
+const PROBE_SEQ = 0;
+
+/** Whether an existing frame is one this module would have made for the attribute way. */
+export function isAdoptableFrame(element: Element | null, sandboxUrl: string): element is HTMLIFrameElement {
+  return (
+    element instanceof HTMLIFrameElement &&
+    element.getAttribute("sandbox") === "allow-scripts" &&
+    element.src === sandboxUrl &&
+    !element.hasAttribute("srcdoc") &&
+    !element.hasAttribute("allow-same-origin")
+  );
 }
 
 /** Whether a service worker controls this page (then it serves sandbox.html?sw). */
@@ -82,8 +105,11 @@ function createIframe(src: string, sandboxAttribute: boolean): HTMLIFrameElement
 
 export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
   const viaServiceWorker = options.viaServiceWorker ?? controlledByServiceWorker();
-  let iframe = viaServiceWorker ? createIframe(serviceWorkerSandboxUrl(options.sandboxUrl), false) : createIframe(options.sandboxUrl, true);
+  const adopted = !viaServiceWorker && options.adopt && isAdoptableFrame(options.adopt, options.sandboxUrl) ? options.adopt : undefined;
+  if (options.adopt && !adopted) options.adopt.remove();
+  let iframe = adopted ?? (viaServiceWorker ? createIframe(serviceWorkerSandboxUrl(options.sandboxUrl), false) : createIframe(options.sandboxUrl, true));
   let hello = false;
+  let probe: ReturnType<typeof setInterval> | undefined;
   let started = false;
   let removed = false;
   let fallbackTimer: ReturnType<typeof setTimeout> | undefined;
@@ -101,18 +127,30 @@ export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
     const data: unknown = event.data;
     if (typeof data !== "object" || data === null) return;
     const message = data as { type?: unknown; version?: unknown; seq?: unknown; message?: unknown };
+    const start = () => {
+      hello = true;
+      clearTimeout(fallbackTimer);
+      clearInterval(probe);
+      if (started) return;
+      started = true;
+      // A failed bundle is the host's to report.
+      options.bundle.then((bundle) => {
+        if (!removed) post({ type: SANDBOX_START, version: WIRE_VERSION, bundle }, [options.port]);
+      }, () => {});
+    };
     switch (message.type) {
       case SANDBOX_HELLO:
-        hello = true;
-        clearTimeout(fallbackTimer);
-        if (started || message.version !== WIRE_VERSION) return;
-        started = true;
-        // A failed bundle is the host's to report.
-        options.bundle.then((bundle) => {
-          if (!removed) post({ type: SANDBOX_START, version: WIRE_VERSION, bundle }, [options.port]);
-        }, () => {});
-        return;
+        if (message.version !== WIRE_VERSION) {
+          hello = true;
+          clearTimeout(fallbackTimer);
+          clearInterval(probe);
+          return;
+        }
+        return start();
       case SANDBOX_PONG:
+        // An adopted frame answering the probe: its document runs (its hello went by before we listened).
+        // It still checks the version of what it is sent.
+        if (message.seq === PROBE_SEQ && adopted && !hello) return start();
         if (typeof message.seq === "number") pongs.get(message.seq)?.();
         return;
       case SANDBOX_WORKER_ERROR:
@@ -135,7 +173,12 @@ export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
       }, SERVICE_WORKER_FRAME_GRACE_MS);
     });
   }
-  options.container.appendChild(iframe);
+  if (adopted) {
+    adopted.style.display = "none";
+    const ask = () => (hello || removed ? clearInterval(probe) : post({ type: SANDBOX_PING, seq: PROBE_SEQ }));
+    probe = setInterval(ask, ADOPTED_PROBE_MS);
+    ask();
+  } else options.container.appendChild(iframe);
 
   return {
     get iframe() {
@@ -161,6 +204,7 @@ export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
       if (removed) return;
       removed = true;
       clearTimeout(fallbackTimer);
+      clearInterval(probe);
       window.removeEventListener("message", onMessage);
       for (const answer of pongs.values()) answer();
       pongs.clear();

@@ -29,6 +29,14 @@ export interface EarlyRealm {
   onWorkerError(listener: (message: string) => void): void;
 }
 
+/**
+ * index.html's sandbox frame: `<iframe id="lm-realm-frame" sandbox="allow-scripts" src="./sandbox.html" …>`.
+ * It begins loading (a new process for an opaque origin) while the page is
+ * still being parsed; the early realm adopts it, or removes it when the
+ * service worker's frame is the one to use.
+ */
+export const EARLY_FRAME_ID = "lm-realm-frame";
+
 let early: EarlyRealm | undefined;
 let started = false;
 
@@ -58,6 +66,8 @@ export function startEarlyRealm(): void {
     bundle,
     port: channel.port2,
     onWorkerError: (message) => listener?.(message),
+    // index.html's frame, loading since the page began (removed instead when it is not the one wanted).
+    adopt: document.getElementById(EARLY_FRAME_ID) as HTMLIFrameElement | null ?? undefined,
   });
   early = {
     realmUrl,
