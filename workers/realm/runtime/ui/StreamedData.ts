@@ -113,7 +113,6 @@ class StreamState implements ReactiveSource {
   open(): DataSink {
     this.feed?.cancel();
     const fence = ++this.fence;
-    const chunks: string[] = [];
     let failure: unknown;
     const feed = createJsonFeed({
       onProgress: () => {
@@ -136,14 +135,13 @@ class StreamState implements ReactiveSource {
     return {
       push: (delta) => {
         if (this.fence !== fence || failure !== undefined) return;
-        chunks.push(delta);
         feed.push(delta);
       },
       end: (unterminated) => {
         if (this.fence !== fence) return undefined;
         // The parser runs a few microtasks behind; the end must be decided
         // now, so the whole text is checked once (O(n), once per fence).
-        const text = chunks.join("");
+        const text = feed.text();
         let parsed: { value: unknown } | undefined;
         let problem: string | undefined;
         try {

@@ -68,6 +68,16 @@ describe("createJsonFeed", () => {
     expect(progress).toBe(1);
   });
 
+  test("text() is every delta pushed, those handed to the parser and those still queued", async () => {
+    const wakes: (() => void)[] = [];
+    const feed = createJsonFeed({ onProgress: () => {}, onError: () => {}, scheduleWake: (wake) => wakes.push(wake) });
+    for (const chunk of ['{"a"', ": [1,", " 2"]) feed.push(chunk);
+    wakes[0]();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    for (const chunk of [", 3", "]}"]) feed.push(chunk);
+    expect(feed.text()).toBe('{"a": [1, 2, 3]}');
+  });
+
   test("property: any JSON, any chunking → the final value equals JSON.parse, numbers are always complete", async () => {
     await fc.assert(
       fc.asyncProperty(fc.json({ maxDepth: 3 }), fc.integer({ min: 1, max: 9 }), async (text, size) => {

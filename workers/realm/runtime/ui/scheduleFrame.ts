@@ -21,13 +21,47 @@ export function createFrameScheduler(
   setTimer: (callback: () => void, ms: number) => unknown = setTimeout,
 ): (callback: () => void) => void {
   let last = -Infinity;
+  // Callbacks asked for before the next frame share it: one microtask or
+  // timer per frame, no closure per call (this runs once per frame for
+  // every mount and every data fence).
+  let due: (() => void)[] = [];
+  let microtaskArmed = false;
+  let timerArmed = false;
+  const runDue = (): void => {
+    if (due.length === 0) return;
+    last = now();
+    const callbacks = due;
+    due = [];
+    for (const callback of callbacks) {
+      try {
+        callback();
+      } catch (error) {
+        // As uncaught as when each callback had its own task; the others still run.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+  };
+  const onMicrotask = (): void => {
+    microtaskArmed = false;
+    runDue();
+  };
+  const onTimer = (): void => {
+    timerArmed = false;
+    runDue();
+  };
   return (callback) => {
-    const run = (): void => {
-      last = now();
-      callback();
-    };
+    due.push(callback);
     const wait = last + MOUNT_FRAME_MS - now();
-    if (wait <= 0) queueMicrotask(run);
-    else setTimer(run, wait);
+    if (wait <= 0) {
+      if (!microtaskArmed) {
+        microtaskArmed = true;
+        queueMicrotask(onMicrotask);
+      }
+    } else if (!timerArmed && !microtaskArmed) {
+      timerArmed = true;
+      setTimer(onTimer, wait);
+    }
   };
 }
