@@ -180,7 +180,7 @@ const BIG_ENTRIES = 2000;
 const BIG_RUNS = 5;
 
 /** One 2,000-entry object statement in 4-char chunks through the executor: ms until it has run. */
-async function bigStatement(): Promise<number> {
+export async function bigStatement(): Promise<number> {
   const lines = Array.from({ length: BIG_ENTRIES }, (_, index) => `  f${index}: () => { a(); b(); },`);
   const source = `const o = {\n${lines.join("\n")}\n}\nconsole.log(Object.keys(o).length)\n`;
   let ended = false;

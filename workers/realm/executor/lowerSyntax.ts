@@ -44,6 +44,42 @@ const CLASS_MEMBERS = new Set(["ClassProperty", "ClassPrivateProperty", "ClassAc
 
 const REMOVED = null;
 
+/** Nodes that may carry `declare` (`declare const x: T`, `declare field: T`); other nodes are not asked. */
+const DECLARABLE = new Set(["VariableDeclaration", "ClassDeclaration", "FunctionDeclaration", "ClassProperty", "ClassPrivateProperty", "ClassAccessorProperty"]);
+
+interface NodeKeys {
+  /** The TYPE_FIELDS this node type can have (all of them for a type the tables do not know). */
+  typeFields: readonly string[];
+  /** Its visitor keys without TYPE_FIELDS: what is left to walk once the types are gone. */
+  children: readonly string[] | undefined;
+}
+
+const NODE_KEYS = new Map<string, NodeKeys>();
+
+/**
+ * Per node type, computed once: a long statement has tens of thousands of
+ * nodes, and asking each for seven type fields it cannot have (absent
+ * properties on Babel's many node shapes) was most of this walk's time.
+ */
+function nodeKeys(type: string): NodeKeys {
+  let keys = NODE_KEYS.get(type);
+  if (keys === undefined) {
+    const visitor = t.VISITOR_KEYS[type] as readonly string[] | undefined;
+    const typeFields: readonly string[] = TYPE_FIELDS;
+    keys = {
+      typeFields: visitor ? typeFields.filter((field) => visitor.includes(field)) : typeFields,
+      children: visitor?.filter((key) => !typeFields.includes(key)),
+    };
+    NODE_KEYS.set(type, keys);
+  }
+  return keys;
+}
+
+/** The child keys of a lowered node: its visitor keys less the type-only ones (lowering cleared those). */
+export function loweredChildKeys(type: string): readonly string[] | undefined {
+  return nodeKeys(type).children;
+}
+
 /** Lower `program` in place. Throws `NEEDS_PRESETS` or `UnsupportedSyntax`. */
 export function lowerSyntax(program: T.Program): void {
   program.body = lowerList(program.body) as T.Statement[];
@@ -104,8 +140,9 @@ function lower(node: T.Node): T.Node | null {
   if (node.type.startsWith("TS")) throw NEEDS_PRESETS;
 
   const record = node as unknown as Record<string, unknown>;
-  if (record.declare === true) return REMOVED;
-  for (const field of TYPE_FIELDS) if (record[field]) record[field] = null;
+  if (DECLARABLE.has(node.type) && record.declare === true) return REMOVED;
+  const { typeFields, children } = nodeKeys(node.type);
+  for (const field of typeFields) if (record[field]) record[field] = null;
   if (TS_OPTIONAL.has(node.type) && record.optional) record.optional = false;
   if (CLASS_MEMBERS.has(node.type)) {
     if (record.abstract === true && (node.type === "ClassProperty" || node.type === "ClassAccessorProperty")) return REMOVED;
@@ -125,9 +162,8 @@ function lower(node: T.Node): T.Node | null {
     if (first.type === "Identifier" && first.name === "this") node.params = node.params.slice(1);
   }
 
-  const keys = t.VISITOR_KEYS[node.type];
-  if (keys === undefined) return node;
-  for (const key of keys) {
+  if (children === undefined) return node;
+  for (const key of children) {
     const child = record[key];
     if (child === null || child === undefined) continue;
     if (Array.isArray(child)) {

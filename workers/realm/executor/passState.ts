@@ -45,7 +45,12 @@ export interface PassState {
   variableDeclarations: Placement<T.VariableDeclaration>[];
   functionDeclarations: Placement<T.FunctionDeclaration>[];
   classDeclarations: Placement<T.ClassDeclaration>[];
+  /** How free names resolve, asked of the environment once per name per statement (rewriteReferences.ts). */
+  freeNames?: Map<string, FreeName>;
 }
+
+/** Where a name no scope of the statement binds goes: `$$g.name`, left alone (platform global), or `$$s.name`. */
+export type FreeName = "globals" | "platform" | "scope";
 
 export function identifier(name: string, state: PassState): T.Identifier {
   const node = t.identifier(name);
@@ -79,9 +84,11 @@ export function toMember(node: T.Identifier, objectName: string, state: PassStat
   target.object = object;
   target.property = property;
   target.computed = false;
-  delete target.name;
-  delete target.typeAnnotation;
-  delete target.optional;
+  // Cleared, not deleted: a delete turns the node into a slow dictionary
+  // object, and a long statement has thousands of these.
+  target.name = undefined;
+  if (target.typeAnnotation != null) target.typeAnnotation = null;
+  if (target.optional) target.optional = false;
   state.generated.add(node);
   return node as unknown as T.MemberExpression;
 }

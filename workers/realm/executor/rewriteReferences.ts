@@ -12,7 +12,8 @@
 import { t } from "./babel";
 import type * as T from "@babel/types";
 
-import { identifier, member, runtimeCall, toMember, withLoc, type Container, type FunctionContext, type PassState, type Scope } from "./passState";
+import { identifier, member, runtimeCall, toMember, withLoc, type Container, type FreeName, type FunctionContext, type PassState, type Scope } from "./passState";
+import { loweredChildKeys } from "./lowerSyntax";
 import { lexicalNames, patternNames, resolve, scopeOf, varNames } from "./scopeNames";
 import { CONTEXT, errorAt, GLOBALS, RESERVED, RUNTIME, SCOPE, SHADOWABLE_GLOBALS, type SiteKind } from "./transformNames";
 
@@ -74,7 +75,8 @@ function walkKey(node: T.Node, key: string, scope: Scope, context: FunctionConte
 
 /** Every child by the generic visitor keys. */
 function walkChildren(node: T.Node, scope: Scope, context: FunctionContext, state: PassState): void {
-  const keys = t.VISITOR_KEYS[node.type];
+  // Lowered code has no type annotations left: only the keys that can hold code.
+  const keys = loweredChildKeys(node.type);
   if (keys) for (const key of keys) walkKey(node, key, scope, context, state);
 }
 
@@ -269,14 +271,22 @@ function reference(node: T.Identifier, scope: Scope, state: PassState): void {
     state.scopeReferences.add(toMember(node, SCOPE, state));
     return;
   }
-  const environment = state.environment;
-  // A realm global the model declared itself is the model's from then on.
-  if (environment.isRealmGlobal(name) && !environment.isDeclared(name)) {
-    toMember(node, GLOBALS, state);
-    return;
+  const freeNames = (state.freeNames ??= new Map());
+  let free = freeNames.get(name);
+  if (free === undefined) {
+    free = freeName(name, state.environment);
+    freeNames.set(name, free);
   }
-  if (environment.isPlatformGlobal(name) && !environment.isDeclared(name)) return;
-  state.scopeReferences.add(toMember(node, SCOPE, state));
+  if (free === "globals") toMember(node, GLOBALS, state);
+  else if (free === "scope") state.scopeReferences.add(toMember(node, SCOPE, state));
+}
+
+/** The environment does not change while a statement is transformed: asked once per name (a long statement repeats its names). */
+function freeName(name: string, environment: PassState["environment"]): FreeName {
+  // A realm global the model declared itself is the model's from then on.
+  if (environment.isRealmGlobal(name) && !environment.isDeclared(name)) return "globals";
+  if (environment.isPlatformGlobal(name) && !environment.isDeclared(name)) return "platform";
+  return "scope";
 }
 
 /** `typeof later` must not throw for a name nobody declared yet. */
