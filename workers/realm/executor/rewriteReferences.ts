@@ -375,6 +375,10 @@ function pattern(
   }
 }
 
+/** The contexts of function bodies (never mutated: shared). */
+const SYNC_FUNCTION: FunctionContext = { topLevel: false, async: false };
+const ASYNC_FUNCTION: FunctionContext = { topLevel: false, async: true };
+
 type FunctionLike = T.FunctionDeclaration | T.FunctionExpression | T.ArrowFunctionExpression | T.ObjectMethod | T.ClassMethod | T.ClassPrivateMethod;
 
 function functionNode(node: FunctionLike, scope: Scope, state: PassState): void {
@@ -391,8 +395,9 @@ function functionNode(node: FunctionLike, scope: Scope, state: PassState): void 
     varNames(body.body, names);
     lexicalNames(body.body, names);
   }
-  const inner: Scope = { names: new Set(names.keys()), parent: outer };
-  const context: FunctionContext = { topLevel: false, async: node.async };
+  // An arrow that binds nothing (`() => { a(); }`) resolves every name as its outer scope does.
+  const inner: Scope = names.size === 0 ? outer : { names: new Set(names.keys()), parent: outer };
+  const context = node.async ? ASYNC_FUNCTION : SYNC_FUNCTION;
   for (let index = 0; index < node.params.length; index += 1) pattern(node.params[index], "declare", inner, context, state);
   if (body.type === "BlockStatement") walkList(body.body, body, inner, context, state);
   else walk(body, node, node as unknown as Container, "body", inner, context, state);

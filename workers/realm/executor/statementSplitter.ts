@@ -301,6 +301,9 @@ function canTakeFinally(statement: AstNode): boolean {
   return false;
 }
 
+/** The result of a push that completed no statement and found no error (shared, frozen). */
+const NOTHING: SplitResult = Object.freeze({ statements: Object.freeze([]) as unknown as SplitStatement[] });
+
 class Splitter implements StatementSplitter, LexerListener {
   private readonly lexer = new Lexer(this);
   /** The whole body so far; read only to quote the line of an error. */
@@ -322,7 +325,7 @@ class Splitter implements StatementSplitter, LexerListener {
   private error: SplitError | undefined;
 
   push(delta: string): SplitResult {
-    if (this.finished || delta === "") return { statements: [] };
+    if (this.finished || delta === "") return NOTHING;
     this.body += delta;
     if (!this.done) {
       this.pending += delta;
@@ -334,7 +337,7 @@ class Splitter implements StatementSplitter, LexerListener {
   }
 
   end(): SplitResult {
-    if (this.finished) return { statements: [] };
+    if (this.finished) return NOTHING;
     if (!this.done) this.lexer.finish();
     if (!this.done) {
       const candidate = this.candidate;
@@ -558,6 +561,8 @@ class Splitter implements StatementSplitter, LexerListener {
   }
 
   private takeResult(): SplitResult {
+    // Most pushes (a long statement arrives in thousands of deltas) have nothing to report.
+    if (this.statements.length === 0 && !this.error) return NOTHING;
     const result: SplitResult = { statements: this.statements };
     if (this.error) result.error = this.error;
     this.statements = [];
