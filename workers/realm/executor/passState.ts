@@ -53,13 +53,14 @@ export interface PassState {
 export type FreeName = "globals" | "platform" | "scope";
 
 export function identifier(name: string, state: PassState): T.Identifier {
-  const node = t.identifier(name);
+  // What t.identifier(name) builds, without the generic builder's argument array (a long statement makes tens of thousands).
+  const node = { type: "Identifier", name } as T.Identifier;
   state.generated.add(node);
   return node;
 }
 
 export function member(objectName: string, property: string, state: PassState): T.MemberExpression {
-  const node = t.memberExpression(identifier(objectName, state), identifier(property, state));
+  const node = { type: "MemberExpression", object: identifier(objectName, state), property: identifier(property, state), computed: false, optional: null } as T.MemberExpression;
   state.generated.add(node);
   return node;
 }
