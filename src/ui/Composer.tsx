@@ -15,17 +15,20 @@ function readBase64(file: File): Promise<string> {
 /** The phone layout's breakpoint (styles.css). */
 const NARROW_SCREEN = "(max-width: 720px)";
 
+let narrowQuery: MediaQueryList | undefined;
+const narrowScreen = () => (narrowQuery ??= window.matchMedia(NARROW_SCREEN));
+// Module-level, so the subscription is not renewed (a matchMedia per render) each time the composer renders while a reply streams.
+function watchNarrowScreen(onChange: () => void): () => void {
+  const query = narrowScreen();
+  query.addEventListener("change", onChange);
+  return () => query.removeEventListener("change", onChange);
+}
+const isNarrowScreen = () => narrowScreen().matches;
+const notNarrowOnServer = () => false;
+
 /** Whether the screen is phone-narrow, following rotation and resizing. */
 function useNarrowScreen(): boolean {
-  return useSyncExternalStore(
-    (onChange) => {
-      const query = window.matchMedia(NARROW_SCREEN);
-      query.addEventListener("change", onChange);
-      return () => query.removeEventListener("change", onChange);
-    },
-    () => window.matchMedia(NARROW_SCREEN).matches,
-    () => false,
-  );
+  return useSyncExternalStore(watchNarrowScreen, isNarrowScreen, notNarrowOnServer);
 }
 
 /** Files dropped elsewhere on the window that are not session files (App.tsx): the composer attaches them. */
