@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { renderToStaticMarkup } from "react-dom/server";
-import { Markdown, loadMath } from "./Markdown";
+import remarkGfm from "remark-gfm";
+import ReactMarkdown, { type Components } from "react-markdown";
+import { Markdown, loadMath, renderMarkdown } from "./Markdown";
 import { validHighlightedLines } from "./useHighlight";
 
 const html = (text: string) => renderToStaticMarkup(<Markdown text={text} />);
@@ -84,6 +86,49 @@ describe("Markdown math (KaTeX)", () => {
       if (end < closedAt) expect(out, MATH.slice(0, end)).not.toContain("katex-display");
     }
     expect(html(MATH.slice(0, closedAt))).toContain("katex-display");
+  });
+});
+
+describe("the pipeline built once", () => {
+  // react-markdown with the options Markdown.tsx used to give it: the reference the processor built once must match.
+  const CORPUS = [
+    "# Title\n\nSome *emphasis*, **strong**, `code`, ~~gone~~ and ~5 min.\n",
+    TABLE,
+    "- [x] shipped\n- [ ] tested\n  1. nested\n  2. list\n",
+    "See https://example.com/docs, <https://example.org>, [ref][r] and [bad](javascript:alert(1)) or [mail](mailto:a@b.c).\n\n[r]: https://example.net/x \"T\"\n",
+    '<img src=x onerror=alert(1)> inline <b>html</b> <!-- comment -->\n\n<div>block html</div>\n\n![alt](https://example.com/i.png) ![local](data:image/png;base64,AAAA)\n',
+    "> quoted\n> > nested *words*\n\n---\n\nA footnote[^1].\n\n[^1]: The note.\n",
+    "```ts\nconst x: number = 1\n```\n\n    indented code\n\n```\nno language\n",
+    "Inline $x^2$ costs $5 and $10.\n\n$$\n\\frac{a}{b}\n$$\n",
+  ];
+  const components: Components = {
+    a: ({ href, children }) => <a href={href} data-link="">{children}</a>,
+    pre: ({ node, children }) => <pre data-children={String(node?.children.length)}>{children}</pre>,
+  };
+  const reference = (source: string, math?: Awaited<ReturnType<typeof loadMath>>) =>
+    renderToStaticMarkup(
+      <ReactMarkdown
+        skipHtml
+        remarkPlugins={math ? math.remark : [[remarkGfm, { singleTilde: false }]]}
+        rehypePlugins={math?.rehype}
+        urlTransform={(url) => (/^(https?:|mailto:|#)/i.test(url) ? url : "")}
+        components={components}
+      >
+        {math ? math.prepare(source) : source}
+      </ReactMarkdown>,
+    );
+  const ours = (source: string, math?: Awaited<ReturnType<typeof loadMath>>) => renderToStaticMarkup(<>{renderMarkdown(source, components, math)}</>);
+
+  it("renders every block, and every prefix of it, as react-markdown does", () => {
+    for (const block of CORPUS) {
+      const ends = [...Array.from({ length: Math.ceil(block.length / 3) }, (_, step) => step * 3 + 1), block.length];
+      for (const end of ends) expect(ours(block.slice(0, end)), block.slice(0, end)).toBe(reference(block.slice(0, end)));
+    }
+  });
+
+  it("renders the same with the math plugins", async () => {
+    const math = await loadMath();
+    for (const block of CORPUS) expect(ours(block, math), block).toBe(reference(block, math));
   });
 });
 

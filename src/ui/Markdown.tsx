@@ -1,6 +1,11 @@
-import { memo, useDeferredValue, useEffect, useMemo, useState } from "react";
-import ReactMarkdown, { type Components } from "react-markdown";
+import { memo, useDeferredValue, useEffect, useMemo, useState, type ReactNode } from "react";
+import { Fragment, jsx, jsxs } from "react/jsx-runtime";
+import { toJsxRuntime, type Components } from "hast-util-to-jsx-runtime";
+import { urlAttributes } from "html-url-attributes";
 import remarkGfm from "remark-gfm";
+import remarkParse from "remark-parse";
+import remarkRehype from "remark-rehype";
+import { unified, type PluggableList, type Processor } from "unified";
 import { marked } from "marked";
 import { RemoteImage, remoteImageUrl } from "../render/RemoteImage";
 import { CopyButton } from "./CopyButton";
@@ -9,11 +14,15 @@ import { CodeFence } from "./CodeFence";
 /**
  * Streaming Markdown: the text is cut into top-level blocks with marked's
  * lexer (GFM, so a table is one block) and each block is rendered by
- * react-markdown with remark-gfm (tables, task lists, ~~strikethrough~~,
- * autolinks) behind `memo`, so while a reply streams only the growing last
- * block re-renders. A table being streamed is a paragraph until its
- * delimiter row arrives, then a table that gains rows. react-markdown never
- * renders raw HTML (it is shown as text), and links get safe attributes.
+ * react-markdown's pipeline (unified: remark-parse, remark-gfm for tables,
+ * task lists, ~~strikethrough~~ and autolinks, remark-rehype,
+ * hast-util-to-jsx-runtime) behind `memo`, so while a reply streams only the
+ * growing last block re-renders. The pipeline is react-markdown's, with its
+ * processor built once instead of for every parse (building it, with
+ * remark-gfm's extensions, was ~40 % of the parse time of a streaming block;
+ * `host.cpuMsPer1kTokens` in bench/). A table being streamed is a paragraph
+ * until its delimiter row arrives, then a table that gains rows. Raw HTML is
+ * never rendered (it is dropped), and links get safe attributes.
  *
  * Fenced code is highlighted (CodeFence.tsx; shiki loads on first use) and
  * math rendered with KaTeX (math.ts, loaded the first time a reply holds a
@@ -23,13 +32,65 @@ import { CodeFence } from "./CodeFence";
  * TeX never flashes as a KaTeX error.
  */
 // One tilde is too common in prose ("~5 min") to mean strikethrough.
-const REMARK_PLUGINS = [[remarkGfm, { singleTilde: false }]] as Parameters<typeof ReactMarkdown>[0]["remarkPlugins"];
+const REMARK_PLUGINS: PluggableList = [[remarkGfm, { singleTilde: false }]];
 
-type Plugins = Parameters<typeof ReactMarkdown>[0]["remarkPlugins"];
+type Plugins = PluggableList;
 interface MathPlugins {
   remark: Plugins;
   rehype: Plugins;
   prepare: (source: string) => string;
+  /** Built on first use: the processor with math. */
+  processor?: MarkdownProcessor;
+}
+
+type MarkdownProcessor = Processor<any, any, any, any, any>;
+
+/** react-markdown's processor (remark-parse, the plugins, remark-rehype keeping raw HTML as `raw` nodes for `toReact` to drop), frozen. */
+function buildProcessor(remark: Plugins, rehype: Plugins = []): MarkdownProcessor {
+  return unified().use(remarkParse).use(remark).use(remarkRehype, { allowDangerousHtml: true }).use(rehype).freeze() as MarkdownProcessor;
+}
+
+let plainProcessor: MarkdownProcessor | undefined;
+
+interface HastParent {
+  type: string;
+  tagName?: string;
+  properties?: Record<string, unknown>;
+  children?: HastParent[];
+  value?: string;
+}
+
+/**
+ * What react-markdown does after the pipeline, with its options here
+ * (`skipHtml`, `urlTransform`): raw HTML is dropped, every URL attribute
+ * goes through `safeUrl`, and the tree becomes React elements (keys and the
+ * hast node passed to components).
+ */
+function toReact(tree: HastParent, components: Components): ReactNode {
+  const clean = (node: HastParent) => {
+    if (!node.children) return;
+    node.children = node.children.filter((child) => child.type !== "raw");
+    for (const child of node.children) {
+      if (child.type === "element" && child.properties) {
+        for (const key in urlAttributes) {
+          if (!Object.hasOwn(urlAttributes, key) || !Object.hasOwn(child.properties, key)) continue;
+          const tags = urlAttributes[key];
+          if (tags === null || tags.includes(child.tagName ?? "")) child.properties[key] = safeUrl(String(child.properties[key] || ""));
+        }
+      }
+      clean(child);
+    }
+  };
+  clean(tree);
+  return toJsxRuntime(tree as Parameters<typeof toJsxRuntime>[0], { Fragment, components, ignoreInvalidStyle: true, jsx, jsxs, passKeys: true, passNode: true });
+}
+
+/** One Markdown block as React elements. */
+export function renderMarkdown(source: string, components: Components, math?: MathPlugins): ReactNode {
+  const processor = math ? (math.processor ??= buildProcessor(math.remark, math.rehype)) : (plainProcessor ??= buildProcessor(REMARK_PLUGINS));
+  const text = math ? math.prepare(source) : source;
+  // The file carries the text: plugins read it (remarkDollarGuard).
+  return toReact(processor.runSync(processor.parse(text), text) as HastParent, components);
 }
 
 let math: MathPlugins | undefined;
@@ -39,7 +100,7 @@ let mathLoading: Promise<MathPlugins> | undefined;
 export function loadMath(): Promise<MathPlugins> {
   mathLoading ??= import("./math").then((module) => {
     math = {
-      remark: [...(REMARK_PLUGINS ?? []), ...module.REMARK_MATH_PLUGINS] as Plugins,
+      remark: [...REMARK_PLUGINS, ...module.REMARK_MATH_PLUGINS] as Plugins,
       rehype: module.REHYPE_MATH_PLUGINS as Plugins,
       prepare: module.escapeCurrency,
     };
@@ -121,17 +182,7 @@ const STREAMING_COMPONENTS = fenceComponents(false);
 
 const MarkdownBlock = memo(function MarkdownBlock({ source, settled, math }: { source: string; settled: boolean; math: MathPlugins | undefined }) {
   const withMath = math && !hasOpenDisplayMath(source) ? math : undefined;
-  return (
-    <ReactMarkdown
-      skipHtml
-      remarkPlugins={withMath ? withMath.remark : REMARK_PLUGINS}
-      rehypePlugins={withMath?.rehype}
-      urlTransform={safeUrl}
-      components={settled ? SETTLED_COMPONENTS : STREAMING_COMPONENTS}
-    >
-      {withMath ? withMath.prepare(source) : source}
-    </ReactMarkdown>
-  );
+  return renderMarkdown(source, settled ? SETTLED_COMPONENTS : STREAMING_COMPONENTS, withMath);
 });
 
 function safeUrl(url: string): string {
