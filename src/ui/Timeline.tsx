@@ -1,5 +1,6 @@
 import { memo, type Ref } from "react";
 import type { ChatMessage } from "../agent/agent";
+import type { ReplyView } from "../agent/reply";
 import { Markdown } from "./LazyMarkdown";
 import { CodeBlockView, DataBlockView } from "./CodeBlockView";
 import { MountSlot } from "./mounts";
@@ -12,6 +13,42 @@ import { lazy, Suspense } from "react";
 
 // The first-run screen has its own small chunk (the initial JavaScript budget, bench/); it loads at once.
 const Welcome = lazy(() => import("./Welcome").then((module) => ({ default: module.Welcome })));
+
+/**
+ * A code block of a reply with its copy button, the panels it mounted and
+ * its permission asks. Memoised: a streaming reply re-renders every frame,
+ * and only its growing block changed (the others would otherwise redraw
+ * their buttons and slots each frame, `host.cpuMsPer1kTokens` in bench/).
+ */
+const CodeBlockEntry = memo(function CodeBlockEntry({
+  block,
+  replyId,
+  cut,
+  settled,
+  mounts,
+}: {
+  block: Extract<ReplyView["blocks"][number], { kind: "code" }>;
+  replyId: string;
+  cut: boolean;
+  settled: boolean;
+  /** The reply's mounts (one array while they do not change): those opened after this block show under it. */
+  mounts: ReplyView["mounts"];
+}) {
+  return (
+    <>
+      <div className="lm-code-actions">
+        <CopyButton text={block.source} title="Copy this code block" />
+      </div>
+      <CodeBlockView block={block} cut={cut} settled={settled} />
+      {(mounts ?? [])
+        .filter((mount) => mount.afterBlock === block.index)
+        .map((mount) => (
+          <MountSlot key={mount.mountId} mountId={mount.mountId} />
+        ))}
+      <CapabilitySlot replyId={replyId} afterBlock={block.index} />
+    </>
+  );
+});
 
 const AssistantMessage = memo(function AssistantMessage({
   message,
@@ -26,8 +63,6 @@ const AssistantMessage = memo(function AssistantMessage({
   const cut = isCutReply(message);
   const lastBlock = reply.blocks[reply.blocks.length - 1]?.index;
   const mounts = reply.mounts ?? [];
-  const mountsAfter = (index: number) =>
-    mounts.filter((mount) => mount.afterBlock === index).map((mount) => <MountSlot key={mount.mountId} mountId={mount.mountId} />);
   return (
     <article className="lm-message lm-message--assistant" aria-label="Reply" data-state={message.state} data-message-id={message.id}>
       {message.by && <p className="lm-message__to">From the agent · {message.by}</p>}
@@ -37,19 +72,16 @@ const AssistantMessage = memo(function AssistantMessage({
           case "text":
             return <Markdown key={block.index} text={block.text} />;
           case "code":
-            return [
-              <div key={`copy${block.index}`} className="lm-code-actions">
-                <CopyButton text={block.source} title="Copy this code block" />
-              </div>,
-              <CodeBlockView
+            return (
+              <CodeBlockEntry
                 key={block.index}
                 block={block}
+                replyId={message.id}
                 cut={cut && block.index === lastBlock && block.unterminated}
                 settled={message.state === "done"}
-              />,
-              ...mountsAfter(block.index),
-              <CapabilitySlot key={`c${block.index}`} replyId={message.id} afterBlock={block.index} />,
-            ];
+                mounts={reply.mounts}
+              />
+            );
           case "data":
             return <DataBlockView key={block.index} block={block} />;
         }
