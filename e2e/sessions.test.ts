@@ -197,3 +197,54 @@ describe("a tab closed mid-stream", () => {
     await context.close();
   });
 });
+
+describe("a message sent during a session switch", () => {
+  it("sent at once after New session, while big live mounts are still saving, lands in the new session: never lost", async () => {
+    const context = await browser.newContext();
+    const page = await openApp(context);
+    await configure(page);
+    // Twelve grids of 3,000 nodes whose counters tick: every save walks all of them again, in slices.
+    mock.enqueue({
+      chunks: [
+        `Twelve live grids.\n\n${FENCE}tsx agent.run\n` +
+          "function Grid() {\n" +
+          "  const [n, setN] = useState(0)\n" +
+          "  useEffect(() => { const timer = setInterval(() => setN((k) => k + 1), 50); return () => clearInterval(timer) }, [])\n" +
+          "  return <div><b>{n}</b>{Array.from({ length: 3000 }, (_, i) => <span key={i}>{i % 10}</span>)}</div>\n" +
+          "}\n" +
+          "for (let k = 0; k < 12; k++) mount({ title: `Grid ${k}`, ui: Grid })\n" +
+          `${FENCE}\n`,
+      ],
+    });
+    await chat(page, "Twelve live grids please");
+    await expect.poll(() => page.getByLabel("Mounted UI").count(), { timeout: 30_000 }).toBe(12);
+
+    mock.enqueue({ chunks: ["Noted in the new session."] });
+    const text = "Sent at once after New session";
+    await page.getByRole("button", { name: "New session" }).click();
+    const composer = page.getByRole("textbox", { name: "Message" });
+    await composer.fill(text);
+    await composer.press("Enter");
+    // Sent in the session that opened, or kept in the composer with the reason: never gone.
+    const timeline = page.locator(".lm-main");
+    await expect
+      .poll(async () => ((await timeline.getByText(text, { exact: true }).count()) > 0 ? "sent" : (await composer.inputValue()) === text ? "kept" : "gone"), {
+        timeout: 30_000,
+      })
+      .not.toBe("gone");
+    if ((await timeline.getByText(text, { exact: true }).count()) === 0) await composer.press("Enter");
+    await page.getByText("Noted in the new session.").waitFor({ timeout: 30_000 });
+    await expect.poll(() => page.getByRole("status").textContent(), { timeout: 20_000 }).toMatch(/^Done/);
+    // The new session holds it (its title comes from it), and it is there once.
+    expect(await timeline.getByText(text, { exact: true }).count()).toBe(1);
+    expect(await page.getByLabel("Mounted UI").count()).toBe(0);
+    await expect.poll(() => page.locator(".lm-session-title").textContent()).toBe(text);
+    // Saved there too: after a reload the newest session opens with it.
+    await page.waitForTimeout(700);
+    await page.reload();
+    await page.getByText("Noted in the new session.").waitFor({ timeout: 30_000 });
+    expect(await page.locator(".lm-main").getByText(text, { exact: true }).count()).toBe(1);
+    expect(await page.locator(".lm-session-title").textContent()).toBe(text);
+    await context.close();
+  });
+});

@@ -307,6 +307,67 @@ describe("Agent", () => {
   });
 });
 
+describe("Agent whose session is closing", () => {
+  it("refuses a message at once, changing nothing and calling no model, and says why", async () => {
+    const { model, calls } = scriptedModel(["Hello."]);
+    const realm = new FakeRealm();
+    const agent = makeAgent(model, realm);
+    const states: unknown[] = [];
+    agent.subscribe((state) => states.push(state));
+    expect(agent.refusal).toBeUndefined();
+    agent.close();
+    expect(agent.refusal).toBe("closed");
+    expect(await agent.send("sent during the switch")).toBe(false);
+    expect(agent.getState().messages).toEqual([]);
+    expect(states).toEqual([]);
+    expect(calls()).toBe(0);
+    expect(realm.calls).toEqual([]);
+  });
+
+  it("refuses every other way in too: edit, Regenerate, Continue, Revive, an invited agent's run, a UI-event turn", async () => {
+    const { model, calls } = scriptedModel([`${fence}ts agent.run\nconsole.log("ran")\n${fence}\n`, "Done."]);
+    const realm = new FakeRealm();
+    const agent = makeAgent(model, realm);
+    expect(await agent.send("first")).toBe(true);
+    const before = agent.getState().messages;
+    const callsBefore = calls();
+    const first = before.find((message) => message.role === "user")!;
+    const reply = before.find((message) => message.role === "assistant")!;
+    const eventId = agent.noteUiEvent();
+    agent.close();
+    expect(await agent.editAndResend(first.id, "edited")).toBe(false);
+    expect(await agent.regenerate(reply.id)).toBe(false);
+    await agent.continue();
+    expect(await agent.revive()).toEqual({ blocks: 0, failures: [] });
+    expect(await agent.runExternal(model)).toEqual({ kind: "busy" });
+    realm.emit({ type: "console", block: 0, statement: 0, level: "log", text: "clicked", cause: eventId });
+    // The fake realm answers flushes at once: a UI-event turn would have begun within these microtasks.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(agent.getState().messages).toBe(before);
+    expect(calls()).toBe(callsBefore);
+  });
+
+  it("a disposed agent refuses too", async () => {
+    const { model, calls } = scriptedModel(["Hello."]);
+    const agent = makeAgent(model, new FakeRealm());
+    agent.dispose();
+    expect(agent.refusal).toBe("closed");
+    expect(await agent.send("too late")).toBe(false);
+    expect(calls()).toBe(0);
+  });
+
+  it("a busy agent refuses with the reason busy, and takes messages again when the interaction ends", async () => {
+    const { model } = scriptedModel(["Hello."]);
+    const agent = makeAgent(model, new FakeRealm());
+    const running = agent.send("first");
+    expect(agent.refusal).toBe("busy");
+    expect(await agent.send("second")).toBe(false);
+    expect(await running).toBe(true);
+    expect(agent.refusal).toBeUndefined();
+    expect(agent.getState().messages.filter((message) => message.role === "user").map((message) => message.text)).toEqual(["first"]);
+  });
+});
+
 describe("Agent.revive", () => {
   it("re-runs the session's code blocks in order without calling the model", async () => {
     const { model, calls } = scriptedModel(["unused"]);
