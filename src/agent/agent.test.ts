@@ -7,6 +7,8 @@ import { Agent, IMPORTED_END, type ChatMessage, type RealmEvent, type RealmPort 
 import { emptyReply } from "./reply";
 import type { MountRealmMessage } from "../wire/mount";
 import type { BlockEvent } from "../wire/types";
+import { createMountInbox } from "../render/mountInbox";
+import { createMountRegistry } from "../render/mountRegistry";
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
@@ -462,6 +464,29 @@ describe("Agent and mounted UIs", () => {
     const feedback = agent.getState().messages.filter((message) => message.role === "feedback");
     expect(feedback.at(-1)).toMatchObject({ source: "ui-event" });
     expect(JSON.stringify(prompts[1])).toContain("clicked");
+  });
+});
+
+describe("Agent and the page's mount inbox", () => {
+  it("a UI-event turn names the mount the action changed, as the inbox applied it", async () => {
+    const { model, prompts } = scriptedModel([`${fence}ts agent.run\nconsole.log("mounted")\n${fence}\n`, "Done.", "You clicked it."]);
+    const realm = new FakeRealm();
+    // The page's path: realm messages go through the inbox, and the agent listens to the inbox (src/main.tsx).
+    const inbox = createMountInbox({ registry: createMountRegistry(), schedule: (task) => task() });
+    realm.subscribeMounts = (listener) => inbox.subscribe(listener) as () => boolean;
+    const agent = makeAgent(model, realm);
+    await agent.send("A counter please");
+    inbox.push({ type: "mount-open", mountId: "s1:m1", title: "Counter", snapshot: { nodes: [] } });
+    expect(agent.getState().messages.filter((message) => message.role === "assistant").at(-1)).toMatchObject({ reply: { mounts: [{ mountId: "s1:m1", title: "Counter" }] } });
+
+    const cause = agent.noteUiEvent();
+    inbox.push({ type: "mount-ops", mountId: "s1:m1", eventId: cause, ops: [{ op: "create", id: 1, type: "span", props: {} }, { op: "insert", parent: 0, child: 1 }] });
+    realm.emit({ type: "console", block: 0, statement: 0, level: "log", text: "clicked", cause });
+    await expect.poll(() => prompts.length).toBe(3);
+    await expect.poll(() => agent.getState().phase).toBe("done");
+    const feedback = agent.getState().messages.filter((message) => message.role === "feedback").at(-1);
+    expect(feedback).toMatchObject({ source: "ui-event" });
+    expect(feedback?.role === "feedback" && feedback.body).toContain('mount "Counter" updated');
   });
 });
 
