@@ -16,10 +16,7 @@ import { sanitizeClassName } from "../src/render/sanitizeCss";
 import { sanitizeProps } from "../src/render/sanitizeProps";
 import type { ExecEvent } from "../src/wire/events";
 import {
-  MAX_OPS_PER_MESSAGE, MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPEN_PART, MOUNT_OPS, MOUNT_WAITING, UI_EVENT,
-  isHandlerMarker, isSnapshotText, validateMountMessage,
-  type FormValues, type MountErrorInfo, type MountOp, type MountRealmMessage, type MountSnapshot, type SnapshotElement, type SnapshotNode,
-  type UiEventMessage,
+  MAX_OPS_PER_MESSAGE, UI_EVENT, isHandlerMarker, isSnapshotText, validateMountMessage, type FormValues, type MountErrorInfo, type MountRealmMessage, type MountSnapshot, type SnapshotElement, type SnapshotNode, type UiEventMessage,
 } from "../src/wire/mount";
 import { createExecutor, type Executor } from "../workers/realm/executor/executor";
 import { printSnapshot } from "../workers/realm/reconciler/applyOps";
@@ -55,30 +52,9 @@ export function createMountHost() {
     if (!checked.ok) throw new Error(`invalid mount message: ${checked.reason}`);
     const message = checked.message;
     messages.push(message);
-    const built = trees.receive(message, (open) => ({
+    trees.receive(message, (open) => ({
       mountId: open.mountId, title: open.title, snapshot: open.snapshot, error: null, formErrors: {}, waiting: false, closed: false,
     }));
-    if (!built) {
-      const mount = mounts.get(message.mountId)!;
-      switch (message.type) {
-        case MOUNT_ERROR:
-          mount.error = message.error;
-          break;
-        case MOUNT_FORM_ERRORS:
-          mount.formErrors = message.errors;
-          break;
-        case MOUNT_WAITING:
-          mount.waiting = message.waiting;
-          break;
-        case MOUNT_CLOSE:
-          mount.closed = true;
-          break;
-        default: {
-          const never: never = message;
-          throw new Error(`unknown mount message ${JSON.stringify(never)}`);
-        }
-      }
-    }
     for (const listener of [...listeners]) listener(message);
     return message;
   }

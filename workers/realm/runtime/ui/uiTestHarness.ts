@@ -4,9 +4,7 @@
  * way the host must (applyOps checks every id).
  */
 import {
-  MAX_OPS_PER_MESSAGE, MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPEN_PART, MOUNT_OPS, MOUNT_WAITING, UI_EVENT,
-  type MountErrorInfo, type MountOp, type MountRealmMessage, type MountSnapshot, type SnapshotNode, type UiEventPayload,
-  isSnapshotText, validateMountMessage,
+  MAX_OPS_PER_MESSAGE, MOUNT_OPS, UI_EVENT, type MountErrorInfo, type MountRealmMessage, type MountSnapshot, type SnapshotNode, type UiEventPayload, isSnapshotText, validateMountMessage,
 } from "../../../../src/wire/mount";
 import { printSnapshot } from "../../reconciler/applyOps";
 import { rebuildOpenParts } from "../../reconciler/rebuildOpenParts";
@@ -48,25 +46,8 @@ export function createUiHarness(options: { locate?: (error: unknown) => { line?:
     const created = (open: { title?: string; snapshot: MountSnapshot }): HostMount => ({
       title: open.title, snapshot: open.snapshot, error: null, formErrors: {}, waiting: false, closed: false, opsMessages: 0,
     });
-    if (trees.receive(message, created)) {
-      if (message.type === MOUNT_OPS) mounts.get(message.mountId)!.opsMessages += 1;
-      return;
-    }
-    const mount = mounts.get(message.mountId)!;
-    switch (message.type) {
-      case MOUNT_ERROR:
-        mount.error = message.error;
-        return;
-      case MOUNT_FORM_ERRORS:
-        mount.formErrors = message.errors;
-        return;
-      case MOUNT_WAITING:
-        mount.waiting = message.waiting;
-        return;
-      case MOUNT_CLOSE:
-        mount.closed = true;
-        return;
-    }
+    trees.receive(message, created);
+    if (message.type === MOUNT_OPS) mounts.get(message.mountId)!.opsMessages += 1;
   }
 
   /** Let microtasks, React's scheduler and timers run, then run pending frames; repeat until quiet. */
