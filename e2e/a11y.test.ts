@@ -9,7 +9,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import AxeBuilder from "@axe-core/playwright";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, launchBrowser, openReadyApp, serveStatic, waitFor, type TestServer } from "./harness";
+import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, waitFor, type TestServer } from "./harness";
+import { startMockLlm } from "./mockLlm";
 
 let browser: Browser;
 let app: TestServer;
@@ -104,6 +105,50 @@ describe("axe: no serious or critical violations", () => {
       await page.getByRole("button", { name: "Sessions", exact: true }).click();
       await page.getByRole("searchbox", { name: "Search sessions" }).waitFor();
       expect(await seriousViolations(page)).toEqual([]);
+    });
+  }
+});
+
+describe("a model's UI written without dark: variants", () => {
+  const FENCE = "```";
+  const UI =
+    "mount({ title: \"Plan\", ui: () => <Card><CardHeader><CardTitle>Plan</CardTitle></CardHeader><CardContent>" +
+    "<p className=\"text-gray-900 font-medium\">Three steps</p>" +
+    "<p className=\"text-gray-500\">Secondary note in gray</p>" +
+    "<p className=\"text-slate-600 text-sm\">Fine print in slate</p>" +
+    "<div className=\"bg-white border rounded p-2\"><span className=\"text-gray-700\">Text on a white box</span></div>" +
+    "<div className=\"bg-blue-50 p-2\"><span className=\"text-gray-700\">Text on a tinted box</span></div>" +
+    "</CardContent></Card> })";
+
+  for (const theme of THEMES) {
+    it(`keeps its gray text readable (AA) in the ${theme} theme`, async () => {
+      const mock = await startMockLlm();
+      try {
+        await configureEndpoint(page, mock.url);
+        mock.enqueue({ chunks: [`A plan.\n\n${FENCE}tsx agent.run\n${UI}\n${FENCE}\n`] });
+        await useTheme(page, theme);
+        await page.getByRole("textbox", { name: "Message" }).fill("A plan please");
+        await page.getByRole("textbox", { name: "Message" }).press("Enter");
+        const note = page.locator(".lm-mount").getByText("Secondary note in gray", { exact: true });
+        await note.waitFor({ timeout: 60_000 });
+        await waitFor(async () => /^Done/.test((await page.getByRole("status").textContent()) ?? ""), 60_000);
+        // The utility CSS is generated after the panel draws: wait until the gray class has its colour.
+        await waitFor(() => note.evaluate((element) => getComputedStyle(element).color !== getComputedStyle(element.parentElement!).color), 30_000);
+        await page.waitForTimeout(100);
+        expect(await seriousViolations(page)).toEqual([]);
+        const colors = await page.evaluate(() =>
+          ["Secondary note in gray", "Text on a white box", "Text on a tinted box"].map((text) => {
+            const element = [...document.querySelectorAll(".lm-mount p, .lm-mount span")].find((each) => each.textContent === text)!;
+            return getComputedStyle(element).color;
+          }),
+        );
+        // Tailwind's gray-500 stays gray-500 in the light theme; the tinted box keeps the model's gray in both.
+        if (theme === "light") expect(colors[0]).toBe("rgb(107, 114, 128)");
+        else expect(colors[0]).not.toBe("rgb(107, 114, 128)");
+        expect(colors[2]).toBe("rgb(55, 65, 81)");
+      } finally {
+        await mock.close();
+      }
     });
   }
 });

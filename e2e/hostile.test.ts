@@ -4,33 +4,25 @@
  * test measures the page's long tasks with a PerformanceObserver and checks
  * that Stop and New session still answer within a second.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveRecorder, serveStatic, type TestServer } from "./harness";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { BrowserContext, Page } from "playwright-core";
+import { configureEndpoint, openReadyApp, useAppSuite } from "./harness";
 import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
+
+const suite = useAppSuite({ attacker: true });
 
 const FENCE = "```";
 /** The page must never block longer than this (issue 10; DESIGN.md §5 asks 50 ms while streaming). */
 const MAX_TASK_MS = 100;
 const API_KEY = "test-key-Zq81LmPw0v";
 
-let browser: Browser;
-let app: TestServer;
-let attacker: TestServer;
 let mock: MockLlm;
 let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app, attacker] = await Promise.all([launchBrowser(), serveStatic(), serveRecorder()]);
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close(), attacker?.close()]);
-});
 beforeEach(async () => {
   mock = await startMockLlm();
-  context = await browser.newContext();
+  context = await suite.browser.newContext();
   page = await context.newPage();
   // Long tasks from the very start of the page.
   await page.addInitScript(() => {
@@ -40,12 +32,12 @@ beforeEach(async () => {
       for (const entry of list.getEntries()) tasks.push(entry.duration);
     }).observe({ type: "longtask", buffered: true });
   });
-  await openReadyApp(page, app.url);
+  await openReadyApp(page, suite.app.url);
   await configureEndpoint(page, mock.url, { apiKey: API_KEY });
-  attacker.clearRequests();
+  suite.attacker.clearRequests();
 });
 afterEach(async () => {
-  expect(attacker.requests.map((request) => request.url)).toEqual([]);
+  expect(suite.attacker.requests.map((request) => request.url)).toEqual([]);
   await Promise.all([context?.close(), mock?.close()]);
 });
 
@@ -307,7 +299,7 @@ describe("floods", () => {
       }).observe({ type: "longtask", buffered: true });
     });
     const factor = await slowdown();
-    await openReadyApp(page, app.url);
+    await openReadyApp(page, suite.app.url);
     // A panel shows "Restoring this UI…" until its tree is complete, then the panel.
     await expect.poll(() => page.getByLabel("Mounted UI", { exact: true }).count(), { timeout: 120_000 }).toBe(25);
     await page.waitForTimeout(1_000);

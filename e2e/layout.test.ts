@@ -3,25 +3,15 @@
  * with every action on screen, the composer's placeholder whole, and the
  * timeline following new content like a chat app ("Jump to latest").
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, waitFor, type TestServer } from "./harness";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { BrowserContext, Page } from "playwright-core";
+import { configureEndpoint, openReadyApp, waitFor, useAppSuite } from "./harness";
 import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
+
+const suite = useAppSuite();
 
 const FENCE = "```";
 const HEADER_ACTIONS = ["Sessions", "Session settings", "Export", "Share", "Invite agent", "Settings"];
-
-let browser: Browser;
-let app: TestServer;
-
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
-});
-
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close()]);
-});
 
 /** The header's boxes: its height, and each visible child's top and height. */
 function headerGeometry(page: Page) {
@@ -78,9 +68,9 @@ describe("a 375 px phone", () => {
   let context: BrowserContext;
   let page: Page;
   beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 375, height: 740 } });
+    context = await suite.browser.newContext({ viewport: { width: 375, height: 740 } });
     page = await context.newPage();
-    await openReadyApp(page, app.url);
+    await openReadyApp(page, suite.app.url);
   });
   afterEach(async () => {
     await context?.close();
@@ -143,9 +133,9 @@ describe("the timeline follows new content", () => {
   let page: Page;
   beforeEach(async () => {
     mock = await startMockLlm();
-    context = await browser.newContext({ viewport: { width: 1000, height: 700 } });
+    context = await suite.browser.newContext({ viewport: { width: 1000, height: 700 } });
     page = await context.newPage();
-    await openReadyApp(page, app.url);
+    await openReadyApp(page, suite.app.url);
     await configureEndpoint(page, mock.url);
     // A conversation taller than the screen.
     mock.enqueue({ chunks: [Array.from({ length: 40 }, (_, index) => `Earlier paragraph ${index + 1}: some history to scroll past.`).join("\n\n")] });

@@ -6,21 +6,11 @@
  * "Give me a button to click" in the same session; then the same after
  * switching sessions and back (the switch resets the realm).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
-import { assertBuilt, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { openReadyApp, useAppSuite } from "./harness";
 
-let browser: Browser;
-let app: TestServer;
-
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
-});
-
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close()]);
-});
+const suite = useAppSuite();
 
 const status = (page: Page) => page.getByRole("status").textContent();
 
@@ -73,15 +63,15 @@ async function askForButton(page: Page, expectedReplies: number): Promise<void> 
 
 describe("mount identity", () => {
   it("a mount made after a reload, and after a session switch, appears in its own reply; older panels and their saved snapshots stay", async () => {
-    const context = await browser.newContext();
+    const context = await suite.browser.newContext();
     const page = await context.newPage();
-    await openReadyApp(page, app.url);
+    await openReadyApp(page, suite.app.url);
     await orderPizza(page);
     expect((await panels(page)).map((list) => list.map(isPizza))).toEqual([[true]]);
 
     // Writes trail the interaction by at most 500 ms.
     await page.waitForTimeout(700);
-    await openReadyApp(page, app.url);
+    await openReadyApp(page, suite.app.url);
     await expect.poll(async () => (await panels(page)).flat().map(isPizza), { timeout: 20_000 }).toEqual([true]);
 
     await askForButton(page, 3);
@@ -91,7 +81,7 @@ describe("mount identity", () => {
 
     // The saved snapshots: after another reload both panels come back, each in its reply.
     await page.waitForTimeout(700);
-    await openReadyApp(page, app.url);
+    await openReadyApp(page, suite.app.url);
     await expect.poll(async () => (await panels(page)).map((list) => list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text))), { timeout: 20_000 })
       .toEqual([["pizza"], ["dice"]]);
 
@@ -104,7 +94,7 @@ describe("mount identity", () => {
     await expect.poll(async () => (await panels(page)).map((list) => list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text))), { timeout: 10_000 })
       .toEqual([["pizza"], ["dice"], ["dice"]]);
     await page.waitForTimeout(700);
-    await openReadyApp(page, app.url);
+    await openReadyApp(page, suite.app.url);
     await expect.poll(async () => (await panels(page)).map((list) => list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text))), { timeout: 20_000 })
       .toEqual([["pizza"], ["dice"], ["dice"]]);
     await context.close();

@@ -2,33 +2,20 @@
  * A mount's state survives a reload that comes right after a change: the
  * page saves mounts when it is hidden or left, not only on its 3 s tick.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser } from "playwright-core";
-import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
-import { startMockLlm, type MockLlm } from "./mockLlm";
+import { describe, expect, it } from "vitest";
+import { configureEndpoint, openReadyApp, useAppSuite } from "./harness";
+
+const suite = useAppSuite({ mock: true });
 
 const FENCE = "```";
 
-let browser: Browser;
-let app: TestServer;
-let mock: MockLlm;
-
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app, mock] = await Promise.all([launchBrowser(), serveStatic(), startMockLlm()]);
-});
-
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close(), mock?.close()]);
-});
-
 describe("saving mounts", () => {
   it("a change made just before a reload is there after it", async () => {
-    const context = await browser.newContext();
+    const context = await suite.browser.newContext();
     const page = await context.newPage();
-    await openReadyApp(page, app.url);
-    await configureEndpoint(page, mock.url, { apiKey: "sk-test" });
-    mock.enqueue({
+    await openReadyApp(page, suite.app.url);
+    await configureEndpoint(page, suite.mock.url, { apiKey: "sk-test" });
+    suite.mock.enqueue({
       chunks: [
         `A counter.\n\n${FENCE}tsx agent.run\n` +
           'mount({ title: "Counter", ui: () => { const [n, setN] = React.useState(0); return <Button onClick={() => setN(n + 1)}>{`Count ${n}`}</Button> } })\n' +

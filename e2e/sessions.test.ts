@@ -4,35 +4,23 @@
  * can be undone, a second tab is read-only, and a share link opens a preview.
  */
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
-import { startMockLlm, type MockLlm } from "./mockLlm";
+import { describe, expect, it } from "vitest";
+import type { BrowserContext, Page } from "playwright-core";
+import { configureEndpoint, openReadyApp, useAppSuite } from "./harness";
+
+const suite = useAppSuite({ mock: true });
 
 const FENCE = "```";
 const KEY = "sk-secret-never-exported-42";
 
-let browser: Browser;
-let app: TestServer;
-let mock: MockLlm;
-
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app, mock] = await Promise.all([launchBrowser(), serveStatic(), startMockLlm()]);
-});
-
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close(), mock?.close()]);
-});
-
 async function openApp(context: BrowserContext, options: { writable?: boolean } = {}): Promise<Page> {
   const page = await context.newPage();
-  await openReadyApp(page, app.url);
+  await openReadyApp(page, suite.app.url);
   if (options.writable !== false) await page.getByRole("textbox", { name: "Message" }).waitFor();
   return page;
 }
 
-const configure = (page: Page) => configureEndpoint(page, mock.url, { apiKey: KEY });
+const configure = (page: Page) => configureEndpoint(page, suite.mock.url, { apiKey: KEY });
 
 async function chat(page: Page, text: string) {
   await page.getByRole("textbox", { name: "Message" }).fill(text);
@@ -47,11 +35,11 @@ async function exportText(page: Page): Promise<string> {
 
 describe("sessions", () => {
   it("survive a reload, export without the key, and import losslessly into a fresh profile", async () => {
-    const context = await browser.newContext();
+    const context = await suite.browser.newContext();
     const page = await openApp(context);
     await configure(page);
-    mock.enqueue({ chunks: [`Counting.\n\n${FENCE}tsx agent.run\nconsole.log("rows", 3 * 7)\n${FENCE}\n`] });
-    mock.enqueue({ chunks: ["There are 21 rows."] });
+    suite.mock.enqueue({ chunks: [`Counting.\n\n${FENCE}tsx agent.run\nconsole.log("rows", 3 * 7)\n${FENCE}\n`] });
+    suite.mock.enqueue({ chunks: ["There are 21 rows."] });
     await chat(page, "Count the rows please");
 
     // Writes trail the stream by at most 500 ms (DESIGN.md §3); give them that.
@@ -68,7 +56,7 @@ describe("sessions", () => {
     expect(document.messages.map((message: { role: string }) => message.role)).toEqual(["user", "assistant", "feedback", "assistant"]);
     await context.close();
 
-    const fresh = await browser.newContext();
+    const fresh = await suite.browser.newContext();
     const other = await openApp(fresh);
     await other.getByLabel("Import session").setInputFiles({ name: "session.json", mimeType: "application/json", buffer: Buffer.from(exported) });
     await other.getByText("There are 21 rows.").waitFor({ timeout: 20_000 });
@@ -83,7 +71,7 @@ describe("sessions", () => {
   });
 
   it("refuses a bad file with a precise message and changes nothing", async () => {
-    const context = await browser.newContext();
+    const context = await suite.browser.newContext();
     const page = await openApp(context);
     const before = await page.getByRole("navigation", { name: "Sessions" }).getByRole("listitem").count();
     const hostile = JSON.stringify({
@@ -112,13 +100,13 @@ describe("sessions", () => {
   });
 
   it("deletes with undo, and searches titles and content", async () => {
-    const context = await browser.newContext();
+    const context = await suite.browser.newContext();
     const page = await openApp(context);
     await configure(page);
-    mock.enqueue({ chunks: ["Zebras are striped."] });
+    suite.mock.enqueue({ chunks: ["Zebras are striped."] });
     await chat(page, "Tell me about zebras");
     await page.getByRole("button", { name: "New session" }).click();
-    mock.enqueue({ chunks: ["Penguins waddle."] });
+    suite.mock.enqueue({ chunks: ["Penguins waddle."] });
     await chat(page, "Tell me about penguins");
     const nav = page.getByRole("navigation", { name: "Sessions" });
     await expect.poll(() => nav.getByRole("listitem").count()).toBe(2);
@@ -139,7 +127,7 @@ describe("sessions", () => {
   });
 
   it("shows a session open in another tab read-only", async () => {
-    const context = await browser.newContext();
+    const context = await suite.browser.newContext();
     const first = await openApp(context);
     const second = await openApp(context, { writable: false });
     expect(await first.getByRole("textbox", { name: "Message" }).count()).toBe(1);
@@ -149,10 +137,10 @@ describe("sessions", () => {
   });
 
   it("opens a share link as a preview and imports it on request", async () => {
-    const context = await browser.newContext();
+    const context = await suite.browser.newContext();
     const page = await openApp(context);
     await configure(page);
-    mock.enqueue({ chunks: ["Shared answer."] });
+    suite.mock.enqueue({ chunks: ["Shared answer."] });
     await chat(page, "Something to share");
     await page.getByRole("button", { name: "Share", exact: true }).click();
     const url = await page.getByLabel(/Share link/).inputValue();
@@ -160,7 +148,7 @@ describe("sessions", () => {
     expect(url).not.toContain(KEY);
     await context.close();
 
-    const fresh = await browser.newContext();
+    const fresh = await suite.browser.newContext();
     const requests: string[] = [];
     const other = await fresh.newPage();
     other.on("request", (request) => void requests.push(request.url()));
@@ -169,7 +157,7 @@ describe("sessions", () => {
     await preview.waitFor({ timeout: 20_000 });
     // The fragment never reaches a server.
     expect(requests.some((request) => request.includes("share="))).toBe(false);
-    expect(app.requests.some((request) => request.url.includes("share="))).toBe(false);
+    expect(suite.app.requests.some((request) => request.url.includes("share="))).toBe(false);
     await preview.getByRole("button", { name: "Import" }).click();
     await other.getByText("Shared answer.").waitFor({ timeout: 20_000 });
     await fresh.close();
@@ -178,10 +166,10 @@ describe("sessions", () => {
 
 describe("a tab closed mid-stream", () => {
   it("loses at most half a second and reopens the reply as interrupted, with Continue", async () => {
-    const context = await browser.newContext();
+    const context = await suite.browser.newContext();
     const page = await openApp(context);
     await configure(page);
-    mock.enqueue({ chunks: ["The first part arrived. ", { pauseMs: 60_000 }, "never"] });
+    suite.mock.enqueue({ chunks: ["The first part arrived. ", { pauseMs: 60_000 }, "never"] });
     await page.getByRole("textbox", { name: "Message" }).fill("Start a long reply");
     await page.getByRole("textbox", { name: "Message" }).press("Enter");
     await page.getByText("The first part arrived.").waitFor({ timeout: 15_000 });
@@ -191,9 +179,60 @@ describe("a tab closed mid-stream", () => {
     const again = await openApp(context);
     await again.getByText("The first part arrived.").waitFor({ timeout: 20_000 });
     await again.getByText(/interrupted before it finished/).waitFor();
-    mock.enqueue({ chunks: ["Picking up where I left off."] });
+    suite.mock.enqueue({ chunks: ["Picking up where I left off."] });
     await again.getByRole("button", { name: "Continue" }).click();
     await again.getByText("Picking up where I left off.").waitFor({ timeout: 15_000 });
+    await context.close();
+  });
+});
+
+describe("a message sent during a session switch", () => {
+  it("sent at once after New session, while big live mounts are still saving, lands in the new session: never lost", async () => {
+    const context = await suite.browser.newContext();
+    const page = await openApp(context);
+    await configure(page);
+    // Twelve grids of 3,000 nodes whose counters tick: every save walks all of them again, in slices.
+    suite.mock.enqueue({
+      chunks: [
+        `Twelve live grids.\n\n${FENCE}tsx agent.run\n` +
+          "function Grid() {\n" +
+          "  const [n, setN] = useState(0)\n" +
+          "  useEffect(() => { const timer = setInterval(() => setN((k) => k + 1), 50); return () => clearInterval(timer) }, [])\n" +
+          "  return <div><b>{n}</b>{Array.from({ length: 3000 }, (_, i) => <span key={i}>{i % 10}</span>)}</div>\n" +
+          "}\n" +
+          "for (let k = 0; k < 12; k++) mount({ title: `Grid ${k}`, ui: Grid })\n" +
+          `${FENCE}\n`,
+      ],
+    });
+    await chat(page, "Twelve live grids please");
+    await expect.poll(() => page.getByLabel("Mounted UI").count(), { timeout: 30_000 }).toBe(12);
+
+    suite.mock.enqueue({ chunks: ["Noted in the new session."] });
+    const text = "Sent at once after New session";
+    await page.getByRole("button", { name: "New session" }).click();
+    const composer = page.getByRole("textbox", { name: "Message" });
+    await composer.fill(text);
+    await composer.press("Enter");
+    // Sent in the session that opened, or kept in the composer with the reason: never gone.
+    const timeline = page.locator(".lm-main");
+    await expect
+      .poll(async () => ((await timeline.getByText(text, { exact: true }).count()) > 0 ? "sent" : (await composer.inputValue()) === text ? "kept" : "gone"), {
+        timeout: 30_000,
+      })
+      .not.toBe("gone");
+    if ((await timeline.getByText(text, { exact: true }).count()) === 0) await composer.press("Enter");
+    await page.getByText("Noted in the new session.").waitFor({ timeout: 30_000 });
+    await expect.poll(() => page.getByRole("status").textContent(), { timeout: 20_000 }).toMatch(/^Done/);
+    // The new session holds it (its title comes from it), and it is there once.
+    expect(await timeline.getByText(text, { exact: true }).count()).toBe(1);
+    expect(await page.getByLabel("Mounted UI").count()).toBe(0);
+    await expect.poll(() => page.locator(".lm-session-title").textContent()).toBe(text);
+    // Saved there too: after a reload the newest session opens with it.
+    await page.waitForTimeout(700);
+    await page.reload();
+    await page.getByText("Noted in the new session.").waitFor({ timeout: 30_000 });
+    expect(await page.locator(".lm-main").getByText(text, { exact: true }).count()).toBe(1);
+    expect(await page.locator(".lm-session-title").textContent()).toBe(text);
     await context.close();
   });
 });

@@ -16,13 +16,11 @@ import { sanitizeClassName } from "../src/render/sanitizeCss";
 import { sanitizeProps } from "../src/render/sanitizeProps";
 import type { ExecEvent } from "../src/wire/events";
 import {
-  MAX_OPS_PER_MESSAGE, MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPEN_PART, MOUNT_OPS, MOUNT_WAITING, UI_EVENT,
-  isHandlerMarker, isSnapshotText, validateMountMessage,
-  type FormValues, type MountErrorInfo, type MountOp, type MountRealmMessage, type MountSnapshot, type SnapshotElement, type SnapshotNode,
-  type UiEventMessage,
+  MAX_OPS_PER_MESSAGE, UI_EVENT, isHandlerMarker, isSnapshotText, validateMountMessage, type FormValues, type MountErrorInfo, type MountRealmMessage, type MountSnapshot, type SnapshotElement, type SnapshotNode, type UiEventMessage,
 } from "../src/wire/mount";
 import { createExecutor, type Executor } from "../workers/realm/executor/executor";
-import { applyOpsKeepingDetached, printSnapshot } from "../workers/realm/reconciler/applyOps";
+import { printSnapshot } from "../workers/realm/reconciler/applyOps";
+import { rebuildOpenParts } from "../workers/realm/reconciler/rebuildOpenParts";
 import { createRealmGlobals } from "../workers/realm/runtime/createRealmGlobals";
 import type { RealmTools } from "../workers/realm/runtime/createRealmTools";
 import type { HostRequests } from "../workers/realm/runtime/createHostRequests";
@@ -44,15 +42,8 @@ export type MountHost = ReturnType<typeof createMountHost>;
 export function createMountHost() {
   const messages: MountRealmMessage[] = [];
   const mounts = new Map<string, HostMount>();
-  /** First renders sent in parts, until the last part (the page shows them only then). */
-  const opening = new Map<string, { mount: HostMount; next: number; parts: number }>();
-  /** Nodes created and not yet inserted, per mount: one batch may come in several messages. */
-  const detached = new Map<string, SnapshotNode[]>();
-  const apply = (mountId: string, snapshot: MountSnapshot, ops: MountOp[]): MountSnapshot => {
-    const next = applyOpsKeepingDetached({ snapshot, detached: detached.get(mountId) ?? [] }, ops);
-    detached.set(mountId, next.detached);
-    return next.snapshot;
-  };
+  /** Mount trees, first renders in parts included (shown only with their last part). */
+  const trees = rebuildOpenParts(mounts);
   const listeners = new Set<(message: MountRealmMessage) => void>();
 
   /** Validate (as the page does) and apply one message from the realm; returns the validated copy. */
@@ -61,48 +52,9 @@ export function createMountHost() {
     if (!checked.ok) throw new Error(`invalid mount message: ${checked.reason}`);
     const message = checked.message;
     messages.push(message);
-    if (message.type !== MOUNT_OPEN_PART && opening.has(message.mountId)) throw new Error(`${message.type} for ${message.mountId} before its last part`);
-    const mount = mounts.get(message.mountId);
-    switch (message.type) {
-      case MOUNT_OPEN: {
-        const opened: HostMount = {
-          mountId: message.mountId, title: message.title, snapshot: message.snapshot, error: null, formErrors: {}, waiting: false, closed: false,
-        };
-        if (message.parts === undefined) mounts.set(message.mountId, opened);
-        else opening.set(message.mountId, { mount: opened, next: 0, parts: message.parts });
-        break;
-      }
-      case MOUNT_OPEN_PART: {
-        const open = opening.get(message.mountId);
-        if (!open || message.index !== open.next) throw new Error(`part ${message.index} of ${message.mountId} out of order`);
-        open.mount.snapshot = apply(message.mountId, open.mount.snapshot, message.ops);
-        open.next += 1;
-        if (open.next === open.parts) {
-          opening.delete(message.mountId);
-          mounts.set(message.mountId, open.mount);
-        }
-        break;
-      }
-      case MOUNT_OPS:
-        mount!.snapshot = apply(message.mountId, mount!.snapshot, message.ops);
-        break;
-      case MOUNT_ERROR:
-        mount!.error = message.error;
-        break;
-      case MOUNT_FORM_ERRORS:
-        mount!.formErrors = message.errors;
-        break;
-      case MOUNT_WAITING:
-        mount!.waiting = message.waiting;
-        break;
-      case MOUNT_CLOSE:
-        mount!.closed = true;
-        break;
-      default: {
-        const never: never = message;
-        throw new Error(`unknown mount message ${JSON.stringify(never)}`);
-      }
-    }
+    trees.receive(message, (open) => ({
+      mountId: open.mountId, title: open.title, snapshot: open.snapshot, error: null, formErrors: {}, waiting: false, closed: false,
+    }));
     for (const listener of [...listeners]) listener(message);
     return message;
   }

@@ -7,6 +7,8 @@ import { Agent, IMPORTED_END, type ChatMessage, type RealmEvent, type RealmPort 
 import { emptyReply } from "./reply";
 import type { MountRealmMessage } from "../wire/mount";
 import type { BlockEvent } from "../wire/types";
+import { createMountInbox } from "../render/mountInbox";
+import { createMountRegistry } from "../render/mountRegistry";
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
@@ -307,6 +309,67 @@ describe("Agent", () => {
   });
 });
 
+describe("Agent whose session is closing", () => {
+  it("refuses a message at once, changing nothing and calling no model, and says why", async () => {
+    const { model, calls } = scriptedModel(["Hello."]);
+    const realm = new FakeRealm();
+    const agent = makeAgent(model, realm);
+    const states: unknown[] = [];
+    agent.subscribe((state) => states.push(state));
+    expect(agent.refusal).toBeUndefined();
+    agent.close();
+    expect(agent.refusal).toBe("closed");
+    expect(await agent.send("sent during the switch")).toBe(false);
+    expect(agent.getState().messages).toEqual([]);
+    expect(states).toEqual([]);
+    expect(calls()).toBe(0);
+    expect(realm.calls).toEqual([]);
+  });
+
+  it("refuses every other way in too: edit, Regenerate, Continue, Revive, an invited agent's run, a UI-event turn", async () => {
+    const { model, calls } = scriptedModel([`${fence}ts agent.run\nconsole.log("ran")\n${fence}\n`, "Done."]);
+    const realm = new FakeRealm();
+    const agent = makeAgent(model, realm);
+    expect(await agent.send("first")).toBe(true);
+    const before = agent.getState().messages;
+    const callsBefore = calls();
+    const first = before.find((message) => message.role === "user")!;
+    const reply = before.find((message) => message.role === "assistant")!;
+    const eventId = agent.noteUiEvent();
+    agent.close();
+    expect(await agent.editAndResend(first.id, "edited")).toBe(false);
+    expect(await agent.regenerate(reply.id)).toBe(false);
+    await agent.continue();
+    expect(await agent.revive()).toEqual({ blocks: 0, failures: [] });
+    expect(await agent.runExternal(model)).toEqual({ kind: "busy" });
+    realm.emit({ type: "console", block: 0, statement: 0, level: "log", text: "clicked", cause: eventId });
+    // The fake realm answers flushes at once: a UI-event turn would have begun within these microtasks.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(agent.getState().messages).toBe(before);
+    expect(calls()).toBe(callsBefore);
+  });
+
+  it("a disposed agent refuses too", async () => {
+    const { model, calls } = scriptedModel(["Hello."]);
+    const agent = makeAgent(model, new FakeRealm());
+    agent.dispose();
+    expect(agent.refusal).toBe("closed");
+    expect(await agent.send("too late")).toBe(false);
+    expect(calls()).toBe(0);
+  });
+
+  it("a busy agent refuses with the reason busy, and takes messages again when the interaction ends", async () => {
+    const { model } = scriptedModel(["Hello."]);
+    const agent = makeAgent(model, new FakeRealm());
+    const running = agent.send("first");
+    expect(agent.refusal).toBe("busy");
+    expect(await agent.send("second")).toBe(false);
+    expect(await running).toBe(true);
+    expect(agent.refusal).toBeUndefined();
+    expect(agent.getState().messages.filter((message) => message.role === "user").map((message) => message.text)).toEqual(["first"]);
+  });
+});
+
 describe("Agent.revive", () => {
   it("re-runs the session's code blocks in order without calling the model", async () => {
     const { model, calls } = scriptedModel(["unused"]);
@@ -401,6 +464,29 @@ describe("Agent and mounted UIs", () => {
     const feedback = agent.getState().messages.filter((message) => message.role === "feedback");
     expect(feedback.at(-1)).toMatchObject({ source: "ui-event" });
     expect(JSON.stringify(prompts[1])).toContain("clicked");
+  });
+});
+
+describe("Agent and the page's mount inbox", () => {
+  it("a UI-event turn names the mount the action changed, as the inbox applied it", async () => {
+    const { model, prompts } = scriptedModel([`${fence}ts agent.run\nconsole.log("mounted")\n${fence}\n`, "Done.", "You clicked it."]);
+    const realm = new FakeRealm();
+    // The page's path: realm messages go through the inbox, and the agent listens to the inbox (src/main.tsx).
+    const inbox = createMountInbox({ registry: createMountRegistry(), schedule: (task) => task() });
+    realm.subscribeMounts = (listener) => inbox.subscribe(listener) as () => boolean;
+    const agent = makeAgent(model, realm);
+    await agent.send("A counter please");
+    inbox.push({ type: "mount-open", mountId: "s1:m1", title: "Counter", snapshot: { nodes: [] } });
+    expect(agent.getState().messages.filter((message) => message.role === "assistant").at(-1)).toMatchObject({ reply: { mounts: [{ mountId: "s1:m1", title: "Counter" }] } });
+
+    const cause = agent.noteUiEvent();
+    inbox.push({ type: "mount-ops", mountId: "s1:m1", eventId: cause, ops: [{ op: "create", id: 1, type: "span", props: {} }, { op: "insert", parent: 0, child: 1 }] });
+    realm.emit({ type: "console", block: 0, statement: 0, level: "log", text: "clicked", cause });
+    await expect.poll(() => prompts.length).toBe(3);
+    await expect.poll(() => agent.getState().phase).toBe("done");
+    const feedback = agent.getState().messages.filter((message) => message.role === "feedback").at(-1);
+    expect(feedback).toMatchObject({ source: "ui-event" });
+    expect(feedback?.role === "feedback" && feedback.body).toContain('mount "Counter" updated');
   });
 });
 

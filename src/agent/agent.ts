@@ -70,6 +70,12 @@ export type ChatMessage =
   /** What an invited agent reported (externalAgentTypes.ts). */
   | AgentReportMessage;
 
+/**
+ * Why the agent refuses a message: an interaction runs, or the session is
+ * closing (a switch is saving it; its agent is about to be disposed).
+ */
+export type SendRefusal = "busy" | "closed";
+
 export type Phase = "idle" | "streaming" | "running" | "waiting-input" | "waiting-permission" | "done" | "error" | "stopped";
 
 export interface AgentState {
@@ -301,10 +307,26 @@ export class Agent {
     return this.controller !== undefined;
   }
 
-  private disposed = false;
+  /** Closing or disposed: nothing new starts (send, edit, Regenerate, Continue, Revive, a UI-event turn). */
+  private closed = false;
+
+  /**
+   * The session is closing (src/ui/sessionController.ts): from now on every
+   * way in is refused, so nothing reaches an agent about to be disposed; what
+   * runs goes on until dispose stops it.
+   */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Why a message sent now would be refused; undefined: it would be sent. */
+  get refusal(): SendRefusal | undefined {
+    if (this.closed) return "closed";
+    return this.busy ? "busy" : undefined;
+  }
 
   dispose(): void {
-    this.disposed = true;
+    this.closed = true;
     this.stop();
     this.unsubscribeRealm();
     this.unsubscribeMounts();
@@ -333,10 +355,15 @@ export class Agent {
     this.push({ id: this.options.newId(), role: "notice", text, level, createdAt: this.options.now() });
   }
 
-  /** The person sends a message (with files, maybe). Ignored while an interaction runs. */
-  async send(text: string, attachments: readonly Attachment[] = []): Promise<void> {
+  /**
+   * The person sends a message (with files, maybe). Resolves false at once,
+   * changing nothing, when the message is empty or refused (`refusal`: an
+   * interaction runs, or the session is closing); the caller keeps the text.
+   * Otherwise resolves true when the interaction has ended.
+   */
+  async send(text: string, attachments: readonly Attachment[] = []): Promise<boolean> {
     const trimmed = text.trim();
-    if ((!trimmed && attachments.length === 0) || this.busy) return;
+    if ((!trimmed && attachments.length === 0) || this.refusal) return false;
     this.push({
       id: this.options.newId(),
       role: "user",
@@ -345,6 +372,7 @@ export class Agent {
       ...(attachments.length > 0 ? { attachments: [...attachments] } : {}),
     });
     await this.interact();
+    return true;
   }
 
   /** A message from the invited agent's channel (the person's command, the agent's report): shown and saved; no turn starts. */
@@ -364,7 +392,7 @@ export class Agent {
    * get next is returned (and shown), for the source to act on.
    */
   async runExternal(model: LanguageModel, by?: string): Promise<ExternalRun> {
-    if (this.busy) return { kind: "busy" };
+    if (this.refusal) return { kind: "busy" };
     const run: ExternalRun = { kind: "ran", state: "error", feedback: "", replyId: undefined };
     await this.interact({ model, run, by });
     return run;
@@ -380,7 +408,7 @@ export class Agent {
     const trimmed = text.trim();
     const index = this.state.messages.findIndex((message) => message.id === messageId);
     const original = this.state.messages[index];
-    if (this.busy || index < 0 || original.role !== "user" || (!trimmed && !original.attachments?.length)) return false;
+    if (this.refusal || index < 0 || original.role !== "user" || (!trimmed && !original.attachments?.length)) return false;
     this.setState({
       messages: [
         ...this.state.messages.slice(0, index),
@@ -417,7 +445,7 @@ export class Agent {
    */
   async regenerate(replyId: string, options: { freshRealm?: () => Promise<void> } = {}): Promise<boolean> {
     const start = this.interactionStart(replyId);
-    if (this.busy || start < 0) return false;
+    if (this.refusal || start < 0) return false;
     this.setState({ messages: this.state.messages.slice(0, start + 1), canContinue: false });
     this.interruptedFeedback = "";
     if (options.freshRealm) {
@@ -438,7 +466,7 @@ export class Agent {
 
   /** Resume after a reply was cut mid-stream. */
   async continue(): Promise<void> {
-    if (this.busy || !this.state.canContinue) return;
+    if (this.refusal || !this.state.canContinue) return;
     const cut = [...this.state.messages].reverse().find((message) => message.role === "assistant");
     const note =
       cut?.role === "assistant"
@@ -456,7 +484,7 @@ export class Agent {
    * live again. What fails is reported to the person, not to the model.
    */
   async revive(): Promise<{ blocks: number; failures: string[] }> {
-    if (this.busy) return { blocks: 0, failures: [] };
+    if (this.refusal) return { blocks: 0, failures: [] };
     const controller = new AbortController();
     this.controller = controller;
     const collector = new FeedbackCollector();
@@ -572,7 +600,7 @@ export class Agent {
       const causes = this.uiOutputCauses;
       this.uiOutput = undefined;
       this.uiOutputCauses = new Set();
-      if (!output || output.empty || this.disposed) return;
+      if (!output || output.empty || this.closed) return;
       // Which mounts these actions changed (the realm sent their ops before the flush answered).
       const changed = new Set<string>();
       for (const cause of causes) {

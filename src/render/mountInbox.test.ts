@@ -142,6 +142,42 @@ describe("createMountInbox", () => {
   });
 });
 
+describe("createMountInbox: its listeners (the agent)", () => {
+  test("hear each mount-ops once it is applied whole, with its eventId; a batch cut into slices once, after its last slice", () => {
+    const { inbox, tasks, runTask } = setup({ sliceOps: 100 });
+    const heard: { type: string; mountId: string; eventId?: number; ops?: number }[] = [];
+    inbox.subscribe((message) =>
+      heard.push({ type: message.type, mountId: message.mountId, ...(message.type === "mount-ops" ? { eventId: message.eventId, ops: message.ops.length } : {}) }),
+    );
+    inbox.push(open("m1"));
+    inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(5), eventId: 7 });
+    inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(150, 100) });
+    runTask();
+    // The open and the small batch are applied; the big one (300 ops) has only begun.
+    expect(heard).toEqual([
+      { type: "mount-open", mountId: "m1" },
+      { type: "mount-ops", mountId: "m1", eventId: 7, ops: 10 },
+    ]);
+    while (tasks.length > 0) runTask();
+    expect(heard.slice(2)).toEqual([{ type: "mount-ops", mountId: "m1", eventId: undefined, ops: 300 }]);
+  });
+
+  test("do not hear ops the inbox dropped: a batch cut short, or any batch of a paused mount", () => {
+    const { inbox, registry } = setup({ maxTotalNodes: 10, sliceOps: 20 });
+    const heard: string[] = [];
+    inbox.subscribe((message) => heard.push(`${message.type} ${message.mountId}${message.type === "mount-ops" ? ` ${message.eventId}` : ""}`));
+    inbox.push(open("m1"));
+    inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(4), eventId: 2 });
+    // Over the session's node cap within its first slice: the mount is paused and the rest of this batch dropped.
+    inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(30, 10), eventId: 3 });
+    inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(1, 50), eventId: 4 });
+    inbox.drain();
+    expect(inbox.isSuspended("m1")).toBe(true);
+    expect(registry.get("m1")!.nodeCount).toBeLessThan(34);
+    expect(heard).toEqual(["mount-open m1", "mount-ops m1 2"]);
+  });
+});
+
 /** A first render in parts, as the realm sends one too big for a message: the open (announcing parts and nodes), then the parts. */
 function partsOpen(mountId: string, nodes: number, partOps: number) {
   const ops = textOps(nodes);
@@ -167,9 +203,11 @@ describe("createMountInbox: first renders in parts", () => {
     // 1,000 ops in slices of 100: never a partial tree on the page.
     expect(slices).toBeGreaterThanOrEqual(10);
     expect(registry.get("m1")?.nodeCount).toBe(500);
-    expect(heard).toEqual(["mount-open"]);
+    expect(heard[0]).toBe("mount-open");
     while (tasks.length > 0) runTask();
     expect(registry.get("m1")?.getNode(1)?.props).toEqual({ className: "later" });
+    // Announced once, and before the later ops (which listeners hear once applied).
+    expect(heard).toEqual(["mount-open", "mount-ops"]);
   });
 
   test("a part out of order abandons the open: never shown, the model told once, its later parts and ops dropped", () => {

@@ -209,6 +209,8 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
       forget(mountId);
       backlog.set(mountId, Math.max(0, (backlog.get(mountId) ?? 0) - part.length));
       entry.offset = end;
+      // Applied whole: listeners hear it once, with its eventId (the agent notes which mounts a UI event changed).
+      if (end >= ops.length) emit(message as unknown as MountRealmMessage);
       if (totalNodes() > limits.maxTotalNodes) {
         suspend(mountId, `the session's mounts hold more than ${limits.maxTotalNodes} nodes`);
         return true;

@@ -1,5 +1,5 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
-import type { Agent, AgentState, Phase } from "../agent/agent";
+import type { Agent, AgentState, Phase, SendRefusal } from "../agent/agent";
 import { useAgentState } from "./useAgentState";
 import { Timeline } from "./Timeline";
 import { TokenPriceContext } from "./cost";
@@ -41,6 +41,12 @@ const PHASE_WORD: Record<Phase, string> = {
   done: "Done",
   error: "Error",
   stopped: "Stopped",
+};
+
+/** Why the composer kept a message instead of sending it (Agent.refusal). */
+const SEND_REFUSED: Record<SendRefusal, string> = {
+  busy: "Not sent: a reply is still running. Your message is kept here; send it when it has finished.",
+  closed: "Not sent: this session is closing. Your message is kept here; send it in the session that opens.",
 };
 
 /** Said on the status line while nothing runs and the sandbox could not start. */
@@ -96,13 +102,20 @@ function SessionView({
   const follow = useFollowLatest();
   const { jump } = follow;
   const onSend = useCallback(
-    (text: string, attachments: Attachment[] = []) => {
-      // What the person sends, and the answer, are what they want to see.
-      jump();
+    (text: string, attachments: Attachment[] = []): string | undefined => {
       if (toAgent && channel) {
+        jump();
         channel.sendCommand(text, selection.describe());
         selection.clear();
-      } else void agent.send(text, attachments);
+        return undefined;
+      }
+      // Refused (a reply runs, the session is closing): the composer keeps the text and says why.
+      const refusal = agent.refusal;
+      if (refusal) return SEND_REFUSED[refusal];
+      // What the person sends, and the answer, are what they want to see.
+      jump();
+      void agent.send(text, attachments);
+      return undefined;
     },
     [agent, channel, toAgent, selection, jump],
   );

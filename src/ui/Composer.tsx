@@ -49,7 +49,8 @@ export function Composer({
   onDraftChange,
 }: {
   busy: boolean;
-  onSend: (text: string, attachments: Attachment[]) => void;
+  /** Returns why the message was not sent (the composer keeps it), or undefined when it went. */
+  onSend: (text: string, attachments: Attachment[]) => string | undefined | void;
   onStop: () => void;
   placeholder?: string;
   /** Read once, when the composer appears. */
@@ -69,7 +70,11 @@ export function Composer({
   const ready = text.trim() !== "" || attachments.length > 0;
   const send = () => {
     if (busy || !ready) return;
-    onSend(text, attachments);
+    const refused = onSend(text, attachments);
+    if (refused) {
+      setProblem(refused);
+      return;
+    }
     setText("");
     setAttachments([]);
     setProblem(undefined);

@@ -31,6 +31,7 @@ function agents() {
     return {
       getState: () => state,
       subscribe: () => () => undefined,
+      close: () => undefined,
       dispose: () => undefined,
       busy: false,
       send: async (text: string, attachments: readonly Attachment[] = []) => void sent.push({ agent: id, messages: messages.length, text, attachments }),

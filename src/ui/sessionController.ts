@@ -232,6 +232,9 @@ export class SessionController {
 
   /** Close the open session: flush its writes, drop its agent and its lock. */
   private async closeCurrent(): Promise<void> {
+    // From here the closing agent refuses every message, whoever sends it:
+    // nothing can reach it between now and its dispose below.
+    this.state.agent?.close();
     this.unsubscribeAgent?.();
     this.unsubscribeAgent = undefined;
     if (this.mountTimer) clearInterval(this.mountTimer);

@@ -17,6 +17,7 @@ function scriptedAgent(messages: ChatMessage[]) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    close: () => undefined,
     dispose: () => undefined,
     busy: false,
     say(text: string) {

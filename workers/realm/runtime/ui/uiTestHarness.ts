@@ -4,11 +4,10 @@
  * way the host must (applyOps checks every id).
  */
 import {
-  MAX_OPS_PER_MESSAGE, MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPEN_PART, MOUNT_OPS, MOUNT_WAITING, UI_EVENT,
-  type MountErrorInfo, type MountOp, type MountRealmMessage, type MountSnapshot, type SnapshotNode, type UiEventPayload,
-  isSnapshotText, validateMountMessage,
+  MAX_OPS_PER_MESSAGE, MOUNT_OPS, UI_EVENT, type MountErrorInfo, type MountRealmMessage, type MountSnapshot, type SnapshotNode, type UiEventPayload, isSnapshotText, validateMountMessage,
 } from "../../../../src/wire/mount";
-import { applyOpsKeepingDetached, printSnapshot } from "../../reconciler/applyOps";
+import { printSnapshot } from "../../reconciler/applyOps";
+import { rebuildOpenParts } from "../../reconciler/rebuildOpenParts";
 import type { UiError } from "./createMountRuntime";
 import { createUiGlobals, type UiGlobals } from "./createUiGlobals";
 
@@ -28,15 +27,8 @@ export function createUiHarness(options: { locate?: (error: unknown) => { line?:
   const errors: UiError[] = [];
   const frames: (() => void)[] = [];
   const mounts = new Map<string, HostMount>();
-  /** First renders sent in parts, until the last part (the host shows them only then). */
-  const opening = new Map<string, { mount: HostMount; next: number; parts: number }>();
-  /** Nodes created and not yet inserted, per mount: one batch may come in several messages. */
-  const detached = new Map<string, SnapshotNode[]>();
-  const apply = (mountId: string, snapshot: MountSnapshot, ops: MountOp[]): MountSnapshot => {
-    const next = applyOpsKeepingDetached({ snapshot, detached: detached.get(mountId) ?? [] }, ops);
-    detached.set(mountId, next.detached);
-    return next.snapshot;
-  };
+  /** Mount trees, first renders in parts included (shown only with their last part). */
+  const trees = rebuildOpenParts(mounts);
   const ui: UiGlobals = createUiGlobals({
     post(message) {
       // Everything the realm sends must pass the host's validator unchanged.
@@ -51,45 +43,11 @@ export function createUiHarness(options: { locate?: (error: unknown) => { line?:
   });
 
   function receive(message: MountRealmMessage): void {
-    if (message.type !== MOUNT_OPEN_PART && opening.has(message.mountId)) throw new Error(`${message.type} for ${message.mountId} before its last part`);
-    const mount = mounts.get(message.mountId);
-    switch (message.type) {
-      case MOUNT_OPEN: {
-        const opened: HostMount = {
-          title: message.title, snapshot: message.snapshot, error: null, formErrors: {}, waiting: false, closed: false, opsMessages: 0,
-        };
-        if (message.parts === undefined) mounts.set(message.mountId, opened);
-        else opening.set(message.mountId, { mount: opened, next: 0, parts: message.parts });
-        return;
-      }
-      case MOUNT_OPEN_PART: {
-        const open = opening.get(message.mountId);
-        if (!open || message.index !== open.next) throw new Error(`part ${message.index} of ${message.mountId} out of order`);
-        open.mount.snapshot = apply(message.mountId, open.mount.snapshot, message.ops);
-        open.next += 1;
-        if (open.next === open.parts) {
-          opening.delete(message.mountId);
-          mounts.set(message.mountId, open.mount);
-        }
-        return;
-      }
-      case MOUNT_OPS:
-        mount!.snapshot = apply(message.mountId, mount!.snapshot, message.ops);
-        mount!.opsMessages += 1;
-        return;
-      case MOUNT_ERROR:
-        mount!.error = message.error;
-        return;
-      case MOUNT_FORM_ERRORS:
-        mount!.formErrors = message.errors;
-        return;
-      case MOUNT_WAITING:
-        mount!.waiting = message.waiting;
-        return;
-      case MOUNT_CLOSE:
-        mount!.closed = true;
-        return;
-    }
+    const created = (open: { title?: string; snapshot: MountSnapshot }): HostMount => ({
+      title: open.title, snapshot: open.snapshot, error: null, formErrors: {}, waiting: false, closed: false, opsMessages: 0,
+    });
+    trees.receive(message, created);
+    if (message.type === MOUNT_OPS) mounts.get(message.mountId)!.opsMessages += 1;
   }
 
   /** Let microtasks, React's scheduler and timers run, then run pending frames; repeat until quiet. */

@@ -1,0 +1,95 @@
+/**
+ * A message sent while a session switch is saving the closing session is
+ * never lost: the closing session's agent refuses it from the switch's first
+ * moment (its caller keeps the text), and the session that opens takes it.
+ */
+import "fake-indexeddb/auto";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { MockLanguageModelV3, simulateReadableStream } from "ai/test";
+import { Agent, type ChatMessage, type RealmPort } from "../agent/agent";
+import { createProtocolParser } from "../protocol/parser";
+import { loadSession } from "../store/sessions";
+import { SessionController } from "./sessionController";
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+
+/** A model that answers every call with "Hello." */
+function helloModel() {
+  return new MockLanguageModelV3({
+    doStream: async () => ({
+      stream: simulateReadableStream({
+        chunks: [
+          { type: "stream-start", warnings: [] },
+          { type: "text-start", id: "t" },
+          { type: "text-delta", id: "t", delta: "Hello." },
+          { type: "text-end", id: "t" },
+          { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage },
+        ],
+        chunkDelayInMs: 0,
+        initialDelayInMs: 0,
+      }),
+    }),
+  });
+}
+
+/** No code runs in these replies: a realm that has always finished. */
+const idleRealm: RealmPort = {
+  beginReply: () => undefined,
+  sendBlock: () => undefined,
+  flush: () => Promise.resolve(),
+  abort: () => undefined,
+  subscribe: () => () => undefined,
+};
+
+function makeAgent(messages: ChatMessage[]): Agent {
+  return new Agent(
+    {
+      model: helloModel,
+      system: "SYSTEM",
+      realm: idleRealm,
+      createParser: createProtocolParser,
+      describeError: (error) => ({ code: "unknown", message: String(error), retryable: false }),
+      wrapFeedback: (body) => body,
+    },
+    messages,
+  );
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const texts = (messages: readonly ChatMessage[]) => messages.filter((message) => message.role === "user").map((message) => message.text);
+
+describe("session switch", () => {
+  it("the closing session's agent refuses a message from the switch's first moment; the new session takes the next one", async () => {
+    indexedDB.deleteDatabase("livemark");
+    let clock = 1_900_000_000_000;
+    vi.spyOn(Date, "now").mockImplementation(() => (clock += 7));
+    const controller = new SessionController({ realm: { reset: async () => undefined }, makeAgent });
+    await controller.start();
+    const closing = controller.getState().agent!;
+    const closingId = controller.getState().current!.id;
+    expect(await closing.send("first message")).toBe(true);
+
+    const switching = controller.newSession();
+    // Whoever still holds the closing agent (a handler drawn before the
+    // switch, the invited agent's channel) is refused while it saves.
+    expect(closing.refusal).toBe("closed");
+    expect(await closing.send("sent during the switch")).toBe(false);
+    await switching;
+
+    const opened = controller.getState().agent!;
+    expect(opened).not.toBe(closing);
+    expect(controller.getState().current!.id).not.toBe(closingId);
+    expect(await opened.send("sent during the switch")).toBe(true);
+    expect(texts(opened.getState().messages)).toEqual(["sent during the switch"]);
+    // What the closing session saved is what it showed: the refused message is in neither session twice.
+    const saved = await loadSession(controller.storeHandle()!, closingId);
+    expect(texts(saved!.messages)).toEqual(["first message"]);
+    expect(texts(closing.getState().messages)).toEqual(["first message"]);
+  });
+});
