@@ -228,16 +228,17 @@ function OpeningView({ controller, queued, draft }: { controller: SessionControl
       </main>
       <footer className="lm-footer">
         <div className="lm-statusbar">
-          <span role="status" aria-live="polite" className="lm-status">
-            {queued ? "Sending once your session is open…" : "Opening your sessions…"}
-          </span>
+          {/* Not the status live region: the session's status line is that one element, from its first state on. */}
+          <span className="lm-status">{queued ? "Sending once your session is open…" : "Opening your sessions…"}</span>
         </div>
         <Composer
           key={generation}
           busy={queued !== undefined}
           onSend={(text, attachments) => {
+            // Refused only if the session opened this very moment: the text stays and moves into its composer.
+            if (!controller.sendWhenOpen(text, attachments)) return "Not sent: your session has just opened. Your message is kept here; send it again.";
             draft.current = undefined;
-            controller.sendWhenOpen(text, attachments);
+            return undefined;
           }}
           onStop={() => {
             const taken = controller.takeQueued();
