@@ -317,4 +317,52 @@ describe("createMountInbox: first renders in parts", () => {
     expect(registry.ids()).toEqual(["m2"]);
     expect(warnings.some((warning) => /^m1: mount m1 was not shown: part of its first render was dropped/.test(warning))).toBe(true);
   });
+  describe("a UI event's answer (mount-ops with an eventId)", () => {
+    const children = (registry: ReturnType<typeof createMountRegistry>) => registry.get("m1")?.getNode(ROOT_NODE_ID)?.children.length;
+
+    test("is applied in the task it arrives in when nothing is queued: it waits for no later task", () => {
+      const { registry, inbox, tasks, runTask } = setup();
+      inbox.push(open("m1"));
+      while (tasks.length > 0) runTask();
+      inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(3), eventId: 7 });
+      expect(children(registry)).toBe(3);
+      expect(inbox.pending).toBe(0);
+      expect(tasks).toHaveLength(0);
+    });
+
+    test("is applied one slice at a time: the rest of a big answer waits for later tasks", () => {
+      const { registry, inbox, tasks, runTask } = setup({ sliceOps: 100 });
+      inbox.push(open("m1"));
+      while (tasks.length > 0) runTask();
+      inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(150), eventId: 7 });
+      // 300 ops: one slice of 100 now (50 create/insert pairs), the rest in two later tasks.
+      expect(children(registry)).toBe(50);
+      expect(tasks).toHaveLength(1);
+      runTask();
+      runTask();
+      expect(children(registry)).toBe(150);
+      expect(tasks).toHaveLength(0);
+    });
+
+    test("waits its turn behind queued messages, in order", () => {
+      const { registry, inbox, tasks, runTask } = setup();
+      inbox.push(open("m1"));
+      while (tasks.length > 0) runTask();
+      inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(2) });
+      inbox.push({ type: "mount-ops", mountId: "m1", ops: [{ op: "remove", parent: ROOT_NODE_ID, child: 1 }], eventId: 7 });
+      expect(children(registry)).toBe(0);
+      runTask();
+      expect(registry.get("m1")?.getNode(ROOT_NODE_ID)?.children).toEqual([2]);
+    });
+
+    test("is capped like any other: a mount over its ops rate is paused and the answer dropped", () => {
+      const { registry, inbox, warnings, tasks, runTask } = setup({ maxOpsPerMountPerSecond: 10 });
+      inbox.push(open("m1"));
+      while (tasks.length > 0) runTask();
+      inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(20), eventId: 7 });
+      expect(children(registry)).toBe(0);
+      expect(inbox.isSuspended("m1")).toBe(true);
+      expect(warnings[0]).toMatch(/^m1: mount m1 was paused/);
+    });
+  });
 });

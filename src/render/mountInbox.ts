@@ -8,6 +8,13 @@
  *   more than `sliceOps` ops. React renders what a slice changed before the
  *   next one starts (the store's subscriptions are synchronous), so a click
  *   on Stop waits at most one slice.
+ * - **A person's answer at once.** A `mount-ops` caused by a UI event (it
+ *   carries the event's `eventId`) that finds nothing queued is applied in
+ *   the task it arrived in, up to one slice (the rest is queued as usual):
+ *   the click's result does not wait for a slice task behind the page's
+ *   other work (a streaming reply's renders). Every cap applies as before,
+ *   and no task applies more than one slice: the port delivers each message
+ *   in a task of its own, so a realm that tags everything gains nothing.
  * - **Throttle, then suspend.** A mount whose queued ops exceed
  *   `maxBacklogOps` (it commits faster than the page can draw), or which
  *   sends more than `maxOpsPerMountPerSecond`, is suspended: its queued and
@@ -309,6 +316,11 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
   const slice = (ticket: number) => {
     if (ticket !== generation) return;
     scheduled = false;
+    applySlice();
+  };
+
+  /** Apply queued entries for at most one slice (time and ops); ask for another slice if any are left. */
+  const applySlice = () => {
     const deadline = now() + limits.sliceMs;
     sliceUsed = 0;
     while (head < queue.length) {
@@ -385,6 +397,8 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
         }
         backlog.set(mountId, queued);
         queue.push({ mountId, type, message, offset: 0, ops });
+        // A UI event's answer with nothing ahead of it: now, in this task (one slice at most).
+        if (message.eventId !== undefined && queue.length - head === 1) return applySlice();
       } else {
         queue.push({ mountId, type, message, offset: 0, ops: 0 });
       }
