@@ -145,6 +145,8 @@ export async function run(): Promise<Record<string, number>> {
     await page.getByRole("textbox", { name: "Message" }).fill("Write while I click");
     await page.getByRole("textbox", { name: "Message" }).press("Enter");
     await page.waitForFunction(() => /^Streaming/.test(document.querySelector('[role="status"]')?.textContent ?? ""), undefined, { timeout: 30_000 });
+    // Once the timeline overflows (before that a wheel does not scroll, and following goes on).
+    await page.waitForFunction(() => { const main = document.querySelector(".lm-main"); return !!main && main.scrollHeight > main.clientHeight + 100; }, undefined, { timeout: 30_000 });
     const main = await page.locator(".lm-main").boundingBox();
     if (main) {
       await page.mouse.move(main.x + main.width / 2, main.y + main.height / 2);
