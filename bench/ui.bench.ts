@@ -13,7 +13,8 @@ import { execSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { DIST_DIR, ROOT_DIR, configureEndpoint, launchBrowser, openReadyApp, serveStatic } from "../e2e/harness";
-import { startMockLlm, type MockChunk } from "../e2e/mockLlm";
+import type { Page } from "playwright-core";
+import { startMockLlm, type MockChunk, type MockLlm } from "../e2e/mockLlm";
 
 const FENCE = "```";
 
@@ -72,13 +73,83 @@ const CLICK_LOOP = `(async () => {
       return { times, lost, outOfView };
     })()`;
 
-interface ClickRun {
+export interface ClickRun {
   times: number[];
   lost: { index: number; why: string }[];
   outOfView: number;
 }
 
-function percentile(values: number[], p: number): number {
+export interface ClickFigures {
+  idle: ClickRun;
+  streaming: ClickRun;
+  /** The other reply was still streaming after the last click. */
+  stillStreaming: boolean;
+}
+
+/** Print a click run's figures and its lost clicks. */
+export function reportClicks(label: string, run: ClickRun): void {
+  const { times } = run;
+  const figures = times.length
+    ? `p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`
+    : "no click showed its count";
+  console.log(`${label}, over ${times.length} timed clicks: ${figures}; ${run.lost.length} lost, ${run.outOfView} made with the panel out of view`);
+  for (const click of run.lost) console.log(`  lost click ${click.index}: ${click.why}`);
+}
+
+/**
+ * On an app page set up with the mock LLM: a reply mounts the clicker, the
+ * click loop runs; then another reply streams at 200 tokens/s, the person
+ * scrolls up to the panel and the loop runs again. Returns when that reply is over.
+ */
+export async function measureClicks(page: Page, mock: MockLlm): Promise<ClickFigures> {
+  mock.enqueue({
+    chunks: [
+      `${FENCE}tsx agent.run\nfunction Clicker() {\n  const [count, setCount] = useState(0)\n  return <div><p>Count {count}</p><Button onClick={() => setCount(count + 1)}>Bump</Button></div>\n}\nmount({ ui: Clicker })\n${FENCE}\n`,
+    ],
+  });
+  await page.getByRole("textbox", { name: "Message" }).fill("A button");
+  await page.getByRole("textbox", { name: "Message" }).press("Enter");
+  const panel = page.getByLabel("Mounted UI");
+  await panel.getByRole("button", { name: "Bump" }).waitFor({ timeout: 20_000 });
+  await page.waitForFunction(() => /^Done/.test(document.querySelector('[role="status"]')?.textContent ?? ""));
+  // A string, not a function: the TypeScript runner would inject helpers the page lacks.
+  const clicks = async () => (await page.evaluate(CLICK_LOOP)) as ClickRun;
+  const idle = await clicks();
+
+  // Then the same clicks while another reply streams at 200 tokens/s. The
+  // reply below follows the stream (the timeline keeps its bottom in view),
+  // so the person scrolls up to the panel first (a wheel up stops following,
+  // useFollowLatest.ts) and clicks while the reply streams below.
+  const prose = "The totals come in as the rows stream, and the chart follows them without waiting for the end. ";
+  const streaming: MockChunk[] = [];
+  let text = "";
+  for (let part = 0; part < 12; part += 1) {
+    text += `\n\n## Part ${part}\n\n${prose.repeat(4)}\n\n${FENCE}tsx agent.run\nconst part${part} = Array.from({ length: 40 }, (_, i) => i * ${part})\nconsole.log(part${part}.reduce((a, b) => a + b, 0))\n${FENCE}\n`;
+  }
+  for (let at = 0; at < text.length; at += 80) {
+    streaming.push(text.slice(at, at + 80));
+    streaming.push({ pauseMs: 100 });
+  }
+  mock.enqueue({ chunks: streaming });
+  await page.getByRole("textbox", { name: "Message" }).fill("Write while I click");
+  await page.getByRole("textbox", { name: "Message" }).press("Enter");
+  await page.waitForFunction(() => /^Streaming/.test(document.querySelector('[role="status"]')?.textContent ?? ""), undefined, { timeout: 30_000 });
+  // Once the timeline overflows (before that a wheel does not scroll, and following goes on).
+  await page.waitForFunction(() => { const main = document.querySelector(".lm-main"); return !!main && main.scrollHeight > main.clientHeight + 100; }, undefined, { timeout: 30_000 });
+  const main = await page.locator(".lm-main").boundingBox();
+  if (main) {
+    await page.mouse.move(main.x + main.width / 2, main.y + main.height / 2);
+    await page.mouse.wheel(0, -20_000);
+  }
+  await page.waitForTimeout(200);
+  const whileStreaming = await clicks();
+  const stillStreaming = await page.evaluate(() => /^Streaming/.test(document.querySelector('[role="status"]')?.textContent ?? ""));
+  await page.waitForFunction(() => /^Done|^Error|^Stopped/.test(document.querySelector('[role="status"]')?.textContent ?? ""), undefined, { timeout: 120_000, polling: 250 });
+
+  return { idle, streaming: whileStreaming, stillStreaming };
+}
+
+export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
@@ -99,66 +170,14 @@ export async function run(): Promise<Record<string, number>> {
     await openReadyApp(page, app.url);
     await configureEndpoint(page, mock.url, { apiKey: "bench" });
 
-    // 1. Click → realm → DOM.
-    mock.enqueue({
-      chunks: [
-        `${FENCE}tsx agent.run\nfunction Clicker() {\n  const [count, setCount] = useState(0)\n  return <div><p>Count {count}</p><Button onClick={() => setCount(count + 1)}>Bump</Button></div>\n}\nmount({ ui: Clicker })\n${FENCE}\n`,
-      ],
-    });
-    await page.getByRole("textbox", { name: "Message" }).fill("A button");
-    await page.getByRole("textbox", { name: "Message" }).press("Enter");
-    const panel = page.getByLabel("Mounted UI");
-    await panel.getByRole("button", { name: "Bump" }).waitFor({ timeout: 20_000 });
-    await page.waitForFunction(() => /^Done/.test(document.querySelector('[role="status"]')?.textContent ?? ""));
-    const clicks = async (): Promise<ClickRun> => {
-      // A string, not a function: the TypeScript runner would inject helpers the page lacks.
-      return (await page.evaluate(CLICK_LOOP)) as ClickRun;
-    };
-    const report = (label: string, run: ClickRun) => {
-      const { times } = run;
-      const figures = times.length
-        ? `p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`
-        : "no click showed its count";
-      console.log(`${label}, over ${times.length} timed clicks: ${figures}; ${run.lost.length} lost, ${run.outOfView} made with the panel out of view`);
-      for (const click of run.lost) console.log(`  lost click ${click.index}: ${click.why}`);
-    };
-    const idle = await clicks();
-    if (idle.times.length) results["ui.clickToDomP95Ms"] = Math.round(percentile(idle.times, 95) * 10) / 10;
-    results["ui.clicksLost"] = idle.lost.length;
-    report("click → DOM", idle);
-
-    // 1b. The same clicks while another reply streams at 200 tokens/s. The
-    // reply below follows the stream (the timeline keeps its bottom in view),
-    // so the person scrolls up to the panel first (a wheel up stops following,
-    // useFollowLatest.ts) and clicks while the reply streams below.
-    const prose = "The totals come in as the rows stream, and the chart follows them without waiting for the end. ";
-    const streaming: MockChunk[] = [];
-    let text = "";
-    for (let part = 0; part < 12; part += 1) {
-      text += `\n\n## Part ${part}\n\n${prose.repeat(4)}\n\n${FENCE}tsx agent.run\nconst part${part} = Array.from({ length: 40 }, (_, i) => i * ${part})\nconsole.log(part${part}.reduce((a, b) => a + b, 0))\n${FENCE}\n`;
-    }
-    for (let at = 0; at < text.length; at += 80) {
-      streaming.push(text.slice(at, at + 80));
-      streaming.push({ pauseMs: 100 });
-    }
-    mock.enqueue({ chunks: streaming });
-    await page.getByRole("textbox", { name: "Message" }).fill("Write while I click");
-    await page.getByRole("textbox", { name: "Message" }).press("Enter");
-    await page.waitForFunction(() => /^Streaming/.test(document.querySelector('[role="status"]')?.textContent ?? ""), undefined, { timeout: 30_000 });
-    // Once the timeline overflows (before that a wheel does not scroll, and following goes on).
-    await page.waitForFunction(() => { const main = document.querySelector(".lm-main"); return !!main && main.scrollHeight > main.clientHeight + 100; }, undefined, { timeout: 30_000 });
-    const main = await page.locator(".lm-main").boundingBox();
-    if (main) {
-      await page.mouse.move(main.x + main.width / 2, main.y + main.height / 2);
-      await page.mouse.wheel(0, -20_000);
-    }
-    await page.waitForTimeout(200);
-    const whileStreaming = await clicks();
-    const stillStreaming = await page.evaluate(() => /^Streaming/.test(document.querySelector('[role="status"]')?.textContent ?? ""));
-    if (whileStreaming.times.length) results["ui.clickToDomP95MsWhileStreaming"] = Math.round(percentile(whileStreaming.times, 95) * 10) / 10;
-    results["ui.clicksLostWhileStreaming"] = whileStreaming.lost.length;
-    report(`click → DOM while a reply streams at 200 tok/s (budget p95 ≤ 8)${stillStreaming ? "" : " — the reply ended before the last click"}`, whileStreaming);
-    await page.waitForFunction(() => /^Done|^Error|^Stopped/.test(document.querySelector('[role="status"]')?.textContent ?? ""), undefined, { timeout: 120_000, polling: 250 });
+    // 1. Click → realm → DOM, idle and while another reply streams.
+    const clicks = await measureClicks(page, mock);
+    if (clicks.idle.times.length) results["ui.clickToDomP95Ms"] = Math.round(percentile(clicks.idle.times, 95) * 10) / 10;
+    results["ui.clicksLost"] = clicks.idle.lost.length;
+    reportClicks("click → DOM", clicks.idle);
+    if (clicks.streaming.times.length) results["ui.clickToDomP95MsWhileStreaming"] = Math.round(percentile(clicks.streaming.times, 95) * 10) / 10;
+    results["ui.clicksLostWhileStreaming"] = clicks.streaming.lost.length;
+    reportClicks(`click → DOM while a reply streams at 200 tok/s (budget p95 ≤ 8)${clicks.stillStreaming ? "" : " — the reply ended before the last click"}`, clicks.streaming);
 
     // 2. 1,000 rows into a mounted table.
     const rows = Array.from({ length: 1000 }, (_, id) => JSON.stringify({ id, name: `row ${id}`, value: (id * 37) % 1000 }));
