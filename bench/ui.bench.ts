@@ -4,8 +4,12 @@
  *   the realm) until the host DOM shows the new text: host event → port →
  *   realm handler → reconciler ops → host receiver → DOM. Budget p95 ≤ 16.
  * - `ui.clickToDomP95MsWhileStreaming` (budget p95 ≤ 8): the same clicks
- *   while another reply (prose, code that runs, a data fence) streams at 200
- *   tokens/s (80 characters every 100 ms).
+ *   while another reply (prose and code that runs) streams at 200 tokens/s
+ *   (80 characters every 100 ms) below the panel; the person has scrolled up
+ *   to the panel (the timeline follows the stream otherwise, and a panel far
+ *   out of view is put away: render/useDeferredDraw.ts).
+ * - `ui.clicksLost`, `ui.clicksLostWhileStreaming`: clicks whose count did not
+ *   show within 2 s (every wait is bounded; the loop goes on).
  * - `ui.stream1000RowsLongestTaskMs`: 1,000 rows streamed by a data fence into
  *   a mounted table; the longest main-thread task meanwhile. Budget ≤ 50.
  */
