@@ -8,33 +8,12 @@
  * cost a few panels, not all of them. Values live in the store, not the
  * DOM, so nothing the person typed is lost.
  *
- * The margins are measured from the panel's nearest scrolling ancestor (the
- * timeline's `.lm-main`), used as the observers' root: an observer rooted at
- * the viewport clips its target by every scrolling ancestor before applying
- * its margin, so inside a scrolling timeline a panel would be put away as
- * soon as it left the timeline's visible box, and drawn only once inside it.
- *
  * Without IntersectionObserver (Node tests, old engines) everything draws at once.
  */
 import { useEffect, useState, type RefObject } from "react";
 
 export const DRAW_MARGIN = "800px 0px";
 export const KEEP_MARGIN = "3000px 0px";
-
-/**
- * The nearest ancestor that scrolls (overflow-y auto or scroll), or null for
- * the viewport. Elements of class `lm-mount` are skipped: the kit's sheet gives
- * every `.lm-mount` (a panel, and the timeline's wrapper around one)
- * `overflow: auto` for the panel's own content, which is not what moves it.
- */
-export function scrollingAncestor(element: Element): Element | null {
-  for (let parent = element.parentElement; parent && parent !== document.documentElement && parent !== document.body; parent = parent.parentElement) {
-    if (parent.classList.contains("lm-mount")) continue;
-    const { overflowY } = getComputedStyle(parent);
-    if (overflowY === "auto" || overflowY === "scroll") return parent;
-  }
-  return null;
-}
 
 export interface DeferredDraw {
   drawn: boolean;
@@ -47,12 +26,11 @@ export function useDeferredDraw(ref: RefObject<Element | null>): DeferredDraw {
   useEffect(() => {
     const element = ref.current;
     if (!element || typeof IntersectionObserver === "undefined") return;
-    const root = scrollingAncestor(element);
     const near = new IntersectionObserver(
       (entries) => {
         if (entries.some((entry) => entry.isIntersecting)) setState((current) => (current.drawn ? current : { drawn: true }));
       },
-      { root, rootMargin: DRAW_MARGIN },
+      { rootMargin: DRAW_MARGIN },
     );
     const far = new IntersectionObserver(
       (entries) => {
@@ -62,7 +40,7 @@ export function useDeferredDraw(ref: RefObject<Element | null>): DeferredDraw {
           setState((current) => (current.drawn ? { drawn: false, height } : current));
         }
       },
-      { root, rootMargin: KEEP_MARGIN },
+      { rootMargin: KEEP_MARGIN },
     );
     near.observe(element);
     far.observe(element);
