@@ -140,10 +140,15 @@ export async function measureClicks(page: Page, mock: MockLlm): Promise<ClickFig
   await page.waitForFunction(() => /^Streaming/.test(document.querySelector('[role="status"]')?.textContent ?? ""), undefined, { timeout: 30_000 });
   // Once the timeline overflows (before that a wheel does not scroll, and following goes on).
   await page.waitForFunction(() => { const main = document.querySelector(".lm-main"); return !!main && main.scrollHeight > main.clientHeight + 100; }, undefined, { timeout: 30_000 });
-  const main = await page.locator(".lm-main").boundingBox();
-  if (main) {
-    await page.mouse.move(main.x + main.width / 2, main.y + main.height / 2);
-    await page.mouse.wheel(0, -20_000);
+  // The wheel stopped following once "Jump to latest" shows (useFollowLatest.ts); a few tries, each bounded.
+  const jump = page.getByRole("button", { name: "Jump to latest" });
+  for (let attempt = 0; attempt < 5 && !(await jump.isVisible()); attempt += 1) {
+    const main = await page.locator(".lm-main").boundingBox();
+    if (main) {
+      await page.mouse.move(main.x + main.width / 2, main.y + main.height / 2);
+      await page.mouse.wheel(0, -20_000);
+    }
+    await jump.waitFor({ timeout: 1_000 }).catch(() => undefined);
   }
   await page.waitForTimeout(200);
   const whileStreaming = await clicks();
