@@ -18,7 +18,7 @@ import { useInviteAgent } from "./useInviteAgent";
 import { useFollowLatest } from "./useFollowLatest";
 
 const InviteAgentDialog = lazy(() => import("./InviteAgentDialog").then((module) => ({ default: module.InviteAgentDialog })));
-import { MessageActionsContext, UserMessage, type MessageActions } from "./MessageActions";
+import { MessageActionsContext, type MessageActions } from "./MessageActions";
 import { ATTACH_FILES_EVENT } from "./Composer";
 import type { Attachment } from "../agent/attachments";
 import { flushSync } from "react-dom";
@@ -221,8 +221,18 @@ function OpeningView({ controller, queued, draft }: { controller: SessionControl
   return (
     <>
       <main className="lm-main">
+        {/* Waiting, so without a time yet (the session's own message shows it once sent). */}
         {queued && (
-          <UserMessage message={{ id: "queued", role: "user", text: queued.text, createdAt: queued.createdAt, ...(queued.attachments.length > 0 ? { attachments: [...queued.attachments] } : {}) }} />
+          <article className="lm-message lm-message--user" aria-label="Your message">
+            {queued.text && <p>{queued.text}</p>}
+            {queued.attachments.length > 0 && (
+              <ul className="lm-attachments" aria-label="Attachments">
+                {queued.attachments.map((attachment, index) => (
+                  <li key={index}>{attachment.name}</li>
+                ))}
+              </ul>
+            )}
+          </article>
         )}
         <p className="lm-empty">Opening your sessions…</p>
       </main>
