@@ -60,6 +60,20 @@ describe("sending before the sessions are open", () => {
     await close();
   });
 
+  it("a waiting message whose reply asks for a permission gets its ask on screen (the session's capabilities load first)", async () => {
+    const { page, release, close } = await slowStorePage();
+    const box = page.getByRole("textbox", { name: "Message" });
+    await box.waitFor({ timeout: 30_000 });
+    await box.fill("Look up a film with a tool");
+    await box.press("Enter");
+    await page.getByRole("article", { name: "Your message" }).waitFor();
+    release();
+    const ask = page.getByRole("group", { name: "Permission request" });
+    await ask.getByRole("button", { name: "Allow once" }).click({ timeout: 30_000 });
+    await expect.poll(() => page.getByText("Dune (2021)").count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    await close();
+  });
+
   it("a draft written while the sessions open stays in the composer", async () => {
     const { page, release, close } = await slowStorePage();
     const box = page.getByRole("textbox", { name: "Message" });

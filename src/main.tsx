@@ -146,7 +146,15 @@ function Root() {
         },
         messages,
       );
-    const controller: SessionController = new SessionController({ realm, makeAgent, registry, href: location.href });
+    // The open session's capabilities load (capabilities.open below): a message queued before the session opened is sent after.
+    let capabilitiesOpened: Promise<void> = Promise.resolve();
+    const controller: SessionController = new SessionController({
+      realm,
+      makeAgent,
+      registry,
+      href: location.href,
+      sessionReady: () => capabilitiesOpened,
+    });
     // The session's capabilities: the broker enforces them, the controller asks the person and keeps the records.
     const capabilities: CapabilityController = new CapabilityController({ agent: () => controller.getState().agent });
     const broker = createNetworkBroker({
@@ -192,7 +200,7 @@ function Root() {
       const { current } = controller.getState();
       if ((current?.id ?? undefined) === openedSession) return;
       openedSession = current?.id;
-      void capabilities.open(current, controller.storeHandle());
+      capabilitiesOpened = capabilities.open(current, controller.storeHandle());
     });
     const mounts: MountsContextValue = {
       registry,

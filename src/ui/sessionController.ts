@@ -109,6 +109,11 @@ export class SessionController {
       registry?: MountRegistry;
       /** The page URL, to read a `#share=` fragment. */
       href?: string;
+      /**
+       * Settles when the open session's capabilities (grants, asks) are loaded: a message sent before the
+       * session opened waits for it too, so an ask its reply makes is not swept away by that load.
+       */
+      sessionReady?: () => Promise<void>;
     },
   ) {
     this.started = new Promise<void>((resolve) => (this.markStarted = resolve));
@@ -173,6 +178,7 @@ export class SessionController {
   private async sendQueued(): Promise<void> {
     if (!this.state.queued) return;
     if (!this.state.agent || this.state.readOnly) await this.newSession();
+    await this.options.sessionReady?.().catch(() => undefined);
     const agent = this.state.agent;
     const queued = this.state.queued;
     if (!agent || this.state.readOnly || !queued) return;
