@@ -73,14 +73,15 @@ function initialJs(): { files: string[]; kb: number } {
 }
 
 /** About 20k tokens of a realistic reply: prose, lists, code blocks that run, ordinary fences. */
-function longReply(): string[] {
+/** The bench's long reply (prose, lists, code that runs, plain fences), as mock-LLM tokens. */
+export function longReply(count = 20_000): string[] {
   const tokens: string[] = [];
   const add = (text: string) => {
     // ~4 characters per token, cut at word boundaries like a tokenizer would.
     for (const piece of text.match(/\s*\S{1,6}|\s+/g) ?? []) tokens.push(piece);
   };
   let section = 0;
-  while (tokens.length < 20_000) {
+  while (tokens.length < count) {
     section += 1;
     add(`\n\n## Part ${section}\n\nHere we look at the numbers from a slightly different angle, keeping the earlier results in mind. `);
     add("Each statement below runs as soon as it has streamed in, so the totals show up while I keep writing. ".repeat(3));
@@ -92,7 +93,7 @@ function longReply(): string[] {
     add("```\n\n");
     add("For reference, this is how one would write it in plain TypeScript (not run):\n\n```ts\nconst x: number = 1\n```\n\n");
   }
-  return tokens.slice(0, 20_000);
+  return tokens.slice(0, count);
 }
 
 const INTERACTIVE_LOADS = 5;

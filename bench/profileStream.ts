@@ -16,27 +16,8 @@ import { mkdirSync } from "node:fs";
 import { writeFileSync } from "node:fs";
 import { configureEndpoint, launchBrowser, openReadyApp, serveStatic } from "../e2e/harness";
 import { startMockLlm, type MockChunk } from "../e2e/mockLlm";
+import { longReply } from "./app.bench";
 
-function longReply(count: number): string[] {
-  const tokens: string[] = [];
-  const add = (text: string) => {
-    for (const piece of text.match(/\s*\S{1,6}|\s+/g) ?? []) tokens.push(piece);
-  };
-  let section = 0;
-  while (tokens.length < count) {
-    section += 1;
-    add(`\n\n## Part ${section}\n\nHere we look at the numbers from a slightly different angle, keeping the earlier results in mind. `);
-    add("Each statement below runs as soon as it has streamed in, so the totals show up while I keep writing. ".repeat(3));
-    add(`\n\n- first point about part ${section}\n- a second point, with **bold** and \`code\`\n- a third one\n\n`);
-    add("```tsx agent.run\n");
-    add(`const rows${section} = Array.from({ length: 50 }, (_, i) => ({ id: i, value: (i * ${section}) % 17 }))\n`);
-    add(`const total${section} = rows${section}.reduce((sum, row) => sum + row.value, 0)\n`);
-    add(`if (${section} % 10 === 0) console.log("part ${section} total", total${section})\n`);
-    add("```\n\n");
-    add("For reference, this is how one would write it in plain TypeScript (not run):\n\n```ts\nconst x: number = 1\n```\n\n");
-  }
-  return tokens.slice(0, count);
-}
 
 mkdirSync("/tmp/stream", { recursive: true });
 const rate = Number(process.env.RATE ?? 100);

@@ -5,25 +5,15 @@
  * it opens, gets its reply and is saved. A draft written meanwhile stays in
  * the composer, and Stop takes a waiting message back.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
-import { assertBuilt, launchBrowser, serveStatic, type TestServer } from "./harness";
+import { describe, expect, it } from "vitest";
+import type { Locator, Page } from "playwright-core";
+import { useAppSuite } from "./harness";
 
-let browser: Browser;
-let app: TestServer;
+const suite = useAppSuite();
 
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
-});
-
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close()]);
-});
-
-/** A fresh profile whose database code arrives only when `release` is called. */
-async function slowStorePage(): Promise<{ page: Page; release: () => void; close: () => Promise<void> }> {
-  const context = await browser.newContext();
+/** A fresh profile whose database code arrives only when `release` is called; its composer, once shown. */
+async function slowStorePage(): Promise<{ page: Page; box: Locator; release: () => void; close: () => Promise<void> }> {
+  const context = await suite.browser.newContext();
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   await context.route(/\/assets\/store-[^/]*\.js$/, async (route) => {
@@ -31,15 +21,15 @@ async function slowStorePage(): Promise<{ page: Page; release: () => void; close
     await route.continue();
   });
   const page = await context.newPage();
-  await page.goto(app.url);
-  return { page, release, close: () => context.close() };
+  await page.goto(suite.app.url);
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.waitFor({ timeout: 30_000 });
+  return { page, box, release, close: () => context.close() };
 }
 
 describe("sending before the sessions are open", () => {
   it("a message sent at once is shown, waits for the session, gets its reply and is saved", async () => {
-    const { page, release, close } = await slowStorePage();
-    const box = page.getByRole("textbox", { name: "Message" });
-    await box.waitFor({ timeout: 30_000 });
+    const { page, box, release, close } = await slowStorePage();
     await expect.poll(() => page.locator(".lm-empty").textContent()).toBe("Opening your sessions…");
     await box.fill("Compute some primes");
     await page.getByRole("button", { name: "Send" }).click();
@@ -61,9 +51,7 @@ describe("sending before the sessions are open", () => {
   });
 
   it("a waiting message whose reply asks for a permission gets its ask on screen (the session's capabilities load first)", async () => {
-    const { page, release, close } = await slowStorePage();
-    const box = page.getByRole("textbox", { name: "Message" });
-    await box.waitFor({ timeout: 30_000 });
+    const { page, box, release, close } = await slowStorePage();
     await box.fill("Look up a film with a tool");
     await box.press("Enter");
     await page.getByRole("article", { name: "Your message" }).waitFor();
@@ -75,9 +63,7 @@ describe("sending before the sessions are open", () => {
   });
 
   it("a draft written while the sessions open stays in the composer", async () => {
-    const { page, release, close } = await slowStorePage();
-    const box = page.getByRole("textbox", { name: "Message" });
-    await box.waitFor({ timeout: 30_000 });
+    const { page, box, release, close } = await slowStorePage();
     await box.fill("half a thought");
     release();
     await page.locator(".lm-empty", { hasText: "Opening your sessions…" }).waitFor({ state: "detached", timeout: 30_000 });
@@ -87,9 +73,7 @@ describe("sending before the sessions are open", () => {
   });
 
   it("Stop takes a waiting message back into the composer, and nothing is sent", async () => {
-    const { page, release, close } = await slowStorePage();
-    const box = page.getByRole("textbox", { name: "Message" });
-    await box.waitFor({ timeout: 30_000 });
+    const { page, box, release, close } = await slowStorePage();
     await box.fill("never mind");
     await box.press("Enter");
     await page.getByRole("article", { name: "Your message" }).waitFor();
