@@ -185,6 +185,8 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
       } catch {
         list = [];
       }
+      // What this page has connected already (it remembered it itself) is not connected again.
+      list = list.filter((item) => !servers.some((server) => server.entry.url === item.url));
       if (list.length === 0) return [];
       const failures: string[] = [];
       const results = await Promise.all(list.map(async (item) => {
@@ -197,8 +199,18 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
           return undefined;
         }
       }));
-      // In the order they were added, so names (`films`, `films-2`) come out as before.
-      for (const result of results) if (result) register(result.item.url, result.connection, Boolean(result.item.token), result.item);
+      // In the order they were added, so names (`films`, `films-2`) come out as before. A server this page
+      // connected meanwhile (a sign-in's return finishing first, which remembers it too) is not added twice.
+      const restored = new Set<string>();
+      for (const result of results) {
+        if (!result) continue;
+        const here = servers.some((server) => server.entry.url === result.item.url && !restored.has(server.entry.id));
+        if (here) {
+          void result.connection.close().catch(() => undefined);
+          continue;
+        }
+        restored.add(register(result.item.url, result.connection, Boolean(result.item.token), result.item).id);
+      }
       if (failures.length > 0) {
         // Forget what could not come back; the person adds it again.
         save();
