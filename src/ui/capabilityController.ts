@@ -246,27 +246,36 @@ export class CapabilityController {
     this.chosenFiles.clear();
     this.untrusted = [];
     this.offersInProgress.clear();
+    // The session's own settings apply at once, with none of its saved grants yet (they load below): code that
+    // runs meanwhile is asked about what the grants would allow, never let through by the previous session's.
+    // What it asks and what it records while they load belongs to this session and stays.
     const settings = session?.settings;
-    const [grants, audit] = session && store
-      ? await Promise.all([listGrants(store, session.id).catch(() => []), listAudit(store, session.id).catch(() => [])])
-      : [[], []];
-    if (generation !== this.generation) return;
-    const hosts = [...new Set([...(settings?.allowedHosts ?? []), ...grants.filter((grant) => grant.capability === "network").map((grant) => grant.host)])];
-    const policy: NetworkPolicyState = {
+    const policyWith = (granted: readonly string[]): NetworkPolicyState => ({
       mode: settings?.network ?? DEFAULT_NETWORK_POLICY.mode,
-      hosts,
+      hosts: [...new Set([...(settings?.allowedHosts ?? []), ...granted])],
       strict: settings?.strict === true,
       grants: [],
-    };
-    this.broker?.load(policy);
-    const tools: ToolPolicyState = {
-      allowed: [...new Set(grants.filter((grant) => grant.capability === "tool").map((grant) => grant.host))],
+    });
+    const toolsWith = (allowed: readonly string[]): ToolPolicyState => ({
+      allowed: [...new Set(allowed)],
       readOnlyServers: [...(settings?.readOnlyToolServers ?? [])],
       strict: settings?.strict === true,
       grants: [],
-    };
-    this.toolBroker?.load(tools);
-    this.set({ sessionId: session?.id, policy, tools, asks: [], downloads: [], audit });
+    });
+    this.broker?.load(policyWith([]));
+    this.toolBroker?.load(toolsWith([]));
+    this.set({ sessionId: session?.id, policy: policyWith([]), tools: toolsWith([]), asks: [], downloads: [], audit: [] });
+    if (!session || !store) return;
+    const [grants, saved] = await Promise.all([listGrants(store, session.id).catch(() => []), listAudit(store, session.id).catch(() => [])]);
+    if (generation !== this.generation) return;
+    const policy = policyWith(grants.filter((grant) => grant.capability === "network").map((grant) => grant.host));
+    this.broker?.load(policy, { keepCalls: true });
+    const tools = toolsWith(grants.filter((grant) => grant.capability === "tool").map((grant) => grant.host));
+    this.toolBroker?.load(tools, { keepCalls: true });
+    // Lines recorded while the list loaded may be in it already (their write went first).
+    const key = (entry: AuditEntry) => `${entry.at} ${entry.capability} ${entry.method} ${entry.url} ${entry.decision}`;
+    const known = new Set(saved.map(key));
+    this.set({ policy, tools, audit: [...saved, ...this.state.audit.filter((entry) => !known.has(key(entry)))] });
   }
 
   /** Where in the timeline something the running code asked for belongs. */

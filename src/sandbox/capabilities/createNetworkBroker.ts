@@ -72,8 +72,11 @@ export interface NetworkBroker {
   /** Provide it as `realm.provide(NET_FETCH, broker.service)`. */
   service: HostService;
   state(): NetworkPolicyState;
-  /** Replace the whole policy (another session opened); every call in flight is aborted. */
-  load(state: NetworkPolicyState): void;
+  /**
+   * Replace the whole policy (another session opened); every call in flight is aborted, unless
+   * `keepCalls` (the same session's saved grants arriving: the policy only widens).
+   */
+  load(state: NetworkPolicyState, options?: { keepCalls?: boolean }): void;
   setMode(mode: NetworkMode): void;
   setStrict(strict: boolean): void;
   /** Revoke a host: later calls ask again, calls in flight on it are aborted at once. */
@@ -219,8 +222,8 @@ export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroke
   return {
     service,
     state: core.state,
-    load(state) {
-      core.abortWhere(() => true, new HostServiceError("aborted", "another session was opened"));
+    load(state, options) {
+      if (!options?.keepCalls) core.abortWhere(() => true, new HostServiceError("aborted", "another session was opened"));
       core.change(state, false);
     },
     setMode(mode) {

@@ -86,8 +86,11 @@ export interface ToolBroker {
   /** Provide it as `realm.provide(TOOL_CALL, broker.service)`. */
   service: HostService;
   state(): ToolPolicyState;
-  /** Another session opened: its rules replace these; calls in flight are aborted. */
-  load(state: ToolPolicyState): void;
+  /**
+   * Another session opened: its rules replace these; calls in flight are aborted, unless
+   * `keepCalls` (the same session's saved grants arriving: the rules only widen).
+   */
+  load(state: ToolPolicyState, options?: { keepCalls?: boolean }): void;
   setStrict(strict: boolean): void;
   /** "Always allow this tool", from outside an ask (e.g. restoring a grant). */
   allowTool(key: string): void;
@@ -217,8 +220,8 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
   return {
     service,
     state: core.state,
-    load(state) {
-      core.abortWhere(() => true, new HostServiceError("aborted", "another session was opened"));
+    load(state, options) {
+      if (!options?.keepCalls) core.abortWhere(() => true, new HostServiceError("aborted", "another session was opened"));
       core.change(state, false);
     },
     setStrict(strict) {

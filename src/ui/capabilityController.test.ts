@@ -1,0 +1,69 @@
+/**
+ * Opening a session's capabilities: its saved grants load from the store,
+ * and what its code asks for or records meanwhile belongs to it. An ask
+ * made while the grants load stays on screen, and the previous session's
+ * grants never let anything through in that moment.
+ */
+import { describe, expect, it } from "vitest";
+import { createNetworkBroker } from "../sandbox/capabilities/createNetworkBroker";
+import { addGrant } from "../store/capabilities";
+import { createSession } from "../store/sessions";
+import { openTestStore } from "../store/testSupport";
+import { CapabilityController } from "./capabilityController";
+
+async function setUp() {
+  const store = await openTestStore();
+  const controller = new CapabilityController({ agent: () => undefined });
+  const broker = createNetworkBroker({ ask: controller.ask, audit: controller.recordNetwork, newId: () => "ask-1" });
+  controller.attach(broker);
+  return { store, controller, broker };
+}
+
+const askFor = (host: string) => ({ id: `ask-${host}`, capability: "network" as const, method: "GET", url: `https://${host}/`, host, bodySize: 0 });
+
+describe("CapabilityController.open", () => {
+  it("keeps an ask the session's code makes while its grants load", async () => {
+    const { store, controller } = await setUp();
+    const session = await createSession(store);
+    const opening = controller.open(session, store);
+    const answer = controller.ask(askFor("api.example"), new AbortController().signal);
+    await opening;
+    expect(controller.getState().asks.map((ask) => ask.host)).toEqual(["api.example"]);
+    controller.answer("ask-api.example", "once");
+    await expect(answer).resolves.toBe("once");
+  });
+
+  it("loads the session's grants, and never applies the previous session's while they load", async () => {
+    const { store, controller, broker } = await setUp();
+    const first = await createSession(store);
+    const second = await createSession(store);
+    await addGrant(store, { sessionId: first.id, capability: "network", host: "first.example", grantedAt: 1 });
+    await addGrant(store, { sessionId: second.id, capability: "network", host: "second.example", grantedAt: 1 });
+    await controller.open(first, store);
+    expect(broker.state().hosts).toEqual(["first.example"]);
+    const opening = controller.open(second, store);
+    expect(broker.state().hosts).toEqual([]);
+    expect(controller.getState().sessionId).toBe(second.id);
+    await opening;
+    expect(broker.state().hosts).toEqual(["second.example"]);
+    expect(controller.getState().policy.hosts).toEqual(["second.example"]);
+  });
+
+  it("keeps an audit line recorded while the saved ones load, once", async () => {
+    const { store, controller } = await setUp();
+    const session = await createSession(store);
+    const opening = controller.open(session, store);
+    controller.record({ at: 5, capability: "network", method: "GET", url: "https://api.example/", decision: "denied" });
+    await opening;
+    expect(controller.getState().audit.map((entry) => `${entry.sessionId} ${entry.url}`)).toEqual([`${session.id} https://api.example/`]);
+  });
+
+  it("denies what the previous session was still asking", async () => {
+    const { store, controller } = await setUp();
+    await controller.open(await createSession(store), store);
+    const answer = controller.ask(askFor("old.example"), new AbortController().signal);
+    await controller.open(await createSession(store), store);
+    await expect(answer).resolves.toBe("deny");
+    expect(controller.getState().asks).toEqual([]);
+  });
+});
