@@ -72,6 +72,20 @@ describe("sending before the sessions are open", () => {
     await close();
   });
 
+  it("typing goes on in the session's composer when the sessions open under the person's keys", async () => {
+    const { page, box, release, close } = await slowStorePage();
+    await box.click();
+    await page.keyboard.type("Compute some");
+    release();
+    await page.locator(".lm-empty", { hasText: "Opening your sessions…" }).waitFor({ state: "detached", timeout: 30_000 });
+    // The keys pressed next, with no click in between, land in the session's box.
+    await page.keyboard.type(" primes");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByRole("article", { name: "Your message" }).first().textContent(), { timeout: 30_000 }).toContain("Compute some primes");
+    await page.getByRole("article", { name: "Reply" }).first().waitFor({ timeout: 30_000 });
+    await close();
+  });
+
   it("Stop takes a waiting message back into the composer, and nothing is sent", async () => {
     const { page, box, release, close } = await slowStorePage();
     await box.fill("never mind");

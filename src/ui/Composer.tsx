@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent } from "react";
+import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent } from "react";
 import { PaperclipIcon } from "./icons";
 import { attachmentProblem, formatBytes, isImageAttachment, type Attachment } from "../agent/attachments";
 
@@ -38,6 +38,10 @@ export const ATTACH_FILES_EVENT = "livemark:attach-files";
 export interface ComposerDraft {
   text: string;
   attachments: Attachment[];
+  /** The box had the focus: the composer that takes the draft over takes the focus too, so typing goes on there. */
+  focused?: boolean;
+  /** Where the caret was (start, end). */
+  selection?: readonly [number, number];
 }
 
 export function Composer({
@@ -60,9 +64,23 @@ export function Composer({
   const [initial] = useState(() => initialDraft?.());
   const [text, setText] = useState(initial?.text ?? "");
   const [attachments, setAttachments] = useState<Attachment[]>(initial?.attachments ?? []);
+  // Followed only where the draft is handed on (the composer shown while sessions open).
+  const [focused, setFocused] = useState(false);
+  const [selection, setSelection] = useState<readonly [number, number] | undefined>();
   const draftListener = useRef(onDraftChange);
   draftListener.current = onDraftChange;
-  useEffect(() => draftListener.current?.({ text, attachments }), [text, attachments]);
+  useEffect(() => draftListener.current?.({ text, attachments, focused, selection }), [text, attachments, focused, selection]);
+  const box = useRef<HTMLTextAreaElement>(null);
+  // The composer that had the focus went away with the draft (the sessions opened): the keys pressed next land
+  // here, at the same caret, not on the page.
+  useLayoutEffect(() => {
+    const element = box.current;
+    if (!element || !initial?.focused || (document.activeElement !== null && document.activeElement !== document.body)) return;
+    element.focus();
+    const [start, end] = initial.selection ?? [element.value.length, element.value.length];
+    element.setSelectionRange(start, end);
+  }, []);
+  const follow = onDraftChange !== undefined;
   const [problem, setProblem] = useState<string | undefined>();
   const fileInput = useRef<HTMLInputElement>(null);
   // A phone's composer is two short lines wide: the keys hint would be cut.
@@ -163,7 +181,11 @@ export function Composer({
       </label>
       <textarea
         id="lm-message"
+        ref={box}
         value={text}
+        onFocus={follow ? () => setFocused(true) : undefined}
+        onBlur={follow ? () => setFocused(false) : undefined}
+        onSelect={follow ? (event) => setSelection([event.currentTarget.selectionStart, event.currentTarget.selectionEnd]) : undefined}
         rows={2}
         placeholder={placeholder ?? (narrow ? "Ask for something that runs…" : "Ask for something that runs… (Enter sends, Shift+Enter for a new line)")}
         onChange={(event) => setText(event.target.value)}

@@ -28,7 +28,7 @@ describe("CapabilityController.open", () => {
     const opening = controller.open(session, store);
     const answer = controller.ask(askFor("api.example"), new AbortController().signal);
     await opening;
-    expect(controller.getState().asks.map((ask) => ask.host)).toEqual(["api.example"]);
+    expect(controller.getState().asks.map((ask) => ask.id)).toEqual(["ask-api.example"]);
     controller.answer("ask-api.example", "once");
     await expect(answer).resolves.toBe("once");
   });
