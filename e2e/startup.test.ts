@@ -31,6 +31,8 @@ describe("sending before the sessions are open", () => {
   it("a message sent at once is shown, waits for the session, gets its reply and is saved", async () => {
     const { page, box, release, close } = await slowStorePage();
     await expect.poll(() => page.locator(".lm-empty").textContent()).toBe("Opening your sessions…");
+    // Said once, in the timeline (the status line does not repeat it).
+    expect(await page.getByText("Opening your sessions…").count()).toBe(1);
     await box.fill("Compute some primes");
     await page.getByRole("button", { name: "Send" }).click();
     // Taken: the composer is empty and the message is on screen, waiting.

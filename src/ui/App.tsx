@@ -239,7 +239,8 @@ function OpeningView({ controller, queued, draft }: { controller: SessionControl
       <footer className="lm-footer">
         <div className="lm-statusbar">
           {/* Not the status live region: the session's status line is that one element, from its first state on. */}
-          <span className="lm-status">{queued ? "Sending once your session is open…" : "Opening your sessions…"}</span>
+          {/* The timeline already says the sessions are opening; this line speaks only of a waiting message. */}
+          <span className="lm-status">{queued ? "Sending once your session is open…" : ""}</span>
         </div>
         <Composer
           key={generation}
