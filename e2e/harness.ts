@@ -289,7 +289,8 @@ export async function waitFor<T>(condition: () => T | Promise<T>, timeoutMs = 10
 }
 
 /**
- * Open the app and wait until its realm is ready. A load that is not ready in
+ * Open the app and wait until its realm is ready and the person's sessions
+ * are open (e2e/startup.test.ts covers what happens before). A load that is not ready in
  * time is logged with what the page printed and reloaded once; a second
  * failure fails the test. (The intermittent "realm never starts" was the
  * realm bundle's preload link; e2e/realmStart.test.ts now asserts 100 fresh
@@ -309,7 +310,11 @@ export async function openReadyApp(page: Page, url: string, timeoutMs = 30_000):
         .waitFor({ timeout: timeoutMs })
         .then(() => true)
         .catch(() => false);
-      if (ready) return;
+      // The person's sessions are open too (the composer works before; what a test counts or clicks next may not).
+      if (ready) {
+        await page.locator(".lm-empty", { hasText: "Opening your sessions…" }).waitFor({ state: "detached", timeout: timeoutMs });
+        return;
+      }
       const text = await status.textContent().catch(() => "(no status)");
       console.warn(`realm not ready after ${timeoutMs} ms (attempt ${attempt}): status "${text}"; page said:\n${messages.slice(-20).join("\n")}`);
       if (attempt >= 2) throw new Error(`the app's realm never became ready: ${text}`);
