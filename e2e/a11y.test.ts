@@ -55,8 +55,11 @@ async function useTheme(target: Page, theme: (typeof THEMES)[number]) {
 
 async function chatWithMountedUi(target: Page) {
   await target.getByRole("button", { name: "Give me a button to click" }).click();
-  await target.getByRole("button", { name: "Roll the die" }).waitFor({ timeout: 60_000 });
   await waitFor(async () => /^(Done|Ready|Waiting)/.test((await target.getByRole("status").textContent()) ?? ""), 60_000);
+  // The reply went on below the panel (on a phone, far enough that the followed timeline left it out of view,
+  // where it is put away): the person scrolls back to it.
+  await target.getByLabel("Mounted UI", { exact: true }).first().scrollIntoViewIfNeeded({ timeout: 60_000 });
+  await target.getByRole("button", { name: "Roll the die" }).waitFor({ timeout: 60_000 });
 }
 
 describe("axe: no serious or critical violations", () => {
