@@ -54,6 +54,12 @@ export const DEFAULT_BOOT_TIMEOUT_MS = 15_000;
 export const DEFAULT_FLUSH_TIMEOUT_MS = 60_000;
 /** A `performance.mark` made each time a realm becomes ready; `detail` is the `ready` event. */
 export const REALM_READY_MARK = "livemark:realm-ready";
+/**
+ * A `performance.mark` made when a realm host is created: a realm's READY
+ * counts from when its host listens, so on the app's page the first ready is
+ * never before this (the app creates its host in its first render).
+ */
+export const REALM_HOST_MARK = "livemark:realm-host";
 /** Consecutive failed starts before ready() gives up. */
 const MAX_BOOT_ATTEMPTS = 3;
 /** Malformed-message reports per realm; a flood beyond this is dropped silently. */
@@ -110,6 +116,7 @@ function newRealmKey(): string {
 }
 
 export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
+  performance.mark(REALM_HOST_MARK);
   const heartbeatTimeoutMs = options.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS;
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS;
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;

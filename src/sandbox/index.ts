@@ -1,4 +1,4 @@
-export { createRealmHost, DEFAULT_FLUSH_TIMEOUT_MS, DEFAULT_HEARTBEAT_TIMEOUT_MS, REALM_READY_MARK } from "./createRealmHost";
+export { createRealmHost, DEFAULT_FLUSH_TIMEOUT_MS, DEFAULT_HEARTBEAT_TIMEOUT_MS, REALM_HOST_MARK, REALM_READY_MARK } from "./createRealmHost";
 export { HostServiceError } from "./HostServiceError";
 export { RealmHostError, isRealmHostError, type RealmHostErrorCode } from "./RealmHostError";
 export type {
