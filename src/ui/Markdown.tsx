@@ -202,10 +202,12 @@ function fenceClosed(raw: string): boolean {
   return !!close && close[1][0] === open[1][0] && close[1].length >= open[1].length;
 }
 
-export function Markdown({ text: latest }: { text: string }) {
+export function Markdown({ text: latest, streaming = false }: { text: string; streaming?: boolean }) {
   // While a reply streams, the timeline's render (every frame) keeps the text it had and parsing the grown
   // text follows as its own, interruptible render: the frame's task stays short (host.longestTaskMs2000tps).
-  const text = useDeferredValue(latest);
+  // A block that appears in a streaming reply starts empty and parses in that deferred render too (at
+  // 2,000 tok/s each frame brings whole new blocks, and their first parse was most of the frame's task).
+  const text = useDeferredValue(latest, streaming ? "" : undefined);
   const blocks = useMemo(() => {
     try {
       const tokens = marked.lexer(text);
