@@ -71,7 +71,7 @@ try {
     const events: any[] = [];
     cdp.on("Tracing.dataCollected", (e: any) => events.push(...e.value));
     const done = new Promise((r) => cdp.once("Tracing.tracingComplete", r));
-    await cdp.send("Tracing.start", { transferMode: "ReportEvents", traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "blink", "cc", "gpu", "toplevel", "disabled-by-default-devtools.timeline.frame", "v8", "blink.user_timing", "loading", "latencyInfo", "renderer.scheduler", "accessibility"] } } as any);
+    await cdp.send("Tracing.start", { transferMode: "ReportEvents", traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "blink", "cc", "gpu", "toplevel", "disabled-by-default-devtools.timeline.frame", "v8", "blink.user_timing", "loading", "latencyInfo", "renderer.scheduler", "accessibility", ...(process.env.SAMPLES ? ["disabled-by-default-v8.cpu_profiler"] : [])] } } as any);
     await new Promise((r) => setTimeout(r, length * 1000));
     await cdp.send("Tracing.end");
     await done;
