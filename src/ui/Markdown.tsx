@@ -180,9 +180,30 @@ function fenceComponents(settled: boolean): Components {
 const SETTLED_COMPONENTS = fenceComponents(true);
 const STREAMING_COMPONENTS = fenceComponents(false);
 
+/**
+ * The last blocks rendered: a deferred render that a frame's update
+ * interrupts starts over, and its blocks would be parsed again (React
+ * elements are immutable, so a block's are reused). Math plugins load once.
+ */
+const RECENT_BLOCKS = 64;
+const recentBlocks = new Map<string, ReactNode>();
+
+function renderBlock(source: string, settled: boolean, math: MathPlugins | undefined): ReactNode {
+  const key = `${settled ? "s" : "-"}${math ? "m" : "-"}${source}`;
+  let rendered = recentBlocks.get(key);
+  if (rendered === undefined) {
+    rendered = renderMarkdown(source, settled ? SETTLED_COMPONENTS : STREAMING_COMPONENTS, math);
+    if (recentBlocks.size >= RECENT_BLOCKS) recentBlocks.delete(recentBlocks.keys().next().value!);
+  } else {
+    recentBlocks.delete(key);
+  }
+  recentBlocks.set(key, rendered);
+  return rendered;
+}
+
 const MarkdownBlock = memo(function MarkdownBlock({ source, settled, math }: { source: string; settled: boolean; math: MathPlugins | undefined }) {
   const withMath = math && !hasOpenDisplayMath(source) ? math : undefined;
-  return renderMarkdown(source, settled ? SETTLED_COMPONENTS : STREAMING_COMPONENTS, withMath);
+  return renderBlock(source, settled, withMath);
 });
 
 function safeUrl(url: string): string {
