@@ -8,7 +8,8 @@
  * Environment: RATE tokens every 50 ms (100 = 2,000 tok/s), TOKENS (20000),
  * PROFILE=1 a CPU profile (self and total time per function; saved to
  * /tmp/stream/NAME.cpuprofile), TRACE=from,seconds a Chromium trace of that
- * window (saved as NAME.trace.json), LAYERS=1 the composited layer count.
+ * window (saved as NAME.trace.json; SAMPLES=1 adds V8's CPU samples to it),
+ * LAYERS=1 the composited layer count.
  * For A/B runs on a loaded machine compare shares and per-frame figures,
  * not wall times.
  */
