@@ -98,16 +98,69 @@ export function longReply(count = 20_000): string[] {
 
 const INTERACTIVE_LOADS = 5;
 
-interface StreamFigures {
+interface TraceEvent {
+  name: string;
+  ph: string;
+  pid: number;
+  tid: number;
+  ts: number;
+  dur?: number;
+  tdur?: number;
+  args?: { name?: string };
+}
+
+const TASK = "ThreadControllerImpl::RunTask";
+
+/** The page's main thread (the renderer main thread with the most task time): longest task and most task time between two animation frames, in CPU time. */
+function cpuFigures(events: TraceEvent[]): { longestTask: number; longestBetweenFrames: number } {
+  const names = new Map(events.filter((event) => event.ph === "M" && event.name === "thread_name").map((event) => [`${event.pid}:${event.tid}`, event.args?.name]));
+  const threadOf = (event: TraceEvent) => `${event.pid}:${event.tid}`;
+  const busy = new Map<string, number>();
+  for (const event of events) {
+    if (event.ph === "X" && event.name === TASK && names.get(threadOf(event)) === "CrRendererMain") busy.set(threadOf(event), (busy.get(threadOf(event)) ?? 0) + (event.dur ?? 0));
+  }
+  const main = [...busy].sort((x, y) => y[1] - x[1])[0]?.[0];
+  const mine = events.filter((event) => threadOf(event) === main && event.ph === "X").sort((x, y) => x.ts - y.ts);
+  const tasks: TraceEvent[] = [];
+  let end = -Infinity;
+  for (const event of mine) {
+    if (event.name !== TASK || event.ts < end) continue;
+    tasks.push(event);
+    end = event.ts + (event.dur ?? 0);
+  }
+  const frames = mine.filter((event) => event.name === "FireAnimationFrame").map((event) => event.ts);
+  let longestBetweenFrames = 0;
+  let at = 0;
+  for (let index = 1; index < frames.length; index += 1) {
+    let sum = 0;
+    while (at < tasks.length && tasks[at].ts + (tasks[at].dur ?? 0) <= frames[index - 1]) at += 1;
+    for (let each = at; each < tasks.length && tasks[each].ts < frames[index]; each += 1) sum += tasks[each].tdur ?? 0;
+    longestBetweenFrames = Math.max(longestBetweenFrames, sum);
+  }
+  return { longestTask: Math.max(0, ...tasks.map((task) => task.tdur ?? 0)) / 1000, longestBetweenFrames: longestBetweenFrames / 1000 };
+}
+
+export interface StreamFigures {
   seconds: number;
   longestTask: number;
   longestGap: number;
   taskMs: number;
+  /** Main-thread CPU time over the stream (CDP ThreadTime), for A/B runs on a loaded machine. */
+  threadMs: number;
+  /** Frame gaps over 50 ms. */
+  gapsOver50: number;
+  /**
+   * With `trace`: from a Chromium trace of the stream, the main thread's
+   * longest task in CPU time and the most CPU time between two animation
+   * frames (what the longest task and frame gap would be with the thread
+   * never descheduled: comparable across loads, unlike wall times).
+   */
+  cpu?: { longestTask: number; longestBetweenFrames: number };
   profile: string[];
 }
 
 /** The 20k-token reply streamed at `tokensPerPause` tokens every 50 ms, measured on the main thread. */
-async function streamReply(browser: Awaited<ReturnType<typeof launchBrowser>>, appUrl: string, tokens: string[], tokensPerPause: number, profile: boolean): Promise<StreamFigures> {
+export async function streamReply(browser: Awaited<ReturnType<typeof launchBrowser>>, appUrl: string, tokens: string[], tokensPerPause: number, profile: boolean, quiet = false, trace = false): Promise<StreamFigures> {
   const chunks: MockChunk[] = [];
   for (let at = 0; at < tokens.length; at += tokensPerPause) {
     chunks.push(tokens.slice(at, at + tokensPerPause).join(""));
@@ -120,7 +173,7 @@ async function streamReply(browser: Awaited<ReturnType<typeof launchBrowser>>, a
     mock.enqueue({ chunks: ["Done."] });
     // Init scripts as strings: the TypeScript runner would inject helpers (`__name`) the page lacks.
     await page.addInitScript(`{
-      const probe = (globalThis.__longest = { task: 0, gap: 0 });
+      const probe = (globalThis.__longest = { task: 0, gap: 0, gaps: 0 });
       new PerformanceObserver((list) => {
         for (const entry of list.getEntries()) probe.task = Math.max(probe.task, entry.duration);
       }).observe({ type: "longtask", buffered: false });
@@ -128,6 +181,7 @@ async function streamReply(browser: Awaited<ReturnType<typeof launchBrowser>>, a
       const frame = () => {
         const now = performance.now();
         probe.gap = Math.max(probe.gap, now - last);
+        if (now - last > 50) probe.gaps += 1;
         last = now;
         requestAnimationFrame(frame);
       };
@@ -143,14 +197,22 @@ async function streamReply(browser: Awaited<ReturnType<typeof launchBrowser>>, a
     }
     // Measure only the streaming, not the page load.
     await page.evaluate(() => {
-      const probe = (globalThis as unknown as { __longest: { task: number; gap: number } }).__longest;
+      const probe = (globalThis as unknown as { __longest: { task: number; gap: number; gaps: number } }).__longest;
       probe.task = 0;
       probe.gap = 0;
+      probe.gaps = 0;
     });
-    const taskDuration = async () =>
-      ((await cdp.send("Performance.getMetrics")).metrics.find((metric) => metric.name === "TaskDuration")?.value ?? 0) * 1000;
-    const taskBefore = await taskDuration();
+    const metric = async (name: string) => ((await cdp.send("Performance.getMetrics")).metrics.find((each) => each.name === name)?.value ?? 0) * 1000;
+    const taskBefore = await metric("TaskDuration");
+    const threadBefore = await metric("ThreadTime");
     if (profile) await cdp.send("Profiler.start");
+    const events: TraceEvent[] = [];
+    let traced: Promise<unknown> | undefined;
+    if (trace) {
+      cdp.on("Tracing.dataCollected", (event) => events.push(...(event.value as unknown as TraceEvent[])));
+      traced = new Promise((done) => cdp.once("Tracing.tracingComplete", done));
+      await cdp.send("Tracing.start", { transferMode: "ReportEvents", traceConfig: { includedCategories: ["toplevel", "devtools.timeline"] } });
+    }
     const started = Date.now();
     await page.getByRole("textbox", { name: "Message" }).fill("Write the long report.");
     await page.getByRole("textbox", { name: "Message" }).press("Enter");
@@ -159,7 +221,12 @@ async function streamReply(browser: Awaited<ReturnType<typeof launchBrowser>>, a
       polling: 500,
     });
     const seconds = (Date.now() - started) / 1000;
-    const taskMs = (await taskDuration()) - taskBefore;
+    const taskMs = (await metric("TaskDuration")) - taskBefore;
+    const threadMs = (await metric("ThreadTime")) - threadBefore;
+    if (trace) {
+      await cdp.send("Tracing.end");
+      await traced;
+    }
     const top: string[] = [];
     if (profile) {
       const { profile: cpu } = await cdp.send("Profiler.stop");
@@ -175,9 +242,9 @@ async function streamReply(browser: Awaited<ReturnType<typeof launchBrowser>>, a
       }
       for (const [key, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 12)) top.push(`${ms.toFixed(0).padStart(6)} ms  ${key}`);
     }
-    const probe = await page.evaluate(() => (globalThis as unknown as { __longest: { task: number; gap: number } }).__longest);
-    console.log(`status: ${await page.getByRole("status").textContent()}`);
-    return { seconds, longestTask: probe.task, longestGap: probe.gap, taskMs, profile: top };
+    const probe = await page.evaluate(() => (globalThis as unknown as { __longest: { task: number; gap: number; gaps: number } }).__longest);
+    if (!quiet) console.log(`status: ${await page.getByRole("status").textContent()}`);
+    return { seconds, longestTask: probe.task, longestGap: probe.gap, taskMs, threadMs, gapsOver50: probe.gaps, profile: top, ...(trace ? { cpu: cpuFigures(events) } : {}) };
   } finally {
     await page.close();
     await mock.close();

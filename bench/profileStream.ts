@@ -8,7 +8,8 @@
  * Environment: RATE tokens every 50 ms (100 = 2,000 tok/s), TOKENS (20000),
  * PROFILE=1 a CPU profile (self and total time per function; saved to
  * /tmp/stream/NAME.cpuprofile), TRACE=from,seconds a Chromium trace of that
- * window (saved as NAME.trace.json), LAYERS=1 the composited layer count.
+ * window (saved as NAME.trace.json; SAMPLES=1 adds V8's CPU samples to it),
+ * LAYERS=1 the composited layer count.
  * For A/B runs on a loaded machine compare shares and per-frame figures,
  * not wall times.
  */
@@ -71,7 +72,7 @@ try {
     const events: any[] = [];
     cdp.on("Tracing.dataCollected", (e: any) => events.push(...e.value));
     const done = new Promise((r) => cdp.once("Tracing.tracingComplete", r));
-    await cdp.send("Tracing.start", { transferMode: "ReportEvents", traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "blink", "cc", "gpu", "toplevel", "disabled-by-default-devtools.timeline.frame", "v8", "blink.user_timing", "loading", "latencyInfo", "renderer.scheduler", "accessibility"] } } as any);
+    await cdp.send("Tracing.start", { transferMode: "ReportEvents", traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "blink", "cc", "gpu", "toplevel", "disabled-by-default-devtools.timeline.frame", "v8", "blink.user_timing", "loading", "latencyInfo", "renderer.scheduler", "accessibility", ...(process.env.SAMPLES ? ["disabled-by-default-v8.cpu_profiler"] : [])] } } as any);
     await new Promise((r) => setTimeout(r, length * 1000));
     await cdp.send("Tracing.end");
     await done;

@@ -12,11 +12,19 @@ let pending: Promise<typeof import("./Markdown")> | undefined;
 export const preloadMarkdown = () => (pending ??= import("./Markdown"));
 const Loaded = lazy(() => preloadMarkdown().then((module) => ({ default: module.Markdown })));
 
-// Memoised: a streaming reply re-renders its message each frame, and only its last text block changes.
-export const Markdown = memo(function Markdown({ text }: { text: string }) {
-  return (
-    <Suspense fallback={<div className="lm-markdown lm-markdown--loading">{text}</div>}>
-      <Loaded text={text} />
-    </Suspense>
-  );
-});
+/**
+ * Memoised: a streaming reply re-renders its message each frame, and only its last text block changes.
+ * `streaming` (the block belongs to a reply still streaming) matters only when the block mounts: it then
+ * shows nothing until its first parse, which runs in a deferred render rather than in the frame's. The
+ * reply ending does not re-render its blocks.
+ */
+export const Markdown = memo(
+  function Markdown({ text, streaming = false }: { text: string; streaming?: boolean }) {
+    return (
+      <Suspense fallback={<div className="lm-markdown lm-markdown--loading">{text}</div>}>
+        <Loaded text={text} streaming={streaming} />
+      </Suspense>
+    );
+  },
+  (before, after) => before.text === after.text,
+);

@@ -180,9 +180,30 @@ function fenceComponents(settled: boolean): Components {
 const SETTLED_COMPONENTS = fenceComponents(true);
 const STREAMING_COMPONENTS = fenceComponents(false);
 
+/**
+ * The last blocks rendered: a deferred render that a frame's update
+ * interrupts starts over, and its blocks would be parsed again (React
+ * elements are immutable, so a block's are reused). Math plugins load once.
+ */
+const RECENT_BLOCKS = 64;
+const recentBlocks = new Map<string, ReactNode>();
+
+function renderBlock(source: string, settled: boolean, math: MathPlugins | undefined): ReactNode {
+  const key = `${settled ? "s" : "-"}${math ? "m" : "-"}${source}`;
+  let rendered = recentBlocks.get(key);
+  if (rendered === undefined) {
+    rendered = renderMarkdown(source, settled ? SETTLED_COMPONENTS : STREAMING_COMPONENTS, math);
+    if (recentBlocks.size >= RECENT_BLOCKS) recentBlocks.delete(recentBlocks.keys().next().value!);
+  } else {
+    recentBlocks.delete(key);
+  }
+  recentBlocks.set(key, rendered);
+  return rendered;
+}
+
 const MarkdownBlock = memo(function MarkdownBlock({ source, settled, math }: { source: string; settled: boolean; math: MathPlugins | undefined }) {
   const withMath = math && !hasOpenDisplayMath(source) ? math : undefined;
-  return renderMarkdown(source, settled ? SETTLED_COMPONENTS : STREAMING_COMPONENTS, withMath);
+  return renderBlock(source, settled, withMath);
 });
 
 function safeUrl(url: string): string {
@@ -202,10 +223,12 @@ function fenceClosed(raw: string): boolean {
   return !!close && close[1][0] === open[1][0] && close[1].length >= open[1].length;
 }
 
-export function Markdown({ text: latest }: { text: string }) {
+export function Markdown({ text: latest, streaming = false }: { text: string; streaming?: boolean }) {
   // While a reply streams, the timeline's render (every frame) keeps the text it had and parsing the grown
   // text follows as its own, interruptible render: the frame's task stays short (host.longestTaskMs2000tps).
-  const text = useDeferredValue(latest);
+  // A block that appears in a streaming reply starts empty and parses in that deferred render too (at
+  // 2,000 tok/s each frame brings whole new blocks, and their first parse was most of the frame's task).
+  const text = useDeferredValue(latest, streaming ? "" : undefined);
   const blocks = useMemo(() => {
     try {
       const tokens = marked.lexer(text);

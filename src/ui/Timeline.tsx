@@ -70,7 +70,7 @@ const AssistantMessage = memo(function AssistantMessage({
       {reply.blocks.map((block) => {
         switch (block.kind) {
           case "text":
-            return <Markdown key={block.index} text={block.text} />;
+            return <Markdown key={block.index} text={block.text} streaming={message.state === "streaming"} />;
           case "code":
             return (
               <CodeBlockEntry
