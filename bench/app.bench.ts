@@ -184,39 +184,46 @@ async function streamReply(browser: Awaited<ReturnType<typeof launchBrowser>>, a
   }
 }
 
+/**
+ * The init script of app.interactiveMs: types into the composer as soon as it
+ * exists, presses Send as soon as it is enabled, and notes (globalThis.__interactive)
+ * when the composer empties (`at`) and when the status says the reply is under way (`replying`).
+ */
+export const INTERACTIVE_PROBE = `{
+  const state = (globalThis.__interactive = {});
+  const setValue = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
+  let typedInto = null;
+  const poll = () => {
+    if (window !== window.top) return;
+    const box = document.querySelector("#lm-message");
+    if (state.at !== undefined) {
+      // Taken; now the reply: the agent has the message and the model answers.
+      const status = document.querySelector("[role=status]");
+      if (status && /^(Streaming|Running|Done)/.test(status.textContent)) {
+        state.replying = performance.now();
+        return;
+      }
+    } else if (box && box !== typedInto) {
+      setValue.call(box, "Compute some primes");
+      box.dispatchEvent(new Event("input", { bubbles: true }));
+      typedInto = box;
+    } else if (box && box.value === "") {
+      state.at = performance.now();
+    } else if (box) {
+      const send = [...document.querySelectorAll("button[type=submit]")].find((button) => button.textContent.trim() === "Send");
+      if (send && !send.disabled) send.click();
+    }
+    setTimeout(poll, 1);
+  };
+  poll();
+}`;
+
 /** Navigation start → the composer took a message, in a fresh context (cold cache). */
-async function interactive(browser: Awaited<ReturnType<typeof launchBrowser>>, appUrl: string): Promise<{ taken: number; replying: number }> {
+export async function interactive(browser: Awaited<ReturnType<typeof launchBrowser>>, appUrl: string): Promise<{ taken: number; replying: number }> {
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
-    await page.addInitScript(`{
-      const state = (globalThis.__interactive = {});
-      const setValue = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
-      let typedInto = null;
-      const poll = () => {
-        if (window !== window.top) return;
-        const box = document.querySelector("#lm-message");
-        if (state.at !== undefined) {
-          // Taken; now the reply: the agent has the message and the model answers.
-          const status = document.querySelector("[role=status]");
-          if (status && /^(Streaming|Running|Done)/.test(status.textContent)) {
-            state.replying = performance.now();
-            return;
-          }
-        } else if (box && box !== typedInto) {
-          setValue.call(box, "Compute some primes");
-          box.dispatchEvent(new Event("input", { bubbles: true }));
-          typedInto = box;
-        } else if (box && box.value === "") {
-          state.at = performance.now();
-        } else if (box) {
-          const send = [...document.querySelectorAll("button[type=submit]")].find((button) => button.textContent.trim() === "Send");
-          if (send && !send.disabled) send.click();
-        }
-        setTimeout(poll, 1);
-      };
-      poll();
-    }`);
+    await page.addInitScript(INTERACTIVE_PROBE);
     await page.goto(appUrl);
     const times = await waitFor(async () => {
       const state = await page.evaluate(() => (globalThis as unknown as { __interactive: { at?: number; replying?: number } }).__interactive);
