@@ -1,5 +1,4 @@
 import "./ui/styles.css";
-import { applyTheme, loadTheme } from "./ui/theme";
 import { createRoot } from "react-dom/client";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { Agent, type ChatMessage } from "./agent/agent";
@@ -255,8 +254,7 @@ function Root() {
   );
 }
 
-// The chosen theme before the first render (an inline script would need a CSP exception).
-applyTheme(loadTheme());
+// The chosen theme is applied before the first render by the entry (src/boot.ts): an inline script would need a CSP exception.
 createRoot(document.getElementById("root")!).render(<Root />);
 // The first message shows its time: the formatter's locale data loads before anyone has typed it.
 if (typeof requestIdleCallback === "function") requestIdleCallback(prepareTimeFormat, { timeout: 500 });
