@@ -141,6 +141,13 @@ try {
   console.log("long animation frames (start +duration):");
   for (const line of frames) console.log(line);
   console.log(`marks: ${marks.join(", ")}; composer shown ${seen.composer?.toFixed(0)}`);
+  if (navStart) {
+    // Thread time, not wall time: on a loaded machine the main thread waits for a core most of the time.
+    const until = navStart.ts + state.at * 1000;
+    const top = main.filter((event) => event.ph === "X" && event.name === "RunTask" && event.ts >= navStart.ts && event.ts < until);
+    const sum = (key: "dur" | "tdur") => top.reduce((total, event) => total + ((event as any)[key] ?? 0), 0) / 1000;
+    console.log(`main thread to taken: ${sum("dur").toFixed(1)} ms of tasks, ${sum("tdur").toFixed(1)} ms CPU`);
+  }
   console.log(`taken ${state.at.toFixed(0)} ms, replying ${state.replying.toFixed(0)} ms`);
 } finally {
   await context.close();
