@@ -35,6 +35,14 @@ import { CapabilitiesContext } from "./ui/capabilities";
 // app's own code still runs, instead of after the first render (the controller imports the same module).
 void import("./store/store").catch(() => {});
 
+/** The model's code (the provider and the AI SDK, the demo's scripts): every reply needs it first. A failed load is tried again. */
+let modelCode: Promise<typeof import("./llm/provider")> | undefined;
+const loadModelCode = () =>
+  (modelCode ??= import("./llm/provider").catch((error: unknown) => {
+    modelCode = undefined;
+    throw error;
+  }));
+
 /**
  * Parts the first screen does not show load on first use (src/ui/App.tsx, mounts.tsx, LazyMarkdown.tsx).
  * Once the session is open and the page idle they are fetched ahead, so a first reply, a first mount or
@@ -44,6 +52,7 @@ void import("./store/store").catch(() => {});
 function prefetchParts(): void {
   const fetchAll = () => {
     for (const load of [
+      loadModelCode,
       preloadMarkdown,
       () => import("./ui/mounts").then((module) => module.loadMountView()),
       () => import("./ui/SettingsDialog"),
@@ -117,7 +126,7 @@ function Root() {
       new Agent(
         {
           model: async () =>
-            (await import("./llm/provider")).createLanguageModel(effectiveSettings(), {
+            (await loadModelCode()).createLanguageModel(effectiveSettings(), {
               // The demo's tools script brings the page's built-in demo MCP server.
               demo: { prepare: (script) => (script.usesDemoTools ? capabilities.addDemoServer() : undefined) },
             }),
@@ -196,6 +205,8 @@ function Root() {
     );
     let openedSession: string | undefined | null = null;
     controller.subscribe(() => {
+      // A message sent while the sessions open: its reply's model code loads meanwhile, not once the session is open.
+      if (controller.getState().queued) void loadModelCode().catch(() => {});
       const { current } = controller.getState();
       if ((current?.id ?? undefined) === openedSession) return;
       openedSession = current?.id;
