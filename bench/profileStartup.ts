@@ -123,7 +123,7 @@ try {
   const t0 = navStart?.ts ?? 0;
   const at = (ts: number) => ((ts - t0) / 1000).toFixed(1).padStart(7);
   const tasks = main.filter((event) => event.name === "RunTask" && event.ph === "X" && event.ts >= t0 && (event.dur ?? 0) >= 2000);
-  const end = t0 + state.at * 1000 + 50_000;
+  const end = t0 + (process.env.UNTIL === "reply" ? state.replying : state.at) * 1000 + 50_000;
   for (const task of tasks) {
     if (task.ts > end) break;
     const inner = main.filter((event) => event.ph === "X" && event.ts >= task.ts && event.ts < task.ts + task.dur! && event !== task && (event.dur ?? 0) >= 1000);
