@@ -81,22 +81,73 @@ function indexHtmlHead(): Plugin {
 
 /**
  * The app's own chunk (src/main.tsx) and its static imports, as module
- * preloads right after the entry script. The entry (src/boot.ts) imports the
- * app only after it started the realm; without these the browser would
- * request the app's code only once the entry had run, instead of fetching
- * and compiling it alongside (the entry stays first in the document).
+ * preloads right after the entry script, and its stylesheet. The entry
+ * (src/boot.ts) imports the app only after it started the realm; without
+ * these the browser would request the app's code and styles only once the
+ * entry had run, instead of fetching (and compiling) them alongside (the
+ * entry stays first in the document). The stylesheet is a preload, not a
+ * `rel="stylesheet"` link: one in the head would hold back the entry (a
+ * module script runs only once the style sheets before it have loaded), and
+ * with it the realm's start. The app's dynamic import adds the stylesheet
+ * (same URL and CORS mode: it takes the preloaded response) and waits for it
+ * as before.
  */
 function withAppPreloads(html: string, bundle: Record<string, { type: string; fileName: string }>): string {
   const chunks = Object.values(bundle).filter(
-    (item): item is { type: "chunk"; fileName: string; facadeModuleId: string | null; imports: string[] } => item.type === "chunk",
+    (item): item is { type: "chunk"; fileName: string; moduleIds: string[]; imports: string[]; viteMetadata?: { importedCss: Set<string> } } =>
+      item.type === "chunk",
   );
-  const app = chunks.find((chunk) => chunk.facadeModuleId?.replace(/\\/g, "/").endsWith("/src/main.tsx"));
+  const app = chunks.find((chunk) => chunk.moduleIds.some((id) => id.replace(/\\/g, "/").endsWith("/src/main.tsx")));
   if (!app) throw new Error("vite.config.ts: the app's chunk (src/main.tsx) is not in the build");
   const files = [app.fileName, ...app.imports];
   const present = new Set([...html.matchAll(/(?:src|href)="\.\/([^"]+)"/g)].map((match) => match[1]));
   const links = files.filter((file) => !present.has(file)).map((file) => `<link rel="modulepreload" crossorigin href="./${file}">`);
-  return html.replace(/(<script type="module"[^>]*><\/script>)/, (entry) => [entry, ...links].join("\n    "));
+  const styles = [...(app.viteMetadata?.importedCss ?? [])].filter((file) => !present.has(file)).map((file) => `<link rel="preload" as="style" crossorigin href="./${file}">`);
+  return html.replace(/(<script type="module"[^>]*><\/script>)/, (entry) => [entry, ...links, ...styles].join("\n    "));
 }
+
+/**
+ * The app's code in one chunk: src/main.tsx and everything it imports
+ * statically (React, the runtime helpers, the small modules the lazy parts
+ * share with it) are one file, not the app's chunk plus a handful of tiny
+ * shared chunks. Each of those was a request of its own on the way to the
+ * first render (HTTP/1.1 opens at most six connections to the site, and the
+ * sandbox page, the realm bundle and the stylesheet need some too), and the
+ * app can run only once the last of them has arrived. What the entry
+ * (src/boot.ts) has already loaded stays in its own chunk; the lazy parts
+ * import what they share with the app from the app's chunk. (Rolldown's
+ * runtime helpers, under 1 KB, stay a chunk of their own: groups never see
+ * that module.)
+ */
+function oneAppChunk(): { plugin: Plugin; group: { name: string; test: (id: string) => boolean; priority: number; includeDependenciesRecursively: boolean } } {
+  let app = new Set<string>();
+  const plugin: Plugin = {
+    name: "livemark-one-app-chunk",
+    apply: "build",
+    buildEnd() {
+      const reach = (entry: string | undefined) => {
+        const seen = new Set<string>();
+        const visit = (id: string) => {
+          if (seen.has(id)) return;
+          seen.add(id);
+          for (const next of this.getModuleInfo(id)?.importedIds ?? []) visit(next);
+        };
+        if (entry) visit(entry);
+        return seen;
+      };
+      const ids = [...this.getModuleIds()];
+      const find = (suffix: string) => ids.find((id) => id.replace(/\\/g, "/").endsWith(suffix));
+      const main = find("/src/main.tsx");
+      const boot = reach(find("/src/boot.ts"));
+      app = new Set([...reach(main)].filter((id) => !boot.has(id)));
+
+    },
+  };
+  // Not the dependencies of what it holds: those the entry has loaded already stay in the entry's chunk.
+  return { plugin, group: { name: "main", test: (id) => app.has(id), priority: 10, includeDependenciesRecursively: false } };
+}
+
+const appChunk = oneAppChunk();
 
 // The app is a static site: relative base so `dist/` works from any host and
 // any sub-path. The realm bundle is built separately (vite.realm.config.ts)
@@ -107,6 +158,7 @@ export default defineConfig(({ command }) => ({
   build: {
     target: "es2022",
     sourcemap: false,
+    rolldownOptions: { output: { codeSplitting: { groups: [appChunk.group] } } },
   },
   server: { host: "127.0.0.1" },
   // The highlighting worker (src/ui/highlight.worker.ts) is a module worker: its grammars stay lazy chunks.
@@ -121,7 +173,7 @@ export default defineConfig(({ command }) => ({
   },
   // Only the dev server injects <style> elements; the build links CSS files.
   ...(command === "serve" ? { html: { cspNonce: DEV_STYLE_NONCE } } : {}),
-  plugins: [indexHtmlHead(), installable()],
+  plugins: [indexHtmlHead(), appChunk.plugin, installable()],
 }));
 
 /**

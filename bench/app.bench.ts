@@ -251,45 +251,87 @@ export async function streamReply(browser: Awaited<ReturnType<typeof launchBrows
   }
 }
 
-/** Navigation start → the composer took a message, in a fresh context (cold cache). */
-async function interactive(browser: Awaited<ReturnType<typeof launchBrowser>>, appUrl: string): Promise<{ taken: number; replying: number }> {
+/**
+ * The init script of app.interactiveMs: types into the composer as soon as it
+ * exists, presses Send as soon as it is enabled, and notes (globalThis.__interactive)
+ * when the composer empties (`at`) and when the status says the reply is under way (`replying`).
+ */
+export const INTERACTIVE_PROBE = `{
+  const state = (globalThis.__interactive = {});
+  const setValue = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
+  let typedInto = null;
+  const poll = () => {
+    if (window !== window.top) return;
+    const box = document.querySelector("#lm-message");
+    if (state.at !== undefined) {
+      // Taken; now the reply: the agent has the message and the model answers.
+      const status = document.querySelector("[role=status]");
+      if (status && /^(Streaming|Running|Done)/.test(status.textContent)) {
+        state.replying = performance.now();
+        return;
+      }
+    } else if (box && box !== typedInto) {
+      setValue.call(box, "Compute some primes");
+      box.dispatchEvent(new Event("input", { bubbles: true }));
+      typedInto = box;
+    } else if (box && box.value === "") {
+      state.at = performance.now();
+    } else if (box) {
+      const send = [...document.querySelectorAll("button[type=submit]")].find((button) => button.textContent.trim() === "Send");
+      if (send && !send.disabled) send.click();
+    }
+    setTimeout(poll, 1);
+  };
+  poll();
+}`;
+
+/**
+ * Navigation start → the composer took a message, in a fresh context (cold cache). With `firstText`, also
+ * navigation start → the reply's first text is drawn. With `cpu`, also the
+ * renderer main thread's CPU time (CDP Performance.getMetrics ThreadTime, ms) from before navigation to
+ * when the message was seen taken (read within a poll of it): on a loaded machine a steadier figure than wall time.
+ */
+export async function interactive(
+  browser: Awaited<ReturnType<typeof launchBrowser>>,
+  appUrl: string,
+  options: { cpu?: boolean; firstText?: boolean } = {},
+): Promise<{ taken: number; replying: number; cpuMs?: number; firstText?: number }> {
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
-    await page.addInitScript(`{
-      const state = (globalThis.__interactive = {});
-      const setValue = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
-      let typedInto = null;
-      const poll = () => {
-        if (window !== window.top) return;
-        const box = document.querySelector("#lm-message");
-        if (state.at !== undefined) {
-          // Taken; now the reply: the agent has the message and the model answers.
-          const status = document.querySelector("[role=status]");
-          if (status && /^(Streaming|Running|Done)/.test(status.textContent)) {
-            state.replying = performance.now();
-            return;
-          }
-        } else if (box && box !== typedInto) {
-          setValue.call(box, "Compute some primes");
-          box.dispatchEvent(new Event("input", { bubbles: true }));
-          typedInto = box;
-        } else if (box && box.value === "") {
-          state.at = performance.now();
-        } else if (box) {
-          const send = [...document.querySelectorAll("button[type=submit]")].find((button) => button.textContent.trim() === "Send");
-          if (send && !send.disabled) send.click();
+    await page.addInitScript(INTERACTIVE_PROBE);
+    // With `firstText`: when the reply's first text shows (the model's first tokens drawn).
+    if (options.firstText) {
+      await page.addInitScript(`{
+        if (window === window.top) {
+          const poll = () => {
+            const reply = document.querySelector(".lm-message--assistant");
+            if (reply && reply.textContent.trim() !== "") globalThis.__firstText = performance.now();
+            else setTimeout(poll, 2);
+          };
+          poll();
         }
-        setTimeout(poll, 1);
-      };
-      poll();
-    }`);
+      }`);
+    }
+    const cdp = options.cpu ? await context.newCDPSession(page) : undefined;
+    const threadTime = async () => ((await cdp!.send("Performance.getMetrics")).metrics.find((metric) => metric.name === "ThreadTime")?.value ?? NaN) * 1000;
+    if (cdp) await cdp.send("Performance.enable");
+    const before = cdp ? await threadTime() : 0;
     await page.goto(appUrl);
+    const read = () => page.evaluate(() => (globalThis as unknown as { __interactive: { at?: number; replying?: number } }).__interactive);
+    let cpuMs: number | undefined;
+    if (cdp) {
+      await waitFor(async () => (await read()).at !== undefined, 30_000, 5);
+      cpuMs = (await threadTime()) - before;
+    }
     const times = await waitFor(async () => {
-      const state = await page.evaluate(() => (globalThis as unknown as { __interactive: { at?: number; replying?: number } }).__interactive);
+      const state = await read();
       return state.at !== undefined && state.replying !== undefined ? { taken: state.at, replying: state.replying } : undefined;
     }, 30_000, 20);
-    return times!;
+    const firstText = options.firstText
+      ? await waitFor(() => page.evaluate(() => (globalThis as unknown as { __firstText?: number }).__firstText), 30_000, 20)
+      : undefined;
+    return { ...times!, ...(cpuMs === undefined ? {} : { cpuMs }), ...(firstText === undefined ? {} : { firstText }) };
   } finally {
     await context.close();
   }

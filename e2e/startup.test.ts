@@ -3,11 +3,13 @@
  * code is held back here (a slow disk or a cold start), and the person types
  * and sends at once: the message is shown as sent, goes to the session once
  * it opens, gets its reply and is saved. A draft written meanwhile stays in
- * the composer, and Stop takes a waiting message back.
+ * the composer, and Stop takes a waiting message back. A waiting message
+ * starts loading its reply's code (for the demo: the demo model, never the
+ * HTTP providers) while the sessions open.
  */
 import { describe, expect, it } from "vitest";
 import type { Locator, Page } from "playwright-core";
-import { useAppSuite } from "./harness";
+import { recordPageRequests, useAppSuite } from "./harness";
 
 const suite = useAppSuite();
 
@@ -49,6 +51,23 @@ describe("sending before the sessions are open", () => {
     await page.reload();
     await page.getByRole("article", { name: "Your message" }).first().waitFor({ timeout: 30_000 });
     expect(await page.getByRole("article", { name: "Your message" }).first().textContent()).toContain("Compute some primes");
+    await close();
+  });
+
+  it("a waiting message starts loading its reply's code while the sessions open, and the demo's reply never loads the HTTP providers", async () => {
+    const { page, box, release, close } = await slowStorePage();
+    const log = recordPageRequests(page);
+    await box.fill("Compute some primes");
+    await box.press("Enter");
+    await page.getByRole("article", { name: "Your message" }).waitFor();
+    // The session cannot open yet (its database code is held back); the demo model's code is already on its way.
+    await expect.poll(() => log.urls.some((url) => /\/assets\/demoModel-[^/]*\.js$/.test(url)), { timeout: 30_000 }).toBe(true);
+    release();
+    await expect.poll(() => page.getByRole("status").textContent(), { timeout: 60_000 }).toMatch(/^Done/);
+    // The page's own requests (the service worker, registered once the page is idle, precaches every file).
+    const pageUrls = log.requests.filter((request) => !request.serviceWorker()).map((request) => request.url());
+    expect(pageUrls.filter((url) => /\/assets\/provider-[^/]*\.js$/.test(url))).toEqual([]);
+    log.stop();
     await close();
   });
 

@@ -3,9 +3,17 @@
  * (src/sandbox/earlyRealm.ts), then loads the app (src/main.tsx): the
  * realm's bundle and sandbox page load while the browser is still fetching
  * and compiling the app, instead of after it. Kept tiny: everything it
- * imports statically runs before the app's code is even requested.
+ * imports statically must arrive before it runs.
+ *
+ * Then the chosen theme is applied (src/ui/theme.ts): the page's first
+ * localStorage read is a synchronous round trip to the browser process
+ * (tens of milliseconds on a busy machine), made here while the app's code
+ * is still arriving rather than in the app's own start-up, and the app's
+ * settings read after it finds the storage loaded.
  */
 import { startEarlyRealm } from "./sandbox/earlyRealm";
+import { applyTheme, loadTheme } from "./ui/theme";
 
 startEarlyRealm();
 void import("./main");
+applyTheme(loadTheme());

@@ -1,5 +1,4 @@
 import "./ui/styles.css";
-import { applyTheme, loadTheme } from "./ui/theme";
 import { createRoot } from "react-dom/client";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { Agent, type ChatMessage } from "./agent/agent";
@@ -9,6 +8,7 @@ import { createProtocolParser } from "./protocol/parser";
 import { describeLlmError } from "./llm/errors";
 import { scrubDescription } from "./llm/scrubSecret";
 import { isDemo } from "./llm/settings";
+import type { DemoModelOptions } from "./llm/demoModel";
 import { SYSTEM_PROMPT, toolsPrompt, wrapFeedback } from "./llm/systemPrompt";
 import { createRealmHost } from "./sandbox";
 // Specific modules, not the "./render" index: MountView and the catalog load with the first mount (ui/mounts.tsx).
@@ -37,14 +37,37 @@ import { CapabilitiesContext } from "./ui/capabilities";
 void import("./store/store").catch(() => {});
 
 /**
+ * The model's code: the demo model (with its scripts), or the HTTP providers (OpenAI's and the compatible
+ * one, with their schemas), which the demo never needs. A failed load is tried again.
+ */
+let demoModelCode: Promise<typeof import("./llm/demoModel")> | undefined;
+let providerCode: Promise<typeof import("./llm/provider")> | undefined;
+const loadDemoModel = () =>
+  (demoModelCode ??= import("./llm/demoModel").catch((error: unknown) => {
+    demoModelCode = undefined;
+    throw error;
+  }));
+const loadProvider = () =>
+  (providerCode ??= import("./llm/provider").catch((error: unknown) => {
+    providerCode = undefined;
+    throw error;
+  }));
+
+/** What a reply with these settings loads before its first token: the AI SDK (the agent's streamText) and the model's code. */
+function preloadModel(settings: Settings): Promise<unknown> {
+  return Promise.all([import("ai"), isDemo(settings) ? loadDemoModel() : loadProvider()]);
+}
+
+/**
  * Parts the first screen does not show load on first use (src/ui/App.tsx, mounts.tsx, LazyMarkdown.tsx).
- * Once the session is open and the page idle they are fetched ahead, so a first reply, a first mount or
- * a first click on Settings does not wait for the network. (Invite agent is left to its click: its chunk
+ * Once the session is open and the page idle they are fetched ahead (the reply's code, preloadModel, first),
+ * so a first reply, a first mount or a first click on Settings does not wait for the network. (Invite agent is left to its click: its chunk
  * brings the bridge's schemas.)
  */
-function prefetchParts(): void {
+function prefetchParts(preloadReply: () => Promise<unknown>): void {
   const fetchAll = () => {
     for (const load of [
+      preloadReply,
       preloadMarkdown,
       () => import("./ui/mounts").then((module) => module.loadMountView()),
       () => import("./ui/SettingsDialog"),
@@ -117,11 +140,13 @@ function Root() {
     const makeAgent = (messages: ChatMessage[], session?: Session) =>
       new Agent(
         {
-          model: async () =>
-            (await import("./llm/provider")).createLanguageModel(effectiveSettings(), {
-              // The demo's tools script brings the page's built-in demo MCP server.
-              demo: { prepare: (script) => (script.usesDemoTools ? capabilities.addDemoServer() : undefined) },
-            }),
+          model: async () => {
+            const settings = effectiveSettings();
+            // The demo's tools script brings the page's built-in demo MCP server.
+            const demo: DemoModelOptions = { prepare: (script) => (script.usesDemoTools ? capabilities.addDemoServer() : undefined) };
+            if (isDemo(settings)) return (await loadDemoModel()).createDemoModel(demo);
+            return (await loadProvider()).createLanguageModel(settings, { demo });
+          },
           // Read at each turn: the connected MCP tools are listed after the base prompt.
           system: () => SYSTEM_PROMPT + toolsPrompt(capabilities.toolDescriptors()),
           callSettings: () => {
@@ -196,7 +221,13 @@ function Root() {
       createAttachmentService({ messages: () => controller.getState().agent?.getState().messages ?? [], chooser: capabilities.fileChooser }),
     );
     let openedSession: string | undefined | null = null;
+    let replyPreloaded = false;
     controller.subscribe(() => {
+      // A message sent while the sessions open: the code its reply needs loads meanwhile, not once the session is open.
+      if (controller.getState().queued && !replyPreloaded) {
+        replyPreloaded = true;
+        preloadModel(effectiveSettings()).catch(() => {});
+      }
       const { current } = controller.getState();
       if ((current?.id ?? undefined) === openedSession) return;
       openedSession = current?.id;
@@ -215,7 +246,7 @@ function Root() {
       snapshots: controller.mounts,
     };
     // Once the session is open (the composer works), what the first screen did not need is fetched ahead.
-    void started.then(prefetchParts);
+    void started.then(() => prefetchParts(() => preloadModel(effectiveSettings())));
     return { controller, realm, mounts, capabilities };
   }, []);
 
@@ -255,8 +286,7 @@ function Root() {
   );
 }
 
-// The chosen theme before the first render (an inline script would need a CSP exception).
-applyTheme(loadTheme());
+// The chosen theme is applied before the first render by the entry (src/boot.ts): an inline script would need a CSP exception.
 createRoot(document.getElementById("root")!).render(<Root />);
 // The first message shows its time: the formatter's locale data loads before anyone has typed it.
 if (typeof requestIdleCallback === "function") requestIdleCallback(prepareTimeFormat, { timeout: 500 });

@@ -466,9 +466,12 @@ export function App({
             <span className="lm-header__label">Settings</span>
           </button>
         </header>
-        <Suspense fallback={null}>
-          <UpdateBanner agent={sessions.agent} />
-        </Suspense>
+        {/* Not on the opening screen: its chunk loads once the sessions are open (a new version is looked for only after the page has loaded and gone idle, main.tsx). */}
+        {!sessions.starting && (
+          <Suspense fallback={null}>
+            <UpdateBanner agent={sessions.agent} />
+          </Suspense>
+        )}
         {banner && (
           <div className={`lm-banner lm-banner--${banner.level}`} role={banner.level === "error" ? "alert" : "note"}>
             <span>{banner.text}</span>
