@@ -14,6 +14,11 @@
 import { startEarlyRealm } from "./sandbox/earlyRealm";
 import { applyTheme, loadTheme } from "./ui/theme";
 
+// zod (in the AI SDK, the MCP SDK and the export schema, all loaded later) probes once whether it may compile
+// with `new Function`; under the app's CSP, which has no 'unsafe-eval', the caught probe is still reported as a
+// violation. Set before any zod module runs: zod reads its config from this global (validation is the same).
+(globalThis as { __zod_globalConfig?: { jitless?: boolean } }).__zod_globalConfig = { jitless: true };
+
 startEarlyRealm();
 void import("./main");
 applyTheme(loadTheme());
