@@ -140,7 +140,6 @@ function oneAppChunk(): { plugin: Plugin; group: { name: string; test: (id: stri
       const main = find("/src/main.tsx");
       const boot = reach(find("/src/boot.ts"));
       app = new Set([...reach(main)].filter((id) => !boot.has(id)));
-
     },
   };
   // Not the dependencies of what it holds: those the entry has loaded already stay in the entry's chunk.

@@ -40,18 +40,16 @@ void import("./store/store").catch(() => {});
  * The model's code: the demo model (with its scripts), or the HTTP providers (OpenAI's and the compatible
  * one, with their schemas), which the demo never needs. A failed load is tried again.
  */
-let demoModelCode: Promise<typeof import("./llm/demoModel")> | undefined;
-let providerCode: Promise<typeof import("./llm/provider")> | undefined;
-const loadDemoModel = () =>
-  (demoModelCode ??= import("./llm/demoModel").catch((error: unknown) => {
-    demoModelCode = undefined;
-    throw error;
-  }));
-const loadProvider = () =>
-  (providerCode ??= import("./llm/provider").catch((error: unknown) => {
-    providerCode = undefined;
-    throw error;
-  }));
+function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () =>
+    (pending ??= load().catch((error: unknown) => {
+      pending = undefined;
+      throw error;
+    }));
+}
+const loadDemoModel = loadOnce(() => import("./llm/demoModel"));
+const loadProvider = loadOnce(() => import("./llm/provider"));
 
 /** What a reply with these settings loads before its first token: the AI SDK (the agent's streamText) and the model's code. */
 function preloadModel(settings: Settings): Promise<unknown> {
