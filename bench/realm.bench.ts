@@ -10,6 +10,10 @@
  *   `realm.loadMs` / `realm.warmupMs` split the worker's share into
  *   loading+evaluating the bundle and warming Babel. `realm.bareReadyMs`:
  *   the same on a page that does nothing but start a realm.
+ *   `realm.floorReadyMs` (reference): this machine's floor for any realm of
+ *   this shape, a page whose `sandbox="allow-scripts"` frame starts a blob
+ *   worker that answers at once (no bundle, no Babel): navigation start →
+ *   that answer on the page, median of fresh loads.
  * - `realm.resetMs`: kill (iframe removed) → fresh realm ready, median of
  *   reset() calls with the warm spare in place; `realm.coldResetMs` without
  *   a spare (boot a new sandbox from the cached bundle). The naive
@@ -27,7 +31,8 @@ import { execFileSync, execSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { join } from "node:path";
-import { DIST_DIR, ROOT_DIR, waitFor } from "../e2e/harness";
+import type { Browser } from "playwright-core";
+import { DIST_DIR, ROOT_DIR, serveStatic, waitFor } from "../e2e/harness";
 import { startRealmTestContext } from "../e2e/fixtures/realmTestPage";
 import { REALM_HOST_MARK, REALM_READY_MARK } from "../src/sandbox";
 
@@ -56,6 +61,33 @@ function nodeLoadMs(file: string): number {
     process.exit(0);
   `;
   return Number(execFileSync(process.execPath, ["-e", script, file], { encoding: "utf8" }));
+}
+
+/** The floor pages: the same frame, sandbox and blob worker as the realm's, with nothing in the worker. */
+const FLOOR_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>floor</title></head><body>
+<iframe sandbox="allow-scripts" src="./floor-sandbox.html" hidden></iframe>
+<script>addEventListener("message", (event) => { if (event.data === "ready") window.__floorReady = performance.now(); });</script>
+</body></html>`;
+const FLOOR_SANDBOX = `<!doctype html><html><head><meta charset="utf-8"></head><body><script>
+const worker = new Worker(URL.createObjectURL(new Blob(["postMessage('ready')"], { type: "text/javascript" })));
+worker.onmessage = (event) => parent.postMessage(event.data, "*");
+</script></body></html>`;
+
+async function floorReadyMs(browser: Browser): Promise<number[]> {
+  const server = await serveStatic([], { files: { "floor.html": FLOOR_PAGE, "floor-sandbox.html": FLOOR_SANDBOX } });
+  try {
+    const times: number[] = [];
+    for (let index = 0; index < PAGE_LOADS; index++) {
+      const browserContext = await browser.newContext();
+      const page = await browserContext.newPage();
+      await page.goto(server.url + "floor.html");
+      times.push((await waitFor(() => page.evaluate("window.__floorReady") as Promise<number | undefined>, 10_000, 10))!);
+      await browserContext.close();
+    }
+    return times;
+  } finally {
+    await server.close();
+  }
 }
 
 const median = (values: number[]) => {
@@ -152,10 +184,13 @@ export async function run(): Promise<Record<string, number>> {
       return times;
     });
 
+    const floor = await floorReadyMs(context.browser);
+
     const metrics = {
       "realm.bundleGzipKB": round(gzipSync(readFileSync(bundleFile), { level: 9 }).length / 1024),
       "realm.readyMs": round(median(ready)),
       "realm.bareReadyMs": round(median(bare)),
+      "realm.floorReadyMs": round(median(floor)),
       "realm.hostCreatedMs": round(median(hosts)),
       "realm.loadMs": round(median(load)),
       "realm.warmupMs": round(median(warmup)),
@@ -172,10 +207,11 @@ export async function run(): Promise<Record<string, number>> {
         `stuck → fresh ${metrics["realm.stuckResetMs"]} ms, flush round trip ${metrics["realm.flushRoundTripMs"]} ms`,
     );
     console.log(
-      `reference: the bundle loads in ${metrics["realm.nodeLoadMs"]} ms in Node; this Chromium takes ${metrics["realm.browserCompileMs"]} ms just to compile it on a page`,
+      `reference: the bundle loads in ${metrics["realm.nodeLoadMs"]} ms in Node; this Chromium takes ${metrics["realm.browserCompileMs"]} ms just to compile it on a page; ` +
+        `a sandboxed frame whose blob worker does nothing answers ${metrics["realm.floorReadyMs"]} ms after navigation start (this machine's floor)`,
     );
     console.log(
-      `samples: ready ${ready.map(Math.round).join(", ")}; app's realm host created ${hosts.map(Math.round).join(", ")}; bare page ${bare.map(Math.round).join(", ")}; ` +
+      `samples: ready ${ready.map(Math.round).join(", ")}; app's realm host created ${hosts.map(Math.round).join(", ")}; bare page ${bare.map(Math.round).join(", ")}; floor ${floor.map(Math.round).join(", ")}; ` +
         `cold reset ${coldResets.map(Math.round).join(", ")}`,
     );
     return metrics;

@@ -1,7 +1,7 @@
 /**
  * Draws the app's PNG icons (public/icons/*.png) from its SVGs with the
  * test browser, so the manifest offers the sizes installers ask for.
- * Run after changing an SVG: `node scripts/icons.mjs`.
+ * Run after changing an SVG: `npx tsx scripts/icons.mjs` (it imports the e2e harness, which is TypeScript).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { chromium } from "playwright-core";
@@ -12,6 +12,9 @@ const ICONS = [
   ["icon.svg", "icon-512.png", 512],
   ["icon-maskable.svg", "icon-maskable-512.png", 512],
   ["icon.svg", "apple-touch-icon.png", 180],
+  // index.html's favicon, inlined there as a data: URL (a PNG: an SVG favicon
+  // is drawn by the page's own main thread as an SVG document, ~20 ms during start-up).
+  ["icon.svg", "favicon-32.png", 32],
 ];
 
 const browser = await chromium.launch({ executablePath: chromiumPath(), args: ["--no-sandbox"] });
