@@ -38,12 +38,16 @@ export interface Renderer {
 
 export function createRenderer(): Renderer {
   const priority: PriorityState = { current: NoEventPriority };
-  const reconciler: Reconciler<MountContainer> = createReconciler<MountContainer>(createHostConfig(priority));
+  // Built on first use: react-reconciler's factory compiles and runs one very
+  // large function (~10 ms when the bundle loads), which a realm whose code
+  // never mounts a UI should not pay before it can say READY.
+  let instance: Reconciler<MountContainer> | undefined;
+  const reconciler = () => (instance ??= createReconciler<MountContainer>(createHostConfig(priority)));
   let identifier = 0;
 
   return {
     createRoot(container, handlers) {
-      const root: OpaqueRoot = reconciler.createContainer(
+      const root: OpaqueRoot = reconciler().createContainer(
         container,
         1,
         null,
@@ -58,12 +62,12 @@ export function createRenderer(): Renderer {
       );
       return {
         renderSync(element) {
-          reconciler.updateContainerSync(element, root, null, null);
-          reconciler.flushSyncWork();
+          reconciler().updateContainerSync(element, root, null, null);
+          reconciler().flushSyncWork();
         },
         unmount() {
-          reconciler.updateContainerSync(null, root, null, null);
-          reconciler.flushSyncWork();
+          reconciler().updateContainerSync(null, root, null, null);
+          reconciler().flushSyncWork();
         },
       };
     },
@@ -74,11 +78,12 @@ export function createRenderer(): Renderer {
         return fn();
       } finally {
         priority.current = previous;
-        reconciler.flushSyncWork();
+        // No reconciler yet: nothing was ever rendered, so nothing is pending.
+        instance?.flushSyncWork();
       }
     },
     flushSync() {
-      reconciler.flushSyncWork();
+      instance?.flushSyncWork();
     },
   };
 }
