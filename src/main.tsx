@@ -286,13 +286,9 @@ function Root() {
 
 // The chosen theme is applied before the first render by the entry (src/boot.ts): an inline script would need a CSP exception.
 createRoot(document.getElementById("root")!).render(<Root />);
-// The first message shows its time: the formatter's locale data loads before anyone has typed it, but
-// not during start-up (a 10-30 ms task, which the realm's READY and the sessions' opening then waited behind).
-const prepareTimeFormatLater = () =>
-  setTimeout(() => {
-    if (typeof requestIdleCallback === "function") requestIdleCallback(prepareTimeFormat, { timeout: 1_000 });
-    else prepareTimeFormat();
-  }, 500);
+// The first message shows its time: the formatter's locale data loads before anyone has typed it.
+if (typeof requestIdleCallback === "function") requestIdleCallback(prepareTimeFormat, { timeout: 500 });
+else setTimeout(prepareTimeFormat, 50);
 // Installable and offline: the service worker registers a little after the page has loaded and gone idle
 // (workbox-window loads then), so precaching never competes with the first reply for the network.
 const registerLater = () =>
@@ -302,7 +298,5 @@ const registerLater = () =>
     else register();
   }, 2_000);
 // This module is imported by src/boot.ts after it started the realm: the page may have finished loading already.
-for (const later of [prepareTimeFormatLater, registerLater]) {
-  if (document.readyState === "complete") later();
-  else window.addEventListener("load", later, { once: true });
-}
+if (document.readyState === "complete") registerLater();
+else window.addEventListener("load", registerLater, { once: true });
