@@ -21,8 +21,9 @@
  *   the same 20k-token reply at 2,000 tokens/s (100 tokens every 50 ms).
  *   Longest task as above; CPU is the main thread's task time from the
  *   Chromium performance timeline (CDP `Performance.getMetrics`,
- *   TaskDuration) over the stream, per 1,000 tokens. A CPU profile of the
- *   stream (CDP `Profiler`) prints the functions with the most self time.
+ *   TaskDuration) over the stream, per 1,000 tokens. Both are measured with
+ *   no profiler attached; a second stream, under CDP's sampling `Profiler`,
+ *   prints the functions with the most self time.
  * - `system.promptTokens`: the system prompt's size, estimated.
  */
 import { execSync } from "node:child_process";
@@ -370,14 +371,18 @@ export async function run(): Promise<Record<string, number>> {
     );
 
     // 2,000 tokens/s: 100 tokens every 50 ms.
-    const fast = await streamReply(browser, app.url, tokens, 100, true);
+    // Measured without the CPU profiler: it samples the page's main thread every 200 µs and logs every function
+    // compiled meanwhile, which lengthens the very frame gaps measured here. The profile printed below comes from a
+    // second stream of its own.
+    const fast = await streamReply(browser, app.url, tokens, 100, false);
     results["host.longestTaskMs2000tps"] = Math.round(fast.longestTask > 0 ? fast.longestTask : fast.longestGap);
     results["host.cpuMsPer1kTokens"] = Math.round((fast.taskMs / (tokens.length / 1000)) * 10) / 10;
     console.log(
       `20k-token reply at 2,000 tok/s streamed in ${fast.seconds.toFixed(1)} s; longest task ${fast.longestTask.toFixed(0)} ms (0 = none over 50 ms); longest frame gap ${fast.longestGap.toFixed(0)} ms; ` +
         `main-thread tasks ${results["host.cpuMsPer1kTokens"]} ms per 1k tokens (${fast.taskMs.toFixed(0)} ms in all)`,
     );
-    console.log(`most self time on the main thread at 2,000 tok/s (CPU profile):\n${fast.profile.join("\n")}`);
+    const profiled = await streamReply(browser, app.url, tokens, 100, true);
+    console.log(`most self time on the main thread at 2,000 tok/s (CPU profile of a second stream; its longest frame gap ${profiled.longestGap.toFixed(0)} ms):\n${profiled.profile.join("\n")}`);
   } finally {
     await Promise.all([browser.close(), app.close()]);
   }
