@@ -309,14 +309,17 @@ export async function interactive(
     await page.addInitScript(INTERACTIVE_PROBE);
     // With `firstText`: when the reply's first text shows (the model's first tokens drawn).
     if (options.firstText) {
+      // Watched like the probe above (no polling loop in the start-up it times).
       await page.addInitScript(`{
         if (window === window.top) {
-          const poll = () => {
+          const observer = new MutationObserver(() => {
             const reply = document.querySelector(".lm-message--assistant");
-            if (reply && reply.textContent.trim() !== "") globalThis.__firstText = performance.now();
-            else setTimeout(poll, 2);
-          };
-          poll();
+            if (reply && reply.textContent.trim() !== "") {
+              globalThis.__firstText = performance.now();
+              observer.disconnect();
+            }
+          });
+          observer.observe(document, { childList: true, subtree: true, characterData: true });
         }
       }`);
     }
