@@ -10,12 +10,42 @@
  * Each bench runs in a Node process of its own (bench/runOne.ts), one after
  * the other: a Node bench no longer measures in a heap full of the browser
  * benches' garbage, and a bench's browser is gone before the next starts.
+ * Before each bench the runner waits (up to 5 s) for the machine to be
+ * mostly idle: the last bench's browser processes can take a moment to
+ * end after it closed them, and a bench started meanwhile measured in
+ * their shadow (the protocol parser once at 44.6 MB/s in a whole run,
+ * 78–98 MB/s alone).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
+
+/** Busy and total CPU ticks of the whole machine (Linux); undefined elsewhere. */
+function cpuTicks(): { busy: number; total: number } | undefined {
+  try {
+    const fields = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+    const total = fields.reduce((sum, value) => sum + value, 0);
+    // idle + iowait
+    return { busy: total - fields[3] - (fields[4] ?? 0), total };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Wait until the machine's CPUs were at most 20 % busy over a quarter second, or 5 s have passed. */
+function settle(): void {
+  const deadline = Date.now() + 5_000;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (Date.now() < deadline) {
+    const before = cpuTicks();
+    Atomics.wait(pause, 0, 0, 250);
+    const after = cpuTicks();
+    if (!before || !after) return;
+    if (after.total > before.total && (after.busy - before.busy) / (after.total - before.total) <= 0.2) return;
+  }
+}
 
 const dir = fileURLToPath(new URL(".", import.meta.url));
 const only = process.argv.slice(2);
@@ -36,6 +66,7 @@ const scratch = mkdtempSync(join(tmpdir(), "livemark-bench-"));
 
 try {
   for (const file of files) {
+    settle();
     console.log(`\n## ${file}`);
     const out = join(scratch, `${file}.json`);
     // The bench's own output goes straight to this terminal; its figures come back in a file.
