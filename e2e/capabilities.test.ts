@@ -292,7 +292,9 @@ describe("remote images", () => {
     await send("Fetch");
     await ask().getByRole("button", { name: "Always allow this host" }).click({ timeout: 15_000 });
     await expect.poll(() => hits("/pixel.png?mount").length, { timeout: 10_000 }).toBe(1);
-    // The picture's bytes are handed to the mount and drawn (the timeline follows the new panel).
+    // The picture's bytes are handed to the mount and drawn. The timeline followed the reply below the panel,
+    // and a panel out of view may be put away (src/render/useDeferredDraw.ts), so the person scrolls back to it.
+    await page.getByRole("group", { name: "Picture" }).scrollIntoViewIfNeeded();
     await expect.poll(() => page.locator('.lm-mount img[src^="blob:"]').count(), { timeout: 15_000 }).toBe(1);
   });
 });
