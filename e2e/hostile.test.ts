@@ -73,11 +73,20 @@ async function slowdown(): Promise<number> {
   });
   return Math.max(1, runs[2] / REFERENCE_IDLE_MS);
 }
+/**
+ * Load that comes and goes between the two reference runs (before the flood and after it) is not seen by
+ * either: in a clean-clone CI run the 40-grid flood had a 380 ms task while both runs read 3.1× (here, idle,
+ * they read 3.0–3.5× and its longest task was 58–164 ms). The budget keeps this much headroom for it; the
+ * failures these tests guard against were tasks of seconds.
+ */
+const UNSEEN_LOAD_HEADROOM = 1.5;
 /** The longest task since the last reset stays within the budget (scaled by how loaded the machine is). */
 async function expectNoLongTask(before: number): Promise<void> {
   const tasks = await longTasks();
   const factor = Math.max(before, await slowdown());
-  expect(Math.max(0, ...tasks), `long tasks ${JSON.stringify(tasks)}, machine ${factor.toFixed(1)}× slower than idle`).toBeLessThan(MAX_TASK_MS * factor);
+  expect(Math.max(0, ...tasks), `long tasks ${JSON.stringify(tasks)}, machine ${factor.toFixed(1)}× slower than idle`).toBeLessThan(
+    MAX_TASK_MS * factor * UNSEEN_LOAD_HEADROOM,
+  );
 }
 const resetLongTasks = () => page.evaluate(() => void ((window as unknown as { longTasks: number[] }).longTasks.length = 0));
 function lastUserContent(index: number): string {
