@@ -11,10 +11,10 @@
  * the other: a Node bench no longer measures in a heap full of the browser
  * benches' garbage, and a bench's browser is gone before the next starts.
  * Before each bench the runner waits (up to 5 s) for the machine to be
- * mostly idle: the last bench's browser processes can take a moment to
- * end after it closed them, and a bench started meanwhile measured in
- * their shadow (the protocol parser once at 44.6 MB/s in a whole run,
- * 78–98 MB/s alone).
+ * mostly idle, so that a bench does not measure in the shadow of whatever
+ * still runs (the last bench's browser processes ending, say): the
+ * protocol parser once read 44.6 MB/s right after the memory bench in a
+ * whole run, 78–98 MB/s alone (the cause was not reproduced).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
