@@ -3,7 +3,8 @@
 // one after the other (on a 2-core machine, CPU-heavy property tests running
 // beside Chromium make browser timings flaky). Prints each runner's output,
 // then one line "N passed, N failed" with the totals, and writes them to
-// test-results/summary.json for CI.
+// test-results/summary.json for CI. A browser test that passed only on a retry
+// (vitest.config.ts) counts as passed and is named above that line.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
@@ -24,8 +25,26 @@ if (run("npm", ["run", "build"]) !== 0) {
   failedSteps += 1;
 }
 
+/**
+ * Tests that passed after failing (the e2e project retries; vitest.config.ts): the JSON report keeps
+ * the failed attempts' messages on a test whose status is "passed".
+ */
+function passedOnRetry(result) {
+  return result.testResults.flatMap((file) =>
+    file.assertionResults
+      .filter((test) => test.status === "passed" && test.failureMessages.length > 0)
+      .map((test) => ({
+        file: file.name.slice(root.length),
+        test: test.fullName,
+        failedAttempts: test.failureMessages.length,
+        firstFailure: test.failureMessages[0].split("\n")[0],
+      })),
+  );
+}
+
 let passed = 0;
 let failed = 0;
+const flaky = [];
 for (const project of ["unit", "e2e"]) {
   if (failedSteps > 0 && project === "e2e") {
     failed += 1;
@@ -39,12 +58,18 @@ for (const project of ["unit", "e2e"]) {
   }
   const result = JSON.parse(readFileSync(report, "utf8"));
   passed += result.numPassedTests;
+  flaky.push(...passedOnRetry(result));
   const projectFailed = result.numFailedTests + (result.numRuntimeErrorTests ?? 0);
   failed += projectFailed;
   // A suite that failed to load counts as a failure even with no failed test.
   if (status !== 0 && projectFailed === 0) failed += 1;
 }
 
-writeFileSync(join(out, "summary.json"), JSON.stringify({ passed, failed }) + "\n");
+if (flaky.length > 0) {
+  console.log(`\n${flaky.length} passed only on a retry:`);
+  for (const test of flaky) console.log(`  ${test.file} > ${test.test} (failed ${test.failedAttempts}×: ${test.firstFailure})`);
+  console.log("");
+}
+writeFileSync(join(out, "summary.json"), JSON.stringify({ passed, failed, flaky }) + "\n");
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);
