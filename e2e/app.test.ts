@@ -128,6 +128,27 @@ describe("the live loop", () => {
     expect(await page.getByRole("button", { name: "Send" }).count()).toBe(1);
   });
 
+  it("Enter while a reply runs keeps the message and says why; Send takes it once the reply has finished", async () => {
+    await configure(page, mock.url);
+    const gate = createGate();
+    mock.enqueue({ chunks: ["Thinking it over", { waitFor: gate.promise }, " — done."] });
+    mock.enqueue({ chunks: ["Second answer."] });
+    await send(page, "First question");
+    await page.getByText("Thinking it over").waitFor({ timeout: 10_000 });
+    await send(page, "A second question");
+    const box = page.getByRole("textbox", { name: "Message" });
+    await expect.poll(() => page.getByRole("alert").textContent(), { timeout: 5_000 }).toMatch(/^Not sent: a reply is still running/);
+    await expect(box.inputValue()).resolves.toBe("A second question");
+    expect(mock.requests).toHaveLength(1);
+    gate.open();
+    await expect.poll(() => status(page).textContent(), { timeout: 10_000 }).toMatch(/^Done/);
+    // The reason no longer holds once the reply has ended.
+    await expect.poll(() => page.getByText(/^Not sent/).count(), { timeout: 5_000 }).toBe(0);
+    await box.press("Enter");
+    await page.getByText("Second answer.").waitFor({ timeout: 10_000 });
+    expect(lastUserContent(mock.requests[1].body)).toBe("A second question");
+  });
+
   it("reports a syntax error at its line and skips the rest of the reply", async () => {
     await configure(page, mock.url);
     mock.enqueue({

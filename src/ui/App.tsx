@@ -19,7 +19,7 @@ import { useFollowLatest } from "./useFollowLatest";
 
 const InviteAgentDialog = lazy(() => import("./InviteAgentDialog").then((module) => ({ default: module.InviteAgentDialog })));
 import { MessageActionsContext, type MessageActions } from "./MessageActions";
-import { ATTACH_FILES_EVENT } from "./Composer";
+import { ATTACH_FILES_EVENT, NOT_SENT_BUSY } from "./Composer";
 import type { Attachment } from "../agent/attachments";
 import { flushSync } from "react-dom";
 import { matchShortcut } from "./shortcuts";
@@ -45,7 +45,7 @@ const PHASE_WORD: Record<Phase, string> = {
 
 /** Why the composer kept a message instead of sending it (Agent.refusal). */
 const SEND_REFUSED: Record<SendRefusal, string> = {
-  busy: "Not sent: a reply is still running. Your message is kept here; send it when it has finished.",
+  busy: NOT_SENT_BUSY,
   closed: "Not sent: this session is closing. Your message is kept here; send it in the session that opens.",
 };
 

@@ -34,6 +34,9 @@ function useNarrowScreen(): boolean {
 /** Files dropped elsewhere on the window that are not session files (App.tsx): the composer attaches them. */
 export const ATTACH_FILES_EVENT = "livemark:attach-files";
 
+/** Said when the person presses Enter while a reply runs; the message stays in the composer. */
+export const NOT_SENT_BUSY = "Not sent: a reply is still running. Your message is kept here; send it when it has finished, or press Stop.";
+
 /** What is written but not sent: it moves from the composer shown while sessions open to the session's own. */
 export interface ComposerDraft {
   text: string;
@@ -82,12 +85,21 @@ export function Composer({
   }, []);
   const follow = onDraftChange !== undefined;
   const [problem, setProblem] = useState<string | undefined>();
+  // The reply the message waited for has ended: why it was not sent no longer holds.
+  useEffect(() => {
+    if (!busy) setProblem((current) => (current === NOT_SENT_BUSY ? undefined : current));
+  }, [busy]);
   const fileInput = useRef<HTMLInputElement>(null);
   // A phone's composer is two short lines wide: the keys hint would be cut.
   const narrow = useNarrowScreen();
   const ready = text.trim() !== "" || attachments.length > 0;
   const send = () => {
-    if (busy || !ready) return;
+    if (!ready) return;
+    // Enter while a reply runs (the button is Stop then): keep the text and say why.
+    if (busy) {
+      setProblem(NOT_SENT_BUSY);
+      return;
+    }
     const refused = onSend(text, attachments);
     if (refused) {
       setProblem(refused);
