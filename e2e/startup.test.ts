@@ -107,6 +107,29 @@ describe("sending before the sessions are open", () => {
     await close();
   });
 
+  it("a second message while one waits is kept and told why, and Stop brings back both", async () => {
+    const { page, box, release, close } = await slowStorePage();
+    await box.fill("first thought");
+    await box.press("Enter");
+    await page.getByRole("article", { name: "Your message" }).waitFor();
+    await box.fill("second thought");
+    await box.press("Enter");
+    // The reason is the session still opening, not a running reply.
+    const alert = page.getByRole("alert");
+    await expect.poll(() => alert.textContent()).toContain("a message is already waiting for your session to open");
+    expect(await alert.textContent()).not.toContain("a reply is still running");
+    expect(await box.inputValue()).toBe("second thought");
+    await page.getByRole("button", { name: "Stop" }).click();
+    expect(await page.getByRole("article", { name: "Your message" }).count()).toBe(0);
+    // Neither text is lost: the message taken back comes first, what was typed since after it.
+    expect(await page.getByRole("textbox", { name: "Message" }).inputValue()).toBe("first thought\n\nsecond thought");
+    release();
+    await expect.poll(() => page.getByRole("status").textContent(), { timeout: 30_000 }).toMatch(/^Ready/);
+    expect(await page.getByRole("textbox", { name: "Message" }).inputValue()).toBe("first thought\n\nsecond thought");
+    expect(await page.getByRole("article", { name: "Your message" }).count()).toBe(0);
+    await close();
+  });
+
   it("Stop takes a waiting message back into the composer, and nothing is sent", async () => {
     const { page, box, release, close } = await slowStorePage();
     await box.fill("never mind");

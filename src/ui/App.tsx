@@ -19,7 +19,7 @@ import { useFollowLatest } from "./useFollowLatest";
 
 const InviteAgentDialog = lazy(() => import("./InviteAgentDialog").then((module) => ({ default: module.InviteAgentDialog })));
 import { MessageActionsContext, type MessageActions } from "./MessageActions";
-import { ATTACH_FILES_EVENT, NOT_SENT_BUSY } from "./Composer";
+import { ATTACH_FILES_EVENT, NOT_SENT_BUSY, NOT_SENT_WAITING } from "./Composer";
 import type { Attachment } from "../agent/attachments";
 import { flushSync } from "react-dom";
 import { matchShortcut } from "./shortcuts";
@@ -245,6 +245,7 @@ function OpeningView({ controller, queued, draft }: { controller: SessionControl
         <Composer
           key={generation}
           busy={queued !== undefined}
+          busyReason={NOT_SENT_WAITING}
           onSend={(text, attachments) => {
             // Refused only if the session opened this very moment: the text stays and moves into its composer.
             if (!controller.sendWhenOpen(text, attachments)) return "Not sent: your session has just opened. Your message is kept here; send it again.";
@@ -254,7 +255,10 @@ function OpeningView({ controller, queued, draft }: { controller: SessionControl
           onStop={() => {
             const taken = controller.takeQueued();
             if (!taken) return;
-            draft.current = { text: taken.text, attachments: [...taken.attachments] };
+            // What was typed since stays too, after the message taken back.
+            const typed = draft.current;
+            const text = [taken.text, typed?.text ?? ""].filter((part) => part.trim() !== "").join("\n\n");
+            draft.current = { text, attachments: [...taken.attachments, ...(typed?.attachments ?? [])] };
             setGeneration((value) => value + 1);
           }}
           initialDraft={() => draft.current}

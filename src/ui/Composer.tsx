@@ -37,6 +37,10 @@ export const ATTACH_FILES_EVENT = "livemark:attach-files";
 /** Said when the person presses Enter while a reply runs; the message stays in the composer. */
 export const NOT_SENT_BUSY = "Not sent: a reply is still running. Your message is kept here; send it when it has finished, or press Stop.";
 
+/** Said by the composer shown while sessions open when a message already waits for them; this one stays. */
+export const NOT_SENT_WAITING =
+  "Not sent: a message is already waiting for your session to open. This one is kept here; send it when that one has gone, or press Stop to take that one back.";
+
 /** What is written but not sent: it moves from the composer shown while sessions open to the session's own. */
 export interface ComposerDraft {
   text: string;
@@ -49,6 +53,7 @@ export interface ComposerDraft {
 
 export function Composer({
   busy,
+  busyReason = NOT_SENT_BUSY,
   onSend,
   onStop,
   placeholder,
@@ -56,6 +61,8 @@ export function Composer({
   onDraftChange,
 }: {
   busy: boolean;
+  /** Why Enter sends nothing while busy; the line goes when busy ends. */
+  busyReason?: string;
   /** Returns why the message was not sent (the composer keeps it), or undefined when it went. */
   onSend: (text: string, attachments: Attachment[]) => string | undefined | void;
   onStop: () => void;
@@ -87,8 +94,8 @@ export function Composer({
   const [problem, setProblem] = useState<string | undefined>();
   // The reply the message waited for has ended: why it was not sent no longer holds.
   useEffect(() => {
-    if (!busy) setProblem((current) => (current === NOT_SENT_BUSY ? undefined : current));
-  }, [busy]);
+    if (!busy) setProblem((current) => (current === busyReason ? undefined : current));
+  }, [busy, busyReason]);
   const fileInput = useRef<HTMLInputElement>(null);
   // A phone's composer is two short lines wide: the keys hint would be cut.
   const narrow = useNarrowScreen();
@@ -97,7 +104,7 @@ export function Composer({
     if (!ready) return;
     // Enter while a reply runs (the button is Stop then): keep the text and say why.
     if (busy) {
-      setProblem(NOT_SENT_BUSY);
+      setProblem(busyReason);
       return;
     }
     const refused = onSend(text, attachments);
