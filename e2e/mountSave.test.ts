@@ -1,6 +1,8 @@
 /**
  * A mount's state survives a reload that comes right after a change: the
- * page saves mounts when it is hidden or left, not only on its 3 s tick.
+ * page saves mounts when it is hidden or left, not only on its 3 s tick. So
+ * does an exchange that has just ended, on a slow machine where the save at
+ * the reply's end is still under way when the page goes.
  */
 import { describe, expect, it } from "vitest";
 import { configureEndpoint, openReadyApp, useAppSuite } from "./harness";
@@ -8,6 +10,8 @@ import { configureEndpoint, openReadyApp, useAppSuite } from "./harness";
 const suite = useAppSuite({ mock: true });
 
 const FENCE = "```";
+/** A 1×1 PNG. */
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 
 describe("saving mounts", () => {
   it("a change made just before a reload is there after it", async () => {
@@ -35,5 +39,32 @@ describe("saving mounts", () => {
     await page.getByRole("button", { name: /^Count \d+$/ }).waitFor({ timeout: 30_000 });
     expect(await page.getByRole("button", { name: /^Count \d+$/ }).textContent()).toBe("Count 3");
     await context.close();
+  });
+});
+
+describe("saving messages", () => {
+  it("a reload right after a reply ends keeps the exchange, with its image, on a 4× slower CPU", async () => {
+    // Each round is a fresh profile; without the save on page hide most rounds lost the whole exchange.
+    for (let round = 0; round < 3; round += 1) {
+      const context = await suite.browser.newContext();
+      const page = await context.newPage();
+      await openReadyApp(page, suite.app.url);
+      await configureEndpoint(page, suite.mock.url, { apiKey: "sk-test" });
+      const cdp = await context.newCDPSession(page);
+      await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
+      await page.locator("#lm-attach").setInputFiles({ name: "dot.png", mimeType: "image/png", buffer: PNG });
+      await page.getByRole("list", { name: "Attached files" }).getByText("dot.png").waitFor();
+      suite.mock.enqueue({ chunks: [`A single dot, round ${round}.`] });
+      await page.getByRole("textbox", { name: "Message" }).fill(`What is this? (${round})`);
+      await page.getByRole("textbox", { name: "Message" }).press("Enter");
+      await expect.poll(() => page.getByRole("status").textContent(), { timeout: 30_000 }).toMatch(/^Done/);
+      await page.reload();
+      await expect.poll(() => page.getByText(`A single dot, round ${round}.`).count(), { timeout: 30_000 }).toBe(1);
+      await page.getByRole("img", { name: "dot.png" }).waitFor({ timeout: 30_000 });
+      expect(await page.getByRole("article", { name: "Your message" }).textContent()).toContain(`What is this? (${round})`);
+      // Saved as ended, not as a reply cut mid-stream.
+      expect(await page.getByRole("button", { name: "Continue" }).count()).toBe(0);
+      await context.close();
+    }
   });
 });

@@ -126,6 +126,69 @@ describe("session writer", () => {
     expect(reopened.pendingCount).toBe(0);
   });
 
+  it("writeNow puts what is not on disk in one transaction of its own, aborting a write under way, quietly", async () => {
+    const store = await open();
+    const session = await createSession(store);
+    const timer = new ManualTimer();
+    const errors: StoreErrorInfo[] = [];
+    const writer = createSessionWriter(store, session.id, { timer, onError: (error) => errors.push(error) });
+    const first = [userMessage("u1", "hi"), assistantMessage("a1", "yo")];
+    writer.markChanged(first);
+    await writer.flush();
+    // A new exchange: its save has started (the reply just ended) when the page goes.
+    const user = userMessage("u2", "and now?");
+    const reply = assistantMessage("a2", "now this", { state: "done" });
+    writer.markChanged([...first, user, reply]);
+    const flushing = writer.flush();
+    for (let turn = 0; turn < 100 && store.writing.size === 0; turn += 1) await Promise.resolve();
+    expect(store.writing.size).toBe(1);
+    expect(writer.pendingCount).toBe(0);
+    writer.writeNow();
+    expect(store.writing.size).toBe(0);
+    // The write under way was aborted: not reported as a failure to the person, and kept for a retry.
+    expect((await flushing).ok).toBe(false);
+    expect(errors).toEqual([]);
+    expect(writer.pendingCount).toBe(2);
+    // writeNow's own transaction carried both messages, after the saved ones.
+    const loaded = await loadSession(store, session.id);
+    expect(loaded?.messages.map((message) => message.id)).toEqual(["u1", "a1", "u2", "a2"]);
+    expect(loaded?.messages[3]).toMatchObject({ text: "now this", state: "done" });
+    // The retry writes the same places again: nothing doubled or reordered.
+    expect((await writer.flush()).ok).toBe(true);
+    expect((await loadSession(store, session.id))?.messages.map((message) => message.id)).toEqual(["u1", "a1", "u2", "a2"]);
+    expect(errors).toEqual([]);
+  });
+
+  it("writeNow places new messages after those of a session opened from disk, and leaves a session it does not know to the next flush", async () => {
+    const options = testStoreOptions();
+    const store = await open(options);
+    const session = await createSession(store);
+    const seed = createSessionWriter(store, session.id);
+    seed.markChanged([userMessage("u1", "one"), assistantMessage("a1", "two")]);
+    await seed.close();
+    // Another tab (a fresh store on the same database) opens it and adds a message, then its page goes.
+    const other = await open({ ...options, name: options.name });
+    const reopened = await loadSession(other, session.id);
+    const writer = createSessionWriter(other, session.id);
+    writer.markChanged([...reopened!.messages, userMessage("u3", "three")]);
+    // A message already on disk changes after it (an edit of the reply): it keeps its place.
+    writer.markChanged([reopened!.messages[0], { ...reopened!.messages[1], text: "two, edited" } as ChatMessage]);
+    writer.writeNow();
+    await drainJobs();
+    const after = await loadSession(store, session.id);
+    expect(after?.messages.map((message) => message.id)).toEqual(["u1", "a1", "u3"]);
+    expect(after?.messages[1].text).toBe("two, edited");
+    // A store that never opened or wrote this session does not know its places: nothing is guessed.
+    const unknown = await open({ ...options, name: options.name });
+    const blind = createSessionWriter(unknown, session.id);
+    blind.markChanged([userMessage("u4", "four")]);
+    blind.writeNow();
+    await drainJobs();
+    expect((await loadSession(store, session.id))?.messages.map((message) => message.id)).toEqual(["u1", "a1", "u3"]);
+    expect((await blind.close()).ok).toBe(true);
+    expect((await loadSession(store, session.id))?.messages.map((message) => message.id)).toEqual(["u1", "a1", "u3", "u4"]);
+  });
+
   it("flushes when the page is hidden or goes away", async () => {
     const listeners = new Map<string, () => void>();
     const target = {

@@ -1,6 +1,6 @@
 import type { ChatMessage } from "../agent/agent";
 import { toStoreError, type StoreErrorInfo } from "./errors";
-import { putMountsNow, writeSessionChanges, type MountSnapshotInput } from "./sessions";
+import { putSessionChangesNow, writeSessionChanges, type MountSnapshotInput } from "./sessions";
 import type { Store } from "./store";
 import { createWriteBehind, type Timer } from "./writeBehind";
 
@@ -30,13 +30,15 @@ export interface SessionWriter {
   markMountDirty(mount: MountSnapshotInput): void;
   flush(): Promise<SessionFlushResult>;
   /**
-   * Start writing the pending mount snapshots now, in this task, in one
-   * IndexedDB transaction with no reads (the page is being hidden or left:
-   * `flush` reads before it writes, and a page that is going away runs no
-   * more tasks for those reads to answer in). They also stay pending for the
-   * next `flush`, which writes the same values.
+   * Start writing every change not known to be on disk (pending, or in a
+   * write still under way) now, in this task, in one IndexedDB transaction
+   * with no reads: the page is being hidden or left. `flush` reads before it
+   * writes, and a page that is going away runs no more tasks for those reads
+   * to answer in, so a reload right after a reply ended lost the exchange.
+   * The changes also stay with the writer for the next `flush`, which writes
+   * the same values.
    */
-  writeMountsNow(): void;
+  writeNow(): void;
   /** Changes not yet on disk (kept in memory, retried). */
   readonly pendingCount: number;
   readonly failing: boolean;
@@ -59,6 +61,7 @@ export interface SessionWriterOptions {
 type Change = { kind: "message"; message: ChatMessage } | { kind: "mount"; mount: MountSnapshotInput };
 
 export function createSessionWriter(store: Store, sessionId: string, options: SessionWriterOptions = {}): SessionWriter {
+  let abortedByWriteNow = false;
   const scheduler = createWriteBehind<Change>({
     key: (change) => (change.kind === "message" ? `message:${change.message.id}` : `mount:${change.mount.mountId}`),
     write: async (changes) => {
@@ -74,7 +77,15 @@ export function createSessionWriter(store: Store, sessionId: string, options: Se
     timer: options.timer,
     // A purged session or a value the browser cannot store will not heal by waiting.
     shouldRetry: (error) => toStoreError(error).retryable,
-    onError: (error) => options.onError?.(toStoreError(error)),
+    onError: (error) => {
+      const info = toStoreError(error);
+      // `writeNow` aborted it (the page is being hidden or left); it is retried and nothing was lost.
+      if (info.code === "aborted" && abortedByWriteNow) {
+        abortedByWriteNow = false;
+        return;
+      }
+      options.onError?.(info);
+    },
     onRecovered: options.onRecovered,
   });
   const flush = async (): Promise<SessionFlushResult> => {
@@ -97,9 +108,15 @@ export function createSessionWriter(store: Store, sessionId: string, options: Se
     },
     markMountDirty: (mount) => scheduler.markDirty({ kind: "mount", mount }),
     flush,
-    writeMountsNow() {
-      const mounts = scheduler.pendingItems().flatMap((change) => (change.kind === "mount" ? [change.mount] : []));
-      if (mounts.length > 0) putMountsNow(store, sessionId, mounts);
+    writeNow() {
+      const messages: ChatMessage[] = [];
+      const mounts: MountSnapshotInput[] = [];
+      for (const change of scheduler.unsettledItems()) {
+        if (change.kind === "message") messages.push(change.message);
+        else mounts.push(change.mount);
+      }
+      if ([...store.writing].some((write) => write.sessionId === sessionId)) abortedByWriteNow = true;
+      putSessionChangesNow(store, sessionId, { messages, mounts });
     },
     whenIdle: () => scheduler.whenIdle(),
     get pendingCount() {

@@ -1,7 +1,7 @@
 import type { ChatMessage } from "../agent/agent";
 import { StoreError, storeError, toStoreError } from "./errors";
 import { normalizeForSearch, queryTerms, searchRowOf, snippetAround } from "./searchText";
-import type { Store } from "./store";
+import type { SessionWrite, Store } from "./store";
 import {
   DEFAULT_SESSION_SETTINGS,
   DEFAULT_TITLE,
@@ -76,6 +76,7 @@ export async function createSession(store: Store, init: NewSession = {}): Promis
     ...(init.chat && Object.keys(init.chat).length > 0 ? { chat: { ...init.chat } } : {}),
   };
   await guard(() => store.db.sessions.add(session));
+  store.orders.set(session.id, { byId: new Map(), next: 0 });
   return session;
 }
 
@@ -167,6 +168,7 @@ export async function purgeDeleted(store: Store, options: { deletedBefore?: numb
         await db.searchText.where("sessionId").equals(id).delete();
       }
       await db.sessions.bulkDelete(ids);
+      for (const id of ids) store.orders.delete(id);
       return ids.length;
     }),
   );
@@ -199,6 +201,10 @@ export async function loadSession(store: Store, id: string): Promise<LoadedSessi
     }),
   );
   if (!loaded) return undefined;
+  store.orders.set(id, {
+    byId: new Map(loaded.records.map((record) => [record.id, record.order])),
+    next: (loaded.records.at(-1)?.order ?? -1) + 1,
+  });
   const messages = loaded.records.map((record) => {
     const message = messageFromRecord(record);
     store.saved.set(message, id);
@@ -233,8 +239,14 @@ export async function writeSessionChanges(
   const mounts = changes.mounts ?? [];
   if (pending.length === 0 && mounts.length === 0) return { messages: 0, mounts: 0 };
   const now = store.now();
+  const written: MessageRecord[] = [];
+  let write: SessionWrite | undefined;
   await guard(() =>
-    db.transaction("rw", [db.sessions, db.messages, db.mounts, db.searchText], async () => {
+    db.transaction("rw", [db.sessions, db.messages, db.mounts, db.searchText], async (transaction) => {
+      written.length = 0;
+      if (write) store.writing.delete(write);
+      write = { sessionId, abort: () => transaction.abort() };
+      store.writing.add(write);
       if (!(await db.sessions.get(sessionId))) throw notFound(sessionId);
       if (pending.length > 0) {
         const existing = await db.messages.bulkGet(pending.map((message) => [sessionId, message.id] as [string, string]));
@@ -255,6 +267,7 @@ export async function writeSessionChanges(
         }
         await db.messages.bulkPut(records);
         await db.searchText.bulkPut(rows);
+        written.push(...records);
       }
       // One put per mount, each awaited: IndexedDB clones a value when it is
       // put, on the page's thread, so fifteen 10,000-node snapshots in one
@@ -262,9 +275,16 @@ export async function writeSessionChanges(
       for (const mount of mounts) await db.mounts.put({ ...mount, sessionId, updatedAt: mount.updatedAt ?? now });
       await db.sessions.update(sessionId, { updatedAt: now });
     }),
-  );
+  ).finally(() => write && store.writing.delete(write));
   // Only after the commit: a failed transaction leaves these to be written again.
   for (const message of pending) store.saved.set(message, sessionId);
+  const orders = store.orders.get(sessionId);
+  if (orders) {
+    for (const record of written) {
+      orders.byId.set(record.id, record.order);
+      orders.next = Math.max(orders.next, record.order + 1);
+    }
+  }
   return { messages: pending.length, mounts: mounts.length };
 }
 
@@ -278,23 +298,62 @@ export async function saveMessages(store: Store, sessionId: string, messages: re
 }
 
 /**
- * Put mount snapshots in one transaction started in this task, through the
- * database's own IndexedDB connection (Dexie's calls hop through promises
- * first). For a page that is going away: the browser commits a transaction
- * whose requests were all made before the page was left. Errors are ignored:
- * the same snapshots stay pending for the writer's next flush.
+ * Put messages and mount snapshots in one transaction started in this task,
+ * through the database's own IndexedDB connection (Dexie's calls hop through
+ * promises first), with no reads: for a page that is going away. The browser
+ * commits a transaction whose requests were all made before the page was
+ * left; a transaction that must wait for a read to answer before it writes
+ * (`writeSessionChanges`) is cut off with the page. A message takes the place
+ * it was loaded or written with, a new one the next free place of the session
+ * (`store.orders`); messages of a session not opened or created here are left
+ * to the next flush. A write of the same session under way is aborted first
+ * (`store.writing`): this one holds all of its changes, and would otherwise
+ * wait behind it. Nothing is marked saved and errors are ignored: the same
+ * changes stay with the writer, whose next flush writes the same values.
  */
-export function putMountsNow(store: Store, sessionId: string, mounts: readonly MountSnapshotInput[]): void {
+export function putSessionChangesNow(store: Store, sessionId: string, changes: SessionChanges): void {
   try {
     const idb = store.db.backendDB();
     if (!idb) return;
     const now = store.now();
-    const transaction = idb.transaction(store.db.mounts.name, "readwrite");
-    const table = transaction.objectStore(store.db.mounts.name);
-    for (const mount of mounts) table.put({ ...mount, sessionId, updatedAt: mount.updatedAt ?? now });
+    const orders = store.orders.get(sessionId);
+    const messages = orders ? (changes.messages ?? []).filter((message) => store.saved.get(message) !== sessionId) : [];
+    const mounts = changes.mounts ?? [];
+    if (messages.length === 0 && mounts.length === 0) return;
+    const { db } = store;
+    // A write of this session under way would hold this one back until after the page is gone: it goes (its
+    // changes are all in this one) and the writer retries it if the page stays.
+    for (const write of [...store.writing]) {
+      if (write.sessionId !== sessionId) continue;
+      store.writing.delete(write);
+      try {
+        write.abort();
+      } catch {
+        // Already finished.
+      }
+    }
+    const transaction = idb.transaction([db.messages.name, db.searchText.name, db.mounts.name], "readwrite");
+    if (orders && messages.length > 0) {
+      const messageTable = transaction.objectStore(db.messages.name);
+      const searchTable = transaction.objectStore(db.searchText.name);
+      for (const message of messages) {
+        let order = orders.byId.get(message.id);
+        if (order === undefined) {
+          order = orders.next;
+          orders.next += 1;
+          orders.byId.set(message.id, order);
+        }
+        const record = { ...message, sessionId, order } as MessageRecord;
+        messageTable.put(record);
+        const row = searchRowOf(record);
+        if (row) searchTable.put(row);
+      }
+    }
+    const mountTable = transaction.objectStore(db.mounts.name);
+    for (const mount of mounts) mountTable.put({ ...mount, sessionId, updatedAt: mount.updatedAt ?? now });
     transaction.commit?.();
   } catch {
-    // Closed or not open yet: the writer's flush retries.
+    // Closed or not open yet, or a value the browser cannot clone: the writer's flush retries.
   }
 }
 

@@ -17,6 +17,28 @@ export interface Store {
    * so an object seen here needs no write.
    */
   readonly saved: WeakMap<object, string>;
+  /**
+   * Where each message of a session opened or written here sits (its
+   * `order`), and the next free place: a page that is going away writes its
+   * messages without reading first (`putSessionChangesNow`).
+   */
+  readonly orders: Map<string, SessionOrders>;
+  /**
+   * The writes of session changes under way (`writeSessionChanges`): a page
+   * that is going away aborts them, as its own write, which holds the same
+   * changes, would otherwise wait behind them and be cut off with the page.
+   */
+  readonly writing: Set<SessionWrite>;
+}
+
+export interface SessionWrite {
+  readonly sessionId: string;
+  abort(): void;
+}
+
+export interface SessionOrders {
+  readonly byId: Map<string, number>;
+  next: number;
 }
 
 export interface OpenStoreOptions {
@@ -54,6 +76,8 @@ export function createStore(options: OpenStoreOptions = {}): Store {
     now: options.now ?? (() => Date.now()),
     newId: options.newId ?? (() => randomId()),
     saved: new WeakMap(),
+    orders: new Map(),
+    writing: new Set(),
   };
 }
 

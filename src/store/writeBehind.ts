@@ -67,6 +67,11 @@ export interface WriteBehind<T> {
   /** Stop the timer. Pending items stay readable through `pendingItems`. */
   dispose(): void;
   pendingItems(): T[];
+  /**
+   * What is not known to be on disk: the batch being written (it may yet
+   * fail) and the pending items, the newer one of each key.
+   */
+  unsettledItems(): T[];
 }
 
 export const DEFAULT_WRITE_INTERVAL_MS = 500;
@@ -81,6 +86,7 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
   let handle: unknown;
   let armed = false;
   let inFlight: Promise<FlushResult> | undefined;
+  let writing: Map<string, T> | undefined;
   let lastStart = -Infinity;
   let failures = 0;
   let writeCount = 0;
@@ -111,6 +117,7 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
     if (pending.size === 0) return { ok: true };
     const batch = pending;
     pending = new Map();
+    writing = batch;
     lastStart = timer.now();
     writeCount += 1;
     const attempt = (async (): Promise<FlushResult> => {
@@ -147,6 +154,7 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
     inFlight = attempt;
     const result = await attempt;
     inFlight = undefined;
+    writing = undefined;
     // Changes that arrived during the write: keep the cadence from this write's start.
     if (failures === 0) arm(lastStart + interval - timer.now());
     else if (retryOnTimer) arm(retryDelay());
@@ -185,6 +193,11 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
     },
     pendingItems() {
       return [...pending.values()];
+    },
+    unsettledItems() {
+      const items = new Map(writing);
+      for (const [key, item] of pending) items.set(key, item);
+      return [...items.values()];
     },
   };
 }

@@ -202,13 +202,16 @@ export class SessionController {
     this.store = opened.store;
     this.set({ storage: "ready" });
     flushOnPageHide(() => {
-      // Mounts are saved on a tick while code runs; a change since then
-      // must not be lost to a reload or a closed tab.
+      // Mounts are saved on a tick while code runs, messages every 500 ms
+      // and when a reply ends: a change since then, or a write still under
+      // way, must not be lost to a reload or a closed tab.
       const writer = this.writer;
       const agent = this.state.agent;
       if (writer && agent) {
-        this.mounts.saveNow(agent.getState().messages, writer);
-        writer.writeMountsNow();
+        const { messages } = agent.getState();
+        writer.markChanged(messages);
+        this.mounts.saveNow(messages, writer);
+        writer.writeNow();
       }
       return writer?.flush() ?? Promise.resolve();
     });
