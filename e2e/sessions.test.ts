@@ -236,3 +236,36 @@ describe("a message sent during a session switch", () => {
     await context.close();
   });
 });
+
+describe("drafts", () => {
+  it("an unsent message stays in its session's composer across a reload; each session keeps its own; sending clears it", async () => {
+    const context = await suite.browser.newContext();
+    const page = await openApp(context);
+    await configure(page);
+    suite.mock.enqueue({ chunks: ["First answer."] });
+    await chat(page, "First question");
+    const box = () => page.getByRole("textbox", { name: "Message" });
+    await box().fill("half a thought\nwith a second line");
+    await page.reload();
+    await page.getByText("First answer.").waitFor({ timeout: 20_000 });
+    await expect.poll(() => box().inputValue(), { timeout: 20_000 }).toBe("half a thought\nwith a second line");
+    // Another session has its own (empty) composer; coming back brings the draft back.
+    await page.getByRole("button", { name: "New session" }).first().click();
+    await expect.poll(() => page.getByText("First answer.").count(), { timeout: 20_000 }).toBe(0);
+    expect(await box().inputValue()).toBe("");
+    await box().fill("a draft of the second session");
+    await page.getByRole("navigation", { name: "Sessions" }).getByText("First question").click();
+    await page.getByText("First answer.").waitFor({ timeout: 20_000 });
+    await expect.poll(() => box().inputValue()).toBe("half a thought\nwith a second line");
+    // Sent: the draft goes, and a reload brings back an empty composer.
+    suite.mock.enqueue({ chunks: ["Second answer."] });
+    await box().press("Enter");
+    await expect.poll(() => page.getByRole("status").textContent(), { timeout: 20_000 }).toMatch(/^Done/);
+    expect(await box().inputValue()).toBe("");
+    await page.reload();
+    await page.getByText("Second answer.").waitFor({ timeout: 20_000 });
+    await page.waitForTimeout(300);
+    expect(await box().inputValue()).toBe("");
+    await context.close();
+  });
+});

@@ -20,6 +20,7 @@ import { useFollowLatest } from "./useFollowLatest";
 const InviteAgentDialog = lazy(() => import("./InviteAgentDialog").then((module) => ({ default: module.InviteAgentDialog })));
 import { MessageActionsContext, type MessageActions } from "./MessageActions";
 import { ATTACH_FILES_EVENT, NOT_SENT_BUSY, NOT_SENT_WAITING } from "./Composer";
+import { readDraft, writeDraft } from "./drafts";
 import type { Attachment } from "../agent/attachments";
 import { flushSync } from "react-dom";
 import { matchShortcut } from "./shortcuts";
@@ -74,8 +75,11 @@ function SessionView({
   controller,
   onOpenSettings,
   initialDraft,
+  sessionId,
 }: {
   onOpenSettings?: () => void;
+  /** The open session: its unsent text is kept across reloads (drafts.ts). */
+  sessionId?: string;
   /** What was written in the composer shown while the sessions opened. */
   initialDraft?: () => ComposerDraft | undefined;
   agent: Agent;
@@ -201,7 +205,15 @@ function SessionView({
               onSend={onSend}
               onStop={onStop}
               placeholder={toAgent ? "Message your agent… (Enter sends)" : undefined}
-              initialDraft={initialDraft}
+              initialDraft={() => {
+                // What was typed while the sessions opened comes after what this session kept from before.
+                const opening = initialDraft?.();
+                const kept = sessionId === undefined ? undefined : readDraft(sessionId);
+                if (kept === undefined) return opening;
+                const text = [kept, opening?.text ?? ""].filter((part) => part.trim() !== "").join("\n\n");
+                return { ...opening, text, attachments: opening?.attachments ?? [] };
+              }}
+              onTextChange={sessionId === undefined ? undefined : (text) => writeDraft(sessionId, text)}
             />
           </>
         )}
@@ -529,6 +541,7 @@ export function App({
               controller={controller}
               onOpenSettings={() => setSettingsOpen(true)}
               initialDraft={takeOpeningDraft}
+              sessionId={sessions.current?.id}
             />
           </TokenPriceContext.Provider>
         ) : sessions.starting ? (

@@ -59,6 +59,7 @@ export function Composer({
   placeholder,
   initialDraft,
   onDraftChange,
+  onTextChange,
 }: {
   busy: boolean;
   /** Why Enter sends nothing while busy; the line goes when busy ends. */
@@ -70,6 +71,8 @@ export function Composer({
   /** Read once, when the composer appears. */
   initialDraft?: () => ComposerDraft | undefined;
   onDraftChange?: (draft: ComposerDraft) => void;
+  /** The text changed (typed, sent, taken back): the session keeps it as its draft. */
+  onTextChange?: (text: string) => void;
 }) {
   const [initial] = useState(() => initialDraft?.());
   const [text, setText] = useState(initial?.text ?? "");
@@ -80,6 +83,9 @@ export function Composer({
   const draftListener = useRef(onDraftChange);
   draftListener.current = onDraftChange;
   useEffect(() => draftListener.current?.({ text, attachments, focused, selection }), [text, attachments, focused, selection]);
+  const textListener = useRef(onTextChange);
+  textListener.current = onTextChange;
+  useEffect(() => textListener.current?.(text), [text]);
   const box = useRef<HTMLTextAreaElement>(null);
   // The composer that had the focus went away with the draft (the sessions opened): the keys pressed next land
   // here, at the same caret, not on the page.

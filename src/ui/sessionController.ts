@@ -16,6 +16,7 @@ import {
   type SearchHit,
 } from "../store/sessions";
 import type { Store } from "../store/store";
+import { pruneDrafts } from "./drafts";
 import { createSessionWriter, flushOnPageHide, type SessionWriter } from "../store/sessionWriter";
 import { DEFAULT_TITLE, type Session, type SessionChatSettings } from "../store/types";
 import type { SessionExport } from "../store/exportSchema";
@@ -223,6 +224,8 @@ export class SessionController {
       else this.notify(decoded.error.message, "error");
     }
     const sessions = await listSessions(opened.store);
+    // Drafts of sessions deleted since (an undo lasts only while this tab runs) go.
+    pruneDrafts(new Set(sessions.map((session) => session.id)));
     this.set({ sessions });
     if (sessions.length > 0) await this.open(sessions[0].id);
     else await this.newSession();
