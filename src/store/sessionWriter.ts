@@ -115,8 +115,7 @@ export function createSessionWriter(store: Store, sessionId: string, options: Se
         if (change.kind === "message") messages.push(change.message);
         else mounts.push(change.mount);
       }
-      if ([...store.writing].some((write) => write.sessionId === sessionId)) abortedByWriteNow = true;
-      putSessionChangesNow(store, sessionId, { messages, mounts });
+      if (putSessionChangesNow(store, sessionId, { messages, mounts })) abortedByWriteNow = true;
     },
     whenIdle: () => scheduler.whenIdle(),
     get pendingCount() {

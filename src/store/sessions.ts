@@ -310,16 +310,18 @@ export async function saveMessages(store: Store, sessionId: string, messages: re
  * (`store.writing`): this one holds all of its changes, and would otherwise
  * wait behind it. Nothing is marked saved and errors are ignored: the same
  * changes stay with the writer, whose next flush writes the same values.
+ * Returns whether a write under way was aborted.
  */
-export function putSessionChangesNow(store: Store, sessionId: string, changes: SessionChanges): void {
+export function putSessionChangesNow(store: Store, sessionId: string, changes: SessionChanges): boolean {
+  let aborted = false;
   try {
     const idb = store.db.backendDB();
-    if (!idb) return;
+    if (!idb) return false;
     const now = store.now();
     const orders = store.orders.get(sessionId);
     const messages = orders ? (changes.messages ?? []).filter((message) => store.saved.get(message) !== sessionId) : [];
     const mounts = changes.mounts ?? [];
-    if (messages.length === 0 && mounts.length === 0) return;
+    if (messages.length === 0 && mounts.length === 0) return false;
     const { db } = store;
     // A write of this session under way would hold this one back until after the page is gone: it goes (its
     // changes are all in this one) and the writer retries it if the page stays.
@@ -328,6 +330,7 @@ export function putSessionChangesNow(store: Store, sessionId: string, changes: S
       store.writing.delete(write);
       try {
         write.abort();
+        aborted = true;
       } catch {
         // Already finished.
       }
@@ -355,6 +358,7 @@ export function putSessionChangesNow(store: Store, sessionId: string, changes: S
   } catch {
     // Closed or not open yet, or a value the browser cannot clone: the writer's flush retries.
   }
+  return aborted;
 }
 
 export async function saveMounts(store: Store, sessionId: string, mounts: readonly MountSnapshotInput[]): Promise<number> {
