@@ -269,3 +269,25 @@ describe("drafts", () => {
     await context.close();
   });
 });
+
+describe("reload", () => {
+  it("reopens the session this tab had open, not the most recent one; a new tab opens the most recent one", async () => {
+    const context = await suite.browser.newContext();
+    const page = await openApp(context);
+    await configure(page);
+    suite.mock.enqueue({ chunks: ["About owls."] });
+    await chat(page, "Owls");
+    await page.getByRole("button", { name: "New session" }).first().click();
+    suite.mock.enqueue({ chunks: ["About foxes."] });
+    await chat(page, "Foxes");
+    // The older session, opened from the list.
+    await page.getByRole("navigation", { name: "Sessions" }).getByText("Owls").click();
+    await page.getByText("About owls.").waitFor({ timeout: 20_000 });
+    await page.reload();
+    await page.getByText("About owls.").waitFor({ timeout: 20_000 });
+    expect(await page.getByText("About foxes.").count()).toBe(0);
+    const other = await openApp(context);
+    await other.getByText("About foxes.").waitFor({ timeout: 20_000 });
+    await context.close();
+  });
+});

@@ -17,6 +17,7 @@ import {
 } from "../store/sessions";
 import type { Store } from "../store/store";
 import { pruneDrafts } from "./drafts";
+import { openSessionOfThisTab, rememberOpenSession } from "./tabSession";
 import { createSessionWriter, flushOnPageHide, type SessionWriter } from "../store/sessionWriter";
 import { DEFAULT_TITLE, type Session, type SessionChatSettings } from "../store/types";
 import type { SessionExport } from "../store/exportSchema";
@@ -227,7 +228,9 @@ export class SessionController {
     // Drafts of sessions deleted since (an undo lasts only while this tab runs) go.
     pruneDrafts(new Set(sessions.map((session) => session.id)));
     this.set({ sessions });
-    if (sessions.length > 0) await this.open(sessions[0].id);
+    // A reload reopens this tab's session; a new tab the most recent one.
+    const mine = openSessionOfThisTab();
+    if (sessions.length > 0) await this.open(sessions.find((session) => session.id === mine)?.id ?? sessions[0].id);
     else await this.newSession();
   }
 
@@ -292,6 +295,7 @@ export class SessionController {
       return;
     }
     const owned = await this.acquireLock(id);
+    rememberOpenSession(id);
     this.restoreMounts(loaded.mounts);
     const agent = this.options.makeAgent(loaded.messages, loaded.session);
     this.set({ current: loaded.session, readOnly: !owned, searchResults: undefined });
