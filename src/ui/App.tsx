@@ -20,7 +20,7 @@ import { useFollowLatest } from "./useFollowLatest";
 const InviteAgentDialog = lazy(() => import("./InviteAgentDialog").then((module) => ({ default: module.InviteAgentDialog })));
 import { MessageActionsContext, type MessageActions } from "./MessageActions";
 import { ATTACH_FILES_EVENT, NOT_SENT_BUSY, NOT_SENT_WAITING } from "./Composer";
-import { readDraft, writeDraft } from "./drafts";
+import { joinDraftTexts, readDraft, writeDraft } from "./drafts";
 import type { Attachment } from "../agent/attachments";
 import { flushSync } from "react-dom";
 import { matchShortcut } from "./shortcuts";
@@ -210,8 +210,7 @@ function SessionView({
                 const opening = initialDraft?.();
                 const kept = sessionId === undefined ? undefined : readDraft(sessionId);
                 if (kept === undefined) return opening;
-                const text = [kept, opening?.text ?? ""].filter((part) => part.trim() !== "").join("\n\n");
-                return { ...opening, text, attachments: opening?.attachments ?? [] };
+                return { ...opening, text: joinDraftTexts(kept, opening?.text ?? ""), attachments: opening?.attachments ?? [] };
               }}
               onTextChange={sessionId === undefined ? undefined : (text) => writeDraft(sessionId, text)}
             />
@@ -269,8 +268,7 @@ function OpeningView({ controller, queued, draft }: { controller: SessionControl
             if (!taken) return;
             // What was typed since stays too, after the message taken back.
             const typed = draft.current;
-            const text = [taken.text, typed?.text ?? ""].filter((part) => part.trim() !== "").join("\n\n");
-            draft.current = { text, attachments: [...taken.attachments, ...(typed?.attachments ?? [])] };
+            draft.current = { text: joinDraftTexts(taken.text, typed?.text ?? ""), attachments: [...taken.attachments, ...(typed?.attachments ?? [])] };
             setGeneration((value) => value + 1);
           }}
           initialDraft={() => draft.current}

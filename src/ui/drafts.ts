@@ -24,6 +24,11 @@ export function readDraft(sessionId: string): string | undefined {
   }
 }
 
+/** Two drafts in one composer: the non-blank ones, in order, a blank line between. */
+export function joinDraftTexts(...parts: string[]): string {
+  return parts.filter((part) => part.trim() !== "").join("\n\n");
+}
+
 /** Keep `text` as the session's draft; a blank one removes it (the message was sent or cleared). */
 export function writeDraft(sessionId: string, text: string): void {
   try {
