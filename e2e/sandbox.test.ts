@@ -47,6 +47,16 @@ describe("realm", () => {
     expect(realm.output(result)).toBe("42");
   });
 
+  it("zod (kept out of the bundle's start-up) works as `z`, with English messages, and leaves no global behind", async () => {
+    const result = await realm.run(
+      'const Person = z.object({ name: z.string(), age: z.number() })\n' +
+        'console.log(Person.parse({ name: "Ada", age: 36 }).name, Person.safeParse({ name: "Ada", age: "x" }).error.issues[0].message)\n' +
+        'console.log(typeof LivemarkZod, typeof evaluateZod, Object.keys(z).includes("object"), z.ZodError === zod.ZodError)',
+    );
+    expect(result.flushError).toBeUndefined();
+    expect(realm.output(result)).toBe("Ada Invalid input: expected number, received string\nundefined undefined true true");
+  });
+
   it("reports runtime errors as data", async () => {
     const result = await realm.run("null.boom");
     const end = result.events.find((event) => event.type === "statement-end");

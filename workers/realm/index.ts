@@ -16,6 +16,7 @@ import { createRealmTools } from "./runtime/createRealmTools";
 import { hardenGlobalScope } from "./runtime/hardenGlobalScope";
 import { serveRealm, type RealmChannel } from "./runtime/serveRealm";
 import { warmUp } from "./runtime/warmUp";
+import { preloadZod } from "./runtime/zod";
 import { createUiGlobals } from "./runtime/ui/createUiGlobals";
 
 // The worker's clock starts when it does: this is how long fetching,
@@ -98,6 +99,8 @@ function onConnect(event: MessageEvent<RealmConnectMessage>): void {
       return executor;
     },
   });
+  // READY is out: zod (the `z` global) is evaluated next, in an idle moment, not in the start-up.
+  preloadZod();
 }
 
 self.addEventListener("message", onConnect);

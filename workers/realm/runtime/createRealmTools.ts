@@ -19,7 +19,8 @@
  *    properties throws; it holds nothing of the host, only the descriptors
  *    and the realm's own request function.
  */
-import { z } from "zod";
+import type { z } from "zod";
+import { loadZod } from "./zod";
 import { TOOL_CALL, type ToolCallPayload, type ToolCallResponse, type ToolDescriptor } from "../../../src/wire/capabilities";
 import type { JsonValue } from "../../../src/wire/mount";
 import { CapabilityError } from "./CapabilityError";
@@ -82,7 +83,7 @@ export function createRealmTools(requests: () => HostRequests | undefined): Real
   const validatorOf = (entry: Entry): z.ZodType | null => {
     if (entry.schema !== undefined) return entry.schema;
     try {
-      entry.schema = z.fromJSONSchema(entry.descriptor.inputSchema as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodType;
+      entry.schema = loadZod().fromJSONSchema(entry.descriptor.inputSchema as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodType;
     } catch {
       // A schema zod cannot read: the server still checks; we check only that the arguments are an object.
       entry.schema = null;

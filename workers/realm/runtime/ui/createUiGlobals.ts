@@ -5,8 +5,8 @@
  */
 import type { ChosenFile } from "../../../../src/wire/mount";
 import * as React from "react";
-import { z } from "zod";
 import { KIT_COMPONENTS, KIT_ICON_NAMES, ICON_SUFFIX, type MountRealmMessage } from "../../../../src/wire/mount";
+import { z } from "../zod";
 import { createMountRuntime, type MountRuntime, type UiError } from "./createMountRuntime";
 import { Data } from "./Data";
 import { createFrameScheduler } from "./scheduleFrame";

@@ -1,0 +1,49 @@
+/**
+ * The realm's zod: the `z` global (DESIGN.md §2) and tool-call argument
+ * checks (createRealmTools.ts). zod is a fifth of the realm bundle and most
+ * of its evaluation time, yet only code that uses `z` needs it, so the
+ * bundle keeps it as text (zodModule.ts) and evaluates it on first use:
+ * the realm says READY ~35 ms sooner (bench/README.md, issue 14). The
+ * worker evaluates it in its first idle moment after READY (`preloadZod`),
+ * so the first statement that uses `z` does not pay for it either.
+ *
+ * `z` itself is an object with zod's export names as getters: it exists,
+ * lists its names and can be passed around before zod is evaluated; reading
+ * any name evaluates zod and gives zod's own value (`z.object`, `z.ZodError`).
+ */
+import type { z as ZodNamespace } from "zod";
+import { evaluateZod, ZOD_EXPORTS } from "./zodModule";
+
+export type Zod = typeof ZodNamespace;
+
+let loaded: Zod | undefined;
+
+/** zod's namespace, evaluated now if it was not yet. */
+export function loadZod(): Zod {
+  return (loaded ??= evaluateZod());
+}
+
+/** Whether zod has been evaluated (for tests and the preload). */
+export function isZodLoaded(): boolean {
+  return loaded !== undefined;
+}
+
+/** `z` as model code sees it. */
+export const z: Zod = Object.freeze(
+  Object.defineProperties(
+    {},
+    Object.fromEntries(
+      ZOD_EXPORTS.map((name) => [name, { enumerable: true, get: () => (loadZod() as unknown as Record<string, unknown>)[name] }]),
+    ),
+  ),
+) as Zod;
+
+/** How long after READY the worker evaluates zod on its own (after the app's start-up, long before a reply's first fence). */
+export const ZOD_PRELOAD_DELAY_MS = 500;
+
+/** Evaluate zod once the worker is idle, unless something used it first. */
+export function preloadZod(schedule: (callback: () => void, ms: number) => unknown = setTimeout): void {
+  schedule(() => {
+    if (!loaded) loadZod();
+  }, ZOD_PRELOAD_DELAY_MS);
+}
