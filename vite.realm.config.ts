@@ -78,25 +78,46 @@ export async function buildZodScript(): Promise<{ script: string; exports: strin
   return { script, exports: [...built.ZOD_EXPORTS] };
 }
 
+/** Stands for zod's script in the minified bundle until `generateBundle` puts the string there. */
+const ZOD_SCRIPT_PLACEHOLDER = "LIVEMARK_ZOD_SCRIPT";
+
 /**
- * The realm bundle's zodModule.ts: zod's script as the body of a function
- * that nothing calls until `z` is first used. V8 only pre-parses a function
- * it has not called, so zod costs the bundle's load next to nothing instead
- * of ~35 ms of module evaluation.
+ * The realm bundle's zodModule.ts: zod's script as a string, compiled with
+ * `Function` on the first call (the realm's policy allows eval). A string
+ * costs the bundle's load next to nothing: zod is neither compiled nor
+ * evaluated until `z` is used.
  */
-export function zodModuleCode(zod: { script: string; exports: string[] }): string {
+export function zodModuleCode(exports: readonly string[], script = ZOD_SCRIPT_PLACEHOLDER): string {
   return [
-    `export const ZOD_EXPORTS = Object.freeze(${JSON.stringify(zod.exports)});`,
-    `export function evaluateZod() {`,
-    zod.script,
-    `return LivemarkZod.evaluateZod();`,
-    `}`,
+    `const compile = Function;`,
+    `export const ZOD_EXPORTS = Object.freeze(${JSON.stringify(exports)});`,
+    `export function evaluateZod() { return compile(${script})(); }`,
   ].join("\n");
+}
+
+/** The body `evaluateZod` compiles: zod's script, then its namespace as the result. */
+export function zodFunctionBody(script: string): string {
+  return `${script}\nreturn LivemarkZod.evaluateZod();\n//# sourceURL=livemark-zod.js`;
+}
+
+/**
+ * Puts zod's script, as a string literal, where the placeholder is in the
+ * minified bundle (after the minifier, which would re-quote a 190 KB string
+ * and cost ~10 KB gzipped).
+ */
+export function insertZodScript(code: string, script: string): string {
+  const first = code.indexOf(ZOD_SCRIPT_PLACEHOLDER);
+  if (first < 0 || code.indexOf(ZOD_SCRIPT_PLACEHOLDER, first + 1) >= 0) {
+    throw new Error(`vite.realm.config.ts: expected exactly one ${ZOD_SCRIPT_PLACEHOLDER} in the realm bundle`);
+  }
+  return code.slice(0, first) + JSON.stringify(zodFunctionBody(script)) + code.slice(first + ZOD_SCRIPT_PLACEHOLDER.length);
 }
 
 // The realm runs in a classic Worker started from a blob URL inside the
 // opaque-origin sandbox (module workers fail there in Chromium), so it is one
 // self-contained IIFE with Babel inside.
+let zod: { script: string; exports: string[] } | undefined;
+
 export default defineConfig({
   publicDir: false,
   plugins: [
@@ -116,10 +137,15 @@ export default defineConfig({
         if (generators && source === "./typescript.js") return NO_TYPESCRIPT_PRINTER;
         return null;
       },
-      // zod: inside a function, evaluated on first use (workers/realm/runtime/zod.ts).
+      // zod: a string in the bundle, evaluated on first use (workers/realm/runtime/zod.ts).
       async load(id) {
-        if (id === ZOD_MODULE) return { code: zodModuleCode(await buildZodScript()), map: null };
-        return null;
+        if (id !== ZOD_MODULE) return null;
+        zod = await buildZodScript();
+        return { code: zodModuleCode(zod.exports), map: null };
+      },
+      generateBundle(_options, bundle) {
+        if (!zod) throw new Error("vite.realm.config.ts: the realm bundle does not use zod's module");
+        for (const chunk of Object.values(bundle)) if (chunk.type === "chunk") chunk.code = insertZodScript(chunk.code, zod.script);
       },
       transform(code, id) {
         if (/[\\/]@babel[\\/]parser[\\/]lib[\\/]index\.js$/.test(id)) return { code: cutParserPlugins(code), map: null };
