@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createSessionScope, declare, declareAll, hoistVars, isDeclared, typeOf, type SessionScope } from "./sessionScope";
-import { PARAMETERS, TransformError, transformStatement, warmUpTransform, type TransformEnvironment } from "./transform";
+import { PARAMETERS, TransformError, transformStatement, warmUpTransform, WARM_UP_SAMPLE, type TransformEnvironment } from "./transform";
 
 const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor as FunctionConstructor;
 
@@ -76,7 +76,13 @@ describe("transformStatement", () => {
     expect(isAsync("x.then(() => 1)")).toBe(false);
   });
 
-  it("warms up without errors", () => {
+  it("warms up on one statement that takes a first fence's paths: types, JSX, a template, an arrow, await", () => {
+    const result = transformStatement(WARM_UP_SAMPLE, environment(createSessionScope(), {}));
+    expect(result.async).toBe(true);
+    expect(result.body).toContain("React.createElement(");
+    expect(result.body).toMatch(/`n\$\{.*await /);
+    expect(result.body).toMatch(/\.map\(\(?n\)? =>/);
+    expect(result.body).not.toMatch(/: number|: unknown|as number|<div|<b /);
     expect(() => warmUpTransform()).not.toThrow();
   });
 
