@@ -87,11 +87,11 @@ const ZOD_SCRIPT_PLACEHOLDER = "LIVEMARK_ZOD_SCRIPT";
  * costs the bundle's load next to nothing: zod is neither compiled nor
  * evaluated until `z` is used.
  */
-export function zodModuleCode(exports: readonly string[], script = ZOD_SCRIPT_PLACEHOLDER): string {
+export function zodModuleCode(exports: readonly string[]): string {
   return [
     `const compile = Function;`,
     `export const ZOD_EXPORTS = Object.freeze(${JSON.stringify(exports)});`,
-    `export function evaluateZod() { return compile(${script})(); }`,
+    `export function evaluateZod() { return compile(${ZOD_SCRIPT_PLACEHOLDER})(); }`,
   ].join("\n");
 }
 
@@ -113,11 +113,12 @@ export function insertZodScript(code: string, script: string): string {
   return code.slice(0, first) + JSON.stringify(zodFunctionBody(script)) + code.slice(first + ZOD_SCRIPT_PLACEHOLDER.length);
 }
 
+/** The zod build of this realm build (its `load` hook makes it, `generateBundle` puts it in). */
+let zod: { script: string; exports: string[] } | undefined;
+
 // The realm runs in a classic Worker started from a blob URL inside the
 // opaque-origin sandbox (module workers fail there in Chromium), so it is one
 // self-contained IIFE with Babel inside.
-let zod: { script: string; exports: string[] } | undefined;
-
 export default defineConfig({
   publicDir: false,
   plugins: [

@@ -1,11 +1,12 @@
 /**
  * The realm's zod: the `z` global (DESIGN.md §2) and tool-call argument
- * checks (createRealmTools.ts). zod is a fifth of the realm bundle and most
- * of its evaluation time, yet only code that uses `z` needs it, so the
- * bundle keeps it as text (zodModule.ts) and evaluates it on first use:
- * the realm says READY ~35 ms sooner (bench/README.md, issue 14). The
- * worker evaluates it in its first idle moment after READY (`preloadZod`),
- * so the first statement that uses `z` does not pay for it either.
+ * checks (createRealmTools.ts). zod is a fifth of the realm bundle and was
+ * nearly half of its evaluation time, yet only code that uses `z` needs it,
+ * so the bundle keeps it as text (zodModule.ts) and evaluates it on first
+ * use: the worker loads the bundle ~35 ms sooner (bench/README.md, issue
+ * 14). The worker evaluates it 500 ms after READY (`preloadZod`), long
+ * before a reply's first fence, so the first statement that uses `z` does
+ * not pay for it either.
  *
  * `z` itself is an object with zod's export names as getters: it exists,
  * lists its names and can be passed around before zod is evaluated; reading
