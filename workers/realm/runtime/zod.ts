@@ -4,9 +4,10 @@
  * nearly half of its evaluation time, yet only code that uses `z` needs it,
  * so the bundle keeps it as text (zodModule.ts) and evaluates it on first
  * use: the worker loads the bundle ~35 ms sooner (bench/README.md, issue
- * 14). The worker evaluates it 500 ms after READY (`preloadZod`), long
- * before a reply's first fence, so the first statement that uses `z` does
- * not pay for it either.
+ * 14). The worker evaluates it 500 ms after READY (`preloadZod`), before
+ * a reply's first fence in any but the quickest start, so the first
+ * statement that uses `z` does not pay for it either (one that comes
+ * sooner evaluates zod itself, ~35 ms once).
  *
  * `z` itself is an object with zod's export names as getters: it exists,
  * lists its names and can be passed around before zod is evaluated; reading
@@ -39,7 +40,7 @@ export const z: Zod = Object.freeze(
   ),
 ) as Zod;
 
-/** How long after READY the worker evaluates zod on its own (after the app's start-up, long before a reply's first fence). */
+/** How long after READY the worker evaluates zod on its own: after the app's start-up, which it would otherwise compete with. */
 export const ZOD_PRELOAD_DELAY_MS = 500;
 
 /** Evaluate zod once the worker is idle, unless something used it first. */
