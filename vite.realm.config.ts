@@ -96,7 +96,7 @@ export function zodModuleCode(exports: readonly string[]): string {
 }
 
 /** The body `evaluateZod` compiles: zod's script, then its namespace as the result. */
-export function zodFunctionBody(script: string): string {
+function zodFunctionBody(script: string): string {
   return `${script}\nreturn LivemarkZod.evaluateZod();\n//# sourceURL=livemark-zod.js`;
 }
 

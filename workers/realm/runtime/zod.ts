@@ -25,7 +25,7 @@ export function loadZod(): Zod {
   return (loaded ??= evaluateZod());
 }
 
-/** Whether zod has been evaluated (for tests and the preload). */
+/** Whether zod has been evaluated (for tests). */
 export function isZodLoaded(): boolean {
   return loaded !== undefined;
 }
@@ -45,7 +45,5 @@ export const ZOD_PRELOAD_DELAY_MS = 500;
 
 /** Evaluate zod once the worker is idle, unless something used it first. */
 export function preloadZod(schedule: (callback: () => void, ms: number) => unknown = setTimeout): void {
-  schedule(() => {
-    if (!loaded) loadZod();
-  }, ZOD_PRELOAD_DELAY_MS);
+  schedule(() => void loadZod(), ZOD_PRELOAD_DELAY_MS);
 }
