@@ -14,6 +14,11 @@
  *   this shape, a page whose `sandbox="allow-scripts"` frame starts a blob
  *   worker that answers at once (no bundle, no Babel): navigation start →
  *   that answer on the page, median of fresh loads.
+ *   `realm.leanReadyMs` (reference): the least any page can take to start
+ *   this realm: index.html's frame and nothing else, the bundle fetched by
+ *   an inline script at once and sent at the frame's hello, READY read on
+ *   the port as it arrives (no app beside it): navigation start → READY,
+ *   median of fresh loads.
  * - `realm.resetMs`: kill (iframe removed) → fresh realm ready, median of
  *   reset() calls with the warm spare in place; `realm.coldResetMs` without
  *   a spare (boot a new sandbox from the cached bundle). The naive
@@ -35,6 +40,7 @@ import type { Browser } from "playwright-core";
 import { DIST_DIR, ROOT_DIR, serveStatic, waitFor } from "../e2e/harness";
 import { startRealmTestContext } from "../e2e/fixtures/realmTestPage";
 import { REALM_HOST_MARK, REALM_READY_MARK } from "../src/sandbox";
+import { READY, SANDBOX_HELLO, SANDBOX_START, WIRE_VERSION } from "../src/wire/constants";
 
 // Fresh loads per page kind (the app, the bare page, the floor page): one load here ranges ~270–590 ms, and the
 // median of 5 moved by tens of milliseconds between runs of one build.
@@ -75,21 +81,42 @@ const worker = new Worker(URL.createObjectURL(new Blob(["postMessage('ready')"],
 worker.onmessage = (event) => parent.postMessage(event.data, "*");
 </script></body></html>`;
 
-async function floorReadyMs(browser: Browser): Promise<number[]> {
-  const server = await serveStatic([], { files: { "floor.html": FLOOR_PAGE, "floor-sandbox.html": FLOOR_SANDBOX } });
+/** The lean page: the built sandbox.html and realm bundle, started the app's way, with no app. */
+const LEAN_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>lean</title></head><body>
+<iframe sandbox="allow-scripts" src="./sandbox.html" hidden></iframe>
+<script>
+const frame = document.querySelector("iframe");
+const channel = new MessageChannel();
+const bundle = fetch("generated/realm.js").then((response) => response.blob());
+let started = false;
+addEventListener("message", (event) => {
+  if (started || event.source !== frame.contentWindow || event.data?.type !== ${JSON.stringify(SANDBOX_HELLO)}) return;
+  started = true;
+  bundle.then((blob) => frame.contentWindow.postMessage({ type: ${JSON.stringify(SANDBOX_START)}, version: ${WIRE_VERSION}, bundle: blob }, "*", [channel.port2]));
+});
+channel.port1.onmessage = (event) => { if (event.data?.type === ${JSON.stringify(READY)}) window.__leanReady ??= performance.now(); };
+</script></body></html>`;
+
+/** Navigation start → the first answer each fresh load of `page` (served with `files` beside `roots`) sets as `global`. */
+async function pageLoadTimes(browser: Browser, roots: string[], files: Record<string, string>, page: string, global: string): Promise<number[]> {
+  const server = await serveStatic(roots, { files });
   try {
     const times: number[] = [];
     for (let index = 0; index < PAGE_LOADS; index++) {
       const browserContext = await browser.newContext();
-      const page = await browserContext.newPage();
-      await page.goto(server.url + "floor.html");
-      times.push((await waitFor(() => page.evaluate("window.__floorReady") as Promise<number | undefined>, 10_000, 10))!);
+      const tab = await browserContext.newPage();
+      await tab.goto(server.url + page);
+      times.push((await waitFor(() => tab.evaluate(`window.${global}`) as Promise<number | undefined>, 10_000, 10))!);
       await browserContext.close();
     }
     return times;
   } finally {
     await server.close();
   }
+}
+
+async function floorReadyMs(browser: Browser): Promise<number[]> {
+  return pageLoadTimes(browser, [], { "floor.html": FLOOR_PAGE, "floor-sandbox.html": FLOOR_SANDBOX }, "floor.html", "__floorReady");
 }
 
 const median = (values: number[]) => {
@@ -187,12 +214,14 @@ export async function run(): Promise<Record<string, number>> {
     });
 
     const floor = await floorReadyMs(context.browser);
+    const lean = await pageLoadTimes(context.browser, [DIST_DIR], { "lean.html": LEAN_PAGE }, "lean.html", "__leanReady");
 
     const metrics = {
       "realm.bundleGzipKB": round(gzipSync(readFileSync(bundleFile), { level: 9 }).length / 1024),
       "realm.readyMs": round(median(ready)),
       "realm.bareReadyMs": round(median(bare)),
       "realm.floorReadyMs": round(median(floor)),
+      "realm.leanReadyMs": round(median(lean)),
       "realm.hostCreatedMs": round(median(hosts)),
       "realm.loadMs": round(median(load)),
       "realm.warmupMs": round(median(warmup)),
@@ -210,10 +239,11 @@ export async function run(): Promise<Record<string, number>> {
     );
     console.log(
       `reference: the bundle loads in ${metrics["realm.nodeLoadMs"]} ms in Node; this Chromium takes ${metrics["realm.browserCompileMs"]} ms just to compile it on a page; ` +
-        `a sandboxed frame whose blob worker does nothing answers ${metrics["realm.floorReadyMs"]} ms after navigation start (this machine's floor)`,
+        `a sandboxed frame whose blob worker does nothing answers ${metrics["realm.floorReadyMs"]} ms after navigation start (this machine's floor); ` +
+        `a page that does nothing but start this realm has it ready at ${metrics["realm.leanReadyMs"]} ms`,
     );
     console.log(
-      `samples: ready ${ready.map(Math.round).join(", ")}; app's realm host created ${hosts.map(Math.round).join(", ")}; bare page ${bare.map(Math.round).join(", ")}; floor ${floor.map(Math.round).join(", ")}; ` +
+      `samples: ready ${ready.map(Math.round).join(", ")}; app's realm host created ${hosts.map(Math.round).join(", ")}; bare page ${bare.map(Math.round).join(", ")}; floor ${floor.map(Math.round).join(", ")}; lean page ${lean.map(Math.round).join(", ")}; ` +
         `cold reset ${coldResets.map(Math.round).join(", ")}`,
     );
     return metrics;
