@@ -29,7 +29,7 @@ export interface Command extends CommandInput {
 
 export type WaitOutcome = { kind: "command"; command: Command } | { kind: "timeout"; cursor: number } | { kind: "closed" };
 
-export type JoinProblem = "unknown-code" | "expired" | "closed";
+export type JoinProblem = "unknown-code" | "expired" | "closed" | "used";
 
 interface Waiter {
   agent: string;
@@ -190,6 +190,8 @@ export interface ChannelRegistryOptions {
 
 export class ChannelRegistry {
   private readonly byCode = new Map<string, Channel>();
+  /** Codes an agent already joined with (each admits one agent), while their channel is open. */
+  private readonly spent = new Map<string, Channel>();
   readonly now: () => number;
   private readonly ttlMs: number;
 
@@ -220,10 +222,26 @@ export class ChannelRegistry {
     this.byCode.set(channel.code, channel);
   }
 
+  /**
+   * An agent presented the channel's code: the code is spent (it admits one
+   * agent) and the channel gets a new one, shown in the page. Done in the
+   * same synchronous step as the lookup, so two agents racing with one code
+   * cannot both pass as its holder.
+   */
+  spend(channel: Channel): void {
+    if (channel.closed) return;
+    this.spent.set(channel.code, channel);
+    this.renew(channel);
+  }
+
   /** Codes are compared as typed: case and surrounding spaces do not matter. */
   lookup(code: string): { ok: true; channel: Channel } | { ok: false; problem: JoinProblem } {
-    const channel = this.byCode.get(code.trim().toUpperCase());
-    if (!channel) return { ok: false, problem: "unknown-code" };
+    const typed = code.trim().toUpperCase();
+    const channel = this.byCode.get(typed);
+    if (!channel) {
+      const spentBy = this.spent.get(typed);
+      return { ok: false, problem: spentBy ? "used" : "unknown-code" };
+    }
     if (channel.closed) return { ok: false, problem: "closed" };
     if (channel.isExpired(this.now())) return { ok: false, problem: "expired" };
     return { ok: true, channel };
@@ -232,6 +250,7 @@ export class ChannelRegistry {
   close(channel: Channel): void {
     channel.close();
     if (this.byCode.get(channel.code) === channel) this.byCode.delete(channel.code);
+    for (const [code, owner] of this.spent) if (owner === channel) this.spent.delete(code);
   }
 
   get size(): number {

@@ -327,21 +327,49 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
               ? "This channel code has expired (an unused code lives 10 minutes). Ask the person for a new code from Livemark's Invite agent dialog."
               : found.problem === "closed"
                 ? CHANNEL_CLOSED
-                : "Unknown channel code. Check the code shown in Livemark's Invite agent dialog (and that the page is still open).",
+                : found.problem === "used"
+                  ? "This channel code was used already: each code admits one agent. Ask the person for the current code in Livemark's Invite agent dialog; a further agent also needs the person to press Admit in the page."
+                  : "Unknown channel code. Check the code shown in Livemark's Invite agent dialog (and that the page is still open).",
           );
         }
         const channel = found.channel;
+        // Each code admits one agent: it is spent now and the page shows the next one.
+        registry.spend(channel);
+        const pageLink = link(channel);
+        if (pageLink) {
+          send(pageLink, { type: "channel", code: channel.code, expiresAt: channel.expiresAt() });
+          armExpiry(pageLink);
+        }
         const record = agents.get(agent) ?? { label: label() };
+        record.label = label();
+        agents.set(agent, record);
+        // The page admits the agent (a further agent waits for the person's Admit): keep the call alive meanwhile.
+        const token = extra._meta?.progressToken;
+        let progress = 0;
+        const keepAlive =
+          token === undefined
+            ? undefined
+            : setInterval(() => {
+                progress += 1;
+                void extra
+                  .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message: "waiting for the person to admit this agent" } } as never)
+                  .catch(() => undefined);
+              }, PROGRESS_EVERY_MS);
+        let info: PageResult<"join">;
+        try {
+          info = await request(channel, agent, { method: "join" }, extra.signal);
+        } finally {
+          if (keepAlive) clearInterval(keepAlive);
+        }
+        if (channel.closed) throw new ToolError(CHANNEL_CLOSED);
+        // Only an admitted agent is in the channel: it receives commands from here on.
         if (record.channel && record.channel !== channel && !record.channel.closed) {
           record.channel.leave(agent);
           announceAgents(record.channel);
         }
-        record.label = label();
         record.channel = channel;
-        agents.set(agent, record);
         channel.join(agent);
-        if (link(channel)) announceAgents(channel);
-        const info = await request(channel, agent, { method: "join" }, extra.signal);
+        announceAgents(channel);
         const cursor = channel.joinCursor();
         // The title and mount titles are session content (typed by the person, or imported): untrusted.
         return {

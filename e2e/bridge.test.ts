@@ -150,6 +150,24 @@ async function joinedAgent(code: string, name?: string) {
   return { ...agent, cursor: joined.structured.cursor as number, joined };
 }
 
+/** The code the dialog shows once `spent` admitted its agent. */
+async function nextCode(spent: string): Promise<string> {
+  await expect.poll(() => dialog().getByLabel("Channel code").inputValue(), { timeout: 15_000 }).not.toBe(spent);
+  return dialog().getByLabel("Channel code").inputValue();
+}
+
+/** A further agent: joins with the current code and waits for the person's Admit (pressed in the open dialog). */
+async function admittedAgent(code: string, name: string) {
+  const agent = await connectAgent(bridge.port, name);
+  agents.push(agent);
+  const joining = agent.call("livemark_join", { code });
+  await dialog().getByRole("group", { name: "Agents asking to join" }).getByText(name).waitFor({ timeout: 15_000 });
+  await dialog().getByRole("button", { name: "Admit" }).click();
+  const joined = await joining;
+  expect(joined.isError).toBeFalsy();
+  return { ...agent, cursor: joined.structured.cursor as number, joined };
+}
+
 describe("bring your own agent", () => {
   it("join → command → run mounts a UI and its output comes back → reply with its summary; selection goes as untrusted context; a question is answered inline; End channel closes waits", async () => {
     const code = await invite();
@@ -278,7 +296,8 @@ describe("bring your own agent", () => {
 
   it("two agents: exactly one claims a command", async () => {
     const code = await invite();
-    const [a, b] = [await joinedAgent(code, "agent-a"), await joinedAgent(code, "agent-b")];
+    const a = await joinedAgent(code, "agent-a");
+    const b = await admittedAgent(await nextCode(code), "agent-b");
     await dialog().getByText(/agent joined \(2 agents\)/).waitFor({ timeout: 15_000 });
     await closeDialog();
     const waits = [a.call("livemark_wait_for_command", { cursor: 0, timeoutS: 10 }), b.call("livemark_wait_for_command", { cursor: 0, timeoutS: 10 })];
@@ -293,6 +312,40 @@ describe("bring your own agent", () => {
     expect(stolen.text).toMatch(/not yours/);
     // The loser waiting again from its cursor does not get it either.
     expect((await loser.call("livemark_wait_for_command", { cursor: 0, timeoutS: 1 })).structured.timeout).toBe(true);
+  });
+
+  it("a channel code admits one agent: a reused code is refused, the code rotates, and a further agent needs Admit in the page (Refuse tells it so)", async () => {
+    const code = await invite();
+    const first = await joinedAgent(code, "first-agent");
+    const next = await nextCode(code);
+    expect(next).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    expect(await dialog().getByLabel("Prompt for your agent").inputValue()).toContain(next);
+
+    // The attack: a second agent reuses the first agent's code to race it for the person's commands.
+    const intruder = await connectAgent(bridge.port, "intruder");
+    agents.push(intruder);
+    const reused = await intruder.call("livemark_join", { code });
+    expect(reused.isError).toBe(true);
+    expect(reused.text).toMatch(/used already/);
+
+    // With the current code it is held until the person answers, and takes no commands meanwhile.
+    const joining = intruder.call("livemark_join", { code: next });
+    const asking = dialog().getByRole("group", { name: "Agents asking to join" });
+    await asking.getByText("intruder").waitFor({ timeout: 15_000 });
+    expect((await intruder.call("livemark_wait_for_command", { cursor: 0, timeoutS: 1 })).text).toMatch(/Not joined/);
+    await closeDialog();
+    // With the dialog closed the ask waits above the message box.
+    const outside = page.getByRole("group", { name: "Agents asking to join" });
+    await outside.getByText("intruder").waitFor();
+    const wait = first.nextCommand(0);
+    await send("for the first agent only");
+    expect((await wait).structured.command.instruction).toBe("for the first agent only");
+    await outside.getByRole("button", { name: "Refuse" }).click();
+    const refused = await joining;
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/refused this agent/);
+    await outside.waitFor({ state: "detached" });
+    await page.getByText(/You refused the agent intruder/).waitFor();
   });
 
   it("reconnect with a cursor: nothing lost, nothing repeated", async () => {
@@ -311,7 +364,10 @@ describe("bring your own agent", () => {
     await send("three");
     await page.getByRole("article", { name: "Your message" }).filter({ hasText: "three" }).waitFor();
 
-    const again = await joinedAgent(code, "agent");
+    // The code admitted the first agent; coming back takes the current code and the person's Admit.
+    await page.getByRole("button", { name: "Invite agent" }).click();
+    const again = await admittedAgent(await nextCode(code), "agent");
+    await closeDialog();
     const seen: string[] = [];
     let cursor = one.structured.cursor as number;
     for (;;) {

@@ -156,4 +156,42 @@ describe("AgentChannel", () => {
     expect(sockets).toHaveLength(1);
     expect(channel.getState().connection).toBe("not-running");
   });
+
+  it("the code admits one agent; a further agent joins only when the person presses Admit, and Refuse tells it so", async () => {
+    const { channel, socket } = setup();
+    const answered = (requestId: number) => socket.sent.find((message) => (message.type === "response" || message.type === "failure") && message.requestId === requestId);
+    socket.receive({ type: "request", requestId: 1, agent: "first", request: { method: "join" } });
+    await until(() => answered(1) !== undefined);
+    expect(answered(1)).toMatchObject({ type: "response", result: { title: "Trip" } });
+    expect(channel.getState().admissions).toEqual([]);
+
+    // A second agent (here: with the page's next code) is held until the person answers.
+    socket.receive({ type: "request", requestId: 2, agent: "second", request: { method: "join" } });
+    socket.receive({ type: "request", requestId: 3, agent: "third", request: { method: "join" } });
+    await until(() => channel.getState().admissions.length === 2);
+    expect(channel.getState().admissions.map((admission) => admission.agent)).toEqual(["second", "third"]);
+    expect(answered(2)).toBeUndefined();
+    expect(answered(3)).toBeUndefined();
+
+    const [second, third] = channel.getState().admissions;
+    channel.admit(second.id);
+    await until(() => answered(2) !== undefined);
+    expect(answered(2)).toMatchObject({ type: "response" });
+    channel.refuse(third.id);
+    await until(() => answered(3) !== undefined);
+    expect(answered(3)).toMatchObject({ type: "failure", error: expect.stringMatching(/refused this agent/) });
+    expect(channel.getState().admissions).toEqual([]);
+  });
+
+  it("End channel answers a waiting agent with channel closed", async () => {
+    const { channel, socket } = setup();
+    socket.receive({ type: "request", requestId: 1, agent: "first", request: { method: "join" } });
+    socket.receive({ type: "request", requestId: 2, agent: "second", request: { method: "join" } });
+    await until(() => channel.getState().admissions.length === 1);
+    const failures = socket.sent.length;
+    channel.end();
+    expect(channel.getState().admissions).toEqual([]);
+    // The socket is closed by End channel: nothing more is sent, and the bridge answers the agent "channel closed".
+    expect(socket.sent.slice(failures).map((message) => message.type)).toEqual(["end"]);
+  });
 });

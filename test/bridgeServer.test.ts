@@ -29,8 +29,10 @@ async function openPage(answer: (request: Extract<BridgeMessage, { type: "reques
     const message = bridgeMessageSchema.parse(JSON.parse(data.toString()));
     received.push(message);
     if (message.type === "request") {
-      const result = answer(message.request);
-      socket.send(JSON.stringify({ type: "response", requestId: message.requestId, result } satisfies PageMessage));
+      void Promise.resolve(answer(message.request)).then(
+        (result) => socket.send(JSON.stringify({ type: "response", requestId: message.requestId, result } satisfies PageMessage)),
+        (error: Error) => socket.send(JSON.stringify({ type: "failure", requestId: message.requestId, error: error.message } satisfies PageMessage)),
+      );
     }
     for (const listener of listeners) listener();
   });
@@ -179,8 +181,10 @@ describe("bridge tools", () => {
   it("two agents: exactly one claims a command; the other cannot run it", async () => {
     const page = await openPage((request) => (request.method === "join" ? { title: "T", mounts: [] } : { shown: true }));
     const [a, b] = await Promise.all([agent("a"), agent("b")]);
-    await a.call("livemark_join", { code: page.code });
-    await b.call("livemark_join", { code: page.code });
+    expect((await a.call("livemark_join", { code: page.code })).isError).toBeFalsy();
+    // The code admitted one agent; the second joins with the code the page shows next.
+    const { code: next } = await page.waitFor("channel");
+    expect((await b.call("livemark_join", { code: next })).isError).toBeFalsy();
     const waits = [a.call("livemark_wait_for_command", { cursor: 0, timeoutS: 3 }), b.call("livemark_wait_for_command", { cursor: 0, timeoutS: 3 })];
     // Both waits are registered before the command arrives.
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -192,6 +196,56 @@ describe("bridge tools", () => {
     const stolen = await loser.call("livemark_report", { commandId: "c1", kind: "status", text: "mine" });
     expect(stolen.isError).toBe(true);
     expect(stolen.text).toMatch(/not yours/);
+    page.socket.close();
+  });
+
+  it("a channel code admits one agent: the code is spent at the join (a reused code is refused), the page shows the next, and a further agent is in the channel only once the page admits it", async () => {
+    let admitSecond: (() => void) | undefined;
+    let refuseThird: ((error: Error) => void) | undefined;
+    let joins = 0;
+    const page = await openPage((request) => {
+      if (request.method !== "join") return { shown: true };
+      joins += 1;
+      if (joins === 1) return { title: "T", mounts: [] };
+      if (joins === 2) return new Promise((resolve) => (admitSecond = () => resolve({ title: "T", mounts: [] })));
+      return new Promise((_resolve, reject) => (refuseThird = reject));
+    });
+    const first = await agent("first");
+    const intruder = await agent("intruder");
+    expect((await first.call("livemark_join", { code: page.code })).isError).toBeFalsy();
+    const { code: next } = await page.waitFor("channel");
+    expect(next).not.toBe(page.code);
+
+    // The attack: a second agent reuses the first agent's code to race it for the person's commands.
+    const reused = await intruder.call("livemark_join", { code: page.code });
+    expect(reused.isError).toBe(true);
+    expect(reused.text).toMatch(/used already: each code admits one agent/);
+    expect(joins).toBe(1);
+
+    // With the page's next code, the agent waits for the page's answer and holds no commands meanwhile.
+    const joining = intruder.call("livemark_join", { code: next });
+    await expect.poll(() => joins).toBe(2);
+    const early = await intruder.call("livemark_wait_for_command", { cursor: 0, timeoutS: 1 });
+    expect(early.isError).toBe(true);
+    expect(early.text).toMatch(/Not joined/);
+    const firstWait = first.call("livemark_wait_for_command", { cursor: 0, timeoutS: 10 });
+    page.send(command("c1"));
+    expect((await firstWait).structuredContent).toMatchObject({ command: { commandId: "c1" } });
+    admitSecond!();
+    expect((await joining).isError).toBeFalsy();
+    expect((await page.waitFor("agents")).joined).toBe(1);
+    expect((await page.waitFor("agents")).joined).toBe(2);
+
+    // A refused agent hears the page's reason and is not in the channel.
+    const { code: third } = await page.waitFor("channel");
+    const refused = await agent("refused");
+    const refusal = refused.call("livemark_join", { code: third });
+    await expect.poll(() => joins).toBe(3);
+    refuseThird!(new Error("The person refused this agent in the page."));
+    const answer = await refusal;
+    expect(answer.isError).toBe(true);
+    expect(answer.text).toMatch(/refused this agent/);
+    expect((await refused.call("livemark_wait_for_command", { cursor: 0, timeoutS: 1 })).text).toMatch(/Not joined/);
     page.socket.close();
   });
 

@@ -1,5 +1,6 @@
 import {
   BRIDGE_WIRE_VERSION,
+  CHANNEL_CLOSED,
   DEFAULT_BRIDGE_ADDRESS,
   bridgeMessageSchema,
   parseFrame,
@@ -50,7 +51,22 @@ export interface AgentChannelState {
    * for a moment (it resumes with its cursor).
    */
   everJoined: boolean;
+  /**
+   * Agents waiting for the person's **Admit** or **Refuse**: a channel code
+   * admits one agent (the bridge then shows the next code); every further
+   * agent is admitted here, by the person, never by the code alone.
+   */
+  admissions: readonly Admission[];
 }
+
+export interface Admission {
+  id: string;
+  /** The agent's name as its client gave it (untrusted: shown as text). */
+  agent: string;
+}
+
+/** What a refused agent is told. */
+export const REFUSED_AGENT = "The person refused this agent in the page: a channel code admits one agent, and a further agent joins only when the person presses Admit.";
 
 /** What the channel needs of a WebSocket (the browser's; tests pass a fake). */
 export interface SocketLike {
@@ -106,11 +122,14 @@ export class AgentChannel {
   /** A run the channel started and End channel stops. */
   private running = false;
   private ended = false;
+  /** Join requests this channel has answered or is answering: the first is the code's one agent. */
+  private joinRequests = 0;
+  private readonly pendingAdmissions = new Map<string, { resolve: () => void; reject: (error: Error) => void }>();
 
   constructor(private readonly options: AgentChannelOptions) {
     this.newId = options.newId ?? defaultId;
     this.now = options.now ?? Date.now;
-    this.state = { address: options.address ?? DEFAULT_BRIDGE_ADDRESS, connection: "connecting", agents: 0, sendToAgent: true, everJoined: false };
+    this.state = { address: options.address ?? DEFAULT_BRIDGE_ADDRESS, connection: "connecting", agents: 0, sendToAgent: true, everJoined: false, admissions: [] };
   }
 
   getState = (): AgentChannelState => this.state;
@@ -136,7 +155,9 @@ export class AgentChannel {
     const session = this.options.session();
     if (!session) return;
     this.sessionId = session.id;
-    this.set({ address, connection: "connecting", code: undefined, expiresAt: undefined, agents: 0, everJoined: false });
+    this.settleAdmissions(new Error(CHANNEL_CLOSED));
+    this.joinRequests = 0;
+    this.set({ address, connection: "connecting", code: undefined, expiresAt: undefined, agents: 0, everJoined: false, admissions: [] });
     let socket: SocketLike;
     try {
       socket = (this.options.createSocket ?? ((url) => new WebSocket(url) as unknown as SocketLike))(address);
@@ -159,7 +180,8 @@ export class AgentChannel {
       const hadChannel = this.state.code !== undefined;
       if (this.ended) return;
       if (hadChannel) this.note("The bridge stopped: the agent's channel ended.", "warn");
-      this.set({ connection: "not-running", code: undefined, expiresAt: undefined, agents: 0 });
+      this.settleAdmissions(new Error(CHANNEL_CLOSED));
+      this.set({ connection: "not-running", code: undefined, expiresAt: undefined, agents: 0, admissions: [] });
       this.scheduleRetry();
     };
   }
@@ -251,6 +273,9 @@ export class AgentChannel {
   private async answerRequest(agentLabel: string, request: PageRequest): Promise<PageResult<PageRequest["method"]>> {
     switch (request.method) {
       case "join": {
+        this.requireAgent();
+        // The code admitted its one agent; any further agent waits for the person.
+        if (this.joinRequests++ > 0) await this.askAdmission(agentLabel);
         const agent = this.requireAgent();
         return { title: (this.options.session()?.title ?? "").slice(0, 2_000), mounts: this.mountsOf(agent.getState().messages) };
       }
@@ -339,6 +364,43 @@ export class AgentChannel {
     });
   }
 
+  private askAdmission(agentLabel: string): Promise<void> {
+    const id = this.newId();
+    this.note(`Another agent asks to join this session: ${agentLabel.slice(0, 200)}. It joins only if you press Admit.`, "warn");
+    return new Promise<void>((resolve, reject) => {
+      this.pendingAdmissions.set(id, { resolve, reject });
+      this.set({ admissions: [...this.state.admissions, { id, agent: agentLabel.slice(0, 200) }] });
+    });
+  }
+
+  private answerAdmission(id: string, admitted: boolean): void {
+    const pending = this.pendingAdmissions.get(id);
+    const admission = this.state.admissions.find((item) => item.id === id);
+    if (!pending || !admission) return;
+    this.pendingAdmissions.delete(id);
+    this.set({ admissions: this.state.admissions.filter((item) => item.id !== id) });
+    if (admitted) pending.resolve();
+    else {
+      this.note(`You refused the agent ${admission.agent}.`);
+      pending.reject(new Error(REFUSED_AGENT));
+    }
+  }
+
+  /** **Admit**: the waiting agent joins the channel. */
+  admit(id: string): void {
+    this.answerAdmission(id, true);
+  }
+
+  /** **Refuse**: the waiting agent is told so and does not join. */
+  refuse(id: string): void {
+    this.answerAdmission(id, false);
+  }
+
+  private settleAdmissions(error: Error): void {
+    for (const pending of this.pendingAdmissions.values()) pending.reject(error);
+    this.pendingAdmissions.clear();
+  }
+
   newCode(): void {
     this.post({ type: "new-code" });
   }
@@ -356,7 +418,8 @@ export class AgentChannel {
     this.dropSocket();
     if (this.running) this.options.agent()?.stop();
     if (open) this.note("Channel ended: the agent can no longer act in this session.");
-    this.set({ connection: "ended", code: undefined, expiresAt: undefined, agents: 0 });
+    this.settleAdmissions(new Error(CHANNEL_CLOSED));
+    this.set({ connection: "ended", code: undefined, expiresAt: undefined, agents: 0, admissions: [] });
   }
 
   /** The session the channel belongs to (undefined before it connected). */

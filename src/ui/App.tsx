@@ -12,7 +12,7 @@ import type { RealmStatus } from "./realmStatus";
 import { answeringModel } from "./modelLabel";
 import { SessionSettingsDialog, useCapabilities } from "./capabilities";
 import type { AgentChannel } from "../agent/agentChannel";
-import { AgentComposerBar, useChannelState, useTimelineSelection } from "./agentLink";
+import { AgentAdmissions, AgentComposerBar, useChannelState, useTimelineSelection } from "./agentLink";
 import { AgentChannelContext } from "./agentChannelContext";
 import { useInviteAgent } from "./useInviteAgent";
 import { useFollowLatest } from "./useFollowLatest";
@@ -72,6 +72,7 @@ function SessionView({
   realm,
   onRetryRealm,
   channel,
+  inviteOpen,
   controller,
   onOpenSettings,
   initialDraft,
@@ -90,6 +91,8 @@ function SessionView({
   onRetryRealm: () => void;
   /** An invited agent's channel, when the person opened one. */
   channel?: AgentChannel;
+  /** The Invite agent dialog is open (it shows the agents asking to join; the page behind it is inert). */
+  inviteOpen?: boolean;
   controller: SessionController;
 }) {
   const state = useAgentState(agent);
@@ -192,6 +195,7 @@ function SessionView({
           <p className="lm-readonly">This session is open in another tab. It is shown here read-only and follows that tab.</p>
         ) : (
           <>
+            {channel && channelState && !inviteOpen && <AgentAdmissions channel={channel} state={channelState} />}
             {joined && channel && channelState && (
               <AgentComposerBar
                 channel={channel}
@@ -536,6 +540,7 @@ export function App({
               realm={realmStatus}
               onRetryRealm={onRetryRealm}
               channel={invite.channel}
+              inviteOpen={invite.dialogOpen}
               controller={controller}
               onOpenSettings={() => setSettingsOpen(true)}
               initialDraft={takeOpeningDraft}

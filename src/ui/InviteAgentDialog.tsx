@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { CONNECTION_WORDS, isLoopbackAddress, type AgentChannel } from "../agent/agentChannel";
+import { AgentAdmissions } from "./agentLink";
 
 /**
  * Invite agent (DESIGN.md §4b): the bridge's address, the channel code and
@@ -92,7 +93,7 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
           <input id="lm-invite-code" readOnly value={code} placeholder={ended ? "ended" : "—"} onFocus={(event) => event.target.select()} />
           <CopyButton label="code" value={code} />
         </div>
-        <small>An unused code expires after 10 minutes.</small>
+        <small>A code admits one agent: once an agent joins, a new code shows here, and any further agent waits for you to press Admit. An unused code expires after 10 minutes.</small>
       </div>
       <div className="lm-field">
         <label htmlFor="lm-invite-prompt">Prompt for your agent</label>
@@ -108,6 +109,7 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
         </span>
         {state.connection === "not-running" && <small>Start it with npm run bridge; this page retries every few seconds.</small>}
       </p>
+      <AgentAdmissions channel={channel} state={state} />
       <div className="lm-dialog__actions">
         {state.connection === "expired" && (
           <button type="button" className="lm-button" onClick={() => channel.newCode()}>

@@ -92,6 +92,31 @@ export function useTimelineSelection(enabled: boolean, messages: readonly ChatMe
   return { selected, describe, onClick, clear: () => setSelected(undefined) };
 }
 
+/**
+ * Agents asking to join after the code's one agent: the person answers each
+ * with **Admit** or **Refuse** (the page enforces it; the bridge cannot).
+ */
+export function AgentAdmissions({ channel, state }: { channel: AgentChannel; state: AgentChannelState }) {
+  if (state.admissions.length === 0) return null;
+  return (
+    <div className="lm-agent-admissions" role="group" aria-label="Agents asking to join">
+      {state.admissions.map((admission) => (
+        <p key={admission.id} className="lm-agent-admission">
+          <span>
+            Another agent asks to join this session: <strong>{admission.agent}</strong>. It would receive your messages and run code here.
+          </span>
+          <button type="button" className="lm-button" onClick={() => channel.admit(admission.id)}>
+            Admit
+          </button>
+          <button type="button" className="lm-button lm-button--stop" onClick={() => channel.refuse(admission.id)}>
+            Refuse
+          </button>
+        </p>
+      ))}
+    </div>
+  );
+}
+
 export function AgentComposerBar({
   channel,
   state,
