@@ -2,7 +2,8 @@
  * A second local HTTP server playing "the internet" for capability tests:
  * JSON and CSV endpoints that allow browser requests (CORS `*`), one that
  * does not (`/no-cors`), one that holds its answer until released (`/hold`),
- * and an image (`/pixel.png`). Records every request with its headers, so
+ * an image (`/pixel.png`), and one that sends the call on to another address
+ * (`/redirect?status=302&to=URL`, with CORS headers, as a hostile server would). Records every request with its headers, so
  * tests can check what reached the server (and that nothing did).
  */
 import { createServer, type ServerResponse } from "node:http";
@@ -59,6 +60,12 @@ export async function startInternet(): Promise<Internet> {
       }
       if (path === "/hold") {
         held.push(response);
+        return;
+      }
+      if (path === "/redirect") {
+        const query = new URL(request.url ?? "/", "http://x").searchParams;
+        response.writeHead(Number(query.get("status") ?? 302), { location: query.get("to") ?? "/", ...cors });
+        response.end();
         return;
       }
       if (path === "/pixel.png") {

@@ -49,6 +49,13 @@ beforeAll(async () => {
         response.end(Buffer.alloc(2048, 1));
         return;
       }
+      if (path === "/redirect") {
+        // "The internet" sending the call on to another address (the third server, never granted).
+        const query = new URL(request.url ?? "/", "http://x").searchParams;
+        response.writeHead(Number(query.get("status") ?? 302), { location: query.get("to") ?? "/" });
+        response.end();
+        return;
+      }
       if (path === "/missing") {
         response.writeHead(404, "Not Found", { "content-type": "text/plain" });
         response.end("no such thing");
@@ -65,11 +72,31 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
+/** A third server that no one granted: it records every request that reaches it. */
+const ungrantedHits: Hit[] = [];
+let ungranted: Server;
+let ungrantedOrigin: string;
+beforeAll(async () => {
+  ungranted = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    request.on("end", () => {
+      ungrantedHits.push({ method: request.method ?? "", url: request.url ?? "", headers: request.headers, body });
+      response.writeHead(200, { "content-type": "text/plain" });
+      response.end("the ungranted service answered");
+    });
+  });
+  await new Promise<void>((resolve) => ungranted.listen(0, "127.0.0.1", resolve));
+  ungrantedOrigin = `http://127.0.0.1:${(ungranted.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => ungranted.close(() => resolve())));
+
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
   for (const response of held.splice(0)) response.destroy();
   hits.length = 0;
+  ungrantedHits.length = 0;
 });
 
 /** A person who answers asks in order from a script; asks are recorded. */
@@ -216,6 +243,44 @@ describe("fetch in the realm through the network broker", () => {
       name: "TypeError",
       message: expect.stringMatching(/does not allow browser requests/),
     });
+  });
+});
+
+describe("redirects never take a call past the person's decision", () => {
+  const redirect = (status: number, to: string) => `${origin}/redirect?status=${status}&to=${encodeURIComponent(to)}`;
+
+  it("Always allow this host: a 302 and a 307 with a POST body to an ungranted server are not followed; the code hears code \"redirected\" and the audit says so", async () => {
+    const { realmFetch, who, audit } = setup(["host"]);
+    await expect(realmFetch(redirect(302, `${ungrantedOrigin}/steal?key=secret`))).rejects.toMatchObject({
+      code: "redirected",
+      message: expect.stringMatching(/the server redirected to another address; fetch the final URL directly/),
+    });
+    await expect(realmFetch(redirect(307, `${ungrantedOrigin}/steal`), { method: "POST", body: "the person's data" })).rejects.toMatchObject({
+      code: "redirected",
+    });
+    expect(ungrantedHits).toEqual([]);
+    expect(who.asks).toHaveLength(1);
+    expect(hits.map((hit) => [hit.method, new URL(hit.url, "http://x").pathname, hit.body])).toEqual([["GET", "/redirect", ""], ["POST", "/redirect", "the person's data"]]);
+    expect(audit.map((entry) => [entry.method, entry.decision, entry.result, entry.status])).toEqual([
+      ["GET", "allowed-host", "redirected", 302],
+      ["POST", "allowed-host", "redirected", 307],
+    ]);
+  });
+
+  it("Allow once: a redirect to the ungranted server is refused the same way, and the grant is spent", async () => {
+    const { realmFetch, who, audit } = setup(["once", "deny"]);
+    const url = redirect(307, `${ungrantedOrigin}/steal`);
+    await expect(realmFetch(url, { method: "POST", body: "once" })).rejects.toMatchObject({ code: "redirected" });
+    await expect(realmFetch(url, { method: "POST", body: "once" })).rejects.toMatchObject({ name: "CapabilityError" });
+    expect(ungrantedHits).toEqual([]);
+    expect(who.asks).toHaveLength(2);
+    expect(audit.map((entry) => [entry.decision, entry.result])).toEqual([["allowed-once", "redirected"], ["denied", "denied"]]);
+  });
+
+  it("a redirect to the same granted host is not followed either (the code fetches the final URL itself)", async () => {
+    const { realmFetch } = setup([], { initial: { mode: "allowed", hosts: [], strict: false, grants: [] } });
+    await expect(realmFetch(redirect(301, `${origin}/data`))).rejects.toMatchObject({ name: "RedirectError", code: "redirected" });
+    expect(hits.map((hit) => new URL(hit.url, "http://x").pathname)).toEqual(["/redirect"]);
   });
 });
 

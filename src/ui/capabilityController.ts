@@ -7,7 +7,7 @@
  */
 import type { Agent } from "../agent/agent";
 import { runningStatement } from "../agent/reply";
-import type { NetworkAuditRecord, NetworkBroker, PermissionAsk } from "../sandbox/capabilities/createNetworkBroker";
+import { isRedirect, type NetworkAuditRecord, type NetworkBroker, type PermissionAsk } from "../sandbox/capabilities/createNetworkBroker";
 import type { RemoteImagePolicy } from "../render/RemoteImage";
 import type { FileChooser } from "../render/fileChooser";
 import { HostServiceError } from "../sandbox/HostServiceError";
@@ -423,11 +423,16 @@ export class CapabilityController {
       const base = { at: this.now(), capability: "network" as const, method: "GET", url, decision, kind: "image" };
       let response: Response;
       try {
-        response = await fetch(url, { credentials: "omit", referrerPolicy: "no-referrer", mode: "cors", cache: "no-store", signal });
+        // Never "follow" (the consent covers this URL only): see createNetworkBroker.ts.
+        response = await fetch(url, { credentials: "omit", referrerPolicy: "no-referrer", mode: "cors", cache: "no-store", redirect: "manual", signal });
       } catch (error) {
         if (signal.aborted) throw error;
         this.record({ ...base, result: "cors" });
         throw new Error("the server does not allow browser requests (no CORS headers) or could not be reached", { cause: error });
+      }
+      if (isRedirect(response)) {
+        this.record({ ...base, status: response.status || undefined, result: "redirected" });
+        throw new Error("the server redirected to another address (redirects are not followed; use the image's final URL)");
       }
       const blob = await response.blob();
       if (blob.size > MAX_IMAGE_BYTES) {

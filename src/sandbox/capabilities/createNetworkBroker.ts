@@ -48,7 +48,7 @@ export interface NetworkAuditRecord {
   bytes?: number;
   /** HTTP status, when a response came. */
   status?: number;
-  /** "ok", "http-error", or why it failed (denied, cors, too-large, timeout, revoked, aborted). */
+  /** "ok", "http-error", or why it failed (denied, cors, redirected, too-large, timeout, revoked, aborted). */
   result: string;
   reason?: string;
 }
@@ -114,6 +114,22 @@ function readPayload(payload: JsonValue): { request: FetchRequestPayload; body: 
   return { request: { url, method: method.toUpperCase(), headers: pairs, body: typeof body === "string" ? body : null }, body: bytes };
 }
 
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * A response to `redirect: "manual"` that sends the call elsewhere: in a browser an
+ * "opaqueredirect" (status 0, no Location); on a server runtime the 3xx itself.
+ */
+export function isRedirect(response: Response): boolean {
+  return response.type === "opaqueredirect" || REDIRECT_STATUSES.has(response.status);
+}
+
+/** The words for a redirect that was not followed (the code's error and the image placeholder). */
+export function redirectedMessage(method: string, url: string): string {
+  return `${method} ${url} was not followed: the server redirected to another address; fetch the final URL directly ` +
+    "(the person decides about each address, so a redirect is never followed)";
+}
+
 export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroker {
   const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const sha256 = options.sha256 ?? sha256Hex;
@@ -162,7 +178,10 @@ export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroke
           referrerPolicy: "no-referrer",
           mode: "cors",
           cache: "no-store",
-          redirect: "follow",
+          // Never "follow": the person decided about this URL only, and a page cannot read a
+          // cross-origin redirect's target to ask again. "manual" (not "error") tells a redirect
+          // apart from a CORS failure, so the code hears what to do.
+          redirect: "manual",
           signal: callSignal,
         });
       } catch (error) {
@@ -173,6 +192,12 @@ export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroke
           `${action.method} ${action.url} failed: the server does not allow browser requests from this page (no CORS headers) or could not be reached. ` +
             "There is no proxy; use an API that allows browser requests.",
         );
+      }
+      if (isRedirect(response)) {
+        response.body?.cancel().catch(() => undefined);
+        // The browser hides an opaque redirect's status (0): audit it as the redirect it is.
+        record({ decision: auditDecision, status: response.status || undefined, result: "redirected" });
+        throw new HostServiceError("redirected", redirectedMessage(action.method, action.url));
       }
       const declared = Number(response.headers.get("content-length"));
       if (Number.isFinite(declared) && declared > maxBytes) {

@@ -10,8 +10,10 @@
  * How it fails, so the model can adapt:
  * - the person denied it / the network is off → CapabilityError with the host's sentence;
  * - the server does not allow browser requests (CORS) or is unreachable → TypeError, as fetch does;
+ * - the server redirected → RedirectError (`code: "redirected"`): redirects are never followed, the
+ *   person decided about this URL only; the code fetches the final URL itself (and is asked again);
  * - aborted by the caller's signal → the signal's reason (an AbortError);
- * - too large, too slow, revoked, stopped → an Error saying so.
+ * - too large, too slow, revoked, stopped → an Error saying so, with the host's `code`.
  */
 import { MAX_FETCH_REQUEST_BODY, NET_FETCH, type FetchRequestPayload, type FetchResponsePayload } from "../../../src/wire/capabilities";
 import type { JsonValue } from "../../../src/wire/mount";
@@ -98,10 +100,15 @@ export function createRealmFetch(requests: () => HostRequests | undefined): type
           throw new CapabilityError("network", describe(input, init), "this host offers no network access");
         case "cors":
           throw new TypeError(message);
+        case "redirected": {
+          const failure = new Error(message ?? `fetch ${request.method} ${request.url}: the server redirected to another address`);
+          failure.name = "RedirectError";
+          throw Object.assign(failure, { code });
+        }
         default: {
           const failure = new Error(`fetch ${request.method} ${request.url} failed: ${message}`);
           failure.name = code === "timeout" ? "TimeoutError" : code === "aborted" || code === "revoked" ? "AbortError" : "NetworkError";
-          throw failure;
+          throw Object.assign(failure, { code: code ?? "failed" });
         }
       }
     }
