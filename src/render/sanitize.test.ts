@@ -307,3 +307,31 @@ describe("sanitizeProps", () => {
     expect(Object.isFrozen(COMPONENT_SPECS)).toBe(true);
   });
 });
+
+describe("text-security (a plain field drawn as a password field)", () => {
+  it("drops it from style props, in every spelling", () => {
+    const result = sanitizeStyle({ WebkitTextSecurity: "disc", textSecurity: "circle", MozTextSecurity: "square", color: "red" });
+    expect(result.style).toEqual({ color: "red" });
+    expect(result.dropped.sort()).toEqual(["MozTextSecurity", "WebkitTextSecurity", "textSecurity"]);
+    expect(sanitizeCssDeclaration("-webkit-text-security", "disc")).toBeNull();
+    expect(sanitizeCssDeclaration("-WEBKIT-TEXT-SECURITY", "disc")).toBeNull();
+    expect(sanitizeCssDeclaration("text-security", "disc")).toBeNull();
+    // Its neighbours in the text-* family stay.
+    expect(sanitizeCssDeclaration("text-align", "center")).toBe("center");
+    const input = clean("input", { type: "text", style: { WebkitTextSecurity: "disc", width: 100 } });
+    expect(input.props.style).toEqual({ width: 100 });
+  });
+
+  it("drops it from a checked style sheet", () => {
+    const css = ".lm-mount input{-webkit-text-security:disc;color:red;}\n.lm-mount .x{text-security:disc !important;}\n@media (min-width:1px){.lm-mount .y{-webkit-text-security:circle;}}";
+    expect(sanitizeGeneratedCss(css)).toBe(".lm-mount input{color:red;}");
+  });
+
+  it("drops it from utility classes (an arbitrary property)", async () => {
+    const generator = await createUtilityCssGenerator();
+    const tokens = ["[-webkit-text-security:disc]", "[text-security:disc]", "[-webkit-text-security:square]!", "p-4"];
+    const { css } = await generator.generate(new Set(tokens));
+    expect(css).not.toMatch(/text-security/i);
+    expect(css).toContain(".lm-mount .p-4{padding:1rem;}");
+  });
+});
