@@ -130,6 +130,17 @@ describe("class tokens", () => {
     }
   });
 
+  it("drops the app's own class namespace (lm-…): a mount cannot wear the app's ask or button styles", () => {
+    for (const token of ["lm-ask", "lm-button", "lm-button--primary", "LM-ASK", "Lm-banner--warn", "lm-mount", "lm-"]) {
+      expect(isSafeClassToken(token), token).toBe(false);
+    }
+    expect(sanitizeClassName("lm-ask p-4 LM-button lm-button--primary lmk-button film-x")).toEqual({ className: "p-4 lmk-button film-x", tokens: ["p-4", "lmk-button", "film-x"] });
+    const result = clean("div", { className: "lm-ask lm-button lm-button--primary" });
+    expect(result.props.className).toBeUndefined();
+    expect(result.classTokens).toEqual([]);
+    expect(clean("Button", { class: "lm-button--stop mt-2" }).props.className).toBe("mt-2");
+  });
+
   it("keeps only safe tokens in the class attribute, deduplicated", () => {
     expect(sanitizeClassName("p-4  p-4 bg-[url(x)] fixed")).toEqual({ className: "p-4 fixed", tokens: ["p-4", "fixed"] });
     expect(sanitizeClassName(5).className).toBeUndefined();
