@@ -5,7 +5,8 @@ import {
   sanitizeGeneratedCss, sanitizeStyle, selectorInScope,
 } from "./sanitizeCss";
 import { sanitizeProps } from "./sanitizeProps";
-import { sanitizeUrl } from "./sanitizeUrl";
+import { SHARE_FRAGMENT, isShareLink, sanitizeUrl } from "./sanitizeUrl";
+import { SHARE_PREFIX } from "../store/share";
 import { createUtilityCssGenerator } from "./utilityCss";
 
 const H = { $handler: true };
@@ -24,6 +25,23 @@ describe("sanitizeUrl", () => {
       "\u0000javascript:alert(1)", "vbscript:x", "data:text/html,<script>alert(1)</script>", "file:///etc/passwd"]) {
       expect(sanitizeUrl(url, "link"), url).toBeNull();
     }
+  });
+
+  it("refuses links that would open a shared session (#share=…), on any origin, however spelled", () => {
+    for (const url of [
+      "https://livemark.example/#share=abc", "http://127.0.0.1:4173/app/#share=abc", "https://livemark.example/#SHARE=abc",
+      "https://livemark.example/#top#share=abc", "https://livemark.example/#sh\tare=abc", "https://livemark.example/?q#share=",
+      "#share=abc",
+    ]) {
+      expect(sanitizeUrl(url, "link"), url).toBeNull();
+      expect(isShareLink(url), url).toBe(true);
+    }
+    expect(clean("a", { href: "https://livemark.example/#share=abc" }).props.href).toBeUndefined();
+    expect(isShareLink("#share=abc")).toBe(true);
+    expect(sanitizeUrl("https://example.com/#share-this", "link")).toBe("https://example.com/#share-this");
+    expect(sanitizeUrl("https://example.com/share=abc", "link")).toBe("https://example.com/share=abc");
+    // The fragment the app opens sessions from.
+    expect(SHARE_FRAGMENT).toBe(SHARE_PREFIX);
   });
 
   it("refuses relative URLs (they would resolve against the app) and credentials", () => {
