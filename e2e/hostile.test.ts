@@ -385,4 +385,50 @@ describe("look-alike prompts", () => {
     expect(await status()).toMatch(/^Waiting for input/);
     await page.getByRole("button", { name: "Stop" }).click();
   });
+
+  it("a text field styled to mask its text, with a key handler: warned of, drawn plainly, and the typed key spells nothing in the realm (Enter still arrives)", async () => {
+    mock.enqueue({
+      chunks: [
+        `${FENCE}tsx agent.run\n`,
+        "const keys = []\n",
+        "mount({ title: \"Sign in\", ui: () => (\n  <Card><CardContent>\n",
+        "    <Label htmlFor=\"k\">API key</Label><Input id=\"k\" style={{ WebkitTextSecurity: \"disc\" }} className=\"[-webkit-text-security:disc]\"\n",
+        "      onKeyDown={(e) => { keys.push(e.key); if (e.key === \"Enter\") console.log(\"keys \" + JSON.stringify(keys)) }} />\n",
+        "  </CardContent></Card>\n) })\n",
+        `${FENCE}\n`,
+      ],
+    });
+    mock.enqueue({ chunks: ["Thanks."] });
+    await send("Sign in");
+    const panel = page.getByLabel("Mounted UI");
+    const field = panel.getByLabel("API key");
+    await field.waitFor({ timeout: 15_000 });
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => panel.locator(".lm-mount-origin").textContent()).toContain("This is not Livemark asking");
+
+    await field.pressSequentially(API_KEY);
+    // Drawn as typed, not as discs: the look-alike does not look like a password field.
+    expect(await field.evaluate((element) => getComputedStyle(element).getPropertyValue("-webkit-text-security"))).toBe("none");
+    await field.press("Enter");
+    // The handler's log starts a UI-event turn: what the model hears is what the realm saw.
+    const uiEventMessage = () =>
+      mock.requests
+        .flatMap((request) => request.body.messages as { role: string; content: unknown }[])
+        .map((message) => (typeof message.content === "string" ? message.content : JSON.stringify(message.content)))
+        .find((text) => text.startsWith("[ui event]"));
+    await expect.poll(uiEventMessage, { timeout: 15_000 }).toBeDefined();
+    const event = uiEventMessage()!;
+    const seen = JSON.parse(/keys (\[[^\]]*\])/.exec(event)?.[1] ?? "null") as string[];
+    expect(seen).toHaveLength(API_KEY.length + 1);
+    expect(new Set(seen)).toEqual(new Set(["Unidentified", "Enter"]));
+    expect(seen.at(-1)).toBe("Enter");
+    for (const request of mock.requests) expect(JSON.stringify(request.body)).not.toContain(API_KEY.slice(-6));
+    // Nor where the page shows the realm's output.
+    await page.getByText("Thanks.").waitFor({ timeout: 10_000 });
+    const shown = (await page.locator("main").textContent())!.match(/keys \[[^\]]*/g) ?? [];
+    expect(shown.length).toBeGreaterThan(0);
+    for (const line of shown) {
+      for (const [, key] of line.matchAll(/"([^"]*)"/g)) expect(["Unidentified", "Enter"]).toContain(key);
+    }
+  });
 });

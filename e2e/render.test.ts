@@ -428,6 +428,49 @@ describe("inputs and forms", () => {
     expect((await events()).every((event) => event.mountId === "events" && Number.isInteger(event.nodeId))).toBe(true);
   });
 
+  it("tells a key handler no printable key (typing a key into a look-alike field spells nothing), only the keys UIs steer by", async () => {
+    await open("keys", [
+      el("input", { "aria-label": "Token", onKeyDown: H, onKeyUp: H, name: "t" }),
+      el("div", { tabIndex: 0, "aria-label": "Fake field", onKeyDown: H }, "type here"),
+    ]);
+    const root = panel("keys");
+    const typed = "sk-Zq81 LmPw0v";
+    await root.getByLabel("Token").pressSequentially(typed);
+    // The field still shows what was typed (the value is the host's).
+    expect(await root.getByLabel("Token").inputValue()).toBe(typed);
+    for (const key of ["Enter", "Escape", "Tab"]) {
+      await root.getByLabel("Token").focus();
+      await root.getByLabel("Token").press(key);
+    }
+    await root.getByLabel("Fake field").focus();
+    await root.getByLabel("Fake field").press("x");
+    await root.getByLabel("Fake field").press("ArrowDown");
+    await expect.poll(async () => (await events()).filter((event) => event.handler === "onKeyDown").length).toBe(typed.length + 5);
+    const keys = (await events()).filter((event) => event.handler === "onKeyDown" || event.handler === "onKeyUp").map((event) => event.payload.key);
+    expect(keys.filter((key) => key !== "Unidentified")).toEqual(["Enter", "Enter", "Escape", "Escape", "Tab", "ArrowDown"]);
+    expect(JSON.stringify(await events())).not.toMatch(/Zq81|Lm|"code"/);
+  });
+
+  it("draws no text-security discs and warns of any field that masks its text, as of a password field", async () => {
+    const origin = (mountId: string) => panel(mountId).locator("xpath=preceding-sibling::div[contains(@class, 'lm-mount-origin')][1]");
+    await open("plain", [el("input", { "aria-label": "Name", type: "text" })]);
+    await open("masked", [
+      el("input", { "aria-label": "Key", type: "text", style: { WebkitTextSecurity: "disc" }, className: "[-webkit-text-security:disc] p-1" }),
+    ]);
+    await open("masked-class", [el("Textarea", { "aria-label": "Secret", className: "[-webkit-text-security:square]" })]);
+    await open("password", [el("Input", { "aria-label": "Password", type: "password" })]);
+    for (const [mountId, label] of [["masked", "Key"], ["masked-class", "Secret"]] as const) {
+      const field = panel(mountId).getByLabel(label);
+      await field.pressSequentially("abc");
+      expect(await field.evaluate((element) => getComputedStyle(element).getPropertyValue("-webkit-text-security"))).toBe("none");
+    }
+    for (const mountId of ["masked", "masked-class", "password"]) {
+      await expect.poll(async () => origin(mountId).textContent()).toContain("This is not Livemark asking");
+    }
+    expect(await origin("plain").textContent()).toContain("Made by the model");
+    expect(await origin("plain").textContent()).not.toContain("This is not Livemark asking");
+  });
+
   it("renders a restored snapshot inert: nothing reaches the realm until revived", async () => {
     const snapshot: unknown = {
       nodes: [el("Button", { onClick: H }, "Press"), el("Input", { name: "a", value: "typed", onChange: H, "aria-label": "A" })],

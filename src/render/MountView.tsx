@@ -87,11 +87,12 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
   const paused = meta.error?.name === PAUSED_ERROR_NAME;
   const inert = meta.inert || meta.closed;
   const panel = useRef<HTMLDivElement>(null);
-  // Look-alike prompts (a "Settings" card asking for the key): password
-  // fields get a warning and key-like values wait for the person's consent,
-  // both drawn outside the panel, where the mount cannot draw over them.
-  const [passwordFields, setPasswordFields] = useState(0);
-  const notePasswordField = useCallback((present: boolean) => setPasswordFields((count) => count + (present ? 1 : -1)), []);
+  // Look-alike prompts (a "Settings" card asking for the key): fields that
+  // mask their text get a warning and key-like values wait for the person's
+  // consent, both drawn outside the panel, where the mount cannot draw over
+  // them.
+  const [maskedFields, setMaskedFields] = useState(0);
+  const noteMaskedField = useCallback((present: boolean) => setMaskedFields((count) => count + (present ? 1 : -1)), []);
   const [held, setHeld] = useState<UiEvent | null>(null);
   const allowSensitive = useRef(false);
   const { drawn, height: keptHeight } = useDeferredDraw(panel);
@@ -119,7 +120,7 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
       }
       callbacks.current.sendEvent(event);
     },
-    notePasswordField,
+    noteMaskedField,
     reportUnknown(type, reason) {
       const fresh = reportUnknownComponent(store, type, reason);
       if (fresh) callbacks.current.onUnknownComponent?.(type);
@@ -133,13 +134,13 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
         );
       }
     },
-  }), [store, styleSheet, notePasswordField]);
+  }), [store, styleSheet, noteMaskedField]);
 
   return (
     <>
     <div className="lm-mount-origin" style={ORIGIN_STYLE}>
       <span>Made by the model</span>
-      {passwordFields > 0 ? (
+      {maskedFields > 0 ? (
         <span role="note" style={WARNING_STYLE}>
           This is not Livemark asking: a password field in a generated UI. Never type your API key or a password here.
         </span>

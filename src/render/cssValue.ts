@@ -208,9 +208,17 @@ const PROPERTY = new RegExp(
 
 const stripVendor = (name: string) => name.replace(/^-(?:webkit|moz|ms|o)-/, "");
 
+/**
+ * In the families above but never allowed: `text-security` draws a text
+ * field's characters as discs, which makes a plain field (one whose key
+ * events and value no password rule covers) look like a password prompt.
+ */
+const DENIED_PROPERTIES: ReadonlySet<string> = new Set(["text-security"]);
+
 /** A property name (kebab-case) a style may set. */
 export function isAllowedCssProperty(name: string): boolean {
-  return PROPERTY.test(stripVendor(name.toLowerCase()));
+  const bare = stripVendor(name.toLowerCase());
+  return PROPERTY.test(bare) && !DENIED_PROPERTIES.has(bare);
 }
 
 /**

@@ -5,17 +5,17 @@
  */
 import { RemoteImage, remoteImageUrl } from "./RemoteImage";
 import { FileChooserContext } from "./fileChooser";
-import { createElement, useContext, useEffect, type ChangeEvent, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
+import { createElement, useContext, useEffect, useState, type ChangeEvent, type FocusEvent, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
 import { TEXT_NODE_TYPE, type UiEventPayload } from "./contract";
 import type { HandlerKind } from "./componentSpecs";
 import type { ControlValue } from "./controls";
 import { targetPayload, useFieldError, useInert, useMount, useSubtreeVersion, type MountRenderContext, type NodeComponentProps } from "./mountContext";
 import type { MountNode, MountStore } from "./mountStore";
+import { keyForRealm } from "./keyForRealm";
 
 const VOID_ELEMENTS = new Set(["br", "hr", "img", "input", "col", "wbr"]);
 /** Elements whose children the DOM ignores or React rejects: their text is gathered instead. */
 const TEXT_ONLY_ELEMENTS = new Set(["option", "textarea"]);
-const MAX_KEY_LENGTH = 32;
 
 /**
  * React event props for plain and key handlers. Handlers named in `skip`
@@ -38,8 +38,9 @@ export function eventProps(
         context.emit(node.id, name, payload);
       };
     } else if (kind === "key") {
+      // Named keys only: a printable key would spell out what the person types (keyForRealm.ts).
       result[name] = (event: KeyboardEvent) => {
-        context.emit(node.id, name, { ...targetPayload(props), key: String(event.key).slice(0, MAX_KEY_LENGTH) });
+        context.emit(node.id, name, { ...targetPayload(props), key: keyForRealm(event.key) });
       };
     }
   }
@@ -181,13 +182,27 @@ export function HtmlControl({ node, props, handlers, children, className }: Node
   // A file input's value cannot be set by script (and must not be).
   else if (isFile) delete element.value;
   else if (live !== undefined) element.value = Array.isArray(live) ? live.map(String) : String(live);
+  // A field that masks its text looks like a password prompt: MountView warns.
+  // The mask may be the type, a style the sanitizer dropped (the intent is
+  // the tell), or, should any style still draw discs, what the browser
+  // computes when the person starts typing (checked on focus).
+  const isTextEntry = tag === "textarea" || (tag === "input" && !NON_TEXT_INPUTS.has(String(props.type ?? "text").toLowerCase()));
   const isPassword = tag === "input" && typeof props.type === "string" && props.type.toLowerCase() === "password";
-  const notePasswordField = context.notePasswordField;
+  const [computedMask, setComputedMask] = useState(false);
+  const masked = isPassword || (isTextEntry && (asksToMaskText(node.props) || computedMask));
+  if (isTextEntry) {
+    const onFocus = element.onFocus as ((event: never) => void) | undefined;
+    element.onFocus = (event: FocusEvent<HTMLElement>) => {
+      setComputedMask(computedStyleMasksText(event.currentTarget));
+      onFocus?.(event as never);
+    };
+  }
+  const noteMaskedField = context.noteMaskedField;
   useEffect(() => {
-    if (!isPassword || !notePasswordField) return;
-    notePasswordField(true);
-    return () => notePasswordField(false);
-  }, [isPassword, notePasswordField]);
+    if (!masked || !noteMaskedField) return;
+    noteMaskedField(true);
+    return () => noteMaskedField(false);
+  }, [masked, noteMaskedField]);
   let control: ReactNode;
   if (tag === "select") control = createElement(tag, element, children);
   else control = createElement(tag, element);
@@ -201,6 +216,23 @@ export function HtmlControl({ node, props, handlers, children, className }: Node
 }
 
 const CHANGE_HANDLERS: ReadonlySet<string> = new Set(["onChange", "onInput"]);
+/** Input types the person does not type text into. */
+const NON_TEXT_INPUTS: ReadonlySet<string> = new Set(["checkbox", "radio", "range", "color", "file", "hidden", "submit", "reset", "button", "date", "time", "datetime-local", "month", "week"]);
+
+/** Whether a control's own props (before sanitizing) ask for its text to be masked: `text-security` in its style or classes. */
+export function asksToMaskText(props: Readonly<Record<string, unknown>>): boolean {
+  const style = props.style;
+  if (typeof style === "object" && style !== null && Object.keys(style).some((key) => /text-?security/i.test(key))) return true;
+  return typeof props.className === "string" && /text-security/i.test(props.className);
+}
+
+function computedStyleMasksText(element: HTMLElement): boolean {
+  const view = element.ownerDocument.defaultView;
+  if (!view) return false;
+  const style = view.getComputedStyle(element);
+  const value = style.getPropertyValue("-webkit-text-security") || style.getPropertyValue("text-security");
+  return value !== "" && value !== "none";
+}
 
 /** <form>: submit is always prevented and always sent, with every named field's host-owned value. */
 export function HtmlForm({ node, props, handlers, children }: NodeComponentProps): ReactNode {

@@ -26,8 +26,12 @@ export interface MountRenderContext {
   reportUnknown(type: string, reason: "unknown" | "not-allowed" | "outside-chart"): void;
   reportDropped(type: string, dropped: readonly DroppedProp[]): void;
   styleSheet: MountStyleSheet;
-  /** A password field is drawn in this mount (MountView then shows its warning, outside the panel). */
-  notePasswordField?(present: boolean): void;
+  /**
+   * A field that masks its text (a password field, or one styled or found to
+   * mask) is drawn in this mount: MountView then shows its warning, outside
+   * the panel.
+   */
+  noteMaskedField?(present: boolean): void;
 }
 
 export const MountContext = createContext<MountRenderContext | null>(null);

@@ -5,7 +5,8 @@ import {
   sanitizeGeneratedCss, sanitizeStyle, selectorInScope,
 } from "./sanitizeCss";
 import { sanitizeProps } from "./sanitizeProps";
-import { sanitizeUrl } from "./sanitizeUrl";
+import { SHARE_FRAGMENT, isShareLink, sanitizeUrl } from "./sanitizeUrl";
+import { SHARE_PREFIX } from "../store/share";
 import { createUtilityCssGenerator } from "./utilityCss";
 
 const H = { $handler: true };
@@ -24,6 +25,23 @@ describe("sanitizeUrl", () => {
       "\u0000javascript:alert(1)", "vbscript:x", "data:text/html,<script>alert(1)</script>", "file:///etc/passwd"]) {
       expect(sanitizeUrl(url, "link"), url).toBeNull();
     }
+  });
+
+  it("refuses links that would open a shared session (#share=…), on any origin, however spelled", () => {
+    for (const url of [
+      "https://livemark.example/#share=abc", "http://127.0.0.1:4173/app/#share=abc", "https://livemark.example/#SHARE=abc",
+      "https://livemark.example/#top#share=abc", "https://livemark.example/#sh\tare=abc", "https://livemark.example/?q#share=",
+      "#share=abc",
+    ]) {
+      expect(sanitizeUrl(url, "link"), url).toBeNull();
+      expect(isShareLink(url), url).toBe(true);
+    }
+    expect(clean("a", { href: "https://livemark.example/#share=abc" }).props.href).toBeUndefined();
+    expect(isShareLink("#share=abc")).toBe(true);
+    expect(sanitizeUrl("https://example.com/#share-this", "link")).toBe("https://example.com/#share-this");
+    expect(sanitizeUrl("https://example.com/share=abc", "link")).toBe("https://example.com/share=abc");
+    // The fragment the app opens sessions from.
+    expect(SHARE_FRAGMENT).toBe(SHARE_PREFIX);
   });
 
   it("refuses relative URLs (they would resolve against the app) and credentials", () => {
@@ -128,6 +146,17 @@ describe("class tokens", () => {
     for (const token of ["bg-[url(https://evil.example/x)]", "[&_body]:hidden", "[&>*]:p-4", "[body_&]:fixed", "a{b}", "x;y", "a\\b", 'a"b', "a<b", "x".repeat(200)]) {
       expect(isSafeClassToken(token), token).toBe(false);
     }
+  });
+
+  it("drops the app's own class namespace (lm-…): a mount cannot wear the app's ask or button styles", () => {
+    for (const token of ["lm-ask", "lm-button", "lm-button--primary", "LM-ASK", "Lm-banner--warn", "lm-mount", "lm-"]) {
+      expect(isSafeClassToken(token), token).toBe(false);
+    }
+    expect(sanitizeClassName("lm-ask p-4 LM-button lm-button--primary lmk-button film-x")).toEqual({ className: "p-4 lmk-button film-x", tokens: ["p-4", "lmk-button", "film-x"] });
+    const result = clean("div", { className: "lm-ask lm-button lm-button--primary" });
+    expect(result.props.className).toBeUndefined();
+    expect(result.classTokens).toEqual([]);
+    expect(clean("Button", { class: "lm-button--stop mt-2" }).props.className).toBe("mt-2");
   });
 
   it("keeps only safe tokens in the class attribute, deduplicated", () => {
@@ -305,5 +334,33 @@ describe("sanitizeProps", () => {
       expect(specFor(type), type).toBeUndefined();
     }
     expect(Object.isFrozen(COMPONENT_SPECS)).toBe(true);
+  });
+});
+
+describe("text-security (a plain field drawn as a password field)", () => {
+  it("drops it from style props, in every spelling", () => {
+    const result = sanitizeStyle({ WebkitTextSecurity: "disc", textSecurity: "circle", MozTextSecurity: "square", color: "red" });
+    expect(result.style).toEqual({ color: "red" });
+    expect(result.dropped.sort()).toEqual(["MozTextSecurity", "WebkitTextSecurity", "textSecurity"]);
+    expect(sanitizeCssDeclaration("-webkit-text-security", "disc")).toBeNull();
+    expect(sanitizeCssDeclaration("-WEBKIT-TEXT-SECURITY", "disc")).toBeNull();
+    expect(sanitizeCssDeclaration("text-security", "disc")).toBeNull();
+    // Its neighbours in the text-* family stay.
+    expect(sanitizeCssDeclaration("text-align", "center")).toBe("center");
+    const input = clean("input", { type: "text", style: { WebkitTextSecurity: "disc", width: 100 } });
+    expect(input.props.style).toEqual({ width: 100 });
+  });
+
+  it("drops it from a checked style sheet", () => {
+    const css = ".lm-mount input{-webkit-text-security:disc;color:red;}\n.lm-mount .x{text-security:disc !important;}\n@media (min-width:1px){.lm-mount .y{-webkit-text-security:circle;}}";
+    expect(sanitizeGeneratedCss(css)).toBe(".lm-mount input{color:red;}");
+  });
+
+  it("drops it from utility classes (an arbitrary property)", async () => {
+    const generator = await createUtilityCssGenerator();
+    const tokens = ["[-webkit-text-security:disc]", "[text-security:disc]", "[-webkit-text-security:square]!", "p-4"];
+    const { css } = await generator.generate(new Set(tokens));
+    expect(css).not.toMatch(/text-security/i);
+    expect(css).toContain(".lm-mount .p-4{padding:1rem;}");
   });
 });

@@ -114,10 +114,17 @@ export function sanitizeStyle(style: unknown): StyleResult {
 // a token would reach outside its element.
 const TOKEN_CHARACTERS = /^[A-Za-z0-9_\-:./%#[\]()',+*@!]+$/;
 const TOKEN_DENIED = /url\(|image-set|expression\(|attr\(|src\(|element\(|image\(|@import|\]:|^\[[^\]]*&/i;
+/**
+ * The app's own class namespace (`lm-ask`, `lm-button--primary`, the panel's
+ * `lm-mount`): a mount wearing them would be drawn with the app's real ask
+ * and button CSS, a look-alike no style check can tell apart. (The kit's
+ * `lmk-` classes are the mount's own.)
+ */
+const APP_NAMESPACE = /^lm-/i;
 
-/** A single class token may be handed to the CSS generator. */
+/** A single class token may be handed to the CSS generator and the class attribute. */
 export function isSafeClassToken(token: string): boolean {
-  return token.length > 0 && token.length <= MAX_CLASS_TOKEN_LENGTH && TOKEN_CHARACTERS.test(token) && !TOKEN_DENIED.test(token);
+  return token.length > 0 && token.length <= MAX_CLASS_TOKEN_LENGTH && TOKEN_CHARACTERS.test(token) && !TOKEN_DENIED.test(token) && !APP_NAMESPACE.test(token);
 }
 
 export interface ClassNameResult {

@@ -11,6 +11,34 @@
  * `javascript:` scheme, exactly as the browser would read them.
  */
 const LINK_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
+
+/**
+ * The fragment that opens a shared session in this app (`SHARE_PREFIX`,
+ * src/store/share.ts, which looks for it anywhere in the page's URL). A link
+ * the model writes must not carry one: clicking it would open a session the
+ * model (or a page it read) composed, inside the person's own app.
+ */
+export const SHARE_FRAGMENT = "#share=";
+/** Any base: only the fragment is read, and a relative `#share=…` needs one to parse. */
+const PARSE_BASE = "https://livemark.invalid/";
+
+/**
+ * Whether a link would open a shared session: its URL, resolved as the
+ * browser would (tabs and newlines removed, relative forms resolved),
+ * holds `#share=` in any case. Any origin counts: the same app may be served
+ * elsewhere, where the person's key may be too.
+ */
+export function isShareLink(value: unknown): boolean {
+  if (typeof value !== "string") return false;
+  let href = value;
+  try {
+    href = new URL(value, PARSE_BASE).href;
+  } catch {
+    // Unparseable: judged as written below.
+  }
+  const plain = (text: string) => text.replace(/[\u0000-\u001f]/g, "").toLowerCase();
+  return plain(href).includes(SHARE_FRAGMENT) || plain(value).includes(SHARE_FRAGMENT);
+}
 const RESOURCE_PROTOCOLS = new Set(["data:", "blob:"]);
 
 /** Longest URL accepted; data: images beyond this belong behind a capability. */
@@ -32,6 +60,7 @@ export function sanitizeUrl(value: unknown, kind: UrlKind): string | null {
   const allowed = kind === "link" ? LINK_PROTOCOLS : RESOURCE_PROTOCOLS;
   if (!allowed.has(url.protocol)) return null;
   if (kind === "link" && url.protocol !== "mailto:" && (url.username !== "" || url.password !== "")) return null;
+  if (kind === "link" && isShareLink(url.href)) return null;
   if (url.protocol === "blob:") {
     // blob:<origin>/<uuid> — only the app's own blob store is meaningful, and
     // the host checks that when it creates them; here the shape is enough.

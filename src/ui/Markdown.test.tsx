@@ -45,6 +45,28 @@ describe("Markdown (GFM)", () => {
     expect(rowsSeen).toBe(3);
   });
 
+  it("drops links that would open a shared session (#share=…), keeping their text", () => {
+    const payload = "eJyrVkrLz1eyUkpKLFKqBQAkAQTm";
+    const out = html(
+      [
+        `[Open the fixed session](#share=${payload})`,
+        `[here](http://127.0.0.1:4173/#share=${payload}) and [there](https://livemark.example/app/#SHARE=${payload})`,
+        `[nested](https://livemark.example/#top#share=${payload}) <https://livemark.example/#share=${payload}>`,
+        `bare https://livemark.example/#share=${payload} and [ref][s]`,
+        `[s]: https://livemark.example/?x=1#share=${payload}`,
+        "",
+        "Still links: [docs](https://example.com/docs#share-this) and [section](#results).",
+      ].join("\n"),
+    );
+    // Text, not links (an autolink's text is its URL: shown, never clickable).
+    expect(out).not.toMatch(/href="[^"]*share=/i);
+    expect((out.match(/<a /g) ?? []).length).toBe(2);
+    expect((out.match(/class="lm-link-dropped"/g) ?? []).length).toBe(7);
+    for (const text of ["Open the fixed session", "here", "there", "nested", "ref"]) expect(out).toContain(text);
+    expect(out).toMatch(/<a href="https:\/\/example.com\/docs#share-this"/);
+    expect(out).toMatch(/<a href="#results"/);
+  });
+
   it("still never renders raw HTML or unsafe links", () => {
     const out = html('<img src=x onerror=alert(1)> [x](javascript:alert(1)) | a |\n| - |\n| <b>b</b> |\n');
     expect(out).not.toContain("<img");

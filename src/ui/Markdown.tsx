@@ -8,6 +8,7 @@ import remarkRehype from "remark-rehype";
 import { unified, type PluggableList, type Processor } from "unified";
 import { marked } from "marked";
 import { RemoteImage, remoteImageUrl } from "../render/RemoteImage";
+import { isShareLink } from "../render/sanitizeUrl";
 import { CopyButton } from "./CopyButton";
 import { CodeFence } from "./CodeFence";
 
@@ -144,11 +145,15 @@ function textOf(node: HastLike): string {
 
 function fenceComponents(settled: boolean): Components {
   return {
-    a: ({ href, children }) => (
-      <a href={href} target="_blank" rel="noopener noreferrer nofollow">
-        {children}
-      </a>
-    ),
+    // A link with no safe URL (refused by `safeUrl`) is its text.
+    a: ({ href, children }) =>
+      href ? (
+        <a href={href} target="_blank" rel="noopener noreferrer nofollow">
+          {children}
+        </a>
+      ) : (
+        <span className="lm-link-dropped">{children}</span>
+      ),
     // Wide tables scroll inside the reply instead of widening the page.
     table: ({ children }) => (
       <div className="lm-table-wrap">
@@ -206,8 +211,13 @@ const MarkdownBlock = memo(function MarkdownBlock({ source, settled, math }: { s
   return renderBlock(source, settled, withMath);
 });
 
+/**
+ * Links and images keep only http(s), mailto and in-page `#` URLs; a link
+ * that would open a shared session (`#share=…`, here or on any origin) is
+ * dropped too: the model must not hand the person a session of its making.
+ */
 function safeUrl(url: string): string {
-  return /^(https?:|mailto:|#)/i.test(url) ? url : "";
+  return /^(https?:|mailto:|#)/i.test(url) && !isShareLink(url) ? url : "";
 }
 
 /**

@@ -219,6 +219,7 @@ export type FormValues = Record<string, FormValue | FormValue[]>;
 export interface UiEventPayload {
   value?: JsonValue;
   checked?: boolean;
+  /** Key handlers: a named key (Enter, Escape, Tab, arrows, …) or "Unidentified" — never a printable key (src/render/keyForRealm.ts). */
   key?: string;
   /** The field's `name`, when it has one. */
   name?: string;
