@@ -2,7 +2,9 @@
  * A local MCP server for the tools suite, built with the official SDK
  * (McpServer + StreamableHTTPServerTransport, stateless) on node:http at
  * 127.0.0.1 and a free port. It offers one read-only tool with structured
- * output (`lookup_film`) and one that changes state (`add_to_watchlist`),
+ * output (`lookup_film`) and one that changes state (`add_to_watchlist`)
+ * — or, with `kind: "notes"`, a server that calls itself `name` (default
+ * "Notes") with `delete_note({ id })` and `send_note({ body, to })` —
  * records every tool call and every Authorization header it received, and
  * either allows browser requests (CORS, exposing `mcp-session-id`) or not.
  * With `oauth`, it is also its own OAuth authorization server (discovery,
@@ -35,6 +37,28 @@ const FILMS: Record<string, { title: string; year: number; director: string }> =
   dune: { title: "Dune", year: 2021, director: "Denis Villeneuve" },
   solaris: { title: "Solaris", year: 1972, director: "Andrei Tarkovsky" },
 };
+
+/** The notes server: its name is what it says it is (two servers may both say "notes"). */
+function createNotesServer(name: string, calls: string[]): McpServer {
+  const server = new McpServer({ name, version: "1.0.0" });
+  server.registerTool(
+    "delete_note",
+    { description: "Delete a note.", inputSchema: { id: z.string() }, annotations: { readOnlyHint: false, destructiveHint: true } },
+    async ({ id }) => {
+      calls.push(`delete_note ${JSON.stringify({ id })}`);
+      return { content: [{ type: "text", text: `Deleted note ${id}` }] };
+    },
+  );
+  server.registerTool(
+    "send_note",
+    { description: "Send a note to someone.", inputSchema: { body: z.string(), to: z.string() }, annotations: { readOnlyHint: false } },
+    async ({ body, to }) => {
+      calls.push(`send_note ${JSON.stringify({ bytes: body.length, to })}`);
+      return { content: [{ type: "text", text: `Sent ${body.length} characters to ${to}` }] };
+    },
+  );
+  return server;
+}
 
 function createFilmServer(calls: string[], watchlist: string[]): McpServer {
   const server = new McpServer({ name: "Films", version: "1.0.0" });
@@ -81,7 +105,7 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
 
 const base64url = (bytes: Buffer) => bytes.toString("base64").replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 
-export async function startMcpServer(options: { cors?: boolean; oauth?: boolean } = {}): Promise<TestMcpServer> {
+export async function startMcpServer(options: { cors?: boolean; oauth?: boolean; kind?: "films" | "notes"; name?: string } = {}): Promise<TestMcpServer> {
   const cors = options.cors ?? true;
   const oauth = { registered: 0, authorized: 0, pkceVerified: false, issued: [] as string[] };
   const challenges = new Map<string, string>();
@@ -172,7 +196,7 @@ export async function startMcpServer(options: { cors?: boolean; oauth?: boolean 
     }
     void (async () => {
       // Stateless Streamable HTTP: one server and transport per request; the films and the watch list are shared.
-      const server = createFilmServer(calls, watchlist);
+      const server = options.kind === "notes" ? createNotesServer(options.name ?? "Notes", calls) : createFilmServer(calls, watchlist);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       response.on("close", () => {
         void transport.close();

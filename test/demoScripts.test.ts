@@ -310,7 +310,7 @@ describe("generative UI demo scripts", () => {
     expectCleanEnd(state);
     expect(prepared()).toBeGreaterThanOrEqual(1);
     expect(servers.list().map((server) => server.name)).toEqual(["demo-films"]);
-    expect(asked.map((ask) => [ask.server, ask.tool, JSON.parse(ask.arguments)])).toEqual([["demo-films", "lookup_film", { title: "Dune" }]]);
+    expect(asked.map((ask) => [ask.server, ask.tool, ask.arguments])).toEqual([["demo-films", "lookup_film", [{ name: "title", value: '"Dune"' }]]]);
     expect(printed(state.messages)).toContain("tools: lookup_film, add_to_watchlist");
     const [open] = opened(realm.host.messages);
     const [title] = realm.host.findAll(open.mountId, (node) => node.type === "CardTitle");

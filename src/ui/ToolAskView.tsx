@@ -1,18 +1,25 @@
 /**
  * The inline ask for a tool call (DESIGN.md §4): the tool, its server, the
  * arguments, and exactly **Allow once** / **Always allow this tool** / **Deny**.
+ *
+ * The arguments are shown whole (src/sandbox/capabilities/toolArguments.ts):
+ * one line per top-level argument, `name: value`, wrapped; a long value is
+ * collapsed to its start with **Show all**. A call too large for this never
+ * reaches the ask (the broker refuses it).
  */
+import { useState } from "react";
 import type { CapabilityController, PendingAsk } from "./capabilityController";
 import type { ToolPermissionAsk } from "../sandbox/capabilities/createToolBroker";
+import { previewArgument, showInvisibles, type ShownArgument } from "../sandbox/capabilities/toolArguments";
 
 export function ToolAskView({ ask, controller }: { ask: PendingAsk & ToolPermissionAsk; controller: CapabilityController }) {
   return (
     <div className="lm-ask" role="group" aria-label="Permission request">
       <p className="lm-ask__what">
-        The code wants to call a tool: <strong>{ask.tool}</strong> on the MCP server <code>{ask.server}</code>
+        The code wants to call a tool: <strong>{showInvisibles(ask.tool)}</strong> on the MCP server <code>{ask.server}</code>
         {ask.readOnly ? <span> · marked read-only by its server</span> : <span> · may change things</span>}
       </p>
-      <pre className="lm-ask__arguments" aria-label="Arguments">{ask.arguments}</pre>
+      <ToolArguments list={ask.arguments} />
       <div className="lm-ask__actions">
         <button type="button" className="lm-button lm-button--primary" onClick={() => controller.answer(ask.id, "once")}>
           Allow once
@@ -25,5 +32,36 @@ export function ToolAskView({ ask, controller }: { ask: PendingAsk & ToolPermiss
         </button>
       </div>
     </div>
+  );
+}
+
+function ToolArguments({ list }: { list: readonly ShownArgument[] }) {
+  if (list.length === 0) return <p className="lm-ask__arguments lm-ask__arguments--none" aria-label="Arguments">No arguments</p>;
+  return (
+    <ul className="lm-ask__arguments" aria-label="Arguments">
+      {list.map((argument, index) => (
+        <ToolArgument key={index} argument={argument} />
+      ))}
+    </ul>
+  );
+}
+
+function ToolArgument({ argument }: { argument: ShownArgument }) {
+  const [open, setOpen] = useState(false);
+  const preview = previewArgument(argument.value);
+  return (
+    <li className="lm-ask__argument">
+      <span className="lm-ask__argument-name">{argument.name}</span>: <span className="lm-ask__argument-value" data-open={preview && open ? "" : undefined}>
+        {preview && !open ? preview.text : argument.value}
+      </span>
+      {preview && (
+        <>
+          {!open && <span className="lm-ask__argument-more"> … {preview.hiddenCharacters.toLocaleString("en")} more characters</span>}{" "}
+          <button type="button" className="lm-link-button" aria-expanded={open} onClick={() => setOpen(!open)}>
+            {open ? "Show less" : "Show all"}
+          </button>
+        </>
+      )}
+    </li>
   );
 }

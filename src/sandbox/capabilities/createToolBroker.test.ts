@@ -87,7 +87,7 @@ describe("tool broker", () => {
     await expect(call("lookup_film", { title: "Dune" })).resolves.toMatchObject({ structured: { title: "Dune", year: 2021, director: "Denis Villeneuve" } });
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatchObject({ capability: "tool", name: "lookup_film", server: "demo-films", tool: "lookup_film", readOnly: true });
-    expect(JSON.parse(asked[0].arguments)).toEqual({ title: "Dune" });
+    expect(asked[0].arguments).toEqual([{ name: "title", value: '"Dune"' }]);
     await call("lookup_film", { title: "Dune" });
     expect(asked).toHaveLength(2);
     expect(calls).toHaveLength(2);
@@ -127,6 +127,32 @@ describe("tool broker", () => {
     broker.setStrict(true);
     await call("lookup_film", { title: "Dune" });
     expect(asked.map((ask) => ask.tool)).toEqual(["add_to_watchlist", "lookup_film"]);
+  });
+
+  it("the ask shows every top-level argument whole: a 4,100-character argument does not hide the next one", async () => {
+    const { call, asked } = await setUp(["deny"]);
+    // The demo's tools take a title only; the server would refuse the extra argument, but the ask comes first.
+    await expect(call("add_to_watchlist", { title: "x".repeat(4_100), to: "attacker@evil.example" })).rejects.toMatchObject({ code: "denied" });
+    expect(asked[0].arguments).toEqual([
+      { name: "title", value: JSON.stringify("x".repeat(4_100)) },
+      { name: "to", value: '"attacker@evil.example"' },
+    ]);
+  });
+
+  it("a call too large to show whole is refused without asking (too-large-to-ask), and recorded", async () => {
+    const { call, calls, asked, audit } = await setUp(["once"]);
+    await expect(call("add_to_watchlist", { title: "x".repeat(70_000), to: "attacker@evil.example" })).rejects.toMatchObject({
+      code: "too-large-to-ask",
+      message: expect.stringMatching(/demo-films\/add_to_watchlist was not called: its arguments are \d+ bytes of JSON, more than the 64 KB/),
+    });
+    const many = Object.fromEntries(Array.from({ length: 51 }, (_, index) => [`a${index}`, index]));
+    await expect(call("add_to_watchlist", many)).rejects.toMatchObject({ code: "too-large-to-ask", message: expect.stringMatching(/51 top-level arguments/) });
+    expect(asked).toEqual([]);
+    expect(calls).toEqual([]);
+    expect(audit).toMatchObject([
+      { decision: "denied", result: "too-large-to-ask" },
+      { decision: "denied", result: "too-large-to-ask" },
+    ]);
   });
 
   it("an isError result fails with the tool's message, code tool-error", async () => {

@@ -16,6 +16,7 @@ import type { HostService } from "../types";
 import type { ToolCallResponse, ToolDescriptor } from "../../wire/capabilities";
 import type { JsonValue } from "../../wire/mount";
 import { createCapabilityCore, sha256Hex } from "./createCapabilityCore";
+import { formatToolArguments, type ShownArgument } from "./toolArguments";
 import {
   DEFAULT_TOOL_POLICY, allowTool, answerToolAsk, canonicalJson, decideTool, revokeTool as withoutTool, setReadOnlyAllowed, spendToolGrant, toolKey,
   type ToolAction, type ToolAnswer, type ToolAuditDecision, type ToolPolicyState,
@@ -24,8 +25,6 @@ import {
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 /** The largest result handed to code (its JSON). */
 export const DEFAULT_MAX_TOOL_RESULT_BYTES = 5 * 1024 * 1024;
-/** How much of the arguments the ask shows. */
-const MAX_SHOWN_ARGUMENTS = 4_000;
 
 /** A tool call's result as MCP returns it (CallToolResult). */
 export interface McpToolResult {
@@ -48,8 +47,11 @@ export interface ToolPermissionAsk {
   name: string;
   server: string;
   tool: string;
-  /** The arguments as pretty JSON (cut at a few KB). */
-  arguments: string;
+  /**
+   * Every top-level argument, whole (toolArguments.ts: names and JSON values with invisible
+   * characters marked). A call too large to show this way is refused instead of asked.
+   */
+  arguments: readonly ShownArgument[];
   readOnly: boolean;
 }
 
@@ -64,7 +66,7 @@ export interface ToolAuditRecord {
   bytesOut: number;
   /** Result bytes (its JSON). */
   bytes?: number;
-  /** "ok", "tool-error", or why it failed (denied, failed, timeout, revoked, aborted, too-large). */
+  /** "ok", "tool-error", or why it failed (denied, too-large-to-ask, failed, timeout, revoked, aborted, too-large). */
   result: string;
   reason?: string;
 }
@@ -163,7 +165,13 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
 
     const verdict = await core.decide(action, {
       ask: (id) => {
-        const pretty = JSON.stringify(args, null, 2);
+        // Never ask about what cannot be shown whole: the person's answer covers every byte of the call.
+        const shown = formatToolArguments(args as Record<string, unknown>, action.argumentsSize);
+        if (!shown.ok) {
+          const message = `${key} was not called: ${shown.reason}. Pass less in one call (split the work, or pass a short reference instead of the content).`;
+          record({ decision: "denied", result: "too-large-to-ask", reason: shown.reason });
+          return Promise.reject(new HostServiceError("too-large-to-ask", message));
+        }
         return options.ask(
           {
             id,
@@ -171,7 +179,7 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
             name: descriptor.name,
             server: descriptor.server,
             tool: descriptor.tool,
-            arguments: pretty.length > MAX_SHOWN_ARGUMENTS ? `${pretty.slice(0, MAX_SHOWN_ARGUMENTS)}\n… (${pretty.length - MAX_SHOWN_ARGUMENTS} more characters)` : pretty,
+            arguments: shown.arguments,
             readOnly: descriptor.readOnly,
           },
           signal,

