@@ -149,7 +149,8 @@ function Root() {
           system: () => SYSTEM_PROMPT + toolsPrompt(capabilities.toolDescriptors()),
           callSettings: () => {
             const chat = controller.getState().current?.chat;
-            return { temperature: chat?.temperature, instruction: chat?.instruction };
+            // An instruction applied from an imported file is the file's: it goes inside the untrusted bracket.
+            return { temperature: chat?.temperature, instruction: chat?.instruction, importedInstruction: chat?.importedInstruction };
           },
           realm: agentRealm,
           createParser: createProtocolParser,

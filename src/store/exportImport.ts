@@ -26,6 +26,7 @@ import {
   type MountSnapshot,
   type SearchTextRecord,
   type Session,
+  type SuggestedChatSettings,
 } from "./types";
 
 /**
@@ -40,6 +41,9 @@ import {
  * outside (DESIGN.md §4): `origin: "imported"`, and rights do not travel —
  * capability settings start at the defaults (network: ask) and grants are
  * not imported (their count is reported); the audit list is kept as history.
+ * Nor does the file choose the model, the token budget or the system prompt:
+ * its model settings are kept as a suggestion (`suggestedChat`) that the
+ * person applies by hand.
  */
 
 function exportedSession(session: Session): ExportedSession {
@@ -58,7 +62,27 @@ function exportedSession(session: Session): ExportedSession {
   };
   if (session.importedAt !== undefined) exported.importedAt = session.importedAt;
   if (session.chat) exported.chat = { ...session.chat };
+  if (session.suggestedChat) exported.suggestedChat = { ...session.suggestedChat };
   return exported;
+}
+
+/**
+ * What a file's model settings become where it is imported: a suggestion,
+ * never the session's settings (issue 32). Everything the file says counts
+ * as the file's: its `chat` (the sender's own settings, and an instruction
+ * the sender had applied from another file) over its own suggestion.
+ */
+export function suggestionOf(session: ExportedSession): SuggestedChatSettings | undefined {
+  const { chat, suggestedChat } = session;
+  const instructions = [chat?.instruction, chat?.importedInstruction].filter((part): part is string => !!part?.trim());
+  const suggestion: SuggestedChatSettings = {
+    ...suggestedChat,
+    ...(chat?.model !== undefined ? { model: chat.model } : {}),
+    ...(chat?.temperature !== undefined ? { temperature: chat.temperature } : {}),
+    ...(chat?.maxOutputTokens !== undefined ? { maxOutputTokens: chat.maxOutputTokens } : {}),
+    ...(instructions.length > 0 ? { instruction: instructions.join("\n\n") } : {}),
+  };
+  return Object.keys(suggestion).length > 0 ? suggestion : undefined;
 }
 
 function withoutKeys(record: object, keys: string[]): Record<string, unknown> {
@@ -204,6 +228,7 @@ async function writeImport(store: Store, bodies: SessionBody[]): Promise<{ sessi
       }
       for (const entry of body.audit) audit.push({ ...(withoutKeys(entry, ["id", "sessionId"]) as ExportedAudit), sessionId } as AuditEntry);
       droppedGrants += body.grants.length;
+      const suggestion = suggestionOf(body.session);
       sessions.push({
         id: sessionId,
         title: body.session.title,
@@ -211,7 +236,8 @@ async function writeImport(store: Store, bodies: SessionBody[]): Promise<{ sessi
         updatedAt: body.session.updatedAt,
         origin: "imported",
         settings: { network: DEFAULT_SESSION_SETTINGS.network, allowedHosts: [] },
-        ...(body.session.chat ? { chat: { ...body.session.chat } } : {}),
+        // Never `chat`: the file does not choose the model, the budget or the system prompt.
+        ...(suggestion ? { suggestedChat: suggestion } : {}),
         importedAt: now,
       });
       imported.push({ id: sessionId, originalId, title: body.session.title, remapped });

@@ -186,6 +186,13 @@ const message = agreesWith<ChatMessage>()(z.discriminatedUnion("role", [
 
 const capability = z.enum(["network", "file", "tool"]);
 
+const chatShape = {
+  model: text(200).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  maxOutputTokens: z.number().int().min(1).max(1_000_000).optional(),
+  instruction: text(20_000).optional(),
+};
+
 const session = agreesWith<Omit<Session, "deletedAt">>()(z.strictObject({
   id,
   title: text(MAX_TITLE_LENGTH),
@@ -200,14 +207,14 @@ const session = agreesWith<Omit<Session, "deletedAt">>()(z.strictObject({
   }),
   importedAt: timestamp.optional(),
   // The session's model settings (Session settings → Model); never a key or an endpoint.
+  // Whatever a file says here is only a suggestion where it is imported (exportImport.ts).
   chat: z
     .strictObject({
-      model: text(200).optional(),
-      temperature: z.number().min(0).max(2).optional(),
-      maxOutputTokens: z.number().int().min(1).max(1_000_000).optional(),
-      instruction: text(20_000).optional(),
+      ...chatShape,
+      importedInstruction: text(20_000).optional(),
     })
     .optional(),
+  suggestedChat: z.strictObject(chatShape).optional(),
 }));
 
 const mount = agreesWith<Omit<MountSnapshot, "sessionId">>()(z.strictObject({
