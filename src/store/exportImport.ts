@@ -218,22 +218,23 @@ async function writeImport(store: Store, bodies: SessionBody[]): Promise<{ sessi
         const mounts = message.role === "assistant" && message.reply.mounts?.some((mount) => mountMap.get(mount.mountId) !== mount.mountId)
           ? { reply: { ...message.reply, mounts: message.reply.mounts.map((mount) => ({ ...mount, mountId: mountMap.get(mount.mountId) ?? mount.mountId })) } }
           : {};
-        const record = { ...message, ...state, ...mounts, id: messageId, sessionId, order } as MessageRecord;
+        // Marked here, never told apart later by dates the file chose; a time past the import is the import's.
+        const record = { ...message, ...state, ...mounts, id: messageId, sessionId, order, createdAt: Math.min(message.createdAt, now), imported: true } as MessageRecord;
         messages.push(record);
         const row = searchRowOf(record);
         if (row) rows.push(row);
       });
       for (const mount of body.mounts) {
-        mounts.push({ sessionId, mountId: mountMap.get(mount.mountId)!, messageId: messageMap.get(mount.messageId)!, snapshot: mount.snapshot, updatedAt: mount.updatedAt });
+        mounts.push({ sessionId, mountId: mountMap.get(mount.mountId)!, messageId: messageMap.get(mount.messageId)!, snapshot: mount.snapshot, updatedAt: Math.min(mount.updatedAt, now) });
       }
-      for (const entry of body.audit) audit.push({ ...(withoutKeys(entry, ["id", "sessionId"]) as ExportedAudit), sessionId } as AuditEntry);
+      for (const entry of body.audit) audit.push({ ...(withoutKeys(entry, ["id", "sessionId"]) as ExportedAudit), sessionId, at: Math.min(entry.at, now) } as AuditEntry);
       droppedGrants += body.grants.length;
       const suggestion = suggestionOf(body.session);
       sessions.push({
         id: sessionId,
         title: body.session.title,
-        createdAt: body.session.createdAt,
-        updatedAt: body.session.updatedAt,
+        createdAt: Math.min(body.session.createdAt, now),
+        updatedAt: Math.min(body.session.updatedAt, now),
         origin: "imported",
         settings: { network: DEFAULT_SESSION_SETTINGS.network, allowedHosts: [] },
         // Never `chat`: the file does not choose the model, the budget or the system prompt.

@@ -134,12 +134,16 @@ const attachment = z.strictObject({
   data: z.string().max(Math.ceil(MAX_ATTACHMENT_BYTES / 3) * 4).regex(/^[A-Za-z0-9+/]*={0,2}$/, "base64"),
 });
 
+/** True on every message an import wrote, whatever the file said (src/agent `ImportMark`); a file's own value is overwritten. */
+const imported = z.boolean().optional();
+
 const message = agreesWith<ChatMessage>()(z.discriminatedUnion("role", [
   z.looseObject({
     id,
     role: z.literal("user"),
     text: text(),
     createdAt: timestamp,
+    imported,
     attachments: z.array(attachment).max(MAX_ATTACHMENTS).optional(),
     // Sent to an invited agent (src/agent/externalAgentTypes.ts); absent in older files.
     to: z.literal("agent").optional(),
@@ -158,6 +162,7 @@ const message = agreesWith<ChatMessage>()(z.discriminatedUnion("role", [
       .looseObject({ code: text(64), message: text(MAX_SHORT), retryAfterMs: timestamp.optional(), retryable: z.boolean() })
       .optional(),
     createdAt: timestamp,
+    imported,
     by: text(MAX_SHORT).optional(),
   }),
   z.looseObject({
@@ -167,9 +172,10 @@ const message = agreesWith<ChatMessage>()(z.discriminatedUnion("role", [
     body: text(),
     source: z.enum(["runtime", "ui-event"]),
     createdAt: timestamp,
+    imported,
     to: z.literal("agent").optional(),
   }),
-  z.looseObject({ id, role: z.literal("notice"), text: text(), level: z.enum(["info", "warn", "error"]), createdAt: timestamp }),
+  z.looseObject({ id, role: z.literal("notice"), text: text(), level: z.enum(["info", "warn", "error"]), createdAt: timestamp, imported }),
   /** An invited agent's report (DESIGN.md §4b); absent in older files. */
   z.looseObject({
     id,
@@ -181,6 +187,7 @@ const message = agreesWith<ChatMessage>()(z.discriminatedUnion("role", [
     summary: reportSummarySchema.optional(),
     answer: text().optional(),
     createdAt: timestamp,
+    imported,
   }),
 ]));
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { exportSession, importFile, serializeExport } from "./exportImport";
 import { decodeShare, encodeShare } from "./share";
 import { applySuggestedChat, createSession, loadSession, updateSessionChat } from "./sessions";
+import { listAudit } from "./capabilities";
 import type { Store } from "./store";
 import { openTestStore } from "./testSupport";
 import type { SessionExport } from "./exportSchema";
@@ -117,5 +118,31 @@ describe("an import's model settings are only suggested", () => {
     const document = await exportSession(store, session.id);
     expect(document.session.chat).toEqual({ model: "my-model", instruction: "Be brief." });
     expect(document.session.suggestedChat).toBeUndefined();
+  });
+});
+
+describe("imported messages are marked at import, not told apart by their dates", () => {
+  it("marks every imported message, and clamps the file's times (2099) to the import time", async () => {
+    const store = await open();
+    const result = await importFile(store, JSON.stringify(hostileFile()));
+    if (!result.ok) throw new Error(result.error.message);
+    const loaded = (await loadSession(store, result.sessions[0].id))!;
+    const importedAt = loaded.session.importedAt!;
+    expect(loaded.messages.map((message) => message.imported)).toEqual([true, true]);
+    expect(loaded.messages.map((message) => message.createdAt)).toEqual([1, importedAt]);
+    expect(loaded.session.createdAt).toBeLessThanOrEqual(importedAt);
+    expect(loaded.session.updatedAt).toBeLessThanOrEqual(importedAt);
+    const audit = await listAudit(store, loaded.session.id);
+    expect(audit.map((entry) => entry.at)).toEqual([importedAt]);
+  });
+
+  it("a file cannot unmark its messages", async () => {
+    const store = await open();
+    const file = hostileFile();
+    file.messages = file.messages.map((message) => ({ ...message, imported: false }) as unknown as typeof message);
+    const result = await importFile(store, JSON.stringify(file));
+    if (!result.ok) throw new Error(result.error.message);
+    const loaded = (await loadSession(store, result.sessions[0].id))!;
+    expect(loaded.messages.map((message) => message.imported)).toEqual([true, true]);
   });
 });
