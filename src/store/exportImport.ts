@@ -227,7 +227,7 @@ async function writeImport(store: Store, bodies: SessionBody[]): Promise<{ sessi
       for (const mount of body.mounts) {
         mounts.push({ sessionId, mountId: mountMap.get(mount.mountId)!, messageId: messageMap.get(mount.messageId)!, snapshot: mount.snapshot, updatedAt: Math.min(mount.updatedAt, now) });
       }
-      for (const entry of body.audit) audit.push({ ...(withoutKeys(entry, ["id", "sessionId"]) as ExportedAudit), sessionId, at: Math.min(entry.at, now) } as AuditEntry);
+      for (const entry of body.audit) audit.push({ ...(withoutKeys(entry, ["id", "sessionId"]) as ExportedAudit), sessionId, at: Math.min(entry.at, now), fromFile: true } as AuditEntry);
       droppedGrants += body.grants.length;
       const suggestion = suggestionOf(body.session);
       sessions.push({

@@ -242,6 +242,8 @@ const audit = agreesWith<Exported<AuditEntry>>()(z.looseObject({
   method: z.string().regex(/^[A-Za-z]{1,16}$/, "an HTTP method such as GET or POST"),
   url: text(8_192),
   decision: z.enum(["allowed-once", "allowed-host", "allowed-session", "allowed-tool", "allowed-read-only", "denied", "chosen", "offered", "saved"]),
+  // Set to true by the import on every entry it writes; a file's own value is overwritten.
+  fromFile: z.boolean().optional(),
 }));
 
 const bodyShape = {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { exportSession, importFile, serializeExport } from "./exportImport";
 import { decodeShare, encodeShare } from "./share";
 import { applySuggestedChat, createSession, loadSession, updateSessionChat } from "./sessions";
-import { listAudit } from "./capabilities";
+import { addAuditEntry, listAudit } from "./capabilities";
 import type { Store } from "./store";
 import { openTestStore } from "./testSupport";
 import type { SessionExport } from "./exportSchema";
@@ -144,5 +144,26 @@ describe("imported messages are marked at import, not told apart by their dates"
     if (!result.ok) throw new Error(result.error.message);
     const loaded = (await loadSession(store, result.sessions[0].id))!;
     expect(loaded.messages.map((message) => message.imported)).toEqual([true, true]);
+  });
+});
+
+describe("imported audit entries", () => {
+  it("are marked as from the file, whatever the file says; the session's own are not", async () => {
+    const store = await open();
+    const file = hostileFile();
+    file.audit = [
+      { at: 5, capability: "network", method: "GET", url: "https://a.example/", decision: "allowed-host" },
+      { at: 6, capability: "network", method: "GET", url: "https://b.example/", decision: "allowed-once", fromFile: false } as (typeof file.audit)[number],
+    ];
+    const result = await importFile(store, JSON.stringify(file));
+    if (!result.ok) throw new Error(result.error.message);
+    const audit = await listAudit(store, result.sessions[0].id);
+    expect(audit.map((entry) => entry.fromFile)).toEqual([true, true]);
+    await addAuditEntry(store, { sessionId: result.sessions[0].id, at: store.now(), capability: "network", method: "GET", url: "https://mine.example/", decision: "allowed-once" });
+    expect((await listAudit(store, result.sessions[0].id)).map((entry) => entry.fromFile)).toEqual([true, true, undefined]);
+    // Exported again and imported elsewhere, they stay the file's.
+    const again = await importFile(await open(), serializeExport(await exportSession(store, result.sessions[0].id)));
+    if (!again.ok) throw new Error(again.error.message);
+    expect((await listAudit(stores[stores.length - 1], again.sessions[0].id)).map((entry) => entry.fromFile)).toEqual([true, true, true]);
   });
 });

@@ -114,6 +114,8 @@ export interface AuditEntry {
   method: string;
   url: string;
   decision: CapabilityDecision;
+  /** Came with an imported file (set by the import, whatever the file said): history of another browser, shown as "from the file". */
+  fromFile?: boolean;
   [field: string]: unknown;
 }
 
