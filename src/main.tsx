@@ -22,7 +22,6 @@ import { App } from "./ui/App";
 import { preloadMarkdown } from "./ui/LazyMarkdown";
 import { prepareTimeFormat } from "./ui/MessageActions";
 import { SessionController } from "./ui/sessionController";
-import type { Session } from "./store/types";
 import { forgetKey, loadSettings, saveSettings, type Settings } from "./ui/settings";
 import { createAttachmentService } from "./ui/attachmentService";
 import { watchRealmStatus, withoutStartUpErrors, type RealmStatus } from "./ui/realmStatus";
@@ -135,7 +134,7 @@ function Root() {
         ...(chat?.maxOutputTokens !== undefined ? { maxOutputTokens: chat.maxOutputTokens } : {}),
       };
     };
-    const makeAgent = (messages: ChatMessage[], session?: Session) =>
+    const makeAgent = (messages: ChatMessage[]) =>
       new Agent(
         {
           model: async () => {
@@ -149,7 +148,8 @@ function Root() {
           system: () => SYSTEM_PROMPT + toolsPrompt(capabilities.toolDescriptors()),
           callSettings: () => {
             const chat = controller.getState().current?.chat;
-            return { temperature: chat?.temperature, instruction: chat?.instruction };
+            // An instruction applied from an imported file is the file's: it goes inside the untrusted bracket.
+            return { temperature: chat?.temperature, instruction: chat?.instruction, importedInstruction: chat?.importedInstruction };
           },
           realm: agentRealm,
           createParser: createProtocolParser,
@@ -161,11 +161,8 @@ function Root() {
           // Output that follows outside content (a fetched body, a chosen file) is labelled untrusted.
           wrapFeedback: (body, source) => wrapFeedback(body, source, { untrusted: capabilities.takeUntrusted() }),
           maxTurns: settingsRef.current.maxTurns,
-          // An imported session's messages (older than its import) are replayed as untrusted content.
-          isImported:
-            session?.origin === "imported" && session.importedAt !== undefined
-              ? (message) => message.createdAt <= session.importedAt!
-              : undefined,
+          // An imported session's messages are replayed as untrusted content: the agent reads the mark the
+          // import put on each (never their dates, which the file chose), in a branch of one too.
         },
         messages,
       );

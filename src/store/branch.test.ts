@@ -60,7 +60,7 @@ describe("edit, regenerate and branch in the store", () => {
     expect((await listSessions(store)).map((session) => session.title).sort()).toEqual(["Branch of Trip", "Trip"]);
   });
 
-  it("a session's model settings and its messages' attachments travel in the export and come back on import", async () => {
+  it("a session's model settings and its messages' attachments travel in the export and come back on import (the settings as a suggestion)", async () => {
     const store = await open();
     const session = await updateSessionChat(store, (await createSession(store, { title: "With files" })).id, { model: "m", maxOutputTokens: 2048 });
     const attachments = [{ name: "sales.csv", mediaType: "text/csv", size: 4, data: "YSxiCg==" }];
@@ -71,7 +71,9 @@ describe("edit, regenerate and branch in the store", () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     const loaded = (await loadSession(other, result.sessions[0].id))!;
-    expect(loaded.session.chat).toEqual({ model: "m", maxOutputTokens: 2048 });
+    // An import never chooses the model or the budget: the file's settings wait for Apply suggested settings.
+    expect(loaded.session.chat).toBeUndefined();
+    expect(loaded.session.suggestedChat).toEqual({ model: "m", maxOutputTokens: 2048 });
     const user = loaded.messages[0];
     expect(user.role === "user" && user.attachments).toEqual(attachments);
     // Clearing the settings removes them.

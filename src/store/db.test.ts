@@ -1,7 +1,7 @@
 import Dexie from "dexie";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { SCHEMA_V1, SCHEMA_V2, SCHEMA_VERSION, SESSION_TABLES } from "./db";
+import { SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_VERSION, SESSION_TABLES } from "./db";
 import { loadSession, searchSessions } from "./sessions";
 import { openStore } from "./store";
 import type { StoreErrorInfo } from "./errors";
@@ -89,7 +89,7 @@ describe("schema versions", () => {
     store.db.close();
   });
 
-  it("opens a version-2 database holding sessions as version 3: the settings table is gone, nothing else is lost", async () => {
+  it("opens a version-2 database holding sessions: the settings table is gone (version 3), nothing else is lost", async () => {
     const indexedDB = new IDBFactory();
     await writeVersion1(indexedDB);
     const v2 = new Dexie(NAME, { indexedDB, IDBKeyRange });
@@ -108,13 +108,62 @@ describe("schema versions", () => {
     const opened = await openStore({ name: NAME, indexedDB, IDBKeyRange });
     if (!opened.ok) throw new Error(opened.error.message);
     const { store } = opened;
-    expect(store.db.verno).toBe(3);
+    expect(store.db.verno).toBe(SCHEMA_VERSION);
     expect(store.db.tables.map((table) => table.name).sort()).toEqual([...SESSION_TABLES].sort());
     const after = await dumpDatabase(store.db);
     expect(after.settings).toBeUndefined();
-    for (const table of SESSION_TABLES) expect(after[table], table).toEqual(rowsBefore[table]);
+    for (const table of SESSION_TABLES) if (table !== "messages") expect(after[table], table).toEqual(rowsBefore[table]);
+    // Version 4 marked the imported session's message (dated before its import) as imported; nothing else changed.
+    expect(after.messages).toEqual((rowsBefore.messages as Record<string, unknown>[]).map((row) => (row.sessionId === "s3" ? { ...row, imported: true } : row)));
     expect((await loadSession(store, "s3"))?.messages.map((message) => message.text)).toEqual(["a version-2 question"]);
     expect((await searchSessions(store, "version-2")).map((hit) => hit.session.id)).toEqual(["s3"]);
+    store.db.close();
+  });
+
+  it("opens a version-3 database as version 4: an imported session's messages from the file are marked imported, the person's own are not, nothing else changes", async () => {
+    const indexedDB = new IDBFactory();
+    const v3 = new Dexie(NAME, { indexedDB, IDBKeyRange });
+    v3.version(1).stores(SCHEMA_V1);
+    v3.version(2).stores(SCHEMA_V2);
+    v3.version(3).stores(SCHEMA_V3);
+    await v3.open();
+    const YEAR_2099 = Date.UTC(2099, 0, 1);
+    const UPGRADED_AT = 1_000;
+    await v3.table("sessions").bulkPut([
+      { id: "imp", title: "From a file", createdAt: 5, updatedAt: 300, origin: "imported", settings: { network: "ask", allowedHosts: [] }, importedAt: 100 },
+      { id: "tail", title: "File ending in 2099", createdAt: 5, updatedAt: 300, origin: "imported", settings: { network: "ask", allowedHosts: [] }, importedAt: 100 },
+      { id: "own", title: "Mine", createdAt: 5, updatedAt: 300, origin: "local", settings: { network: "ask", allowedHosts: [] } },
+    ]);
+    await v3.table("messages").bulkPut([
+      // The file's messages (the old rule, createdAt <= importedAt, missed the one dated 2099), then the person's.
+      { ...userMessage("i0", "from the file", 1), sessionId: "imp", order: 0 },
+      { ...userMessage("i1", "from the file, dated 2099", YEAR_2099), sessionId: "imp", order: 1 },
+      { ...userMessage("i2", "from the file again", 50), sessionId: "imp", order: 2, futureField: "kept" },
+      { ...userMessage("i3", "the person, after the import", 150), sessionId: "imp", order: 3 },
+      { ...assistantMessage("i4", "the reply", { createdAt: 160 }), sessionId: "imp", order: 4 },
+      { ...userMessage("t0", "from the file", 1), sessionId: "tail", order: 0 },
+      { ...userMessage("t1", "the file's last message, dated 2099", YEAR_2099), sessionId: "tail", order: 1 },
+      { ...userMessage("t2", "the person", 150), sessionId: "tail", order: 2 },
+      { ...userMessage("o0", "my own", 1), sessionId: "own", order: 0 },
+    ]);
+    const rowsBefore: Record<string, unknown[]> = {};
+    for (const table of v3.tables) rowsBefore[table.name] = await table.toArray();
+    v3.close();
+
+    const opened = await openStore({ name: NAME, indexedDB, IDBKeyRange, now: () => UPGRADED_AT });
+    if (!opened.ok) throw new Error(opened.error.message);
+    const { store } = opened;
+    expect(store.db.verno).toBe(SCHEMA_VERSION);
+    expect(SCHEMA_VERSION).toBe(4);
+    const after = await dumpDatabase(store.db);
+    for (const table of SESSION_TABLES) if (table !== "messages") expect(after[table], table).toEqual(rowsBefore[table]);
+    const marked = Object.fromEntries((after.messages as { id: string; imported?: boolean }[]).map((row) => [row.id, row.imported === true]));
+    expect(marked).toEqual({ i0: true, i1: true, i2: true, i3: false, i4: false, t0: true, t1: true, t2: false, o0: false });
+    // Only the mark is added.
+    const strip = (rows: unknown[]) => (rows as Record<string, unknown>[]).map(({ imported: _imported, ...row }) => row);
+    expect(strip(after.messages)).toEqual(strip(rowsBefore.messages));
+    const loaded = await loadSession(store, "imp");
+    expect(loaded?.messages.find((message) => message.id === "i2")).toMatchObject({ imported: true, futureField: "kept" });
     store.db.close();
   });
 

@@ -55,7 +55,15 @@ export const SCHEMA_V3: Readonly<Record<string, string | null>> = Object.freeze(
   settings: null,
 });
 
-export const SCHEMA_VERSION = 3;
+/**
+ * Version 4: no new table or index. Imported messages carry `imported: true`
+ * (set by the import since this version); the upgrade marks those of
+ * sessions imported before it, which were told apart by date alone
+ * (`createdAt <= importedAt`, dates the file chose). See `markImportedMessages`.
+ */
+export const SCHEMA_V4: Readonly<Record<string, string>> = Object.freeze({});
+
+export const SCHEMA_VERSION = 4;
 
 async function backfillSearchText(transaction: Transaction): Promise<void> {
   const rows: SearchTextRecord[] = [];
@@ -72,10 +80,40 @@ async function backfillSearchText(transaction: Transaction): Promise<void> {
   }
 }
 
-export function defineSchema(db: Dexie): void {
+/**
+ * An imported session's messages are a prefix of its rows by `order`: the
+ * import wrote the file's messages first, and the person's came after, dated
+ * by this browser's clock after `importedAt`. So every row up to the last one
+ * the old rule counted as imported (`createdAt <= importedAt`), or dated
+ * after now (no message of the person's can be), is the file's: that covers
+ * what the old rule covered and the file's messages dated in the future it
+ * let through. Only the mark is added; rows the upgrade cannot read are left
+ * as they are.
+ */
+async function markImportedMessages(transaction: Transaction, now: number): Promise<void> {
+  const sessions = (await transaction.table("sessions").toArray()) as { id?: unknown; origin?: unknown; importedAt?: unknown }[];
+  for (const session of sessions) {
+    if (session.origin !== "imported" || typeof session.importedAt !== "number" || typeof session.id !== "string") continue;
+    const importedAt = session.importedAt;
+    const rows = (await transaction
+      .table("messages")
+      .where("[sessionId+order]")
+      .between([session.id, Dexie.minKey], [session.id, Dexie.maxKey])
+      .toArray()) as { createdAt?: unknown; imported?: unknown }[];
+    let last = -1;
+    rows.forEach((row, index) => {
+      if (typeof row.createdAt === "number" && (row.createdAt <= importedAt || row.createdAt > now)) last = index;
+    });
+    const marked = rows.slice(0, last + 1).filter((row) => row.imported !== true).map((row) => ({ ...row, imported: true }));
+    for (let start = 0; start < marked.length; start += 500) await transaction.table("messages").bulkPut(marked.slice(start, start + 500));
+  }
+}
+
+export function defineSchema(db: Dexie, now: () => number = () => Date.now()): void {
   db.version(1).stores(SCHEMA_V1);
   db.version(2).stores(SCHEMA_V2).upgrade(backfillSearchText);
   db.version(3).stores(SCHEMA_V3);
+  db.version(4).stores(SCHEMA_V4).upgrade((transaction) => markImportedMessages(transaction, now()));
 }
 
 export class LivemarkDatabase extends Dexie {
@@ -86,9 +124,10 @@ export class LivemarkDatabase extends Dexie {
   audit!: Table<AuditEntry, number>;
   searchText!: Table<SearchTextRecord, [string, string]>;
 
-  constructor(name: string = DATABASE_NAME, options?: DexieOptions) {
+  /** `now` dates the version-4 upgrade (tests pass their clock). */
+  constructor(name: string = DATABASE_NAME, options?: DexieOptions, now?: () => number) {
     super(name, options);
-    defineSchema(this);
+    defineSchema(this, now);
   }
 }
 

@@ -6,7 +6,7 @@ import { addAuditEntry, addGrant, listGrants } from "./capabilities";
 import { exportAll, exportFileName, exportSession, importFile, serializeExport } from "./exportImport";
 import type { SessionExport } from "./exportSchema";
 import { createSession, deleteSession, listSessions, loadSession, saveMessages, saveMounts, updateSessionSettings } from "./sessions";
-import type { Store } from "./store";
+import type { OpenStoreOptions, Store } from "./store";
 import { assistantMessage, conversation, dumpDatabase, openTestStore, sampleSnapshot } from "./testSupport";
 
 const FAKE_KEY = "sk-live-THIS-IS-THE-SECRET-KEY-1234567890";
@@ -16,8 +16,8 @@ afterEach(() => {
   for (const store of stores.splice(0)) store.db.close();
 });
 
-async function open(): Promise<Store> {
-  const store = await openTestStore();
+async function open(options: OpenStoreOptions = {}): Promise<Store> {
+  const store = await openTestStore(options);
   stores.push(store);
   return store;
 }
@@ -123,7 +123,9 @@ describe("import", () => {
     const source = await open();
     const session = await populated(source);
     const document = await exportSession(source, session.id);
-    const target = await open();
+    // The other browser's clock is later than this one's (an import clamps times past its own clock).
+    let time = 1_800_000_000_000;
+    const target = await open({ now: () => (time += 1) });
     const result = await importFile(target, serializeExport(document));
     expect(result).toEqual({
       ok: true,
@@ -132,7 +134,8 @@ describe("import", () => {
     });
     const original = await loadSession(source, session.id);
     const imported = await loadSession(target, session.id);
-    expect(imported!.messages).toEqual(original!.messages);
+    // Every message is marked as imported (content from outside), nothing else changes.
+    expect(imported!.messages).toEqual(original!.messages.map((message) => ({ ...message, imported: true })));
     expect(imported!.mounts).toEqual(original!.mounts);
     // Content from outside: marked, and its rights do not travel (DESIGN.md §4).
     expect(imported!.session).toMatchObject({
@@ -146,7 +149,14 @@ describe("import", () => {
     expect(await listGrants(target, session.id)).toEqual([]);
     // Exporting the import gives the same document, but for what import deliberately changes.
     const again = await exportSession(target, session.id);
-    const comparable = (doc: SessionExport) => ({ ...doc, exportedAt: "", grants: [], session: { ...doc.session, origin: "", settings: {}, importedAt: 0 } });
+    const comparable = (doc: SessionExport) => ({
+      ...doc,
+      exportedAt: "",
+      grants: [],
+      session: { ...doc.session, origin: "", settings: {}, importedAt: 0 },
+      messages: doc.messages.map(({ imported: _imported, ...message }) => message),
+      audit: doc.audit.map(({ fromFile: _fromFile, ...entry }) => entry),
+    });
     expect(comparable(again)).toEqual(comparable(document));
   });
 
@@ -167,7 +177,8 @@ describe("import", () => {
     const originalIds = new Set(before!.messages.map((message) => message.id));
     expect(copy!.messages.every((message) => !originalIds.has(message.id))).toBe(true);
     // Structurally the same, once ids are set aside; mounts follow their messages.
-    expect(withoutIds(copy!.messages, ["id"])).toEqual(withoutIds(before!.messages, ["id"]));
+    expect(withoutIds(copy!.messages, ["id", "imported"])).toEqual(withoutIds(before!.messages, ["id"]));
+    expect(copy!.messages.every((message) => message.imported === true)).toBe(true);
     const positionOf = (messages: ChatMessage[], id: string) => messages.findIndex((message) => message.id === id);
     for (const [index, mount] of copy!.mounts.entries()) {
       const originalMount = before!.mounts.find((candidate) => candidate.snapshot && JSON.stringify(candidate.snapshot) === JSON.stringify(mount.snapshot))!;

@@ -26,6 +26,7 @@ import {
   type MountSnapshot,
   type SearchTextRecord,
   type Session,
+  type SuggestedChatSettings,
 } from "./types";
 
 /**
@@ -40,6 +41,9 @@ import {
  * outside (DESIGN.md §4): `origin: "imported"`, and rights do not travel —
  * capability settings start at the defaults (network: ask) and grants are
  * not imported (their count is reported); the audit list is kept as history.
+ * Nor does the file choose the model, the token budget or the system prompt:
+ * its model settings are kept as a suggestion (`suggestedChat`) that the
+ * person applies by hand.
  */
 
 function exportedSession(session: Session): ExportedSession {
@@ -58,7 +62,27 @@ function exportedSession(session: Session): ExportedSession {
   };
   if (session.importedAt !== undefined) exported.importedAt = session.importedAt;
   if (session.chat) exported.chat = { ...session.chat };
+  if (session.suggestedChat) exported.suggestedChat = { ...session.suggestedChat };
   return exported;
+}
+
+/**
+ * What a file's model settings become where it is imported: a suggestion,
+ * never the session's settings (issue 32). Everything the file says counts
+ * as the file's: its `chat` (the sender's own settings, and an instruction
+ * the sender had applied from another file) over its own suggestion.
+ */
+export function suggestionOf(session: ExportedSession): SuggestedChatSettings | undefined {
+  const { chat, suggestedChat } = session;
+  const instructions = [chat?.instruction, chat?.importedInstruction].filter((part): part is string => !!part?.trim());
+  const suggestion: SuggestedChatSettings = {
+    ...suggestedChat,
+    ...(chat?.model !== undefined ? { model: chat.model } : {}),
+    ...(chat?.temperature !== undefined ? { temperature: chat.temperature } : {}),
+    ...(chat?.maxOutputTokens !== undefined ? { maxOutputTokens: chat.maxOutputTokens } : {}),
+    ...(instructions.length > 0 ? { instruction: instructions.join("\n\n") } : {}),
+  };
+  return Object.keys(suggestion).length > 0 ? suggestion : undefined;
 }
 
 function withoutKeys(record: object, keys: string[]): Record<string, unknown> {
@@ -194,24 +218,27 @@ async function writeImport(store: Store, bodies: SessionBody[]): Promise<{ sessi
         const mounts = message.role === "assistant" && message.reply.mounts?.some((mount) => mountMap.get(mount.mountId) !== mount.mountId)
           ? { reply: { ...message.reply, mounts: message.reply.mounts.map((mount) => ({ ...mount, mountId: mountMap.get(mount.mountId) ?? mount.mountId })) } }
           : {};
-        const record = { ...message, ...state, ...mounts, id: messageId, sessionId, order } as MessageRecord;
+        // Marked here, never told apart later by dates the file chose; a time past the import is the import's.
+        const record = { ...message, ...state, ...mounts, id: messageId, sessionId, order, createdAt: Math.min(message.createdAt, now), imported: true } as MessageRecord;
         messages.push(record);
         const row = searchRowOf(record);
         if (row) rows.push(row);
       });
       for (const mount of body.mounts) {
-        mounts.push({ sessionId, mountId: mountMap.get(mount.mountId)!, messageId: messageMap.get(mount.messageId)!, snapshot: mount.snapshot, updatedAt: mount.updatedAt });
+        mounts.push({ sessionId, mountId: mountMap.get(mount.mountId)!, messageId: messageMap.get(mount.messageId)!, snapshot: mount.snapshot, updatedAt: Math.min(mount.updatedAt, now) });
       }
-      for (const entry of body.audit) audit.push({ ...(withoutKeys(entry, ["id", "sessionId"]) as ExportedAudit), sessionId } as AuditEntry);
+      for (const entry of body.audit) audit.push({ ...(withoutKeys(entry, ["id", "sessionId"]) as ExportedAudit), sessionId, at: Math.min(entry.at, now), fromFile: true } as AuditEntry);
       droppedGrants += body.grants.length;
+      const suggestion = suggestionOf(body.session);
       sessions.push({
         id: sessionId,
         title: body.session.title,
-        createdAt: body.session.createdAt,
-        updatedAt: body.session.updatedAt,
+        createdAt: Math.min(body.session.createdAt, now),
+        updatedAt: Math.min(body.session.updatedAt, now),
         origin: "imported",
         settings: { network: DEFAULT_SESSION_SETTINGS.network, allowedHosts: [] },
-        ...(body.session.chat ? { chat: { ...body.session.chat } } : {}),
+        // Never `chat`: the file does not choose the model, the budget or the system prompt.
+        ...(suggestion ? { suggestedChat: suggestion } : {}),
         importedAt: now,
       });
       imported.push({ id: sessionId, originalId, title: body.session.title, remapped });

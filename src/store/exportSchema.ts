@@ -134,12 +134,16 @@ const attachment = z.strictObject({
   data: z.string().max(Math.ceil(MAX_ATTACHMENT_BYTES / 3) * 4).regex(/^[A-Za-z0-9+/]*={0,2}$/, "base64"),
 });
 
+/** True on every message an import wrote, whatever the file said (src/agent `ImportMark`); a file's own value is overwritten. */
+const imported = z.boolean().optional();
+
 const message = agreesWith<ChatMessage>()(z.discriminatedUnion("role", [
   z.looseObject({
     id,
     role: z.literal("user"),
     text: text(),
     createdAt: timestamp,
+    imported,
     attachments: z.array(attachment).max(MAX_ATTACHMENTS).optional(),
     // Sent to an invited agent (src/agent/externalAgentTypes.ts); absent in older files.
     to: z.literal("agent").optional(),
@@ -158,6 +162,7 @@ const message = agreesWith<ChatMessage>()(z.discriminatedUnion("role", [
       .looseObject({ code: text(64), message: text(MAX_SHORT), retryAfterMs: timestamp.optional(), retryable: z.boolean() })
       .optional(),
     createdAt: timestamp,
+    imported,
     by: text(MAX_SHORT).optional(),
   }),
   z.looseObject({
@@ -167,9 +172,10 @@ const message = agreesWith<ChatMessage>()(z.discriminatedUnion("role", [
     body: text(),
     source: z.enum(["runtime", "ui-event"]),
     createdAt: timestamp,
+    imported,
     to: z.literal("agent").optional(),
   }),
-  z.looseObject({ id, role: z.literal("notice"), text: text(), level: z.enum(["info", "warn", "error"]), createdAt: timestamp }),
+  z.looseObject({ id, role: z.literal("notice"), text: text(), level: z.enum(["info", "warn", "error"]), createdAt: timestamp, imported }),
   /** An invited agent's report (DESIGN.md §4b); absent in older files. */
   z.looseObject({
     id,
@@ -181,10 +187,18 @@ const message = agreesWith<ChatMessage>()(z.discriminatedUnion("role", [
     summary: reportSummarySchema.optional(),
     answer: text().optional(),
     createdAt: timestamp,
+    imported,
   }),
 ]));
 
 const capability = z.enum(["network", "file", "tool"]);
+
+const chatShape = {
+  model: text(200).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  maxOutputTokens: z.number().int().min(1).max(1_000_000).optional(),
+  instruction: text(20_000).optional(),
+};
 
 const session = agreesWith<Omit<Session, "deletedAt">>()(z.strictObject({
   id,
@@ -200,14 +214,14 @@ const session = agreesWith<Omit<Session, "deletedAt">>()(z.strictObject({
   }),
   importedAt: timestamp.optional(),
   // The session's model settings (Session settings → Model); never a key or an endpoint.
+  // Whatever a file says here is only a suggestion where it is imported (exportImport.ts).
   chat: z
     .strictObject({
-      model: text(200).optional(),
-      temperature: z.number().min(0).max(2).optional(),
-      maxOutputTokens: z.number().int().min(1).max(1_000_000).optional(),
-      instruction: text(20_000).optional(),
+      ...chatShape,
+      importedInstruction: text(20_000).optional(),
     })
     .optional(),
+  suggestedChat: z.strictObject(chatShape).optional(),
 }));
 
 const mount = agreesWith<Omit<MountSnapshot, "sessionId">>()(z.strictObject({
@@ -228,6 +242,8 @@ const audit = agreesWith<Exported<AuditEntry>>()(z.looseObject({
   method: z.string().regex(/^[A-Za-z]{1,16}$/, "an HTTP method such as GET or POST"),
   url: text(8_192),
   decision: z.enum(["allowed-once", "allowed-host", "allowed-session", "allowed-tool", "allowed-read-only", "denied", "chosen", "offered", "saved"]),
+  // Set to true by the import on every entry it writes; a file's own value is overwritten.
+  fromFile: z.boolean().optional(),
 }));
 
 const bodyShape = {

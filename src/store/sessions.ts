@@ -12,6 +12,7 @@ import {
   type SearchTextRecord,
   type Session,
   type SessionChatSettings,
+  type SuggestedChatSettings,
   type SessionSettings,
 } from "./types";
 
@@ -59,6 +60,7 @@ export interface NewSession {
   title?: string;
   settings?: Partial<SessionSettings>;
   chat?: SessionChatSettings;
+  suggestedChat?: SuggestedChatSettings;
 }
 
 export async function createSession(store: Store, init: NewSession = {}): Promise<Session> {
@@ -74,6 +76,7 @@ export async function createSession(store: Store, init: NewSession = {}): Promis
       allowedHosts: [...(init.settings?.allowedHosts ?? DEFAULT_SESSION_SETTINGS.allowedHosts)],
     },
     ...(init.chat && Object.keys(init.chat).length > 0 ? { chat: { ...init.chat } } : {}),
+    ...(init.suggestedChat && Object.keys(init.suggestedChat).length > 0 ? { suggestedChat: { ...init.suggestedChat } } : {}),
   };
   await guard(() => store.db.sessions.add(session));
   store.orders.set(session.id, { byId: new Map(), next: 0 });
@@ -133,6 +136,25 @@ export function updateSessionChat(store: Store, id: string, chat: SessionChatSet
     const kept = Object.fromEntries(Object.entries(chat).filter(([, value]) => value !== undefined && value !== "")) as SessionChatSettings;
     if (Object.keys(kept).length > 0) session.chat = kept;
     else delete session.chat;
+    session.updatedAt = store.now();
+  });
+}
+
+/**
+ * Apply what an imported file suggested (Apply suggested settings): its
+ * model, temperature and max tokens become the session's; its instruction
+ * becomes `importedInstruction` (sent inside the untrusted bracket), never
+ * the person's own `instruction`, which stays as it was.
+ */
+export function applySuggestedChat(store: Store, id: string): Promise<Session> {
+  return modifySession(store, id, (session) => {
+    const suggestion = session.suggestedChat;
+    if (!suggestion) return;
+    const { instruction, ...settings } = suggestion;
+    const chat: SessionChatSettings = { ...session.chat, ...settings };
+    if (instruction?.trim()) chat.importedInstruction = instruction.trim();
+    session.chat = chat;
+    delete session.suggestedChat;
     session.updatedAt = store.now();
   });
 }
@@ -398,7 +420,11 @@ export async function branchSession(
   messages: readonly ChatMessage[],
   mounts: readonly { mountId: string; messageId: string; snapshot: unknown }[],
 ): Promise<Session> {
-  const session = await createSession(store, { title: `Branch of ${source.title}`, ...(source.chat ? { chat: source.chat } : {}) });
+  const session = await createSession(store, {
+    title: `Branch of ${source.title}`,
+    ...(source.chat ? { chat: source.chat } : {}),
+    ...(source.suggestedChat ? { suggestedChat: source.suggestedChat } : {}),
+  });
   const kept = new Set(messages.map((message) => message.id));
   // Mount ids stay unique across sessions (as on import): the copies get new ones.
   const renamed = new Map<string, string>();

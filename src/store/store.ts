@@ -57,10 +57,14 @@ export interface OpenStoreOptions {
 }
 
 export function createStore(options: OpenStoreOptions = {}): Store {
-  const db = new LivemarkDatabase(options.name ?? DATABASE_NAME, {
-    ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
-    ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
-  });
+  const db = new LivemarkDatabase(
+    options.name ?? DATABASE_NAME,
+    {
+      ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
+      ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
+    },
+    options.now,
+  );
   const onStatus = options.onStatus;
   db.on("blocked", (event) => {
     onStatus?.(storeError("upgrade-blocked", event));

@@ -27,16 +27,31 @@ export const DEFAULT_SESSION_SETTINGS: Readonly<SessionSettings> = Object.freeze
 });
 
 /**
- * The session's own model settings (Session settings → Model); each absent
- * field falls back to the app's Settings. Exported with the session: no key,
- * no endpoint, only what shapes the replies.
+ * The model settings a file may suggest: what shapes the replies, never a
+ * key or an endpoint.
  */
-export interface SessionChatSettings {
+export interface SuggestedChatSettings {
   model?: string;
   temperature?: number;
   maxOutputTokens?: number;
-  /** An extra system instruction for this session. */
   instruction?: string;
+}
+
+/**
+ * The session's own model settings (Session settings → Model); each absent
+ * field falls back to the app's Settings. Exported with the session: no key,
+ * no endpoint, only what shapes the replies. Only the person sets them (by
+ * hand, or with Apply suggested settings): an import never does.
+ */
+export interface SessionChatSettings extends SuggestedChatSettings {
+  /** The person's extra system instruction for this session. */
+  instruction?: string;
+  /**
+   * An instruction that came with an imported file, applied by the person:
+   * sent to the model inside the untrusted-content bracket, marked as the
+   * file's, never as the person's instruction.
+   */
+  importedInstruction?: string;
 }
 
 export const DEFAULT_TITLE = "New session";
@@ -52,6 +67,13 @@ export interface Session {
   settings: SessionSettings;
   /** Model, temperature, max tokens, instruction for this session (absent: the app's Settings). */
   chat?: SessionChatSettings;
+  /**
+   * The model settings an imported file or share link carried: shown in
+   * Session settings → Model as "Suggested by the file", applied only when the
+   * person presses Apply suggested settings (an import never chooses what the
+   * person's key is spent on, nor what the system prompt says).
+   */
+  suggestedChat?: SuggestedChatSettings;
   /** Set on sessions that came from a file or a share link. */
   importedAt?: number;
   /** Soft delete: hidden from the list until `undoDelete` or a purge. */
@@ -92,6 +114,8 @@ export interface AuditEntry {
   method: string;
   url: string;
   decision: CapabilityDecision;
+  /** Came with an imported file (set by the import, whatever the file said): history of another browser, shown as "from the file". */
+  fromFile?: boolean;
   [field: string]: unknown;
 }
 

@@ -571,9 +571,11 @@ export function App({
             <SessionModelSettings
               key={sessions.current?.id}
               chat={sessions.current?.chat}
+              suggested={sessions.current?.suggestedChat}
               appModel={settings.model}
               disabled={sessions.readOnly}
               onSave={(chat) => controller.updateChat(chat)}
+              onApplySuggested={async () => (await controller.applySuggestedChat())?.chat}
             />
           </Suspense>
         </SessionSettingsDialog>

@@ -153,6 +153,9 @@ export function SessionSettingsDialog({ onClose, children }: { onClose: () => vo
       </Suspense>
       <section className="lm-field" aria-label="Audit list">
         <h3 className="lm-dialog__subtitle">Audit list</h3>
+        {audit.some((entry) => entry.fromFile === true) && (
+          <p className="lm-dialog__hint">Lines marked “from the file” came with the imported file: what the browser that exported it recorded, not what this session did here.</p>
+        )}
         {audit.length === 0 ? (
           <p className="lm-dialog__hint">Nothing yet: no code of this session has used a capability.</p>
         ) : (
@@ -175,6 +178,14 @@ export function SessionSettingsDialog({ onClose, children }: { onClose: () => vo
                     <td>{entry.capability}</td>
                     <td className="lm-audit__action">
                       {entry.method} {entry.url}
+                      {entry.fromFile === true && (
+                        <>
+                          {" "}
+                          <span className="lm-audit__from-file" title="Recorded in the browser that exported the file, not by this session here">
+                            from the file
+                          </span>
+                        </>
+                      )}
                     </td>
                     <td>{entry.decision}</td>
                     <td>{typeof entry.bytes === "number" ? formatBytes(entry.bytes) : ""}</td>
@@ -214,7 +225,8 @@ export function InteractionSummaryView({ summary }: { summary: InteractionSummar
   const { state } = useCapabilities();
   const cost = costOf(summary.tokensIn, summary.tokensOut, useContext(TokenPriceContext));
   const end = summary.startedAt + summary.durationMs;
-  const used = state.audit.filter((entry) => entry.at >= summary.startedAt && entry.at <= end);
+  // What came with an imported file is another browser's history, never this interaction's.
+  const used = state.audit.filter((entry) => entry.fromFile !== true && entry.at >= summary.startedAt && entry.at <= end);
   const network = used.filter((entry) => entry.capability === "network");
   const denied = network.filter((entry) => entry.decision === "denied").length;
   const files = used.filter((entry) => entry.capability === "file");

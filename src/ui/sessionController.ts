@@ -3,6 +3,7 @@ import type { Attachment } from "../agent/attachments";
 // The export/import/share code (and zod with it) loads on first use; the rest
 // of the store is needed to show the first session.
 import {
+  applySuggestedChat,
   branchSession,
   createSession,
   deleteSession,
@@ -430,6 +431,15 @@ export class SessionController {
     if (!this.store || !current || this.state.readOnly) return;
     const session = await updateSessionChat(this.store, current.id, chat);
     if (this.state.current?.id === session.id) this.set({ current: session });
+  }
+
+  /** Apply suggested settings: what the imported file suggested becomes the open session's (by the person's hand only). */
+  async applySuggestedChat(): Promise<Session | undefined> {
+    const current = this.state.current;
+    if (!this.store || !current || this.state.readOnly || !current.suggestedChat) return undefined;
+    const session = await applySuggestedChat(this.store, current.id);
+    if (this.state.current?.id === session.id) this.set({ current: session });
+    return session;
   }
 
   async newSession(): Promise<void> {
