@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveRecorder, serveStatic, type TestServer } from "./harness";
-import { startInternet, type Internet } from "./internet";
+import { STEAL_SCRIPT, startInternet, type Internet } from "./internet";
 import { startMockLlm, type MockLlm } from "./mockLlm";
 
 const FENCE = "```";
@@ -360,6 +360,108 @@ describe("remote images", () => {
     // and a panel out of view may be put away (src/render/useDeferredDraw.ts), so the person scrolls back to it.
     await page.getByRole("group", { name: "Picture" }).scrollIntoViewIfNeeded();
     await expect.poll(() => page.locator('.lm-mount img[src^="blob:"]').count(), { timeout: 15_000 }).toBe(1);
+  });
+});
+
+describe("outside content never becomes a document of the app's origin", () => {
+  /** Every blob URL the app makes, with the blob's type (recorded from the page's first script on). */
+  async function recordBlobUrls() {
+    await page.addInitScript(() => {
+      const made: { url: string; type: string }[] = [];
+      (window as unknown as { __blobUrls: typeof made }).__blobUrls = made;
+      const real = URL.createObjectURL.bind(URL);
+      URL.createObjectURL = (object: Blob | MediaSource) => {
+        const url = real(object);
+        made.push({ url, type: object instanceof Blob ? object.type : "media-source" });
+        return url;
+      };
+    });
+    await openReadyApp(page, app.url);
+  }
+  const blobUrls = () => page.evaluate(() => (window as unknown as { __blobUrls: { url: string; type: string }[] }).__blobUrls);
+  const stolen = () => page.evaluate(() => localStorage.getItem("lm-stolen"));
+  /** Open `url` in a new tab, as "Open image in new tab" does: what document it became (none: a download). */
+  async function openInNewTab(url: string): Promise<string> {
+    const tab = await context.newPage();
+    try {
+      await tab.goto(url);
+      return await tab.evaluate(() => document.contentType);
+    } catch (error) {
+      return /download/i.test(String(error)) ? "download" : `failed: ${String(error)}`;
+    } finally {
+      await tab.close();
+    }
+  }
+
+  it("remote images: only PNG, JPEG, GIF, WebP and AVIF, sniffed from the bytes; SVG and HTML (however labelled) are refused, and an opened image runs no script", async () => {
+    await recordBlobUrls();
+    mock.enqueue(codeTurn(`console.log((await fetch("${internet.origin}/ok")).status)\n`));
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Fetch");
+    await ask().getByRole("button", { name: "Always allow this host" }).click({ timeout: 15_000 });
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    expect(await stolen()).toBeNull();
+
+    mock.enqueue({
+      chunks: [
+        `A chart: ![svg](${internet.origin}/evil.svg)\n\n`,
+        `A page: ![page](${internet.origin}/page.html)\n\n`,
+        `A disguise: ![disguised](${internet.origin}/html-as.png)\n\n`,
+        `A real picture: ![pixel](${internet.origin}/png-as-html)\n`,
+      ],
+    });
+    await send("Show the charts");
+    await expect.poll(() => hits("/png-as-html").length + hits("/html-as.png").length + hits("/page.html").length + hits("/evil.svg").length, { timeout: 15_000 }).toBe(4);
+    const shownImages = page.locator('.lm-markdown img[src^="blob:"]');
+    const placeholders = page.getByRole("group", { name: `Image from 127.0.0.1:${internet.port}` });
+    // Every image settled: drawn, or refused with a reason.
+    await expect.poll(async () => (await shownImages.count()) + (await placeholders.filter({ hasText: "could not be loaded" }).count()), { timeout: 15_000 }).toBe(4);
+
+    // The person opens every picture the app made (and the app's other blobs) in a new tab.
+    const made = await blobUrls();
+    const opened: string[] = [];
+    for (const { url } of made) opened.push(await openInNewTab(url));
+    expect(await stolen()).toBeNull();
+    expect(opened.filter((type) => /html|svg|xml/.test(type))).toEqual([]);
+    expect(made.map((blob) => blob.type).filter((type) => /html|svg|xml|^$/.test(type))).toEqual([]);
+    expect(await shownImages.count()).toBe(1);
+    const shown = await shownImages.getAttribute("src");
+    expect(made.find((blob) => blob.url === shown)?.type).toBe("image/png");
+    // (The check above is not vacuous: the picture shown did open in its tab, as an image.)
+    expect(opened[made.findIndex((blob) => blob.url === shown)]).toBe("image/png");
+
+    const texts = await placeholders.allTextContents();
+    expect(texts[0]).toMatch(/could not be loaded: it is an SVG image/);
+    expect(texts[1]).toMatch(/could not be loaded: it is not a PNG, JPEG, GIF, WebP or AVIF image/);
+    expect(texts[2]).toMatch(/could not be loaded: it is not a PNG, JPEG, GIF, WebP or AVIF image/);
+    await page.getByRole("button", { name: "Session settings" }).click();
+    const rows = (await page.getByRole("dialog", { name: "Session settings" }).getByRole("row").allTextContents()).slice(1);
+    expect(rows.filter((row) => /not-an-image/.test(row))).toHaveLength(3);
+  });
+
+  it("a file offered by download() is saved, never opened as a document of the app's origin, whatever type the code gave it", async () => {
+    await recordBlobUrls();
+    const html = `<!doctype html><title>report</title><script>${STEAL_SCRIPT}</script>`;
+    mock.enqueue(codeTurn(`await download("report.html", ${JSON.stringify(html)}, "text/html")\nawait download("chart.svg", ${JSON.stringify(`<svg xmlns="http://www.w3.org/2000/svg"><script>${STEAL_SCRIPT}</script></svg>`)}, "image/svg+xml")\n`, "Here is your report."));
+    mock.enqueue({ chunks: ["Saved?"] });
+    await send("Export it");
+    const offers = page.getByRole("group", { name: "Offered file" });
+    await expect.poll(() => offers.count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+
+    for (const [index, name] of ["report.html", "chart.svg"].entries()) {
+      const [download] = await Promise.all([page.waitForEvent("download"), offers.nth(index).getByRole("button", { name: "Save" }).click()]);
+      expect(download.suggestedFilename()).toBe(name);
+      if (index === 0) expect(await import("node:fs/promises").then(async (fs) => fs.readFile(await download.path(), "utf8"))).toBe(html);
+    }
+    const made = await blobUrls();
+    const opened: string[] = [];
+    for (const { url } of made) opened.push(await openInNewTab(url));
+    expect(await stolen()).toBeNull();
+    expect(opened.filter((type) => /html|svg|xml/.test(type))).toEqual([]);
+    expect(made.map((blob) => blob.type)).toEqual(["application/octet-stream", "application/octet-stream"]);
+    // Opened as a page, each one is only saved again.
+    expect(opened).toEqual(["download", "download"]);
   });
 });
 

@@ -3,7 +3,12 @@
  * JSON and CSV endpoints that allow browser requests (CORS `*`), one that
  * does not (`/no-cors`), one that holds its answer until released (`/hold`),
  * an image (`/pixel.png`), and one that sends the call on to another address
- * (`/redirect?status=302&to=URL`, with CORS headers, as a hostile server would). Records every request with its headers, so
+ * (`/redirect?status=302&to=URL`, with CORS headers, as a hostile server would),
+ * and hostile "images" whose script copies the app's settings (with the API
+ * key) to `localStorage["lm-stolen"]` if it ever runs at the app's origin:
+ * `/evil.svg` (an SVG with a script), `/page.html` (HTML as text/html),
+ * `/html-as.png` (HTML labelled image/png), and `/png-as-html` (a real PNG
+ * labelled text/html). Records every request with its headers, so
  * tests can check what reached the server (and that nothing did).
  */
 import { createServer, type ServerResponse } from "node:http";
@@ -33,6 +38,15 @@ export interface Internet {
 
 /** A 1×1 PNG. */
 const PIXEL = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
+
+/** What a hostile document runs if it ever becomes a document of the app's origin. */
+export const STEAL_SCRIPT = `localStorage.setItem("lm-stolen", localStorage.getItem("livemark.settings.v1") || "(no settings)")`;
+const HOSTILE: Record<string, { type: string; body: string | Buffer }> = {
+  "/evil.svg": { type: "image/svg+xml", body: `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/><script>${STEAL_SCRIPT}</script></svg>` },
+  "/page.html": { type: "text/html", body: `<!doctype html><title>chart</title><script>${STEAL_SCRIPT}</script>` },
+  "/html-as.png": { type: "image/png", body: `<!doctype html><title>chart</title><script>${STEAL_SCRIPT}</script>` },
+  "/png-as-html": { type: "text/html", body: PIXEL },
+};
 
 export const SALES_CSV = "month,sales\nJan,12\nFeb,19\nMar,7\n";
 
@@ -66,6 +80,12 @@ export async function startInternet(): Promise<Internet> {
         const query = new URL(request.url ?? "/", "http://x").searchParams;
         response.writeHead(Number(query.get("status") ?? 302), { location: query.get("to") ?? "/", ...cors });
         response.end();
+        return;
+      }
+      const hostile = HOSTILE[path];
+      if (hostile) {
+        response.writeHead(200, { "content-type": hostile.type, ...cors });
+        response.end(hostile.body);
         return;
       }
       if (path === "/pixel.png") {

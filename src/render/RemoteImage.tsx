@@ -6,19 +6,23 @@
  * names the host and offers **Load** (the person's click is the consent).
  *
  * Loading goes through the app (`RemoteImagePolicy.load`: no credentials, no
- * referrer, a size limit) and shows the bytes as a blob: URL, so the app's CSP
- * (`img-src 'self' data: blob:`) stays closed to remote images.
+ * referrer, no redirects, a size limit) and shows the bytes as a blob: URL, so the app's CSP
+ * (`img-src 'self' data: blob:`) stays closed to remote images. That blob: URL
+ * is of the app's origin, so only a raster type sniffed from the bytes
+ * (rasterImage.ts) ever gets one: opened in a tab of its own, it is an image,
+ * never a document that runs script beside the API key.
  *
  * Without a policy (a renderer used on its own) remote images are not drawn at all.
  */
 import { createContext, useContext, useEffect, useState, useSyncExternalStore } from "react";
+import { isRasterImageType } from "./rasterImage";
 
 export interface RemoteImagePolicy {
   /** The session's network capability already covers this URL's host. */
   covers(url: string): boolean;
   /** Re-read `covers` when this fires (a host allowed or revoked). */
   subscribe(listener: () => void): () => void;
-  /** Fetch the image for display (the caller makes a blob: URL). */
+  /** Fetch the image for display: a Blob of a raster type sniffed from its bytes (rasterImageBlob); the caller makes a blob: URL. */
   load(url: string, signal: AbortSignal): Promise<Blob>;
 }
 
@@ -53,6 +57,11 @@ export function RemoteImage({ url, alt, className }: { url: string; alt?: string
     policy.load(url, controller.signal).then(
       (blob) => {
         if (controller.signal.aborted) return;
+        // The policy sniffed the type; anything else would become a document of the app's origin if opened.
+        if (!isRasterImageType(blob.type)) {
+          setState({ kind: "failed", message: "it is not a PNG, JPEG, GIF, WebP or AVIF image" });
+          return;
+        }
         objectUrl = URL.createObjectURL(blob);
         setState({ kind: "shown", src: objectUrl });
       },

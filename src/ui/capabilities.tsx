@@ -10,6 +10,7 @@ import type { NetworkMode } from "../sandbox/capabilities/networkPolicy";
 import type { InteractionSummary } from "../agent/interactionLifecycle";
 import { costOf, formatCost, TokenPriceContext } from "./cost";
 import { ToolAskView } from "./ToolAskView";
+import { saveFile } from "./saveFile";
 
 // Session settings' tools sections load with the dialog, not with the page.
 const ToolServersSection = lazy(() => import("./toolServers").then((module) => ({ default: module.ToolServersSection })));
@@ -38,18 +39,6 @@ export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} byte${bytes === 1 ? "" : "s"}`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
-
-function saveFile(name: string, data: Uint8Array, mimeType: string): void {
-  const url = URL.createObjectURL(new Blob([data as Uint8Array<ArrayBuffer>], { type: mimeType }));
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = name;
-  link.rel = "noopener";
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 /**

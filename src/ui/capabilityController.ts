@@ -9,6 +9,7 @@ import type { Agent } from "../agent/agent";
 import { runningStatement } from "../agent/reply";
 import { isRedirect, type NetworkAuditRecord, type NetworkBroker, type PermissionAsk } from "../sandbox/capabilities/createNetworkBroker";
 import type { RemoteImagePolicy } from "../render/RemoteImage";
+import { rasterImageBlob } from "../render/rasterImage";
 import type { FileChooser } from "../render/fileChooser";
 import { HostServiceError } from "../sandbox/HostServiceError";
 import type { HostService } from "../sandbox/types";
@@ -434,14 +435,20 @@ export class CapabilityController {
         this.record({ ...base, status: response.status || undefined, result: "redirected" });
         throw new Error("the server redirected to another address (redirects are not followed; use the image's final URL)");
       }
-      const blob = await response.blob();
-      if (blob.size > MAX_IMAGE_BYTES) {
-        this.record({ ...base, status: response.status, bytes: blob.size, result: "too-large" });
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      if (bytes.length > MAX_IMAGE_BYTES) {
+        this.record({ ...base, status: response.status, bytes: bytes.length, result: "too-large" });
         throw new Error(`it is larger than ${MAX_IMAGE_BYTES / 1024 / 1024} MB`);
       }
-      this.record({ ...base, status: response.status, bytes: blob.size, result: response.ok ? "ok" : "http-error" });
-      if (!response.ok) throw new Error(`the server answered ${response.status}`);
-      return blob;
+      if (!response.ok) {
+        this.record({ ...base, status: response.status, bytes: bytes.length, result: "http-error" });
+        throw new Error(`the server answered ${response.status}`);
+      }
+      // The type comes from the bytes, never from the server (src/render/rasterImage.ts).
+      const image = rasterImageBlob(bytes);
+      this.record({ ...base, status: response.status, bytes: bytes.length, result: image.ok ? "ok" : "not-an-image" });
+      if (!image.ok) throw new Error(image.reason);
+      return image.blob;
     },
   };
 
