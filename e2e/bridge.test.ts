@@ -11,7 +11,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import NodeWebSocket from "ws";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ROOT_DIR, assertBuilt, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { ROOT_DIR, answerAsk, assertBuilt, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
 import { startInternet } from "./internet";
 
 const FENCE = "```";
@@ -506,10 +506,10 @@ console.log("first", first.status)
 `,
       });
       const ask = page.getByRole("group", { name: "Permission request" });
-      await ask.getByRole("button", { name: "Allow once" }).click({ timeout: 30_000 });
+      await answerAsk(ask, "Allow once");
       // The grant was spent: the same call asks again, and this time the person denies it.
       await expect.poll(() => internet.requests.filter((request) => request.path === "/sales.json").length, { timeout: 15_000 }).toBe(1);
-      await ask.getByRole("button", { name: "Deny" }).click();
+      await answerAsk(ask, "Deny");
       const result = await run;
       expect(result.structured.feedback).toContain("first 200");
       expect(result.structured.feedback).toMatch(/second refused:/);

@@ -7,7 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveRecorder, serveStatic, type TestServer } from "./harness";
+import { answerAsk, askArmed, assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveRecorder, serveStatic, type TestServer } from "./harness";
 import { STEAL_SCRIPT, startInternet, type Internet } from "./internet";
 import { startMockLlm, type MockLlm } from "./mockLlm";
 
@@ -61,6 +61,11 @@ function modelHeard(index: number): string {
   return typeof last.content === "string" ? last.content : JSON.stringify(last.content);
 }
 const hits = (path: string) => internet.requests.filter((request) => request.path === path);
+/** The ask's buttons take clicks once it is armed (harness.ts: answerAsk). */
+const armed = (group = ask()) => askArmed(group);
+const answer = (name: "Allow once" | "Deny", group = ask()) => answerAsk(group, name);
+/** Always allow this host, and its Confirm step. */
+const alwaysAllow = (group = ask()) => answerAsk(group, "Always allow this host");
 
 describe("network capability", () => {
   it("ask → Allow once: the call succeeds once, shows method, URL and body size; another URL asks again; Deny reaches the model", async () => {
@@ -84,12 +89,12 @@ describe("network capability", () => {
     expect(shown).toContain("5 bytes");
     expect(await ask().getByRole("button").allTextContents()).toEqual(["Allow once", "Always allow this host", "Deny"]);
     expect(internet.requests).toHaveLength(0);
-    await ask().getByRole("button", { name: "Allow once" }).click();
+    await answer("Allow once");
 
     // The second URL is not covered by the first grant: it asks again.
     await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 10_000 }).toContain(second);
     expect(hits("/data?n=1")).toHaveLength(1);
-    await ask().getByRole("button", { name: "Deny" }).click();
+    await answer("Deny");
 
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
     expect(hits("/data?n=2")).toHaveLength(0);
@@ -123,10 +128,10 @@ describe("network capability", () => {
     );
     mock.enqueue({ chunks: ["Done."] });
     await send("Fetch the items");
-    await ask().getByRole("button", { name: "Always allow this host" }).click({ timeout: 15_000 });
+    await alwaysAllow();
     await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 10_000 }).toContain(`${internet.otherOrigin}/item/4`);
     expect(internet.requests.map((request) => request.path)).toEqual(["/item/1", "/item/2", "/item/3"]);
-    await ask().getByRole("button", { name: "Deny" }).click();
+    await answer("Deny");
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
     expect(modelHeard(1)).toContain("got /item/3");
 
@@ -140,7 +145,7 @@ describe("network capability", () => {
     mock.enqueue(codeTurn(`const r = await fetch("${internet.origin}/whoami", { credentials: "include" })\nconsole.log("status", r.status)\n`));
     mock.enqueue({ chunks: ["Done."] });
     await send("Who am I?");
-    await ask().getByRole("button", { name: "Allow once" }).click({ timeout: 15_000 });
+    await answer("Allow once");
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
     expect(hits("/whoami")).toHaveLength(1);
     const { headers } = hits("/whoami")[0];
@@ -157,7 +162,7 @@ describe("network capability", () => {
     mock.enqueue(codeTurn(`try { await fetch("${internet.origin}/no-cors") } catch (error) { console.log(error.name, error.message) }\n`));
     mock.enqueue({ chunks: ["Done."] });
     await send("Fetch it");
-    await ask().getByRole("button", { name: "Allow once" }).click({ timeout: 15_000 });
+    await answer("Allow once");
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
     expect(modelHeard(1)).toMatch(/TypeError .*does not allow browser requests/);
     // Nothing came in from outside: no untrusted label.
@@ -174,14 +179,14 @@ describe("network capability", () => {
     );
     mock.enqueue({ chunks: ["Done."] });
     await send("Go");
-    await ask().getByRole("button", { name: "Always allow this host" }).click({ timeout: 15_000 });
+    await alwaysAllow();
     await expect.poll(() => internet.held, { timeout: 10_000 }).toBe(1);
     await page.getByRole("button", { name: "Session settings" }).click();
     const dialog = page.getByRole("dialog", { name: "Session settings" });
     await dialog.getByRole("button", { name: "Revoke" }).click();
     await dialog.getByRole("button", { name: "Close" }).click();
     await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 10_000 }).toContain(`${internet.origin}/after`);
-    await ask().getByRole("button", { name: "Deny" }).click();
+    await answer("Deny");
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
     expect(modelHeard(1)).toMatch(/held call: .*revoked access/);
     expect(hits("/after")).toHaveLength(0);
@@ -191,7 +196,7 @@ describe("network capability", () => {
     mock.enqueue(codeTurn(`console.log((await fetch("${internet.origin}/one")).status)\n`));
     mock.enqueue({ chunks: ["Done."] });
     await send("One");
-    await ask().getByRole("button", { name: "Always allow this host" }).click({ timeout: 15_000 });
+    await alwaysAllow();
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
 
     await page.getByRole("button", { name: "Session settings" }).click();
@@ -202,9 +207,9 @@ describe("network capability", () => {
     mock.enqueue(codeTurn(`await fetch("${internet.origin}/two")\ntry { await fetch("${internet.origin}/three") } catch (error) { console.log(error.message) }\n`));
     mock.enqueue({ chunks: ["Done."] });
     await send("Two");
-    await ask().getByRole("button", { name: "Allow once" }).click({ timeout: 15_000 });
+    await answer("Allow once");
     await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 10_000 }).toContain("/three");
-    await ask().getByRole("button", { name: "Deny" }).click();
+    await answer("Deny");
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
     expect(internet.requests.map((request) => request.path)).toEqual(["/one", "/two"]);
 
@@ -280,7 +285,7 @@ describe("redirects never take a call past the person's decision", () => {
     mock.enqueue(codeTurn(`console.log((await fetch("${internet.origin}/ok")).status)\n`));
     mock.enqueue({ chunks: ["Done."] });
     await send("Fetch");
-    await ask().getByRole("button", { name: "Always allow this host" }).click({ timeout: 15_000 });
+    await answerAsk(ask(), "Always allow this host", 15_000);
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
 
     mock.enqueue({ chunks: [`Here it is: ![chart](${image})\n`] });
@@ -312,16 +317,84 @@ describe("forging a grant from the realm", () => {
     // Two identical calls: two asks; one Allow once serves exactly one of them.
     await expect.poll(() => ask().count(), { timeout: 15_000 }).toBe(2);
     expect(internet.requests).toHaveLength(0);
-    await ask().first().getByRole("button", { name: "Allow once" }).click();
+    await answer("Allow once", ask().first());
     await expect.poll(() => hits("/race").length, { timeout: 10_000 }).toBe(1);
     await expect.poll(() => ask().count()).toBe(1);
-    await ask().getByRole("button", { name: "Deny" }).click();
+    await answer("Deny");
     // The same request again (a replay of the grant): asked again, denied.
-    await ask().getByRole("button", { name: "Deny" }).click({ timeout: 10_000 });
+    await answer("Deny");
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
     expect(hits("/race")).toHaveLength(1);
     expect(modelHeard(1)).toContain("race fulfilled,rejected");
     expect(modelHeard(1)).toMatch(/replay: The person denied/);
+  });
+});
+
+describe("clickjacking the ask", () => {
+  it("a UI that collapses and fetches on the first click of a double-click: the second click answers nothing; the ask is above the composer; Always allow needs Confirm", async () => {
+    const target = `${internet.origin}/clickjack`;
+    mock.enqueue({
+      chunks: [
+        "Double-click the card to open it.\n\n",
+        `${FENCE}tsx agent.run\n`,
+        `mount({ title: "Game", ui: () => {\n` +
+          `  const [open, setOpen] = useState(false)\n` +
+          // The first click collapses the panel (what sat below moves up under the pointer) and asks.
+          `  return open ? <p>Loading…</p> : <div style={{ height: 420, display: "flex", alignItems: "flex-end" }}><Button onClick={() => { setOpen(true); fetch("${target}").then((r) => console.log("clickjack", r.status), (e) => console.log("clickjack failed", e.message)) }}>Double-click to open</Button></div>\n` +
+          `} })\n`,
+        `${FENCE}\n`,
+      ],
+    });
+    mock.enqueue({ chunks: ["Opened."] });
+    await send("Play");
+    const trap = page.getByRole("button", { name: "Double-click to open" });
+    await trap.waitFor({ timeout: 15_000 });
+    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    // What an ask's buttons say the moment it is drawn.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { firstArmed: string[] }).firstArmed = seen;
+      new MutationObserver(() => {
+        const actions = document.querySelector('[role="group"][aria-label="Permission request"] .lm-ask__actions');
+        if (actions && seen.length === 0) seen.push(actions.getAttribute("data-armed") ?? "none");
+      }).observe(document.body, { subtree: true, childList: true });
+    });
+
+    // The first click: the panel collapses and the ask appears; the second lands on Always allow this host at once.
+    await trap.click();
+    const always = ask().getByRole("button", { name: "Always allow this host" });
+    await always.waitFor({ timeout: 10_000 });
+    const box = (await always.boundingBox())!;
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+
+    // The ask was drawn disarmed, and lives in the fixed area above the composer, not in the timeline generated UI can move.
+    expect(await page.evaluate(() => (window as unknown as { firstArmed: string[] }).firstArmed)).toEqual(["false"]);
+    expect(await page.locator("footer").getByRole("group", { name: "Permission request" }).count()).toBe(1);
+    expect(await page.locator("main").getByRole("group", { name: "Permission request" }).count()).toBe(0);
+    // The timeline keeps a record where the call was made.
+    const record = page.locator("main").getByRole("note", { name: "Permission record" });
+    await expect.poll(() => record.textContent()).toContain(target);
+
+    // Once armed, the ask still waits: the stray click granted nothing and sent nothing.
+    await armed();
+    expect(hits("/clickjack")).toHaveLength(0);
+    expect(await ask().count()).toBe(1);
+    await page.getByRole("button", { name: "Session settings" }).click();
+    const dialog = page.getByRole("dialog", { name: "Session settings" });
+    expect(await dialog.getByRole("region", { name: "Granted hosts" }).textContent()).toContain("None yet");
+    await dialog.getByRole("button", { name: "Close" }).click();
+
+    // Always allow is a deliberate second step: it says what "always" covers, then waits for Confirm.
+    await ask().getByRole("button", { name: "Always allow this host" }).click();
+    await ask().getByRole("button", { name: "Confirm" }).waitFor();
+    expect(await ask().textContent()).toContain(`Always allow 127.0.0.1:${internet.port} for this session?`);
+    expect(await ask().getByRole("button").allTextContents()).toEqual(["Confirm", "Cancel"]);
+    expect(hits("/clickjack")).toHaveLength(0);
+    await armed();
+    await ask().getByRole("button", { name: "Confirm" }).click();
+    await expect.poll(() => hits("/clickjack").length, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => ask().count()).toBe(0);
+    await expect.poll(() => record.textContent()).toMatch(/^Always allowed 127\.0\.0\.1:\d+/);
   });
 });
 
@@ -354,7 +427,7 @@ describe("remote images", () => {
     mock.enqueue(codeTurn(`console.log((await fetch("${internet.origin}/ok")).status)\n`));
     mock.enqueue({ chunks: ["Done."] });
     await send("Fetch");
-    await ask().getByRole("button", { name: "Always allow this host" }).click({ timeout: 15_000 });
+    await alwaysAllow();
     await expect.poll(() => hits("/pixel.png?mount").length, { timeout: 10_000 }).toBe(1);
     // The picture's bytes are handed to the mount and drawn. The timeline followed the reply below the panel,
     // and a panel out of view may be put away (src/render/useDeferredDraw.ts), so the person scrolls back to it.
@@ -398,7 +471,7 @@ describe("outside content never becomes a document of the app's origin", () => {
     mock.enqueue(codeTurn(`console.log((await fetch("${internet.origin}/ok")).status)\n`));
     mock.enqueue({ chunks: ["Done."] });
     await send("Fetch");
-    await ask().getByRole("button", { name: "Always allow this host" }).click({ timeout: 15_000 });
+    await answerAsk(ask(), "Always allow this host", 15_000);
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
     expect(await stolen()).toBeNull();
 
@@ -535,7 +608,7 @@ describe("the demo model reaches outside too", () => {
       });
     });
     await send("Fetch data from an API and chart it");
-    await ask().getByRole("button", { name: "Allow once" }).click({ timeout: 20_000 });
+    await answer("Allow once");
     await expect.poll(status, { timeout: 20_000 }).toMatch(/^Done/);
     expect(served).toEqual(["https://api.github.com/repos/facebook/react/languages"]);
     await expect.poll(() => page.getByLabel("Mounted UI").locator(".recharts-bar-rectangle").count(), { timeout: 10_000 }).toBe(3);

@@ -12,7 +12,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
-import { chromium, type Browser, type LaunchOptions, type Page, type Request } from "playwright-core";
+import { chromium, type Browser, type LaunchOptions, type Locator, type Page, type Request } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { startMockLlm, type MockLlm } from "./mockLlm";
 
@@ -385,4 +385,26 @@ export function useAppSuite(options: { app?: boolean; mock?: boolean; attacker?:
       return part("attacker");
     },
   };
+}
+
+/**
+ * A permission ask's buttons take clicks only once the ask has sat still for
+ * 500 ms (src/ui/AskActions.tsx): wait for its signal, `data-armed="true"` on
+ * the buttons' row, never a sleep. Returns the ask.
+ */
+export async function askArmed(ask: Locator, timeout = 30_000): Promise<Locator> {
+  await ask.locator('.lm-ask__actions[data-armed="true"]').waitFor({ timeout });
+  return ask;
+}
+
+/**
+ * Answer a permission ask as a person would: wait until it is armed, press
+ * the button; for **Always allow …**, then its **Confirm** step (armed anew).
+ */
+export async function answerAsk(ask: Locator, name: "Allow once" | "Deny" | "Always allow this host" | "Always allow this tool", timeout = 30_000): Promise<void> {
+  await ask.getByRole("button", { name }).waitFor({ timeout });
+  await (await askArmed(ask, timeout)).getByRole("button", { name }).click();
+  if (!name.startsWith("Always")) return;
+  await ask.getByRole("button", { name: "Confirm" }).waitFor({ timeout });
+  await (await askArmed(ask, timeout)).getByRole("button", { name: "Confirm" }).click();
 }

@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Locator, Page } from "playwright-core";
-import { recordPageRequests, useAppSuite } from "./harness";
+import { answerAsk, recordPageRequests, useAppSuite } from "./harness";
 
 const suite = useAppSuite();
 
@@ -78,7 +78,7 @@ describe("sending before the sessions are open", () => {
     await page.getByRole("article", { name: "Your message" }).waitFor();
     release();
     const ask = page.getByRole("group", { name: "Permission request" });
-    await ask.getByRole("button", { name: "Allow once" }).click({ timeout: 30_000 });
+    await answerAsk(ask, "Allow once");
     await expect.poll(() => page.getByText("Dune (2021)").count(), { timeout: 30_000 }).toBeGreaterThan(0);
     await close();
   });

@@ -7,7 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { answerAsk, assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
 import { startMcpServer, type TestMcpServer } from "./mcpServer";
 import { startMockLlm, type MockLlm } from "./mockLlm";
 
@@ -49,6 +49,10 @@ async function send(text: string) {
 }
 const status = () => page.getByRole("status").textContent();
 const ask = () => page.getByRole("group", { name: "Permission request" });
+/** The ask's buttons take clicks once it is armed (harness.ts: answerAsk). */
+const answer = (name: "Allow once" | "Deny", group = ask()) => answerAsk(group, name);
+/** Always allow this tool, and its Confirm step. */
+const alwaysAllow = (group = ask()) => answerAsk(group, "Always allow this tool");
 const dialog = () => page.getByRole("dialog", { name: "Session settings" });
 /** What the model received as the last message of request `index`. */
 function modelHeard(index: number): string {
@@ -95,14 +99,14 @@ describe("tools from an MCP server", () => {
     expect(await ask().getByLabel("Arguments").getByRole("listitem").allInnerTexts()).toEqual(['title: "Dune"']);
     expect(await ask().getByRole("button").allTextContents()).toEqual(["Allow once", "Always allow this tool", "Deny"]);
     expect(films.calls).toEqual([]);
-    await ask().getByRole("button", { name: "Allow once" }).click();
+    await answer("Allow once");
 
     // The structured result renders in a mount.
     await expect.poll(() => page.getByText("Dune (2021) by Denis Villeneuve").count(), { timeout: 15_000 }).toBe(1);
     // The same call again: the one-time grant was spent, so it asks again.
     await expect.poll(() => ask().count(), { timeout: 15_000 }).toBe(1);
     expect(films.calls).toEqual(['lookup_film {"title":"Dune"}']);
-    await ask().getByRole("button", { name: "Always allow this tool" }).click();
+    await alwaysAllow();
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
     // The third call (other arguments) passed without asking.
     expect(films.calls).toEqual(['lookup_film {"title":"Dune"}', 'lookup_film {"title":"Dune"}', 'lookup_film {"title":"Solaris"}']);
@@ -133,7 +137,7 @@ describe("tools from an MCP server", () => {
     mock.enqueue(codeTurn(`try { await tools.lookup_film({ title: "Dune" }) } catch (error) { console.log("after revoke:", error.name, error.message) }\n`));
     mock.enqueue({ chunks: ["Done."] });
     await send("Once more");
-    await ask().getByRole("button", { name: "Deny" }).click({ timeout: 30_000 });
+    await answer("Deny");
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
     expect(modelHeard(3)).toMatch(/after revoke: CapabilityError The person denied this tool call: films\/lookup_film/);
     expect(films.calls).toHaveLength(3);
@@ -184,7 +188,7 @@ describe("tools from an MCP server", () => {
     await ask().getByRole("button", { name: "Allow once" }).waitFor({ timeout: 30_000 });
     expect(await ask().getByLabel("Arguments").getByRole("listitem").allInnerTexts()).toEqual(['title: "Nope"']);
     expect(films.requests).toBe(before);
-    await ask().getByRole("button", { name: "Allow once" }).click();
+    await answer("Allow once");
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
     const heard = modelHeard(1);
     expect(heard).toMatch(/bad: ToolError invalid-arguments tools\.lookup_film was not called: title: expected string, received number/);
@@ -209,10 +213,10 @@ describe("tools from an MCP server", () => {
       );
       mock.enqueue({ chunks: ["Done."] });
       await send("Both servers");
-      await ask().getByRole("button", { name: "Always allow this tool" }).click({ timeout: 30_000 });
+      await alwaysAllow();
       // The same tool name on the other server is another tool: it asks.
       await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 15_000 }).toContain("films-2");
-      await ask().getByRole("button", { name: "Deny" }).click();
+      await answer("Deny");
       await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
       const heard = modelHeard(1);
       expect(heard).toContain("names: films/lookup_film, films/add_to_watchlist, films-2/lookup_film, films-2/add_to_watchlist undefined");
@@ -251,7 +255,7 @@ describe("tools from an MCP server", () => {
     );
     mock.enqueue({ chunks: ["Done."] });
     await send("Read and write");
-    await ask().getByRole("button", { name: "Deny" }).click({ timeout: 30_000 });
+    await answer("Deny");
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
     expect(films.calls).toEqual(['lookup_film {"title":"Dune"}']);
     expect(modelHeard(1)).toContain("read-only: 2021");
@@ -263,7 +267,7 @@ describe("tools from an MCP server", () => {
     mock.enqueue(codeTurn(`try { await tools.lookup_film({ title: "Dune" }) } catch (error) { console.log("strict:", error.message) }\n`));
     mock.enqueue({ chunks: ["Done."] });
     await send("Strictly");
-    await ask().getByRole("button", { name: "Deny" }).click({ timeout: 30_000 });
+    await answer("Deny");
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
     expect(modelHeard(3)).toMatch(/strict: The person denied this tool call: films\/lookup_film/);
     expect(films.calls).toHaveLength(1);
@@ -293,7 +297,7 @@ describe("after a reload", () => {
     mock.enqueue(codeTurn(`console.log("director:", (await tools.lookup_film({ title: "Dune" })).director)\n`));
     mock.enqueue({ chunks: ["Done."] });
     await send("Who directed Dune?");
-    await ask().getByRole("button", { name: "Allow once" }).click({ timeout: 30_000 });
+    await answer("Allow once");
     await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
     expect(modelHeard(1)).toContain("director: Denis Villeneuve");
     expect(films.authorizations.every((value) => value === `Bearer ${TOKEN}`)).toBe(true);
@@ -318,7 +322,7 @@ describe("a server that needs OAuth sign-in", () => {
       mock.enqueue(codeTurn(`console.log("year:", (await tools.lookup_film({ title: "Dune" })).year)\n`));
       mock.enqueue({ chunks: ["Done."] });
       await send("Look up Dune");
-      await ask().getByRole("button", { name: "Allow once" }).click({ timeout: 30_000 });
+      await answer("Allow once");
       await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
       expect(modelHeard(1)).toContain("year: 2021");
       expect(secured.calls).toEqual(['lookup_film {"title":"Dune"}']);
@@ -346,7 +350,7 @@ describe("the demo model's tools script", () => {
       await demo.getByRole("textbox", { name: "Message" }).fill("Look up a film with a tool");
       await demo.getByRole("textbox", { name: "Message" }).press("Enter");
       const demoAsk = demo.getByRole("group", { name: "Permission request" });
-      await demoAsk.getByRole("button", { name: "Allow once" }).click({ timeout: 30_000 });
+      await answer("Allow once", demoAsk);
       await expect.poll(() => demo.getByText("Dune (2021)").count(), { timeout: 30_000 }).toBeGreaterThan(0);
       await expect.poll(() => demo.getByText(/directed by Denis Villeneuve, straight from the tool/).count(), { timeout: 30_000 }).toBeGreaterThan(0);
       // …and is once the tools script needs it.

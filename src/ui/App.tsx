@@ -10,7 +10,7 @@ import type { SessionController, SessionsState } from "./sessionController";
 import { useDemoSuggestions } from "./useDemoSuggestions";
 import type { RealmStatus } from "./realmStatus";
 import { answeringModel } from "./modelLabel";
-import { SessionSettingsDialog, useCapabilities } from "./capabilities";
+import { PendingAsks, SessionSettingsDialog, useCapabilities } from "./capabilities";
 import type { AgentChannel } from "../agent/agentChannel";
 import { AgentAdmissions, AgentComposerBar, useChannelState, useTimelineSelection } from "./agentLink";
 import { AgentChannelContext } from "./agentChannelContext";
@@ -108,6 +108,9 @@ function SessionView({
   const selection = useTimelineSelection(joined, state.messages);
   const follow = useFollowLatest();
   const { jump } = follow;
+  // The asks float over the timeline's end; the timeline makes that much room, so nothing stays hidden under them.
+  // (Room inside the timeline, not a smaller scroller: a scroller that grows back would read as scrolling up.)
+  const [asksHeight, setAsksHeight] = useState(0);
   const onSend = useCallback(
     (text: string, attachments: Attachment[] = []): string | undefined => {
       if (toAgent && channel) {
@@ -146,6 +149,7 @@ function SessionView({
         <MessageActionsContext.Provider value={actions}>
           <Timeline
             contentRef={follow.contentRef}
+            bottomSpace={asksHeight > 0 ? asksHeight + 16 : 0}
             messages={state.messages}
             suggestions={suggestions}
             onSuggestion={onSend}
@@ -154,12 +158,17 @@ function SessionView({
         </MessageActionsContext.Provider>
       </main>
       <footer className="lm-footer">
-        {!follow.atLatest && (
-          <button type="button" className="lm-button lm-jump" onClick={jump}>
-            <ArrowDownIcon size={16} />
-            Jump to latest
-          </button>
-        )}
+        {/* Floats over the timeline's bottom edge, anchored to the footer: generated UI cannot move it. */}
+        <div className="lm-footer__float">
+          {!follow.atLatest && (
+            <button type="button" className="lm-button lm-jump" onClick={jump}>
+              <ArrowDownIcon size={16} />
+              Jump to latest
+            </button>
+          )}
+          {/* Asks wait here, above the composer (the timeline keeps a record of each). */}
+          {!readOnly && <PendingAsks onHeight={setAsksHeight} />}
+        </div>
         <div className="lm-statusbar">
           <span role="status" aria-live="polite" className={`lm-status lm-status--${state.phase}`}>
             {statusText(state, realm, waitingForPermission)}

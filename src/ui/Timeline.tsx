@@ -148,8 +148,11 @@ export function Timeline({
   onSuggestion,
   onOpenSettings,
   contentRef,
+  bottomSpace = 0,
 }: {
   messages: ChatMessage[];
+  /** Room at the end for what floats over the timeline's bottom edge (the asks), in pixels. */
+  bottomSpace?: number;
   /** The timeline's own box, watched by the scroller that follows new content (`useFollowLatest`). */
   contentRef?: Ref<HTMLDivElement>;
   suggestions?: readonly string[];
@@ -189,6 +192,7 @@ export function Timeline({
             );
         }
       })}
+      {bottomSpace > 0 && <div className="lm-timeline__room" aria-hidden="true" style={{ height: bottomSpace }} />}
     </div>
   );
 }

@@ -1,6 +1,7 @@
 /**
  * The inline ask for a tool call (DESIGN.md §4): the tool, its server, the
- * arguments, and exactly **Allow once** / **Always allow this tool** / **Deny**.
+ * arguments, and exactly **Allow once** / **Always allow this tool** / **Deny**
+ * (AskActions.tsx: armed after 500 ms still, Always confirmed).
  *
  * The arguments are shown whole (src/sandbox/capabilities/toolArguments.ts):
  * one line per top-level argument, `name: value`, wrapped; a long value is
@@ -11,6 +12,7 @@ import { useState } from "react";
 import type { CapabilityController, PendingAsk } from "./capabilityController";
 import type { ToolPermissionAsk } from "../sandbox/capabilities/createToolBroker";
 import { previewArgument, showInvisibles, type ShownArgument } from "../sandbox/capabilities/toolArguments";
+import { AskActions } from "./AskActions";
 
 export function ToolAskView({ ask, controller }: { ask: PendingAsk & ToolPermissionAsk; controller: CapabilityController }) {
   return (
@@ -20,17 +22,16 @@ export function ToolAskView({ ask, controller }: { ask: PendingAsk & ToolPermiss
         {ask.readOnly ? <span> · marked read-only by its server</span> : <span> · may change things</span>}
       </p>
       <ToolArguments list={ask.arguments} />
-      <div className="lm-ask__actions">
-        <button type="button" className="lm-button lm-button--primary" onClick={() => controller.answer(ask.id, "once")}>
-          Allow once
-        </button>
-        <button type="button" className="lm-button" title={`Allow ${ask.server}/${ask.tool} for the rest of this session`} onClick={() => controller.answer(ask.id, "tool")}>
-          Always allow this tool
-        </button>
-        <button type="button" className="lm-button" onClick={() => controller.answer(ask.id, "deny")}>
-          Deny
-        </button>
-      </div>
+      <AskActions
+        askId={ask.id}
+        controller={controller}
+        always={{
+          answer: "tool",
+          label: "Always allow this tool",
+          title: `Allow ${ask.server}/${ask.tool} for the rest of this session`,
+          question: `Always allow ${ask.server}/${ask.tool} for this session? Its later calls, with any arguments, will run without asking until you revoke it in Session settings.`,
+        }}
+      />
     </div>
   );
 }

@@ -1,16 +1,20 @@
 /**
- * What the person sees of capabilities (DESIGN.md §4): the inline ask with
- * exactly **Allow once**, **Always allow this host** and **Deny**; offered
- * downloads with a **Save** button; and the **Session settings** dialog
- * (network mode, granted hosts with **Revoke**, strict mode, audit list).
+ * What the person sees of capabilities (DESIGN.md §4): the asks, with
+ * exactly **Allow once**, **Always allow this host** and **Deny**, in a fixed
+ * area above the composer (`PendingAsks`), and a record of each in the
+ * timeline where the call was made; offered downloads with a **Save**
+ * button; and the **Session settings** dialog (network mode, granted hosts
+ * with **Revoke**, strict mode, audit list).
  */
-import { createContext, lazy, Suspense, useContext, useEffect, useRef, useSyncExternalStore, type ReactNode } from "react";
-import type { CapabilityController, CapabilityState } from "./capabilityController";
+import { createContext, lazy, Suspense, useContext, useEffect, useLayoutEffect, useRef, useSyncExternalStore, type ReactNode } from "react";
+import type { AskRecord, CapabilityController, CapabilityState, PendingAsk } from "./capabilityController";
+import type { PermissionAsk } from "../sandbox/capabilities/createNetworkBroker";
 import type { NetworkMode } from "../sandbox/capabilities/networkPolicy";
 import type { InteractionSummary } from "../agent/interactionLifecycle";
 import { costOf, formatCost, TokenPriceContext } from "./cost";
 import { ToolAskView } from "./ToolAskView";
 import { saveFile } from "./saveFile";
+import { AskActions } from "./AskActions";
 
 // Session settings' tools sections load with the dialog, not with the page.
 const ToolServersSection = lazy(() => import("./toolServers").then((module) => ({ default: module.ToolServersSection })));
@@ -24,6 +28,7 @@ const EMPTY: CapabilityState = {
   tools: { allowed: [], readOnlyServers: [], strict: false, grants: [] },
   toolServers: { servers: [] },
   asks: [],
+  askRecords: [],
   downloads: [],
   audit: [],
 };
@@ -42,37 +47,21 @@ export function formatBytes(bytes: number): string {
 }
 
 /**
- * The asks and offered files of one reply that belong after code block
- * `afterBlock` (or, with `rest`, those whose block is not among `blocks`).
+ * The ask records and offered files of one reply that belong after code
+ * block `afterBlock` (or, with `rest`, those whose block is not among `blocks`).
  */
 export function CapabilitySlot({ replyId, afterBlock, rest }: { replyId: string; afterBlock?: number; rest?: readonly number[] }) {
   const { controller, state } = useCapabilities();
   if (!controller) return null;
   const here = (item: { replyId?: string; afterBlock: number }) =>
     item.replyId === replyId && (rest ? !rest.includes(item.afterBlock) : item.afterBlock === afterBlock);
-  const asks = state.asks.filter(here);
+  const records = state.askRecords.filter((record) => here(record.ask));
   const downloads = state.downloads.filter(here);
-  if (asks.length === 0 && downloads.length === 0) return null;
+  if (records.length === 0 && downloads.length === 0) return null;
   return (
     <>
-      {asks.map((ask) => ask.capability === "tool" ? <ToolAskView key={ask.id} ask={ask} controller={controller} /> : (
-        <div key={ask.id} className="lm-ask" role="group" aria-label="Permission request">
-          <p className="lm-ask__what">
-            The code wants to use the network: <strong>{ask.method}</strong> <code className="lm-ask__url">{ask.url}</code>
-            {ask.bodySize > 0 ? <span> · body {formatBytes(ask.bodySize)}</span> : <span> · no body</span>}
-          </p>
-          <div className="lm-ask__actions">
-            <button type="button" className="lm-button lm-button--primary" onClick={() => controller.answer(ask.id, "once")}>
-              Allow once
-            </button>
-            <button type="button" className="lm-button" title={`Allow ${ask.host} for the rest of this session`} onClick={() => controller.answer(ask.id, "host")}>
-              Always allow this host
-            </button>
-            <button type="button" className="lm-button" onClick={() => controller.answer(ask.id, "deny")}>
-              Deny
-            </button>
-          </div>
-        </div>
+      {records.map((record) => (
+        <AskRecordView key={record.ask.id} record={record} />
       ))}
       {downloads.map((offer) => (
         <div key={offer.id} className="lm-download" role="group" aria-label="Offered file">
@@ -85,6 +74,94 @@ export function CapabilitySlot({ replyId, afterBlock, rest }: { replyId: string;
         </div>
       ))}
     </>
+  );
+}
+
+/** What an ask was about, in a few words: "GET https://…" or "tool server/tool". */
+const askAction = (ask: PendingAsk) => (ask.capability === "tool" ? `tool ${ask.server}/${ask.tool}` : `${ask.method} ${ask.url}`);
+
+function outcomeWords(record: AskRecord): string {
+  const { ask, outcome } = record;
+  switch (outcome) {
+    case undefined:
+      return "Waiting for your answer above the message box:";
+    case "once":
+      return "Allowed once:";
+    case "host":
+      return ask.capability === "network" ? `Always allowed ${ask.host}:` : "Always allowed:";
+    case "tool":
+      return ask.capability === "tool" ? `Always allowed ${ask.server}/${ask.tool}:` : "Always allowed:";
+    case "deny":
+      return "Denied:";
+    case "withdrawn":
+      return "Not answered (the call ended):";
+  }
+}
+
+/** The timeline's record of one ask (the ask itself waits above the composer). */
+function AskRecordView({ record }: { record: AskRecord }) {
+  return (
+    <p className={`lm-ask-record${record.outcome === undefined ? " lm-ask-record--waiting" : ""}`} role="note" aria-label="Permission record">
+      {outcomeWords(record)} <code className="lm-ask__url">{askAction(record.ask)}</code>
+    </p>
+  );
+}
+
+function NetworkAskView({ ask, controller }: { ask: PendingAsk & PermissionAsk; controller: CapabilityController }) {
+  return (
+    <div className="lm-ask" role="group" aria-label="Permission request">
+      <p className="lm-ask__what">
+        The code wants to use the network: <strong>{ask.method}</strong> <code className="lm-ask__url">{ask.url}</code>
+        {ask.bodySize > 0 ? <span> · body {formatBytes(ask.bodySize)}</span> : <span> · no body</span>}
+      </p>
+      <AskActions
+        askId={ask.id}
+        controller={controller}
+        always={{
+          answer: "host",
+          label: "Always allow this host",
+          title: `Allow ${ask.host} for the rest of this session`,
+          question: `Always allow ${ask.host} for this session? Code in this session may then send any request to ${ask.host} without asking, until you revoke it in Session settings.`,
+        }}
+      />
+    </div>
+  );
+}
+
+/**
+ * The asks waiting for the person, in a fixed area above the composer:
+ * generated UI lives in the timeline and cannot move, cover or restyle
+ * this area. Oldest at the bottom, nearest the composer; a new ask stacks
+ * above, so the ones already shown stay where they are.
+ */
+export function PendingAsks({ onHeight }: { onHeight?: (height: number) => void }) {
+  const { controller, state } = useCapabilities();
+  if (!controller || state.asks.length === 0) return null;
+  return <AsksArea controller={controller} asks={state.asks} onHeight={onHeight} />;
+}
+
+function AsksArea({ controller, asks, onHeight }: { controller: CapabilityController; asks: readonly PendingAsk[]; onHeight?: (height: number) => void }) {
+  const area = useRef<HTMLElement>(null);
+  useLayoutEffect(() => {
+    const element = area.current;
+    if (!element || !onHeight) return;
+    const report = () => onHeight(Math.ceil(element.getBoundingClientRect().height));
+    report();
+    const observer = new ResizeObserver(report);
+    observer.observe(element);
+    return () => {
+      observer.disconnect();
+      onHeight(0);
+    };
+  }, [onHeight]);
+  return (
+    <section ref={area} className="lm-asks" aria-label="Permission requests">
+      <div className="lm-asks__list">
+        {asks.map((ask) =>
+          ask.capability === "tool" ? <ToolAskView key={ask.id} ask={ask} controller={controller} /> : <NetworkAskView key={ask.id} ask={ask} controller={controller} />,
+        )}
+      </div>
+    </section>
   );
 }
 

@@ -58,6 +58,22 @@ describe("CapabilityController.open", () => {
     expect(controller.getState().audit.map((entry) => `${entry.sessionId} ${entry.url}`)).toEqual([`${session.id} https://api.example/`]);
   });
 
+  it("keeps a record of each ask for the timeline: waiting, then what the person answered or that the call ended", async () => {
+    const { store, controller } = await setUp();
+    await controller.open(await createSession(store), store);
+    const outcome = () => controller.getState().askRecords.map((record) => `${record.ask.id} ${record.outcome ?? "waiting"}`);
+    const answered = controller.ask(askFor("a.example"), new AbortController().signal);
+    const cancel = new AbortController();
+    const ended = controller.ask(askFor("b.example"), cancel.signal);
+    expect(outcome()).toEqual(["ask-a.example waiting", "ask-b.example waiting"]);
+    controller.answer("ask-a.example", "deny");
+    await expect(answered).resolves.toBe("deny");
+    cancel.abort(new Error("the code gave up"));
+    await expect(ended).rejects.toThrow("the code gave up");
+    expect(outcome()).toEqual(["ask-a.example deny", "ask-b.example withdrawn"]);
+    expect(controller.getState().asks).toEqual([]);
+  });
+
   it("denies what the previous session was still asking", async () => {
     const { store, controller } = await setUp();
     await controller.open(await createSession(store), store);

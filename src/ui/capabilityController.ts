@@ -37,6 +37,20 @@ export type PendingAsk = (PermissionAsk | ToolPermissionAsk) & {
 /** What the person can answer: Allow once, Always allow this host / this tool, Deny. */
 export type AskAnswer = PersonAnswer | ToolAnswer;
 
+/**
+ * The timeline's record of an ask, where the call was made: the ask itself
+ * is answered in the fixed area above the composer (generated UI cannot
+ * move it there), the record says what became of it.
+ */
+export interface AskRecord {
+  ask: PendingAsk;
+  /** Unset while it waits; "withdrawn" when the call ended unanswered (Stop, the code gave up, another session). */
+  outcome?: AskAnswer | "withdrawn";
+}
+
+/** The records kept for the timeline (the audit list keeps everything). */
+const MAX_ASK_RECORDS = 500;
+
 /** The MCP servers as Session settings shows them. */
 export interface ToolServersState {
   servers: readonly McpServerEntry[];
@@ -63,7 +77,10 @@ export interface CapabilityState {
   policy: NetworkPolicyState;
   tools: ToolPolicyState;
   toolServers: ToolServersState;
+  /** The asks waiting for the person, oldest first (drawn above the composer). */
   asks: PendingAsk[];
+  /** What the timeline shows of each ask, oldest first. */
+  askRecords: AskRecord[];
   downloads: PendingDownload[];
   audit: AuditEntry[];
 }
@@ -74,7 +91,7 @@ export type AuditInput = Pick<AuditEntry, "at" | "capability" | "method" | "url"
 
 export class CapabilityController {
   private state: CapabilityState = {
-    policy: DEFAULT_NETWORK_POLICY, tools: DEFAULT_TOOL_POLICY, toolServers: { servers: [] }, asks: [], downloads: [], audit: [],
+    policy: DEFAULT_NETWORK_POLICY, tools: DEFAULT_TOOL_POLICY, toolServers: { servers: [] }, asks: [], askRecords: [], downloads: [], audit: [],
   };
   private readonly listeners = new Set<() => void>();
   private readonly answers = new Map<string, (answer: AskAnswer) => void>();
@@ -265,7 +282,7 @@ export class CapabilityController {
     });
     this.broker?.load(policyWith([]));
     this.toolBroker?.load(toolsWith([]));
-    this.set({ sessionId: session?.id, policy: policyWith([]), tools: toolsWith([]), asks: [], downloads: [], audit: [] });
+    this.set({ sessionId: session?.id, policy: policyWith([]), tools: toolsWith([]), asks: [], askRecords: [], downloads: [], audit: [] });
     if (!session || !store) return;
     const [grants, saved] = await Promise.all([listGrants(store, session.id).catch(() => []), listAudit(store, session.id).catch(() => [])]);
     if (generation !== this.generation) return;
@@ -297,22 +314,26 @@ export class CapabilityController {
 
   private waitForAnswer = (request: PermissionAsk | ToolPermissionAsk, signal: AbortSignal): Promise<AskAnswer> =>
     new Promise<AskAnswer>((resolve, reject) => {
-      const remove = () => {
+      const remove = (outcome: AskRecord["outcome"]) => {
         this.answers.delete(request.id);
-        this.set({ asks: this.state.asks.filter((ask) => ask.id !== request.id) });
+        this.set({
+          asks: this.state.asks.filter((ask) => ask.id !== request.id),
+          askRecords: this.state.askRecords.map((record) => (record.ask.id === request.id ? { ...record, outcome } : record)),
+        });
       };
       const onAbort = () => {
-        remove();
+        remove("withdrawn");
         reject(signal.reason);
       };
-      if (signal.aborted) return onAbort();
+      if (signal.aborted) return reject(signal.reason);
       signal.addEventListener("abort", onAbort, { once: true });
       this.answers.set(request.id, (answer) => {
         signal.removeEventListener("abort", onAbort);
-        remove();
+        remove(answer);
         resolve(answer);
       });
-      this.set({ asks: [...this.state.asks, { ...request, ...this.position() }] });
+      const ask: PendingAsk = { ...request, ...this.position() };
+      this.set({ asks: [...this.state.asks, ask], askRecords: [...this.state.askRecords, { ask }].slice(-MAX_ASK_RECORDS) });
     });
 
   /** The person clicked Allow once, Always allow this host (or this tool), or Deny. */

@@ -3,7 +3,7 @@ import { END, RUN, fencedOutput, unexpected, type DemoScript } from "./script";
 /** A public API that allows browser requests (CORS); the browser tests serve it themselves. */
 export const FETCH_CHART_URL = "https://api.github.com/repos/facebook/react/languages";
 
-const fetchAndDraw = `Let me fetch real data and chart it: the languages of the React repository, from GitHub's API. **You'll be asked first** — the request shows up here with its full URL; choose *Allow once* to let it through.
+const fetchAndDraw = `Let me fetch real data and chart it: the languages of the React repository, from GitHub's API. **You'll be asked first** — the request shows up above the message box with its full URL; choose *Allow once* to let it through.
 
 ${RUN}
 const languageBytes = await fetch("${FETCH_CHART_URL}").then((response) => {

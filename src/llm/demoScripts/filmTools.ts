@@ -6,7 +6,7 @@ import { END, RUN, fencedOutput, unexpected, type DemoScript } from "./script";
  * this script is chosen (`usesDemoTools`), its tools appear in `tools`, and
  * the call asks the person first, like any tool.
  */
-const lookUp = `Your tools come from MCP servers you connect in **Session settings**; for this demo a small film server runs right here in the page. Let me see what it offers and look up a film. **You'll be asked first** — the call shows up here with its arguments; choose *Allow once*.
+const lookUp = `Your tools come from MCP servers you connect in **Session settings**; for this demo a small film server runs right here in the page. Let me see what it offers and look up a film. **You'll be asked first** — the call shows up above the message box with its arguments; choose *Allow once*.
 
 ${RUN}
 const toolNames = tools.list().map((tool) => tool.name)
