@@ -8,7 +8,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { answerAsk, assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
 import { startMcpServer, type TestMcpServer } from "./mcpServer";
 import { startMockLlm, type MockLlm } from "./mockLlm";
 
@@ -99,7 +99,7 @@ describe("a tool ask shows the whole call", () => {
     expect(size.scroll).toBeLessThanOrEqual(size.client);
     expect(await lines.nth(0).getByRole("button", { name: "Show less" }).getAttribute("aria-expanded")).toBe("true");
 
-    await ask().getByRole("button", { name: "Deny" }).click();
+    await answerAsk(ask(), "Deny");
     // The second call (70,000 characters) is never asked about: it is refused with a reason.
     await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
     expect(await ask().count()).toBe(0);
@@ -116,7 +116,7 @@ describe("a tool ask shows the whole call", () => {
     await send("Send it");
     await ask().getByRole("button", { name: "Deny" }).waitFor({ timeout: 30_000 });
     expect(await ask().getByLabel("Arguments").getByRole("listitem").nth(1).innerText()).toBe('to: "⟨U+202E⟩elpmaxe.live@rekcatta"');
-    await ask().getByRole("button", { name: "Deny" }).click();
+    await answerAsk(ask(), "Deny");
     await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
   });
 });
