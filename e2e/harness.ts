@@ -152,6 +152,8 @@ export interface ServeStaticOptions {
   basePath?: string;
   /** Extra response headers for every file (e.g. a CSP header to test). */
   headers?: Record<string, string>;
+  /** Extra response headers for the app's page only (`index.html`, also served for `…/`), as README "Hosting" sets them. */
+  pageHeaders?: Record<string, string>;
   /** Extra files served from memory, by path relative to the base (e.g. `"realm-test.html"`). */
   files?: Record<string, string | { body: string; contentType: string }>;
 }
@@ -174,7 +176,8 @@ export async function serveStatic(dir: string | string[] = DIST_DIR, options: Se
     let relative = pathname.slice(basePath.length);
     if (relative === "" || relative.endsWith("/")) relative += "index.html";
     const send = (body: Buffer | string, contentType: string) => {
-      response.writeHead(200, { "content-type": contentType, "cache-control": "no-store", ...options.headers });
+      const page = relative === "index.html" ? options.pageHeaders : undefined;
+      response.writeHead(200, { "content-type": contentType, "cache-control": "no-store", ...options.headers, ...page });
       response.end(method === "HEAD" ? undefined : body);
     };
     const inMemory = extra[relative];

@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 import "./ui/styles.css";
 import { createRoot } from "react-dom/client";
 import { useEffect, useMemo, useRef, useState } from "react";
@@ -30,6 +31,7 @@ import { FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL } from "./
 import { createToolBroker } from "./sandbox/capabilities/createToolBroker";
 import { CapabilityController } from "./ui/capabilityController";
 import { CapabilitiesContext } from "./ui/capabilities";
+import { CSP_HEADER_CHECKED_MARK, warnWithoutCspHeader } from "./ui/warnWithoutCspHeader";
 
 // The database code is the first thing the session controller needs: its chunk is requested now, while the
 // app's own code still runs, instead of after the first render (the controller imports the same module).
@@ -294,6 +296,17 @@ const registerLater = () =>
     if (typeof requestIdleCallback === "function") requestIdleCallback(register, { timeout: 5_000 });
     else register();
   }, 2_000);
+// A host that sends no Content-Security-Policy header is told once in the console (README "Hosting").
+const checkCspHeaderLater = () => {
+  if (!import.meta.env.PROD) return;
+  const check = () => void warnWithoutCspHeader().finally(() => performance.mark(CSP_HEADER_CHECKED_MARK));
+  if (typeof requestIdleCallback === "function") requestIdleCallback(check, { timeout: 5_000 });
+  else setTimeout(check, 0);
+};
+const afterLoad = () => {
+  registerLater();
+  checkCspHeaderLater();
+};
 // This module is imported by src/boot.ts after it started the realm: the page may have finished loading already.
-if (document.readyState === "complete") registerLater();
-else window.addEventListener("load", registerLater, { once: true });
+if (document.readyState === "complete") afterLoad();
+else window.addEventListener("load", afterLoad, { once: true });
