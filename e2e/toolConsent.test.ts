@@ -61,11 +61,14 @@ async function addServer(url: string, name: string) {
   await dialog().getByRole("listitem", { name: `MCP server ${name}` }).waitFor({ timeout: 30_000 });
   await dialog().getByRole("button", { name: "Close" }).click();
 }
-/** The reply's code ran to its end, or an ask is waiting: whichever comes first. */
-async function askOrDone(): Promise<"ask" | "done"> {
-  let seen: "ask" | "done" | undefined;
+/**
+ * The turn's code ran to its end (the model got its feedback: request number `requests`, counted from 1),
+ * or an ask is waiting: whichever comes first. (The status line still says "Done" from the turn before.)
+ */
+async function askOrRan(requests: number): Promise<"ask" | "ran"> {
+  let seen: "ask" | "ran" | undefined;
   await expect
-    .poll(async () => (seen = (await ask().count()) > 0 ? "ask" : /^Done/.test((await status()) ?? "") ? "done" : undefined), { timeout: 30_000 })
+    .poll(async () => (seen = (await ask().count()) > 0 ? "ask" : mock.requests.length >= requests ? "ran" : undefined), { timeout: 30_000 })
     .toBeDefined();
   return seen!;
 }
@@ -118,5 +121,65 @@ describe("a tool ask shows the whole call", () => {
     expect(await ask().getByLabel("Arguments").getByRole("listitem").nth(1).innerText()).toBe('to: "⟨U+202E⟩elpmaxe.live@rekcatta"');
     await answerAsk(ask(), "Deny");
     await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
+  });
+});
+
+describe("a tool grant belongs to the server's URL", () => {
+  it("Always allow notes/delete_note on one server does not cover another that calls itself notes; the grant follows its URL; removing the server removes it", async () => {
+    await addServer(first.url, "notes");
+    mock.enqueue(codeTurn(`console.log("first:", await tools.delete_note({ id: "1" }))\n`));
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Delete note 1");
+    await ask().getByRole("button", { name: "Always allow this tool" }).click({ timeout: 30_000 });
+    await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
+    expect(first.calls).toEqual(['delete_note {"id":"1"}']);
+
+    // Another server, at another URL, that also calls itself "notes", in the same session (the tab forgot the first).
+    await page.evaluate(() => sessionStorage.removeItem("livemark.mcp.servers"));
+    await page.reload();
+    await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
+    await addServer(second.url, "notes");
+    mock.enqueue(codeTurn(`try { console.log("second:", await tools.delete_note({ id: "2" })) } catch (error) { console.log("second:", error.message) }\n`));
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Delete note 2");
+    expect(await askOrRan(4)).toBe("ask");
+    expect(second.calls).toEqual([]);
+    await ask().getByRole("button", { name: "Deny" }).click();
+    await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
+    expect(modelHeard(3)).toMatch(/second: The person denied this tool call/);
+    expect(second.calls).toEqual([]);
+
+    // The first server again (now named notes-2): its grant came back with its URL.
+    await addServer(first.url, "notes-2");
+    mock.enqueue(codeTurn(`console.log("again:", await tools["notes-2/delete_note"]({ id: "3" }))\n`));
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Delete note 3");
+    expect(await askOrRan(6)).toBe("ran");
+    await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
+    expect(first.calls).toEqual(['delete_note {"id":"1"}', 'delete_note {"id":"3"}']);
+
+    // Removing it removes its grant: added again, it asks.
+    await page.getByRole("button", { name: "Session settings" }).click();
+    const granted = dialog().getByRole("region", { name: "Granted tools" });
+    expect(await granted.getByRole("listitem").count()).toBe(1);
+    expect(await granted.getByRole("listitem").innerText()).toContain(first.url);
+    await dialog().getByRole("button", { name: "Remove notes-2" }).click();
+    await expect.poll(() => granted.count()).toBe(0);
+    await dialog().getByRole("button", { name: "Close" }).click();
+    await addServer(first.url, "notes-2");
+    mock.enqueue(codeTurn(`try { await tools["notes-2/delete_note"]({ id: "4" }) } catch (error) { console.log("after remove:", error.message) }\n`));
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Delete note 4");
+    expect(await askOrRan(8)).toBe("ask");
+    await ask().getByRole("button", { name: "Deny" }).click();
+    await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
+    expect(first.calls).toHaveLength(2);
+
+    // …and from the session's saved grants: after a reload there is none.
+    await page.reload();
+    await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
+    await page.getByRole("button", { name: "Session settings" }).click();
+    await dialog().getByRole("listitem", { name: "MCP server notes-2" }).waitFor({ timeout: 30_000 });
+    expect(await dialog().getByRole("region", { name: "Granted tools" }).count()).toBe(0);
   });
 });

@@ -130,7 +130,8 @@ describe("tools from an MCP server", () => {
       expect.stringMatching(/tool.*CALL films\/lookup_film.*allowed-tool.*ok/),
     ]);
     const granted = dialog().getByRole("region", { name: "Granted tools" });
-    expect(await granted.getByRole("listitem").allTextContents()).toEqual(["films/lookup_film" + "Revoke"]);
+    // Granted for the server at its URL, shown by the name it goes by here.
+    expect(await granted.getByRole("listitem").allTextContents()).toEqual([`films/lookup_film at ${films.url}` + "Revoke"]);
     await granted.getByRole("button", { name: "Revoke films/lookup_film" }).click();
     await dialog().getByRole("button", { name: "Close" }).click();
 

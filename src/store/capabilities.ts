@@ -28,3 +28,23 @@ export function listGrants(store: Store, sessionId: string): Promise<GrantRecord
 export async function removeGrant(store: Store, id: number): Promise<void> {
   await guard(() => store.db.grants.delete(id));
 }
+
+/**
+ * A tool server was removed: every session's grants for its tools (kept as
+ * `host: "<address>#<tool>"`) and its read-only switch go with it.
+ */
+export async function forgetToolServer(store: Store, address: string): Promise<void> {
+  const prefix = `${address}#`;
+  await guard(() =>
+    store.db.transaction("rw", store.db.grants, store.db.sessions, async () => {
+      await store.db.grants.filter((grant) => grant.capability === "tool" && typeof grant.host === "string" && grant.host.startsWith(prefix)).delete();
+      await store.db.sessions
+        .filter((session) => session.settings?.readOnlyToolServers?.includes(address) === true)
+        .modify((session) => {
+          const kept = (session.settings.readOnlyToolServers ?? []).filter((item) => item !== address);
+          if (kept.length > 0) session.settings.readOnlyToolServers = kept;
+          else delete session.settings.readOnlyToolServers;
+        });
+    }),
+  );
+}

@@ -210,7 +210,8 @@ const session = agreesWith<Omit<Session, "deletedAt">>()(z.strictObject({
     network: z.enum(["off", "ask", "allowed"]),
     allowedHosts: z.array(text(253)).max(1_000),
     strict: z.boolean().optional(),
-    readOnlyToolServers: z.array(text(100)).max(100).optional(),
+    // Server addresses (origin and path of the URL).
+    readOnlyToolServers: z.array(text(4_096)).max(100).optional(),
   }),
   importedAt: timestamp.optional(),
   // The session's model settings (Session settings → Model); never a key or an endpoint.
@@ -234,7 +235,8 @@ const mount = agreesWith<Omit<MountSnapshot, "sessionId">>()(z.strictObject({
 /** A capability record as exported: no database key, no session (the records carry extra fields along). */
 type Exported<T> = Omit<Known<T>, "id" | "sessionId">;
 
-const grant = agreesWith<Exported<GrantRecord>>()(z.looseObject({ capability, host: text(253), grantedAt: timestamp }));
+// A network grant's host (253), or a tool grant's `<server address>#<tool>` (a URL's origin and path, and a name).
+const grant = agreesWith<Exported<GrantRecord>>()(z.looseObject({ capability, host: text(4_096), grantedAt: timestamp }));
 
 const audit = agreesWith<Exported<AuditEntry>>()(z.looseObject({
   at: timestamp,

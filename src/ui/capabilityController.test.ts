@@ -6,8 +6,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { createNetworkBroker } from "../sandbox/capabilities/createNetworkBroker";
-import { addGrant } from "../store/capabilities";
-import { createSession } from "../store/sessions";
+import { createMcpServers } from "../sandbox/capabilities/createMcpServers";
+import { createToolBroker } from "../sandbox/capabilities/createToolBroker";
+import { createDemoMcpServer } from "../sandbox/capabilities/demoMcpServer";
+import { addGrant, listGrants } from "../store/capabilities";
+import { createSession, getSession, updateSessionSettings } from "../store/sessions";
 import { openTestStore } from "../store/testSupport";
 import { CapabilityController } from "./capabilityController";
 
@@ -81,5 +84,47 @@ describe("CapabilityController.open", () => {
     await controller.open(await createSession(store), store);
     await expect(answer).resolves.toBe("deny");
     expect(controller.getState().asks).toEqual([]);
+  });
+});
+
+describe("tool grants are the server's address's", () => {
+  async function withTools() {
+    const { store, controller } = await setUp();
+    const tools = createToolBroker({ ask: controller.askTool, audit: controller.recordTool, onChange: () => void controller.policyChanged() });
+    const servers = createMcpServers({ demoServer: createDemoMcpServer, remember: null, redirectUrl: null });
+    controller.attachTools(tools, async () => servers, () => undefined);
+    return { store, controller, tools, servers };
+  }
+
+  it("a grant saved under a server's self-declared name (older versions) allows nothing and is dropped", async () => {
+    const { store, controller, tools } = await withTools();
+    const session = await createSession(store);
+    await addGrant(store, { sessionId: session.id, capability: "tool", host: "notes/delete_note", grantedAt: 1 });
+    await addGrant(store, { sessionId: session.id, capability: "tool", host: "https://notes.example/mcp#delete_note", grantedAt: 1 });
+    await updateSessionSettings(store, session.id, { network: "ask", allowedHosts: [], readOnlyToolServers: ["notes", "https://notes.example/mcp"] });
+    await controller.open((await getSession(store, session.id))!, store);
+    expect(tools.state()).toMatchObject({ allowed: ["https://notes.example/mcp#delete_note"], readOnlyServers: ["https://notes.example/mcp"] });
+    await expect.poll(async () => (await listGrants(store, session.id)).map((grant) => grant.host)).toEqual(["https://notes.example/mcp#delete_note"]);
+  });
+
+  it("removing a server removes its grants and its read-only switch, in this session and the saved ones", async () => {
+    const { store, controller, tools } = await withTools();
+    const [open, other] = [await createSession(store), await createSession(store)];
+    for (const session of [open, other]) {
+      await addGrant(store, { sessionId: session.id, capability: "tool", host: "builtin:demo#add_to_watchlist", grantedAt: 1 });
+      await addGrant(store, { sessionId: session.id, capability: "tool", host: "https://other.example/mcp#x", grantedAt: 1 });
+      await updateSessionSettings(store, session.id, { network: "ask", allowedHosts: [], readOnlyToolServers: ["builtin:demo"] });
+    }
+    await controller.open((await getSession(store, open.id))!, store);
+    await controller.addDemoServer();
+    expect(tools.state().allowed).toEqual(["builtin:demo#add_to_watchlist", "https://other.example/mcp#x"]);
+    const [demo] = controller.getState().toolServers.servers;
+    expect(demo.address).toBe("builtin:demo");
+    await controller.removeServer(demo.id);
+    expect(tools.state()).toMatchObject({ allowed: ["https://other.example/mcp#x"], readOnlyServers: [] });
+    for (const session of [open, other]) {
+      expect((await listGrants(store, session.id)).map((grant) => grant.host)).toEqual(["https://other.example/mcp#x"]);
+    }
+    expect((await getSession(store, other.id))?.settings.readOnlyToolServers).toBeUndefined();
   });
 });

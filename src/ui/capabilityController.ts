@@ -17,14 +17,14 @@ import { bytesToBase64, base64ToBytes } from "../sandbox/capabilities/base64";
 import { MAX_DOWNLOAD_BYTES, MAX_FILE_BYTES, type FileOfferPayload, type FileReadResponse } from "../wire/capabilities";
 import type { ChosenFile, JsonValue } from "../wire/mount";
 import { DEFAULT_NETWORK_POLICY, covers, type NetworkMode, type NetworkPolicyState, type PersonAnswer } from "../sandbox/capabilities/networkPolicy";
-import { addAuditEntry, addGrant, listAudit, listGrants, removeGrant } from "../store/capabilities";
+import { addAuditEntry, addGrant, forgetToolServer, listAudit, listGrants, removeGrant } from "../store/capabilities";
 import { updateSessionSettings } from "../store/sessions";
 import type { Store } from "../store/store";
 import type { AuditEntry, CapabilityDecision, Session } from "../store/types";
 import type { ToolAuditRecord, ToolBroker, ToolPermissionAsk } from "../sandbox/capabilities/createToolBroker";
 import type { McpServerEntry, McpServers } from "../sandbox/capabilities/createMcpServers";
 import { hasRememberedServers } from "../sandbox/capabilities/rememberedServers";
-import { DEFAULT_TOOL_POLICY, type ToolAnswer, type ToolPolicyState } from "../sandbox/capabilities/toolPolicy";
+import { DEFAULT_TOOL_POLICY, isServerAddress, parseToolKey, toolKey, type ToolAnswer, type ToolPolicyState } from "../sandbox/capabilities/toolPolicy";
 import type { ToolDescriptor } from "../wire/capabilities";
 
 /** An ask shown in the timeline, where the call was made: a network request or a tool call. */
@@ -219,13 +219,24 @@ export class CapabilityController {
     await (await this.servers())?.addDemo();
   }
 
+  /**
+   * Remove: the server and everything granted for it go together — its tools' "Always allow"
+   * and its read-only switch, in this session and in every saved one (a server added later
+   * at that address asks again). Kept while another connected server has the same address.
+   */
   async removeServer(id: string): Promise<void> {
-    await (await this.servers())?.remove(id);
+    const servers = await this.servers();
+    if (!servers) return;
+    const removed = servers.list().find((server) => server.id === id);
+    await servers.remove(id);
+    if (!removed || servers.list().some((server) => server.address === removed.address)) return;
+    this.toolBroker?.forgetServer(removed.address);
+    if (this.store) await forgetToolServer(this.store, removed.address).catch(() => undefined);
   }
 
-  /** A server's switch: its read-only-annotated tools run without asking. Saved with the session. */
-  setReadOnlyToolsAllowed(server: string, allowed: boolean): void {
-    this.toolBroker?.setReadOnlyAllowed(server, allowed);
+  /** A server's switch (by its address): its read-only-annotated tools run without asking. Saved with the session. */
+  setReadOnlyToolsAllowed(address: string, allowed: boolean): void {
+    this.toolBroker?.setReadOnlyAllowed(address, allowed);
   }
 
   /** Revoke "Always allow this tool": at once in the broker, then in storage. */
@@ -248,6 +259,7 @@ export class CapabilityController {
       capability: "tool",
       method: record.method,
       url: record.url,
+      server: record.server,
       decision: record.decision,
       bytesOut: record.bytesOut,
       ...(record.bytes !== undefined ? { bytes: record.bytes } : {}),
@@ -274,9 +286,11 @@ export class CapabilityController {
       strict: settings?.strict === true,
       grants: [],
     });
+    // Tools are granted by server address (toolPolicy.ts); what older versions saved under a server's
+    // self-declared name could belong to any server that calls itself that, so it allows nothing.
     const toolsWith = (allowed: readonly string[]): ToolPolicyState => ({
-      allowed: [...new Set(allowed)],
-      readOnlyServers: [...(settings?.readOnlyToolServers ?? [])],
+      allowed: [...new Set(allowed.filter((key) => parseToolKey(key) !== undefined))],
+      readOnlyServers: (settings?.readOnlyToolServers ?? []).filter(isServerAddress),
       strict: settings?.strict === true,
       grants: [],
     });
@@ -290,6 +304,9 @@ export class CapabilityController {
     this.broker?.load(policy, { keepCalls: true });
     const tools = toolsWith(grants.filter((grant) => grant.capability === "tool").map((grant) => grant.host));
     this.toolBroker?.load(tools, { keepCalls: true });
+    for (const grant of grants) {
+      if (grant.capability === "tool" && parseToolKey(grant.host) === undefined && grant.id !== undefined) void removeGrant(store, grant.id).catch(() => undefined);
+    }
     // Lines recorded while the list loaded may be in it already (their write went first).
     const key = (entry: AuditEntry) => `${entry.at} ${entry.capability} ${entry.method} ${entry.url} ${entry.decision}`;
     const known = new Set(saved.map(key));
@@ -343,7 +360,7 @@ export class CapabilityController {
     if (ask && ((ask.capability === "tool" && answer === "host") || (ask.capability === "network" && answer === "tool"))) return;
     this.answers.get(askId)?.(answer);
     if (ask?.capability === "network" && answer === "host") void this.persistHost(ask.host);
-    if (ask?.capability === "tool" && answer === "tool") void this.persistTool(`${ask.server}/${ask.tool}`);
+    if (ask?.capability === "tool" && answer === "tool") void this.persistTool(toolKey(ask.serverUrl, ask.tool));
   }
 
   private async persistTool(key: string): Promise<void> {

@@ -2,11 +2,14 @@
  * The person's MCP tools in **Session settings** (DESIGN.md §4): the servers
  * (**MCP server URL**, an optional bearer token, **Add server**, Remove, the
  * read-only switch) and the tools granted for the session (**Revoke**).
+ * Grants and the switch are the server's address's (origin and path of its
+ * URL), never its self-declared name's; Remove takes them away.
  * Loaded with the dialog's first opening, not with the page (the ask in the
  * timeline is ToolAskView.tsx).
  */
 import { useState, type FormEvent } from "react";
 import { useCapabilities } from "./capabilities";
+import { parseToolKey } from "../sandbox/capabilities/toolPolicy";
 
 export function ToolServersSection() {
   const { controller, state } = useCapabilities();
@@ -51,7 +54,7 @@ export function ToolServersSection() {
         <ul className="lm-tool-servers" aria-label="MCP servers">
           {servers.map((server) => {
             const readOnly = server.tools.filter((tool) => tool.readOnly);
-            const allowed = state.tools.readOnlyServers.includes(server.name);
+            const allowed = state.tools.readOnlyServers.includes(server.address);
             return (
               <li key={server.id} aria-label={`MCP server ${server.name}`}>
                 <div className="lm-tool-servers__head">
@@ -72,7 +75,7 @@ export function ToolServersSection() {
                     role="switch"
                     checked={allowed}
                     disabled={readOnly.length === 0}
-                    onChange={(event) => controller?.setReadOnlyToolsAllowed(server.name, event.target.checked)}
+                    onChange={(event) => controller?.setReadOnlyToolsAllowed(server.address, event.target.checked)}
                   />{" "}
                   Allow its read-only tools without asking
                 </label>
@@ -85,21 +88,32 @@ export function ToolServersSection() {
   );
 }
 
+/**
+ * Each grant is for a tool of the server at one address (origin and path of its URL), shown as
+ * `server/tool` while a server at that address is connected, with the address beside it.
+ */
 export function GrantedToolsSection() {
   const { controller, state } = useCapabilities();
   if (state.tools.allowed.length === 0) return null;
+  const servers = state.toolServers.servers;
   return (
     <section className="lm-field" aria-label="Granted tools">
       <h3 className="lm-dialog__subtitle">Granted tools</h3>
       <ul className="lm-hosts">
-        {state.tools.allowed.map((key) => (
-          <li key={key}>
-            <code>{key}</code>
-            <button type="button" className="lm-button" aria-label={`Revoke ${key}`} onClick={() => void controller?.revokeTool(key)}>
-              Revoke
-            </button>
-          </li>
-        ))}
+        {state.tools.allowed.map((key) => {
+          const parsed = parseToolKey(key);
+          const server = parsed && servers.find((item) => item.address === parsed.address);
+          const label = parsed ? (server ? `${server.name}/${parsed.tool}` : parsed.tool) : key;
+          return (
+            <li key={key}>
+              <code>{label}</code>
+              {parsed && <small className="lm-granted-tool__server"> at {parsed.address}</small>}
+              <button type="button" className="lm-button" aria-label={`Revoke ${label}`} onClick={() => void controller?.revokeTool(key)}>
+                Revoke
+              </button>
+            </li>
+          );
+        })}
       </ul>
     </section>
   );

@@ -4,9 +4,12 @@
  * `ToolDescriptor`s for the realm and the prompt, and `ConnectedTool`s for
  * the broker. The SDK is imported only when the first server is added.
  *
- * Names: a server is known by its own `serverInfo.name` (lower-cased, made
+ * Names: a server is shown by its own `serverInfo.name` (lower-cased, made
  * unique: `films`, `films-2`); a tool by its MCP name, or `server/tool` when
- * two servers offer a tool of that name (then both are qualified).
+ * two servers offer a tool of that name (then both are qualified). Those
+ * names are for reading only: any server can call itself anything, so its
+ * grants are keyed by its `address` (the origin and path of its URL,
+ * toolPolicy.ts `serverAddress`).
  *
  * This module and the SDK client are loaded on demand (the page imports it
  * when a server is added, the demo's tools script runs, or the tab had
@@ -19,12 +22,16 @@ import type { ConnectedTool } from "./createToolBroker";
 import { connectInMemory, connectMcpServer, type McpConnection, type McpToolInfo } from "./mcpClient";
 import { createBrowserOAuthProvider, takePendingSignIn } from "./mcpOAuth";
 import { REMEMBERED_SERVERS_KEY } from "./rememberedServers";
+import { serverAddress } from "./toolPolicy";
 
 /** A server as the UI shows it: no token, no connection. */
 export interface McpServerEntry {
   id: string;
   /** The URL as added; `builtin:demo` for the demo server. */
   url: string;
+  /** Who it is for its grants: `serverAddress(url)` (origin and path). */
+  address: string;
+  /** What it calls itself, made unique in this page: for reading, never for grants. */
   name: string;
   transport: McpConnection["transport"];
   tools: readonly McpToolInfo[];
@@ -145,6 +152,7 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
     const entry: McpServerEntry = {
       id: newId(),
       url,
+      address: serverAddress(url),
       name: serverNameOf(connection.serverName, url, servers.map((server) => server.entry.name)),
       transport: connection.transport,
       tools: connection.tools,
@@ -251,7 +259,7 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
       const all = descriptors();
       return all.map((descriptor) => {
         const server = servers.find((item) => item.entry.name === descriptor.server)!;
-        return { descriptor, call: (args, signal) => server.connection.call(descriptor.tool, args, signal) };
+        return { descriptor, address: server.entry.address, call: (args, signal) => server.connection.call(descriptor.tool, args, signal) };
       });
     },
     subscribe(listener) {

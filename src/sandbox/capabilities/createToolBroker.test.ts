@@ -11,7 +11,7 @@ import type { JsonValue } from "../../wire/mount";
 import { createMcpServers, describeTools, serverNameOf } from "./createMcpServers";
 import { createDemoMcpServer } from "./demoMcpServer";
 import { createToolBroker, type ConnectedTool, type ToolAuditRecord, type ToolPermissionAsk } from "./createToolBroker";
-import { answerToolAsk, canonicalJson, decideTool, DEFAULT_TOOL_POLICY, spendToolGrant, type ToolAction, type ToolAnswer } from "./toolPolicy";
+import { answerToolAsk, canonicalJson, decideTool, DEFAULT_TOOL_POLICY, parseToolKey, serverAddress, spendToolGrant, toolKey, type ToolAction, type ToolAnswer } from "./toolPolicy";
 
 const context = (signal = new AbortController().signal): HostServiceContext => ({ signal, service: "tool.call" });
 
@@ -22,6 +22,7 @@ async function setUp(answers: ToolAnswer[] = []) {
   // Count what reaches the server: wrap each tool's call.
   const connected: ConnectedTool[] = servers.connected().map((tool) => ({
     descriptor: tool.descriptor,
+    address: tool.address,
     call: (args, signal) => {
       calls.push(`${tool.descriptor.tool} ${JSON.stringify(args)}`);
       return tool.call(args, signal);
@@ -45,7 +46,7 @@ async function setUp(answers: ToolAnswer[] = []) {
 }
 
 describe("tool rules (pure)", () => {
-  const action: ToolAction = { server: "films", tool: "lookup_film", readOnly: true, argumentsHash: "h1", argumentsSize: 10 };
+  const action: ToolAction = { server: "https://films.example/mcp", tool: "lookup_film", label: "films/lookup_film", readOnly: true, argumentsHash: "h1", argumentsSize: 10 };
   it("asks by default, even for a read-only tool", () => {
     expect(decideTool(DEFAULT_TOOL_POLICY, action).decision).toEqual({ kind: "ask" });
   });
@@ -60,7 +61,9 @@ describe("tool rules (pure)", () => {
   it("an allowed tool of one server does not cover the same name on another", () => {
     const { state } = answerToolAsk(DEFAULT_TOOL_POLICY, action, "tool", "g");
     expect(decideTool(state, action).decision).toEqual({ kind: "allow", basis: "tool" });
-    expect(decideTool(state, { ...action, server: "other" }).decision).toEqual({ kind: "ask" });
+    expect(state.allowed).toEqual(["https://films.example/mcp#lookup_film"]);
+    // Another server that calls itself "films" too: the label is the same, the address is not.
+    expect(decideTool(state, { ...action, server: "https://evil.example/mcp" }).decision).toEqual({ kind: "ask" });
     expect(decideTool({ ...state, strict: true }, action).decision).toEqual({ kind: "ask" });
   });
   it("canonical JSON ignores key order", () => {
@@ -103,8 +106,8 @@ describe("tool broker", () => {
     await call("lookup_film", { title: "Solaris" });
     await call("lookup_film", { title: "Arrival" });
     expect(asked).toHaveLength(1);
-    expect(broker.state().allowed).toEqual(["demo-films/lookup_film"]);
-    broker.revokeTool("demo-films/lookup_film");
+    expect(broker.state().allowed).toEqual(["builtin:demo#lookup_film"]);
+    broker.revokeTool("builtin:demo#lookup_film");
     await expect(call("lookup_film", { title: "Dune" })).rejects.toMatchObject({ code: "denied" });
     expect(asked).toHaveLength(2);
     expect(audit.map((record) => record.decision)).toEqual(["allowed-tool", "allowed-tool", "allowed-tool", "denied"]);
@@ -119,7 +122,7 @@ describe("tool broker", () => {
 
   it("the read-only switch allows the server's read-only tools only; strict mode asks anyway", async () => {
     const { broker, call, asked } = await setUp(["once", "once"]);
-    broker.setReadOnlyAllowed("demo-films", true);
+    broker.setReadOnlyAllowed("builtin:demo", true);
     await call("lookup_film", { title: "Dune" });
     expect(asked).toHaveLength(0);
     await expect(call("add_to_watchlist", { title: "Dune" })).resolves.toMatchObject({ structured: null, text: "Watch list: Dune" });
@@ -176,16 +179,17 @@ describe("tool broker", () => {
     const reached = new Promise<void>((resolve) => (started = resolve));
     broker.setTools([{
       descriptor: { name: "slow", server: "s", tool: "slow", description: "", inputSchema: { type: "object" }, readOnly: false },
+      address: "https://s.example/mcp",
       call: () => {
         started();
         return new Promise((resolve) => (release = () => resolve({ content: [{ type: "text", text: "late" }] })));
       },
     }]);
-    broker.allowTool("s/slow");
+    broker.allowTool("https://s.example/mcp#slow");
     const pending = broker.service({ name: "slow", arguments: {} }, context());
     await reached;
     expect(broker.inFlight()).toBe(1);
-    broker.revokeTool("s/slow");
+    broker.revokeTool("https://s.example/mcp#slow");
     await expect(pending).rejects.toMatchObject({ code: "revoked" });
     release();
   });
@@ -197,5 +201,86 @@ describe("tool broker", () => {
     broker.setTools(servers.connected());
     expect(servers.descriptors()).toEqual([]);
     await expect(broker.service({ name: "lookup_film", arguments: { title: "Dune" } }, context())).rejects.toMatchObject({ code: "unknown-tool" });
+  });
+});
+
+describe("a tool grant belongs to the server's URL, not to the name it gives itself", () => {
+  it("a server's address is the origin and path of its URL", () => {
+    expect(serverAddress("https://Notes.Example:443/mcp?tenant=a#x")).toBe("https://notes.example/mcp");
+    expect(serverAddress("http://127.0.0.1:8080/mcp")).toBe("http://127.0.0.1:8080/mcp");
+    expect(serverAddress("http://127.0.0.1:8081/mcp")).not.toBe(serverAddress("http://127.0.0.1:8080/mcp"));
+    expect(serverAddress("builtin:demo")).toBe("builtin:demo");
+    expect(toolKey("https://notes.example/mcp", "delete_note")).toBe("https://notes.example/mcp#delete_note");
+    expect(parseToolKey("https://notes.example/mcp#a#b")).toEqual({ address: "https://notes.example/mcp", tool: "a#b" });
+    // A grant of an older version (keyed by the self-declared name) is not a key: it allows nothing.
+    expect(parseToolKey("notes/delete_note")).toBeUndefined();
+    expect(parseToolKey("notes#delete_note")).toBeUndefined();
+  });
+
+  async function twoNotes(answers: ToolAnswer[]) {
+    const asked: ToolPermissionAsk[] = [];
+    const audit: ToolAuditRecord[] = [];
+    const calls: string[] = [];
+    const queue = [...answers];
+    const broker = createToolBroker({
+      ask: async (request) => {
+        asked.push(request);
+        return queue.shift() ?? "deny";
+      },
+      audit: (record) => audit.push(record),
+    });
+    // Both call themselves "notes"; each is the only server when it is connected, so both are `notes` and their tool is `delete_note`.
+    const notes = (address: string): ConnectedTool => ({
+      descriptor: { name: "delete_note", server: "notes", tool: "delete_note", description: "", inputSchema: { type: "object" }, readOnly: true },
+      address,
+      call: async (args) => {
+        calls.push(`${address} ${JSON.stringify(args)}`);
+        return { content: [{ type: "text", text: "deleted" }] };
+      },
+    });
+    const call = (id: string) => broker.service({ name: "delete_note", arguments: { id } }, context());
+    return { broker, asked, audit, calls, call, first: notes("http://127.0.0.1:4001/mcp"), second: notes("http://127.0.0.1:4002/mcp") };
+  }
+
+  it("Always allow notes/delete_note on one server does not cover another server that calls itself notes", async () => {
+    const { broker, asked, audit, calls, call, first, second } = await twoNotes(["tool", "deny"]);
+    broker.setTools([first]);
+    await call("1");
+    expect(asked[0]).toMatchObject({ server: "notes", serverUrl: "http://127.0.0.1:4001/mcp", tool: "delete_note" });
+    expect(broker.state().allowed).toEqual(["http://127.0.0.1:4001/mcp#delete_note"]);
+    broker.setTools([second]);
+    await expect(call("2")).rejects.toMatchObject({ code: "denied", message: expect.stringContaining("notes/delete_note") });
+    expect(asked).toHaveLength(2);
+    expect(asked[1]).toMatchObject({ server: "notes", serverUrl: "http://127.0.0.1:4002/mcp" });
+    // The first server again: its grant holds, whatever it is called now.
+    broker.setTools([second, { ...first, descriptor: { ...first.descriptor, name: "notes-2/delete_note", server: "notes-2" } }]);
+    await broker.service({ name: "notes-2/delete_note", arguments: { id: "3" } }, context());
+    expect(asked).toHaveLength(2);
+    expect(calls).toEqual(['http://127.0.0.1:4001/mcp {"id":"1"}', 'http://127.0.0.1:4001/mcp {"id":"3"}']);
+    expect(audit.map((record) => [record.url, record.server, record.decision])).toEqual([
+      ["notes/delete_note", "http://127.0.0.1:4001/mcp", "allowed-tool"],
+      ["notes/delete_note", "http://127.0.0.1:4002/mcp", "denied"],
+      ["notes-2/delete_note", "http://127.0.0.1:4001/mcp", "allowed-tool"],
+    ]);
+  });
+
+  it("the read-only switch is the server's URL's too", async () => {
+    const { broker, asked, call, first, second } = await twoNotes([]);
+    broker.setTools([first]);
+    broker.setReadOnlyAllowed(first.address, true);
+    await call("1");
+    expect(asked).toHaveLength(0);
+    broker.setTools([second]);
+    await expect(call("2")).rejects.toMatchObject({ code: "denied" });
+    expect(asked).toHaveLength(1);
+  });
+
+  it("forgetting a removed server drops its grants and its switch, and nobody else's", async () => {
+    const { broker, first, second } = await twoNotes([]);
+    broker.allowTool(toolKey(first.address, "delete_note"));
+    broker.allowTool(toolKey(second.address, "delete_note"));
+    broker.setReadOnlyAllowed(first.address, true);
+    broker.forgetServer(first.address);
+    expect(broker.state()).toMatchObject({ allowed: ["http://127.0.0.1:4002/mcp#delete_note"], readOnlyServers: [] });
   });
 });

@@ -8,7 +8,9 @@
  * controller labels the feedback that follows it untrusted).
  *
  * The realm's payload is read for the call only (tool name, arguments):
- * nothing in it can choose the decision. The realm validated the arguments
+ * nothing in it can choose the decision. A tool's grants are keyed by its
+ * server's address (`ConnectedTool.address`: the URL's origin and path),
+ * never by the name the server gives itself. The realm validated the arguments
  * against the tool's schema already; the server validates them again.
  */
 import { HostServiceError } from "../HostServiceError";
@@ -18,7 +20,7 @@ import type { JsonValue } from "../../wire/mount";
 import { createCapabilityCore, sha256Hex } from "./createCapabilityCore";
 import { formatToolArguments, type ShownArgument } from "./toolArguments";
 import {
-  DEFAULT_TOOL_POLICY, allowTool, answerToolAsk, canonicalJson, decideTool, revokeTool as withoutTool, setReadOnlyAllowed, spendToolGrant, toolKey,
+  DEFAULT_TOOL_POLICY, allowTool, answerToolAsk, canonicalJson, decideTool, forgetServer, parseToolKey, revokeTool as withoutTool, setReadOnlyAllowed, spendToolGrant, toolKey,
   type ToolAction, type ToolAnswer, type ToolAuditDecision, type ToolPolicyState,
 } from "./toolPolicy";
 
@@ -36,6 +38,8 @@ export interface McpToolResult {
 /** A tool the host can call: its descriptor and the call itself (the host's MCP client). */
 export interface ConnectedTool {
   descriptor: ToolDescriptor;
+  /** Its server's address (`serverAddress(url)`): what its grants and the read-only switch are keyed by. */
+  address: string;
   call(args: Record<string, JsonValue>, signal: AbortSignal): Promise<McpToolResult>;
 }
 
@@ -45,7 +49,10 @@ export interface ToolPermissionAsk {
   capability: "tool";
   /** The property of `tools` the code called. */
   name: string;
+  /** The server's short name (made unique in this page), for the person to read. */
   server: string;
+  /** The server's address (origin and path of its URL): what "Always allow this tool" is granted for. */
+  serverUrl: string;
   tool: string;
   /**
    * Every top-level argument, whole (toolArguments.ts: names and JSON values with invisible
@@ -59,8 +66,10 @@ export interface ToolAuditRecord {
   at: number;
   capability: "tool";
   method: "CALL";
-  /** `server/tool`. */
+  /** `server/tool`, as the person knows it. */
   url: string;
+  /** The server's address (origin and path of its URL). */
+  server: string;
   decision: ToolAuditDecision;
   /** Argument bytes. */
   bytesOut: number;
@@ -94,12 +103,14 @@ export interface ToolBroker {
    */
   load(state: ToolPolicyState, options?: { keepCalls?: boolean }): void;
   setStrict(strict: boolean): void;
-  /** "Always allow this tool", from outside an ask (e.g. restoring a grant). */
+  /** "Always allow this tool", from outside an ask (e.g. restoring a grant); `key` is `toolKey(address, tool)`. */
   allowTool(key: string): void;
   /** Later calls of the tool ask again; calls in flight that it allowed are aborted. */
   revokeTool(key: string): void;
-  /** Allow (or stop allowing) a server's read-only-annotated tools without asking. */
-  setReadOnlyAllowed(server: string, allowed: boolean): void;
+  /** Allow (or stop allowing) a server's read-only-annotated tools without asking (`address`: its serverAddress). */
+  setReadOnlyAllowed(address: string, allowed: boolean): void;
+  /** A server was removed: its tools' grants and its read-only switch go with it (calls in flight they allowed are aborted). */
+  forgetServer(address: string): void;
   /** The connected tools (replaces the list; a call of a tool no longer listed fails `unknown-tool`). */
   setTools(tools: readonly ConnectedTool[]): void;
   tools(): ToolDescriptor[];
@@ -125,6 +136,11 @@ export function resultText(content: readonly unknown[] | undefined): string {
 
 export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
   let connected = new Map<string, ConnectedTool>();
+  /** A key in the person's words: `server/tool` while its server is connected, else the key itself. */
+  const labelOf = (key: string) => {
+    const tool = [...connected.values()].find((item) => toolKey(item.address, item.descriptor.tool) === key);
+    return tool ? `${tool.descriptor.server}/${tool.descriptor.tool}` : key;
+  };
   const sha256 = options.sha256 ?? ((text: string) => sha256Hex(new TextEncoder().encode(text)));
   const newId = options.newId ?? (() => crypto.randomUUID());
   const now = options.now ?? (() => Date.now());
@@ -152,23 +168,25 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
     }
     const { descriptor } = tool;
     const json = canonicalJson(args);
+    const label = `${descriptor.server}/${descriptor.tool}`;
     const action: ToolAction = {
-      server: descriptor.server,
+      server: tool.address,
       tool: descriptor.tool,
+      label,
       readOnly: descriptor.readOnly,
       argumentsHash: await sha256(json),
       argumentsSize: new TextEncoder().encode(json).length,
     };
-    const key = toolKey(descriptor.server, descriptor.tool);
-    const record = (entry: Omit<ToolAuditRecord, "at" | "capability" | "method" | "url" | "bytesOut">) =>
-      options.audit({ at: now(), capability: "tool", method: "CALL", url: key, bytesOut: action.argumentsSize, ...entry });
+    const key = toolKey(tool.address, descriptor.tool);
+    const record = (entry: Omit<ToolAuditRecord, "at" | "capability" | "method" | "url" | "server" | "bytesOut">) =>
+      options.audit({ at: now(), capability: "tool", method: "CALL", url: label, server: tool.address, bytesOut: action.argumentsSize, ...entry });
 
     const verdict = await core.decide(action, {
       ask: (id) => {
         // Never ask about what cannot be shown whole: the person's answer covers every byte of the call.
         const shown = formatToolArguments(args as Record<string, unknown>, action.argumentsSize);
         if (!shown.ok) {
-          const message = `${key} was not called: ${shown.reason}. Pass less in one call (split the work, or pass a short reference instead of the content).`;
+          const message = `${label} was not called: ${shown.reason}. Pass less in one call (split the work, or pass a short reference instead of the content).`;
           record({ decision: "denied", result: "too-large-to-ask", reason: shown.reason });
           return Promise.reject(new HostServiceError("too-large-to-ask", message));
         }
@@ -178,6 +196,7 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
             capability: "tool",
             name: descriptor.name,
             server: descriptor.server,
+            serverUrl: tool.address,
             tool: descriptor.tool,
             arguments: shown.arguments,
             readOnly: descriptor.readOnly,
@@ -186,7 +205,7 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
         );
       },
       signal,
-      description: key,
+      description: label,
       record,
     });
     if (!verdict.allowed) {
@@ -195,7 +214,7 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
     }
     const { decision, auditDecision } = verdict;
 
-    const call = { scope: key, basis: decision.basis, description: key, signal, timeoutMs, cancelledMessage: `${key} was cancelled`, auditDecision, record };
+    const call = { scope: key, basis: decision.basis, description: label, signal, timeoutMs, cancelledMessage: `${label} was cancelled`, auditDecision, record };
     return core.perform(call, async (callSignal, ended) => {
       let result: McpToolResult;
       try {
@@ -204,7 +223,7 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
         if (ended()) throw ended();
         const message = String((error as Error)?.message ?? error);
         record({ decision: auditDecision, result: "failed", reason: message.slice(0, 500) });
-        throw new HostServiceError("failed", `${key} failed: ${message}`);
+        throw new HostServiceError("failed", `${label} failed: ${message}`);
       }
       // A call ended meanwhile (cancel, timeout, revoke) was settled and recorded already; a late result is dropped.
       if (ended()) throw ended();
@@ -214,11 +233,11 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
       const size = new TextEncoder().encode(JSON.stringify(answer)).length;
       if (result.isError) {
         record({ decision: auditDecision, bytes: size, result: "tool-error" });
-        throw new HostServiceError("tool-error", text || `${key} reported an error without a message`);
+        throw new HostServiceError("tool-error", text || `${label} reported an error without a message`);
       }
       if (size > maxBytes) {
         record({ decision: auditDecision, bytes: size, result: "too-large" });
-        throw new HostServiceError("too-large", `the result of ${key} is ${size} bytes, over the ${maxBytes / 1024 / 1024} MB limit`);
+        throw new HostServiceError("too-large", `the result of ${label} is ${size} bytes, over the ${maxBytes / 1024 / 1024} MB limit`);
       }
       record({ decision: auditDecision, bytes: size, result: "ok" });
       return answer as unknown as JsonValue;
@@ -239,21 +258,28 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
       core.change(allowTool(core.state(), key));
     },
     revokeTool(key) {
-      core.abortWhere((flight) => flight.scope === key && flight.basis === "tool", new HostServiceError("revoked", `the person revoked ${key}; the call was aborted`));
+      core.abortWhere((flight) => flight.scope === key && flight.basis === "tool", new HostServiceError("revoked", `the person revoked ${labelOf(key)}; the call was aborted`));
       core.change(withoutTool(core.state(), key));
     },
-    setReadOnlyAllowed(server, allowed) {
+    setReadOnlyAllowed(address, allowed) {
       if (!allowed) {
         core.abortWhere(
-          (flight) => flight.scope.startsWith(`${server}/`) && flight.basis === "read-only",
-          new HostServiceError("revoked", `the person stopped allowing ${server}'s read-only tools; the call was aborted`),
+          (flight) => parseToolKey(flight.scope)?.address === address && flight.basis === "read-only",
+          new HostServiceError("revoked", `the person stopped allowing the read-only tools of ${address}; the call was aborted`),
         );
       }
-      core.change(setReadOnlyAllowed(core.state(), server, allowed));
+      core.change(setReadOnlyAllowed(core.state(), address, allowed));
+    },
+    forgetServer(address) {
+      core.abortWhere(
+        (flight) => parseToolKey(flight.scope)?.address === address,
+        new HostServiceError("revoked", `the person removed the MCP server ${address}; the call was aborted`),
+      );
+      core.change(forgetServer(core.state(), address));
     },
     setTools(tools) {
       connected = new Map(tools.map((tool) => [tool.descriptor.name, tool]));
-      const keys = new Set(tools.map((tool) => toolKey(tool.descriptor.server, tool.descriptor.tool)));
+      const keys = new Set(tools.map((tool) => toolKey(tool.address, tool.descriptor.tool)));
       core.abortWhere((flight) => !keys.has(flight.scope), new HostServiceError("aborted", "its MCP server was removed; the call was aborted"));
     },
     tools: () => [...connected.values()].map((tool) => tool.descriptor),

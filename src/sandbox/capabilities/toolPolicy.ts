@@ -10,16 +10,23 @@
  * 2. Strict mode asks for every call, even of an allowed tool.
  * 3. A one-time grant is bound to the fingerprint of one call (server, tool,
  *    SHA-256 of the arguments' canonical JSON) and is spent by exactly one call.
- * 4. A tool is named `server/tool` here: two servers' tools of one name are
- *    two tools, and a grant for one never covers the other.
+ * 4. A tool is known here by its server's address (the URL's origin and
+ *    path, `serverAddress`) and its MCP name: `toolKey` →
+ *    `https://example.com/mcp#delete_note`. Never by the name a server gives
+ *    itself (`serverInfo.name`): any server can call itself `notes`. Two
+ *    servers' tools of one name are two tools, and a grant for one never
+ *    covers the other; a key of any other shape (the name-keyed grants of
+ *    older versions) is not a key (`parseToolKey`) and allows nothing.
  */
 import type { OneTimeGrant } from "./networkPolicy";
 
 export interface ToolAction {
-  /** The server's short name (ToolDescriptor.server). */
+  /** The server's address (`serverAddress` of its URL), never its self-declared name. */
   server: string;
   /** The tool's MCP name. */
   tool: string;
+  /** How the person knows it (`notes/delete_note`): words for messages, never a key. */
+  label: string;
   readOnly: boolean;
   /** SHA-256 hex of the arguments' canonical JSON. */
   argumentsHash: string;
@@ -28,9 +35,9 @@ export interface ToolAction {
 }
 
 export interface ToolPolicyState {
-  /** Tools allowed for this session without asking (`server/tool`). */
+  /** Tools allowed for this session without asking (`toolKey(address, tool)`). */
   allowed: readonly string[];
-  /** Servers whose read-only-annotated tools are allowed without asking. */
+  /** Servers (by address) whose read-only-annotated tools are allowed without asking. */
   readOnlyServers: readonly string[];
   /** Ask for every call (the session's strict mode, shared with the network). */
   strict: boolean;
@@ -55,7 +62,7 @@ export type ToolDecision =
 export interface ToolAuditEntry {
   capability: "tool";
   method: "CALL";
-  /** `server/tool`. */
+  /** The tool as the person knows it (`ToolAction.label`, `notes/delete_note`). */
   url: string;
   decision: ToolAuditDecision;
   bytes: number;
@@ -65,7 +72,39 @@ export interface ToolAuditEntry {
 /** The answer to an ask: once, always this tool, or no. */
 export type ToolAnswer = "once" | "tool" | "deny";
 
-export const toolKey = (server: string, tool: string): string => `${server}/${tool}`;
+/**
+ * Who a server is, for its grants: the origin and path of its URL (no query,
+ * no fragment, no credentials; the host lower-cased and a default port
+ * dropped, as `URL` does). A URL that is not http(s) (`builtin:demo`) is its
+ * own address.
+ */
+export function serverAddress(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    return url.trim();
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `${parsed.protocol}${parsed.pathname}`;
+  return `${parsed.origin}${parsed.pathname}`;
+}
+
+/** A tool's key in the rules: its server's address and its MCP name (an address never contains "#"). */
+export const toolKey = (address: string, tool: string): string => `${address}#${tool}`;
+
+const ADDRESS = /^(?:https?:\/\/[^\s#/?]+\/[^\s#?]*|[a-z][a-z0-9+.-]*:[^\s#/?][^\s#?]*)$/;
+
+/** Whether `text` is a server address (`serverAddress`), as the read-only switch and keys hold. */
+export const isServerAddress = (text: string): boolean => ADDRESS.test(text);
+
+/** A key's address and tool; undefined for anything else (such as an older `name/tool` grant). */
+export function parseToolKey(key: string): { address: string; tool: string } | undefined {
+  const hash = key.indexOf("#");
+  if (hash < 0) return undefined;
+  const address = key.slice(0, hash);
+  const tool = key.slice(hash + 1);
+  return tool !== "" && isServerAddress(address) ? { address, tool } : undefined;
+}
 
 export function toolFingerprint(action: ToolAction): string {
   return JSON.stringify(["tool", action.server, action.tool, action.argumentsHash]);
@@ -82,7 +121,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 function audit(action: ToolAction, decision: ToolAuditDecision, reason?: string): ToolAuditEntry {
-  return { capability: "tool", method: "CALL", url: toolKey(action.server, action.tool), decision, bytes: action.argumentsSize, ...(reason ? { reason } : {}) };
+  return { capability: "tool", method: "CALL", url: action.label, decision, bytes: action.argumentsSize, ...(reason ? { reason } : {}) };
 }
 
 /** What happens to a call before anyone is asked; `audit` is set when the decision is final. */
@@ -109,7 +148,7 @@ export function answerToolAsk(
     case "tool":
       return { state: allowTool(state, toolKey(action.server, action.tool)), decision: { kind: "allow", basis: "tool" }, audit: audit(action, "allowed-tool") };
     case "deny": {
-      const message = `The person denied this tool call: ${toolKey(action.server, action.tool)}. Do not retry it; say what you wanted it for, or ask the person.`;
+      const message = `The person denied this tool call: ${action.label}. Do not retry it; say what you wanted it for, or ask the person.`;
       return { state, decision: { kind: "deny", reason: "person", message }, audit: audit(action, "denied", "the person denied it") };
     }
     default: {
@@ -139,6 +178,14 @@ export function allowTool(state: ToolPolicyState, key: string): ToolPolicyState 
 
 export function revokeTool(state: ToolPolicyState, key: string): ToolPolicyState {
   return state.allowed.includes(key) ? { ...state, allowed: state.allowed.filter((item) => item !== key) } : state;
+}
+
+/** Everything the rules hold for one server (its tools' grants, its read-only switch): it was removed. */
+export function forgetServer(state: ToolPolicyState, address: string): ToolPolicyState {
+  const allowed = state.allowed.filter((key) => parseToolKey(key)?.address !== address);
+  const readOnlyServers = state.readOnlyServers.filter((item) => item !== address);
+  if (allowed.length === state.allowed.length && readOnlyServers.length === state.readOnlyServers.length) return state;
+  return { ...state, allowed, readOnlyServers };
 }
 
 export function setReadOnlyAllowed(state: ToolPolicyState, server: string, allowed: boolean): ToolPolicyState {
