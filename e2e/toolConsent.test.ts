@@ -130,7 +130,7 @@ describe("a tool grant belongs to the server's URL", () => {
     mock.enqueue(codeTurn(`console.log("first:", await tools.delete_note({ id: "1" }))\n`));
     mock.enqueue({ chunks: ["Done."] });
     await send("Delete note 1");
-    await ask().getByRole("button", { name: "Always allow this tool" }).click({ timeout: 30_000 });
+    await answerAsk(ask(), "Always allow this tool");
     await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
     expect(first.calls).toEqual(['delete_note {"id":"1"}']);
 
@@ -144,7 +144,7 @@ describe("a tool grant belongs to the server's URL", () => {
     await send("Delete note 2");
     expect(await askOrRan(4)).toBe("ask");
     expect(second.calls).toEqual([]);
-    await ask().getByRole("button", { name: "Deny" }).click();
+    await answerAsk(ask(), "Deny");
     await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
     expect(modelHeard(3)).toMatch(/second: The person denied this tool call/);
     expect(second.calls).toEqual([]);
@@ -171,7 +171,7 @@ describe("a tool grant belongs to the server's URL", () => {
     mock.enqueue({ chunks: ["Done."] });
     await send("Delete note 4");
     expect(await askOrRan(8)).toBe("ask");
-    await ask().getByRole("button", { name: "Deny" }).click();
+    await answerAsk(ask(), "Deny");
     await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
     expect(first.calls).toHaveLength(2);
 
