@@ -260,11 +260,11 @@ describe("redirects never take a call past the person's decision", () => {
       );
       mock.enqueue({ chunks: ["Done."] });
       await send("Fetch through the redirect");
-      await ask().getByRole("button", { name: answer }).click({ timeout: 15_000 });
+      await answerAsk(ask(), answer, 15_000);
       if (answer === "Allow once") {
         // The POST is another action: it asks on its own.
         await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 10_000 }).toContain("POST");
-        await ask().getByRole("button", { name: answer }).click();
+        await answerAsk(ask(), answer);
       }
       await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
       expect(ungranted.requests).toEqual([]);
