@@ -314,12 +314,15 @@ describe("forging a grant from the realm", () => {
     );
     mock.enqueue({ chunks: ["Done."] });
     await send("Race");
-    // Two identical calls: two asks; one Allow once serves exactly one of them.
-    await expect.poll(() => ask().count(), { timeout: 15_000 }).toBe(2);
+    // Two identical calls: one ask (one per host; the other call waits behind it); its Allow once serves exactly one of them.
+    await ask().getByRole("button", { name: "Allow once" }).waitFor({ timeout: 15_000 });
+    expect(await ask().count()).toBe(1);
     expect(internet.requests).toHaveLength(0);
-    await answer("Allow once", ask().first());
+    const firstAsk = await ask().getAttribute("data-ask-id");
+    await answer("Allow once");
     await expect.poll(() => hits("/race").length, { timeout: 10_000 }).toBe(1);
-    await expect.poll(() => ask().count()).toBe(1);
+    // The grant was spent: the other call is asked about on its own.
+    await expect.poll(async () => (await ask().count()) === 1 && (await ask().getAttribute("data-ask-id")) !== firstAsk).toBe(true);
     await answer("Deny");
     // The same request again (a replay of the grant): asked again, denied.
     await answer("Deny");
@@ -395,6 +398,65 @@ describe("clickjacking the ask", () => {
     await expect.poll(() => hits("/clickjack").length, { timeout: 10_000 }).toBe(1);
     await expect.poll(() => ask().count()).toBe(0);
     await expect.poll(() => record.textContent()).toMatch(/^Always allowed 127\.0\.0\.1:\d+/);
+  });
+});
+
+describe("a flood of asks", () => {
+  it("300 fetches to distinct hosts and 50 to one host: one ask per host, at most 20 drawn, Deny all clears them, every fetch rejects", async () => {
+    mock.enqueue(
+      codeTurn(
+        `const same = Array.from({ length: 50 }, (_, i) => fetch("${internet.origin}/same/" + i))\n` +
+          `const distinct = Array.from({ length: 300 }, (_, i) => fetch("http://host" + i + ".invalid/x"))\n` +
+          `const results = await Promise.allSettled([...same, ...distinct])\n` +
+          `console.log("fulfilled", results.filter((r) => r.status === "fulfilled").length, "rejected", results.filter((r) => r.status === "rejected").length)\n` +
+          `console.log("refused:", results.filter((r) => r.status === "rejected" && /already waiting/.test(r.reason.message)).length)\n` +
+          `console.log("denied:", results.filter((r) => r.status === "rejected" && /denied/.test(r.reason.message)).length)\n`,
+      ),
+    );
+    mock.enqueue({ chunks: ["Done."] });
+    await send("Flood");
+    // At most 20 asks are drawn, one per host: the 49 later calls to the first host wait behind its ask.
+    await expect.poll(() => ask().count(), { timeout: 20_000 }).toBe(20);
+    const shown = await ask().locator(".lm-ask__what code").allTextContents();
+    const hosts = shown.map((url) => new URL(url).host);
+    expect(new Set(hosts).size).toBe(20);
+    expect(shown.filter((url) => url.startsWith(internet.origin))).toEqual([`${internet.origin}/same/0`]);
+    // Every call beyond the cap was refused at once, with an audit line each: 281 of them.
+    await page.getByRole("button", { name: "Session settings" }).click();
+    const dialog = page.getByRole("dialog", { name: "Session settings" });
+    await expect.poll(async () => (await dialog.getByRole("row").allTextContents()).filter((row) => /too-many-asks/.test(row)).length, { timeout: 20_000 }).toBe(281);
+    await dialog.getByRole("button", { name: "Close" }).click();
+    expect(await ask().count()).toBe(20);
+
+    const area = page.getByRole("region", { name: "Permission requests" });
+    expect(await area.textContent()).toContain("20 permission requests are waiting");
+    await area.getByRole("button", { name: "Deny all" }).click();
+    await expect.poll(() => ask().count()).toBe(0);
+    await expect.poll(status, { timeout: 20_000 }).toMatch(/^Done/);
+    expect(internet.requests).toHaveLength(0);
+    const heard = modelHeard(1);
+    expect(heard).toContain("fulfilled 0 rejected 350");
+    expect(heard).toContain("refused: 281");
+    // The 19 drawn asks of other hosts, and the first host's ask with the 49 calls behind it: one Deny all.
+    expect(heard).toContain("denied: 69");
+  });
+
+  it("Stop clears the waiting asks, and the calls behind them", async () => {
+    mock.enqueue(
+      codeTurn(
+        `await Promise.allSettled([...Array.from({ length: 5 }, (_, i) => fetch("http://stop" + i + ".invalid/")), ...Array.from({ length: 5 }, (_, i) => fetch("${internet.origin}/stop/" + i))])\n`,
+      ),
+    );
+    await send("Flood, then stop");
+    await expect.poll(() => ask().count(), { timeout: 20_000 }).toBe(6);
+    await page.getByRole("button", { name: "Stop", exact: true }).click();
+    await expect.poll(() => ask().count()).toBe(0);
+    await expect.poll(status, { timeout: 20_000 }).toMatch(/^Stopped/);
+    expect(await page.getByRole("region", { name: "Permission requests" }).count()).toBe(0);
+    expect(await page.locator("main").getByRole("note", { name: "Permission record" }).allTextContents()).toEqual(
+      Array.from({ length: 6 }, () => expect.stringMatching(/^Not answered \(the call ended\):/)),
+    );
+    expect(internet.requests).toHaveLength(0);
   });
 });
 

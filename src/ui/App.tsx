@@ -129,7 +129,12 @@ function SessionView({
     },
     [agent, channel, toAgent, selection, jump],
   );
-  const onStop = useCallback(() => agent.stop(), [agent]);
+  // Stop also clears the asks still waiting (the realm's own calls end with it; an MCP App view's do not).
+  const capabilityController = capabilities.controller;
+  const onStop = useCallback(() => {
+    agent.stop();
+    capabilityController?.denyAll();
+  }, [agent, capabilityController]);
   // One value while nothing changes: a fresh object each render would make React search the whole timeline for readers.
   const channelActions = useMemo(() => ({ answer: (id: string, text: string) => channel?.answer(id, text), open: joined }), [channel, joined]);
   const actions = useMemo<MessageActions>(
@@ -310,6 +315,7 @@ export function App({
   onRetryRealm: () => void;
 }) {
   const sessions = useSyncExternalStore(controller.subscribe, controller.getState);
+  const { controller: capabilityController } = useCapabilities();
   /** Written while the sessions opened; the first session's composer takes it over. */
   const openingDraft = useRef<ComposerDraft | undefined>(undefined);
   const takeOpeningDraft = useCallback(() => {
@@ -348,6 +354,7 @@ export function App({
           if (drawerOpen || !agent || !(phase === "streaming" || phase === "running" || phase === "waiting-input" || phase === "waiting-permission")) return;
           event.preventDefault();
           agent.stop();
+          capabilityController?.denyAll();
           return;
         }
         case "search-sessions":
@@ -368,7 +375,7 @@ export function App({
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [controller, drawerOpen]);
+  }, [controller, drawerOpen, capabilityController]);
   useEffect(() => {
     if (!drawerOpen) return;
     const onKey = (event: KeyboardEvent) => event.key === "Escape" && setDrawerOpen(false);

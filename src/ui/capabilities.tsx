@@ -109,7 +109,7 @@ function AskRecordView({ record }: { record: AskRecord }) {
 
 function NetworkAskView({ ask, controller }: { ask: PendingAsk & PermissionAsk; controller: CapabilityController }) {
   return (
-    <div className="lm-ask" role="group" aria-label="Permission request">
+    <div className="lm-ask" role="group" aria-label="Permission request" data-ask-id={ask.id}>
       <p className="lm-ask__what">
         The code wants to use the network: <strong>{ask.method}</strong> <code className="lm-ask__url">{ask.url}</code>
         {ask.bodySize > 0 ? <span> · body {formatBytes(ask.bodySize)}</span> : <span> · no body</span>}
@@ -156,6 +156,15 @@ function AsksArea({ controller, asks, onHeight }: { controller: CapabilityContro
   }, [onHeight]);
   return (
     <section ref={area} className="lm-asks" aria-label="Permission requests">
+      {/* At the top: appearing when a second ask comes, it moves none of the asks below it. */}
+      {asks.length > 1 && (
+        <div className="lm-asks__head">
+          <span>{asks.length} permission requests are waiting</span>
+          <button type="button" className="lm-button" onClick={() => controller.denyAll()}>
+            Deny all
+          </button>
+        </div>
+      )}
       <div className="lm-asks__list">
         {asks.map((ask) =>
           ask.capability === "tool" ? <ToolAskView key={ask.id} ask={ask} controller={controller} /> : <NetworkAskView key={ask.id} ask={ask} controller={controller} />,

@@ -12,7 +12,7 @@ import { createDemoMcpServer } from "../sandbox/capabilities/demoMcpServer";
 import { addGrant, listGrants } from "../store/capabilities";
 import { createSession, getSession, updateSessionSettings } from "../store/sessions";
 import { openTestStore } from "../store/testSupport";
-import { CapabilityController } from "./capabilityController";
+import { CapabilityController, MAX_PENDING_ASKS } from "./capabilityController";
 
 async function setUp() {
   const store = await openTestStore();
@@ -75,6 +75,22 @@ describe("CapabilityController.open", () => {
     await expect(ended).rejects.toThrow("the code gave up");
     expect(outcome()).toEqual(["ask-a.example deny", "ask-b.example withdrawn"]);
     expect(controller.getState().asks).toEqual([]);
+  });
+
+  it(`draws at most ${MAX_PENDING_ASKS} asks; one more is refused without asking; Deny all denies every one`, async () => {
+    const { store, controller } = await setUp();
+    await controller.open(await createSession(store), store);
+    const answers = Array.from({ length: MAX_PENDING_ASKS }, (_, index) => controller.ask(askFor(`h${index}.example`), new AbortController().signal));
+    await expect(controller.ask(askFor("one-more.example"), new AbortController().signal)).rejects.toMatchObject({ code: "too-many-asks" });
+    expect(controller.getState().asks).toHaveLength(MAX_PENDING_ASKS);
+    controller.denyAll();
+    expect(await Promise.all(answers)).toEqual(Array(MAX_PENDING_ASKS).fill("deny"));
+    expect(controller.getState().asks).toEqual([]);
+    // Room again once answered.
+    const next = controller.ask(askFor("later.example"), new AbortController().signal);
+    expect(controller.getState().asks.map((ask) => ask.id)).toEqual(["ask-later.example"]);
+    controller.denyAll();
+    await expect(next).resolves.toBe("deny");
   });
 
   it("denies what the previous session was still asking", async () => {

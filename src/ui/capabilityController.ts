@@ -51,6 +51,13 @@ export interface AskRecord {
 /** The records kept for the timeline (the audit list keeps everything). */
 const MAX_ASK_RECORDS = 500;
 
+/**
+ * Asks drawn at once; a call that would be one more is refused without
+ * asking (`too-many-asks`). Calls of a host (or tool) already asked about
+ * wait behind that ask instead (createCapabilityCore.ts) and count not.
+ */
+export const MAX_PENDING_ASKS = 20;
+
 /** The MCP servers as Session settings shows them. */
 export interface ToolServersState {
   servers: readonly McpServerEntry[];
@@ -343,6 +350,16 @@ export class CapabilityController {
         reject(signal.reason);
       };
       if (signal.aborted) return reject(signal.reason);
+      if (this.state.asks.length >= MAX_PENDING_ASKS) {
+        const action = request.capability === "tool" ? `the call of ${request.server}/${request.tool}` : `${request.method} ${request.url}`;
+        return reject(
+          new HostServiceError(
+            "too-many-asks",
+            `${MAX_PENDING_ASKS} permission requests are already waiting for the person; ${action} was refused without asking. ` +
+              "Make fewer calls at once (await them one by one) instead of retrying.",
+          ),
+        );
+      }
       signal.addEventListener("abort", onAbort, { once: true });
       this.answers.set(request.id, (answer) => {
         signal.removeEventListener("abort", onAbort);
@@ -361,6 +378,11 @@ export class CapabilityController {
     this.answers.get(askId)?.(answer);
     if (ask?.capability === "network" && answer === "host") void this.persistHost(ask.host);
     if (ask?.capability === "tool" && answer === "tool") void this.persistTool(toolKey(ask.serverUrl, ask.tool));
+  }
+
+  /** Deny all (shown while more than one ask waits), and Stop: every ask on screen is denied, with the calls waiting behind them. */
+  denyAll(): void {
+    for (const ask of this.state.asks) this.answers.get(ask.id)?.("deny");
   }
 
   private async persistTool(key: string): Promise<void> {

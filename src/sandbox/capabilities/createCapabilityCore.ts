@@ -14,7 +14,14 @@
  *    calls cannot share one "Allow once".
  * 3. Every decided call becomes exactly one audit record: a denial here or
  *    in the broker, a call ended by cancel/timeout/revoke here
- *    (`result: <code>`), any other outcome in the broker's work.
+ *    (`result: <code>`), an ask refused without asking here
+ *    (`result: too-many-asks`), any other outcome in the broker's work.
+ * 4. At most one ask per scope (host, tool) is put to the person at a time.
+ *    Later calls in that scope wait behind it (at most
+ *    `MAX_WAITING_PER_ASK`) and take its answer: after a deny they are
+ *    denied too; after anything else (an "always", a one-time grant that
+ *    covers only the call that asked, an ask that ended unanswered) the
+ *    rules decide them again, so they pass, or the next of them asks.
  */
 import { HostServiceError } from "../HostServiceError";
 
@@ -36,7 +43,12 @@ export interface CapabilityRules<State, Action, Decision extends CapabilityDecis
   spend(state: State, grantId: string, action: Action): { ok: boolean; state: State; reason?: string; audit: CapabilityAuditEntry<AuditDecision> };
   /** The answer that adds a lasting rule ("host", "tool"): the only change an ask persists. */
   remembers: Answer;
+  /** The answer that refuses ("deny"): the calls waiting behind an ask take it too. */
+  refuses: Answer;
 }
+
+/** Calls that may wait behind one ask of their scope; more are refused at once. */
+export const MAX_WAITING_PER_ASK = 100;
 
 /** What an audit record needs from the core; the broker adds the rest (time, URL, bytes). */
 export interface CoreAuditFields<AuditDecision extends string> {
@@ -46,8 +58,13 @@ export interface CoreAuditFields<AuditDecision extends string> {
 }
 
 export interface DecideCall<Answer extends string, AuditDecision extends string> {
-  /** Ask the person (the core makes the ask's id). */
+  /**
+   * Ask the person (the core makes the ask's id). A rejection that is not the
+   * call's own abort (e.g. `too-many-asks`) refuses the call and is recorded.
+   */
   ask(id: string): Promise<Answer>;
+  /** What one ask covers (the host, the `server/tool` key): calls of a scope are asked about one at a time. */
+  scope: string;
   /** The call's signal: it ends the wait for an answer. */
   signal: AbortSignal;
   /** The call in a few words, for errors ("GET https://…", "films/lookup_film"). */
@@ -125,11 +142,66 @@ export function createCapabilityCore<State, Action, Decision extends CapabilityD
   type Allow = Extract<Decision, { kind: "allow" }>;
   type Deny = Extract<Decision, { kind: "deny" }>;
 
+  /** The ask on screen for each scope, and how many calls wait behind it. */
+  const asking = new Map<string, { answer: Promise<Answer | undefined>; waiting: number }>();
+  const ended = () => new HostServiceError("aborted", "the call ended while waiting for permission");
+
+  /** `promise`, or the call's end if that comes first. */
+  const unlessAborted = <T>(promise: Promise<T>, signal: AbortSignal) =>
+    new Promise<T>((resolve, reject) => {
+      if (signal.aborted) return reject(ended());
+      const onAbort = () => reject(ended());
+      signal.addEventListener("abort", onAbort, { once: true });
+      promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
+
   const decide = async (action: Action, call: DecideCall<Answer, AuditDecision>) => {
     let { decision, audit } = rules.decide(policy, action);
-    if (decision.kind === "ask") {
-      const answer = await call.ask(newId());
-      if (call.signal.aborted) throw new HostServiceError("aborted", "the call ended while waiting for permission");
+    while (decision.kind === "ask") {
+      const ahead = asking.get(call.scope);
+      if (ahead) {
+        if (ahead.waiting >= MAX_WAITING_PER_ASK) {
+          const message = `${MAX_WAITING_PER_ASK} calls already wait behind the ask about ${call.scope}; ${call.description} was refused without asking. Make fewer calls at once.`;
+          call.record({ decision: "denied", result: "too-many-asks", reason: "too many calls waiting" });
+          throw new HostServiceError("too-many-asks", message);
+        }
+        ahead.waiting += 1;
+        let previous: Answer | undefined;
+        try {
+          previous = await unlessAborted(ahead.answer, call.signal);
+        } finally {
+          ahead.waiting -= 1;
+        }
+        if (previous === rules.refuses) {
+          // The person said no to this scope while this call waited: the same answer, recorded as this call's own.
+          const answered = rules.answer(policy, action, previous, newId());
+          decision = answered.decision;
+          audit = answered.audit;
+          break;
+        }
+        ({ decision, audit } = rules.decide(policy, action));
+        continue;
+      }
+      // This call asks. Set before the first await, so a call arriving meanwhile waits behind it.
+      let settle!: (answer: Answer | undefined) => void;
+      const entry = { answer: new Promise<Answer | undefined>((resolve) => (settle = resolve)), waiting: 0 };
+      asking.set(call.scope, entry);
+      let answer: Answer;
+      try {
+        answer = await call.ask(newId());
+      } catch (error) {
+        asking.delete(call.scope);
+        settle(undefined);
+        if (call.signal.aborted) throw ended();
+        const code = error instanceof HostServiceError ? error.code : "failed";
+        call.record({ decision: "denied", result: code, reason: error instanceof Error ? error.message : String(error) });
+        throw error;
+      }
+      asking.delete(call.scope);
+      if (call.signal.aborted) {
+        settle(undefined);
+        throw ended();
+      }
       const answered = rules.answer(policy, action, answer, newId());
       change(answered.state, answer === rules.remembers);
       decision = answered.decision;
@@ -140,10 +212,14 @@ export function createCapabilityCore<State, Action, Decision extends CapabilityD
         change(spent.state, false);
         audit = spent.audit;
         if (!spent.ok) {
+          settle(answer);
           call.record({ decision: "denied", result: "denied", reason: spent.audit.reason });
           throw new HostServiceError("denied", `the grant for ${call.description} could not be used (${spent.reason})`);
         }
       }
+      // The answer is in the rules before the calls behind wake (they decide again, or take a deny).
+      settle(answer);
+      break;
     }
     if (decision.kind === "deny") return { allowed: false as const, decision: decision as Deny, reason: audit?.reason };
     if (decision.kind !== "allow") throw new HostServiceError("failed", "no decision");

@@ -139,7 +139,7 @@ export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroke
   const timeoutMs = options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
   const core = createCapabilityCore({
     initial: options.initial ?? DEFAULT_NETWORK_POLICY,
-    rules: { decide: decideNetwork, answer: answerAsk, spend: spendGrant, remembers: "host" as PersonAnswer },
+    rules: { decide: decideNetwork, answer: answerAsk, spend: spendGrant, remembers: "host" as PersonAnswer, refuses: "deny" as PersonAnswer },
     onChange: options.onChange,
     newId,
   });
@@ -154,6 +154,7 @@ export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroke
 
     const verdict = await core.decide(action, {
       ask: (id) => options.ask({ id, capability: "network", method: action.method, url: action.url, host: hostOf(action.url) ?? "", bodySize: action.bodySize }, signal),
+      scope: hostOf(action.url) ?? "",
       signal,
       description,
       record,

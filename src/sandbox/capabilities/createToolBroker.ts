@@ -148,7 +148,7 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
   const maxBytes = options.maxResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES;
   const core = createCapabilityCore({
     initial: options.initial ?? DEFAULT_TOOL_POLICY,
-    rules: { decide: decideTool, answer: answerToolAsk, spend: spendToolGrant, remembers: "tool" as ToolAnswer },
+    rules: { decide: decideTool, answer: answerToolAsk, spend: spendToolGrant, remembers: "tool" as ToolAnswer, refuses: "deny" as ToolAnswer },
     onChange: options.onChange,
     newId,
   });
@@ -206,6 +206,7 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
       },
       signal,
       description: label,
+      scope: key,
       record,
     });
     if (!verdict.allowed) {
