@@ -187,7 +187,7 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
         const shown = formatToolArguments(args as Record<string, unknown>, action.argumentsSize);
         if (!shown.ok) {
           const message = `${label} was not called: ${shown.reason}. Pass less in one call (split the work, or pass a short reference instead of the content).`;
-          record({ decision: "denied", result: "too-large-to-ask", reason: shown.reason });
+          // The core records the refusal (result "too-large-to-ask", the reason in its message).
           return Promise.reject(new HostServiceError("too-large-to-ask", message));
         }
         return options.ask(
