@@ -27,6 +27,7 @@
  *   11.7 s on this input (it re-parsed the growing statement per chunk).
  */
 import * as Babel from "@babel/standalone";
+import { blockEnd, codeStart, delta } from "../workers/realm/executor/blockEvents";
 import { createExecutor } from "../workers/realm/executor/executor";
 import { createStatementSplitter, type SplitStatement } from "../workers/realm/executor/statementSplitter";
 import { transformStatement, type TransformEnvironment } from "../workers/realm/executor/transform";
@@ -195,10 +196,10 @@ export async function bigStatement(): Promise<number> {
     },
   });
   executor.beginReply();
-  executor.openCode(0, 1);
+  executor.handleBlock(codeStart(0, 1));
   const started = performance.now();
-  for (let offset = 0; offset < source.length; offset += 4) executor.pushCode(0, source.slice(offset, offset + 4));
-  executor.endCode(0, false);
+  for (let offset = 0; offset < source.length; offset += 4) executor.handleBlock(delta(0, source.slice(offset, offset + 4)));
+  executor.handleBlock(blockEnd(0));
   await executor.idle();
   const elapsed = performance.now() - started;
   if (!ended || failure) throw new Error(`big statement did not run: ${failure ?? "no statement-end"}`);

@@ -18,7 +18,6 @@ import { createMcpServers } from "../src/sandbox/capabilities/createMcpServers";
 import { createDemoMcpServer } from "../src/sandbox/capabilities/demoMcpServer";
 import { createToolBroker, type ToolPermissionAsk } from "../src/sandbox/capabilities/createToolBroker";
 import type { ToolAnswer } from "../src/sandbox/capabilities/toolPolicy";
-import { createRealmTools } from "../workers/realm/runtime/createRealmTools";
 
 /** The page's capabilities: the fetch demo's API answers with a fixed language breakdown. */
 const LANGUAGES = { JavaScript: 4_300_000, TypeScript: 120_000, HTML: 60_000, CSS: 30_000, "C++": 20_000, CoffeeScript: 10_000, Shell: 5_000 };
@@ -37,10 +36,9 @@ function createAgent(options: { fetch?: FetchAnswer; answer?: ToolAnswer } = {})
   const asked: ToolPermissionAsk[] = [];
   const answer = options.answer ?? "once";
   const broker = createToolBroker({ ask: async (request) => (asked.push(request), answer), audit: () => undefined });
-  const realmTools = createRealmTools(() => host.requests);
   const host: FakeCapabilityHost = createFakeCapabilityHost(options.fetch ?? answerFetch, (payload) =>
     Promise.resolve(broker.service(payload, { signal: new AbortController().signal, service: "tool.call" })));
-  const realm = createInProcessRealm({ requests: host.requests, tools: realmTools });
+  const realm = createInProcessRealm({ requests: host.requests });
   let prepared = 0;
   const agent = new Agent({
     model: () =>
@@ -51,7 +49,7 @@ function createAgent(options: { fetch?: FetchAnswer; answer?: ToolAnswer } = {})
           prepared += 1;
           await servers.addDemo();
           broker.setTools(servers.connected());
-          realmTools.set(servers.descriptors());
+          realm.setTools(servers.descriptors());
         },
       }),
     system: "",

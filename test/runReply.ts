@@ -1,8 +1,9 @@
 /**
- * Runs a whole reply through the real protocol parser, the real executor and
- * the real UI runtime (mount, Data, StreamedData, Slot, the kit) in Node, the
- * way the agent and the realm do in the browser, and returns what the realm
- * reported. Used by contract tests of the prompt and demo scripts.
+ * Runs a whole reply through the real protocol parser and the realm the
+ * worker runs (workers/realm/createRealm.ts: executor, UI runtime, globals)
+ * in Node, the way the agent and the realm do in the browser, and returns
+ * what the realm reported. Used by contract tests of the prompt and demo
+ * scripts.
  *
  * `createMountHost` is a stand-in for the page's side of mounts: it checks
  * every mount message with the host's validator, keeps each mount's tree
@@ -18,14 +19,10 @@ import type { ExecEvent } from "../src/wire/events";
 import {
   MAX_OPS_PER_MESSAGE, UI_EVENT, isHandlerMarker, isSnapshotText, validateMountMessage, type FormValues, type MountErrorInfo, type MountRealmMessage, type MountSnapshot, type SnapshotElement, type SnapshotNode, type UiEventMessage,
 } from "../src/wire/mount";
-import { createExecutor, type Executor } from "../workers/realm/executor/executor";
+import { createRealm } from "../workers/realm/createRealm";
 import { printSnapshot } from "../workers/realm/reconciler/applyOps";
 import { rebuildOpenParts } from "../workers/realm/reconciler/rebuildOpenParts";
-import { createRealmGlobals } from "../workers/realm/runtime/createRealmGlobals";
-import type { RealmTools } from "../workers/realm/runtime/createRealmTools";
 import type { HostRequests } from "../workers/realm/runtime/createHostRequests";
-import { createRealmFile } from "../workers/realm/runtime/createRealmFiles";
-import { createUiGlobals, type UiGlobals } from "../workers/realm/runtime/ui/createUiGlobals";
 
 export interface HostMount {
   mountId: string;
@@ -156,47 +153,6 @@ export function textOf(node: SnapshotNode): string {
   return isSnapshotText(node) ? node.text : node.children.map(textOf).join("");
 }
 
-export interface RealmParts {
-  executor: Executor;
-  ui: UiGlobals;
-  host: MountHost;
-}
-
-/**
- * The executor with the realm's globals (sleep, the fetch stub, the UI runtime), wired as
- * workers/realm/index.ts wires them: mount messages go to the host stand-in,
- * UI errors reach the model as uncaught errors located in its own source.
- */
-export function createRealmParts(options: { onEvent(event: ExecEvent): void; loopBudgetMs?: number; requests?: HostRequests; tools?: RealmTools }): RealmParts {
-  const host = createMountHost();
-  let executor: Executor | undefined;
-  const ui = createUiGlobals({
-    post: (message) => void host.receive(message),
-    onError: (error) => {
-      // As the worker (workers/realm/index.ts): a later `new StreamedData(id)` taking the id over is normal.
-      if (!executor || error.code === "duplicate-target") return;
-      const where = error.component ? ` in <${error.component}>` : error.handler ? ` in ${error.handler}` : "";
-      const reported = new Error(`${error.message}${where}`);
-      reported.name = error.name;
-      const cause = error.cause as { stack?: unknown } | undefined;
-      if (cause && typeof cause.stack === "string") reported.stack = cause.stack;
-      executor.reportUncaught(reported);
-    },
-    locate: (error) => executor?.locate(error),
-    bindCause: (callback) => executor?.bindCause(callback) ?? callback,
-    currentCause: () => executor?.currentCause(),
-    files: (chosen) => createRealmFile(chosen, () => options.requests),
-  });
-  executor = createExecutor({
-    // Capabilities (fetch, files) reach `requests` (a stand-in host) when given; otherwise they are refused.
-    globals: createRealmGlobals(ui.globals, () => options.requests, options.tools),
-    onEvent: options.onEvent,
-    loopBudgetMs: options.loopBudgetMs ?? 500,
-    openDataTarget: (id) => ui.openDataTarget(id),
-  });
-  return { executor, ui, host };
-}
-
 export interface ReplyRun {
   events: ExecEvent[];
   logs: string[];
@@ -208,7 +164,11 @@ export interface ReplyRun {
 
 export function createSession(options: { loopBudgetMs?: number; requests?: HostRequests } = {}) {
   const events: ExecEvent[] = [];
-  const { executor, ui, host } = createRealmParts({ onEvent: (event) => events.push(event), loopBudgetMs: options.loopBudgetMs, requests: options.requests });
+  const host = createMountHost();
+  const realm = createRealm({ loopBudgetMs: options.loopBudgetMs ?? 500 });
+  // Capabilities (fetch, files) reach `requests` (a stand-in host) when given; otherwise they are refused.
+  const executor = realm.attach({ onEvent: (event) => events.push(event), post: (message) => void host.receive(message), requests: options.requests });
+  const ui = realm.ui;
 
   /**
    * Streams `reply` in `chunkSize` pieces, `delayMs` apart (0: all at once, as

@@ -1,8 +1,7 @@
 import type { LanguageModel, ModelMessage } from "ai";
 import type { ProtocolEvent, ProtocolParser } from "../protocol/types";
-import type { RealmEvent } from "../sandbox/types";
+import type { RealmEvent, RealmHost } from "../sandbox/types";
 import type { MountRealmMessage } from "../wire/mount";
-import type { BlockEvent } from "../wire/types";
 import { FeedbackCollector } from "./feedback";
 import { InteractionLifecycle, type InteractionSummary } from "./interactionLifecycle";
 import { UNCLOSED_THINKING_FEEDBACK, cutFeedback, cutFromFinishReason, cutNoteForPerson, cutOfReply } from "./finishReason";
@@ -25,18 +24,8 @@ import { IMPORTED_END, IMPORTED_START, escapeImportedText, importedInstructionMe
 
 export type { RealmEvent };
 
-/** The part of the realm host the loop needs (src/sandbox implements it). */
-export interface RealmPort {
-  beginReply(): void;
-  /** One event of a code or data block, in protocol order (routeBlocks.ts). */
-  sendBlock(event: BlockEvent): void;
-  /** Resolves when everything sent so far has run. */
-  flush(timeoutMs?: number, options?: { signal?: AbortSignal }): Promise<void>;
-  abort(): void;
-  subscribe(listener: (event: RealmEvent) => void): () => void;
-  /** Mount messages (generative UI), already validated by the host. */
-  subscribeMounts?(listener: (message: MountRealmMessage) => void): () => void;
-}
+/** The part of the realm host the loop needs: its reply verbs, declared on RealmHost (src/sandbox/types.ts). */
+export type RealmPort = Pick<RealmHost, "beginReply" | "sendBlock" | "flush" | "abort" | "subscribe"> & Partial<Pick<RealmHost, "subscribeMounts">>;
 
 export interface LlmErrorInfo {
   code: string;

@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ExecError, ExecEvent } from "../../../src/wire/events";
+import { blockEnd, codeBlock, codeStart, dataBlock, delta } from "./blockEvents";
 import { createExecutor, type DataSink, type Executor, type ExecutorOptions } from "./executor";
 
 // ---------------------------------------------------------------- harness
@@ -71,15 +72,10 @@ async function stream(harness: Harness, blocks: Block[], size: number): Promise<
   const { executor } = harness;
   blocks.forEach((block, index) => {
     const line = block.line ?? 1;
-    if ("code" in block) {
-      executor.openCode(index, line);
-      for (const part of chunks(block.code, size)) executor.pushCode(index, part);
-      executor.endCode(index, false);
-    } else {
-      executor.openData(index, block.id, line);
-      for (const part of chunks(block.data, size)) executor.pushData(index, part);
-      executor.endData(index, false);
-    }
+    const events = "code" in block
+      ? codeBlock(index, chunks(block.code, size), { line })
+      : dataBlock(index, block.id, chunks(block.data, size), { line });
+    for (const event of events) executor.handleBlock(event);
   });
   await executor.idle();
 }
@@ -139,17 +135,17 @@ describe("executor", () => {
   describe("streaming", () => {
     it("runs code without semicolons statement by statement before the fence ends", () => {
       const { executor, probe, events } = setup();
-      executor.openCode(0, 1);
-      executor.pushCode(0, "probe.hits.push(1)\n");
+      executor.handleBlock(codeStart(0, 1));
+      executor.handleBlock(delta(0, "probe.hits.push(1)\n"));
       // `.then(...)` could still continue the line: not provably complete.
       expect(probe.hits).toEqual([]);
-      executor.pushCode(0, "p");
+      executor.handleBlock(delta(0, "p"));
       expect(probe.hits).toEqual([1]);
-      executor.pushCode(0, "robe.hits.push(2)\nprobe");
+      executor.handleBlock(delta(0, "robe.hits.push(2)\nprobe"));
       expect(probe.hits).toEqual([1, 2]);
-      executor.pushCode(0, ".hits.push(3)");
+      executor.handleBlock(delta(0, ".hits.push(3)"));
       expect(probe.hits).toEqual([1, 2]);
-      executor.endCode(0, false);
+      executor.handleBlock(blockEnd(0));
       expect(probe.hits).toEqual([1, 2, 3]);
       expect(ofType(events, "statement-start").map((event) => event.line)).toEqual([1, 2, 3]);
       expect(ofType(events, "block-done")).toHaveLength(1);
@@ -158,13 +154,13 @@ describe("executor", () => {
     it("starts each statement on the character that proves the previous one complete", () => {
       const code = "let total = 0\ntotal += 1\nconst doubled = [1, 2]\n  .map((n) => n * 2)\nprobe.hits.push(total, doubled)\n";
       const { executor, events } = setup();
-      executor.openCode(0, 1);
+      executor.handleBlock(codeStart(0, 1));
       const startedAt: number[] = [];
       for (let offset = 0; offset < code.length; offset += 1) {
-        executor.pushCode(0, code[offset]);
+        executor.handleBlock(delta(0, code[offset]));
         while (startedAt.length < ofType(events, "statement-start").length) startedAt.push(offset);
       }
-      executor.endCode(0, false);
+      executor.handleBlock(blockEnd(0));
       // Each statement starts when the first character of the next line arrives.
       const lineStarts = [...code.matchAll(/\n(?=\S)/g)].map((match) => match.index + 1);
       expect(startedAt).toEqual([lineStarts[0], lineStarts[1], lineStarts[2]]);
@@ -233,14 +229,14 @@ probe.hits.push(view)
       const run = async (cuts: number[][]) => {
         const harness = setup();
         blocks.forEach((code, index) => {
-          harness.executor.openCode(index, 1 + index * 10);
+          harness.executor.handleBlock(codeStart(index, 1 + index * 10));
           let previous = 0;
           for (const cut of [...cuts[index].filter((cut) => cut > 0 && cut < code.length).sort((a, b) => a - b), code.length]) {
             if (cut <= previous) continue;
-            harness.executor.pushCode(index, code.slice(previous, cut));
+            harness.executor.handleBlock(delta(index, code.slice(previous, cut)));
             previous = cut;
           }
-          harness.executor.endCode(index, false);
+          harness.executor.handleBlock(blockEnd(index));
         });
         await harness.executor.idle();
         return stable(harness.events);
@@ -505,8 +501,8 @@ console.log(total, j)
       const code = lines.join("\n") + "\n";
       for (const size of CHUNKINGS) {
         const { executor, events, probe } = setup();
-        executor.openCode(0, 11);
-        for (const part of chunks(code, size)) executor.pushCode(0, part);
+        executor.handleBlock(codeStart(0, 11));
+        for (const part of chunks(code, size)) executor.handleBlock(delta(0, part));
         // Reported before the fence closes.
         const errors = ofType(events, "error");
         expect(errors).toEqual([
@@ -517,7 +513,7 @@ console.log(total, j)
             error: { code: "syntax", name: "SyntaxError", message: expect.any(String), block: 0, line: 13, column: 7, lineText: "const = 5" },
           },
         ]);
-        executor.endCode(0, false);
+        executor.handleBlock(blockEnd(0));
         await executor.idle();
         expect(probe.hits).toEqual([1, 2]);
         expect(ofType(events, "skipped")).toEqual([{ type: "skipped", block: 0, fromStatement: 2, count: 1, fromLine: 13, reason: "error" }]);
@@ -720,28 +716,28 @@ console.log("sync")
   describe("abort", () => {
     it("stops waiting for `await sleep`, skips the rest and clears the reply's timers", async () => {
       const { executor, events, probe } = setup();
-      executor.openCode(0, 1);
-      executor.pushCode(0, "setTimeout(() => probe.hits.push('timer'), 30)\nconsole.log('before')\nawait sleep(10000)\nconsole.log('after')\nconsole.log('more')\n");
+      executor.handleBlock(codeStart(0, 1));
+      executor.handleBlock(delta(0, "setTimeout(() => probe.hits.push('timer'), 30)\nconsole.log('before')\nawait sleep(10000)\nconsole.log('after')\nconsole.log('more')\n"));
       await sleep(10);
       const started = performance.now();
       executor.abort();
       await executor.idle();
       expect(performance.now() - started).toBeLessThan(1000);
       expect(failures(events)).toMatchObject([{ code: "aborted", block: 0, line: 3 }]);
-      executor.endCode(0, false);
+      executor.handleBlock(blockEnd(0));
       expect(ofType(events, "skipped")).toEqual([{ type: "skipped", block: 0, fromStatement: 3, count: 2, fromLine: 4, reason: "aborted" }]);
       expect(ofType(events, "block-done")).toHaveLength(1);
       await sleep(60);
       expect(probe.hits).toEqual([]);
       expect(logs(events)).toEqual(["before"]);
       // Later blocks of the aborted reply are skipped; the next reply runs.
-      executor.openCode(1, 10);
-      executor.pushCode(1, "probe.hits.push('same reply')");
-      executor.endCode(1, false);
+      executor.handleBlock(codeStart(1, 10));
+      executor.handleBlock(delta(1, "probe.hits.push('same reply')"));
+      executor.handleBlock(blockEnd(1));
       executor.beginReply();
-      executor.openCode(0, 1);
-      executor.pushCode(0, "probe.hits.push('next reply')");
-      executor.endCode(0, false);
+      executor.handleBlock(codeStart(0, 1));
+      executor.handleBlock(delta(0, "probe.hits.push('next reply')"));
+      executor.handleBlock(blockEnd(0));
       await executor.idle();
       expect(probe.hits).toEqual(["next reply"]);
     });

@@ -73,16 +73,13 @@ export interface ExecutorOptions {
 export interface Executor {
   /** A new reply: clears the stopped-after-error state. `id` numbers the reply in events (default: previous + 1, from 1). */
   beginReply(id?: number): void;
-  /** One protocol event of a code or data block, as the parser emits it (src/wire/types.ts BlockEvent). */
+  /**
+   * One protocol event of a code or data block, as the parser emits it
+   * (src/wire/types.ts BlockEvent): the executor's only way in for code and
+   * data. A block-end with `cut` drops the block's last, unconfirmed
+   * statement. Tests and benches build events with blockEvents.ts.
+   */
   handleBlock(event: BlockEvent): void;
-  /** `line`: reply line of the block's first body line. */
-  openCode(block: number, line: number): void;
-  pushCode(block: number, delta: string): void;
-  /** `cut`: the reply was cut inside this block; its last, unconfirmed statement is dropped. */
-  endCode(block: number, unterminated: boolean, cut?: boolean): void;
-  openData(block: number, id: string, line: number): void;
-  pushData(block: number, delta: string): void;
-  endData(block: number, unterminated: boolean): void;
   /** Resolves when everything queued so far has run (open blocks wait for more input). */
   idle(): Promise<void>;
   /** Cancels what is running (an awaited statement stops waiting) and skips the rest of the reply. */
@@ -200,7 +197,7 @@ class StatementExecutor implements Executor {
     }
   }
 
-  openCode(block: number, line: number): void {
+  private openCode(block: number, line: number): void {
     const item: CodeItem = {
       kind: "code",
       block,
@@ -219,7 +216,7 @@ class StatementExecutor implements Executor {
     this.drain();
   }
 
-  pushCode(block: number, delta: string): void {
+  private pushCode(block: number, delta: string): void {
     const item = this.blocks.get(block);
     if (item?.kind !== "code" || item.ended) return;
     item.body += delta;
@@ -227,7 +224,7 @@ class StatementExecutor implements Executor {
     this.drain();
   }
 
-  endCode(block: number, _unterminated: boolean, cut = false): void {
+  private endCode(block: number, _unterminated: boolean, cut = false): void {
     const item = this.blocks.get(block);
     if (item?.kind !== "code" || item.ended) return;
     const rest = item.splitter!.end();
@@ -240,7 +237,7 @@ class StatementExecutor implements Executor {
     this.drain();
   }
 
-  openData(block: number, id: string, line: number): void {
+  private openData(block: number, id: string, line: number): void {
     const item: DataItem = {
       kind: "data",
       block,
@@ -258,14 +255,14 @@ class StatementExecutor implements Executor {
     this.drain();
   }
 
-  pushData(block: number, delta: string): void {
+  private pushData(block: number, delta: string): void {
     const item = this.blocks.get(block);
     if (item?.kind !== "data" || item.ended) return;
     if (item.state === "streaming") this.pushToSink(item, delta);
     else if (item.state === "waiting") item.deltas.push(delta);
   }
 
-  endData(block: number, unterminated: boolean): void {
+  private endData(block: number, unterminated: boolean): void {
     const item = this.blocks.get(block);
     if (item?.kind !== "data" || item.ended) return;
     item.ended = true;

@@ -15,18 +15,14 @@ import {
 } from "../../../src/wire/constants";
 import type { ExecEvent } from "../../../src/wire/events";
 import { UI_EVENT, type MountRealmMessage, type UiEventMessage } from "../../../src/wire/mount";
-import type { BlockEvent, HostMessage, RealmMessage, RequestId } from "../../../src/wire/types";
+import type { HostMessage, RealmMessage, RequestId } from "../../../src/wire/types";
 import type { ToolDescriptor } from "../../../src/wire/capabilities";
+import type { Executor } from "../executor/executor";
 import { createHostRequests, type HostRequests } from "./createHostRequests";
 import { jsonCopy, messageData } from "./captureIntrinsics";
 
-/** What serveRealm needs of the executor (workers/realm/executor). */
-export interface RealmExecutor {
-  beginReply(): void;
-  handleBlock(event: BlockEvent): void;
-  idle(): Promise<void>;
-  abort(): void;
-}
+/** What serveRealm needs of the executor: its reply verbs (declared on Executor, workers/realm/executor). */
+export type RealmExecutor = Pick<Executor, "beginReply" | "handleBlock" | "idle" | "abort">;
 
 export interface ServeRealmOptions {
   port: MessagePort;
