@@ -36,6 +36,7 @@ import { createSandboxFrame, type SandboxFrame } from "./createSandboxFrame";
 import { takeEarlyRealm } from "./earlyRealm";
 import { loadRealmBundle } from "./loadRealmBundle";
 import { RealmHostError } from "./RealmHostError";
+import { STARTING, isBooted, nextRealmPhase, type RealmPhase, type RealmPhaseEvent } from "./realmPhase";
 import type {
   FlushOptions, HostService, RealmErrorCode, RealmEvent, RealmHost, RealmHostOptions, RealmResetReason, RunningStatement,
 } from "./types";
@@ -78,16 +79,11 @@ interface Realm {
   key: string;
   connection: RealmConnection;
   frame?: SandboxFrame;
-  /** READY arrived: warm and listening. */
-  booted: boolean;
-  /** Current, booted, heartbeat running, `ready` emitted. */
-  active: boolean;
+  /** Where it is in its life (realmPhase.ts); changed only through `advance`. */
+  phase: RealmPhase;
   timings: { loadMs: number; warmupMs: number };
   bootTimer?: ReturnType<typeof setTimeout>;
-  sawWorkerError: boolean;
   invalidReports: number;
-  /** abort() calls made before READY; their stop deadline starts at READY. */
-  abortsBeforeReady: number;
   /** performance.now() when it started, or became current after a reset (the kill). */
   startedAt: number;
 }
@@ -108,6 +104,11 @@ export function qualifyMountId(realmKey: string, mountId: string): string {
 export function localMountId(realmKey: string, mountId: string): string | undefined {
   const prefix = `${realmKey}:`;
   return mountId.startsWith(prefix) ? mountId.slice(prefix.length) : undefined;
+}
+
+/** The one writer of a realm's phase. */
+function advance(realm: Realm, event: RealmPhaseEvent): void {
+  realm.phase = nextRealmPhase(realm.phase, event);
 }
 
 function newRealmKey(): string {
@@ -189,12 +190,9 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     const realm: Realm = {
       key: newRealmKey(),
       connection: undefined as unknown as RealmConnection,
-      booted: false,
-      active: false,
+      phase: STARTING,
       timings: { loadMs: 0, warmupMs: 0 },
-      sawWorkerError: false,
       invalidReports: 0,
-      abortsBeforeReady: 0,
       startedAt: early?.startedAt ?? performance.now(),
     };
     realm.connection = createRealmConnection({
@@ -205,7 +203,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       handlers: {
         onReady(version, timings) {
           const is = role(realm);
-          if (is === "gone" || realm.booted) return;
+          if (is === "gone" || realm.phase.name !== "starting") return;
           if (version !== WIRE_VERSION) {
             const message = `the realm speaks wire version ${version}, the app ${WIRE_VERSION}: reload the page`;
             if (is === "spare") return discardSpare(realm, MAX_SPARE_FAILURES);
@@ -214,7 +212,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
             realmError("version-mismatch", message);
             return;
           }
-          realm.booted = true;
+          advance(realm, { type: "ready" });
           realm.timings = timings;
           clearTimeout(realm.bootTimer);
           if (is === "current") activate(realm);
@@ -239,19 +237,20 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
           const is = role(realm);
           if (is === "spare") return discardSpare(realm);
           if (is !== "current") return;
-          if (!realm.booted) return retryBoot(realm, "did not answer");
+          if (!isBooted(realm.phase)) return retryBoot(realm, "did not answer");
           // Stuck or dead? The sandbox document shares the worker's process
           // but not its thread: it still answers if only the worker is stuck.
           const frame = realm.frame;
           void (frame ? frame.ping(DOCUMENT_PING_MS) : Promise.resolve(false)).then((documentAlive) => {
-            if (role(realm) === "current") resetRealm(documentAlive && !realm.sawWorkerError ? "unresponsive" : "crashed");
+            const crashed = !documentAlive || (realm.phase.name !== "stopped" && realm.phase.workerError);
+            if (role(realm) === "current") resetRealm(crashed ? "crashed" : "unresponsive");
           });
         },
         onClosed() {
           const is = role(realm);
           if (is === "spare") return discardSpare(realm);
           if (is !== "current") return;
-          if (realm.booted) resetRealm("crashed");
+          if (isBooted(realm.phase)) resetRealm("crashed");
           else retryBoot(realm, "closed its port");
         },
       },
@@ -259,7 +258,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     // Waits in the port until the realm listens, like any command sent before READY.
     realm.connection.send({ type: TOOLS, tools });
     realm.bootTimer = setTimeout(() => {
-      if (realm.booted) return;
+      if (isBooted(realm.phase)) return;
       const is = role(realm);
       if (is === "current") retryBoot(realm, `was not ready within ${bootTimeoutMs} ms`);
       else if (is === "spare") discardSpare(realm);
@@ -267,8 +266,8 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     const onWorkerError = () => {
       // Model code can make the worker fire `error` at will, so the text
       // is ignored; only a realm that then stays silent is dead.
-      realm.sawWorkerError = true;
-      if (role(realm) === "current" && realm.booted) realm.connection.probe(CRASH_PROBE_MS);
+      advance(realm, { type: "worker-error" });
+      if (role(realm) === "current" && isBooted(realm.phase)) realm.connection.probe(CRASH_PROBE_MS);
     };
     let blob: Promise<Blob>;
     if (early) {
@@ -298,7 +297,8 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
 
   /** The current realm is booted: start watching it and tell everyone. */
   function activate(realm: Realm): void {
-    realm.active = true;
+    const before = realm.phase;
+    advance(realm, { type: "activate" });
     bootAttempts = 0;
     realm.connection.startHeartbeat({
       intervalMs: heartbeatIntervalMs,
@@ -306,7 +306,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       // Only the current realm runs statements; `running` is its.
       busy: { timeoutMs: busyTimeoutMs, isBusy: () => running !== undefined && realm === current },
     });
-    for (; realm.abortsBeforeReady > 0; realm.abortsBeforeReady--) requestStop(realm);
+    if (before.name === "warm" && before.stopAsked) requestStop(realm);
     readiness.resolve();
     const ready = { type: "ready", startMs: performance.now() - realm.startedAt, ...realm.timings } as const;
     // For tools and benchmarks that look at the page, not at this host.
@@ -316,6 +316,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   }
 
   function stopRealm(realm: Realm, reason: RealmHostError): void {
+    advance(realm, { type: "stop" });
     clearTimeout(realm.bootTimer);
     realm.connection.close(reason);
     realm.frame?.remove();
@@ -325,7 +326,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     if (!keepSpare || disposed || spare || spareTimer !== undefined || spareFailures >= MAX_SPARE_FAILURES) return;
     spareTimer = setTimeout(() => {
       spareTimer = undefined;
-      if (!disposed && !spare && current.active) spare = startRealm();
+      if (!disposed && !spare && current.phase.name === "active") spare = startRealm();
     }, SPARE_DELAY_MS);
   }
 
@@ -367,7 +368,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     if (interrupted) event.running = interrupted;
     if (detail !== undefined) event.detail = detail;
     emit(event);
-    if (next.booted && role(next) === "current") activate(next);
+    if (next.phase.name === "warm" && role(next) === "current") activate(next);
     return readiness.promise;
   }
 
@@ -413,8 +414,8 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       // Stop ends what the realm is waiting for from us, too.
       current.connection.endServiceRequests({ code: "aborted", message: "stopped by the person" });
       // A realm still starting runs nothing yet: its deadline starts at READY.
-      if (current.active) requestStop(current);
-      else current.abortsBeforeReady = 1;
+      if (current.phase.name === "active") requestStop(current);
+      else advance(current, { type: "abort" });
     },
 
     subscribe(listener) {
@@ -431,7 +432,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       // Not `send`: UI events are not part of a reply, so a reset's dropping
       // does not apply; but an old realm's mounts are gone, and a realm that
       // is not active yet has none.
-      if (disposed || !current.active) return;
+      if (disposed || current.phase.name !== "active") return;
       // A mount of an earlier realm (or a restored snapshot) has no handler here.
       const mountId = localMountId(current.key, event.mountId);
       if (mountId === undefined) return;
@@ -462,7 +463,8 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       if (disposed) return Promise.reject(new RealmHostError("disposed", "the realm host was disposed"));
       // A realm that never started had no state to lose: start afresh
       // without a `realm-reset` (nothing was reset). A live one is reset.
-      if (current.active || !readiness.settled) return current.active ? resetRealm("requested", "restart") : readiness.promise;
+      const active = current.phase.name === "active";
+      if (active || !readiness.settled) return active ? resetRealm("requested", "restart") : readiness.promise;
       readiness = createDeferred();
       bootAttempts = 0;
       current = startRealm();
@@ -470,8 +472,8 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     },
 
     status() {
-      const realm = disposed ? "disposed" : current.active ? "ready" : readiness.settled ? "failed" : "starting";
-      return { realm, spare: !spare ? "none" : spare.booted ? "ready" : "starting" };
+      const realm = disposed ? "disposed" : current.phase.name === "active" ? "ready" : readiness.settled ? "failed" : "starting";
+      return { realm, spare: !spare ? "none" : isBooted(spare.phase) ? "ready" : "starting" };
     },
 
     dispose() {
