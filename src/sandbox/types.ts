@@ -100,6 +100,12 @@ export interface FlushOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * What talks to the realm, for the rest of the app: the one declaration of
+ * the host's verbs (the agent's RealmPort is a Pick of it). One per page,
+ * across resets; each realm it starts has a connection of its own inside
+ * (createRealmConnection.ts), never seen outside src/sandbox.
+ */
 export interface RealmHost {
   /** Resolves when a realm is warm. Rejects (RealmHostError) only if none can start. */
   ready(): Promise<void>;
