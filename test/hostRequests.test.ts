@@ -11,18 +11,12 @@ import { HostServiceError } from "../src/sandbox/HostServiceError";
 import { RealmHostError } from "../src/sandbox/RealmHostError";
 import type { HostService } from "../src/sandbox/types";
 import { HostRequestError } from "../workers/realm/runtime/createHostRequests";
-import { serveRealm, type RealmExecutor } from "../workers/realm/runtime/serveRealm";
+import { createRealm } from "../workers/realm/createRealm";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
-
-const idleExecutor: RealmExecutor = {
-  beginReply() {}, handleBlock() {},
-  idle: () => Promise.resolve(),
-  abort() {},
-};
 
 /** A host service that never answers by itself; it records how its signal ended. */
 function hangingService() {
@@ -53,7 +47,8 @@ function connect(services: Record<string, HostService>) {
       onInvalid: (reason) => void invalid.push(reason),
     },
   });
-  const realm = serveRealm({ port: channel.port2, createExecutor: () => idleExecutor });
+  // The realm the worker runs (no code is sent), served on the other port.
+  const realm = createRealm().serve(channel.port2);
   cleanups.push(() => {
     connection.close(new RealmHostError("disposed", "test over"));
     channel.port2.close();

@@ -14,14 +14,7 @@ import { createRealmConnection } from "../src/sandbox/createRealmConnection";
 import { RealmHostError } from "../src/sandbox/RealmHostError";
 import { NET_FETCH } from "../src/wire/capabilities";
 import { SERVICE_REQUEST } from "../src/wire/constants";
-import { createRealmFetch } from "../workers/realm/runtime/createRealmFetch";
-import { serveRealm, type RealmExecutor } from "../workers/realm/runtime/serveRealm";
-
-const idleExecutor: RealmExecutor = {
-  beginReply() {}, handleBlock() {},
-  idle: () => Promise.resolve(),
-  abort() {},
-};
+import { createRealm } from "../workers/realm/createRealm";
 
 interface Hit { method: string; url: string; headers: IncomingMessage["headers"]; body: string }
 let server: Server;
@@ -130,12 +123,14 @@ function setup(answers: PersonAnswer[] = [], options: Partial<NetworkBrokerOptio
       onInvalid: (reason) => void invalid.push(reason),
     },
   });
-  const realm = serveRealm({ port: channel.port2, createExecutor: () => idleExecutor });
+  // The realm the worker runs (no code is sent), served on the other port; its `fetch` global is the one model code calls.
+  const served = createRealm();
+  const realm = served.serve(channel.port2);
   cleanups.push(() => {
     connection.close(new RealmHostError("disposed", "test over"));
     channel.port2.close();
   });
-  const realmFetch = createRealmFetch(() => realm.requests);
+  const realmFetch = served.globals.fetch as typeof fetch;
   return { broker, who, audit, realmFetch, connection, realm, channel, invalid };
 }
 

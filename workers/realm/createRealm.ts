@@ -27,7 +27,7 @@ import type { HostRequests } from "./runtime/createHostRequests";
 import { createRealmGlobals } from "./runtime/createRealmGlobals";
 import { createRealmFile } from "./runtime/createRealmFiles";
 import { createRealmTools } from "./runtime/createRealmTools";
-import { serveRealm } from "./runtime/serveRealm";
+import { serveRealm, type RealmChannel } from "./runtime/serveRealm";
 import { createUiGlobals, type UiGlobals } from "./runtime/ui/createUiGlobals";
 
 export interface RealmOptions {
@@ -53,8 +53,8 @@ export interface Realm {
   readonly ui: UiGlobals;
   /** Made by serve() or attach(). */
   readonly executor: Executor | undefined;
-  /** The worker: serve the host's messages on `port` and send READY. */
-  serve(port: MessagePort, options?: { loadMs?: number; warmUp?: () => void }): void;
+  /** The worker: serve the host's messages on `port` and send READY. Returns the realm's line to the host. */
+  serve(port: MessagePort, options?: { loadMs?: number; warmUp?: () => void }): RealmChannel;
   /** A host in the same process: the executor, reporting to `host`. */
   attach(host: AttachedHost): Executor;
   /** Runs when the executor is idle, before the host hears so: mount frames still batched go out. */
@@ -123,7 +123,7 @@ export function createRealm(options: RealmOptions = {}): Realm {
       return executor;
     },
     serve(port, serveOptions = {}) {
-      line = serveRealm({
+      const served = serveRealm({
         port,
         warmUp: serveOptions.warmUp,
         loadMs: serveOptions.loadMs,
@@ -134,6 +134,8 @@ export function createRealm(options: RealmOptions = {}): Realm {
         onTools: setTools,
         createExecutor: start,
       });
+      line = served;
+      return served;
     },
     attach(host) {
       line = { post: (message) => host.post(message), requests: host.requests };
