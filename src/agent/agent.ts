@@ -11,6 +11,7 @@ import { applyExecEvent, applyProtocolEvent, emptyReply, runningStatement, type 
 import { createBlockRouter, replayBlock } from "./routeBlocks";
 import type { AgentReportMessage, ChannelFields, ExternalRun } from "./externalAgentTypes";
 import { userContent, type Attachment } from "./attachments";
+import type { AgentState, ChatMessage, LlmErrorInfo, Phase, ReplyState, SendRefusal } from "./types";
 import { IMPORTED_END, IMPORTED_START, escapeImportedText, importedInstructionMessage } from "./importedContent";
 
 /**
@@ -38,68 +39,8 @@ export interface RealmPort {
   subscribeMounts?(listener: (message: MountRealmMessage) => void): () => void;
 }
 
-export interface LlmErrorInfo {
-  code: string;
-  message: string;
-  retryAfterMs?: number;
-  retryable: boolean;
-}
-
-export type ReplyState = "streaming" | "done" | "interrupted" | "stopped" | "error";
-
-/**
- * On every message an import wrote (src/store sets it, whatever the file
- * said): content from outside, replayed to the model inside the
- * imported-content bracket. Never decided by dates, which the file chose.
- */
-export interface ImportMark {
-  /** True on imported messages; absent (or false) on the session's own. */
-  imported?: boolean;
-}
-
-export type ChatMessage = (
-  | ({ id: string; role: "user"; text: string; createdAt: number; attachments?: Attachment[] } & ChannelFields)
-  | {
-      id: string;
-      role: "assistant";
-      text: string;
-      reply: ReplyView;
-      state: ReplyState;
-      error?: LlmErrorInfo;
-      createdAt: number;
-      /** The model that wrote this reply (its id as the provider names it). */
-      model?: string;
-      /** Tokens of this call as the API reported them (absent when it reported none). */
-      usage?: { inputTokens?: number; outputTokens?: number };
-      /** On the last reply of an interaction: what the interaction went through and did. */
-      summary?: InteractionSummary;
-      /** Written by an invited agent (its label), not by the session's model. */
-      by?: string;
-    }
-  | { id: string; role: "feedback"; text: string; body: string; source: "runtime" | "ui-event"; createdAt: number; to?: "agent" }
-  | { id: string; role: "notice"; text: string; level: "info" | "warn" | "error"; createdAt: number }
-  /** What an invited agent reported (externalAgentTypes.ts). */
-  | AgentReportMessage
-) & ImportMark;
-
-/**
- * Why the agent refuses a message: an interaction runs, or the session is
- * closing (a switch is saving it; its agent is about to be disposed).
- */
-export type SendRefusal = "busy" | "closed";
-
-export type Phase = "idle" | "streaming" | "running" | "waiting-input" | "waiting-permission" | "done" | "error" | "stopped";
-
-export interface AgentState {
-  messages: ChatMessage[];
-  phase: Phase;
-  /** Human detail for the status line, e.g. "statement 3" or "retrying in 4 s". */
-  detail?: string;
-  turn: number;
-  maxTurns: number;
-  /** The last reply was cut mid-stream and can be continued. */
-  canContinue: boolean;
-}
+export type { AgentState, ChatMessage, ImportMark, LlmErrorInfo, Phase, ReplyState, SendRefusal } from "./types";
+export { isBusy } from "./types";
 
 /** Per-call settings of the open session (Session settings → Model). */
 export interface CallSettings {
