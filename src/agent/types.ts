@@ -1,3 +1,8 @@
+import type { LanguageModel } from "ai";
+import type { ProtocolParser } from "../protocol/types";
+import type { RealmEvent } from "../sandbox/types";
+import type { MountRealmMessage } from "../wire/mount";
+import type { BlockEvent } from "../wire/types";
 import type { Attachment } from "./attachments";
 import type { AgentReportMessage, ChannelFields } from "./externalAgentTypes";
 import type { InteractionSummary } from "./interactionLifecycle";
@@ -79,4 +84,56 @@ export interface AgentState {
   maxTurns: number;
   /** The last reply was cut mid-stream and can be continued. */
   canContinue: boolean;
+}
+
+/** The part of the realm host the loop needs (src/sandbox implements it). */
+export interface RealmPort {
+  beginReply(): void;
+  /** One event of a code or data block, in protocol order (routeBlocks.ts). */
+  sendBlock(event: BlockEvent): void;
+  /** Resolves when everything sent so far has run. */
+  flush(timeoutMs?: number, options?: { signal?: AbortSignal }): Promise<void>;
+  abort(): void;
+  subscribe(listener: (event: RealmEvent) => void): () => void;
+  /** Mount messages (generative UI), already validated by the host. */
+  subscribeMounts?(listener: (message: MountRealmMessage) => void): () => void;
+}
+
+/** Per-call settings of the open session (Session settings → Model). */
+export interface CallSettings {
+  temperature?: number;
+  /** The person's extra system instruction, appended to the system prompt. */
+  instruction?: string;
+  /**
+   * An instruction that came with an imported file and that the person
+   * applied: sent first inside the imported-content bracket, never in the
+   * system prompt.
+   */
+  importedInstruction?: string;
+}
+
+export interface AgentOptions {
+  /** The model for the next call; may load lazily (the SDK is not in the initial bundle). */
+  model: () => LanguageModel | Promise<LanguageModel>;
+  /** The system prompt, or a function read at each call (it lists the session's connected tools). */
+  system: string | (() => string);
+  /** Read at every call: the session's temperature and extra instruction. */
+  callSettings?: () => CallSettings;
+  realm: RealmPort;
+  createParser: () => ProtocolParser;
+  describeError: (error: unknown) => LlmErrorInfo;
+  wrapFeedback: (body: string, source: "runtime" | "ui-event") => string;
+  /**
+   * Messages that came from outside (an imported session): replayed to the
+   * model between two markers that say they are untrusted content, with any
+   * marker inside their text escaped. Default: the messages marked
+   * `imported` at import.
+   */
+  isImported?: (message: ChatMessage) => boolean;
+  maxTurns?: number;
+  /** Rate-limit retries per turn before giving up. */
+  maxRetries?: number;
+  now?: () => number;
+  newId?: () => string;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
