@@ -6,12 +6,12 @@ import type { ExternalRun } from "./externalAgentTypes";
 import { FeedbackCollector } from "./feedback";
 import { cutFeedback, cutOfReply } from "./finishReason";
 import { IMPORTED_END, IMPORTED_START } from "./importedContent";
-import { InteractionLifecycle } from "./interactionLifecycle";
+import { Interaction, type ExternalSource, type InteractionHost } from "./interaction";
 import { toModelMessages } from "./modelMessages";
 import { INITIAL_PHASE, nextPhase, type PhaseEvent, type PhaseState } from "./nextPhase";
 import { placeMount } from "./placeMount";
 import { reviveNotice, reviveSession, type ReviveResult, type ReviveTarget } from "./revive";
-import { Turn, type TurnContext, type TurnTimeline } from "./turn";
+import type { Turn, TurnTimeline } from "./turn";
 import { abortableSleep } from "./abortableSleep";
 import type { AgentOptions, AgentState, ChatMessage, SendRefusal } from "./types";
 import { isBusy } from "./types";
@@ -50,14 +50,12 @@ export class Agent {
     Pick<AgentOptions, "isImported" | "callSettings"> & { maxTurns: number; maxRetries: number };
   /** Realm output that arrived while no interaction ran (timers): waits for the next turn. */
   private idleOutput = new FeedbackCollector();
-  /** The running interaction's current (or last) reply; realm output is its own while it listens. */
-  private turn: Turn | undefined;
+  /** The running interaction (interaction.ts): its turn owns the realm's output while it listens. */
+  private interaction: Interaction | undefined;
   /** Revive's output (reported to the person, never to the model). */
   private reviveOutput: FeedbackCollector | undefined;
   /** While Revive re-runs a reply: which one, the block running, and whether its restored mounts were replaced yet. */
   private reviving: ReviveTarget | undefined;
-  /** The running interaction's states and counts (interactionLifecycle.ts). */
-  private lifecycle: InteractionLifecycle | undefined;
   /** Runtime output of a reply that was cut mid-stream, sent with Continue. */
   private interruptedFeedback = "";
   /** Mounts whose code awaits the person's input (`await comp.result`). */
@@ -305,7 +303,12 @@ export class Agent {
 
   /** Where realm output goes now: the listening turn's feedback, Revive's, or none (then it waits for the next turn). */
   private collecting(): FeedbackCollector | undefined {
-    return this.turn?.listening ? this.turn.collector : this.reviveOutput;
+    return this.listeningTurn()?.collector ?? this.reviveOutput;
+  }
+
+  private listeningTurn(): Turn | undefined {
+    const turn = this.interaction?.turn;
+    return turn?.listening ? turn : undefined;
   }
 
   private onRealmEvent(event: RealmEvent): void {
@@ -328,14 +331,14 @@ export class Agent {
     }
     (collector ?? this.idleOutput).add(event);
     if (!collector || event.type === "realm-reset") return;
-    this.lifecycle?.exec(event);
-    if (this.turn?.listening) this.turn.exec(event);
+    this.interaction?.lifecycle.exec(event);
+    this.listeningTurn()?.exec(event);
   }
 
   private onMountMessage(message: MountRealmMessage): void {
-    this.lifecycle?.mount(message);
+    this.interaction?.lifecycle.mount(message);
     if (message.type === "mount-open") {
-      const running = { replyId: this.turn?.listening ? this.turn.replyId : undefined, revive: this.reviving };
+      const running = { replyId: this.listeningTurn()?.replyId, revive: this.reviving };
       const placed = placeMount(this.state.messages, message, running);
       if (!placed) return;
       if (placed.replacedRestored && this.reviving) this.reviving.replaced = true;
@@ -362,7 +365,7 @@ export class Agent {
       return;
     }
     this.phase = next;
-    if (isBusy(next.phase)) this.lifecycle?.enter(next.phase);
+    if (isBusy(next.phase)) this.interaction?.lifecycle.enter(next.phase);
     this.publish({ ...this.state, ...patch, phase: next.phase });
   }
 
@@ -403,89 +406,54 @@ export class Agent {
     checkWaiting: () => this.updateWaitingPhase(),
   };
 
-  private turnContext(lifecycle: InteractionLifecycle): TurnContext {
+  private interactionHost(): InteractionHost {
     const { options } = this;
     return {
-      realm: options.realm,
-      model: options.model,
-      system: () => (typeof options.system === "function" ? options.system() : options.system),
-      callSettings: () => options.callSettings?.() ?? {},
-      history: (importedInstruction) =>
-        toModelMessages(this.state.messages, options.isImported ?? ((message) => message.imported === true), importedInstruction),
-      createParser: options.createParser,
-      describeError: options.describeError,
-      wrapFeedback: options.wrapFeedback,
-      maxRetries: options.maxRetries,
-      now: options.now,
-      newId: options.newId,
-      sleep: options.sleep,
-      lifecycle,
-      timeline: this.timeline,
+      turnContext: {
+        realm: options.realm,
+        model: options.model,
+        system: () => (typeof options.system === "function" ? options.system() : options.system),
+        callSettings: () => options.callSettings?.() ?? {},
+        history: (importedInstruction) =>
+          toModelMessages(this.state.messages, options.isImported ?? ((message) => message.imported === true), importedInstruction),
+        createParser: options.createParser,
+        describeError: options.describeError,
+        wrapFeedback: options.wrapFeedback,
+        maxRetries: options.maxRetries,
+        now: options.now,
+        newId: options.newId,
+        sleep: options.sleep,
+        timeline: this.timeline,
+      },
+      maxTurns: () => options.maxTurns,
+      setState: (patch) => this.setState(patch),
+      pushFeedback: (body, source, to) => this.pushFeedback(body, source, to),
+      notice: (text, level) => this.notice(text, level),
+      interrupted: (feedback) => {
+        this.interruptedFeedback = feedback;
+        this.setState({ canContinue: true });
+      },
     };
   }
 
-  /**
-   * One interaction: turns until the feedback is empty, the turn cap is
-   * reached, a turn fails or is cut, or the person stops it. An external run
-   * (an invited agent's reply) is one turn whose feedback goes back to it.
-   */
-  private async interact(external?: { model: LanguageModel; run: ExternalRun & { kind: "ran" }; by?: string }): Promise<void> {
-    const controller = new AbortController();
-    this.controller = controller;
-    const lifecycle = new InteractionLifecycle(this.options.now(), this.options.now);
-    this.lifecycle = lifecycle;
-    const context = this.turnContext(lifecycle);
-    /** The last reply of this interaction (it carries the interaction's summary). */
-    let lastReplyId: string | undefined;
+  /** One interaction (interaction.ts); its summary goes on its last reply. */
+  private async interact(external?: ExternalSource): Promise<void> {
+    const interaction = new Interaction(this.interactionHost(), this.options.now);
+    this.interaction = interaction;
+    this.controller = interaction.controller;
     this.move({ type: "interaction-start" }, { turn: 0, detail: undefined, canContinue: false });
     // Output from timers while idle joins the first turn's feedback, it never starts one.
     const idle = this.idleOutput;
     this.idleOutput = new FeedbackCollector();
-    let carried = idle.empty ? "" : idle.text();
-    let outcome: "done" | "error" | "stopped" = "done";
     try {
-      for (let number = 1; ; number += 1) {
-        this.setState({ turn: number });
-        lifecycle.turn();
-        const turn = new Turn(context, external ? { model: external.model, by: external.by } : undefined);
-        this.turn = turn;
-        lastReplyId = turn.replyId;
-        const result = await turn.run(controller.signal, external ? "" : carried);
-        if (external) {
-          // Output from idle timers goes with this run's feedback; the source decides what comes next.
-          const feedback = [carried, result.kind === "ok" || result.kind === "interrupted" ? result.feedback : ""].filter(Boolean).join("\n");
-          external.run.replyId = lastReplyId;
-          external.run.state = result.kind === "ok" ? "done" : result.kind;
-          external.run.feedback = feedback ? this.pushFeedback(feedback, "runtime", "agent") : "";
-          if (result.kind === "stopped") outcome = "stopped";
-          else if (result.kind !== "ok") outcome = "error";
-          break;
-        }
-        carried = "";
-        if (result.kind === "stopped" || result.kind === "error") {
-          outcome = result.kind;
-          break;
-        }
-        if (result.kind === "interrupted") {
-          outcome = "error";
-          this.interruptedFeedback = result.feedback;
-          this.setState({ canContinue: true });
-          break;
-        }
-        if (!result.feedback) break;
-        this.pushFeedback(result.feedback, "runtime");
-        if (number >= this.options.maxTurns) {
-          this.notice(`Stopped after ${this.options.maxTurns} automatic turns. Send a message to go on.`, "warn");
-          break;
-        }
-      }
+      await interaction.run(idle.empty ? "" : idle.text(), external);
     } finally {
       this.controller = undefined;
-      this.turn = undefined;
-      this.lifecycle = undefined;
-      const summary = lifecycle.finish(outcome);
+      this.interaction = undefined;
+      const summary = interaction.lifecycle.finish(interaction.outcome);
+      const lastReplyId = interaction.lastReplyId;
       if (lastReplyId) this.updateMessage(lastReplyId, (message) => (message.role === "assistant" ? { ...message, summary } : message));
-      this.move({ type: "end", outcome }, { detail: undefined });
+      this.move({ type: "end", outcome: interaction.outcome }, { detail: undefined });
     }
   }
 }
