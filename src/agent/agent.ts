@@ -4,9 +4,9 @@ import type { MountRealmMessage } from "../wire/mount";
 import type { Attachment } from "./attachments";
 import type { ExternalRun } from "./externalAgentTypes";
 import { FeedbackCollector } from "./feedback";
-import { cutFeedback, cutOfReply } from "./finishReason";
 import { IMPORTED_END, IMPORTED_START } from "./importedContent";
 import { Interaction, type ExternalSource, type InteractionHost } from "./interaction";
+import { continueFeedback, editedTimeline, interactionStart } from "./messageActions";
 import { toModelMessages } from "./modelMessages";
 import { INITIAL_PHASE, nextPhase, type PhaseEvent, type PhaseState } from "./nextPhase";
 import { placeMount } from "./placeMount";
@@ -217,20 +217,10 @@ export class Agent {
    * the current realm.
    */
   async editAndResend(messageId: string, text: string): Promise<boolean> {
-    const trimmed = text.trim();
-    const index = this.state.messages.findIndex((message) => message.id === messageId);
-    const original = this.state.messages[index];
-    if (this.refusal || index < 0 || original.role !== "user" || (!trimmed && !original.attachments?.length)) return false;
-    // The person wrote the new text: an edited imported message is theirs, unless it still carries the file's attachments.
-    const { imported: _imported, ...edited } = original;
-    const stillImported = original.imported === true && !!original.attachments?.length;
-    this.setState({
-      messages: [
-        ...this.state.messages.slice(0, index),
-        { ...edited, ...(stillImported ? { imported: true } : {}), id: this.options.newId(), text: trimmed, createdAt: this.options.now() },
-      ],
-      canContinue: false,
-    });
+    if (this.refusal) return false;
+    const messages = editedTimeline(this.state.messages, messageId, text, () => ({ id: this.options.newId(), createdAt: this.options.now() }));
+    if (!messages) return false;
+    this.setState({ messages, canContinue: false });
     this.interruptedFeedback = "";
     await this.interact();
     return true;
@@ -268,12 +258,7 @@ export class Agent {
   /** Resume after a reply was cut mid-stream. */
   async continue(): Promise<void> {
     if (this.refusal || !this.state.canContinue) return;
-    const cut = [...this.state.messages].reverse().find((message) => message.role === "assistant");
-    const note =
-      cut?.role === "assistant"
-        ? cutFeedback(cut.reply, cutOfReply(cut) ?? "closed")
-        : "The previous reply was cut off mid-stream. Continue from where it stopped; code that already ran keeps its effects, do not repeat it.";
-    const body = this.interruptedFeedback ? `${this.interruptedFeedback}\n${note}` : note;
+    const body = continueFeedback(this.state.messages, this.interruptedFeedback);
     this.interruptedFeedback = "";
     this.pushFeedback(body, "runtime");
     await this.interact();
@@ -456,18 +441,4 @@ export class Agent {
       this.move({ type: "end", outcome: interaction.outcome }, { detail: undefined });
     }
   }
-}
-
-/**
- * The index of the message that started the interaction `replyId` belongs
- * to (the person's message or UI event before it), or -1.
- */
-function interactionStart(messages: readonly ChatMessage[], replyId: string): number {
-  const index = messages.findIndex((message) => message.id === replyId);
-  if (index < 0 || messages[index].role !== "assistant") return -1;
-  for (let at = index - 1; at >= 0; at -= 1) {
-    const message = messages[at];
-    if (message.role === "user" || (message.role === "feedback" && message.source === "ui-event")) return at;
-  }
-  return -1;
 }
