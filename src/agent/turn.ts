@@ -147,7 +147,7 @@ export class Turn {
     receive("", [...reasoning.end(), ...closing]);
 
     if (signal.aborted) {
-      this.setState("stopped");
+      this.markReply("stopped");
       await settleRealm(realm, 1000);
       return { kind: "stopped" };
     }
@@ -159,10 +159,10 @@ export class Turn {
       if (received > 0 && (failure.code === "network" || failure.code === "unknown")) {
         failure = { ...failure, code: "disconnected" };
       }
-      this.setState(received > 0 ? "interrupted" : "error", failure);
+      this.markReply(received > 0 ? "interrupted" : "error", failure);
     } else if (cut) {
       failure = cutNoteForPerson(cut);
-      this.setState("interrupted", failure);
+      this.markReply("interrupted", failure);
     } else {
       const ended = timeline.state().messages.find((message) => message.id === replyId);
       if (ended?.role === "assistant" && ended.reply.thinking?.unterminated) collector.add({ type: "note", message: UNCLOSED_THINKING_FEEDBACK });
@@ -182,18 +182,19 @@ export class Turn {
     // in this turn's collector already.
     this.settled = true;
     if (signal.aborted) {
-      this.setState("stopped");
+      this.markReply("stopped");
       return { kind: "stopped" };
     }
     if (failure) {
       if (received > 0 || cut) return { kind: "interrupted", feedback: collector.text() };
       return { kind: "error" };
     }
-    this.setState("done");
+    this.markReply("done");
     return { kind: "ok", feedback: collector.text() };
   }
 
-  private setState(state: ReplyState, error?: LlmErrorInfo): void {
+  /** The reply's state (and why it failed or was cut). */
+  private markReply(state: ReplyState, error?: LlmErrorInfo): void {
     this.context.timeline.update(this.replyId, (message) =>
       message.role === "assistant" ? { ...message, state, ...(error ? { error } : {}) } : message,
     );
