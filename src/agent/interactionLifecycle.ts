@@ -6,9 +6,10 @@
  * and out as the API reported them. Pure: events and a clock in, a summary out.
  */
 import type { ExecEvent } from "../wire/events";
+import type { Phase } from "./types";
 
-export type LifecycleState =
-  | "received" | "streaming" | "running" | "waiting-input" | "waiting-permission" | "done" | "error" | "stopped";
+/** The agent's phases (types.ts), with "received" where the agent is idle: one list of states, declared once. */
+export type LifecycleState = "received" | Exclude<Phase, "idle">;
 
 export interface LifecycleStep {
   state: LifecycleState;

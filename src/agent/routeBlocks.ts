@@ -4,7 +4,7 @@ import type { BlockView, ProviderThinkingStart } from "./reply";
 
 /**
  * The one place where a reply's protocol events are routed to the realm:
- * turns (`Agent.runTurn`), Revive (saved blocks replayed as events), the
+ * turns (`Turn`, turn.ts), Revive (saved blocks replayed as events), the
  * in-process test realm and the benches all go through it.
  *
  * Code and data block events go to `send` unchanged, in protocol order (the

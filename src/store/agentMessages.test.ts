@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import { exportSession, importFile, serializeExport } from "./exportImport";
 import { parseExportText } from "./exportSchema";
 import { createSession, loadSession, saveMessages } from "./sessions";

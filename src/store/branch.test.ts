@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import { exportSession, importFile, serializeExport } from "./exportImport";
 import { branchSession, createSession, listSessions, loadSession, removeMessages, saveMessages, saveMounts, searchSessions, updateSessionChat } from "./sessions";
 import type { Store } from "./store";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import { applyExecEvent, applyProtocolEvent, emptyReply } from "../agent/reply";
 import { parseExportText } from "./exportSchema";
 import { addAuditEntry, addGrant, listGrants } from "./capabilities";

@@ -1,5 +1,5 @@
 import Dexie from "dexie";
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import { StoreError, storeError, toStoreError } from "./errors";
 import {
   BACKUP_FORMAT,

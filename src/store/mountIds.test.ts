@@ -5,7 +5,7 @@
  * was taken and the import gave the mount a new one.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import { importFile } from "./exportImport";
 import { SESSION_FORMAT, EXPORT_VERSION } from "./exportSchema";
 import { loadSession } from "./sessions";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import type { StoreErrorInfo } from "./errors";
 import { createSession, loadSession } from "./sessions";
 import { createSessionWriter, flushOnPageHide } from "./sessionWriter";

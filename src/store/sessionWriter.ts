@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import { toStoreError, type StoreErrorInfo } from "./errors";
 import { putSessionChangesNow, writeSessionChanges, type MountSnapshotInput } from "./sessions";
 import type { Store } from "./store";

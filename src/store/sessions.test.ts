@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import { StoreError } from "./errors";
 import {
   createSession,

@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import { StoreError, storeError, toStoreError } from "./errors";
 import { normalizeForSearch, queryTerms, searchRowOf, snippetAround } from "./searchText";
 import type { SessionWrite, Store } from "./store";

@@ -4,7 +4,7 @@
  * dump, and message builders shaped like the agent's.
  */
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import type { ReplyView } from "../agent/reply";
 import type { LivemarkDatabase } from "./db";
 import { createStore, openStore, type OpenStoreOptions, type Store } from "./store";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import { applyProtocolEvent, emptyReply } from "../agent/reply";
 import { createProtocolParser } from "../protocol/parser";
 import { exportSession, importFile, serializeExport } from "./exportImport";

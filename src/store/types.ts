@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 
 /**
  * What the store keeps. Records are stored as they come: fields this version

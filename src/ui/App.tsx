@@ -1,5 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
-import type { Agent, AgentState, Phase, SendRefusal } from "../agent/agent";
+import type { Agent } from "../agent/agent";
+import { isBusy, type AgentState, type Phase, type SendRefusal } from "../agent/types";
 import { useAgentState } from "./useAgentState";
 import { Timeline } from "./Timeline";
 import { TokenPriceContext } from "./cost";
@@ -97,7 +98,7 @@ function SessionView({
 }) {
   const state = useAgentState(agent);
   const realmFailed = realm.state === "failed";
-  const busy = state.phase === "streaming" || state.phase === "running" || state.phase === "waiting-input" || state.phase === "waiting-permission";
+  const busy = isBusy(state.phase);
   // The code waits for the person's answer to an ask in the timeline.
   const capabilities = useCapabilities();
   const waitingForPermission = busy && capabilities.state.asks.length > 0;
@@ -351,7 +352,7 @@ export function App({
         case "stop": {
           // Escape first closes the drawer (its own handler); otherwise it stops a reply in progress.
           const phase = agent?.getState().phase;
-          if (drawerOpen || !agent || !(phase === "streaming" || phase === "running" || phase === "waiting-input" || phase === "waiting-permission")) return;
+          if (drawerOpen || !agent || !phase || !isBusy(phase)) return;
           event.preventDefault();
           agent.stop();
           capabilityController?.denyAll();

@@ -1,5 +1,5 @@
 import { createContext, memo, useContext, useState } from "react";
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import { formatBytes, isImageAttachment, type Attachment } from "../agent/attachments";
 import { answerForModel } from "../agent/thinking";
 import { costOf, formatCost, TokenPriceContext } from "./cost";

@@ -1,5 +1,5 @@
 import { memo, type Ref } from "react";
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import type { ReplyView } from "../agent/reply";
 import { Markdown } from "./LazyMarkdown";
 import { CodeBlockView, DataBlockView } from "./CodeBlockView";

@@ -1,5 +1,6 @@
 import { useSyncExternalStore } from "react";
 import type { Agent } from "../agent/agent";
+import { isBusy } from "../agent/types";
 import { appUpdate } from "./appUpdate";
 import { useAgentState } from "./useAgentState";
 
@@ -19,7 +20,7 @@ export function UpdateBanner({ agent }: { agent?: Agent }) {
 
 function WithAgent({ agent }: { agent: Agent }) {
   const { phase } = useAgentState(agent);
-  const busy = phase === "streaming" || phase === "running" || phase === "waiting-input" || phase === "waiting-permission";
+  const busy = isBusy(phase);
   return <Body busy={busy} />;
 }
 

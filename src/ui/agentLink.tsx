@@ -1,6 +1,6 @@
 import { useCallback, useContext, useEffect, useRef, useState, useSyncExternalStore, type MouseEvent } from "react";
 import type { AgentChannel, AgentChannelState } from "../agent/agentChannel";
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import type { Selection } from "../../bridge/wire";
 import { MountsContext } from "./mounts";
 import "./agent.css";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import type { FileChooser } from "../render/fileChooser";
 import { createAttachmentService } from "./attachmentService";
 

@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import { findAttachment, type Attachment } from "../agent/attachments";
 import type { FileChooser } from "../render/fileChooser";
 import { HostServiceError } from "../sandbox/HostServiceError";

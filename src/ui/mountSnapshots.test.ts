@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import { createMountRegistry } from "../render";
 import type { SessionWriter } from "../store/sessionWriter";
 import type { MountSnapshot, SnapshotNode } from "../wire/mount";

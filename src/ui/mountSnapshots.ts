@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/types";
 import type { MountRegistry } from "../render";
 import { defaultSchedule } from "../render/mountInbox";
 import type { SessionWriter } from "../store/sessionWriter";

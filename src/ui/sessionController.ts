@@ -1,4 +1,5 @@
-import type { Agent, AgentState, ChatMessage } from "../agent/agent";
+import type { Agent } from "../agent/agent";
+import { isBusy, type AgentState, type ChatMessage } from "../agent/types";
 import type { Attachment } from "../agent/attachments";
 // The export/import/share code (and zod with it) loads on first use; the rest
 // of the store is needed to show the first session.
@@ -332,7 +333,7 @@ export class SessionController {
         writer.markChanged(state.messages);
       }
       if (state.messages.some((message) => message.role === "assistant")) this.realmUsed = true;
-      const finished = previous.phase !== state.phase && !["streaming", "running", "waiting-input", "waiting-permission"].includes(state.phase);
+      const finished = previous.phase !== state.phase && !isBusy(state.phase);
       previous = state;
       if (finished) void writer.flush().then(() => this.broadcast({ type: "saved", sessionId: writableSessionId }));
       else this.scheduleBroadcast(writableSessionId);

@@ -1,0 +1,196 @@
+import type { WebSocket } from "ws";
+import type { z } from "zod";
+import type { Channel, ChannelRegistry } from "./channels";
+import { CHANNEL_CLOSED, pageMessageSchema, pageResultSchemas, parseFrame, type BridgeMessage, type PageRequest, type PageResult } from "./wire";
+
+/**
+ * The bridge's end of each page's WebSocket: one link per page, at most one
+ * channel per link. It validates every frame (`parseFrame`; a bad frame is
+ * refused, never thrown), opens and renews the channel's code, queues the
+ * person's commands, and carries the requests the bridge makes of the page
+ * on an agent's behalf (`request`), checking each answer against its
+ * method's schema. Closing the socket ends the channel and fails every
+ * request still waiting with "channel closed".
+ */
+
+/** A failure an agent's tool call reports as its result (not a crash). */
+export class ToolError extends Error {}
+
+/** The socket as the link uses it (`ws`'s WebSocket; a stand-in in tests). */
+export type PageSocketLike = Pick<WebSocket, "readyState" | "OPEN" | "send">;
+
+export interface PageLink {
+  socket: PageSocketLike;
+  channel?: Channel;
+  expiryTimer?: ReturnType<typeof setTimeout>;
+  nextRequest: number;
+  pending: Map<number, { method: PageRequest["method"]; resolve: (value: unknown) => void; reject: (error: Error) => void }>;
+}
+
+export interface PageSocketsOptions {
+  registry: ChannelRegistry;
+  /** An agent's label as the page shows it. */
+  labelOf: (agent: string) => string;
+  log: (line: string) => void;
+}
+
+export class PageSockets {
+  private readonly links = new Map<Channel, PageLink>();
+
+  constructor(private readonly options: PageSocketsOptions) {}
+
+  /** A page connected: its link, with the socket's frames and close wired to it. */
+  accept(socket: WebSocket): PageLink {
+    const link = this.open(socket);
+    socket.on("message", (data, isBinary) => {
+      if (isBinary) return this.send(link, { type: "refused", message: "Text frames only." });
+      this.receive(link, data.toString());
+    });
+    // Closing the tab ends the channel.
+    socket.on("close", () => this.end(link, "page closed"));
+    socket.on("error", () => undefined);
+    return link;
+  }
+
+  open(socket: PageSocketLike): PageLink {
+    return { socket, nextRequest: 1, pending: new Map() };
+  }
+
+  /** One text frame from the page; a failure is logged, never thrown to the socket. */
+  receive(link: PageLink, data: string): void {
+    try {
+      this.onMessage(link, data);
+    } catch (error) {
+      this.options.log(`page message failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  linkOf(channel: Channel): PageLink | undefined {
+    return this.links.get(channel);
+  }
+
+  send(link: PageLink, message: BridgeMessage): void {
+    if (link.socket.readyState === link.socket.OPEN) link.socket.send(JSON.stringify(message));
+  }
+
+  /** Tell the channel's page (if still linked). */
+  tell(channel: Channel, message: BridgeMessage): void {
+    const link = this.links.get(channel);
+    if (link) this.send(link, message);
+  }
+
+  announceAgents(channel: Channel): void {
+    this.tell(channel, { type: "agents", joined: channel.agents.size });
+  }
+
+  /** The channel's code changed (spent or renewed): the page shows the next one, and hears when it expires. */
+  showCode(channel: Channel): void {
+    const link = this.links.get(channel);
+    if (!link) return;
+    this.send(link, { type: "channel", code: channel.code, expiresAt: channel.expiresAt() });
+    this.armExpiry(link);
+  }
+
+  /** End every channel (the bridge stops). */
+  endAll(why: string): void {
+    for (const link of [...this.links.values()]) this.end(link, why);
+  }
+
+  /** Ask the page, on an agent's behalf; the answer is checked against the method's schema. */
+  async request<M extends PageRequest["method"]>(channel: Channel, agent: string, pageRequest: PageRequest & { method: M }, signal?: AbortSignal): Promise<PageResult<M>> {
+    const link = this.links.get(channel);
+    if (!link || channel.closed) throw new ToolError(CHANNEL_CLOSED);
+    const requestId = link.nextRequest++;
+    const answer = new Promise<unknown>((resolve, reject) => {
+      link.pending.set(requestId, { method: pageRequest.method, resolve, reject });
+      signal?.addEventListener(
+        "abort",
+        () => {
+          link.pending.delete(requestId);
+          reject(new ToolError("The request was cancelled."));
+        },
+        { once: true },
+      );
+    });
+    this.send(link, { type: "request", requestId, agent: this.options.labelOf(agent), request: pageRequest });
+    const value = await answer;
+    const parsed = (pageResultSchemas[pageRequest.method] as z.ZodType).safeParse(value);
+    if (!parsed.success) throw new ToolError(`The page answered ${pageRequest.method} with something malformed.`);
+    return parsed.data as PageResult<M>;
+  }
+
+  private armExpiry(link: PageLink): void {
+    const { registry } = this.options;
+    if (link.expiryTimer) clearTimeout(link.expiryTimer);
+    const channel = link.channel;
+    if (!channel) return;
+    link.expiryTimer = setTimeout(() => {
+      if (!channel.closed && channel.isExpired(registry.now())) this.send(link, { type: "code-expired" });
+    }, Math.max(0, channel.expiresAt() - registry.now()) + 5);
+  }
+
+  private end(link: PageLink, why: string): void {
+    if (link.expiryTimer) clearTimeout(link.expiryTimer);
+    const channel = link.channel;
+    for (const pending of link.pending.values()) pending.reject(new ToolError(CHANNEL_CLOSED));
+    link.pending.clear();
+    if (!channel) return;
+    this.links.delete(channel);
+    this.options.registry.close(channel);
+    this.options.log(`channel ${channel.code} closed (${why})`);
+  }
+
+  private onMessage(link: PageLink, data: string): void {
+    const { registry, log } = this.options;
+    const parsed = parseFrame(pageMessageSchema, data);
+    if (!parsed.ok) {
+      this.send(link, { type: "refused", message: `Malformed message: ${parsed.problem}` });
+      return;
+    }
+    const message = parsed.message;
+    switch (message.type) {
+      case "hello": {
+        if (link.channel) return this.send(link, { type: "refused", message: "This connection already has a channel." });
+        const channel = registry.open(message.sessionId);
+        link.channel = channel;
+        this.links.set(channel, link);
+        this.send(link, { type: "channel", code: channel.code, expiresAt: channel.expiresAt() });
+        this.armExpiry(link);
+        log(`channel ${channel.code} opened`);
+        return;
+      }
+      case "new-code": {
+        if (!link.channel) return this.send(link, { type: "refused", message: "No channel yet: say hello first." });
+        registry.renew(link.channel);
+        this.send(link, { type: "channel", code: link.channel.code, expiresAt: link.channel.expiresAt() });
+        this.armExpiry(link);
+        return;
+      }
+      case "command": {
+        const channel = link.channel;
+        if (!channel || channel.closed) return this.send(link, { type: "refused", message: "No open channel." });
+        if (channel.find(message.command.commandId)) return this.send(link, { type: "refused", message: `Command ${message.command.commandId} was already sent.` });
+        const asker = message.command.answerTo ? channel.find(message.command.answerTo.commandId)?.claimedBy : undefined;
+        const command = channel.add(message.command, asker);
+        this.send(link, { type: "queued", commandId: command.commandId, seq: command.seq });
+        return;
+      }
+      case "response":
+      case "failure": {
+        const pending = link.pending.get(message.requestId);
+        if (!pending) return;
+        link.pending.delete(message.requestId);
+        if (message.type === "response") pending.resolve(message.result);
+        else pending.reject(new ToolError(message.error));
+        return;
+      }
+      case "end":
+        this.end(link, "ended by the person");
+        return;
+      default: {
+        const never: never = message;
+        return never;
+      }
+    }
+  }
+}
