@@ -21,7 +21,7 @@ import {
   type BridgeMessage,
   type PageRequest,
   type PageResult,
-} from "./wire";
+} from "../src/wire/bridge";
 
 /**
  * The local bridge (DESIGN.md §4b): MCP for the agent (Streamable HTTP at
