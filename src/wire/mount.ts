@@ -87,8 +87,8 @@
  * from scratch. The realm checks host events with `validateUiEvent`.
  */
 import {
-  array, bool, capText, check, custom, duration, fail, fields, int, literal, name, nullable, object, optional, pathOf, plainRecord, put, record,
-  text, variants, type CheckResult, type Infer, type Schema,
+  Invalid, array, bool, capText, check, custom, duration, fail, failWhole, fields, int, literal, name, nullable, object, optional, plainRecord,
+  put, record, text, variants, within, type CheckResult, type Infer, type Key, type Schema,
 } from "./schema";
 
 // Realm → host.
@@ -216,8 +216,13 @@ const nodeIdSchema = int(1, Number.MAX_SAFE_INTEGER, "a node id");
 const parentIdSchema = int(ROOT_NODE_ID, Number.MAX_SAFE_INTEGER, "a node id");
 const nodeTypeSchema = name(MAX_TYPE_LENGTH, NODE_TYPE_PATTERN, "a component name");
 
-function json(value: unknown, parent: string, key: string | number, depth: number): JsonValue {
-  if (depth > MAX_PROP_DEPTH) fail(`${pathOf(parent, key)} is nested too deeply`);
+/**
+ * JSON from the other side, rebuilt. This pass names no path (props come by
+ * the thousand per mount batch); when it fails, `jsonAt` runs again to say
+ * where.
+ */
+function json(value: unknown, depth: number): JsonValue {
+  if (depth > MAX_PROP_DEPTH) fail("is nested too deeply");
   switch (typeof value) {
     case "string":
       return capText(value);
@@ -227,50 +232,115 @@ function json(value: unknown, parent: string, key: string | number, depth: numbe
       return Number.isFinite(value) ? value : null;
     case "object": {
       if (value === null) return null;
-      const path = pathOf(parent, key);
-      if (Array.isArray(value)) return value.map((item, index) => json(item, path, index, depth + 1));
-      const input = plainRecord(value, parent, key);
+      // map, not a loop: a hole stays a hole.
+      if (Array.isArray(value)) return value.map((item) => json(item, depth + 1));
+      const prototype = Object.getPrototypeOf(value);
+      if (prototype !== Object.prototype && prototype !== null) fail("is not a plain object");
+      const input = value as Record<string, unknown>;
       const output: Record<string, JsonValue> = {};
-      for (const entry of Object.keys(input)) put(output, capText(entry), json(input[entry], path, entry, depth + 1));
+      for (const entry of Object.keys(input)) put(output, capText(entry), json(input[entry], depth + 1));
       return output;
     }
     default:
-      return fail(`${pathOf(parent, key)} is not JSON`);
+      return fail("is not JSON");
+  }
+}
+
+/** `json`, naming the path of what fails. */
+function jsonAt(value: unknown, depth: number, key: Key): JsonValue {
+  try {
+    return json(value, depth);
+  } catch (error) {
+    if (!(error instanceof Invalid)) throw error;
+  }
+  if (depth > MAX_PROP_DEPTH) fail("is nested too deeply", key);
+  if (typeof value !== "object" || value === null) return fail("is not JSON", key);
+  try {
+    if (Array.isArray(value)) return value.map((item, index) => jsonAt(item, depth + 1, index));
+    const input = plainRecord(value);
+    const output: Record<string, JsonValue> = {};
+    for (const entry of Object.keys(input)) put(output, capText(entry), jsonAt(input[entry], depth + 1, entry));
+    return output;
+  } catch (error) {
+    throw within(error, key);
   }
 }
 
 /** Any JSON value: rebuilt, strings capped, non-finite numbers nulled, `__proto__` keys dropped, depth bounded. */
-export const jsonSchema: Schema<JsonValue> = custom((value, parent, key) => json(value, parent, key, 1));
+export const jsonSchema: Schema<JsonValue> = custom((value, key) => jsonAt(value, 1, key));
 
 /** Props: JSON values, or handler markers at the top level; never `children`. */
-export const wirePropsSchema: Schema<WireProps> = custom((value, parent, key) => {
-  const input = plainRecord(value, parent, key);
-  const path = pathOf(parent, key);
+export const wirePropsSchema: Schema<WireProps> = custom((value, key) => {
+  const input = plainRecord(value, key);
   const output: WireProps = {};
-  for (const entry of Object.keys(input)) {
-    if (entry === "children") fail(`${path}.children is not allowed`);
-    const item = input[entry];
-    put(output, entry, isHandlerMarker(item) ? { $handler: true } : json(item, path, entry, 1));
+  try {
+    for (const entry of Object.keys(input)) {
+      if (entry === "children") fail("is not allowed", entry);
+      const item = input[entry];
+      put(output, entry, isHandlerMarker(item) ? { $handler: true } : json(item, 1));
+    }
+  } catch (error) {
+    if (!(error instanceof Invalid) || error.path !== "") throw within(error, key);
+    // A value failed in the pass that names no path: find it, with its path.
+    for (const entry of Object.keys(input)) if (!isHandlerMarker(input[entry])) checkWithin(() => jsonAt(input[entry], 1, entry), key);
+    throw error;
   }
   return output;
 });
 
+/** Run `check`; what it throws leaves through `key`. */
+function checkWithin(check: () => unknown, key: Key): void {
+  try {
+    check();
+  } catch (error) {
+    throw within(error, key);
+  }
+}
+
 const TEXT = text();
 
-/** One change to a mount's node table (see "Model of a mount" above). */
-export const mountOpSchema = variants("op", {
+/**
+ * One change to a mount's node table (see "Model of a mount" above). Ops
+ * come up to MAX_OPS_PER_MESSAGE at a time, on the host's main thread, so
+ * this entry is written out by hand (`custom`): a switch and object literals
+ * that V8 inlines, ~3× faster than the generic `variants` here.
+ */
+export const mountOpSchema = custom<
   /** `type`: an HTML tag ("div"), a kit name ("Card"), any other name the host reports as unknown, or "#text" (then `text`, no props). */
-  create: fields<{ id: NodeId; type: string; props?: WireProps; text?: string }>((input, output, path) => {
-    output.id = nodeIdSchema.parse(input.id, path, "id");
-    const type = (output.type = nodeTypeSchema.parse(input.type, path, "type"));
-    if (type === TEXT_NODE_TYPE) output.text = TEXT.parse(input.text, path, "text");
-    else output.props = input.props === undefined ? {} : wirePropsSchema.parse(input.props, path, "props");
-  }),
-  insert: { parent: parentIdSchema, child: nodeIdSchema, before: optional(nodeIdSchema) },
-  remove: { parent: parentIdSchema, child: nodeIdSchema },
-  text: { id: nodeIdSchema, text: TEXT },
-  props: { id: nodeIdSchema, props: wirePropsSchema },
-}, "is unknown");
+  | { op: "create"; id: NodeId; type: string; props?: WireProps; text?: string }
+  | { op: "insert"; parent: NodeId; child: NodeId; before?: NodeId }
+  | { op: "remove"; parent: NodeId; child: NodeId }
+  | { op: "text"; id: NodeId; text: string }
+  | { op: "props"; id: NodeId; props: WireProps }
+>((value, key) => {
+  const input = plainRecord(value, key);
+  try {
+    switch (input.op) {
+      case "create": {
+        const id = nodeIdSchema.parse(input.id, "id");
+        const type = nodeTypeSchema.parse(input.type, "type");
+        if (type === TEXT_NODE_TYPE) return { op: "create", id, type, text: TEXT.parse(input.text, "text") };
+        return { op: "create", id, type, props: input.props === undefined ? {} : wirePropsSchema.parse(input.props, "props") };
+      }
+      case "insert": {
+        const parent = parentIdSchema.parse(input.parent, "parent");
+        const child = nodeIdSchema.parse(input.child, "child");
+        if (input.before === undefined) return { op: "insert", parent, child };
+        return { op: "insert", parent, child, before: nodeIdSchema.parse(input.before, "before") };
+      }
+      case "remove":
+        return { op: "remove", parent: parentIdSchema.parse(input.parent, "parent"), child: nodeIdSchema.parse(input.child, "child") };
+      case "text":
+        return { op: "text", id: nodeIdSchema.parse(input.id, "id"), text: TEXT.parse(input.text, "text") };
+      case "props":
+        return { op: "props", id: nodeIdSchema.parse(input.id, "id"), props: wirePropsSchema.parse(input.props, "props") };
+      default:
+        return fail("is unknown", "op");
+    }
+  } catch (error) {
+    throw within(error, key);
+  }
+});
 export type MountOp = Infer<typeof mountOpSchema>;
 
 export interface SnapshotElement {
@@ -296,31 +366,39 @@ export interface MountSnapshot {
   nodes: SnapshotNode[];
 }
 
-function snapshotNode(value: unknown, parent: string, key: string | number, depth: number, budget: { nodes: number; max: number }): SnapshotNode {
-  if (depth > MAX_TREE_DEPTH) fail(`${pathOf(parent, key)} is nested too deeply`);
-  if (++budget.nodes > budget.max) fail("snapshot has too many nodes");
-  const input = plainRecord(value, parent, key);
-  const path = pathOf(parent, key);
-  const id = nodeIdSchema.parse(input.id, path, "id");
-  const type = nodeTypeSchema.parse(input.type, path, "type");
-  if (type === TEXT_NODE_TYPE) return { id, type: TEXT_NODE_TYPE, text: TEXT.parse(input.text, path, "text") };
-  const list = input.children;
-  if (!Array.isArray(list)) fail(`${path}.children is not an array`);
-  const childrenPath = `${path}.children`;
-  const children = list.map((child, index) => snapshotNode(child, childrenPath, index, depth + 1, budget));
-  return { id, type, props: wirePropsSchema.parse(input.props, path, "props"), children };
+function snapshotNodes(value: unknown, depth: number, budget: { nodes: number; max: number }, key: Key): SnapshotNode[] {
+  if (!Array.isArray(value)) fail("is not an array", key);
+  try {
+    return value.map((node, index) => snapshotNode(node, depth, budget, index));
+  } catch (error) {
+    throw within(error, key);
+  }
+}
+
+function snapshotNode(value: unknown, depth: number, budget: { nodes: number; max: number }, key: Key): SnapshotNode {
+  if (depth > MAX_TREE_DEPTH) fail("is nested too deeply", key);
+  if (++budget.nodes > budget.max) failWhole("snapshot has too many nodes");
+  const input = plainRecord(value, key);
+  try {
+    const id = nodeIdSchema.parse(input.id, "id");
+    const type = nodeTypeSchema.parse(input.type, "type");
+    if (type === TEXT_NODE_TYPE) return { id, type: TEXT_NODE_TYPE, text: TEXT.parse(input.text, "text") };
+    const children = snapshotNodes(input.children, depth + 1, budget, "children");
+    return { id, type, props: wirePropsSchema.parse(input.props, "props"), children };
+  } catch (error) {
+    throw within(error, key);
+  }
 }
 
 /** A whole tree of at most `maxNodes` nodes. */
 function snapshotSchema(maxNodes: number): Schema<MountSnapshot> {
-  return custom((value, parent, key) => {
-    const input = plainRecord(value, parent, key);
-    const path = pathOf(parent, key);
-    const list = input.nodes;
-    if (!Array.isArray(list)) fail(`${path}.nodes is not an array`);
-    const budget = { nodes: 0, max: maxNodes };
-    const nodesPath = `${path}.nodes`;
-    return { nodes: list.map((node, index) => snapshotNode(node, nodesPath, index, 1, budget)) };
+  return custom((value, key) => {
+    const input = plainRecord(value, key);
+    try {
+      return { nodes: snapshotNodes(input.nodes, 1, { nodes: 0, max: maxNodes }, "nodes") };
+    } catch (error) {
+      throw within(error, key);
+    }
   });
 }
 
@@ -350,14 +428,14 @@ function mountMessageEntries(maxEntries: number) {
   const nodes = int(0, MAX_NODES_PER_MESSAGE);
   return {
     /** `parts` (with `nodes`, the node count the whole tree will have): that many MOUNT_OPEN_PART follow, and the mount is shown when the last one is applied. */
-    [MOUNT_OPEN]: fields<{ mountId: MountId; title?: string; snapshot: MountSnapshot; parts?: number; nodes?: number }>((input, output, path) => {
-      output.mountId = mountIdSchema.parse(input.mountId, path, "mountId");
-      output.snapshot = snapshot.parse(input.snapshot, path, "snapshot");
-      if (input.title !== undefined) output.title = TEXT.parse(input.title, path, "title");
+    [MOUNT_OPEN]: fields<{ mountId: MountId; title?: string; snapshot: MountSnapshot; parts?: number; nodes?: number }>((input, output) => {
+      output.mountId = mountIdSchema.parse(input.mountId, "mountId");
+      output.snapshot = snapshot.parse(input.snapshot, "snapshot");
+      if (input.title !== undefined) output.title = TEXT.parse(input.title, "title");
       // Both or neither.
       if (input.parts !== undefined || input.nodes !== undefined) {
-        output.parts = parts.parse(input.parts, path, "parts");
-        output.nodes = nodes.parse(input.nodes, path, "nodes");
+        output.parts = parts.parse(input.parts, "parts");
+        output.nodes = nodes.parse(input.nodes, "nodes");
       }
     }),
     /** Part `index` (0-based) of a first render announced by MOUNT_OPEN `parts`. */
@@ -420,25 +498,17 @@ const HANDLER_PATTERN = /^on[A-Z][A-Za-z]{0,62}$/;
 export type FormValue = string | number | boolean | null;
 export type FormValues = Record<string, FormValue | FormValue[]>;
 
-function formValue(value: unknown, parent: string, key: string | number): FormValue {
+function formValue(value: unknown, key?: Key): FormValue {
   if (typeof value === "string") return capText(value);
   if (value === null || typeof value === "boolean") return value;
   if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  return fail(`${pathOf(parent, key)} is not a form value`);
+  return fail("is not a form value", key);
 }
 
-const formValuesSchema: Schema<FormValues> = custom((value, parent, key) => {
-  const input = plainRecord(value, parent, key);
-  const path = pathOf(parent, key);
-  const output: FormValues = {};
-  for (const entry of Object.keys(input)) {
-    const item = input[entry];
-    put(output, capText(entry), Array.isArray(item)
-      ? item.map((each, index) => formValue(each, pathOf(path, entry), index))
-      : formValue(item, path, entry));
-  }
-  return output;
-});
+const formValueListSchema = array<FormValue>(custom(formValue));
+const formValuesSchema = record<FormValue | FormValue[]>(
+  custom((value, key) => (Array.isArray(value) ? formValueListSchema.parse(value, key) : formValue(value, key))),
+);
 
 /** A chosen file as the realm first sees it (src/wire/capabilities.ts FileHandlePayload). */
 export const chosenFileSchema = object({

@@ -12,8 +12,8 @@
  * mount ops. These closures do what the hand-written checks did before them.
  *
  * Invariants:
- * 1. `parse` returns a fresh value or throws `Invalid` (with a reason naming
- *    the path, e.g. `ops[3].id is not an integer`); never anything else for
+ * 1. `parse` returns a fresh value or throws `Invalid` (whose reason names
+ *    the path, e.g. `ops[3].id is not a node id`); never anything else for
  *    any structured-clone input (cycles and depth are bounded by the
  *    recursive schemas: `json`, and the custom tree parsers).
  * 2. Objects must be plain (`Object.prototype` or `null` prototype); unknown
@@ -27,18 +27,55 @@
  */
 import { MAX_WIRE_STRING } from "./constants";
 
-/** Thrown inside `parse` only; turned into `{ ok: false, reason }` by `check`. */
-export class Invalid extends Error {}
+/**
+ * Thrown inside `parse` only; turned into `{ ok: false, reason }` by `check`.
+ * Each `parse` names its own key in what it throws (a leaf with `fail`, an
+ * object or array with `within` as the error leaves it), so a path is built
+ * only when something failed (invariant 4).
+ */
+export class Invalid extends Error {
+  constructor(
+    readonly problem: string,
+    public path = "",
+    /** The reason is whole as it is (no path before it). */
+    readonly whole = false,
+  ) {
+    super(problem);
+  }
 
-export function fail(reason: string): never {
-  throw new Invalid(reason);
+  get reason(): string {
+    return this.whole ? this.problem : `${this.path === "" ? "message" : this.path} ${this.problem}`;
+  }
 }
 
-/**
- * `parent` is the path of the value that holds this one ("" at the top), `key`
- * this value's key in it: the path is joined only when a reason needs it.
- */
-export type Parse<T> = (value: unknown, parent: string, key: string | number) => T;
+/** Reject the value at `key` of its parent: `problem` follows its path (`is not a string`). */
+export function fail(problem: string, key?: Key): never {
+  throw new Invalid(problem, key === undefined ? "" : segment(key));
+}
+
+/** A value's key in its parent: a field name or an index; none at the top. */
+export type Key = string | number | undefined;
+
+function segment(key: string | number): string {
+  return typeof key === "number" ? `[${key}]` : key;
+}
+
+/** Reject with a reason that names no path (`snapshot has too many nodes`). */
+export function failWhole(reason: string): never {
+  throw new Invalid(reason, "", true);
+}
+
+/** Put `key` in front of the failed value's path, as the error leaves the object or array at `key`. */
+export function within(error: unknown, key: Key): unknown {
+  if (key === undefined || !(error instanceof Invalid) || error.whole) return error;
+  const head = segment(key);
+  const path = error.path;
+  error.path = path === "" ? head : path.charCodeAt(0) === 91 /* [ */ ? head + path : `${head}.${path}`;
+  return error;
+}
+
+/** Check `value`, the value at `key` of its parent (none at the top); what it throws names `key`. */
+export type Parse<T> = (value: unknown, key?: Key) => T;
 
 export interface Schema<T> {
   readonly parse: Parse<T>;
@@ -61,21 +98,14 @@ export type InferShape<S extends Shape> = Simplify<
   }
 >;
 
-/** The path of `key` inside `parent`, for a reason: `ops[3]`, `event.block`, `message`. */
-export function pathOf(parent: string, key: string | number): string {
-  if (typeof key === "number") return `${parent}[${key}]`;
-  if (parent === "") return key === "" ? "message" : key;
-  return key === "" ? parent : `${parent}.${key}`;
-}
-
 export type CheckResult<T> = { ok: true; message: T } | { ok: false; reason: string };
 
-/** Run a schema on an untrusted value: a rebuilt value or a reason, never a throw. */
+/** Run a schema on an untrusted value: a rebuilt value or a reason, never a throw. `key` names the value in reasons. */
 export function check<T>(schema: Schema<T>, value: unknown, key = ""): CheckResult<T> {
   try {
-    return { ok: true, message: schema.parse(value, "", key) };
+    return { ok: true, message: schema.parse(value, key === "" ? undefined : key) };
   } catch (error) {
-    if (error instanceof Invalid) return { ok: false, reason: error.message };
+    if (error instanceof Invalid) return { ok: false, reason: error.reason };
     // RangeError from a pathological structure, or a bug: reject, never throw.
     return { ok: false, reason: `unreadable message: ${String(error)}` };
   }
@@ -91,14 +121,14 @@ export function optional<T>(schema: Schema<T>): OptionalSchema<T> {
 
 export function nullable<T>(schema: Schema<T>): Schema<T | null> {
   const inner = schema.parse;
-  return { parse: (value, parent, key) => (value === null ? null : inner(value, parent, key)) };
+  return { parse: (value, key) => (value === null ? null : inner(value, key)) };
 }
 
 /** A plain object (checked, not copied). */
-export function plainRecord(value: unknown, parent: string, key: string | number): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) fail(`${pathOf(parent, key)} is not an object`);
+export function plainRecord(value: unknown, key?: Key): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) fail("is not an object", key);
   const prototype = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) fail(`${pathOf(parent, key)} is not a plain object`);
+  if (prototype !== Object.prototype && prototype !== null) fail("is not a plain object", key);
   return value as Record<string, unknown>;
 }
 
@@ -109,8 +139,8 @@ export function capText(value: string): string {
 }
 
 const TEXT: Schema<string> = {
-  parse(value, parent, key) {
-    if (typeof value !== "string") fail(`${pathOf(parent, key)} is not a string`);
+  parse(value, key) {
+    if (typeof value !== "string") fail("is not a string", key);
     return capText(value);
   },
 };
@@ -123,9 +153,9 @@ export function text(): Schema<string> {
 /** A non-empty string of at most `max` characters, matching `pattern` when given; rejected otherwise. */
 export function name(max: number, pattern?: RegExp, what = "a short non-empty string"): Schema<string> {
   return {
-    parse(value, parent, key) {
-      if (typeof value !== "string" || value.length === 0 || value.length > max) fail(`${pathOf(parent, key)} is not a short non-empty string`);
-      if (pattern !== undefined && !pattern.test(value)) fail(`${pathOf(parent, key)} is not ${what}`);
+    parse(value, key) {
+      if (typeof value !== "string" || value.length === 0 || value.length > max) fail("is not a short non-empty string", key);
+      if (pattern !== undefined && !pattern.test(value)) fail(`is not ${what}`, key);
       return value;
     },
   };
@@ -135,9 +165,9 @@ export function name(max: number, pattern?: RegExp, what = "a short non-empty st
 export function int(min = 0, max = Number.MAX_SAFE_INTEGER, what?: string): Schema<number> {
   const description = what ?? (max === Number.MAX_SAFE_INTEGER && min === 0 ? "a non-negative integer" : `an integer in [${min}, ${max}]`);
   return {
-    parse(value, parent, key) {
+    parse(value, key) {
       if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) {
-        fail(`${pathOf(parent, key)} is not ${description}`);
+        fail(`is not ${description}`, key);
       }
       return value;
     },
@@ -145,8 +175,8 @@ export function int(min = 0, max = Number.MAX_SAFE_INTEGER, what?: string): Sche
 }
 
 const DURATION: Schema<number> = {
-  parse(value, parent, key) {
-    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) fail(`${pathOf(parent, key)} is not a duration`);
+  parse(value, key) {
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) fail("is not a duration", key);
     return value;
   },
 };
@@ -157,8 +187,8 @@ export function duration(): Schema<number> {
 }
 
 const BOOL: Schema<boolean> = {
-  parse(value, parent, key) {
-    if (typeof value !== "boolean") fail(`${pathOf(parent, key)} is not a boolean`);
+  parse(value, key) {
+    if (typeof value !== "boolean") fail("is not a boolean", key);
     return value;
   },
 };
@@ -169,8 +199,8 @@ export function bool(): Schema<boolean> {
 
 export function literal<const T extends string | number | boolean>(expected: T): Schema<T> {
   return {
-    parse(value, parent, key) {
-      if (value !== expected) fail(`${pathOf(parent, key)} is not ${JSON.stringify(expected)}`);
+    parse(value, key) {
+      if (value !== expected) fail(`is not ${JSON.stringify(expected)}`, key);
       return expected;
     },
   };
@@ -179,8 +209,8 @@ export function literal<const T extends string | number | boolean>(expected: T):
 /** One of a set of strings, given as a record so `satisfies Record<Union, true>` keeps it complete. */
 export function oneOf<const T extends string>(allowed: Readonly<Record<T, true>>): Schema<T> {
   return {
-    parse(value, parent, key) {
-      if (typeof value !== "string" || !Object.hasOwn(allowed, value)) fail(`${pathOf(parent, key)} has an unknown value`);
+    parse(value, key) {
+      if (typeof value !== "string" || !Object.hasOwn(allowed, value)) fail("has an unknown value", key);
       return value as T;
     },
   };
@@ -192,12 +222,12 @@ function compileShape<S extends Shape>(shape: S): Fill {
   const parsers = keys.map((key) => shape[key].parse);
   const optionals = keys.map((key) => "optional" in shape[key]);
   const length = keys.length;
-  return (input, output, path) => {
+  return (input, output) => {
     for (let index = 0; index < length; index += 1) {
       const key = keys[index];
       const value = input[key];
       if (value === undefined && optionals[index]) continue;
-      output[key] = parsers[index](value, path, key);
+      output[key] = parsers[index](value, key);
     }
   };
 }
@@ -210,16 +240,19 @@ export interface ObjectSchema<S extends Shape> extends Schema<InferShape<S>> {
  * A plain object with exactly these fields (others are dropped). `after`
  * checks what one field cannot say alone (two fields given together).
  */
-export function object<S extends Shape>(shape: S, after?: (output: InferShape<S>, path: string) => void): ObjectSchema<S> {
+export function object<S extends Shape>(shape: S, after?: (output: InferShape<S>) => void): ObjectSchema<S> {
   const fill = compileShape(shape);
   return {
     shape,
-    parse(value, parent, key) {
-      const input = plainRecord(value, parent, key);
-      const path = parent === "" && key === "" ? "" : pathOf(parent, key);
+    parse(value, key) {
+      const input = plainRecord(value, key);
       const output: Record<string, unknown> = {};
-      fill(input, output, path);
-      after?.(output as InferShape<S>, path);
+      try {
+        fill(input, output);
+        after?.(output as InferShape<S>);
+      } catch (error) {
+        throw within(error, key);
+      }
       return output as InferShape<S>;
     },
   };
@@ -237,16 +270,19 @@ export function array<T>(item: Schema<T>, options: ArrayOptions = {}): Schema<T[
   const max = options.max ?? Infinity;
   const cut = options.over === "cut";
   return {
-    parse(value, parent, key) {
-      if (!Array.isArray(value)) fail(`${pathOf(parent, key)} is not an array`);
-      const path = pathOf(parent, key);
+    parse(value, key) {
+      if (!Array.isArray(value)) fail("is not an array", key);
       let length = value.length;
       if (length > max) {
-        if (!cut) fail(`${path} has too many entries`);
+        if (!cut) fail("has too many entries", key);
         length = max;
       }
       const output = new Array<T>(length);
-      for (let index = 0; index < length; index += 1) output[index] = parseItem(value[index], path, index);
+      try {
+        for (let index = 0; index < length; index += 1) output[index] = parseItem(value[index], index);
+      } catch (error) {
+        throw within(error, key);
+      }
       return output;
     },
   };
@@ -262,18 +298,21 @@ export function put(target: Record<string, unknown>, key: string, value: unknown
 export function record<T>(item: Schema<T>): Schema<Record<string, T>> {
   const parseItem = item.parse;
   return {
-    parse(value, parent, key) {
-      const input = plainRecord(value, parent, key);
-      const path = pathOf(parent, key);
+    parse(value, key) {
+      const input = plainRecord(value, key);
       const output: Record<string, T> = {};
-      for (const entry of Object.keys(input)) put(output, capText(entry), parseItem(input[entry], path, entry));
+      try {
+        for (const entry of Object.keys(input)) put(output, capText(entry), parseItem(input[entry], entry));
+      } catch (error) {
+        throw within(error, key);
+      }
       return output;
     },
   };
 }
 
-/** Fills `output` with the checked fields of `input`; `path` is the object's own path. */
-export type Fill = (input: Record<string, unknown>, output: Record<string, unknown>, path: string) => void;
+/** Fills `output` with the checked fields of `input`; each field's check names its key (`schema.parse(input.id, "id")`). */
+export type Fill = (input: Record<string, unknown>, output: Record<string, unknown>) => void;
 
 /**
  * The fields of a variant that a shape cannot say (one field decides
@@ -315,7 +354,7 @@ function fillOf(entry: VariantEntry): Fill {
   if (typeof (entry as Fields<object>).fill === "function") return (entry as Fields<object>).fill;
   if (typeof (entry as Schema<object>).parse === "function") {
     const inner = (entry as Schema<object>).parse;
-    return (input, output, path) => Object.assign(output, inner(input, path, ""));
+    return (input, output) => Object.assign(output, inner(input));
   }
   return compileShape(entry as Shape);
 }
@@ -339,14 +378,17 @@ export function variants<const K extends string, const E extends VariantEntries>
     entries,
     tags: Object.keys(entries) as (keyof E & string)[],
     has,
-    parse(value, parent, at) {
-      const input = plainRecord(value, parent, at);
-      const path = parent === "" && at === "" ? "" : pathOf(parent, at);
+    parse(value, at) {
+      const input = plainRecord(value, at);
       const tag = input[key];
       const fill = typeof tag === "string" ? fills.get(tag) : undefined;
-      if (fill === undefined) fail(`${path === "" ? "message" : path}.${key} ${unknown}`);
+      if (fill === undefined) throw within(new Invalid(unknown, key), at);
       const output: Record<string, unknown> = { [key]: tag };
-      fill(input, output, path);
+      try {
+        fill(input, output);
+      } catch (error) {
+        throw within(error, at);
+      }
       return output as InferVariants<K, E>;
     },
   };

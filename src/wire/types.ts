@@ -34,7 +34,7 @@ import {
 } from "./constants";
 import type { ToolDescriptor } from "./capabilities";
 import {
-  bool, check, custom, duration, fail, int, name, nullable, object, optional, pathOf, plainRecord, text, variants, type CheckResult, type Infer,
+  bool, check, custom, duration, fail, int, name, nullable, object, optional, plainRecord, text, variants, within, type CheckResult, type Infer,
 } from "./schema";
 
 export type RequestId = number;
@@ -93,12 +93,16 @@ const serviceErrorSchema = object({ code: name(32, SERVICE_ERROR_CODE_PATTERN, "
 
 /** The fields of SERVICE_RESPONSE after `type`: a JSON value, or an error with a code. */
 const serviceAnswerSchema = custom<{ id: RequestId; ok: true; value: JsonValue } | { id: RequestId; ok: false; error: ServiceError }>(
-  (value, parent, key) => {
-    const input = plainRecord(value, parent, key);
-    const id = requestId.parse(input.id, parent, "id");
-    if (input.ok === true) return { id, ok: true, value: jsonSchema.parse(input.value, parent, "value") };
-    if (input.ok !== false) fail(`${pathOf(parent, "ok")} is not a boolean`);
-    return { id, ok: false, error: serviceErrorSchema.parse(input.error, parent, "error") };
+  (value, key) => {
+    const input = plainRecord(value, key);
+    try {
+      const id = requestId.parse(input.id, "id");
+      if (input.ok === true) return { id, ok: true, value: jsonSchema.parse(input.value, "value") };
+      if (input.ok !== false) fail("is not a boolean", "ok");
+      return { id, ok: false, error: serviceErrorSchema.parse(input.error, "error") };
+    } catch (error) {
+      throw within(error, key);
+    }
   },
 );
 
@@ -168,8 +172,8 @@ export type RealmMessageType = RealmMessage["type"];
 // public/sandbox.html spells these tags by hand (it cannot import this
 // folder); src/wire/bootstrap.test.ts reads it and compares with these tables.
 
-const blobSchema = custom<Blob>((value, parent, key) => {
-  if (!(value instanceof Blob)) fail(`${pathOf(parent, key)} is not a Blob`);
+const blobSchema = custom<Blob>((value, key) => {
+  if (!(value instanceof Blob)) fail("is not a Blob", key);
   return value;
 });
 
