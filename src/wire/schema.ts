@@ -370,9 +370,11 @@ export function variants<const K extends string, const E extends VariantEntries>
   /** The reason for an unknown tag, after its path. */
   unknown = "has an unknown value",
 ): VariantsSchema<K, E> {
-  const fills = new Map<string, Fill>();
-  for (const tag of Object.keys(entries)) fills.set(tag, fillOf(entries[tag]));
-  const has = (tag: unknown): tag is keyof E & string => typeof tag === "string" && fills.has(tag);
+  // A null-prototype object, not a Map: no intrinsic that realm code could
+  // patch stands between a tag and its fill (`toString`, `__proto__` find nothing).
+  const fills: Record<string, Fill | undefined> = Object.create(null);
+  for (const tag of Object.keys(entries)) fills[tag] = fillOf(entries[tag]);
+  const has = (tag: unknown): tag is keyof E & string => typeof tag === "string" && fills[tag] !== undefined;
   return {
     key,
     entries,
@@ -381,7 +383,7 @@ export function variants<const K extends string, const E extends VariantEntries>
     parse(value, at) {
       const input = plainRecord(value, at);
       const tag = input[key];
-      const fill = typeof tag === "string" ? fills.get(tag) : undefined;
+      const fill = typeof tag === "string" ? fills[tag] : undefined;
       if (fill === undefined) throw within(new Invalid(unknown, key), at);
       const output: Record<string, unknown> = { [key]: tag };
       try {
