@@ -1,7 +1,8 @@
 /**
  * The host's gate on the hot path: every message from the realm is validated
- * once, at the port. Compares the hand-written validator set
- * (src/sandbox/validateRealmMessage.ts with src/wire/mount.ts) with the same
+ * once, at the port. Compares our gate (the realm → host table in
+ * src/wire/types.ts, written in the schema kit src/wire/schema.ts; the
+ * "handwritten" keys keep their names across runs) with the same
  * checks written as zod schemas (strict shapes, JSON props with a depth
  * limit, capped strings, `__proto__` dropped), on the two messages that come
  * most often while a reply streams and a mount updates: a console event and a

@@ -1,4 +1,4 @@
-import { CHANNEL_CLOSED, CODE_TTL_MS, type CommandInput } from "./wire";
+import { CHANNEL_CLOSED, CODE_TTL_MS, type CommandInput } from "../src/wire/bridge";
 
 /**
  * The bridge's only state: open channels, each with its mailbox of commands

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { startBridge } from "./server";
-import { DEFAULT_BRIDGE_PORT } from "./wire";
+import { DEFAULT_BRIDGE_PORT } from "../src/wire/bridge";
 
 /**
  * `npm run bridge -- [--port 4737] [--stdio] [--allow-origin https://example.test]…`

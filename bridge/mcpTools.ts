@@ -3,7 +3,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Channel, ChannelRegistry, Command } from "./channels";
 import { ToolError, type PageSockets } from "./pageSocket";
-import { CHANNEL_CLOSED, REPORT_KINDS, reportSummarySchema, type PageResult } from "./wire";
+import { CHANNEL_CLOSED, REPORT_KINDS, reportSummarySchema, type PageResult } from "../src/wire/bridge";
 
 /**
  * The MCP side of the bridge: the five `livemark_*` tools an agent calls

@@ -1,7 +1,7 @@
 import type { WebSocket } from "ws";
 import type { z } from "zod";
 import type { Channel, ChannelRegistry } from "./channels";
-import { CHANNEL_CLOSED, pageMessageSchema, pageResultSchemas, parseFrame, type BridgeMessage, type PageRequest, type PageResult } from "./wire";
+import { CHANNEL_CLOSED, pageMessageSchema, pageResultSchemas, parseFrame, type BridgeMessage, type PageRequest, type PageResult } from "../src/wire/bridge";
 
 /**
  * The bridge's end of each page's WebSocket: one link per page, at most one

@@ -10,7 +10,7 @@ import { ChannelRegistry, makeCode } from "./channels";
 import { BIND_ADDRESS, allowedOrigins as originsAllowed, refuseRequest, refuseUpgrade } from "./httpGuard";
 import { createAgentTools } from "./mcpTools";
 import { PageSockets } from "./pageSocket";
-import { BRIDGE_WIRE_VERSION, DEFAULT_BRIDGE_PORT } from "./wire";
+import { BRIDGE_WIRE_VERSION, DEFAULT_BRIDGE_PORT } from "../src/wire/bridge";
 
 export { DEFAULT_PAGE_ORIGINS, hostnameOf, isLoopbackHost } from "./httpGuard";
 

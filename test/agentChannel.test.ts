@@ -8,7 +8,7 @@ import { Agent, type ChatMessage } from "../src/agent/agent";
 import { AgentChannel, type SocketLike } from "../src/agent/agentChannel";
 import { createProtocolParser } from "../src/protocol/parser";
 import { wrapFeedback } from "../src/llm/feedbackMessage";
-import { pageMessageSchema, type BridgeMessage, type PageMessage } from "../bridge/wire";
+import { pageMessageSchema, type BridgeMessage, type PageMessage } from "../src/wire/bridge";
 import { createInProcessRealm } from "./inProcessRealm";
 
 const FENCE = "```";

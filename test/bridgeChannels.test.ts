@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ChannelRegistry, makeCode, type Channel } from "../bridge/channels";
-import type { CommandInput } from "../bridge/wire";
+import type { CommandInput } from "../src/wire/bridge";
 
 let codes = 0;
 function registry(now: { t: number }, ttlMs = 600_000) {

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { ChannelRegistry } from "../bridge/channels";
 import { BIND_ADDRESS, DEFAULT_PAGE_ORIGINS, allowedOrigins, refuseRequest, refuseUpgrade } from "../bridge/httpGuard";
 import { PageSockets, ToolError, type PageSocketLike } from "../bridge/pageSocket";
-import { BRIDGE_WIRE_VERSION, CHANNEL_CLOSED, bridgeMessageSchema, type BridgeMessage, type PageMessage } from "../bridge/wire";
+import { BRIDGE_WIRE_VERSION, CHANNEL_CLOSED, bridgeMessageSchema, type BridgeMessage, type PageMessage } from "../src/wire/bridge";
 
 const ORIGIN = "http://app.test:8080";
 const origins = allowedOrigins([`${ORIGIN}/`]);

@@ -9,7 +9,7 @@ import WebSocket from "ws";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { hostnameOf, isLoopbackHost, startBridge, type RunningBridge } from "../bridge/server";
-import { BRIDGE_WIRE_VERSION, bridgeMessageSchema, type BridgeMessage, type PageMessage } from "../bridge/wire";
+import { BRIDGE_WIRE_VERSION, bridgeMessageSchema, type BridgeMessage, type PageMessage } from "../src/wire/bridge";
 
 const ORIGIN = "http://app.test:8080";
 let bridge: RunningBridge;

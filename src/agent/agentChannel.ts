@@ -9,7 +9,7 @@ import {
   type PageRequest,
   type PageResult,
   type Selection,
-} from "../../bridge/wire";
+} from "../wire/bridge";
 import type { Agent, ChatMessage } from "./agent";
 import { createExternalReply } from "./externalReply";
 

@@ -1,4 +1,4 @@
-import type { ReportSummary, ReportKind } from "../../bridge/wire";
+import type { ReportSummary, ReportKind } from "../wire/bridge";
 
 /**
  * The timeline's share of an invited agent (DESIGN.md §4b): what the person

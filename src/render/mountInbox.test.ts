@@ -2,14 +2,15 @@ import { describe, expect, test } from "vitest";
 import { MOUNT_PAUSED_ERROR_NAME, MOUNT_PAUSED_NOTICE, ROOT_NODE_ID } from "./contract";
 import { createMountInbox, DEFAULT_INBOX_LIMITS } from "./mountInbox";
 import { createMountRegistry } from "./mountRegistry";
+import type { MountOp, MountRealmMessage } from "../wire/mount";
 
-const open = (mountId: string, nodes = 0) => ({
+const open = (mountId: string, nodes = 0): MountRealmMessage => ({
   type: "mount-open",
   mountId,
   snapshot: { nodes: Array.from({ length: nodes }, (_, index) => ({ id: index + 1, type: "span", props: {}, children: [] })) },
 });
-const textOps = (count: number, first = 1) =>
-  Array.from({ length: count }, (_, index) => [
+const textOps = (count: number, first = 1): MountOp[] =>
+  Array.from({ length: count }, (_, index): MountOp[] => [
     { op: "create", id: first + index, type: "span", props: {} },
     { op: "insert", parent: ROOT_NODE_ID, child: first + index },
   ]).flat();
@@ -181,9 +182,10 @@ describe("createMountInbox: its listeners (the agent)", () => {
 /** A first render in parts, as the realm sends one too big for a message: the open (announcing parts and nodes), then the parts. */
 function partsOpen(mountId: string, nodes: number, partOps: number) {
   const ops = textOps(nodes);
-  const parts: { type: string; mountId: string; index: number; ops: unknown[] }[] = [];
+  const parts: Extract<MountRealmMessage, { type: "mount-open-part" }>[] = [];
   for (let index = 0; index * partOps < ops.length; index += 1) parts.push({ type: "mount-open-part", mountId, index, ops: ops.slice(index * partOps, (index + 1) * partOps) });
-  return { open: { type: "mount-open", mountId, snapshot: { nodes: [] }, parts: parts.length, nodes }, parts };
+  const open: Extract<MountRealmMessage, { type: "mount-open" }> = { type: "mount-open", mountId, snapshot: { nodes: [] }, parts: parts.length, nodes };
+  return { open, parts };
 }
 
 describe("createMountInbox: first renders in parts", () => {

@@ -39,7 +39,7 @@
 import {
   MAX_OPEN_MOUNTS, MOUNT_CLOSE, MOUNT_OPEN, MOUNT_OPS, MOUNT_PAUSED_ERROR_NAME, MOUNT_PAUSED_NOTICE, type MountRealmMessage,
 } from "./contract";
-import { MOUNT_OPEN_PART, type MountOp } from "../wire/mount";
+import { MOUNT_OPEN_PART } from "../wire/mount";
 import type { MountOpening, MountRegistry } from "./mountRegistry";
 import { snapshotNodeCount } from "./mountSnapshot";
 
@@ -91,8 +91,8 @@ export interface MountInboxOptions {
 }
 
 export interface MountInbox {
-  /** A message from the realm (unvalidated: the registry validates it). */
-  push(message: unknown): void;
+  /** A mount message from the realm, checked at the port (src/wire/types.ts). */
+  push(message: MountRealmMessage): void;
   /** Messages the inbox applied, in order (the agent listens here, not on the raw port). */
   subscribe(listener: (message: MountRealmMessage) => void): () => void;
   /** Drop everything queued and every counter (the realm was reset, another session opened). */
@@ -106,8 +106,8 @@ export interface MountInbox {
 
 interface Entry {
   mountId: string;
-  type: string;
-  message: Record<string, unknown>;
+  type: MountRealmMessage["type"];
+  message: MountRealmMessage;
   /** For mount-ops: the next op to apply; for a part: 1 once it was handed to its open. */
   offset: number;
   ops: number;
@@ -202,31 +202,31 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
     if (type === MOUNT_OPEN_PART) return applyPart(entry);
     if (suspended.has(mountId)) {
       if (type === MOUNT_CLOSE) {
-        registry.apply(message as unknown as MountRealmMessage);
+        registry.apply(message);
         forget(mountId);
       }
       return true;
     }
-    if (type === MOUNT_OPS) {
-      const ops = message.ops as unknown[];
+    if (message.type === MOUNT_OPS) {
+      const ops = message.ops;
       const end = Math.min(ops.length, entry.offset + Math.max(1, limits.sliceOps - sliceUsed));
       sliceUsed += end - entry.offset;
       const part = entry.offset === 0 && end === ops.length ? ops : ops.slice(entry.offset, end);
-      registry.apply((entry.offset === 0 && end === ops.length ? message : { ...message, ops: part }) as unknown as MountRealmMessage);
+      registry.apply(entry.offset === 0 && end === ops.length ? message : { ...message, ops: part });
       forget(mountId);
       backlog.set(mountId, Math.max(0, (backlog.get(mountId) ?? 0) - part.length));
       entry.offset = end;
       // Applied whole: listeners hear it once, with its eventId (the agent notes which mounts a UI event changed).
-      if (end >= ops.length) emit(message as unknown as MountRealmMessage);
+      if (end >= ops.length) emit(message);
       if (totalNodes() > limits.maxTotalNodes) {
         suspend(mountId, `the session's mounts hold more than ${limits.maxTotalNodes} nodes`);
         return true;
       }
       return end >= ops.length;
     }
-    registry.apply(message as unknown as MountRealmMessage);
+    registry.apply(message);
     forget(mountId);
-    if (registry.get(mountId) || type === MOUNT_CLOSE) emit(message as unknown as MountRealmMessage);
+    if (registry.get(mountId) || type === MOUNT_CLOSE) emit(message);
     return true;
   };
 
@@ -238,7 +238,7 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
 
   const applyOpen = (entry: Entry): boolean => {
     const { mountId } = entry;
-    const message = entry.message as unknown as OpenMessage;
+    const message = entry.message as OpenMessage;
     const announcement = entry.announcement!;
     if (!announcement.opening) {
       // Caps: a first render under way counts as a mount and reserves the nodes it announced.
@@ -279,7 +279,8 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
     }
     if (entry.offset === 0) {
       entry.offset = 1;
-      opening.addPart(entry.message.index as number, entry.message.ops as MountOp[]);
+      const part = entry.message as Extract<MountRealmMessage, { type: typeof MOUNT_OPEN_PART }>;
+      opening.addPart(part.index, part.ops);
     }
     return stepOpening(mountId, opening);
   };
@@ -345,17 +346,11 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
   };
 
   return {
-    push(raw) {
-      if (typeof raw !== "object" || raw === null) return;
-      const message = raw as Record<string, unknown>;
+    push(message) {
       const { type, mountId } = message;
-      if (typeof type !== "string" || typeof mountId !== "string") {
-        registry.receive(raw); // reports it as invalid
-        return;
-      }
       roll();
       windowMessages += 1;
-      const ops = type === MOUNT_OPS && Array.isArray(message.ops) ? message.ops.length : 0;
+      const ops = message.type === MOUNT_OPS ? message.ops.length : 0;
       if (windowMessages > limits.maxMessagesPerSecond) {
         warn(undefined, "max-messages", `the sandbox sent more than ${limits.maxMessagesPerSecond} UI messages in a second; the excess was dropped.`);
         if (type === MOUNT_OPS) suspend(mountId, "it sent more UI messages than the page accepts per second");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ABORTED, EXEC_EVENT, FLUSHED, HEARTBEAT, MAX_WIRE_STRING, READY } from "../wire/constants";
+import { ABORTED, EXEC_EVENT, FLUSHED, HEARTBEAT, MAX_WIRE_STRING, READY, SERVICE_REQUEST } from "../wire/constants";
 import { MAX_OPS_PER_MESSAGE } from "../wire/mount";
 import { validateRealmMessage } from "./validateRealmMessage";
 
@@ -69,6 +69,30 @@ describe("validateRealmMessage", () => {
     expect(capped.length).toBeLessThan(text.length);
     expect(capped.startsWith("x".repeat(MAX_WIRE_STRING))).toBe(true);
     expect(capped).toContain("1000 more characters dropped");
+  });
+
+  it("drops unknown fields of every kind of message, nested ones too", () => {
+    expect(ok({ type: SERVICE_REQUEST, id: 1, service: "echo", payload: { a: 1 }, timeoutMs: null, port: "x" }))
+      .toEqual({ type: SERVICE_REQUEST, id: 1, service: "echo", payload: { a: 1 }, timeoutMs: null });
+    expect(ok({ type: "mount-ops", mountId: "m1", ops: [{ op: "insert", parent: 0, child: 1, evil: true }], extra: 1 }))
+      .toEqual({ type: "mount-ops", mountId: "m1", ops: [{ op: "insert", parent: 0, child: 1 }] });
+  });
+
+  it("refuses hostile requests and names where they fail", () => {
+    expect(bad({ type: SERVICE_REQUEST, id: 1, service: "Net.Fetch", payload: null, timeoutMs: null })).toBe("service is not a service name");
+    expect(bad({ type: SERVICE_REQUEST, id: 1, service: "echo", payload: { f: () => 1 }, timeoutMs: null })).toBe("payload.f is not JSON");
+    expect(bad({ type: SERVICE_REQUEST, id: 1, service: "echo", payload: null, timeoutMs: -1 })).toBe("timeoutMs is not a duration");
+    expect(bad({ type: EXEC_EVENT, event: { type: "console", block: 0, statement: 0, level: "trace", text: "x" } })).toBe("event.level has an unknown value");
+    expect(bad({ type: "mount-ops", mountId: "m1", ops: [{ op: "props", id: 1, props: { a: [1, { b: new Map() }] } }] }))
+      .toBe("ops[0].props.a[1].b is not a plain object");
+  });
+
+  it("caps long strings in mount messages the same way, saying so", () => {
+    const text = "y".repeat(MAX_WIRE_STRING + 5);
+    const message = ok({ type: "mount-ops", mountId: "m1", ops: [{ op: "text", id: 1, text }] });
+    const capped = (message as { ops: { text: string }[] }).ops[0].text;
+    expect(capped.startsWith("y".repeat(MAX_WIRE_STRING))).toBe(true);
+    expect(capped).toContain("5 more characters dropped");
   });
 
   it("rejects a mount message bigger than one task should clone and check (the realm sends big first renders in parts)", () => {

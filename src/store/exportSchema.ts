@@ -2,7 +2,7 @@ import { z } from "zod";
 import { EXEC_ERROR_CODE_LIST } from "../wire/events";
 import type { ChatMessage } from "../agent/types";
 import { formatPath, parseJsonSafely, type ImportProblem, type JsonLimits, IMPORT_LIMITS, type PathSegment } from "./safeJson";
-import { REPORT_KINDS, reportSummarySchema } from "../../bridge/wire";
+import { REPORT_KINDS, reportSummarySchema } from "../wire/bridge";
 import { MAX_TITLE_LENGTH, type AuditEntry, type GrantRecord, type MountSnapshot, type Session } from "./types";
 import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from "../agent/attachments";
 

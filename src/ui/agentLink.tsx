@@ -1,7 +1,7 @@
 import { useCallback, useContext, useEffect, useRef, useState, useSyncExternalStore, type MouseEvent } from "react";
 import type { AgentChannel, AgentChannelState } from "../agent/agentChannel";
 import type { ChatMessage } from "../agent/types";
-import type { Selection } from "../../bridge/wire";
+import type { Selection } from "../wire/bridge";
 import { MountsContext } from "./mounts";
 import "./agent.css";
 

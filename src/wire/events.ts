@@ -2,8 +2,11 @@
  * Events the realm's executor reports, and the error shape they carry.
  * Shared by the realm (workers/realm) and the host (src/): the only code both
  * sides import. Errors are data with stable codes; structured clone drops
- * error classes, so nothing here relies on `instanceof`.
+ * error classes, so nothing here relies on `instanceof`. Declared as schemas
+ * (schema.ts): the host's gate checks events with them, the types are
+ * inferred from them.
  */
+import { duration, int, object, oneOf, optional, text, variants, type Infer } from "./schema";
 
 export type ExecErrorCode =
   /** The code cannot be parsed; certain as soon as reported. */
@@ -31,23 +34,30 @@ export const EXEC_ERROR_CODES = {
 
 export const EXEC_ERROR_CODE_LIST = Object.keys(EXEC_ERROR_CODES) as [ExecErrorCode, ...ExecErrorCode[]];
 
-export interface ExecError {
-  code: ExecErrorCode;
+const count = int();
+
+/** The JS error an event carries. */
+export const execErrorSchema = object({
+  code: oneOf(EXEC_ERROR_CODES),
   /** The JS error name, e.g. `TypeError`, `SyntaxError`, `LoopGuardError`. */
-  name: string;
-  message: string;
+  name: text(),
+  message: text(),
   /** Block index in the reply. */
-  block: number;
+  block: count,
   /** 1-based line and column in the reply (the model's own source). */
-  line?: number;
-  column?: number;
+  line: optional(count),
+  column: optional(count),
   /** The source text of the offending line. */
-  lineText?: string;
-}
+  lineText: optional(text()),
+});
+export type ExecError = Infer<typeof execErrorSchema>;
 
 export type ConsoleLevel = "debug" | "log" | "info" | "warn" | "error";
+const CONSOLE_LEVELS = { debug: true, log: true, info: true, warn: true, error: true } as const satisfies Record<ConsoleLevel, true>;
 
 /**
+ * What the executor reports, one variant per `type`.
+ *
  * `block` counts from 0 in reply order (as the protocol parser does);
  * `statement` counts from 0 within its block; `line`/`endLine`/`fromLine` are
  * 1-based reply lines.
@@ -64,30 +74,36 @@ export type ConsoleLevel = "debug" | "log" | "info" | "warn" | "error";
  * own code and of timers that code started: the host decides which turn
  * output belongs to by this id, never by when it arrived.
  */
-export type ExecEvent =
-  | { type: "statement-start"; block: number; statement: number; line: number; endLine: number; source: string }
-  | { type: "statement-end"; block: number; statement: number; status: "done" | "error"; error?: ExecError; durationMs: number }
+export const execEventSchema = variants("type", {
+  "statement-start": { block: count, statement: count, line: count, endLine: count, source: text() },
+  "statement-end": {
+    block: count, statement: count, status: oneOf({ done: true, error: true }), error: optional(execErrorSchema), durationMs: duration(),
+  },
   /**
    * One console line. With `omitted` (and empty `text`), a count instead:
    * that many further lines of the statement were printed but not sent (the
    * realm bounds console output per statement and per second).
    */
-  | { type: "console"; block: number; statement: number; level: ConsoleLevel; text: string; reply?: number; cause?: number; omitted?: number }
+  console: {
+    block: count, statement: count, level: oneOf(CONSOLE_LEVELS), text: text(), reply: optional(count), cause: optional(count), omitted: optional(count),
+  },
   /**
    * Code the realm will not run because an earlier statement failed or the run
    * was aborted. Sent when the block ends (so `count` is final); `count` is 0
    * for a data block. A syntax error's unparseable rest counts as 1.
    */
-  | { type: "skipped"; block: number; fromStatement: number; count: number; fromLine: number; reason: "error" | "aborted" }
+  skipped: { block: count, fromStatement: count, count, fromLine: count, reason: oneOf({ error: true, aborted: true }) },
   /**
    * An error that belongs to no running statement: a syntax error (sent as soon
    * as it is certain; `statement` is the index the broken statement would
    * have), an uncaught async throw (`statement` is the one credited), an
    * unknown data target, invalid data.
    */
-  | { type: "error"; error: ExecError; statement?: number; reply?: number; cause?: number }
+  error: { error: execErrorSchema, statement: optional(count), reply: optional(count), cause: optional(count) },
   /** A block has been fully consumed (all its statements ran or were skipped). */
-  | { type: "block-done"; block: number };
+  "block-done": { block: count },
+});
+export type ExecEvent = Infer<typeof execEventSchema>;
 
 /** Format an error the way the model reads it (DESIGN.md §1). */
 export function formatExecError(error: ExecError): string {

@@ -86,7 +86,10 @@
  * the host checks each message with `validateMountMessage`, which rebuilds it
  * from scratch. The realm checks host events with `validateUiEvent`.
  */
-import { MAX_WIRE_STRING } from "./constants";
+import {
+  Invalid, array, bool, capText, check, custom, duration, fail, failWhole, fields, int, literal, name, nullable, object, optional, plainRecord,
+  put, record, text, variants, within, type CheckResult, type Infer, type Key, type Schema,
+} from "./schema";
 
 // Realm → host.
 export const MOUNT_OPEN = "mount-open";
@@ -145,117 +148,7 @@ export const HANDLER_MARKER: Readonly<HandlerMarker> = Object.freeze({ $handler:
 /** Top-level values may be handler markers; nested values are plain JSON. */
 export type WireProps = Record<string, JsonValue | HandlerMarker>;
 
-export type MountOp =
-  /** `type`: an HTML tag ("div"), a kit name ("Card"), any other name the host reports as unknown, or "#text" (then `text`, no props). */
-  | { op: "create"; id: NodeId; type: string; props?: WireProps; text?: string }
-  | { op: "insert"; parent: NodeId; child: NodeId; before?: NodeId }
-  | { op: "remove"; parent: NodeId; child: NodeId }
-  | { op: "text"; id: NodeId; text: string }
-  | { op: "props"; id: NodeId; props: WireProps };
-
-export interface SnapshotElement {
-  id: NodeId;
-  type: string;
-  props: WireProps;
-  children: SnapshotNode[];
-}
-export interface SnapshotText {
-  id: NodeId;
-  type: typeof TEXT_NODE_TYPE;
-  text: string;
-}
-/** Tell the two apart with `isSnapshotText` (`type` alone does not narrow: an element's type is any string). */
-export type SnapshotNode = SnapshotElement | SnapshotText;
-
-export function isSnapshotText(node: SnapshotNode): node is SnapshotText {
-  return node.type === TEXT_NODE_TYPE;
-}
-
-/** A mount's whole tree: the top-level nodes under the root, in order. */
-export interface MountSnapshot {
-  nodes: SnapshotNode[];
-}
-
-export type MountErrorCode =
-  /** Rendering `ui` (or a component inside it) threw; the panel shows the error instead of the tree. */
-  "render";
-
-export interface MountErrorInfo {
-  code: MountErrorCode;
-  /** The JS error name, e.g. `TypeError`. */
-  name: string;
-  message: string;
-  /** The innermost component that threw, when known. */
-  component?: string;
-  /** 1-based line in the model's source, when known. */
-  line?: number;
-}
-
-export type MountRealmMessage =
-  /** `parts` (with `nodes`, the node count the whole tree will have): that many MOUNT_OPEN_PART follow, and the mount is shown when the last one is applied. */
-  | { type: typeof MOUNT_OPEN; mountId: MountId; title?: string; snapshot: MountSnapshot; parts?: number; nodes?: number }
-  /** Part `index` (0-based) of a first render announced by MOUNT_OPEN `parts`. */
-  | { type: typeof MOUNT_OPEN_PART; mountId: MountId; index: number; ops: MountOp[] }
-  /** `eventId`: the UI event (UiEventMessage `eventId`) whose handler — or an await or timer it started — made these changes. */
-  | { type: typeof MOUNT_OPS; mountId: MountId; ops: MountOp[]; eventId?: number }
-  | { type: typeof MOUNT_CLOSE; mountId: MountId }
-  /** `error: null` clears a shown error (a later render succeeded). */
-  | { type: typeof MOUNT_ERROR; mountId: MountId; error: MountErrorInfo | null }
-  | { type: typeof MOUNT_FORM_ERRORS; mountId: MountId; errors: Record<string, string> }
-  /** True while code awaits the mount's `result` (status "Waiting for input"). */
-  | { type: typeof MOUNT_WAITING; mountId: MountId; waiting: boolean };
-
-export type FormValue = string | number | boolean | null;
-export type FormValues = Record<string, FormValue | FormValue[]>;
-
-/**
- * What the realm hands the handler, by handler name:
- * - `onValueChange` → `value`; `onCheckedChange` → `checked` (Radix style);
- * - `onSubmit` → an event with `values`, then the form flow above;
- * - anything else (`onClick`, `onChange`, `onKeyDown`, `onBlur`, …) → an
- *   event-like object `{ type, target: { name?, value?, checked? }, key?,
- *   preventDefault() }`, so `e.target.value` and `e.target.checked` work.
- */
-export interface UiEventPayload {
-  value?: JsonValue;
-  checked?: boolean;
-  /** Key handlers: a named key (Enter, Escape, Tab, arrows, …) or "Unidentified" — never a printable key (src/render/keyForRealm.ts). */
-  key?: string;
-  /** The field's `name`, when it has one. */
-  name?: string;
-  values?: FormValues;
-  /**
-   * A mounted `<input type="file">`: the files the person chose, as handles
-   * the realm reads through the FILE_READ host service (capabilities.ts).
-   */
-  files?: ChosenFile[];
-}
-
-/** A chosen file as the realm first sees it (src/wire/capabilities.ts FileHandlePayload). */
-export interface ChosenFile {
-  handle: string;
-  name: string;
-  size: number;
-  type: string;
-  lastModified: number;
-}
-
-export interface UiEventMessage {
-  type: typeof UI_EVENT;
-  /**
-   * The host's id for this action (unique per page). What the handler causes
-   * comes back tagged with it (ExecEvent `cause`), so the host credits it to
-   * this action's UI-event turn by identity, not by timing.
-   */
-  eventId?: number;
-  mountId: MountId;
-  nodeId: NodeId;
-  /** The prop name, e.g. "onClick", "onChange", "onValueChange", "onCheckedChange", "onSubmit". */
-  handler: string;
-  payload: UiEventPayload;
-}
-
-export type MountHostMessage = UiEventMessage;
+// MountOp, MountRealmMessage, UiEventMessage: declared as schemas below (Infer<>).
 
 /**
  * The component kit: each name is a realm global whose value is the name
@@ -307,227 +200,275 @@ export function isHandlerMarker(value: unknown): value is HandlerMarker {
   return typeof value === "object" && value !== null && (value as Record<string, unknown>)[HANDLER_MARKER_KEY] === true;
 }
 
+
 // ---------------------------------------------------------------------------
-// Validators. Each valid message is rebuilt from scratch with only the known
-// fields; anything else is rejected with a reason. Pure.
-
-export type MountValidationResult<T> = { ok: true; message: T } | { ok: false; reason: string };
-
-class Invalid extends Error {}
-
-function fail(reason: string): never {
-  throw new Invalid(reason);
-}
-
-function record(value: unknown, where: string): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) fail(`${where} is not an object`);
-  const prototype = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) fail(`${where} is not a plain object`);
-  return value as Record<string, unknown>;
-}
-
-function list(value: unknown, where: string): unknown[] {
-  if (!Array.isArray(value)) fail(`${where} is not an array`);
-  return value;
-}
-
-/** Strings are capped, not rejected (as in src/sandbox/validateRealmMessage.ts). */
-function text(value: unknown, where: string): string {
-  if (typeof value !== "string") fail(`${where} is not a string`);
-  return value.length <= MAX_WIRE_STRING ? value : value.slice(0, MAX_WIRE_STRING);
-}
-
-function shortName(value: unknown, max: number, where: string): string {
-  if (typeof value !== "string" || value.length === 0 || value.length > max) fail(`${where} is not a short non-empty string`);
-  return value;
-}
-
-function nodeId(value: unknown, where: string, allowRoot = false): NodeId {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < (allowRoot ? 0 : 1)) fail(`${where} is not a node id`);
-  return value;
-}
-
-function bool(value: unknown, where: string): boolean {
-  if (typeof value !== "boolean") fail(`${where} is not a boolean`);
-  return value;
-}
+// The mount messages, declared once as schemas (schema.ts): their types are
+// inferred, the host's port gate (types.ts) and saved snapshots check with
+// them (`validateMountMessage`), the realm checks UI_EVENT with them
+// (`validateUiEvent`). Each valid message is rebuilt from scratch with only
+// the known fields; anything else is rejected with a reason. Pure.
 
 /** A node type on the wire: "#text" or a component name (`svg:rect`, `Card`, `my-widget`). One pattern for every check. */
 export const NODE_TYPE_PATTERN = /^(#text|[A-Za-z][A-Za-z0-9_.:-]*)$/;
-const TYPE_PATTERN = NODE_TYPE_PATTERN;
-function nodeType(value: unknown, where: string): string {
-  const type = shortName(value, MAX_TYPE_LENGTH, where);
-  if (!TYPE_PATTERN.test(type)) fail(`${where} is not a component name`);
-  return type;
-}
 
-/** Sets a key without ever touching a prototype (`__proto__` is dropped). */
-function put(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__") return;
-  target[key] = value;
-}
+const mountIdSchema = name(MAX_MOUNT_ID_LENGTH);
+const nodeIdSchema = int(1, Number.MAX_SAFE_INTEGER, "a node id");
+const parentIdSchema = int(ROOT_NODE_ID, Number.MAX_SAFE_INTEGER, "a node id");
+const nodeTypeSchema = name(MAX_TYPE_LENGTH, NODE_TYPE_PATTERN, "a component name");
 
-function json(value: unknown, where: string, depth: number): JsonValue {
-  if (depth > MAX_PROP_DEPTH) fail(`${where} is nested too deeply`);
+/**
+ * JSON from the other side, rebuilt. This pass names no path (props come by
+ * the thousand per mount batch); when it fails, `jsonAt` runs again to say
+ * where.
+ */
+function json(value: unknown, depth: number): JsonValue {
+  if (depth > MAX_PROP_DEPTH) fail("is nested too deeply");
   switch (typeof value) {
     case "string":
-      return text(value, where);
+      return capText(value);
     case "boolean":
       return value;
     case "number":
       return Number.isFinite(value) ? value : null;
     case "object": {
       if (value === null) return null;
-      if (Array.isArray(value)) return value.map((item, index) => json(item, `${where}[${index}]`, depth + 1));
-      const input = record(value, where);
+      // map, not a loop: a hole stays a hole.
+      if (Array.isArray(value)) return value.map((item) => json(item, depth + 1));
+      const prototype = Object.getPrototypeOf(value);
+      if (prototype !== Object.prototype && prototype !== null) fail("is not a plain object");
+      const input = value as Record<string, unknown>;
       const output: Record<string, JsonValue> = {};
-      for (const key of Object.keys(input)) put(output, text(key, `${where} key`), json(input[key], `${where}.${key}`, depth + 1));
+      for (const entry of Object.keys(input)) put(output, capText(entry), json(input[entry], depth + 1));
       return output;
     }
     default:
-      return fail(`${where} is not JSON`);
+      return fail("is not JSON");
   }
 }
 
-function props(value: unknown, where: string): WireProps {
-  const input = record(value, where);
+/** `json`, naming the path of what fails. */
+function jsonAt(value: unknown, depth: number, key: Key): JsonValue {
+  try {
+    return json(value, depth);
+  } catch (error) {
+    if (!(error instanceof Invalid)) throw error;
+  }
+  if (depth > MAX_PROP_DEPTH) fail("is nested too deeply", key);
+  if (typeof value !== "object" || value === null) return fail("is not JSON", key);
+  try {
+    if (Array.isArray(value)) return value.map((item, index) => jsonAt(item, depth + 1, index));
+    const input = plainRecord(value);
+    const output: Record<string, JsonValue> = {};
+    for (const entry of Object.keys(input)) put(output, capText(entry), jsonAt(input[entry], depth + 1, entry));
+    return output;
+  } catch (error) {
+    throw within(error, key);
+  }
+}
+
+/** Any JSON value: rebuilt, strings capped, non-finite numbers nulled, `__proto__` keys dropped, depth bounded. */
+export const jsonSchema: Schema<JsonValue> = custom((value, key) => jsonAt(value, 1, key));
+
+/** Props: JSON values, or handler markers at the top level; never `children`. */
+export const wirePropsSchema: Schema<WireProps> = custom((value, key) => {
+  const input = plainRecord(value, key);
   const output: WireProps = {};
-  for (const key of Object.keys(input)) {
-    if (key === "children") fail(`${where}.children is not allowed`);
-    const item = input[key];
-    put(output, key, isHandlerMarker(item) ? { $handler: true } : json(item, `${where}.${key}`, 1));
+  try {
+    for (const entry of Object.keys(input)) {
+      if (entry === "children") fail("is not allowed", entry);
+      const item = input[entry];
+      put(output, entry, isHandlerMarker(item) ? { $handler: true } : json(item, 1));
+    }
+  } catch (error) {
+    if (!(error instanceof Invalid) || error.path !== "") throw within(error, key);
+    // A value failed in the pass that names no path: find it, with its path.
+    for (const entry of Object.keys(input)) if (!isHandlerMarker(input[entry])) checkWithin(() => jsonAt(input[entry], 1, entry), key);
+    throw error;
   }
   return output;
-}
+});
 
-function mountId(value: unknown, where = "mountId"): MountId {
-  return shortName(value, MAX_MOUNT_ID_LENGTH, where);
-}
-
-function op(value: unknown, where: string): MountOp {
-  const input = record(value, where);
-  switch (input.op) {
-    case "create": {
-      const id = nodeId(input.id, `${where}.id`);
-      const type = nodeType(input.type, `${where}.type`);
-      if (type === TEXT_NODE_TYPE) return { op: "create", id, type, text: text(input.text, `${where}.text`) };
-      return { op: "create", id, type, props: input.props === undefined ? {} : props(input.props, `${where}.props`) };
-    }
-    case "insert": {
-      const result: MountOp = { op: "insert", parent: nodeId(input.parent, `${where}.parent`, true), child: nodeId(input.child, `${where}.child`) };
-      if (input.before !== undefined) result.before = nodeId(input.before, `${where}.before`);
-      return result;
-    }
-    case "remove":
-      return { op: "remove", parent: nodeId(input.parent, `${where}.parent`, true), child: nodeId(input.child, `${where}.child`) };
-    case "text":
-      return { op: "text", id: nodeId(input.id, `${where}.id`), text: text(input.text, `${where}.text`) };
-    case "props":
-      return { op: "props", id: nodeId(input.id, `${where}.id`), props: props(input.props, `${where}.props`) };
-    default:
-      return fail(`${where}.op is unknown`);
+/** Run `check`; what it throws leaves through `key`. */
+function checkWithin(check: () => unknown, key: Key): void {
+  try {
+    check();
+  } catch (error) {
+    throw within(error, key);
   }
 }
 
-function snapshotNode(value: unknown, where: string, depth: number, budget: { nodes: number; max: number }): SnapshotNode {
-  if (depth > MAX_TREE_DEPTH) fail(`${where} is nested too deeply`);
-  if (++budget.nodes > budget.max) fail("snapshot has too many nodes");
-  const input = record(value, where);
-  const id = nodeId(input.id, `${where}.id`);
-  const type = nodeType(input.type, `${where}.type`);
-  if (type === TEXT_NODE_TYPE) return { id, type: TEXT_NODE_TYPE, text: text(input.text, `${where}.text`) };
-  const children = list(input.children, `${where}.children`)
-    .map((child, index) => snapshotNode(child, `${where}.children[${index}]`, depth + 1, budget));
-  return { id, type, props: props(input.props, `${where}.props`), children };
-}
+const TEXT = text();
 
-function stringRecord(value: unknown, where: string): Record<string, string> {
-  const input = record(value, where);
-  const output: Record<string, string> = {};
-  for (const key of Object.keys(input)) put(output, text(key, `${where} key`), text(input[key], `${where}.${key}`));
-  return output;
-}
-
-function mountErrorInfo(value: unknown, where: string): MountErrorInfo {
-  const input = record(value, where);
-  if (input.code !== "render") fail(`${where}.code is unknown`);
-  const result: MountErrorInfo = { code: "render", name: text(input.name, `${where}.name`), message: text(input.message, `${where}.message`) };
-  if (input.component !== undefined) result.component = text(input.component, `${where}.component`);
-  if (input.line !== undefined) result.line = nodeId(input.line, `${where}.line`);
-  return result;
-}
-
-function count(value: unknown, min: number, max: number, where: string): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) fail(`${where} is not an integer in [${min}, ${max}]`);
-  return value;
-}
-
-function opList(value: unknown, max: number): MountOp[] {
-  const ops = list(value, "ops");
-  if (ops.length > max) fail("ops has too many entries");
-  return ops.map((item, index) => op(item, `ops[${index}]`));
-}
-
-function mountMessage(value: unknown, maxEntries: number): MountRealmMessage {
-  const input = record(value, "message");
-  switch (input.type) {
-    case MOUNT_OPEN: {
-      const snapshot = record(input.snapshot, "snapshot");
-      const budget = { nodes: 0, max: maxEntries };
-      const message: MountRealmMessage = {
-        type: MOUNT_OPEN,
-        mountId: mountId(input.mountId),
-        snapshot: { nodes: list(snapshot.nodes, "snapshot.nodes").map((node, index) => snapshotNode(node, `snapshot.nodes[${index}]`, 1, budget)) },
-      };
-      if (input.title !== undefined) message.title = text(input.title, "title");
-      if (input.parts !== undefined || input.nodes !== undefined) {
-        message.parts = count(input.parts, 1, MAX_OPEN_PARTS, "parts");
-        message.nodes = count(input.nodes, 0, MAX_NODES_PER_MESSAGE, "nodes");
+/**
+ * One change to a mount's node table (see "Model of a mount" above). Ops
+ * come up to MAX_OPS_PER_MESSAGE at a time, on the host's main thread, so
+ * this entry is written out by hand (`custom`): a switch and object literals
+ * that V8 inlines, ~3× faster than the generic `variants` here.
+ */
+export const mountOpSchema = custom<
+  /** `type`: an HTML tag ("div"), a kit name ("Card"), any other name the host reports as unknown, or "#text" (then `text`, no props). */
+  | { op: "create"; id: NodeId; type: string; props?: WireProps; text?: string }
+  | { op: "insert"; parent: NodeId; child: NodeId; before?: NodeId }
+  | { op: "remove"; parent: NodeId; child: NodeId }
+  | { op: "text"; id: NodeId; text: string }
+  | { op: "props"; id: NodeId; props: WireProps }
+>((value, key) => {
+  const input = plainRecord(value, key);
+  try {
+    switch (input.op) {
+      case "create": {
+        const id = nodeIdSchema.parse(input.id, "id");
+        const type = nodeTypeSchema.parse(input.type, "type");
+        if (type === TEXT_NODE_TYPE) return { op: "create", id, type, text: TEXT.parse(input.text, "text") };
+        return { op: "create", id, type, props: input.props === undefined ? {} : wirePropsSchema.parse(input.props, "props") };
       }
-      return message;
+      case "insert": {
+        const parent = parentIdSchema.parse(input.parent, "parent");
+        const child = nodeIdSchema.parse(input.child, "child");
+        if (input.before === undefined) return { op: "insert", parent, child };
+        return { op: "insert", parent, child, before: nodeIdSchema.parse(input.before, "before") };
+      }
+      case "remove":
+        return { op: "remove", parent: parentIdSchema.parse(input.parent, "parent"), child: nodeIdSchema.parse(input.child, "child") };
+      case "text":
+        return { op: "text", id: nodeIdSchema.parse(input.id, "id"), text: TEXT.parse(input.text, "text") };
+      case "props":
+        return { op: "props", id: nodeIdSchema.parse(input.id, "id"), props: wirePropsSchema.parse(input.props, "props") };
+      default:
+        return fail("is unknown", "op");
     }
-    case MOUNT_OPEN_PART:
-      return { type: MOUNT_OPEN_PART, mountId: mountId(input.mountId), index: count(input.index, 0, MAX_OPEN_PARTS - 1, "index"), ops: opList(input.ops, maxEntries) };
-    case MOUNT_OPS: {
-      const message: MountRealmMessage = { type: MOUNT_OPS, mountId: mountId(input.mountId), ops: opList(input.ops, maxEntries) };
-      if (input.eventId !== undefined) message.eventId = nodeId(input.eventId, "eventId");
-      return message;
-    }
-    case MOUNT_CLOSE:
-      return { type: MOUNT_CLOSE, mountId: mountId(input.mountId) };
-    case MOUNT_ERROR:
-      return { type: MOUNT_ERROR, mountId: mountId(input.mountId), error: input.error === null ? null : mountErrorInfo(input.error, "error") };
-    case MOUNT_FORM_ERRORS:
-      return { type: MOUNT_FORM_ERRORS, mountId: mountId(input.mountId), errors: stringRecord(input.errors, "errors") };
-    case MOUNT_WAITING:
-      return { type: MOUNT_WAITING, mountId: mountId(input.mountId), waiting: bool(input.waiting, "waiting") };
-    default:
-      return fail("message.type is not a mount message");
+  } catch (error) {
+    throw within(error, key);
+  }
+});
+export type MountOp = Infer<typeof mountOpSchema>;
+
+export interface SnapshotElement {
+  id: NodeId;
+  type: string;
+  props: WireProps;
+  children: SnapshotNode[];
+}
+export interface SnapshotText {
+  id: NodeId;
+  type: typeof TEXT_NODE_TYPE;
+  text: string;
+}
+/** Tell the two apart with `isSnapshotText` (`type` alone does not narrow: an element's type is any string). */
+export type SnapshotNode = SnapshotElement | SnapshotText;
+
+export function isSnapshotText(node: SnapshotNode): node is SnapshotText {
+  return node.type === TEXT_NODE_TYPE;
+}
+
+/** A mount's whole tree: the top-level nodes under the root, in order. */
+export interface MountSnapshot {
+  nodes: SnapshotNode[];
+}
+
+function snapshotNodes(value: unknown, depth: number, budget: { nodes: number; max: number }, key: Key): SnapshotNode[] {
+  if (!Array.isArray(value)) fail("is not an array", key);
+  try {
+    return value.map((node, index) => snapshotNode(node, depth, budget, index));
+  } catch (error) {
+    throw within(error, key);
   }
 }
 
-const MOUNT_MESSAGE_TYPES: ReadonlySet<string> = new Set<MountRealmMessage["type"]>([
-  MOUNT_OPEN, MOUNT_OPEN_PART, MOUNT_OPS, MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_WAITING,
-]);
+function snapshotNode(value: unknown, depth: number, budget: { nodes: number; max: number }, key: Key): SnapshotNode {
+  if (depth > MAX_TREE_DEPTH) fail("is nested too deeply", key);
+  if (++budget.nodes > budget.max) failWhole("snapshot has too many nodes");
+  const input = plainRecord(value, key);
+  try {
+    const id = nodeIdSchema.parse(input.id, "id");
+    const type = nodeTypeSchema.parse(input.type, "type");
+    if (type === TEXT_NODE_TYPE) return { id, type: TEXT_NODE_TYPE, text: TEXT.parse(input.text, "text") };
+    const children = snapshotNodes(input.children, depth + 1, budget, "children");
+    return { id, type, props: wirePropsSchema.parse(input.props, "props"), children };
+  } catch (error) {
+    throw within(error, key);
+  }
+}
+
+/** A whole tree of at most `maxNodes` nodes. */
+function snapshotSchema(maxNodes: number): Schema<MountSnapshot> {
+  return custom((value, key) => {
+    const input = plainRecord(value, key);
+    try {
+      return { nodes: snapshotNodes(input.nodes, 1, { nodes: 0, max: maxNodes }, "nodes") };
+    } catch (error) {
+      throw within(error, key);
+    }
+  });
+}
+
+export const mountErrorInfoSchema = object({
+  /** `render`: rendering `ui` (or a component inside it) threw; the panel shows the error instead of the tree. */
+  code: literal("render"),
+  /** The JS error name, e.g. `TypeError`. */
+  name: TEXT,
+  message: TEXT,
+  /** The innermost component that threw, when known. */
+  component: optional(TEXT),
+  /** 1-based line in the model's source, when known. */
+  line: optional(nodeIdSchema),
+});
+export type MountErrorInfo = Infer<typeof mountErrorInfoSchema>;
+export type MountErrorCode = MountErrorInfo["code"];
+
+/**
+ * The mount messages the realm sends, one entry per tag. `maxEntries`: most
+ * ops (or snapshot nodes) one message may carry — MAX_OPS_PER_MESSAGE at the
+ * port, MAX_NODES_PER_MESSAGE for a saved snapshot.
+ */
+function mountMessageEntries(maxEntries: number) {
+  const snapshot = snapshotSchema(maxEntries);
+  const ops = array(mountOpSchema, { max: maxEntries });
+  const parts = int(1, MAX_OPEN_PARTS);
+  const nodes = int(0, MAX_NODES_PER_MESSAGE);
+  return {
+    /** `parts` (with `nodes`, the node count the whole tree will have): that many MOUNT_OPEN_PART follow, and the mount is shown when the last one is applied. */
+    [MOUNT_OPEN]: fields<{ mountId: MountId; title?: string; snapshot: MountSnapshot; parts?: number; nodes?: number }>((input, output) => {
+      output.mountId = mountIdSchema.parse(input.mountId, "mountId");
+      output.snapshot = snapshot.parse(input.snapshot, "snapshot");
+      if (input.title !== undefined) output.title = TEXT.parse(input.title, "title");
+      // Both or neither.
+      if (input.parts !== undefined || input.nodes !== undefined) {
+        output.parts = parts.parse(input.parts, "parts");
+        output.nodes = nodes.parse(input.nodes, "nodes");
+      }
+    }),
+    /** Part `index` (0-based) of a first render announced by MOUNT_OPEN `parts`. */
+    [MOUNT_OPEN_PART]: { mountId: mountIdSchema, index: int(0, MAX_OPEN_PARTS - 1), ops },
+    /** `eventId`: the UI event (UiEventMessage `eventId`) whose handler — or an await or timer it started — made these changes. */
+    [MOUNT_OPS]: { mountId: mountIdSchema, ops, eventId: optional(nodeIdSchema) },
+    [MOUNT_CLOSE]: { mountId: mountIdSchema },
+    /** `error: null` clears a shown error (a later render succeeded). */
+    [MOUNT_ERROR]: { mountId: mountIdSchema, error: nullable(mountErrorInfoSchema) },
+    [MOUNT_FORM_ERRORS]: { mountId: mountIdSchema, errors: record(TEXT) },
+    /** True while code awaits the mount's `result` (status "Waiting for input"). */
+    [MOUNT_WAITING]: { mountId: mountIdSchema, waiting: bool() },
+  } as const;
+}
+
+/** The mount entries of the realm → host table (types.ts), bounded per message for the port. */
+export const MOUNT_REALM_ENTRIES = mountMessageEntries(MAX_OPS_PER_MESSAGE);
+const NOT_MOUNT = "is not a mount message";
+const savedMountMessageSchema = variants("type", mountMessageEntries(MAX_NODES_PER_MESSAGE), NOT_MOUNT);
+const portMountMessageSchema = variants("type", MOUNT_REALM_ENTRIES, NOT_MOUNT);
+
+export type MountRealmMessage = Infer<typeof portMountMessageSchema>;
 
 /** True when `value` is tagged as a mount message (validate it before use). */
 export function isMountMessageType(type: unknown): type is MountRealmMessage["type"] {
-  return typeof type === "string" && MOUNT_MESSAGE_TYPES.has(type);
+  return portMountMessageSchema.has(type);
 }
 
-function guarded<T>(build: () => T): MountValidationResult<T> {
-  try {
-    return { ok: true, message: build() };
-  } catch (error) {
-    if (error instanceof Invalid) return { ok: false, reason: error.message };
-    // RangeError from a pathological structure, or a bug: reject, never throw.
-    return { ok: false, reason: `unreadable message: ${String(error)}` };
-  }
-}
+export type MountValidationResult<T> = CheckResult<T>;
 
 /** Check a JSON value from the other side (a service payload): rebuilt, capped, `__proto__` keys dropped. */
 export function validateJsonValue(value: unknown, where = "value"): MountValidationResult<JsonValue> {
-  return guarded(() => json(value, where, 1));
+  return check(jsonSchema, value, where);
 }
 
 export interface MountValidationOptions {
@@ -539,65 +480,90 @@ export interface MountValidationOptions {
   maxEntries?: number;
 }
 
+const mountSchemas = new Map<number, Schema<MountRealmMessage>>([
+  [MAX_NODES_PER_MESSAGE, savedMountMessageSchema],
+  [MAX_OPS_PER_MESSAGE, portMountMessageSchema],
+]);
+
 /** Host side: check one mount message; the result shares nothing with the input. */
 export function validateMountMessage(value: unknown, options: MountValidationOptions = {}): MountValidationResult<MountRealmMessage> {
-  return guarded(() => mountMessage(value, options.maxEntries ?? MAX_NODES_PER_MESSAGE));
+  const maxEntries = options.maxEntries ?? MAX_NODES_PER_MESSAGE;
+  let schema = mountSchemas.get(maxEntries);
+  if (schema === undefined) mountSchemas.set(maxEntries, (schema = variants("type", mountMessageEntries(maxEntries), NOT_MOUNT)));
+  return check(schema, value);
 }
 
 const HANDLER_PATTERN = /^on[A-Z][A-Za-z]{0,62}$/;
 
-function formValue(value: unknown, where: string): FormValue {
-  if (value === null || typeof value === "boolean" || typeof value === "string") return typeof value === "string" ? text(value, where) : value;
+export type FormValue = string | number | boolean | null;
+export type FormValues = Record<string, FormValue | FormValue[]>;
+
+function formValue(value: unknown, key?: Key): FormValue {
+  if (typeof value === "string") return capText(value);
+  if (value === null || typeof value === "boolean") return value;
   if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  return fail(`${where} is not a form value`);
+  return fail("is not a form value", key);
 }
 
-function formValues(value: unknown, where: string): FormValues {
-  const input = record(value, where);
-  const output: FormValues = {};
-  for (const key of Object.keys(input)) {
-    const item = input[key];
-    put(output, text(key, `${where} key`), Array.isArray(item)
-      ? item.map((entry, index) => formValue(entry, `${where}.${key}[${index}]`))
-      : formValue(item, `${where}.${key}`));
-  }
-  return output;
-}
+const formValueListSchema = array<FormValue>(custom(formValue));
+const formValuesSchema = record<FormValue | FormValue[]>(
+  custom((value, key) => (Array.isArray(value) ? formValueListSchema.parse(value, key) : formValue(value, key))),
+);
 
-function uiEvent(value: unknown): UiEventMessage {
-  const input = record(value, "message");
-  if (input.type !== UI_EVENT) fail("message.type is not ui-event");
-  const handler = shortName(input.handler, 64, "handler");
-  if (!HANDLER_PATTERN.test(handler)) fail("handler is not an event prop name");
-  const payloadInput = record(input.payload, "payload");
-  const payload: UiEventPayload = {};
-  if (payloadInput.value !== undefined) payload.value = json(payloadInput.value, "payload.value", 1);
-  if (payloadInput.checked !== undefined) payload.checked = bool(payloadInput.checked, "payload.checked");
-  if (payloadInput.key !== undefined) payload.key = text(payloadInput.key, "payload.key");
-  if (payloadInput.name !== undefined) payload.name = text(payloadInput.name, "payload.name");
-  if (payloadInput.values !== undefined) payload.values = formValues(payloadInput.values, "payload.values");
-  if (payloadInput.files !== undefined) {
-    payload.files = list(payloadInput.files, "payload.files").slice(0, 100).map((item, index) => {
-      const file = record(item, `payload.files[${index}]`);
-      const number = (value: unknown, where: string) => {
-        if (typeof value !== "number" || !Number.isFinite(value) || value < 0) fail(`${where} is not a size or time`);
-        return value;
-      };
-      return {
-        handle: shortName(file.handle, 128, `payload.files[${index}].handle`),
-        name: text(file.name, `payload.files[${index}].name`),
-        size: number(file.size, `payload.files[${index}].size`),
-        type: text(file.type, `payload.files[${index}].type`),
-        lastModified: number(file.lastModified, `payload.files[${index}].lastModified`),
-      };
-    });
-  }
-  const message: UiEventMessage = { type: UI_EVENT, mountId: mountId(input.mountId), nodeId: nodeId(input.nodeId, "nodeId"), handler, payload };
-  if (input.eventId !== undefined) message.eventId = nodeId(input.eventId, "eventId");
-  return message;
-}
+/** A chosen file as the realm first sees it (src/wire/capabilities.ts FileHandlePayload). */
+export const chosenFileSchema = object({
+  handle: name(128),
+  name: TEXT,
+  size: duration(),
+  type: TEXT,
+  lastModified: duration(),
+});
+export type ChosenFile = Infer<typeof chosenFileSchema>;
+
+/**
+ * What the realm hands the handler, by handler name:
+ * - `onValueChange` → `value`; `onCheckedChange` → `checked` (Radix style);
+ * - `onSubmit` → an event with `values`, then the form flow above;
+ * - anything else (`onClick`, `onChange`, `onKeyDown`, `onBlur`, …) → an
+ *   event-like object `{ type, target: { name?, value?, checked? }, key?,
+ *   preventDefault() }`, so `e.target.value` and `e.target.checked` work.
+ */
+export const uiEventPayloadSchema = object({
+  value: optional(jsonSchema),
+  checked: optional(bool()),
+  /** Key handlers: a named key (Enter, Escape, Tab, arrows, …) or "Unidentified" — never a printable key (src/render/keyForRealm.ts). */
+  key: optional(TEXT),
+  /** The field's `name`, when it has one. */
+  name: optional(TEXT),
+  values: optional(formValuesSchema),
+  /**
+   * A mounted `<input type="file">`: the files the person chose, as handles
+   * the realm reads through the FILE_READ host service (capabilities.ts).
+   */
+  files: optional(array(chosenFileSchema, { max: 100, over: "cut" })),
+});
+export type UiEventPayload = Infer<typeof uiEventPayloadSchema>;
+
+/** The fields of UI_EVENT (the person acted on a mounted UI), an entry of the host → realm table (types.ts). */
+export const UI_EVENT_ENTRY = {
+  /**
+   * The host's id for this action (unique per page). What the handler causes
+   * comes back tagged with it (ExecEvent `cause`), so the host credits it to
+   * this action's UI-event turn by identity, not by timing.
+   */
+  eventId: optional(nodeIdSchema),
+  mountId: mountIdSchema,
+  nodeId: nodeIdSchema,
+  /** The prop name, e.g. "onClick", "onChange", "onValueChange", "onCheckedChange", "onSubmit". */
+  handler: name(64, HANDLER_PATTERN, "an event prop name"),
+  payload: uiEventPayloadSchema,
+} as const;
+const uiEventSchema = variants("type", { [UI_EVENT]: UI_EVENT_ENTRY }, "is not ui-event");
+export type UiEventMessage = Infer<typeof uiEventSchema>;
+
+export type MountHostMessage = UiEventMessage;
 
 /** Realm side: check one UI_EVENT from the host. */
 export function validateUiEvent(value: unknown): MountValidationResult<UiEventMessage> {
-  return guarded(() => uiEvent(value));
+  return check(uiEventSchema, value);
 }

@@ -1,10 +1,15 @@
 /**
- * The host ↔ realm message protocol: one discriminated union per direction,
- * tagged by `type` (values in constants.ts). Messages are plain data; nothing
- * here may hold a function, a class instance or a host object.
+ * The host ↔ realm message protocol: one table per direction
+ * (`hostMessageSchema`, `realmMessageSchema`), one entry per tag (values in
+ * constants.ts), written in the schema kit (schema.ts). The message types
+ * are inferred from the tables and the host's port gate
+ * (`checkRealmMessage`) is the realm table's own check: a new message is one
+ * entry here (plus the case that handles it; the `never` default of each
+ * dispatch switch points at it). Messages are plain data; nothing here may
+ * hold a function, a class instance or a host object.
  *
- * Mount trees (mount.ts) travel on the same port: MountRealmMessage from
- * the realm, UI_EVENT from the host, with their own validators.
+ * Mount trees (mount.ts) travel on the same port: their entries are declared
+ * there (MOUNT_REALM_ENTRIES, UI_EVENT_ENTRY) and joined into these tables.
  *
  * Requests go both ways and share one shape: an `id` unique per sender, a
  * `timeoutMs` after which the sender stops waiting (`null`: wait until
@@ -20,15 +25,20 @@
  * Everything else is fire-and-forget; the port keeps order, so a FLUSH
  * answers for every message sent before it.
  */
-import type { ExecEvent } from "./events";
-import type { JsonValue, MountRealmMessage, UiEventMessage } from "./mount";
-import type {
+import { execEventSchema } from "./events";
+import { MOUNT_REALM_ENTRIES, UI_EVENT, UI_EVENT_ENTRY, jsonSchema, type JsonValue } from "./mount";
+import {
   ABORT, ABORTED, BEGIN_REPLY, BLOCK, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, READY, REALM_CONNECT, SANDBOX_HELLO, SANDBOX_START,
-  SANDBOX_PING, SANDBOX_PONG, SANDBOX_WORKER_ERROR, SERVICE_CANCEL, SERVICE_REQUEST, SERVICE_RESPONSE, TOOLS,
+  SANDBOX_PING, SANDBOX_PONG, SANDBOX_WORKER_ERROR, SERVICE_CANCEL, SERVICE_NAME_PATTERN, SERVICE_ERROR_CODE_PATTERN, SERVICE_REQUEST,
+  SERVICE_RESPONSE, TOOLS,
 } from "./constants";
 import type { ToolDescriptor } from "./capabilities";
+import {
+  bool, check, custom, duration, fail, int, name, nullable, object, optional, plainRecord, text, variants, within, type CheckResult, type Infer,
+} from "./schema";
 
 export type RequestId = number;
+const requestId = int();
 
 /**
  * Why a realm → host request failed. The first six belong to the contract;
@@ -55,10 +65,6 @@ export interface ServiceError {
   message: string;
 }
 
-export type ServiceResponse =
-  | { type: typeof SERVICE_RESPONSE; id: RequestId; ok: true; value: JsonValue }
-  | { type: typeof SERVICE_RESPONSE; id: RequestId; ok: false; error: ServiceError };
-
 /**
  * The protocol parser's events (src/protocol/types.ts) for code and data
  * blocks — the only verbs of a reply, declared here once. The parser's own
@@ -67,63 +73,132 @@ export type ServiceResponse =
  * reply order; `index` counts all blocks of the reply from 0, `line` is the
  * reply line of the first body line.
  */
-export type BlockEvent =
-  | { type: "block-start"; index: number; kind: "code"; line: number }
-  | { type: "block-start"; index: number; kind: "data"; id: string; line: number }
-  | { type: "block-delta"; index: number; text: string }
+export const blockEventSchema = variants("type", {
+  "block-start": variants("kind", {
+    code: { index: int(), line: int() },
+    data: { index: int(), id: text(), line: int() },
+  }),
+  "block-delta": { index: int(), text: text() },
   /**
    * `unterminated`: the stream ended before the closing fence. `cut`: it
    * ended because the reply was cut (token limit, filter, error, dropped
    * connection): the statement it stopped in must not run, even if its text
    * parses; statements whose end came before the cut run as usual.
    */
-  | { type: "block-end"; index: number; unterminated: boolean; cut?: boolean };
+  "block-end": { index: int(), unterminated: bool(), cut: optional(bool()) },
+});
+export type BlockEvent = Infer<typeof blockEventSchema>;
 
-export type HostMessage =
-  | { type: typeof BEGIN_REPLY }
-  | { type: typeof BLOCK; event: BlockEvent }
-  | { type: typeof FLUSH; id: RequestId; timeoutMs: number | null }
-  | { type: typeof ABORT; id: RequestId; timeoutMs: number | null }
-  | { type: typeof CANCEL; id: RequestId }
-  | { type: typeof PING; seq: number }
-  /** The connected tools, whole (replaces what the realm had). */
-  | { type: typeof TOOLS; tools: ToolDescriptor[] }
-  | ServiceResponse
+const serviceErrorSchema = object({ code: name(32, SERVICE_ERROR_CODE_PATTERN, "an error code"), message: text() });
+
+/** The fields of SERVICE_RESPONSE after `type`: a JSON value, or an error with a code. */
+const serviceAnswerSchema = custom<{ id: RequestId; ok: true; value: JsonValue } | { id: RequestId; ok: false; error: ServiceError }>(
+  (value, key) => {
+    const input = plainRecord(value, key);
+    try {
+      const id = requestId.parse(input.id, "id");
+      if (input.ok === true) return { id, ok: true, value: jsonSchema.parse(input.value, "value") };
+      if (input.ok !== false) fail("is not a boolean", "ok");
+      return { id, ok: false, error: serviceErrorSchema.parse(input.error, "error") };
+    } catch (error) {
+      throw within(error, key);
+    }
+  },
+);
+
+/**
+ * Host → realm, one entry per tag. The realm takes these as they come (the
+ * host is trusted) except UI_EVENT, which its UI runtime checks with its
+ * entry (mount.ts `validateUiEvent`).
+ */
+export const hostMessageSchema = variants("type", {
+  [BEGIN_REPLY]: {},
+  /** One protocol event of a code or data block (`BlockEvent`), in protocol order. */
+  [BLOCK]: { event: blockEventSchema },
+  /** Request: answer FLUSHED once everything sent before it has run. */
+  [FLUSH]: { id: requestId, timeoutMs: nullable(duration()) },
+  /** Request: stop what runs now; answer ABORTED once the executor is idle. */
+  [ABORT]: { id: requestId, timeoutMs: nullable(duration()) },
+  /** Forget a pending request; the realm sends no answer for it. */
+  [CANCEL]: { id: requestId },
+  /** Liveness probe; the realm answers HEARTBEAT with the same sequence number. */
+  [PING]: { seq: int() },
+  /** The connected tools, whole (replaces what the realm had; capabilities.ts `ToolDescriptor`). */
+  [TOOLS]: { tools: custom<ToolDescriptor[]>((value) => (Array.isArray(value) ? value : [])) },
+  /** The answer to a realm → host SERVICE_REQUEST. */
+  [SERVICE_RESPONSE]: serviceAnswerSchema,
   /** The person acted on a mounted UI (mount.ts). */
-  | UiEventMessage;
+  [UI_EVENT]: UI_EVENT_ENTRY,
+});
+export type HostMessage = Infer<typeof hostMessageSchema>;
+export type ServiceResponse = Extract<HostMessage, { type: typeof SERVICE_RESPONSE }>;
 
-export type RealmMessage =
+/**
+ * Realm → host, one entry per tag. The realm runs model-written code, so a
+ * message may be anything structured clone can carry: wrong types, extra
+ * fields, Maps, huge strings, cycles. The host checks each one with this
+ * table, once, at the port (`checkRealmMessage`), which rebuilds it from
+ * scratch with only the declared fields.
+ */
+export const realmMessageSchema = variants("type", {
   /**
    * Warm (Babel loaded and exercised) and listening. `loadMs`: from the
    * worker's start to its entry running (fetch, compile and evaluation of the
    * bundle); `warmupMs`: the warm-up after that.
    */
-  | { type: typeof READY; version: number; loadMs: number; warmupMs: number }
-  | { type: typeof HEARTBEAT; seq: number }
-  | { type: typeof EXEC_EVENT; event: ExecEvent }
-  | { type: typeof FLUSHED; id: RequestId }
-  | { type: typeof ABORTED; id: RequestId }
-  | { type: typeof SERVICE_REQUEST; id: RequestId; service: string; payload: JsonValue; timeoutMs: number | null }
-  | { type: typeof SERVICE_CANCEL; id: RequestId }
+  [READY]: { version: int(), loadMs: duration(), warmupMs: duration() },
+  [HEARTBEAT]: { seq: int() },
+  [EXEC_EVENT]: { event: execEventSchema },
+  [FLUSHED]: { id: requestId },
+  [ABORTED]: { id: requestId },
+  /** Request: the realm asks a host service (by name) and awaits SERVICE_RESPONSE. */
+  [SERVICE_REQUEST]: { id: requestId, service: name(64, SERVICE_NAME_PATTERN, "a service name"), payload: jsonSchema, timeoutMs: nullable(duration()) },
+  /** The realm no longer wants the answer to a SERVICE_REQUEST (its caller gave up). */
+  [SERVICE_CANCEL]: { id: requestId },
   /** Mount trees for the host's renderer (mount.ts). */
-  | MountRealmMessage;
+  ...MOUNT_REALM_ENTRIES,
+});
+export type RealmMessage = Infer<typeof realmMessageSchema>;
+
+/** The host's one gate for what arrives on the realm's port: a rebuilt message or a reason, never a throw. */
+export function checkRealmMessage(value: unknown): CheckResult<RealmMessage> {
+  return check(realmMessageSchema, value);
+}
 
 export type HostMessageType = HostMessage["type"];
 export type RealmMessageType = RealmMessage["type"];
 
+// Bootstrap, before the port exists (window and worker postMessage).
+// public/sandbox.html spells these tags by hand (it cannot import this
+// folder); src/wire/bootstrap.test.ts reads it and compares with these tables.
+
+const blobSchema = custom<Blob>((value, key) => {
+  if (!(value instanceof Blob)) fail("is not a Blob", key);
+  return value;
+});
+
 /** host → sandbox document (window.postMessage; START transfers the realm's port). */
-export type SandboxCommand =
-  | { type: typeof SANDBOX_START; version: number; bundle: Blob }
-  | { type: typeof SANDBOX_PING; seq: number };
+export const sandboxCommandSchema = variants("type", {
+  /** `bundle`: the realm's code; the realm's MessagePort travels with it. */
+  [SANDBOX_START]: { version: int(), bundle: blobSchema },
+  /** Are you alive? (asked when the realm stops answering) */
+  [SANDBOX_PING]: { seq: int() },
+});
+export type SandboxCommand = Infer<typeof sandboxCommandSchema>;
 
 /** sandbox document → host (window.postMessage). */
-export type SandboxMessage =
-  | { type: typeof SANDBOX_HELLO; version: number }
-  | { type: typeof SANDBOX_PONG; seq: number }
-  | { type: typeof SANDBOX_WORKER_ERROR; message: string };
+export const sandboxMessageSchema = variants("type", {
+  /** Loaded at an opaque origin: send me the realm. */
+  [SANDBOX_HELLO]: { version: int() },
+  /** Yes (answers SANDBOX_PING). No answer means the sandbox's process is gone. */
+  [SANDBOX_PONG]: { seq: int() },
+  /** The realm worker fired `error` (untrusted text; a hint only). */
+  [SANDBOX_WORKER_ERROR]: { message: text() },
+});
+export type SandboxMessage = Infer<typeof sandboxMessageSchema>;
 
 /** sandbox document → realm worker (worker.postMessage, with the port transferred). */
-export interface RealmConnectMessage {
-  type: typeof REALM_CONNECT;
-  version: number;
-}
+export const realmConnectSchema = variants("type", {
+  [REALM_CONNECT]: { version: int() },
+});
+export type RealmConnectMessage = Infer<typeof realmConnectSchema>;
