@@ -22,14 +22,14 @@ import { MountsContext, type MountsContextValue } from "./ui/mounts";
 import { App } from "./ui/App";
 import { preloadMarkdown } from "./ui/LazyMarkdown";
 import { prepareTimeFormat } from "./ui/MessageActions";
-import { SessionController } from "./ui/sessionController";
+import { SessionController } from "./session/sessionController";
 import { forgetKey, loadSettings, saveSettings, type Settings } from "./ui/settings";
-import { createAttachmentService } from "./ui/attachmentService";
-import { watchRealmStatus, withoutStartUpErrors, type RealmStatus } from "./ui/realmStatus";
-import { createNetworkBroker } from "./sandbox/capabilities/createNetworkBroker";
+import { createAttachmentService } from "./capabilities/files/attachmentService";
+import { watchRealmStatus, withoutStartUpErrors, type RealmStatus } from "./session/realmStatus";
+import { createNetworkBroker } from "./capabilities/network/createNetworkBroker";
 import { FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL } from "./wire/capabilities";
-import { createToolBroker } from "./sandbox/capabilities/createToolBroker";
-import { CapabilityController } from "./ui/capabilityController";
+import { createToolBroker } from "./capabilities/tools/createToolBroker";
+import { CapabilityController } from "./session/capabilityController";
 import { CapabilitiesContext } from "./ui/capabilities";
 import { CSP_HEADER_CHECKED_MARK, warnWithoutCspHeader } from "./ui/warnWithoutCspHeader";
 
@@ -197,8 +197,8 @@ function Root() {
     capabilities.attachTools(
       toolBroker,
       () =>
-        import("./sandbox/capabilities/createMcpServers").then(({ createMcpServers }) =>
-          createMcpServers({ demoServer: () => import("./sandbox/capabilities/demoMcpServer").then((module) => module.createDemoMcpServer()) }),
+        import("./capabilities/tools/createMcpServers").then(({ createMcpServers }) =>
+          createMcpServers({ demoServer: () => import("./capabilities/tools/demoMcpServer").then((module) => module.createDemoMcpServer()) }),
         ),
       (tools) => realm.setTools(tools),
     );

@@ -7,7 +7,7 @@
  * builds the UI events a person's submit or click would send.
  */
 import type { HostRequests } from "../workers/realm/runtime/createHostRequests";
-import type { RealmTools } from "../workers/realm/runtime/createRealmTools";
+import type { RealmTools } from "../workers/realm/runtime/capabilities/tools";
 import type { RealmEvent, RealmPort } from "../src/agent/agent";
 import type { MountRealmMessage, UiEventMessage } from "../src/wire/mount";
 import { createRealmParts, type MountHost } from "./runReply";

@@ -22,9 +22,9 @@ import { createExecutor, type Executor } from "../workers/realm/executor/executo
 import { printSnapshot } from "../workers/realm/reconciler/applyOps";
 import { rebuildOpenParts } from "../workers/realm/reconciler/rebuildOpenParts";
 import { createRealmGlobals } from "../workers/realm/runtime/createRealmGlobals";
-import type { RealmTools } from "../workers/realm/runtime/createRealmTools";
+import type { RealmTools } from "../workers/realm/runtime/capabilities/tools";
 import type { HostRequests } from "../workers/realm/runtime/createHostRequests";
-import { createRealmFile } from "../workers/realm/runtime/createRealmFiles";
+import { createRealmFile } from "../workers/realm/runtime/capabilities/files";
 import { createUiGlobals, type UiGlobals } from "../workers/realm/runtime/ui/createUiGlobals";
 
 export interface HostMount {

@@ -10,7 +10,7 @@
  *   waits for **Confirm** (or **Cancel**, back to the three answers).
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
-import type { AskAnswer, CapabilityController } from "./capabilityController";
+import type { AskAnswer, CapabilityController } from "../session/capabilityController";
 import { createAskArming, type AskBox } from "./askArming";
 
 const boxOf = (element: Element): AskBox => {

@@ -7,12 +7,12 @@
  * with **Revoke**, strict mode, audit list).
  */
 import { createContext, lazy, Suspense, useContext, useEffect, useLayoutEffect, useRef, useSyncExternalStore, type ReactNode } from "react";
-import type { AskRecord, CapabilityController, CapabilityState, PendingAsk } from "./capabilityController";
-import type { PermissionAsk } from "../sandbox/capabilities/createNetworkBroker";
-import type { NetworkMode } from "../sandbox/capabilities/networkPolicy";
+import type { AskRecord, CapabilityController, CapabilityState, PendingAsk } from "../session/capabilityController";
+import type { PermissionAsk } from "../capabilities/network/createNetworkBroker";
+import type { NetworkMode } from "../capabilities/network/networkPolicy";
 import type { InteractionSummary } from "../agent/interactionLifecycle";
 import { costOf, formatCost, TokenPriceContext } from "./cost";
-import { ToolAskView } from "./ToolAskView";
+import { ToolAskView } from "../capabilities/tools/AskView";
 import { saveFile } from "./saveFile";
 import { AskActions } from "./AskActions";
 

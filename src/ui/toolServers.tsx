@@ -9,7 +9,7 @@
  */
 import { useState, type FormEvent } from "react";
 import { useCapabilities } from "./capabilities";
-import { parseToolKey } from "../sandbox/capabilities/toolPolicy";
+import { parseToolKey } from "../capabilities/tools/toolPolicy";
 
 export function ToolServersSection() {
   const { controller, state } = useCapabilities();

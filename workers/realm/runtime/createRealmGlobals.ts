@@ -5,9 +5,9 @@
  */
 import type { HostRequests } from "./createHostRequests";
 import { createModelHabits } from "./createModelHabits";
-import { createRealmFetch } from "./createRealmFetch";
-import { createAttachment, createDownload } from "./createRealmFiles";
-import { createRealmTools, type RealmTools } from "./createRealmTools";
+import { createRealmFetch } from "./capabilities/network";
+import { createAttachment, createDownload } from "./capabilities/files";
+import { createRealmTools, type RealmTools } from "./capabilities/tools";
 import { createSleep } from "./createSleep";
 
 /**

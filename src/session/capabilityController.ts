@@ -7,24 +7,24 @@
  */
 import type { Agent } from "../agent/agent";
 import { runningStatement } from "../agent/reply";
-import { isRedirect, type NetworkAuditRecord, type NetworkBroker, type PermissionAsk } from "../sandbox/capabilities/createNetworkBroker";
+import { isRedirect, type NetworkAuditRecord, type NetworkBroker, type PermissionAsk } from "../capabilities/network/createNetworkBroker";
 import type { RemoteImagePolicy } from "../render/RemoteImage";
 import { rasterImageBlob } from "../render/rasterImage";
 import type { FileChooser } from "../render/fileChooser";
 import { HostServiceError } from "../sandbox/HostServiceError";
 import type { HostService } from "../sandbox/types";
-import { bytesToBase64, base64ToBytes } from "../sandbox/capabilities/base64";
+import { bytesToBase64, base64ToBytes } from "../capabilities/base64";
 import { MAX_DOWNLOAD_BYTES, MAX_FILE_BYTES, type FileOfferPayload, type FileReadResponse } from "../wire/capabilities";
 import type { ChosenFile, JsonValue } from "../wire/mount";
-import { DEFAULT_NETWORK_POLICY, covers, type NetworkMode, type NetworkPolicyState, type PersonAnswer } from "../sandbox/capabilities/networkPolicy";
+import { DEFAULT_NETWORK_POLICY, covers, type NetworkMode, type NetworkPolicyState, type PersonAnswer } from "../capabilities/network/networkPolicy";
 import { addAuditEntry, addGrant, forgetToolServer, listAudit, listGrants, removeGrant } from "../store/capabilities";
 import { updateSessionSettings } from "../store/sessions";
 import type { Store } from "../store/store";
 import type { AuditEntry, CapabilityDecision, Session } from "../store/types";
-import type { ToolAuditRecord, ToolBroker, ToolPermissionAsk } from "../sandbox/capabilities/createToolBroker";
-import type { McpServerEntry, McpServers } from "../sandbox/capabilities/createMcpServers";
-import { hasRememberedServers } from "../sandbox/capabilities/rememberedServers";
-import { DEFAULT_TOOL_POLICY, isServerAddress, parseToolKey, toolKey, type ToolAnswer, type ToolPolicyState } from "../sandbox/capabilities/toolPolicy";
+import type { ToolAuditRecord, ToolBroker, ToolPermissionAsk } from "../capabilities/tools/createToolBroker";
+import type { McpServerEntry, McpServers } from "../capabilities/tools/createMcpServers";
+import { hasRememberedServers } from "../capabilities/tools/rememberedServers";
+import { DEFAULT_TOOL_POLICY, isServerAddress, parseToolKey, toolKey, type ToolAnswer, type ToolPolicyState } from "../capabilities/tools/toolPolicy";
 import type { ToolDescriptor } from "../wire/capabilities";
 
 /** An ask shown in the timeline, where the call was made: a network request or a tool call. */

@@ -5,10 +5,10 @@
  * grants never let anything through in that moment.
  */
 import { describe, expect, it } from "vitest";
-import { createNetworkBroker } from "../sandbox/capabilities/createNetworkBroker";
-import { createMcpServers } from "../sandbox/capabilities/createMcpServers";
-import { createToolBroker } from "../sandbox/capabilities/createToolBroker";
-import { createDemoMcpServer } from "../sandbox/capabilities/demoMcpServer";
+import { createNetworkBroker } from "../capabilities/network/createNetworkBroker";
+import { createMcpServers } from "../capabilities/tools/createMcpServers";
+import { createToolBroker } from "../capabilities/tools/createToolBroker";
+import { createDemoMcpServer } from "../capabilities/tools/demoMcpServer";
 import { addGrant, listGrants } from "../store/capabilities";
 import { createSession, getSession, updateSessionSettings } from "../store/sessions";
 import { openTestStore } from "../store/testSupport";

@@ -9,10 +9,10 @@
  * reaches the ask (the broker refuses it).
  */
 import { useState } from "react";
-import type { CapabilityController, PendingAsk } from "./capabilityController";
-import type { ToolPermissionAsk } from "../sandbox/capabilities/createToolBroker";
-import { previewArgument, showInvisibles, type ShownArgument } from "../sandbox/capabilities/toolArguments";
-import { AskActions } from "./AskActions";
+import type { CapabilityController, PendingAsk } from "../../session/capabilityController";
+import type { ToolPermissionAsk } from "./createToolBroker";
+import { previewArgument, showInvisibles, type ShownArgument } from "./toolArguments";
+import { AskActions } from "../../ui/AskActions";
 
 export function ToolAskView({ ask, controller }: { ask: PendingAsk & ToolPermissionAsk; controller: CapabilityController }) {
   return (
