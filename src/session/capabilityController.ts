@@ -2,7 +2,7 @@
  * The open session's capabilities as the person sees them (DESIGN.md §4):
  * the asks waiting in the timeline, the Session settings (network mode,
  * granted hosts, strict mode) and the audit list, kept in IndexedDB with the
- * session. The rules themselves are enforced by the broker in src/sandbox;
+ * session. The rules themselves are enforced by the brokers in src/capabilities;
  * this only asks the person, shows, and saves.
  */
 import type { Agent } from "../agent/agent";
@@ -26,6 +26,7 @@ import type { McpServerEntry, McpServers } from "../capabilities/tools/createMcp
 import { hasRememberedServers } from "../capabilities/tools/rememberedServers";
 import { DEFAULT_TOOL_POLICY, isServerAddress, parseToolKey, toolKey, type ToolAnswer, type ToolPolicyState } from "../capabilities/tools/toolPolicy";
 import type { ToolDescriptor } from "../wire/capabilities";
+import type { PersonSide } from "../capabilities/Capability";
 
 /** An ask shown in the timeline, where the call was made: a network request or a tool call. */
 export type PendingAsk = (PermissionAsk | ToolPermissionAsk) & {
@@ -96,7 +97,7 @@ const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
 export type AuditInput = Pick<AuditEntry, "at" | "capability" | "method" | "url" | "decision"> & Record<string, unknown>;
 
-export class CapabilityController {
+export class CapabilityController implements PersonSide {
   private state: CapabilityState = {
     policy: DEFAULT_NETWORK_POLICY, tools: DEFAULT_TOOL_POLICY, toolServers: { servers: [] }, asks: [], askRecords: [], downloads: [], audit: [],
   };

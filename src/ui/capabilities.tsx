@@ -6,15 +6,13 @@
  * button; and the **Session settings** dialog (network mode, granted hosts
  * with **Revoke**, strict mode, audit list).
  */
-import { createContext, lazy, Suspense, useContext, useEffect, useLayoutEffect, useRef, useSyncExternalStore, type ReactNode } from "react";
+import { createContext, lazy, Suspense, useContext, useEffect, useLayoutEffect, useRef, useSyncExternalStore, type ComponentType, type ReactNode } from "react";
 import type { AskRecord, CapabilityController, CapabilityState, PendingAsk } from "../session/capabilityController";
-import type { PermissionAsk } from "../capabilities/network/createNetworkBroker";
+import type { AskViewProps } from "../capabilities/Capability";
 import type { NetworkMode } from "../capabilities/network/networkPolicy";
 import type { InteractionSummary } from "../agent/interactionLifecycle";
 import { costOf, formatCost, TokenPriceContext } from "./cost";
-import { ToolAskView } from "../capabilities/tools/AskView";
 import { saveFile } from "./saveFile";
-import { AskActions } from "./AskActions";
 
 // Session settings' tools sections load with the dialog, not with the page.
 const ToolServersSection = lazy(() => import("./toolServers").then((module) => ({ default: module.ToolServersSection })));
@@ -22,6 +20,10 @@ const GrantedToolsSection = lazy(() => import("./toolServers").then((module) => 
 import { useModalDialog } from "./useModalDialog";
 
 export const CapabilitiesContext = createContext<CapabilityController | undefined>(undefined);
+
+/** Each capability's ask view by the `capability` tag its asks carry (src/capabilities: `Capability.ask`). */
+export type AskViews = ReadonlyMap<string, ComponentType<AskViewProps<PendingAsk>>>;
+export const AskViewsContext = createContext<AskViews>(new Map());
 
 const EMPTY: CapabilityState = {
   policy: { mode: "ask", hosts: [], strict: false, grants: [] },
@@ -107,27 +109,6 @@ function AskRecordView({ record }: { record: AskRecord }) {
   );
 }
 
-function NetworkAskView({ ask, controller }: { ask: PendingAsk & PermissionAsk; controller: CapabilityController }) {
-  return (
-    <div className="lm-ask" role="group" aria-label="Permission request" data-ask-id={ask.id}>
-      <p className="lm-ask__what">
-        The code wants to use the network: <strong>{ask.method}</strong> <code className="lm-ask__url">{ask.url}</code>
-        {ask.bodySize > 0 ? <span> · body {formatBytes(ask.bodySize)}</span> : <span> · no body</span>}
-      </p>
-      <AskActions
-        askId={ask.id}
-        controller={controller}
-        always={{
-          answer: "host",
-          label: "Always allow this host",
-          title: `Allow ${ask.host} for the rest of this session`,
-          question: `Always allow ${ask.host} for this session? Code in this session may then send any request to ${ask.host} without asking, until you revoke it in Session settings.`,
-        }}
-      />
-    </div>
-  );
-}
-
 /**
  * The asks waiting for the person, in a fixed area above the composer:
  * generated UI lives in the timeline and cannot move, cover or restyle
@@ -142,6 +123,7 @@ export function PendingAsks({ onHeight }: { onHeight?: (height: number) => void 
 
 function AsksArea({ controller, asks, onHeight }: { controller: CapabilityController; asks: readonly PendingAsk[]; onHeight?: (height: number) => void }) {
   const area = useRef<HTMLElement>(null);
+  const views = useContext(AskViewsContext);
   useLayoutEffect(() => {
     const element = area.current;
     if (!element || !onHeight) return;
@@ -166,9 +148,10 @@ function AsksArea({ controller, asks, onHeight }: { controller: CapabilityContro
         </div>
       )}
       <div className="lm-asks__list">
-        {asks.map((ask) =>
-          ask.capability === "tool" ? <ToolAskView key={ask.id} ask={ask} controller={controller} /> : <NetworkAskView key={ask.id} ask={ask} controller={controller} />,
-        )}
+        {asks.map((ask) => {
+          const View = views.get(ask.capability);
+          return View ? <View key={ask.id} ask={ask} controller={controller} /> : null;
+        })}
       </div>
     </section>
   );

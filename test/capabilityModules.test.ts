@@ -1,0 +1,61 @@
+/**
+ * A capability is one module (src/capabilities/README.md): what each
+ * declares agrees with what the realm defines and the host serves.
+ */
+import { describe, expect, it, vi } from "vitest";
+import { CAPABILITIES, type CapabilityHost, type PersonSide } from "../src/capabilities";
+import { FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL } from "../src/wire/capabilities";
+import { createCapabilityGlobals } from "../workers/realm/runtime/capabilities";
+import { createRealmTools } from "../workers/realm/runtime/capabilities/tools";
+
+function fakeHost(): CapabilityHost {
+  const service = () => null;
+  const person: PersonSide = {
+    ask: async () => "deny",
+    askTool: async () => "deny",
+    recordNetwork: () => {},
+    recordTool: () => {},
+    policyChanged: async () => {},
+    attach: vi.fn(),
+    attachTools: vi.fn(),
+    toolDescriptors: () => [{ name: "lookup_film", description: "Looks up a film", inputSchema: { type: "object" } } as never],
+    fileChooser: { register: () => ({}) as never } as never,
+    fileReadService: service,
+    fileOfferService: service,
+  };
+  return { person, messages: () => [], setTools: () => {} };
+}
+
+describe("capability modules", () => {
+  it("have distinct names and realm globals", () => {
+    const names = CAPABILITIES.map((capability) => capability.name);
+    expect(new Set(names).size).toBe(names.length);
+    const globals = CAPABILITIES.flatMap((capability) => capability.realmGlobals);
+    expect(new Set(globals).size).toBe(globals.length);
+  });
+
+  it("declare exactly the globals their realm halves define", () => {
+    const requests = () => undefined;
+    const defined = Object.keys(createCapabilityGlobals(requests, createRealmTools(requests)));
+    expect(CAPABILITIES.flatMap((capability) => capability.realmGlobals).sort()).toEqual(defined.sort());
+  });
+
+  it("serve every capability host service once, and attach their brokers", () => {
+    const host = fakeHost();
+    const served = CAPABILITIES.flatMap((capability) => Object.entries(capability.install(host)));
+    expect(served.map(([name]) => name).sort()).toEqual([FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL].sort());
+    for (const [, service] of served) expect(typeof service).toBe("function");
+    expect(host.person.attach).toHaveBeenCalledOnce();
+    expect(host.person.attachTools).toHaveBeenCalledOnce();
+  });
+
+  it("add their lines to the system prompt (the connected tools)", () => {
+    const host = fakeHost();
+    const prompt = CAPABILITIES.map((capability) => capability.prompt?.(host) ?? "").join("");
+    expect(prompt).toContain("lookup_film");
+  });
+
+  it("name the view of each ask they raise", () => {
+    expect(CAPABILITIES.flatMap((capability) => (capability.ask ? [capability.ask.capability] : [])).sort()).toEqual(["network", "tool"]);
+  });
+});
