@@ -18,7 +18,7 @@ function fakeHost(): CapabilityHost {
     policyChanged: async () => {},
     attach: vi.fn(),
     attachTools: vi.fn(),
-    toolDescriptors: () => [{ name: "lookup_film", description: "Looks up a film", inputSchema: { type: "object" } } as never],
+    toolDescriptors: () => [{ name: "lookup_film", server: "films", tool: "lookup_film", description: "Looks up a film", inputSchema: { type: "object" }, readOnly: true }],
     fileChooser: { register: () => ({}) as never } as never,
     fileReadService: service,
     fileOfferService: service,
