@@ -52,6 +52,10 @@ export interface AppOptions {
   settings: () => AppSettings;
   /** The capabilities to install, in order (src/capabilities/index.ts). */
   capabilities: readonly Capability[];
+  /** The page's realm; tests pass a stand-in. */
+  realm?: RealmHost;
+  /** The page's address and history (the session link, an MCP sign-in's return); tests pass a stand-in. */
+  page?: { location: Pick<Location, "href" | "search" | "pathname" | "hash" | "protocol">; history: Pick<History, "state" | "replaceState"> };
 }
 
 /** What the page renders (src/ui/mounts.tsx's MountsContextValue is built from `mounts`). */
@@ -75,7 +79,8 @@ export interface App {
 }
 
 export function createApp(options: AppOptions): App {
-  const realm = createRealmHost();
+  const realm = options.realm ?? createRealmHost();
+  const { location, history } = options.page ?? globalThis;
   const unknownComponent = (name: string) =>
     controller
       .getState()
