@@ -51,7 +51,7 @@ describe("capability modules", () => {
 
   it("add their lines to the system prompt (the connected tools)", () => {
     const host = fakeHost();
-    const prompt = CAPABILITIES.map((capability) => capability.prompt?.(host) ?? "").join("");
+    const prompt = CAPABILITIES.map((capability) => capability.prompt?.after?.(host) ?? "").join("");
     expect(prompt).toContain("lookup_film");
   });
 

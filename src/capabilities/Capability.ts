@@ -7,6 +7,7 @@
  */
 import type { ComponentType } from "react";
 import type { ChatMessage } from "../agent/agent";
+import type { PromptLines } from "../llm/systemPrompt";
 import type { FileChooser } from "../render/fileChooser";
 import type { HostService } from "../sandbox/types";
 import type { ToolDescriptor } from "../wire/capabilities";
@@ -52,6 +53,11 @@ export interface AskViewProps<Ask> {
   controller: { answer(askId: string, answer: PersonAnswer | ToolAnswer): void };
 }
 
+export interface CapabilityPrompt extends PromptLines {
+  /** Lines after the whole prompt, read at each model call (the connected tools). */
+  after?(host: CapabilityHost): string;
+}
+
 export interface Capability {
   /** The folder's name: `network`, `files`, `tools`. */
   readonly name: string;
@@ -67,8 +73,13 @@ export interface Capability {
    * to the realm (`realm.provide(name, service)`). Called once per page.
    */
   install(host: CapabilityHost): Readonly<Record<string, HostService>>;
-  /** Lines after the base system prompt, read at each model call. */
-  prompt?(host: CapabilityHost): string;
+  /**
+   * Its lines in the system prompt: fixed ones at the prompt's named places
+   * (`PromptLines`: the globals line, "Reaching outside", the examples;
+   * src/llm/systemPrompt.ts assembles them in the order of the list), and
+   * `after`, read at each model call and appended after the whole prompt.
+   */
+  readonly prompt?: CapabilityPrompt;
   /**
    * Its ask, drawn above the composer: the `capability` tag its asks carry
    * and their view (typed by its own ask; the page picks the view by the tag).

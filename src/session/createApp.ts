@@ -13,7 +13,7 @@ import { describeLlmError } from "../llm/errors";
 import { scrubDescription } from "../llm/scrubSecret";
 import { isDemo, type LlmSettings } from "../llm/settings";
 import type { DemoModelOptions } from "../llm/demoModel";
-import { SYSTEM_PROMPT, wrapFeedback } from "../llm/systemPrompt";
+import { buildSystemPrompt, wrapFeedback } from "../llm/systemPrompt";
 import { createRealmHost, type RealmHost } from "../sandbox";
 // Specific modules, not the "../render" index: MountView and the catalog load with the first mount (ui/mounts.tsx).
 import { createMountInbox } from "../render/mountInbox";
@@ -122,6 +122,8 @@ export function createApp(options: AppOptions): App {
       ...(chat?.maxOutputTokens !== undefined ? { maxOutputTokens: chat.maxOutputTokens } : {}),
     };
   };
+  // The base prompt with each capability's fixed lines at their places, in the list's order.
+  const systemPrompt = buildSystemPrompt(options.capabilities.map((capability) => capability.prompt ?? {}));
   const makeAgent = (messages: ChatMessage[]) =>
     new Agent(
       {
@@ -132,8 +134,8 @@ export function createApp(options: AppOptions): App {
           if (isDemo(settings)) return (await loadDemoModel()).createDemoModel(demo);
           return (await loadProvider()).createLanguageModel(settings, { demo });
         },
-        // Read at each turn: each capability's lines (the connected MCP tools) follow the base prompt.
-        system: () => SYSTEM_PROMPT + options.capabilities.map((capability) => capability.prompt?.(host) ?? "").join(""),
+        // Read at each turn: the lines each capability computes then (the connected MCP tools) follow the prompt.
+        system: () => systemPrompt + options.capabilities.map((capability) => capability.prompt?.after?.(host) ?? "").join(""),
         callSettings: () => {
           const chat = controller.getState().current?.chat;
           // An instruction applied from an imported file is the file's: it goes inside the untrusted bracket.

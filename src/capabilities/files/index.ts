@@ -5,12 +5,14 @@
  * `download(name, data, mimeType?)` and saved only on the person's click
  * (`FILE_OFFER`). No ask: the person's own click is the consent. The chosen
  * files and offers are kept by the person's side
- * (src/session/capabilityController.ts). Realm half:
+ * (src/session/capabilityController.ts). Its lines in the system prompt:
+ * prompt.ts. Realm half:
  * workers/realm/runtime/capabilities/files.ts.
  */
 import { FILE_ATTACHMENT, FILE_OFFER, FILE_READ } from "../../wire/capabilities";
 import type { Capability } from "../Capability";
 import { createAttachmentService } from "./attachmentService";
+import { filesPrompt } from "./prompt";
 
 export const files: Capability = {
   name: "files",
@@ -22,4 +24,5 @@ export const files: Capability = {
       [FILE_ATTACHMENT]: createAttachmentService({ messages, chooser: person.fileChooser }),
     };
   },
+  prompt: filesPrompt,
 };

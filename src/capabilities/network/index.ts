@@ -1,13 +1,15 @@
 /**
  * `fetch` in the realm, brokered by the host (DESIGN.md §4): the person's
  * rules per session (networkPolicy.ts), the broker that asks and fetches
- * (createNetworkBroker.ts), the ask (AskView.tsx). Realm half:
+ * (createNetworkBroker.ts), the ask (AskView.tsx), its lines in the system
+ * prompt (prompt.ts). Realm half:
  * workers/realm/runtime/capabilities/network.ts.
  */
 import { NET_FETCH } from "../../wire/capabilities";
 import type { Capability } from "../Capability";
 import { NetworkAskView } from "./AskView";
 import { createNetworkBroker } from "./createNetworkBroker";
+import { networkPrompt } from "./prompt";
 
 export const network: Capability = {
   name: "network",
@@ -21,5 +23,6 @@ export const network: Capability = {
     person.attach(broker);
     return { [NET_FETCH]: broker.service };
   },
+  prompt: networkPrompt,
   ask: { capability: "network", View: NetworkAskView },
 };

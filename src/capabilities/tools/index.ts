@@ -32,7 +32,7 @@ export const tools: Capability = {
     );
     return { [TOOL_CALL]: broker.service };
   },
-  // Read at each model call: the connected tools are listed after the base prompt.
-  prompt: ({ person }) => toolsPrompt(person.toolDescriptors()),
+  // Read at each model call: the connected tools are listed after the whole prompt.
+  prompt: { after: ({ person }) => toolsPrompt(person.toolDescriptors()) },
   ask: { capability: "tool", View: ToolAskView },
 };
