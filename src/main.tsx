@@ -14,7 +14,7 @@ import { preloadMarkdown } from "./ui/LazyMarkdown";
 import { prepareTimeFormat } from "./ui/MessageActions";
 import { forgetKey, loadSettings, saveSettings, type Settings } from "./ui/settings";
 import { watchRealmStatus, type RealmStatus } from "./session/realmStatus";
-import { AskViewsContext, CapabilitiesContext, type AskViews } from "./ui/capabilities";
+import { AskKindsContext, CapabilitiesContext, type AskKinds } from "./ui/capabilities";
 import { CSP_HEADER_CHECKED_MARK, warnWithoutCspHeader } from "./ui/warnWithoutCspHeader";
 
 // The database code is the first thing the session controller needs: its chunk is requested now, while the
@@ -44,8 +44,8 @@ function prefetchParts(preloadReply: () => Promise<unknown>): void {
   else setTimeout(fetchAll, 200);
 }
 
-/** Each capability's ask view, by the tag its asks carry. */
-const ASK_VIEWS: AskViews = new Map(CAPABILITIES.flatMap((capability) => (capability.ask ? [[capability.ask.capability, capability.ask.View] as const] : [])));
+/** Each capability's kind of ask (its view, its words), by the tag its asks carry. */
+const ASK_KINDS: AskKinds = new Map(CAPABILITIES.flatMap((capability) => (capability.ask ? [[capability.ask.capability, capability.ask] as const] : [])));
 
 /**
  * Renders the app (src/session/createApp.ts wires it): settings in this
@@ -75,7 +75,7 @@ function Root() {
 
   return (
     <CapabilitiesContext.Provider value={capabilities}>
-    <AskViewsContext.Provider value={ASK_VIEWS}>
+    <AskKindsContext.Provider value={ASK_KINDS}>
     <RemoteImagesContext.Provider value={capabilities.imagePolicy}>
     <FileChooserContext.Provider value={capabilities.fileChooser}>
     <MountsContext.Provider value={mounts}>
@@ -99,7 +99,7 @@ function Root() {
     </MountsContext.Provider>
     </FileChooserContext.Provider>
     </RemoteImagesContext.Provider>
-    </AskViewsContext.Provider>
+    </AskKindsContext.Provider>
     </CapabilitiesContext.Provider>
   );
 }

@@ -11,10 +11,9 @@ import { createRealmTools } from "../workers/realm/runtime/capabilities/tools";
 function fakeHost(): CapabilityHost {
   const service = () => null;
   const person: PersonSide = {
-    ask: async () => "deny",
-    askTool: async () => "deny",
-    recordNetwork: () => {},
-    recordTool: () => {},
+    asker: vi.fn(() => async () => "deny" as const),
+    record: () => {},
+    noteUntrusted: () => {},
     policyChanged: async () => {},
     attach: vi.fn(),
     attachTools: vi.fn(),
@@ -47,6 +46,8 @@ describe("capability modules", () => {
     for (const [, service] of served) expect(typeof service).toBe("function");
     expect(host.person.attach).toHaveBeenCalledOnce();
     expect(host.person.attachTools).toHaveBeenCalledOnce();
+    // Each kind of ask is registered by its capability, the one its view is drawn for.
+    expect(vi.mocked(host.person.asker).mock.calls.map(([kind]) => kind)).toEqual(CAPABILITIES.flatMap((capability) => (capability.ask ? [capability.ask] : [])));
   });
 
   it("add their lines to the system prompt (the connected tools)", () => {

@@ -11,11 +11,44 @@ import type { PromptLines } from "../llm/systemPrompt";
 import type { FileChooser } from "../render/fileChooser";
 import type { HostService } from "../sandbox/types";
 import type { ToolDescriptor } from "../wire/capabilities";
-import type { NetworkAuditRecord, NetworkBroker, PermissionAsk } from "./network/createNetworkBroker";
-import type { PersonAnswer } from "./network/networkPolicy";
+import type { AuditEntry } from "../store/types";
+import type { NetworkBroker } from "./network/createNetworkBroker";
 import type { McpServers } from "./tools/createMcpServers";
-import type { ToolAuditRecord, ToolBroker, ToolPermissionAsk } from "./tools/createToolBroker";
-import type { ToolAnswer } from "./tools/toolPolicy";
+import type { ToolBroker } from "./tools/createToolBroker";
+
+/** An ask as a broker raises it: its id, and the tag its kind is known by. */
+export interface AskRequest {
+  readonly id: string;
+  readonly capability: string;
+}
+
+/** What the person answers an ask: Allow once, Deny, or the kind's own "always" (`host`, `tool`). */
+export type AskAnswer<Always extends string = string> = "once" | "deny" | Always;
+
+/**
+ * One kind of ask (a network request, a tool call): the person's side keeps
+ * every kind's asks in one queue and needs no more than this to draw,
+ * answer, refuse and remember them.
+ */
+export interface AskKind<Ask extends AskRequest = AskRequest, Always extends string = string> {
+  /** The tag its asks carry (`network`, `tool`); also the `capability` of the grants an "always" saves. */
+  readonly capability: string;
+  /** Its "always" answer (`host`, `tool`): accepted for its own asks only, and confirmed first (AskActions.tsx). */
+  readonly always: Always;
+  /** The call in a few words, for the timeline's record: `GET https://…`, `tool server/tool`. */
+  action(ask: Ask): string;
+  /** The call as a refusal names it ("… was refused without asking"): `GET https://…`, `the call of server/tool`. */
+  refused(ask: Ask): string;
+  /** What "always" covers, as the record says it ("Always allowed …:"): the host, `server/tool`. */
+  covers(ask: Ask): string;
+  /** The grant key an "always" saves with the session (the broker applied it already): the host, the tool's key. */
+  grant(ask: Ask): string;
+  /** Its view, drawn above the composer. */
+  readonly View: ComponentType<AskViewProps<Ask>>;
+}
+
+/** An audit line as a capability records it (the session adds the session's id). */
+export type AuditInput = Pick<AuditEntry, "at" | "capability" | "method" | "url" | "decision"> & Record<string, unknown>;
 
 /**
  * The person's side of the capabilities, as the capabilities use it: asks,
@@ -24,10 +57,12 @@ import type { ToolAnswer } from "./tools/toolPolicy";
  * this side asks, shows and saves.
  */
 export interface PersonSide {
-  ask(request: PermissionAsk, signal: AbortSignal): Promise<PersonAnswer>;
-  askTool(request: ToolPermissionAsk, signal: AbortSignal): Promise<ToolAnswer>;
-  recordNetwork(record: NetworkAuditRecord): void;
-  recordTool(record: ToolAuditRecord): void;
+  /** Registers a kind of ask (once per page) and returns how its broker asks the person. */
+  asker<Ask extends AskRequest, Always extends string>(kind: AskKind<Ask, Always>): (request: Ask, signal: AbortSignal) => Promise<AskAnswer<Always>>;
+  /** One line of the session's audit list. */
+  record(entry: AuditInput): void;
+  /** Outside content reached the code (a response, a file, a tool result): the next feedback is labelled untrusted. */
+  noteUntrusted(source: string): void;
   /** A broker's rules changed (an answer, a revoke): the session saves them. */
   policyChanged(): Promise<void>;
   attach(broker: NetworkBroker): void;
@@ -50,7 +85,7 @@ export interface CapabilityHost {
 /** The props of an ask's view: the ask (with its place in the timeline) and what answers it. */
 export interface AskViewProps<Ask> {
   ask: Ask & { id: string; replyId?: string; afterBlock: number };
-  controller: { answer(askId: string, answer: PersonAnswer | ToolAnswer): void };
+  controller: { answer(askId: string, answer: AskAnswer): void };
 }
 
 export interface CapabilityPrompt extends PromptLines {
@@ -81,8 +116,10 @@ export interface Capability {
    */
   readonly prompt?: CapabilityPrompt;
   /**
-   * Its ask, drawn above the composer: the `capability` tag its asks carry
-   * and their view (typed by its own ask; the page picks the view by the tag).
+   * Its kind of ask, when it asks the person (the same object its `install`
+   * passes to `person.asker`): the page draws each ask with its kind's view,
+   * picked by the ask's tag.
    */
-  readonly ask?: { readonly capability: string; readonly View: ComponentType<AskViewProps<any>> };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kind is typed by its own ask
+  readonly ask?: AskKind<any, string>;
 }

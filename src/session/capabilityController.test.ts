@@ -5,7 +5,11 @@
  * grants never let anything through in that moment.
  */
 import { describe, expect, it } from "vitest";
+import { networkAudit } from "../capabilities/network";
+import { networkAsk } from "../capabilities/network/ask";
 import { createNetworkBroker } from "../capabilities/network/createNetworkBroker";
+import { toolAudit } from "../capabilities/tools";
+import { toolAsk } from "../capabilities/tools/ask";
 import { createMcpServers } from "../capabilities/tools/createMcpServers";
 import { createToolBroker } from "../capabilities/tools/createToolBroker";
 import { createDemoMcpServer } from "../capabilities/tools/demoMcpServer";
@@ -17,7 +21,7 @@ import { CapabilityController, MAX_PENDING_ASKS } from "./capabilityController";
 async function setUp() {
   const store = await openTestStore();
   const controller = new CapabilityController({ agent: () => undefined });
-  const broker = createNetworkBroker({ ask: controller.ask, audit: controller.recordNetwork, newId: () => "ask-1" });
+  const broker = createNetworkBroker({ ask: controller.asker(networkAsk), audit: networkAudit(controller), newId: () => "ask-1" });
   controller.attach(broker);
   return { store, controller, broker };
 }
@@ -106,7 +110,7 @@ describe("CapabilityController.open", () => {
 describe("tool grants are the server's address's", () => {
   async function withTools() {
     const { store, controller } = await setUp();
-    const tools = createToolBroker({ ask: controller.askTool, audit: controller.recordTool, onChange: () => void controller.policyChanged() });
+    const tools = createToolBroker({ ask: controller.asker(toolAsk), audit: toolAudit(controller), onChange: () => void controller.policyChanged() });
     const servers = createMcpServers({ demoServer: createDemoMcpServer, remember: null, redirectUrl: null });
     controller.attachTools(tools, async () => servers, () => undefined);
     return { store, controller, tools, servers };

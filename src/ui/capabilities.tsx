@@ -6,9 +6,9 @@
  * button; and the **Session settings** dialog (network mode, granted hosts
  * with **Revoke**, strict mode, audit list).
  */
-import { createContext, lazy, Suspense, useContext, useEffect, useLayoutEffect, useRef, useSyncExternalStore, type ComponentType, type ReactNode } from "react";
+import { createContext, lazy, Suspense, useContext, useEffect, useLayoutEffect, useRef, useSyncExternalStore, type ReactNode } from "react";
 import type { AskRecord, CapabilityController, CapabilityState, PendingAsk } from "../session/capabilityController";
-import type { AskViewProps } from "../capabilities/Capability";
+import type { AskKind } from "../capabilities/Capability";
 import type { NetworkMode } from "../capabilities/network/networkPolicy";
 import type { InteractionSummary } from "../agent/interactionLifecycle";
 import { costOf, formatCost, TokenPriceContext } from "./cost";
@@ -21,9 +21,9 @@ import { useModalDialog } from "./useModalDialog";
 
 export const CapabilitiesContext = createContext<CapabilityController | undefined>(undefined);
 
-/** Each capability's ask view by the `capability` tag its asks carry (src/capabilities: `Capability.ask`). */
-export type AskViews = ReadonlyMap<string, ComponentType<AskViewProps<PendingAsk>>>;
-export const AskViewsContext = createContext<AskViews>(new Map());
+/** Each capability's kind of ask (its view, its words) by the `capability` tag its asks carry (src/capabilities: `Capability.ask`). */
+export type AskKinds = ReadonlyMap<string, AskKind<PendingAsk>>;
+export const AskKindsContext = createContext<AskKinds>(new Map());
 
 const EMPTY: CapabilityState = {
   policy: { mode: "ask", hosts: [], strict: false, grants: [] },
@@ -79,32 +79,29 @@ export function CapabilitySlot({ replyId, afterBlock, rest }: { replyId: string;
   );
 }
 
-/** What an ask was about, in a few words: "GET https://…" or "tool server/tool". */
-const askAction = (ask: PendingAsk) => (ask.capability === "tool" ? `tool ${ask.server}/${ask.tool}` : `${ask.method} ${ask.url}`);
-
-function outcomeWords(record: AskRecord): string {
+function outcomeWords(record: AskRecord, kind: AskKind<PendingAsk> | undefined): string {
   const { ask, outcome } = record;
   switch (outcome) {
     case undefined:
       return "Waiting for your answer above the message box:";
     case "once":
       return "Allowed once:";
-    case "host":
-      return ask.capability === "network" ? `Always allowed ${ask.host}:` : "Always allowed:";
-    case "tool":
-      return ask.capability === "tool" ? `Always allowed ${ask.server}/${ask.tool}:` : "Always allowed:";
     case "deny":
       return "Denied:";
     case "withdrawn":
       return "Not answered (the call ended):";
+    default:
+      // The kind's "always" ("host", "tool"): what it covers.
+      return kind && outcome === kind.always ? `Always allowed ${kind.covers(ask)}:` : "Always allowed:";
   }
 }
 
-/** The timeline's record of one ask (the ask itself waits above the composer). */
+/** The timeline's record of one ask (the ask itself waits above the composer); what it was about in its kind's few words. */
 function AskRecordView({ record }: { record: AskRecord }) {
+  const kind = useContext(AskKindsContext).get(record.ask.capability);
   return (
     <p className={`lm-ask-record${record.outcome === undefined ? " lm-ask-record--waiting" : ""}`} role="note" aria-label="Permission record">
-      {outcomeWords(record)} <code className="lm-ask__url">{askAction(record.ask)}</code>
+      {outcomeWords(record, kind)} <code className="lm-ask__url">{kind?.action(record.ask)}</code>
     </p>
   );
 }
@@ -123,7 +120,7 @@ export function PendingAsks({ onHeight }: { onHeight?: (height: number) => void 
 
 function AsksArea({ controller, asks, onHeight }: { controller: CapabilityController; asks: readonly PendingAsk[]; onHeight?: (height: number) => void }) {
   const area = useRef<HTMLElement>(null);
-  const views = useContext(AskViewsContext);
+  const kinds = useContext(AskKindsContext);
   useLayoutEffect(() => {
     const element = area.current;
     if (!element || !onHeight) return;
@@ -149,7 +146,7 @@ function AsksArea({ controller, asks, onHeight }: { controller: CapabilityContro
       )}
       <div className="lm-asks__list">
         {asks.map((ask) => {
-          const View = views.get(ask.capability);
+          const View = kinds.get(ask.capability)?.View;
           return View ? <View key={ask.id} ask={ask} controller={controller} /> : null;
         })}
       </div>
