@@ -5,6 +5,7 @@
  * grants never let anything through in that moment.
  */
 import { describe, expect, it } from "vitest";
+import type { AskKind } from "../capabilities/Capability";
 import { networkAudit } from "../capabilities/network";
 import { networkAsk } from "../capabilities/network/ask";
 import { createNetworkBroker } from "../capabilities/network/createNetworkBroker";
@@ -104,6 +105,50 @@ describe("CapabilityController.open", () => {
     await controller.open(await createSession(store), store);
     await expect(answer).resolves.toBe("deny");
     expect(controller.getState().asks).toEqual([]);
+  });
+});
+
+describe("one queue of asks of every kind", () => {
+  /** A kind no file in src/session names: registered by its capability, queued like the others. */
+  const storageAsk: AskKind<{ id: string; capability: "storage"; key: string }, "key"> = {
+    capability: "storage",
+    always: "key",
+    action: (ask) => `STORE ${ask.key}`,
+    refused: (ask) => `storing ${ask.key}`,
+    covers: (ask) => ask.key,
+    grant: (ask) => `key:${ask.key}`,
+    View: () => null,
+  };
+
+  it("queues a new kind with the network's, answers it with its own \"always\" only, and saves its grant", async () => {
+    const { store, controller } = await setUp();
+    const session = await createSession(store);
+    await controller.open(session, store);
+    const askStorage = controller.asker(storageAsk);
+    const stored = askStorage({ id: "s1", capability: "storage", key: "notes" }, new AbortController().signal);
+    const fetched = controller.ask(askFor("api.example"), new AbortController().signal);
+    expect(controller.getState().asks.map((ask) => `${ask.capability} ${ask.id}`)).toEqual(["storage s1", "network ask-api.example"]);
+    // Another kind's "always" is not an answer to it.
+    controller.answer("s1", "host");
+    controller.answer("ask-api.example", "key");
+    expect(controller.getState().asks).toHaveLength(2);
+    controller.answer("s1", "key");
+    await expect(stored).resolves.toBe("key");
+    await expect.poll(async () => (await listGrants(store, session.id)).map((grant) => `${grant.capability} ${grant.host}`)).toEqual(["storage key:notes"]);
+    controller.denyAll();
+    await expect(fetched).resolves.toBe("deny");
+  });
+
+  it("names a refused call in its kind's words", async () => {
+    const { store, controller } = await setUp();
+    await controller.open(await createSession(store), store);
+    const askStorage = controller.asker(storageAsk);
+    const waiting = Array.from({ length: MAX_PENDING_ASKS }, (_, index) => controller.ask(askFor(`h${index}.example`), new AbortController().signal));
+    await expect(askStorage({ id: "s2", capability: "storage", key: "notes" }, new AbortController().signal)).rejects.toThrow(
+      `${MAX_PENDING_ASKS} permission requests are already waiting for the person; storing notes was refused without asking.`,
+    );
+    controller.denyAll();
+    await Promise.all(waiting);
   });
 });
 
