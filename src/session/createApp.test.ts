@@ -11,7 +11,11 @@ import type { RealmHost } from "../sandbox";
 import type { UiEventMessage } from "../wire/mount";
 import { FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL } from "../wire/capabilities";
 import { DEFAULT_SETTINGS } from "../llm/settings";
-import { createApp } from "./createApp";
+import { readFileSync } from "node:fs";
+import type { CapabilityHost } from "../capabilities";
+import { toolsPrompt } from "../llm/toolsPrompt";
+import type { ToolDescriptor } from "../wire/capabilities";
+import { createApp, systemPrompt } from "./createApp";
 
 function standInRealm() {
   const provided: string[] = [];
@@ -59,5 +63,20 @@ describe("createApp", () => {
     expect(uiEvents.map((sent) => sent.type)).toEqual(["ui-event", "ui-event"]);
     expect(typeof uiEvents[0]!.eventId).toBe("number");
     expect(uiEvents[1]!.eventId).toBeGreaterThan(uiEvents[0]!.eventId!);
+  });
+});
+
+describe("the system prompt the model reads", () => {
+  // The prompt as it was when it was one string in src/llm, with the tools list after it.
+  const before = readFileSync(new URL("../llm/__fixtures__/systemPrompt.txt", import.meta.url), "utf8");
+  const tool: ToolDescriptor = { name: "lookup_film", server: "films", tool: "lookup_film", description: "Looks up a film", inputSchema: { type: "object" }, readOnly: true };
+
+  it("is the base prompt with the capabilities' lines, then the connected tools, byte for byte as before", () => {
+    let tools: ToolDescriptor[] = [];
+    const host = { person: { toolDescriptors: () => tools }, messages: () => [], setTools: () => undefined } as unknown as CapabilityHost;
+    const read = systemPrompt(CAPABILITIES, () => host);
+    expect(read()).toBe(before);
+    tools = [tool];
+    expect(read()).toBe(before + toolsPrompt([tool]));
   });
 });

@@ -44,6 +44,16 @@ function preloadModel(settings: AppSettings): Promise<unknown> {
   return Promise.all([import("ai"), isDemo(settings) ? loadDemoModel() : loadProvider()]);
 }
 
+/**
+ * The system prompt as the model reads it at each call: the base prompt
+ * with each capability's fixed lines at their places, built once in the
+ * list's order, then the lines each computes at that call (the connected tools).
+ */
+export function systemPrompt(capabilities: readonly Capability[], host: () => CapabilityHost): () => string {
+  const fixed = buildSystemPrompt(capabilities.map((capability) => capability.prompt ?? {}));
+  return () => fixed + capabilities.map((capability) => capability.prompt?.after?.(host()) ?? "").join("");
+}
+
 /** What the app reads of the person's settings (src/ui/settings.ts keeps them). */
 export type AppSettings = LlmSettings & { maxTurns: number };
 
@@ -122,8 +132,6 @@ export function createApp(options: AppOptions): App {
       ...(chat?.maxOutputTokens !== undefined ? { maxOutputTokens: chat.maxOutputTokens } : {}),
     };
   };
-  // The base prompt with each capability's fixed lines at their places, in the list's order.
-  const systemPrompt = buildSystemPrompt(options.capabilities.map((capability) => capability.prompt ?? {}));
   const makeAgent = (messages: ChatMessage[]) =>
     new Agent(
       {
@@ -135,7 +143,7 @@ export function createApp(options: AppOptions): App {
           return (await loadProvider()).createLanguageModel(settings, { demo });
         },
         // Read at each turn: the lines each capability computes then (the connected MCP tools) follow the prompt.
-        system: () => systemPrompt + options.capabilities.map((capability) => capability.prompt?.after?.(host) ?? "").join(""),
+        system: systemPrompt(options.capabilities, () => host),
         callSettings: () => {
           const chat = controller.getState().current?.chat;
           // An instruction applied from an imported file is the file's: it goes inside the untrusted bracket.
