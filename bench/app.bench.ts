@@ -32,7 +32,8 @@ import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { DIST_DIR, ROOT_DIR, configureEndpoint, launchBrowser, openReadyApp, serveStatic, waitFor } from "../e2e/harness";
 import { startMockLlm, type MockChunk } from "../e2e/mockLlm";
-import { SYSTEM_PROMPT, estimateTokens } from "../src/llm";
+import { estimateTokens } from "../src/llm";
+import { SYSTEM_PROMPT } from "../src/capabilities";
 
 function ensureBuilt() {
   if (!existsSync(join(DIST_DIR, "index.html")) || !existsSync(join(DIST_DIR, "generated", "realm.js"))) {

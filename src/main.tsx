@@ -2,60 +2,24 @@
 import "./ui/styles.css";
 import { createRoot } from "react-dom/client";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { Agent, type ChatMessage } from "./agent/agent";
-import { limitConsoleEvents } from "./agent/limitConsoleEvents";
-import { createProtocolParser } from "./protocol/parser";
-// Specific modules, not "./llm": the provider (and the AI SDK) load lazily.
-import { describeLlmError } from "./llm/errors";
-import { scrubDescription } from "./llm/scrubSecret";
 import { isDemo } from "./llm/settings";
-import type { DemoModelOptions } from "./llm/demoModel";
-import { SYSTEM_PROMPT, toolsPrompt, wrapFeedback } from "./llm/systemPrompt";
-import { createRealmHost } from "./sandbox";
-// Specific modules, not the "./render" index: MountView and the catalog load with the first mount (ui/mounts.tsx).
-import { createMountInbox } from "./render/mountInbox";
-import { createMountRegistry } from "./render/mountRegistry";
+import { createApp } from "./session/createApp";
+import { CAPABILITIES } from "./capabilities";
 import { FileChooserContext } from "./render/fileChooser";
 import { RemoteImagesContext } from "./render/RemoteImage";
 import { setSensitiveValues } from "./render/sensitiveValues";
-import { MountsContext, type MountsContextValue } from "./ui/mounts";
+import { MountsContext } from "./ui/mounts";
 import { App } from "./ui/App";
 import { preloadMarkdown } from "./ui/LazyMarkdown";
 import { prepareTimeFormat } from "./ui/MessageActions";
-import { SessionController } from "./ui/sessionController";
 import { forgetKey, loadSettings, saveSettings, type Settings } from "./ui/settings";
-import { createAttachmentService } from "./ui/attachmentService";
-import { watchRealmStatus, withoutStartUpErrors, type RealmStatus } from "./ui/realmStatus";
-import { createNetworkBroker } from "./sandbox/capabilities/createNetworkBroker";
-import { FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL } from "./wire/capabilities";
-import { createToolBroker } from "./sandbox/capabilities/createToolBroker";
-import { CapabilityController } from "./ui/capabilityController";
-import { CapabilitiesContext } from "./ui/capabilities";
+import { watchRealmStatus, type RealmStatus } from "./session/realmStatus";
+import { AskKindsContext, CapabilitiesContext, type AskKinds } from "./ui/capabilities";
 import { CSP_HEADER_CHECKED_MARK, warnWithoutCspHeader } from "./ui/warnWithoutCspHeader";
 
 // The database code is the first thing the session controller needs: its chunk is requested now, while the
 // app's own code still runs, instead of after the first render (the controller imports the same module).
 void import("./store/store").catch(() => {});
-
-/**
- * The model's code: the demo model (with its scripts), or the HTTP providers (OpenAI's and the compatible
- * one, with their schemas), which the demo never needs. A failed load is tried again.
- */
-function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
-  let pending: Promise<T> | undefined;
-  return () =>
-    (pending ??= load().catch((error: unknown) => {
-      pending = undefined;
-      throw error;
-    }));
-}
-const loadDemoModel = loadOnce(() => import("./llm/demoModel"));
-const loadProvider = loadOnce(() => import("./llm/provider"));
-
-/** What a reply with these settings loads before its first token: the AI SDK (the agent's streamText) and the model's code. */
-function preloadModel(settings: Settings): Promise<unknown> {
-  return Promise.all([import("ai"), isDemo(settings) ? loadDemoModel() : loadProvider()]);
-}
 
 /**
  * Parts the first screen does not show load on first use (src/ui/App.tsx, mounts.tsx, LazyMarkdown.tsx).
@@ -80,10 +44,12 @@ function prefetchParts(preloadReply: () => Promise<unknown>): void {
   else setTimeout(fetchAll, 200);
 }
 
+/** Each capability's kind of ask (its view, its words), by the tag its asks carry. */
+const ASK_KINDS: AskKinds = new Map(CAPABILITIES.flatMap((capability) => (capability.ask ? [[capability.ask.capability, capability.ask] as const] : [])));
+
 /**
- * Wires the app: one realm (sandbox) per page, one agent per open session,
- * sessions in IndexedDB, settings in this origin's storage. The key never
- * leaves this module except towards the configured base URL.
+ * Renders the app (src/session/createApp.ts wires it): settings in this
+ * origin's storage, the realm's status, the contexts the views read.
  */
 function Root() {
   const [settings, setSettings] = useState<Settings>(loadSettings);
@@ -94,157 +60,10 @@ function Root() {
   const [realmStatus, setRealmStatus] = useState<RealmStatus>({ state: "starting" });
 
   const { controller, realm, mounts, capabilities } = useMemo(() => {
-    const realm = createRealmHost();
-    const unknownComponent = (name: string) =>
-      controller
-        .getState()
-        .agent?.reportRenderProblem(`<${name}> is not a component this app can draw; it was shown as an error. Use the kit or plain HTML elements.`);
-    const registry = createMountRegistry({
-      onError: (mountId, error) => controller.getState().agent?.reportRenderProblem(`${mountId ? `mount ${mountId}: ` : ""}${error.message}`),
-      onUnknownComponent: (_mountId, name) => unknownComponent(name),
-    });
-    // Validated once, at the port. Mount messages are applied in time slices under the session's caps
-    // (render/mountInbox.ts); the agent hears only of what was applied.
-    const inbox = createMountInbox({
-      registry,
-      // Inbox warnings name their mount already.
-      onWarning: (mountId, message) => controller.getState().agent?.reportRenderProblem(mountId && !message.includes(mountId) ? `mount ${mountId}: ${message}` : message),
-    });
-    realm.subscribeMounts((message) => inbox.push(message));
-    // A fresh realm has none of the old mounts: they stay visible, inert;
-    // what the old one still had queued is dropped.
-    realm.subscribe((event) => {
-      if (event.type !== "realm-reset") return;
-      inbox.clear();
-      registry.closeAll();
-    });
-    // A realm that cannot start is shown by the page (status, Retry), not
-    // written into the session by the agent; the host bounds console output
-    // itself (agent/limitConsoleEvents.ts), whatever the realm sends.
-    const quiet = withoutStartUpErrors(realm);
-    const agentRealm = Object.assign(Object.create(quiet) as typeof realm, {
-      subscribe: (listener: Parameters<typeof realm.subscribe>[0]) => quiet.subscribe(limitConsoleEvents({ forward: listener })),
-      subscribeMounts: (listener: Parameters<typeof realm.subscribeMounts>[0]) => inbox.subscribe(listener),
-    });
-    /** The app's settings with the open session's own model and max tokens over them (Session settings → Model). */
-    const effectiveSettings = (): Settings => {
-      const chat = controller.getState().current?.chat;
-      const base = settingsRef.current;
-      return {
-        ...base,
-        ...(chat?.model ? { model: chat.model } : {}),
-        ...(chat?.maxOutputTokens !== undefined ? { maxOutputTokens: chat.maxOutputTokens } : {}),
-      };
-    };
-    const makeAgent = (messages: ChatMessage[]) =>
-      new Agent(
-        {
-          model: async () => {
-            const settings = effectiveSettings();
-            // The demo's tools script brings the page's built-in demo MCP server.
-            const demo: DemoModelOptions = { prepare: (script) => (script.usesDemoTools ? capabilities.addDemoServer() : undefined) };
-            if (isDemo(settings)) return (await loadDemoModel()).createDemoModel(demo);
-            return (await loadProvider()).createLanguageModel(settings, { demo });
-          },
-          // Read at each turn: the connected MCP tools are listed after the base prompt.
-          system: () => SYSTEM_PROMPT + toolsPrompt(capabilities.toolDescriptors()),
-          callSettings: () => {
-            const chat = controller.getState().current?.chat;
-            // An instruction applied from an imported file is the file's: it goes inside the untrusted bracket.
-            return { temperature: chat?.temperature, instruction: chat?.instruction, importedInstruction: chat?.importedInstruction };
-          },
-          realm: agentRealm,
-          createParser: createProtocolParser,
-          describeError: (error) => {
-            const current = effectiveSettings();
-            // The key never reaches the timeline, the session store or an export, whatever the server echoed.
-            return scrubDescription(describeLlmError(error, { baseURL: current.baseURL, model: current.model, pageProtocol: location.protocol }), current.apiKey);
-          },
-          // Output that follows outside content (a fetched body, a chosen file) is labelled untrusted.
-          wrapFeedback: (body, source) => wrapFeedback(body, source, { untrusted: capabilities.takeUntrusted() }),
-          maxTurns: settingsRef.current.maxTurns,
-          // An imported session's messages are replayed as untrusted content: the agent reads the mark the
-          // import put on each (never their dates, which the file chose), in a branch of one too.
-        },
-        messages,
-      );
-    // The open session's capabilities load (capabilities.open below): a message queued before the session opened is sent after.
-    let capabilitiesOpened: Promise<void> = Promise.resolve();
-    const controller: SessionController = new SessionController({
-      realm,
-      makeAgent,
-      registry,
-      href: location.href,
-      sessionReady: () => capabilitiesOpened,
-    });
-    // The session's capabilities: the broker enforces them, the controller asks the person and keeps the records.
-    const capabilities: CapabilityController = new CapabilityController({ agent: () => controller.getState().agent });
-    const broker = createNetworkBroker({
-      ask: capabilities.ask,
-      audit: capabilities.recordNetwork,
-      onChange: () => void capabilities.policyChanged(),
-    });
-    capabilities.attach(broker);
-    realm.provide(NET_FETCH, broker.service);
-    realm.provide(FILE_READ, capabilities.fileReadService);
-    realm.provide(FILE_OFFER, capabilities.fileOfferService);
-    // The person's MCP tools: the page holds the connections (and tokens); the realm gets their list and asks the broker.
-    const toolBroker = createToolBroker({
-      ask: capabilities.askTool,
-      audit: capabilities.recordTool,
-      onChange: () => void capabilities.policyChanged(),
-    });
-    capabilities.attachTools(
-      toolBroker,
-      () =>
-        import("./sandbox/capabilities/createMcpServers").then(({ createMcpServers }) =>
-          createMcpServers({ demoServer: () => import("./sandbox/capabilities/demoMcpServer").then((module) => module.createDemoMcpServer()) }),
-        ),
-      (tools) => realm.setTools(tools),
-    );
-    // The MCP servers this tab had before a reload come back (the SDK loads only if there were any), once the
-    // session is open: the composer does not wait for them.
-    const started = controller.start();
-    void started.then(() => capabilities.restoreServers());
-    // Back from an MCP server's OAuth sign-in: finish it (the code is single-use, so it leaves the address at once).
-    if (/[?&]state=/.test(location.search) && /[?&](code|error)=/.test(location.search)) {
-      const search = location.search;
-      history.replaceState(history.state, "", location.pathname + location.hash);
-      void capabilities.resumeSignIn(search);
-    }
-    realm.provide(TOOL_CALL, toolBroker.service);
-    realm.provide(
-      FILE_ATTACHMENT,
-      createAttachmentService({ messages: () => controller.getState().agent?.getState().messages ?? [], chooser: capabilities.fileChooser }),
-    );
-    let openedSession: string | undefined | null = null;
-    let replyPreloaded = false;
-    controller.subscribe(() => {
-      // A message sent while the sessions open: the code its reply needs loads meanwhile, not once the session is open.
-      if (controller.getState().queued && !replyPreloaded) {
-        replyPreloaded = true;
-        preloadModel(effectiveSettings()).catch(() => {});
-      }
-      const { current } = controller.getState();
-      if ((current?.id ?? undefined) === openedSession) return;
-      openedSession = current?.id;
-      capabilitiesOpened = capabilities.open(current, controller.storeHandle());
-    });
-    const mounts: MountsContextValue = {
-      registry,
-      sendEvent: (event) => {
-        // The id travels with the event; what its handler causes comes back tagged with it.
-        const eventId = controller.getState().agent?.noteUiEvent();
-        realm.sendUiEvent({ type: "ui-event", ...event, ...(eventId === undefined ? {} : { eventId }) });
-      },
-      revive: () => void controller.revive(),
-      onUnknownComponent: unknownComponent,
-      pendingMounts: () => inbox.pending,
-      snapshots: controller.mounts,
-    };
+    const app = createApp({ settings: () => settingsRef.current, capabilities: CAPABILITIES });
     // Once the session is open (the composer works), what the first screen did not need is fetched ahead.
-    void started.then(() => prefetchParts(() => preloadModel(effectiveSettings())));
-    return { controller, realm, mounts, capabilities };
+    void app.started.then(() => prefetchParts(app.preloadReply));
+    return app;
   }, []);
 
   const watcher = useRef<{ refresh(): void }>(undefined);
@@ -256,6 +75,7 @@ function Root() {
 
   return (
     <CapabilitiesContext.Provider value={capabilities}>
+    <AskKindsContext.Provider value={ASK_KINDS}>
     <RemoteImagesContext.Provider value={capabilities.imagePolicy}>
     <FileChooserContext.Provider value={capabilities.fileChooser}>
     <MountsContext.Provider value={mounts}>
@@ -279,6 +99,7 @@ function Root() {
     </MountsContext.Provider>
     </FileChooserContext.Provider>
     </RemoteImagesContext.Provider>
+    </AskKindsContext.Provider>
     </CapabilitiesContext.Provider>
   );
 }

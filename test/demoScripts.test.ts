@@ -14,10 +14,10 @@ import { MOUNT_OPEN, MOUNT_WAITING, UI_EVENT, type MountRealmMessage } from "../
 import { createInProcessRealm, type InProcessRealm } from "./inProcessRealm";
 import { createFakeCapabilityHost, type FakeCapabilityHost } from "./fakeCapabilityHost";
 import { FETCH_CHART_URL } from "../src/llm/demoScripts/fetchChart";
-import { createMcpServers } from "../src/sandbox/capabilities/createMcpServers";
-import { createDemoMcpServer } from "../src/sandbox/capabilities/demoMcpServer";
-import { createToolBroker, type ToolPermissionAsk } from "../src/sandbox/capabilities/createToolBroker";
-import type { ToolAnswer } from "../src/sandbox/capabilities/toolPolicy";
+import { createMcpServers } from "../src/capabilities/tools/createMcpServers";
+import { createDemoMcpServer } from "../src/capabilities/tools/demoMcpServer";
+import { createToolBroker, type ToolPermissionAsk } from "../src/capabilities/tools/createToolBroker";
+import type { ToolAnswer } from "../src/capabilities/tools/toolPolicy";
 
 /** The page's capabilities: the fetch demo's API answers with a fixed language breakdown. */
 const LANGUAGES = { JavaScript: 4_300_000, TypeScript: 120_000, HTML: 60_000, CSS: 30_000, "C++": 20_000, CoffeeScript: 10_000, Shell: 5_000 };

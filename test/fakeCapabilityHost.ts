@@ -1,6 +1,6 @@
 /**
- * A stand-in for the page's capability services (src/ui/capabilityController.ts,
- * src/sandbox/capabilities) in Node contract tests: realm → host requests go
+ * A stand-in for the page's capability services (src/session/capabilityController.ts,
+ * src/capabilities) in Node contract tests: realm → host requests go
  * through the realm's real createHostRequests and are answered here, so the
  * realm's `fetch`, file inputs and `download` run their real code.
  */

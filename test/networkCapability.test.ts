@@ -8,8 +8,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createNetworkBroker, type NetworkAuditRecord, type NetworkBrokerOptions, type PermissionAsk } from "../src/sandbox/capabilities/createNetworkBroker";
-import type { PersonAnswer } from "../src/sandbox/capabilities/networkPolicy";
+import { createNetworkBroker, type NetworkAuditRecord, type NetworkBrokerOptions, type PermissionAsk } from "../src/capabilities/network/createNetworkBroker";
+import type { PersonAnswer } from "../src/capabilities/network/networkPolicy";
 import { createRealmConnection } from "../src/sandbox/createRealmConnection";
 import { RealmHostError } from "../src/sandbox/RealmHostError";
 import { NET_FETCH } from "../src/wire/capabilities";

@@ -4,7 +4,7 @@
  * prompt says it does (logs, mounts, waits for a form, reacts to a click).
  */
 import { describe, expect, it } from "vitest";
-import { PROMPT_EXAMPLES, SYSTEM_PROMPT } from "../src/llm";
+import { PROMPT_EXAMPLES, SYSTEM_PROMPT } from "../src/capabilities";
 import { MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, type MountRealmMessage } from "../src/wire/mount";
 import { createSession } from "./runReply";
 import { createFakeCapabilityHost } from "./fakeCapabilityHost";

@@ -20,8 +20,11 @@ export { createDemoModel, splitIntoPieces, DEMO_MODEL_ID, DEMO_PROVIDER_ID, type
 export { selectDemoReply, pickScript, DEMO_CLOSING_REPLY, DEMO_UI_EVENT_REPLY, type DemoReply, type DemoMessage } from "./selectDemoReply";
 export { DEMO_SCRIPTS, DEMO_SUGGESTIONS, type DemoScript, type DemoStep } from "./demoScripts";
 export {
-  SYSTEM_PROMPT,
-  PROMPT_EXAMPLES,
+  buildSystemPrompt,
+  promptExamples,
+  BASE_PROMPT_EXAMPLES,
+  type PromptLines,
+  type PromptExample,
   RUNTIME_OUTPUT_MARKER,
   UI_EVENT_MARKER,
   DEFAULT_FEEDBACK_MAX_CHARS,

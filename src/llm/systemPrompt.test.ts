@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { createProtocolParser } from "../protocol/parser";
 import { KIT_COMPONENTS, KIT_ICON_NAMES } from "../wire/mount";
 import type { ProtocolEvent } from "../protocol/types";
-import { PROMPT_EXAMPLES, RUNTIME_OUTPUT_MARKER, SYSTEM_PROMPT, UI_EVENT_MARKER, estimateTokens } from "./systemPrompt";
+import { readFileSync } from "node:fs";
+import { CAPABILITIES, PROMPT_EXAMPLES, SYSTEM_PROMPT } from "../capabilities";
+import { BASE_PROMPT_EXAMPLES, RUNTIME_OUTPUT_MARKER, UI_EVENT_MARKER, buildSystemPrompt, estimateTokens } from "./systemPrompt";
 
 function parse(text: string): ProtocolEvent[] {
   const parser = createProtocolParser();
@@ -10,6 +12,27 @@ function parse(text: string): ProtocolEvent[] {
 }
 
 describe("SYSTEM_PROMPT", () => {
+  // The prompt as one string in src/llm before the capabilities brought their own lines
+  // (network's fetch, files' attachment and download): assembled, it is the same text, byte for byte.
+  it("is the text it was before the capabilities held their lines", () => {
+    const before = readFileSync(new URL("./__fixtures__/systemPrompt.txt", import.meta.url), "utf8");
+    expect(SYSTEM_PROMPT).toBe(before);
+    expect(PROMPT_EXAMPLES.length).toBe(10);
+  });
+
+  it("places each capability's lines at its named places, in the list's order", () => {
+    const base = buildSystemPrompt([]);
+    expect(base).not.toContain("Reaching outside");
+    expect(base).not.toContain("fetch(");
+    for (const example of BASE_PROMPT_EXAMPLES) expect(base).toContain(example);
+    const [network, files] = CAPABILITIES.map((capability) => capability.prompt ?? {});
+    const swapped = buildSystemPrompt([files, network]);
+    expect(swapped).toContain("# Reaching outside: files and network");
+    expect(swapped).toContain("- Output that follows a chosen file or fetched data comes back");
+    expect(swapped.indexOf("Offering a file")).toBeLessThan(swapped.indexOf("Fetching ("));
+    expect(buildSystemPrompt([network])).toContain('- `fetch(url, init?)` (standard Response): see "Reaching outside".');
+  });
+
   it("contains every example, verbatim", () => {
     expect(PROMPT_EXAMPLES.length).toBeGreaterThanOrEqual(2);
     for (const example of PROMPT_EXAMPLES) expect(SYSTEM_PROMPT).toContain(example);

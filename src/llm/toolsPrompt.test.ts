@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ToolDescriptor } from "../wire/capabilities";
-import { estimateTokens, SYSTEM_PROMPT, toolsPrompt } from "./systemPrompt";
+import { SYSTEM_PROMPT } from "../capabilities";
+import { estimateTokens, toolsPrompt } from "./systemPrompt";
 import { argumentSignature, TOOL_LIST_END, TOOL_LIST_START } from "./toolsPrompt";
 
 const lookup: ToolDescriptor = {

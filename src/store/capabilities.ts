@@ -4,7 +4,7 @@ import type { AuditEntry, GrantRecord } from "./types";
 
 /**
  * Capability grants and the audit list (DESIGN.md §4). The broker that
- * enforces them lives in src/sandbox; this only keeps the records, which are
+ * enforces them lives in src/capabilities; this only keeps the records, which are
  * exported with the session. Imported sessions never bring grants along.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The buttons of an ask (network request or tool call), and what keeps
+ * The buttons of an ask (of any kind: a network request, a tool call), and what keeps
  * them from being clicked by accident or by a trap (issue 32):
  * - they take no click until they have stayed where they are for 500 ms
  *   (askArming.ts): after the ask appears, moves, or changes step. Until
@@ -10,7 +10,7 @@
  *   waits for **Confirm** (or **Cancel**, back to the three answers).
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
-import type { AskAnswer, CapabilityController } from "./capabilityController";
+import type { AskAnswer, CapabilityController } from "../session/capabilityController";
 import { createAskArming, type AskBox } from "./askArming";
 
 const boxOf = (element: Element): AskBox => {
@@ -73,8 +73,8 @@ function useAskArming(step: string) {
 }
 
 export interface AlwaysOption {
-  /** The answer that remembers: "host" for a request, "tool" for a tool call. */
-  answer: Extract<AskAnswer, "host" | "tool">;
+  /** The answer that remembers, its kind's `always`: "host" for a request, "tool" for a tool call. */
+  answer: AskAnswer;
   /** The button: "Always allow this host" / "Always allow this tool". */
   label: string;
   title: string;
@@ -82,7 +82,7 @@ export interface AlwaysOption {
   question: string;
 }
 
-export function AskActions({ askId, controller, always }: { askId: string; controller: CapabilityController; always: AlwaysOption }) {
+export function AskActions({ askId, controller, always }: { askId: string; controller: Pick<CapabilityController, "answer">; always: AlwaysOption }) {
   const [confirming, setConfirming] = useState(false);
   const { ref, armed, accept } = useAskArming(confirming ? "confirm" : "answer");
   const button = (label: string, onPress: () => void, options: { primary?: boolean; title?: string } = {}) => (

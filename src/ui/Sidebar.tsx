@@ -1,5 +1,5 @@
 import { useRef, useState, type ChangeEvent, type ReactNode } from "react";
-import type { SessionController, SessionsState } from "./sessionController";
+import type { SessionController, SessionsState } from "../session/sessionController";
 
 function download(name: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));

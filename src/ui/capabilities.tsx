@@ -7,14 +7,12 @@
  * with **Revoke**, strict mode, audit list).
  */
 import { createContext, lazy, Suspense, useContext, useEffect, useLayoutEffect, useRef, useSyncExternalStore, type ReactNode } from "react";
-import type { AskRecord, CapabilityController, CapabilityState, PendingAsk } from "./capabilityController";
-import type { PermissionAsk } from "../sandbox/capabilities/createNetworkBroker";
-import type { NetworkMode } from "../sandbox/capabilities/networkPolicy";
+import type { AskRecord, CapabilityController, CapabilityState, PendingAsk } from "../session/capabilityController";
+import type { AskKind } from "../capabilities/Capability";
+import type { NetworkMode } from "../capabilities/network/networkPolicy";
 import type { InteractionSummary } from "../agent/interactionLifecycle";
 import { costOf, formatCost, TokenPriceContext } from "./cost";
-import { ToolAskView } from "./ToolAskView";
 import { saveFile } from "./saveFile";
-import { AskActions } from "./AskActions";
 
 // Session settings' tools sections load with the dialog, not with the page.
 const ToolServersSection = lazy(() => import("./toolServers").then((module) => ({ default: module.ToolServersSection })));
@@ -22,6 +20,10 @@ const GrantedToolsSection = lazy(() => import("./toolServers").then((module) => 
 import { useModalDialog } from "./useModalDialog";
 
 export const CapabilitiesContext = createContext<CapabilityController | undefined>(undefined);
+
+/** Each capability's kind of ask (its view, its words) by the `capability` tag its asks carry (src/capabilities: `Capability.ask`). */
+export type AskKinds = ReadonlyMap<string, AskKind<PendingAsk>>;
+export const AskKindsContext = createContext<AskKinds>(new Map());
 
 const EMPTY: CapabilityState = {
   policy: { mode: "ask", hosts: [], strict: false, grants: [] },
@@ -77,54 +79,30 @@ export function CapabilitySlot({ replyId, afterBlock, rest }: { replyId: string;
   );
 }
 
-/** What an ask was about, in a few words: "GET https://…" or "tool server/tool". */
-const askAction = (ask: PendingAsk) => (ask.capability === "tool" ? `tool ${ask.server}/${ask.tool}` : `${ask.method} ${ask.url}`);
-
-function outcomeWords(record: AskRecord): string {
+function outcomeWords(record: AskRecord, kind: AskKind<PendingAsk> | undefined): string {
   const { ask, outcome } = record;
   switch (outcome) {
     case undefined:
       return "Waiting for your answer above the message box:";
     case "once":
       return "Allowed once:";
-    case "host":
-      return ask.capability === "network" ? `Always allowed ${ask.host}:` : "Always allowed:";
-    case "tool":
-      return ask.capability === "tool" ? `Always allowed ${ask.server}/${ask.tool}:` : "Always allowed:";
     case "deny":
       return "Denied:";
     case "withdrawn":
       return "Not answered (the call ended):";
+    default:
+      // The kind's "always" ("host", "tool"): what it covers.
+      return kind && outcome === kind.always ? `Always allowed ${kind.covers(ask)}:` : "Always allowed:";
   }
 }
 
-/** The timeline's record of one ask (the ask itself waits above the composer). */
+/** The timeline's record of one ask (the ask itself waits above the composer); what it was about in its kind's few words. */
 function AskRecordView({ record }: { record: AskRecord }) {
+  const kind = useContext(AskKindsContext).get(record.ask.capability);
   return (
     <p className={`lm-ask-record${record.outcome === undefined ? " lm-ask-record--waiting" : ""}`} role="note" aria-label="Permission record">
-      {outcomeWords(record)} <code className="lm-ask__url">{askAction(record.ask)}</code>
+      {outcomeWords(record, kind)} <code className="lm-ask__url">{kind?.action(record.ask)}</code>
     </p>
-  );
-}
-
-function NetworkAskView({ ask, controller }: { ask: PendingAsk & PermissionAsk; controller: CapabilityController }) {
-  return (
-    <div className="lm-ask" role="group" aria-label="Permission request" data-ask-id={ask.id}>
-      <p className="lm-ask__what">
-        The code wants to use the network: <strong>{ask.method}</strong> <code className="lm-ask__url">{ask.url}</code>
-        {ask.bodySize > 0 ? <span> · body {formatBytes(ask.bodySize)}</span> : <span> · no body</span>}
-      </p>
-      <AskActions
-        askId={ask.id}
-        controller={controller}
-        always={{
-          answer: "host",
-          label: "Always allow this host",
-          title: `Allow ${ask.host} for the rest of this session`,
-          question: `Always allow ${ask.host} for this session? Code in this session may then send any request to ${ask.host} without asking, until you revoke it in Session settings.`,
-        }}
-      />
-    </div>
   );
 }
 
@@ -142,6 +120,7 @@ export function PendingAsks({ onHeight }: { onHeight?: (height: number) => void 
 
 function AsksArea({ controller, asks, onHeight }: { controller: CapabilityController; asks: readonly PendingAsk[]; onHeight?: (height: number) => void }) {
   const area = useRef<HTMLElement>(null);
+  const kinds = useContext(AskKindsContext);
   useLayoutEffect(() => {
     const element = area.current;
     if (!element || !onHeight) return;
@@ -166,9 +145,10 @@ function AsksArea({ controller, asks, onHeight }: { controller: CapabilityContro
         </div>
       )}
       <div className="lm-asks__list">
-        {asks.map((ask) =>
-          ask.capability === "tool" ? <ToolAskView key={ask.id} ask={ask} controller={controller} /> : <NetworkAskView key={ask.id} ask={ask} controller={controller} />,
-        )}
+        {asks.map((ask) => {
+          const View = kinds.get(ask.capability)?.View;
+          return View ? <View key={ask.id} ask={ask} controller={controller} /> : null;
+        })}
       </div>
     </section>
   );

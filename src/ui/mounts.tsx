@@ -21,7 +21,7 @@ export interface MountsContextValue {
   onUnknownComponent?(name: string): void;
   /** Mount messages received but not yet applied (the inbox applies them in time slices). */
   pendingMounts?(): number;
-  /** Saved snapshots (src/ui/mountSnapshots.ts): a mount still being restored, the note of a cut one. */
+  /** Saved snapshots (src/session/mountSnapshots.ts): a mount still being restored, the note of a cut one. */
   snapshots?: {
     isRestoring(mountId: string): boolean;
     note(mountId: string): string | undefined;

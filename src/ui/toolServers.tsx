@@ -5,11 +5,11 @@
  * Grants and the switch are the server's address's (origin and path of its
  * URL), never its self-declared name's; Remove takes them away.
  * Loaded with the dialog's first opening, not with the page (the ask in the
- * timeline is ToolAskView.tsx).
+ * timeline is src/capabilities/tools/AskView.tsx).
  */
 import { useState, type FormEvent } from "react";
 import { useCapabilities } from "./capabilities";
-import { parseToolKey } from "../sandbox/capabilities/toolPolicy";
+import { parseToolKey } from "../capabilities/tools/toolPolicy";
 
 export function ToolServersSection() {
   const { controller, state } = useCapabilities();

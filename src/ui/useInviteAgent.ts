@@ -1,6 +1,6 @@
 import { useCallback, useContext, useEffect, useState } from "react";
 import type { AgentChannel } from "../agent/agentChannel";
-import type { SessionController } from "./sessionController";
+import type { SessionController } from "../session/sessionController";
 import { MountsContext } from "./mounts";
 
 /**

@@ -25,8 +25,8 @@ import { createExecutor, type Executor } from "./executor/executor";
 import { createConsoleLimiter } from "./runtime/createConsoleLimiter";
 import type { HostRequests } from "./runtime/createHostRequests";
 import { createRealmGlobals } from "./runtime/createRealmGlobals";
-import { createRealmFile } from "./runtime/createRealmFiles";
-import { createRealmTools } from "./runtime/createRealmTools";
+import { createRealmFile } from "./runtime/capabilities/files";
+import { createRealmTools } from "./runtime/capabilities/tools";
 import { serveRealm, type RealmChannel } from "./runtime/serveRealm";
 import { createUiGlobals, type UiGlobals } from "./runtime/ui/createUiGlobals";
 

@@ -2,7 +2,7 @@ import { END, RUN, fencedOutput, unexpected, type DemoScript } from "./script";
 
 /**
  * The tools flow without any server of one's own: the page's built-in demo
- * MCP server (src/sandbox/capabilities/demoMcpServer.ts) is connected when
+ * MCP server (src/capabilities/tools/demoMcpServer.ts) is connected when
  * this script is chosen (`usesDemoTools`), its tools appear in `tools`, and
  * the call asks the person first, like any tool.
  */

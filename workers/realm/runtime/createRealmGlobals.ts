@@ -5,9 +5,8 @@
  */
 import type { HostRequests } from "./createHostRequests";
 import { createModelHabits } from "./createModelHabits";
-import { createRealmFetch } from "./createRealmFetch";
-import { createAttachment, createDownload } from "./createRealmFiles";
-import { createRealmTools, type RealmTools } from "./createRealmTools";
+import { createCapabilityGlobals } from "./capabilities";
+import { createRealmTools, type RealmTools } from "./capabilities/tools";
 import { createSleep } from "./createSleep";
 
 /**
@@ -23,14 +22,8 @@ export function createRealmGlobals(
   const globals: Record<string, unknown> = {
     ...extra,
     sleep: createSleep(),
-    // The host-brokered network capability (DESIGN.md §4).
-    fetch: createRealmFetch(requests),
-    // Files out: offered in the timeline, saved only on the person's click.
-    download: createDownload(requests),
-    // The person's MCP tools, brokered by the host like the network.
-    tools: tools.tools,
-    // Files the person attached to a message (by name), read like chosen files.
-    attachment: createAttachment(requests),
+    // fetch, download, tools, attachment: each a client of a host service (src/capabilities).
+    ...createCapabilityGlobals(requests, tools),
   };
   // Imports, default exports, ReactDOM, and teaching errors for the browser
   // APIs models reach for (document, alert, localStorage, require).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createRealmFetch } from "./createRealmFetch";
+import { createRealmFetch } from "./capabilities/network";
 import { hardenGlobalScope, NESTED_WORKER_PRELUDE } from "./hardenGlobalScope";
 
 describe("hardenGlobalScope", () => {

@@ -1,6 +1,6 @@
 /**
  * The realm's zod: the `z` global (DESIGN.md §2) and tool-call argument
- * checks (createRealmTools.ts). zod is a fifth of the realm bundle and was
+ * checks (capabilities/tools.ts). zod is a fifth of the realm bundle and was
  * nearly half of its evaluation time, yet only code that uses `z` needs it,
  * so the bundle keeps it as text (zodModule.ts) and evaluates it on first
  * use: the worker loads the bundle ~35 ms sooner (bench/README.md, issue

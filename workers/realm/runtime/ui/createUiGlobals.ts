@@ -27,7 +27,7 @@ export interface UiGlobalsOptions {
   bindCause?<A extends unknown[]>(callback: (...args: A) => void): (...args: A) => void;
   /** The executor's currentCause: the UI event a mount change belongs to (MOUNT_OPS `eventId`). */
   currentCause?(): number | undefined;
-  /** A file chosen in a mounted file input, as model code reads it (createRealmFiles.ts). */
+  /** A file chosen in a mounted file input, as model code reads it (runtime/capabilities/files.ts). */
   files?(chosen: ChosenFile): unknown;
 }
 

@@ -37,7 +37,7 @@ export function eventType(handler: string): string {
   return handler.slice(2).toLowerCase();
 }
 
-/** `files`: turns a chosen file's handle into what model code reads (createRealmFiles.ts). */
+/** `files`: turns a chosen file's handle into what model code reads (runtime/capabilities/files.ts). */
 export function uiEventArgument(
   handler: string,
   payload: UiEventPayload,

@@ -6,7 +6,7 @@
  * server's own count of calls showing what really ran.
  */
 import { describe, expect, it } from "vitest";
-import type { HostServiceContext } from "../types";
+import type { HostServiceContext } from "../../sandbox/types";
 import type { JsonValue } from "../../wire/mount";
 import { createMcpServers, describeTools, serverNameOf } from "./createMcpServers";
 import { createDemoMcpServer } from "./demoMcpServer";

@@ -10,13 +10,13 @@
  * body): nothing in it can choose the decision. A grant id exists only here
  * and in the person's click; the call that asked spends it at once.
  */
-import { HostServiceError } from "../HostServiceError";
-import type { HostService } from "../types";
+import { HostServiceError } from "../../sandbox/HostServiceError";
+import type { HostService } from "../../sandbox/types";
 import type { FetchRequestPayload, FetchResponsePayload } from "../../wire/capabilities";
 import { MAX_FETCH_REQUEST_BODY } from "../../wire/capabilities";
 import type { JsonValue } from "../../wire/mount";
-import { base64ToBytes, bytesToBase64 } from "./base64";
-import { createCapabilityCore, sha256Hex } from "./createCapabilityCore";
+import { base64ToBytes, bytesToBase64 } from "../base64";
+import { createCapabilityCore, sha256Hex } from "../createCapabilityCore";
 import {
   DEFAULT_NETWORK_POLICY, answerAsk, decideNetwork, hostOf, normaliseUrl, revokeHost as withoutHost, spendGrant,
   type NetworkAction, type NetworkAuditDecision, type NetworkMode, type NetworkPolicyState, type PersonAnswer,

@@ -2,40 +2,44 @@
  * The open session's capabilities as the person sees them (DESIGN.md §4):
  * the asks waiting in the timeline, the Session settings (network mode,
  * granted hosts, strict mode) and the audit list, kept in IndexedDB with the
- * session. The rules themselves are enforced by the broker in src/sandbox;
+ * session. The rules themselves are enforced by the brokers in src/capabilities;
  * this only asks the person, shows, and saves.
  */
 import type { Agent } from "../agent/agent";
 import { runningStatement } from "../agent/reply";
-import { isRedirect, type NetworkAuditRecord, type NetworkBroker, type PermissionAsk } from "../sandbox/capabilities/createNetworkBroker";
+import { isRedirect, type NetworkBroker } from "../capabilities/network/createNetworkBroker";
 import type { RemoteImagePolicy } from "../render/RemoteImage";
 import { rasterImageBlob } from "../render/rasterImage";
 import type { FileChooser } from "../render/fileChooser";
 import { HostServiceError } from "../sandbox/HostServiceError";
 import type { HostService } from "../sandbox/types";
-import { bytesToBase64, base64ToBytes } from "../sandbox/capabilities/base64";
+import { bytesToBase64, base64ToBytes } from "../capabilities/base64";
 import { MAX_DOWNLOAD_BYTES, MAX_FILE_BYTES, type FileOfferPayload, type FileReadResponse } from "../wire/capabilities";
 import type { ChosenFile, JsonValue } from "../wire/mount";
-import { DEFAULT_NETWORK_POLICY, covers, type NetworkMode, type NetworkPolicyState, type PersonAnswer } from "../sandbox/capabilities/networkPolicy";
+import { DEFAULT_NETWORK_POLICY, covers, type NetworkMode, type NetworkPolicyState } from "../capabilities/network/networkPolicy";
 import { addAuditEntry, addGrant, forgetToolServer, listAudit, listGrants, removeGrant } from "../store/capabilities";
 import { updateSessionSettings } from "../store/sessions";
 import type { Store } from "../store/store";
 import type { AuditEntry, CapabilityDecision, Session } from "../store/types";
-import type { ToolAuditRecord, ToolBroker, ToolPermissionAsk } from "../sandbox/capabilities/createToolBroker";
-import type { McpServerEntry, McpServers } from "../sandbox/capabilities/createMcpServers";
-import { hasRememberedServers } from "../sandbox/capabilities/rememberedServers";
-import { DEFAULT_TOOL_POLICY, isServerAddress, parseToolKey, toolKey, type ToolAnswer, type ToolPolicyState } from "../sandbox/capabilities/toolPolicy";
+import type { ToolBroker } from "../capabilities/tools/createToolBroker";
+import type { McpServerEntry, McpServers } from "../capabilities/tools/createMcpServers";
+import { hasRememberedServers } from "../capabilities/tools/rememberedServers";
+import { DEFAULT_TOOL_POLICY, isServerAddress, parseToolKey, type ToolPolicyState } from "../capabilities/tools/toolPolicy";
 import type { ToolDescriptor } from "../wire/capabilities";
+import type { AskAnswer, AskKind, AskRequest, AuditInput, PersonSide } from "../capabilities/Capability";
 
-/** An ask shown in the timeline, where the call was made: a network request or a tool call. */
-export type PendingAsk = (PermissionAsk | ToolPermissionAsk) & {
+export type { AskAnswer, AuditInput };
+
+/**
+ * An ask shown in the timeline, where the call was made, of any kind (a
+ * network request, a tool call): the request as its broker raised it, read
+ * through its kind (`AskKind`, registered by its capability).
+ */
+export type PendingAsk = AskRequest & {
   /** The reply whose code made the call, and the code block that was running. */
   replyId?: string;
   afterBlock: number;
 };
-
-/** What the person can answer: Allow once, Always allow this host / this tool, Deny. */
-export type AskAnswer = PersonAnswer | ToolAnswer;
 
 /**
  * The timeline's record of an ask, where the call was made: the ask itself
@@ -94,14 +98,14 @@ export interface CapabilityState {
 
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
-export type AuditInput = Pick<AuditEntry, "at" | "capability" | "method" | "url" | "decision"> & Record<string, unknown>;
-
-export class CapabilityController {
+export class CapabilityController implements PersonSide {
   private state: CapabilityState = {
     policy: DEFAULT_NETWORK_POLICY, tools: DEFAULT_TOOL_POLICY, toolServers: { servers: [] }, asks: [], askRecords: [], downloads: [], audit: [],
   };
   private readonly listeners = new Set<() => void>();
   private readonly answers = new Map<string, (answer: AskAnswer) => void>();
+  /** The kinds of ask the capabilities registered (`asker`), by their tag. */
+  private readonly kinds = new Map<string, AskKind>();
   private store: Store | undefined;
   private broker: NetworkBroker | undefined;
   private toolBroker: ToolBroker | undefined;
@@ -255,25 +259,6 @@ export class CapabilityController {
     for (const grant of grants) if (grant.capability === "tool" && grant.host === key && grant.id !== undefined) await removeGrant(store, grant.id).catch(() => undefined);
   }
 
-  /** The tool broker asks the person (ToolBrokerOptions.ask). */
-  askTool = (request: ToolPermissionAsk, signal: AbortSignal): Promise<ToolAnswer> => this.waitForAnswer(request, signal) as Promise<ToolAnswer>;
-
-  /** The tool broker reports a decision or a call (ToolBrokerOptions.audit). */
-  recordTool = (record: ToolAuditRecord): void => {
-    if (record.result === "ok" || record.result === "tool-error") this.untrusted.push(`a tool result: ${record.url}`);
-    this.record({
-      at: record.at,
-      capability: "tool",
-      method: record.method,
-      url: record.url,
-      server: record.server,
-      decision: record.decision,
-      bytesOut: record.bytesOut,
-      ...(record.bytes !== undefined ? { bytes: record.bytes } : {}),
-      result: record.result,
-    });
-  };
-
   /** Another session is open: its rules, grants and audit replace the previous one's. */
   async open(session: Session | undefined, store: Store | undefined): Promise<void> {
     const generation = ++this.generation;
@@ -333,11 +318,21 @@ export class CapabilityController {
     return { afterBlock: -1 };
   }
 
-  /** The broker asks the person (NetworkBrokerOptions.ask). */
-  ask = (request: PermissionAsk, signal: AbortSignal): Promise<PersonAnswer> => this.waitForAnswer(request, signal) as Promise<PersonAnswer>;
+  /** A capability's kind of ask (once per page): its broker asks the person through what this returns. */
+  asker<Ask extends AskRequest, Always extends string>(kind: AskKind<Ask, Always>): (request: Ask, signal: AbortSignal) => Promise<AskAnswer<Always>> {
+    this.kinds.set(kind.capability, kind as unknown as AskKind);
+    return (request, signal) => this.ask(request, signal) as Promise<AskAnswer<Always>>;
+  }
 
-  private waitForAnswer = (request: PermissionAsk | ToolPermissionAsk, signal: AbortSignal): Promise<AskAnswer> =>
+  /**
+   * Asks the person, in the one queue of every kind: the ask waits above the
+   * composer until answered, withdrawn when `signal` aborts; one more than
+   * `MAX_PENDING_ASKS` is refused without asking. Its kind must be registered.
+   */
+  ask = (request: AskRequest, signal: AbortSignal): Promise<AskAnswer> =>
     new Promise<AskAnswer>((resolve, reject) => {
+      const kind = this.kinds.get(request.capability);
+      if (!kind) throw new Error(`no kind of ask "${request.capability}" is registered`);
       const remove = (outcome: AskRecord["outcome"]) => {
         this.answers.delete(request.id);
         this.set({
@@ -351,7 +346,7 @@ export class CapabilityController {
       };
       if (signal.aborted) return reject(signal.reason);
       if (this.state.asks.length >= MAX_PENDING_ASKS) {
-        const action = request.capability === "tool" ? `the call of ${request.server}/${request.tool}` : `${request.method} ${request.url}`;
+        const action = kind.refused(request);
         return reject(
           new HostServiceError(
             "too-many-asks",
@@ -373,11 +368,12 @@ export class CapabilityController {
   /** The person clicked Allow once, Always allow this host (or this tool), or Deny. */
   answer(askId: string, answer: AskAnswer): void {
     const ask = this.state.asks.find((item) => item.id === askId);
-    // Each ask has its own "always" button: a host for a request, the tool for a tool call.
-    if (ask && ((ask.capability === "tool" && answer === "host") || (ask.capability === "network" && answer === "tool"))) return;
+    const kind = ask && this.kinds.get(ask.capability);
+    // Each ask has its own "always" button (a host for a request, the tool for a tool call): another kind's is refused.
+    if (ask && answer !== "once" && answer !== "deny" && answer !== kind?.always) return;
     this.answers.get(askId)?.(answer);
-    if (ask?.capability === "network" && answer === "host") void this.persistHost(ask.host);
-    if (ask?.capability === "tool" && answer === "tool") void this.persistTool(toolKey(ask.serverUrl, ask.tool));
+    // The broker applied "always" already; the session keeps it as a grant.
+    if (ask && kind && answer === kind.always) void this.persistGrant(kind.capability, kind.grant(ask));
   }
 
   /** Deny all (shown while more than one ask waits), and Stop: every ask on screen is denied, with the calls waiting behind them. */
@@ -385,23 +381,16 @@ export class CapabilityController {
     for (const ask of this.state.asks) this.answers.get(ask.id)?.("deny");
   }
 
-  private async persistTool(key: string): Promise<void> {
+  private async persistGrant(capability: string, key: string): Promise<void> {
     const { store, state } = this;
     if (!store || !state.sessionId) return;
-    await addGrant(store, { sessionId: state.sessionId, capability: "tool", host: key, grantedAt: this.now() }).catch(() => undefined);
-  }
-
-  private async persistHost(host: string): Promise<void> {
-    const { store, state } = this;
-    if (!store || !state.sessionId) return;
-    await addGrant(store, { sessionId: state.sessionId, capability: "network", host, grantedAt: this.now() }).catch(() => undefined);
+    await addGrant(store, { sessionId: state.sessionId, capability, host: key, grantedAt: this.now() }).catch(() => undefined);
   }
 
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
 
-  /** The broker reports a decision or a use (NetworkBrokerOptions.audit). */
   /**
    * What outside content reached the code since the last call (a network
    * response, a chosen file), for the feedback's untrusted label; then forget it.
@@ -413,27 +402,18 @@ export class CapabilityController {
     return sources.slice(0, 5).join("; ") + (sources.length > 5 ? `; and ${sources.length - 5} more` : "");
   };
 
-  recordNetwork = (record: NetworkAuditRecord): void => {
-    if (record.result === "ok" || record.result === "http-error") this.untrusted.push(`a network response: ${record.method} ${record.url}`);
-    this.record({
-      at: record.at,
-      capability: "network",
-      method: record.method,
-      url: record.url,
-      decision: record.decision,
-      bytesOut: record.bytesOut,
-      ...(record.bytes !== undefined ? { bytes: record.bytes } : {}),
-      ...(record.status !== undefined ? { status: record.status } : {}),
-      result: record.result,
-    });
+  /** Outside content reached the code (a capability's response, a tool's result): the next feedback says so. */
+  noteUntrusted = (source: string): void => {
+    this.untrusted.push(source);
   };
 
-  record(entry: AuditInput): void {
+  /** One line of the audit list, kept with the open session. */
+  record = (entry: AuditInput): void => {
     const sessionId = this.state.sessionId;
     const full: AuditEntry = { ...entry, sessionId: sessionId ?? "" };
     this.set({ audit: [...this.state.audit, full] });
     if (this.store && sessionId) void addAuditEntry(this.store, { ...entry, sessionId }).catch(() => undefined);
-  }
+  };
 
   /** Saved by `policyChanged`, which the broker calls on every change. */
   setMode(mode: NetworkMode): void {

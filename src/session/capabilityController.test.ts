@@ -5,10 +5,15 @@
  * grants never let anything through in that moment.
  */
 import { describe, expect, it } from "vitest";
-import { createNetworkBroker } from "../sandbox/capabilities/createNetworkBroker";
-import { createMcpServers } from "../sandbox/capabilities/createMcpServers";
-import { createToolBroker } from "../sandbox/capabilities/createToolBroker";
-import { createDemoMcpServer } from "../sandbox/capabilities/demoMcpServer";
+import type { AskKind } from "../capabilities/Capability";
+import { networkAudit } from "../capabilities/network";
+import { networkAsk } from "../capabilities/network/ask";
+import { createNetworkBroker } from "../capabilities/network/createNetworkBroker";
+import { toolAudit } from "../capabilities/tools";
+import { toolAsk } from "../capabilities/tools/ask";
+import { createMcpServers } from "../capabilities/tools/createMcpServers";
+import { createToolBroker } from "../capabilities/tools/createToolBroker";
+import { createDemoMcpServer } from "../capabilities/tools/demoMcpServer";
 import { addGrant, listGrants } from "../store/capabilities";
 import { createSession, getSession, updateSessionSettings } from "../store/sessions";
 import { openTestStore } from "../store/testSupport";
@@ -17,7 +22,7 @@ import { CapabilityController, MAX_PENDING_ASKS } from "./capabilityController";
 async function setUp() {
   const store = await openTestStore();
   const controller = new CapabilityController({ agent: () => undefined });
-  const broker = createNetworkBroker({ ask: controller.ask, audit: controller.recordNetwork, newId: () => "ask-1" });
+  const broker = createNetworkBroker({ ask: controller.asker(networkAsk), audit: networkAudit(controller), newId: () => "ask-1" });
   controller.attach(broker);
   return { store, controller, broker };
 }
@@ -103,10 +108,54 @@ describe("CapabilityController.open", () => {
   });
 });
 
+describe("one queue of asks of every kind", () => {
+  /** A kind no file in src/session names: registered by its capability, queued like the others. */
+  const storageAsk: AskKind<{ id: string; capability: "storage"; key: string }, "key"> = {
+    capability: "storage",
+    always: "key",
+    action: (ask) => `STORE ${ask.key}`,
+    refused: (ask) => `storing ${ask.key}`,
+    covers: (ask) => ask.key,
+    grant: (ask) => `key:${ask.key}`,
+    View: () => null,
+  };
+
+  it("queues a new kind with the network's, answers it with its own \"always\" only, and saves its grant", async () => {
+    const { store, controller } = await setUp();
+    const session = await createSession(store);
+    await controller.open(session, store);
+    const askStorage = controller.asker(storageAsk);
+    const stored = askStorage({ id: "s1", capability: "storage", key: "notes" }, new AbortController().signal);
+    const fetched = controller.ask(askFor("api.example"), new AbortController().signal);
+    expect(controller.getState().asks.map((ask) => `${ask.capability} ${ask.id}`)).toEqual(["storage s1", "network ask-api.example"]);
+    // Another kind's "always" is not an answer to it.
+    controller.answer("s1", "host");
+    controller.answer("ask-api.example", "key");
+    expect(controller.getState().asks).toHaveLength(2);
+    controller.answer("s1", "key");
+    await expect(stored).resolves.toBe("key");
+    await expect.poll(async () => (await listGrants(store, session.id)).map((grant) => `${grant.capability} ${grant.host}`)).toEqual(["storage key:notes"]);
+    controller.denyAll();
+    await expect(fetched).resolves.toBe("deny");
+  });
+
+  it("names a refused call in its kind's words", async () => {
+    const { store, controller } = await setUp();
+    await controller.open(await createSession(store), store);
+    const askStorage = controller.asker(storageAsk);
+    const waiting = Array.from({ length: MAX_PENDING_ASKS }, (_, index) => controller.ask(askFor(`h${index}.example`), new AbortController().signal));
+    await expect(askStorage({ id: "s2", capability: "storage", key: "notes" }, new AbortController().signal)).rejects.toThrow(
+      `${MAX_PENDING_ASKS} permission requests are already waiting for the person; storing notes was refused without asking.`,
+    );
+    controller.denyAll();
+    await Promise.all(waiting);
+  });
+});
+
 describe("tool grants are the server's address's", () => {
   async function withTools() {
     const { store, controller } = await setUp();
-    const tools = createToolBroker({ ask: controller.askTool, audit: controller.recordTool, onChange: () => void controller.policyChanged() });
+    const tools = createToolBroker({ ask: controller.asker(toolAsk), audit: toolAudit(controller), onChange: () => void controller.policyChanged() });
     const servers = createMcpServers({ demoServer: createDemoMcpServer, remember: null, redirectUrl: null });
     controller.attachTools(tools, async () => servers, () => undefined);
     return { store, controller, tools, servers };

@@ -3,18 +3,18 @@
  * arguments, and exactly **Allow once** / **Always allow this tool** / **Deny**
  * (AskActions.tsx: armed after 500 ms still, Always confirmed).
  *
- * The arguments are shown whole (src/sandbox/capabilities/toolArguments.ts):
+ * The arguments are shown whole (toolArguments.ts):
  * one line per top-level argument, `name: value`, wrapped; a long value is
  * collapsed to its start with **Show all**. A call too large for this never
  * reaches the ask (the broker refuses it).
  */
 import { useState } from "react";
-import type { CapabilityController, PendingAsk } from "./capabilityController";
-import type { ToolPermissionAsk } from "../sandbox/capabilities/createToolBroker";
-import { previewArgument, showInvisibles, type ShownArgument } from "../sandbox/capabilities/toolArguments";
-import { AskActions } from "./AskActions";
+import type { AskViewProps } from "../Capability";
+import type { ToolPermissionAsk } from "./createToolBroker";
+import { previewArgument, showInvisibles, type ShownArgument } from "./toolArguments";
+import { AskActions } from "../../ui/AskActions";
 
-export function ToolAskView({ ask, controller }: { ask: PendingAsk & ToolPermissionAsk; controller: CapabilityController }) {
+export function ToolAskView({ ask, controller }: AskViewProps<ToolPermissionAsk>) {
   return (
     <div className="lm-ask" role="group" aria-label="Permission request">
       <p className="lm-ask__what">

@@ -6,11 +6,11 @@
  * fake fetch and a scripted person.
  */
 import { describe, expect, it } from "vitest";
-import type { JsonValue } from "../../wire/mount";
-import { HostServiceError } from "../HostServiceError";
+import type { JsonValue } from "../wire/mount";
+import { HostServiceError } from "../sandbox/HostServiceError";
 import { MAX_WAITING_PER_ASK } from "./createCapabilityCore";
-import { createNetworkBroker, type NetworkAuditRecord, type PermissionAsk } from "./createNetworkBroker";
-import type { PersonAnswer } from "./networkPolicy";
+import { createNetworkBroker, type NetworkAuditRecord, type PermissionAsk } from "./network/createNetworkBroker";
+import type { PersonAnswer } from "./network/networkPolicy";
 
 function setUp(options: { refuseAsk?: HostServiceError } = {}) {
   const asks: { request: PermissionAsk; answer(answer: PersonAnswer): void }[] = [];

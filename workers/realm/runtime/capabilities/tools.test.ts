@@ -5,12 +5,12 @@
  * and the list follows what the host pushes.
  */
 import { describe, expect, it } from "vitest";
-import { TOOL_CALL, type ToolDescriptor } from "../../../src/wire/capabilities";
-import { SERVICE_REQUEST } from "../../../src/wire/constants";
-import type { JsonValue } from "../../../src/wire/mount";
-import type { RealmMessage } from "../../../src/wire/types";
-import { createHostRequests, type HostRequests } from "./createHostRequests";
-import { createRealmTools, ToolError } from "./createRealmTools";
+import { TOOL_CALL, type ToolDescriptor } from "../../../../src/wire/capabilities";
+import { SERVICE_REQUEST } from "../../../../src/wire/constants";
+import type { JsonValue } from "../../../../src/wire/mount";
+import type { RealmMessage } from "../../../../src/wire/types";
+import { createHostRequests, type HostRequests } from "../createHostRequests";
+import { createRealmTools, ToolError } from "./tools";
 
 const LOOKUP: ToolDescriptor = {
   name: "lookup_film",

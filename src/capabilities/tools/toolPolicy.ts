@@ -18,7 +18,7 @@
  *    covers the other; a key of any other shape (the name-keyed grants of
  *    older versions) is not a key (`parseToolKey`) and allows nothing.
  */
-import type { OneTimeGrant } from "./networkPolicy";
+import type { OneTimeGrant } from "../network/networkPolicy";
 
 export interface ToolAction {
   /** The server's address (`serverAddress` of its URL), never its self-declared name. */

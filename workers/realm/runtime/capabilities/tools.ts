@@ -20,11 +20,11 @@
  *    and the realm's own request function.
  */
 import type { z } from "zod";
-import { loadZod } from "./zod";
-import { TOOL_CALL, type ToolCallPayload, type ToolCallResponse, type ToolDescriptor } from "../../../src/wire/capabilities";
-import type { JsonValue } from "../../../src/wire/mount";
-import { CapabilityError } from "./CapabilityError";
-import type { HostRequests } from "./createHostRequests";
+import { loadZod } from "../zod";
+import { TOOL_CALL, type ToolCallPayload, type ToolCallResponse, type ToolDescriptor } from "../../../../src/wire/capabilities";
+import type { JsonValue } from "../../../../src/wire/mount";
+import { CapabilityError } from "../CapabilityError";
+import type { HostRequests } from "../createHostRequests";
 
 export type ToolErrorCode = "invalid-arguments" | "tool-error" | "unavailable" | "failed" | "aborted" | "timeout";
 

@@ -15,10 +15,10 @@
  * - aborted by the caller's signal → the signal's reason (an AbortError);
  * - too large, too slow, revoked, stopped → an Error saying so, with the host's `code`.
  */
-import { MAX_FETCH_REQUEST_BODY, NET_FETCH, type FetchRequestPayload, type FetchResponsePayload } from "../../../src/wire/capabilities";
-import type { JsonValue } from "../../../src/wire/mount";
-import { CapabilityError } from "./CapabilityError";
-import type { HostRequests } from "./createHostRequests";
+import { MAX_FETCH_REQUEST_BODY, NET_FETCH, type FetchRequestPayload, type FetchResponsePayload } from "../../../../src/wire/capabilities";
+import type { JsonValue } from "../../../../src/wire/mount";
+import { CapabilityError } from "../CapabilityError";
+import type { HostRequests } from "../createHostRequests";
 
 function describe(input: unknown, init: unknown): string {
   let method = "GET";

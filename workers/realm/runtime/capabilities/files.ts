@@ -11,10 +11,10 @@
 import {
   DOWNLOAD_PART_BYTES, FILE_ATTACHMENT, FILE_OFFER, FILE_READ, MAX_DOWNLOAD_BYTES,
   type FileOfferPayload, type FileReadResponse,
-} from "../../../src/wire/capabilities";
-import type { ChosenFile, JsonValue } from "../../../src/wire/mount";
-import { CapabilityError } from "./CapabilityError";
-import type { HostRequests } from "./createHostRequests";
+} from "../../../../src/wire/capabilities";
+import type { ChosenFile, JsonValue } from "../../../../src/wire/mount";
+import { CapabilityError } from "../CapabilityError";
+import type { HostRequests } from "../createHostRequests";
 
 function toBase64(bytes: Uint8Array): string {
   let binary = "";

@@ -13,11 +13,11 @@
  * never by the name the server gives itself. The realm validated the arguments
  * against the tool's schema already; the server validates them again.
  */
-import { HostServiceError } from "../HostServiceError";
-import type { HostService } from "../types";
+import { HostServiceError } from "../../sandbox/HostServiceError";
+import type { HostService } from "../../sandbox/types";
 import type { ToolCallResponse, ToolDescriptor } from "../../wire/capabilities";
 import type { JsonValue } from "../../wire/mount";
-import { createCapabilityCore, sha256Hex } from "./createCapabilityCore";
+import { createCapabilityCore, sha256Hex } from "../createCapabilityCore";
 import { formatToolArguments, type ShownArgument } from "./toolArguments";
 import {
   DEFAULT_TOOL_POLICY, allowTool, answerToolAsk, canonicalJson, decideTool, forgetServer, parseToolKey, revokeTool as withoutTool, setReadOnlyAllowed, spendToolGrant, toolKey,

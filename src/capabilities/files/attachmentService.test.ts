@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "../agent/types";
-import type { FileChooser } from "../render/fileChooser";
+import type { ChatMessage } from "../../agent/types";
+import type { FileChooser } from "../../render/fileChooser";
 import { createAttachmentService } from "./attachmentService";
 
 const context = { signal: new AbortController().signal } as Parameters<ReturnType<typeof createAttachmentService>>[1];

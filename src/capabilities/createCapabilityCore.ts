@@ -23,7 +23,7 @@
  *    covers only the call that asked, an ask that ended unanswered) the
  *    rules decide them again, so they pass, or the next of them asks.
  */
-import { HostServiceError } from "../HostServiceError";
+import { HostServiceError } from "../sandbox/HostServiceError";
 
 /** A decision as both rule sets make it. */
 export type CapabilityDecision =

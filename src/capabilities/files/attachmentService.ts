@@ -1,9 +1,9 @@
-import type { ChatMessage } from "../agent/types";
-import { findAttachment, type Attachment } from "../agent/attachments";
-import type { FileChooser } from "../render/fileChooser";
-import { HostServiceError } from "../sandbox/HostServiceError";
-import type { HostService } from "../sandbox/types";
-import type { JsonValue } from "../wire/mount";
+import type { ChatMessage } from "../../agent/types";
+import { findAttachment, type Attachment } from "../../agent/attachments";
+import type { FileChooser } from "../../render/fileChooser";
+import { HostServiceError } from "../../sandbox/HostServiceError";
+import type { HostService } from "../../sandbox/types";
+import type { JsonValue } from "../../wire/mount";
 
 /**
  * FILE_ATTACHMENT: `attachment(name)` in the realm. Only files the person

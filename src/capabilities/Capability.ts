@@ -1,0 +1,125 @@
+/**
+ * What one capability is to the app (DESIGN.md §4): its host services, the
+ * realm globals that call them, its lines in the system prompt and the ask
+ * the person answers. The composition root (src/session/createApp.ts) iterates
+ * the list in `index.ts`; the page draws each ask with the view its
+ * capability names. See README.md for the files a capability consists of.
+ */
+import type { ComponentType } from "react";
+import type { ChatMessage } from "../agent/agent";
+import type { PromptLines } from "../llm/systemPrompt";
+import type { FileChooser } from "../render/fileChooser";
+import type { HostService } from "../sandbox/types";
+import type { ToolDescriptor } from "../wire/capabilities";
+import type { AuditEntry } from "../store/types";
+import type { NetworkBroker } from "./network/createNetworkBroker";
+import type { McpServers } from "./tools/createMcpServers";
+import type { ToolBroker } from "./tools/createToolBroker";
+
+/** An ask as a broker raises it: its id, and the tag its kind is known by. */
+export interface AskRequest {
+  readonly id: string;
+  readonly capability: string;
+}
+
+/** What the person answers an ask: Allow once, Deny, or the kind's own "always" (`host`, `tool`). */
+export type AskAnswer<Always extends string = string> = "once" | "deny" | Always;
+
+/**
+ * One kind of ask (a network request, a tool call): the person's side keeps
+ * every kind's asks in one queue and needs no more than this to draw,
+ * answer, refuse and remember them.
+ */
+export interface AskKind<Ask extends AskRequest = AskRequest, Always extends string = string> {
+  /** The tag its asks carry (`network`, `tool`); also the `capability` of the grants an "always" saves. */
+  readonly capability: string;
+  /** Its "always" answer (`host`, `tool`): accepted for its own asks only, and confirmed first (AskActions.tsx). */
+  readonly always: Always;
+  /** The call in a few words, for the timeline's record: `GET https://…`, `tool server/tool`. */
+  action(ask: Ask): string;
+  /** The call as a refusal names it ("… was refused without asking"): `GET https://…`, `the call of server/tool`. */
+  refused(ask: Ask): string;
+  /** What "always" covers, as the record says it ("Always allowed …:"): the host, `server/tool`. */
+  covers(ask: Ask): string;
+  /** The grant key an "always" saves with the session (the broker applied it already): the host, the tool's key. */
+  grant(ask: Ask): string;
+  /** Its view, drawn above the composer. */
+  readonly View: ComponentType<AskViewProps<Ask>>;
+}
+
+/** An audit line as a capability records it (the session adds the session's id). */
+export type AuditInput = Pick<AuditEntry, "at" | "capability" | "method" | "url" | "decision"> & Record<string, unknown>;
+
+/**
+ * The person's side of the capabilities, as the capabilities use it: asks,
+ * audit records, the session's rules, chosen files
+ * (src/session/capabilityController.ts implements it). Brokers enforce,
+ * this side asks, shows and saves.
+ */
+export interface PersonSide {
+  /** Registers a kind of ask (once per page) and returns how its broker asks the person. */
+  asker<Ask extends AskRequest, Always extends string>(kind: AskKind<Ask, Always>): (request: Ask, signal: AbortSignal) => Promise<AskAnswer<Always>>;
+  /** One line of the session's audit list. */
+  record(entry: AuditInput): void;
+  /** Outside content reached the code (a response, a file, a tool result): the next feedback is labelled untrusted. */
+  noteUntrusted(source: string): void;
+  /** A broker's rules changed (an answer, a revoke): the session saves them. */
+  policyChanged(): Promise<void>;
+  attach(broker: NetworkBroker): void;
+  attachTools(broker: ToolBroker, loadServers: () => Promise<McpServers>, publish: (tools: ToolDescriptor[]) => void): void;
+  toolDescriptors(): ToolDescriptor[];
+  readonly fileChooser: FileChooser;
+  readonly fileReadService: HostService;
+  readonly fileOfferService: HostService;
+}
+
+/** What the app hands each capability when it installs it. */
+export interface CapabilityHost {
+  readonly person: PersonSide;
+  /** The open session's messages (a `FILE_ATTACHMENT` is looked up in them). */
+  messages(): readonly ChatMessage[];
+  /** Sends the realm the tool list (`TOOLS`), now and to every realm started later. */
+  setTools(tools: ToolDescriptor[]): void;
+}
+
+/** The props of an ask's view: the ask (with its place in the timeline) and what answers it. */
+export interface AskViewProps<Ask> {
+  ask: Ask & { id: string; replyId?: string; afterBlock: number };
+  controller: { answer(askId: string, answer: AskAnswer): void };
+}
+
+export interface CapabilityPrompt extends PromptLines {
+  /** Lines after the whole prompt, read at each model call (the connected tools). */
+  after?(host: CapabilityHost): string;
+}
+
+export interface Capability {
+  /** The folder's name: `network`, `files`, `tools`. */
+  readonly name: string;
+  /**
+   * The realm globals its realm half defines
+   * (workers/realm/runtime/capabilities/<name>.ts; checked by
+   * capabilities.test.ts against the realm's globals).
+   */
+  readonly realmGlobals: readonly string[];
+  /**
+   * Registers its broker with the person's side and returns its host
+   * services by wire name (src/wire/capabilities.ts); the app provides each
+   * to the realm (`realm.provide(name, service)`). Called once per page.
+   */
+  install(host: CapabilityHost): Readonly<Record<string, HostService>>;
+  /**
+   * Its lines in the system prompt: fixed ones at the prompt's named places
+   * (`PromptLines`: the globals line, "Reaching outside", the examples;
+   * src/llm/systemPrompt.ts assembles them in the order of the list), and
+   * `after`, read at each model call and appended after the whole prompt.
+   */
+  readonly prompt?: CapabilityPrompt;
+  /**
+   * Its kind of ask, when it asks the person (the same object its `install`
+   * passes to `person.asker`): the page draws each ask with its kind's view,
+   * picked by the ask's tag.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kind is typed by its own ask
+  readonly ask?: AskKind<any, string>;
+}

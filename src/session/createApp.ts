@@ -1,0 +1,223 @@
+/**
+ * The composition root: one realm (sandbox) per page, one agent per open
+ * session, sessions in IndexedDB, the capabilities installed once. The key
+ * (in `settings()`) never leaves this module except towards the configured
+ * base URL. src/main.tsx renders what this returns; nothing here is React.
+ */
+import { Agent, type ChatMessage } from "../agent/agent";
+import { limitConsoleEvents } from "../agent/limitConsoleEvents";
+import type { Capability, CapabilityHost } from "../capabilities/Capability";
+import { createProtocolParser } from "../protocol/parser";
+// Specific modules, not "../llm": the provider (and the AI SDK) load lazily.
+import { describeLlmError } from "../llm/errors";
+import { scrubDescription } from "../llm/scrubSecret";
+import { isDemo, type LlmSettings } from "../llm/settings";
+import type { DemoModelOptions } from "../llm/demoModel";
+import { buildSystemPrompt, wrapFeedback } from "../llm/systemPrompt";
+import { createRealmHost, type RealmHost } from "../sandbox";
+// Specific modules, not the "../render" index: MountView and the catalog load with the first mount (ui/mounts.tsx).
+import { createMountInbox } from "../render/mountInbox";
+import { createMountRegistry } from "../render/mountRegistry";
+import type { MountRegistry, UiEvent } from "../render";
+import type { MountSnapshots } from "./mountSnapshots";
+import { SessionController } from "./sessionController";
+import { CapabilityController } from "./capabilityController";
+import { withoutStartUpErrors } from "./realmStatus";
+
+/**
+ * The model's code: the demo model (with its scripts), or the HTTP providers (OpenAI's and the compatible
+ * one, with their schemas), which the demo never needs. A failed load is tried again.
+ */
+function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () =>
+    (pending ??= load().catch((error: unknown) => {
+      pending = undefined;
+      throw error;
+    }));
+}
+const loadDemoModel = loadOnce(() => import("../llm/demoModel"));
+const loadProvider = loadOnce(() => import("../llm/provider"));
+
+/** What a reply with these settings loads before its first token: the AI SDK (the agent's streamText) and the model's code. */
+function preloadModel(settings: AppSettings): Promise<unknown> {
+  return Promise.all([import("ai"), isDemo(settings) ? loadDemoModel() : loadProvider()]);
+}
+
+/**
+ * The system prompt as the model reads it at each call: the base prompt
+ * with each capability's fixed lines at their places, built once in the
+ * list's order, then the lines each computes at that call (the connected tools).
+ */
+export function systemPrompt(capabilities: readonly Capability[], host: () => CapabilityHost): () => string {
+  const fixed = buildSystemPrompt(capabilities.map((capability) => capability.prompt ?? {}));
+  return () => fixed + capabilities.map((capability) => capability.prompt?.after?.(host()) ?? "").join("");
+}
+
+/** What the app reads of the person's settings (src/ui/settings.ts keeps them). */
+export type AppSettings = LlmSettings & { maxTurns: number };
+
+export interface AppOptions {
+  /** The app's settings as they are now (read at each use: a change applies to the next reply). */
+  settings: () => AppSettings;
+  /** The capabilities to install, in order (src/capabilities/index.ts). */
+  capabilities: readonly Capability[];
+  /** The page's realm; tests pass a stand-in. */
+  realm?: RealmHost;
+  /** The page's address and history (the session link, an MCP sign-in's return); tests pass a stand-in. */
+  page?: { location: Pick<Location, "href" | "search" | "pathname" | "hash" | "protocol">; history: Pick<History, "state" | "replaceState"> };
+}
+
+/** What the page renders (src/ui/mounts.tsx's MountsContextValue is built from `mounts`). */
+export interface App {
+  controller: SessionController;
+  realm: RealmHost;
+  capabilities: CapabilityController;
+  mounts: {
+    registry: MountRegistry;
+    /** A UI event from a mounted view; its id travels with it, and what its handler causes comes back tagged with it. */
+    sendEvent: (event: UiEvent) => void;
+    revive: () => void;
+    onUnknownComponent: (name: string) => void;
+    pendingMounts: () => number;
+    snapshots: MountSnapshots;
+  };
+  /** The session is open (the composer works). */
+  started: Promise<void>;
+  /** Loads the code the next reply needs (the AI SDK and the model's code). */
+  preloadReply: () => Promise<unknown>;
+}
+
+export function createApp(options: AppOptions): App {
+  const realm = options.realm ?? createRealmHost();
+  const { location, history } = options.page ?? globalThis;
+  const unknownComponent = (name: string) =>
+    controller
+      .getState()
+      .agent?.reportRenderProblem(`<${name}> is not a component this app can draw; it was shown as an error. Use the kit or plain HTML elements.`);
+  const registry = createMountRegistry({
+    onError: (mountId, error) => controller.getState().agent?.reportRenderProblem(`${mountId ? `mount ${mountId}: ` : ""}${error.message}`),
+    onUnknownComponent: (_mountId, name) => unknownComponent(name),
+  });
+  // Validated once, at the port. Mount messages are applied in time slices under the session's caps
+  // (render/mountInbox.ts); the agent hears only of what was applied.
+  const inbox = createMountInbox({
+    registry,
+    // Inbox warnings name their mount already.
+    onWarning: (mountId, message) => controller.getState().agent?.reportRenderProblem(mountId && !message.includes(mountId) ? `mount ${mountId}: ${message}` : message),
+  });
+  realm.subscribeMounts((message) => inbox.push(message));
+  // A fresh realm has none of the old mounts: they stay visible, inert;
+  // what the old one still had queued is dropped.
+  realm.subscribe((event) => {
+    if (event.type !== "realm-reset") return;
+    inbox.clear();
+    registry.closeAll();
+  });
+  // A realm that cannot start is shown by the page (status, Retry), not
+  // written into the session by the agent; the host bounds console output
+  // itself (agent/limitConsoleEvents.ts), whatever the realm sends.
+  const quiet = withoutStartUpErrors(realm);
+  const agentRealm = Object.assign(Object.create(quiet) as typeof realm, {
+    subscribe: (listener: Parameters<typeof realm.subscribe>[0]) => quiet.subscribe(limitConsoleEvents({ forward: listener })),
+    subscribeMounts: (listener: Parameters<typeof realm.subscribeMounts>[0]) => inbox.subscribe(listener),
+  });
+  /** The app's settings with the open session's own model and max tokens over them (Session settings → Model). */
+  const effectiveSettings = (): AppSettings => {
+    const chat = controller.getState().current?.chat;
+    const base = options.settings();
+    return {
+      ...base,
+      ...(chat?.model ? { model: chat.model } : {}),
+      ...(chat?.maxOutputTokens !== undefined ? { maxOutputTokens: chat.maxOutputTokens } : {}),
+    };
+  };
+  const makeAgent = (messages: ChatMessage[]) =>
+    new Agent(
+      {
+        model: async () => {
+          const settings = effectiveSettings();
+          // The demo's tools script brings the page's built-in demo MCP server.
+          const demo: DemoModelOptions = { prepare: (script) => (script.usesDemoTools ? capabilities.addDemoServer() : undefined) };
+          if (isDemo(settings)) return (await loadDemoModel()).createDemoModel(demo);
+          return (await loadProvider()).createLanguageModel(settings, { demo });
+        },
+        // Read at each turn: the lines each capability computes then (the connected MCP tools) follow the prompt.
+        system: systemPrompt(options.capabilities, () => host),
+        callSettings: () => {
+          const chat = controller.getState().current?.chat;
+          // An instruction applied from an imported file is the file's: it goes inside the untrusted bracket.
+          return { temperature: chat?.temperature, instruction: chat?.instruction, importedInstruction: chat?.importedInstruction };
+        },
+        realm: agentRealm,
+        createParser: createProtocolParser,
+        describeError: (error) => {
+          const current = effectiveSettings();
+          // The key never reaches the timeline, the session store or an export, whatever the server echoed.
+          return scrubDescription(describeLlmError(error, { baseURL: current.baseURL, model: current.model, pageProtocol: location.protocol }), current.apiKey);
+        },
+        // Output that follows outside content (a fetched body, a chosen file) is labelled untrusted.
+        wrapFeedback: (body, source) => wrapFeedback(body, source, { untrusted: capabilities.takeUntrusted() }),
+        maxTurns: options.settings().maxTurns,
+        // An imported session's messages are replayed as untrusted content: the agent reads the mark the
+        // import put on each (never their dates, which the file chose), in a branch of one too.
+      },
+      messages,
+    );
+  // The open session's capabilities load (capabilities.open below): a message queued before the session opened is sent after.
+  let capabilitiesOpened: Promise<void> = Promise.resolve();
+  const controller: SessionController = new SessionController({
+    realm,
+    makeAgent,
+    registry,
+    href: location.href,
+    sessionReady: () => capabilitiesOpened,
+  });
+  // The session's capabilities: each broker enforces its rules, the controller asks the person and keeps the records.
+  const capabilities: CapabilityController = new CapabilityController({ agent: () => controller.getState().agent });
+  const host: CapabilityHost = {
+    person: capabilities,
+    messages: () => controller.getState().agent?.getState().messages ?? [],
+    // The person's MCP tools: the page holds the connections (and tokens); the realm gets their list.
+    setTools: (tools) => realm.setTools(tools),
+  };
+  for (const capability of options.capabilities) {
+    for (const [name, service] of Object.entries(capability.install(host))) realm.provide(name, service);
+  }
+  // The MCP servers this tab had before a reload come back (the SDK loads only if there were any), once the
+  // session is open: the composer does not wait for them.
+  const started = controller.start();
+  void started.then(() => capabilities.restoreServers());
+  // Back from an MCP server's OAuth sign-in: finish it (the code is single-use, so it leaves the address at once).
+  if (/[?&]state=/.test(location.search) && /[?&](code|error)=/.test(location.search)) {
+    const search = location.search;
+    history.replaceState(history.state, "", location.pathname + location.hash);
+    void capabilities.resumeSignIn(search);
+  }
+  let openedSession: string | undefined | null = null;
+  let replyPreloaded = false;
+  controller.subscribe(() => {
+    // A message sent while the sessions open: the code its reply needs loads meanwhile, not once the session is open.
+    if (controller.getState().queued && !replyPreloaded) {
+      replyPreloaded = true;
+      preloadModel(effectiveSettings()).catch(() => {});
+    }
+    const { current } = controller.getState();
+    if ((current?.id ?? undefined) === openedSession) return;
+    openedSession = current?.id;
+    capabilitiesOpened = capabilities.open(current, controller.storeHandle());
+  });
+  const mounts: App["mounts"] = {
+    registry,
+    sendEvent: (event) => {
+      // The id travels with the event; what its handler causes comes back tagged with it.
+      const eventId = controller.getState().agent?.noteUiEvent();
+      realm.sendUiEvent({ type: "ui-event", ...event, ...(eventId === undefined ? {} : { eventId }) });
+    },
+    revive: () => void controller.revive(),
+    onUnknownComponent: unknownComponent,
+    pendingMounts: () => inbox.pending,
+    snapshots: controller.mounts,
+  };
+  return { controller, realm, capabilities, mounts, started, preloadReply: () => preloadModel(effectiveSettings()) };
+}

@@ -1,0 +1,23 @@
+/**
+ * The realm halves of the host's capabilities (src/capabilities/README.md):
+ * the globals model code calls, each a thin client of its host service.
+ * One entry per capability; `realmGlobals` in its host module names them
+ * (test/capabilityModules.test.ts checks both lists agree).
+ */
+import type { HostRequests } from "../createHostRequests";
+import { createAttachment, createDownload } from "./files";
+import { createRealmFetch } from "./network";
+import type { RealmTools } from "./tools";
+
+export function createCapabilityGlobals(requests: () => HostRequests | undefined, tools: RealmTools): Record<string, unknown> {
+  return {
+    // network: the host-brokered `fetch` (DESIGN.md §4).
+    fetch: createRealmFetch(requests),
+    // files: files out, offered in the timeline, saved only on the person's click.
+    download: createDownload(requests),
+    // tools: the person's MCP tools, brokered by the host like the network.
+    tools: tools.tools,
+    // files: files the person attached to a message (by name), read like chosen files.
+    attachment: createAttachment(requests),
+  };
+}
