@@ -32,6 +32,7 @@ import { createToolBroker } from "./sandbox/capabilities/createToolBroker";
 import { CapabilityController } from "./ui/capabilityController";
 import { CapabilitiesContext } from "./ui/capabilities";
 import { CSP_HEADER_CHECKED_MARK, warnWithoutCspHeader } from "./ui/warnWithoutCspHeader";
+import { installTestProbe } from "./testProbe";
 
 // The database code is the first thing the session controller needs: its chunk is requested now, while the
 // app's own code still runs, instead of after the first render (the controller imports the same module).
@@ -244,6 +245,8 @@ function Root() {
     };
     // Once the session is open (the composer works), what the first screen did not need is fetched ahead.
     void started.then(() => prefetchParts(() => preloadModel(effectiveSettings())));
+    // Read-only status for the browser tests, only on a page opened with their flag (src/testProbe.ts).
+    installTestProbe({ realm, inbox, restoring: () => controller.mounts.pending });
     return { controller, realm, mounts, capabilities };
   }, []);
 

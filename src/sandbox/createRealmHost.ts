@@ -133,6 +133,8 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   /** The connected tools; every realm gets them first thing (the port keeps order). */
   let tools: ToolDescriptor[] = [];
   let requestId = 0;
+  /** `flush()` calls not yet settled (activity(), read by the test probe). */
+  let flushing = 0;
   const nextId = () => ++requestId;
   let bundle: Promise<Blob> | undefined;
   let readiness = createDeferred();
@@ -405,7 +407,11 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
 
     flush(timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS, flushOptions: FlushOptions = {}) {
       if (disposed) return Promise.reject(new RealmHostError("disposed", "the realm host was disposed"));
-      return current.connection.request(FLUSH, { timeoutMs, signal: flushOptions.signal });
+      flushing += 1;
+      const settled = current.connection.request(FLUSH, { timeoutMs, signal: flushOptions.signal });
+      const done = () => void (flushing -= 1);
+      settled.then(done, done);
+      return settled;
     },
 
     abort() {
@@ -472,6 +478,10 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     status() {
       const realm = disposed ? "disposed" : current.active ? "ready" : readiness.settled ? "failed" : "starting";
       return { realm, spare: !spare ? "none" : spare.booted ? "ready" : "starting" };
+    },
+
+    activity() {
+      return { running: running !== undefined, flushing };
     },
 
     dispose() {

@@ -96,6 +96,14 @@ export interface RealmHostStatus {
   spare: "none" | "starting" | "ready";
 }
 
+/** What the current realm is doing, read-only (the test probe, src/testProbe.ts). */
+export interface RealmActivity {
+  /** A statement is running (its `statement-start` came, its end not yet). */
+  running: boolean;
+  /** `flush()` calls not yet settled: code sent to the realm that has not finished. */
+  flushing: number;
+}
+
 export interface FlushOptions {
   signal?: AbortSignal;
 }
@@ -150,5 +158,7 @@ export interface RealmHost {
    */
   restart(): Promise<void>;
   status(): RealmHostStatus;
+  /** What the current realm is doing (optional: stand-ins need not say). */
+  activity?(): RealmActivity;
   dispose(): void;
 }
