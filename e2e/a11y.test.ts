@@ -11,6 +11,7 @@ import AxeBuilder from "@axe-core/playwright";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, waitFor, type TestServer } from "./harness";
 import { startMockLlm } from "./mockLlm";
+import { animationsDone } from "./fixture";
 
 let browser: Browser;
 let app: TestServer;
@@ -50,7 +51,7 @@ const THEMES = ["light", "dark"] as const;
 async function useTheme(target: Page, theme: (typeof THEMES)[number]) {
   await target.emulateMedia({ colorScheme: theme });
   // KaTeX, highlighting and transitions settle before axe reads colours.
-  await target.waitForTimeout(100);
+  await animationsDone(target);
 }
 
 async function chatWithMountedUi(target: Page) {
@@ -137,7 +138,7 @@ describe("a model's UI written without dark: variants", () => {
         await waitFor(async () => /^Done/.test((await page.getByRole("status").textContent()) ?? ""), 60_000);
         // The utility CSS is generated after the panel draws: wait until the gray class has its colour.
         await waitFor(() => note.evaluate((element) => getComputedStyle(element).color !== getComputedStyle(element.parentElement!).color), 30_000);
-        await page.waitForTimeout(100);
+        await animationsDone(page);
         expect(await seriousViolations(page)).toEqual([]);
         const colors = await page.evaluate(() =>
           ["Secondary note in gray", "Text on a white box", "Text on a tinted box"].map((text) => {

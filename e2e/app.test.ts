@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
 import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
+import { probeUrl, waitQuiet } from "./fixture";
 
 const FENCE = "```";
 const KEY = "sk-test-livemark-0123456789";
@@ -30,7 +31,7 @@ beforeEach(async () => {
   mock.clearRequests();
   context = await browser.newContext();
   page = await context.newPage();
-  await openReadyApp(page, app.url);
+  await openReadyApp(page, probeUrl(app.url));
 });
 
 afterEach(async () => {
@@ -93,8 +94,8 @@ describe("the live loop", () => {
     expect(feedback).toContain("second 43");
     expect(feedback).not.toContain(KEY);
 
-    // Empty feedback ended the interaction: no third call.
-    await page.waitForTimeout(300);
+    // Empty feedback ended the interaction: no third call (nothing left to run, apply or write).
+    await waitQuiet(page);
     expect(mock.requests).toHaveLength(2);
     // The feedback turn is shown compactly in the timeline.
     await expect(page.getByText(/Runtime output → model/).count()).resolves.toBe(1);

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { BrowserContext, Page } from "playwright-core";
 import { configureEndpoint, openReadyApp, useAppSuite } from "./harness";
 import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
+import { nextPaint, probeUrl, waitInboxEmpty, waitQuiet } from "./fixture";
 
 const suite = useAppSuite({ attacker: true });
 
@@ -32,7 +33,7 @@ beforeEach(async () => {
       for (const entry of list.getEntries()) tasks.push(entry.duration);
     }).observe({ type: "longtask", buffered: true });
   });
-  await openReadyApp(page, suite.app.url);
+  await openReadyApp(page, probeUrl(suite.app.url));
   await configureEndpoint(page, mock.url, { apiKey: API_KEY });
   suite.attacker.clearRequests();
 });
@@ -134,7 +135,8 @@ async function stopAndNewSession(factor: number): Promise<void> {
   const second = 1_000 * factor;
   expect(await clickAndTime("Stop", "stopped")).toBeLessThan(second);
   expect(await clickAndTime("New session", "no-panels")).toBeLessThan(second);
-  await page.waitForTimeout(500);
+  // Nothing queued for a panel is left to bring one back.
+  await waitQuiet(page);
   expect(await page.getByLabel("Mounted UI").count()).toBe(0);
 }
 
@@ -181,8 +183,11 @@ describe("render loops", () => {
     const factor = await slowdown();
     await resetLongTasks();
     await send("Make a loop and wait");
-    await page.getByLabel("Mounted UI").locator("span").first().waitFor({ timeout: 15_000 });
-    await page.waitForTimeout(1_000);
+    const firstDigit = page.getByLabel("Mounted UI").locator("span").first();
+    await firstDigit.waitFor({ timeout: 15_000 });
+    // The loop runs: the panel has drawn again since.
+    const drawn = await firstDigit.textContent();
+    await expect.poll(() => firstDigit.textContent(), { timeout: 15_000 }).not.toBe(drawn);
     await stopAndNewSession(factor);
     await expectNoLongTask(factor);
   });
@@ -220,7 +225,8 @@ describe("floods", () => {
     await resetLongTasks();
     await send("Print forever");
     await page.locator(".lm-log").first().waitFor({ timeout: 30_000 });
-    await page.waitForTimeout(1_000);
+    // The flood is past what the log shows: lines are being held back.
+    await page.getByText(/^[\d,]+ more lines not shown$/).waitFor({ timeout: 30_000 });
     const second = 1_000 * factor;
     expect(await clickAndTime("Stop", "stopped")).toBeLessThan(second);
     expect(await clickAndTime("New session", "no-logs")).toBeLessThan(second);
@@ -244,7 +250,8 @@ describe("floods", () => {
     await resetLongTasks();
     await send("Mount a lot");
     await page.getByText(/^opened 200 refused 2820$/).waitFor({ timeout: 60_000 });
-    await page.waitForTimeout(2_000);
+    // Every mount message has been applied or refused.
+    await waitInboxEmpty(page, 60_000);
     const panels = await page.getByLabel("Mounted UI").count();
     expect(panels).toBeGreaterThan(0);
     expect(panels).toBeLessThanOrEqual(200);
@@ -267,7 +274,8 @@ describe("floods", () => {
     await resetLongTasks();
     await send("Mount forty grids");
     await page.getByText(/^mounted forty$/).waitFor({ timeout: 120_000 });
-    await page.waitForTimeout(2_000);
+    // Every mount message has been applied or refused.
+    await waitInboxEmpty(page, 60_000);
     const panels = await page.getByLabel("Mounted UI", { exact: true }).count();
     expect(panels).toBeGreaterThan(0);
     // 150,000 nodes across the session: at most 15 of these grids are shown, the rest are refused with a note to the model.
@@ -295,8 +303,8 @@ describe("floods", () => {
     // Panels draw near the viewport, 150 nodes a task: the first one is drawn first.
     await page.getByLabel("Mounted UI", { exact: true }).first().scrollIntoViewIfNeeded();
     await expect.poll(() => page.getByLabel("Mounted UI", { exact: true }).first().locator("[data-mount-id] span", { hasText: /^\d+$/ }).count(), { timeout: 120_000 }).toBe(8 * 306);
-    // Saved every 3 s while the session is open (and when the interaction ended); give the write-behind its time too.
-    await page.waitForTimeout(4_500);
+    // Saved when the interaction ended (and every 3 s while the session is open): wait until it is on disk.
+    await waitQuiet(page, 60_000);
 
     // Reopen: every long task of the reopened page counts (its start-up too: on an idle machine the page
     // starts in tasks well under the budget, and the budget scales with the machine's load like the others).
@@ -308,10 +316,12 @@ describe("floods", () => {
       }).observe({ type: "longtask", buffered: true });
     });
     const factor = await slowdown();
-    await openReadyApp(page, suite.app.url);
+    await openReadyApp(page, probeUrl(suite.app.url));
     // A panel shows "Restoring this UI…" until its tree is complete, then the panel.
     await expect.poll(() => page.getByLabel("Mounted UI", { exact: true }).count(), { timeout: 120_000 }).toBe(25);
-    await page.waitForTimeout(1_000);
+    // Every restore has finished (none queued) and been drawn.
+    await waitQuiet(page, 60_000);
+    await nextPaint(page);
     const during = await page.evaluate(() => (window as unknown as { reopenTasks: number[] }).reopenTasks.slice());
     expect(Math.max(0, ...during), `long tasks of the reopened page ${JSON.stringify(during)}, machine ${factor.toFixed(1)}× slower than idle`).toBeLessThan(MAX_TASK_MS * Math.max(factor, await slowdown()));
     // Nothing was cut: every panel came back (none still restoring), whole (the first one, brought into view, drawn:
@@ -343,7 +353,9 @@ describe("floods", () => {
     await resetLongTasks();
     await send("Chart");
     await expect.poll(() => page.getByLabel("Mounted UI").nth(1).locator("svg path").count(), { timeout: 15_000 }).toBeGreaterThan(0);
-    await page.waitForTimeout(500);
+    // The chart's tree is all applied and drawn.
+    await waitInboxEmpty(page);
+    await nextPaint(page);
     // The clamped axis: at most 30 ticks drawn, not fifty million.
     expect(await page.getByLabel("Mounted UI").nth(1).locator(".recharts-yAxis .recharts-cartesian-axis-tick").count()).toBeLessThanOrEqual(30);
     await stopAndNewSession(factor);
@@ -378,7 +390,9 @@ describe("look-alike prompts", () => {
     await panel.getByRole("button", { name: "Save" }).click();
     await panel.getByText("This looks like your API key. It was not sent to the generated UI.").waitFor({ timeout: 5_000 });
     await panel.getByRole("button", { name: "Don't send" }).click();
-    await page.waitForTimeout(500);
+    // Whatever the click set off has been applied and drawn.
+    await waitInboxEmpty(page);
+    await nextPaint(page);
     // Nothing with the key (or its last characters) came back from the realm.
     const shown = await page.locator(".lm-log").allTextContents();
     expect(shown.join("\n")).not.toContain(API_KEY.slice(0, 6));

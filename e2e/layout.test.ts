@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { BrowserContext, Page } from "playwright-core";
 import { configureEndpoint, openReadyApp, waitFor, useAppSuite } from "./harness";
 import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
+import { nextPaint } from "./fixture";
 
 const suite = useAppSuite();
 
@@ -218,7 +219,8 @@ describe("the timeline follows new content", () => {
     // New content does not pull them down.
     first.open();
     await page.getByText("While away 20:").waitFor({ state: "attached", timeout: 30_000 });
-    await page.waitForTimeout(300);
+    // Laid out and painted: a follow would have scrolled by now.
+    await nextPaint(page);
     expect(Math.abs((await page.locator(".lm-main").evaluate((element) => element.scrollTop)) - readingAt)).toBeLessThan(4);
     expect(await inView("While away 20:")).toBe(false);
     expect(await jumpButton().isVisible()).toBe(true);

@@ -9,6 +9,7 @@
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { openReadyApp, useAppSuite } from "./harness";
+import { probeUrl, waitSaved } from "./fixture";
 
 const suite = useAppSuite();
 
@@ -29,7 +30,10 @@ async function panelsByReply(page: Page): Promise<string[][]> {
       const texts: string[] = [];
       for (const panel of reply.querySelectorAll('[aria-label="Mounted UI"]')) {
         panel.scrollIntoView({ block: "center" });
-        await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100)));
+        // Drawn once near the viewport (data-deferred goes), then laid out.
+        const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+        for (let frames = 0; frames < 300 && panel.querySelector("[data-mount-id][data-deferred]"); frames += 1) await frame();
+        await frame();
         texts.push(panel.textContent ?? "");
       }
       result.push(texts);
@@ -65,13 +69,13 @@ describe("mount identity", () => {
   it("a mount made after a reload, and after a session switch, appears in its own reply; older panels and their saved snapshots stay", async () => {
     const context = await suite.browser.newContext();
     const page = await context.newPage();
-    await openReadyApp(page, suite.app.url);
+    await openReadyApp(page, probeUrl(suite.app.url));
     await orderPizza(page);
     expect((await panels(page)).map((list) => list.map(isPizza))).toEqual([[true]]);
 
-    // Writes trail the interaction by at most 500 ms.
-    await page.waitForTimeout(700);
-    await openReadyApp(page, suite.app.url);
+    // Writes trail the interaction: wait until they are on disk.
+    await waitSaved(page);
+    await openReadyApp(page, probeUrl(suite.app.url));
     await expect.poll(async () => (await panels(page)).flat().map(isPizza), { timeout: 20_000 }).toEqual([true]);
 
     await askForButton(page, 3);
@@ -80,8 +84,8 @@ describe("mount identity", () => {
       .toEqual([["pizza"], ["dice"]]);
 
     // The saved snapshots: after another reload both panels come back, each in its reply.
-    await page.waitForTimeout(700);
-    await openReadyApp(page, suite.app.url);
+    await waitSaved(page);
+    await openReadyApp(page, probeUrl(suite.app.url));
     await expect.poll(async () => (await panels(page)).map((list) => list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text))), { timeout: 20_000 })
       .toEqual([["pizza"], ["dice"]]);
 
@@ -93,8 +97,8 @@ describe("mount identity", () => {
     await askForButton(page, 4);
     await expect.poll(async () => (await panels(page)).map((list) => list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text))), { timeout: 10_000 })
       .toEqual([["pizza"], ["dice"], ["dice"]]);
-    await page.waitForTimeout(700);
-    await openReadyApp(page, suite.app.url);
+    await waitSaved(page);
+    await openReadyApp(page, probeUrl(suite.app.url));
     await expect.poll(async () => (await panels(page)).map((list) => list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text))), { timeout: 20_000 })
       .toEqual([["pizza"], ["dice"], ["dice"]]);
     await context.close();

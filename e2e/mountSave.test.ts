@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { configureEndpoint, openReadyApp, useAppSuite } from "./harness";
+import { probeUrl, waitQuiet } from "./fixture";
 
 const suite = useAppSuite({ mock: true });
 
@@ -17,7 +18,7 @@ describe("saving mounts", () => {
   it("a change made just before a reload is there after it", async () => {
     const context = await suite.browser.newContext();
     const page = await context.newPage();
-    await openReadyApp(page, suite.app.url);
+    await openReadyApp(page, probeUrl(suite.app.url));
     await configureEndpoint(page, suite.mock.url, { apiKey: "sk-test" });
     suite.mock.enqueue({
       chunks: [
@@ -31,8 +32,8 @@ describe("saving mounts", () => {
     await expect.poll(() => page.getByRole("status").textContent(), { timeout: 30_000 }).toMatch(/^Done/);
     const button = page.getByRole("button", { name: /^Count \d+$/ });
     await button.waitFor({ timeout: 30_000 });
-    // Let the interaction's own save (and a tick) pass, so only the clicks below are unsaved.
-    await page.waitForTimeout(3_500);
+    // Let the interaction's own save finish (nothing left to write, apply or run), so only the clicks below are unsaved.
+    await waitQuiet(page);
     for (let click = 0; click < 3; click += 1) await button.click();
     await expect.poll(() => button.textContent(), { timeout: 15_000 }).toBe("Count 3");
     await page.reload();
@@ -48,7 +49,7 @@ describe("saving messages", () => {
     for (let round = 0; round < 3; round += 1) {
       const context = await suite.browser.newContext();
       const page = await context.newPage();
-      await openReadyApp(page, suite.app.url);
+      await openReadyApp(page, probeUrl(suite.app.url));
       await configureEndpoint(page, suite.mock.url, { apiKey: "sk-test" });
       const cdp = await context.newCDPSession(page);
       await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });

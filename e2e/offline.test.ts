@@ -23,6 +23,7 @@ import {
   ATTEMPT, attack as attackRealm, checkRecorder, expectAllFailed as failed, nestedWorkerAttack, plantSecrets, probeDocument, startRealmTestContext,
   type RealmPage, type RealmTestContext,
 } from "./fixtures/realmTestPage";
+import { nextPaint, requestsSettled } from "./fixture";
 
 const suite = useAppSuite({ app: false, attacker: true });
 
@@ -49,7 +50,9 @@ describe("the realm's document served by the service worker", () => {
   });
 
   afterEach(async () => {
-    await new Promise((done) => setTimeout(done, 300));
+    // Every request the page made has landed (or failed) before looking.
+    await nextPaint(realm.page);
+    await requestsSettled(realm.requests);
     expect(suite.attacker.requests.map((request) => request.url)).toEqual([]);
   });
 
@@ -141,7 +144,9 @@ describe("the realm's document served by the service worker", () => {
         }
       }));
     }, suite.attacker.url);
-    await realm.page.waitForTimeout(500);
+    // What the attempts set off (a frame, a form post, a navigation) has been drawn and its requests answered.
+    await nextPaint(realm.page);
+    await requestsSettled(realm.requests);
     expect(Object.keys(report)).toHaveLength(5);
     failed(report);
     expect(realm.page.url()).toBe(appUrl);

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
 import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
+import { probeUrl, waitQuiet } from "./fixture";
 
 const FENCE = "```";
 
@@ -29,7 +30,7 @@ beforeEach(async () => {
   mock.clearRequests();
   context = await browser.newContext();
   page = await context.newPage();
-  await openReadyApp(page, app.url);
+  await openReadyApp(page, probeUrl(app.url));
   await configureEndpoint(page, mock.url);
 });
 
@@ -121,8 +122,8 @@ describe("thinking", () => {
     await page.getByText("Here is a plain answer.").waitFor({ timeout: 15_000 });
     await expect.poll(() => status().textContent(), { timeout: 10_000 }).toMatch(/^Done/);
     await expect(thinking().locator("summary").textContent()).resolves.toMatch(/^Thought for \d+ s$/);
-    // Nothing ran: no output, so no feedback turn.
-    await page.waitForTimeout(300);
+    // Nothing ran: no output, so no feedback turn (nothing left to run, apply or write).
+    await waitQuiet(page);
     expect(mock.requests.filter((request) => request.path.startsWith("/v1/chat/completions"))).toHaveLength(1);
     expect(await page.getByText("REASONING RAN", { exact: true }).count()).toBe(0);
     await thinking().locator("summary").click();

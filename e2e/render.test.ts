@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { buildRenderTestPage } from "./fixtures/buildRenderTestPage";
 import { launchBrowser, recordPageRequests, serveRecorder, serveStatic, waitFor, type PageRequestLog, type TestServer } from "./harness";
+import { nextPaint } from "./fixture";
 import type { SnapshotNode, UiEventMessage } from "../src/wire/mount";
 
 const H = { $handler: true } as const;
@@ -189,7 +190,8 @@ describe("hostile trees", () => {
     await page.getByTestId("submit").click();
     const submit = await lastEvent("onSubmit");
     expect(submit).toMatchObject({ mountId: "hostile", payload: { values: { q: "x" } } });
-    await page.waitForTimeout(300);
+    // Whatever the clicks set off (a navigation, a popover, a script) has been laid out and painted.
+    await nextPaint(page);
 
     const after = await page.evaluate(() => ({
       scripts: document.scripts.length,
@@ -226,7 +228,8 @@ describe("hostile trees", () => {
       el("div", { style: { content: smuggled, listStyleImage: `"x" url(${R}/after-string.png)` }, "data-testid": "smuggle-content" }, "text"),
       el("div", { style: { background: `"url(" -webkit-image-set("${R}/webkit.png" 1x) ")"`, width: 10, height: 10 } }),
     ]);
-    await page.waitForTimeout(300);
+    // Styled, laid out and painted: every image the styles name has been asked for by now.
+    await nextPaint(page);
     const computed = await page.evaluate(() => {
       const list = document.querySelector('[data-testid="smuggle-list"]')!;
       return { listStyleImage: getComputedStyle(list).listStyleImage, inline: list.getAttribute("style") ?? "" };

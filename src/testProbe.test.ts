@@ -10,7 +10,7 @@ function fakeWindow(search: string): Window {
 
 describe("the test probe", () => {
   it("is installed only on a page opened with the test flag, frozen, read-only", () => {
-    const sources = { realm: { activity: () => ({ running: false, flushing: 0 }) }, inbox: { pending: 0 } };
+    const sources = { realm: { activity: () => ({ running: false, flushing: 0, stopping: 0, spareScheduled: false }) }, inbox: { pending: 0 } };
     const plain = fakeWindow("?x=1");
     installTestProbe(sources, plain);
     expect(TEST_PROBE_GLOBAL in plain).toBe(false);
@@ -29,12 +29,12 @@ describe("the test probe", () => {
   });
 
   it("reads the inbox, the realm, restores and the open writers' pending changes", async () => {
-    const activity = { running: true, flushing: 1 };
+    const activity = { running: true, flushing: 1, stopping: 1, spareScheduled: false };
     const inbox = { pending: 3 };
     let restoring = 2;
     const probe = createTestProbe({ realm: { activity: () => activity }, inbox, restoring: () => restoring });
-    expect(probe).toMatchObject({ inboxPending: 3, realmRunning: true, realmFlushing: 1, restoring: 2, quiet: false });
-    Object.assign(activity, { running: false, flushing: 0 });
+    expect(probe).toMatchObject({ inboxPending: 3, realmRunning: true, realmFlushing: 1, realmStopping: 1, restoring: 2, quiet: false });
+    Object.assign(activity, { running: false, flushing: 0, stopping: 0 });
     inbox.pending = 0;
     restoring = 0;
     expect(probe.quiet).toBe(true);

@@ -2,7 +2,7 @@
  * The test probe: what the browser tests wait on instead of clocks. Pending
  * writes (src/store/sessionWriter.ts), the mount inbox's queue
  * (src/render/mountInbox.ts), the realm's running statement and unsettled
- * flushes (src/sandbox/createRealmHost.ts), and mount restores still queued
+ * flushes and unanswered stops (src/sandbox/createRealmHost.ts), and mount restores still queued
  * (src/ui/mountSnapshots.ts) are read through one frozen object,
  * `window.__livemarkProbe`, of getters returning numbers and booleans.
  *
@@ -31,6 +31,8 @@ export interface TestProbe {
   readonly realmRunning: boolean;
   /** Flushes sent to the realm and not yet settled. */
   readonly realmFlushing: number;
+  /** Stop requests not yet answered (a reset for not stopping may still follow). */
+  readonly realmStopping: number;
   /** Saved mounts still being restored. */
   readonly restoring: number;
   /** None of the above is under way: nothing is left to write, apply, run or restore. */
@@ -49,7 +51,7 @@ export function testProbeWanted(search: string): boolean {
 }
 
 export function createTestProbe(sources: TestProbeSources): TestProbe {
-  const activity = () => sources.realm.activity?.() ?? { running: false, flushing: 0 };
+  const activity = () => sources.realm.activity?.() ?? { running: false, flushing: 0, stopping: 0, spareScheduled: false };
   const probe: TestProbe = {
     get writesPending() {
       return openSessionWriters().reduce((sum, writer) => sum + writer.pendingCount + (writer.writing ? 1 : 0), 0);
@@ -66,11 +68,14 @@ export function createTestProbe(sources: TestProbeSources): TestProbe {
     get realmFlushing() {
       return activity().flushing;
     },
+    get realmStopping() {
+      return activity().stopping;
+    },
     get restoring() {
       return sources.restoring?.() ?? 0;
     },
     get quiet() {
-      return probe.writesPending === 0 && probe.inboxPending === 0 && !probe.realmRunning && probe.realmFlushing === 0 && probe.restoring === 0;
+      return probe.writesPending === 0 && probe.inboxPending === 0 && !probe.realmRunning && probe.realmFlushing === 0 && probe.realmStopping === 0 && probe.restoring === 0;
     },
   };
   return Object.freeze(probe);

@@ -133,8 +133,9 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   /** The connected tools; every realm gets them first thing (the port keeps order). */
   let tools: ToolDescriptor[] = [];
   let requestId = 0;
-  /** `flush()` calls not yet settled (activity(), read by the test probe). */
+  /** `flush()` calls and stop requests not yet settled (activity(), read by the test probe). */
   let flushing = 0;
+  let stopping = 0;
   const nextId = () => ++requestId;
   let bundle: Promise<Blob> | undefined;
   let readiness = createDeferred();
@@ -383,11 +384,15 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
 
   /** Ask the realm to stop; reset it if it has not within abortTimeoutMs. */
   function requestStop(realm: Realm): void {
-    realm.connection.request(ABORT, { timeoutMs: abortTimeoutMs }).catch((error: unknown) => {
-      if (error instanceof RealmHostError && error.code === "timeout" && role(realm) === "current") {
-        resetRealm("unresponsive", `did not stop within ${abortTimeoutMs} ms of abort()`);
-      }
-    });
+    stopping += 1;
+    realm.connection
+      .request(ABORT, { timeoutMs: abortTimeoutMs })
+      .catch((error: unknown) => {
+        if (error instanceof RealmHostError && error.code === "timeout" && role(realm) === "current") {
+          resetRealm("unresponsive", `did not stop within ${abortTimeoutMs} ms of abort()`);
+        }
+      })
+      .finally(() => void (stopping -= 1));
   }
 
   function send(message: HostMessage): void {
@@ -481,7 +486,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     },
 
     activity() {
-      return { running: running !== undefined, flushing };
+      return { running: running !== undefined, flushing, stopping, spareScheduled: spareTimer !== undefined };
     },
 
     dispose() {

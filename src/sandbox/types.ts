@@ -102,6 +102,10 @@ export interface RealmActivity {
   running: boolean;
   /** `flush()` calls not yet settled: code sent to the realm that has not finished. */
   flushing: number;
+  /** Stop requests (`abort()`) not yet answered: until each is, a reset for not stopping may follow. */
+  stopping: number;
+  /** A spare realm is due to start (its delay is running). */
+  spareScheduled: boolean;
 }
 
 export interface FlushOptions {
