@@ -17,7 +17,9 @@
  * (opened in it, the app ready when `open` is not false, its endpoint set to
  * the mock when `configure` is set). Fixtures are lazy: a test that never
  * names one does not start it. Suites whose helpers are module-level read
- * them from `it.beforeEach(({ page, mock }) => …)`.
+ * them from `it.beforeEach(({ page, mock }) => …)`; a describe that needs
+ * other context options (a phone's viewport) says
+ * `it.override({ contextOptions: { … } })`.
  */
 import { test as base, expect } from "vitest";
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
@@ -41,7 +43,7 @@ export interface AppTestOptions {
   open?: boolean;
   /** Then point it at the mock LLM through Settings, with this key (`configure: true`: "test-key"). */
   configure?: boolean | { apiKey?: string; model?: string };
-  /** Open the app with the test probe on (`?livemark-probe`, src/testProbe.ts); default true. */
+  /** Open the app with the test probe on (`?livemark-probe`, src/testProbe.ts), for `waitQuiet` and the like. */
   probe?: boolean;
 }
 
@@ -54,29 +56,31 @@ export function probeUrl(url: string): string {
 
 export function appTest(options: AppTestOptions = {}) {
   return base
-    .extend("browser", { scope: "file" }, async (_, { onCleanup }): Promise<Browser> => {
+    .extend("browser", { scope: "file" }, async ({}, { onCleanup }): Promise<Browser> => {
       assertBuilt();
       const browser = await launchBrowser();
       onCleanup(() => browser.close());
       return browser;
     })
-    .extend("app", { scope: "file" }, async (_, { onCleanup }): Promise<TestServer> => {
+    .extend("app", { scope: "file" }, async ({}, { onCleanup }): Promise<TestServer> => {
       const app = await serveStatic(DIST_DIR, options.serve);
       onCleanup(() => app.close());
       return app;
     })
-    .extend("attacker", { scope: "file" }, async (_, { onCleanup }): Promise<TestServer> => {
+    .extend("attacker", { scope: "file" }, async ({}, { onCleanup }): Promise<TestServer> => {
       const attacker = await serveRecorder();
       onCleanup(() => attacker.close());
       return attacker;
     })
-    .extend("mock", async (_, { onCleanup }): Promise<MockLlm> => {
+    .extend("mock", async ({}, { onCleanup }): Promise<MockLlm> => {
       const mock = await startMockLlm(options.mock);
       onCleanup(() => mock.close());
       return mock;
     })
-    .extend("context", async ({ browser }, { onCleanup }): Promise<BrowserContext> => {
-      const context = await browser.newContext(options.context);
+    // A value, so that a describe can say `it.override({ contextOptions: { viewport: … } })`.
+    .extend("contextOptions", (options.context ?? {}) as BrowserContextOptions)
+    .extend("context", async ({ browser, contextOptions }, { onCleanup }): Promise<BrowserContext> => {
+      const context = await browser.newContext(contextOptions);
       for (const script of options.initScripts ?? []) await context.addInitScript(script);
       onCleanup(() => context.close());
       return context;
@@ -84,7 +88,7 @@ export function appTest(options: AppTestOptions = {}) {
     .extend("page", async ({ context, app, mock }): Promise<Page> => {
       const page = await context.newPage();
       if (options.open === false) return page;
-      await openReadyApp(page, options.probe === false ? app.url : probeUrl(app.url));
+      await openReadyApp(page, options.probe ? probeUrl(app.url) : app.url);
       if (options.configure) await configureEndpoint(page, mock.url, options.configure === true ? {} : options.configure);
       return page;
     });

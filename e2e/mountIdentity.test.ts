@@ -6,19 +6,12 @@
  * "Give me a button to click" in the same session; then the same after
  * switching sessions and back (the switch resets the realm).
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import type { Page } from "playwright-core";
-import { openReadyApp, useAppSuite } from "./harness";
-import { probeUrl, waitSaved } from "./fixture";
+import { openReadyApp } from "./harness";
+import { appTest, probeUrl, send, statusText, waitSaved } from "./fixture";
 
-const suite = useAppSuite();
-
-const status = (page: Page) => page.getByRole("status").textContent();
-
-async function send(page: Page, text: string): Promise<void> {
-  await page.getByRole("textbox", { name: "Message" }).fill(text);
-  await page.getByRole("textbox", { name: "Message" }).press("Enter");
-}
+const it = appTest({ probe: true });
 
 /** Each reply's panels, in order: the text of every "Mounted UI" inside each "Reply". */
 async function panelsByReply(page: Page): Promise<string[][]> {
@@ -56,26 +49,23 @@ async function orderPizza(page: Page): Promise<void> {
   await form.getByPlaceholder("Ada").fill("Grace", { timeout: 20_000 });
   await form.getByRole("button", { name: "Order" }).click();
   await page.getByText(/Thanks, \*?\*?Grace/).first().waitFor({ timeout: 20_000 });
-  await expect.poll(() => status(page), { timeout: 20_000 }).toMatch(/^Done/);
+  await expect.poll(() => statusText(page), { timeout: 20_000 }).toMatch(/^Done/);
 }
 
 async function askForButton(page: Page, expectedReplies: number): Promise<void> {
   await send(page, "Give me a button to click");
   await expect.poll(async () => (await panelsByReply(page)).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(expectedReplies);
-  await expect.poll(() => status(page), { timeout: 20_000 }).toMatch(/^Done/);
+  await expect.poll(() => statusText(page), { timeout: 20_000 }).toMatch(/^Done/);
 }
 
 describe("mount identity", () => {
-  it("a mount made after a reload, and after a session switch, appears in its own reply; older panels and their saved snapshots stay", async () => {
-    const context = await suite.browser.newContext();
-    const page = await context.newPage();
-    await openReadyApp(page, probeUrl(suite.app.url));
+  it("a mount made after a reload, and after a session switch, appears in its own reply; older panels and their saved snapshots stay", async ({ app, page }) => {
     await orderPizza(page);
     expect((await panels(page)).map((list) => list.map(isPizza))).toEqual([[true]]);
 
     // Writes trail the interaction: wait until they are on disk.
     await waitSaved(page);
-    await openReadyApp(page, probeUrl(suite.app.url));
+    await openReadyApp(page, probeUrl(app.url));
     await expect.poll(async () => (await panels(page)).flat().map(isPizza), { timeout: 20_000 }).toEqual([true]);
 
     await askForButton(page, 3);
@@ -85,7 +75,7 @@ describe("mount identity", () => {
 
     // The saved snapshots: after another reload both panels come back, each in its reply.
     await waitSaved(page);
-    await openReadyApp(page, probeUrl(suite.app.url));
+    await openReadyApp(page, probeUrl(app.url));
     await expect.poll(async () => (await panels(page)).map((list) => list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text))), { timeout: 20_000 })
       .toEqual([["pizza"], ["dice"]]);
 
@@ -98,9 +88,8 @@ describe("mount identity", () => {
     await expect.poll(async () => (await panels(page)).map((list) => list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text))), { timeout: 10_000 })
       .toEqual([["pizza"], ["dice"], ["dice"]]);
     await waitSaved(page);
-    await openReadyApp(page, probeUrl(suite.app.url));
+    await openReadyApp(page, probeUrl(app.url));
     await expect.poll(async () => (await panels(page)).map((list) => list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text))), { timeout: 20_000 })
       .toEqual([["pizza"], ["dice"], ["dice"]]);
-    await context.close();
   });
 });
