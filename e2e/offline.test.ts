@@ -16,16 +16,21 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { BrowserContext, Page } from "playwright-core";
-import { DIST_DIR, launchBrowser, openReadyApp, serveStatic, waitFor, useAppSuite } from "./harness";
+import { afterAll, afterEach, beforeAll, describe, expect } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { DIST_DIR, launchBrowser, openReadyApp, serveStatic, waitFor, type TestServer } from "./harness";
 import {
   ATTEMPT, attack as attackRealm, checkRecorder, expectAllFailed as failed, nestedWorkerAttack, plantSecrets, probeDocument, startRealmTestContext,
   type RealmPage, type RealmTestContext,
 } from "./fixtures/realmTestPage";
-import { nextPaint, requestsSettled } from "./fixture";
+import { appTest, nextPaint, requestsSettled } from "./fixture";
 
-const suite = useAppSuite({ app: false, attacker: true });
+// The fixture's browser and attacker recorder, once for the file (the suites serve their own apps).
+const it = appTest();
+const suite = {} as { browser: Browser; attacker: TestServer };
+it.beforeAll(({ browser, attacker }) => {
+  Object.assign(suite, { browser, attacker });
+});
 
 const FAKE_KEY = "sk-test-LIVEMARK-FAKE-KEY-1234567890";
 

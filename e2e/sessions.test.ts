@@ -4,14 +4,18 @@
  * can be undone, a second tab is read-only, and a share link opens a preview.
  */
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
-import type { BrowserContext, Page } from "playwright-core";
-import { configureEndpoint, openReadyApp, useAppSuite } from "./harness";
-import { nextPaint, probeUrl, waitSaved } from "./fixture";
+import { describe, expect } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { configureEndpoint, openReadyApp, type TestServer } from "./harness";
+import type { MockLlm } from "./mockLlm";
+import { appTest, FENCE, nextPaint, probeUrl, waitSaved } from "./fixture";
 
-const suite = useAppSuite({ mock: true });
-
-const FENCE = "```";
+// Tests open several contexts and tabs of their own: they take the fixture's browser, app and (per test) mock.
+const it = appTest();
+const suite = {} as { browser: Browser; app: TestServer; mock: MockLlm };
+it.beforeEach(({ browser, app, mock }) => {
+  Object.assign(suite, { browser, app, mock });
+});
 const KEY = "sk-secret-never-exported-42";
 
 async function openApp(context: BrowserContext, options: { writable?: boolean } = {}): Promise<Page> {
