@@ -6,35 +6,22 @@
  * keyboard; dialogs keep the focus and give it back; the status line is one
  * live region that announces each change.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import AxeBuilder from "@axe-core/playwright";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, waitFor, type TestServer } from "./harness";
+import { configureEndpoint, openReadyApp, waitFor, type TestServer } from "./harness";
 import { startMockLlm } from "./mockLlm";
-import { animationsDone } from "./fixture";
+import { animationsDone, appTest } from "./fixture";
 
+const it = appTest({ context: { serviceWorkers: "block" } });
 let browser: Browser;
 let app: TestServer;
-let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
-});
-
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close()]);
-});
-
-beforeEach(async () => {
-  context = await browser.newContext({ serviceWorkers: "block" });
-  page = await context.newPage();
-  await openReadyApp(page, app.url);
-});
-
-afterEach(async () => {
-  await context?.close();
+it.beforeEach(({ browser: launched, app: served, page: opened }) => {
+  browser = launched;
+  app = served;
+  page = opened;
 });
 
 /** Serious and critical violations, each with the elements it names. */

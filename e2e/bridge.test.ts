@@ -6,12 +6,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import NodeWebSocket from "ws";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ROOT_DIR, answerAsk, assertBuilt, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { ROOT_DIR, answerAsk, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { appTest } from "./fixture";
 import { startInternet } from "./internet";
 
 const FENCE = "```";
@@ -93,14 +94,15 @@ let context: BrowserContext;
 let page: Page;
 const agents: { close(): Promise<void> }[] = [];
 
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
+// The fixture's browser and app, once for the file; each test opens its own context (with clipboard rights).
+const it = appTest();
+it.beforeAll(async ({ browser: launched, app: served }) => {
+  browser = launched;
+  app = served;
   bridge = await startBridgeProcess(["--allow-origin", app.origin]);
 });
 afterAll(async () => {
   await stopBridgeProcess(bridge);
-  await Promise.all([browser?.close(), app?.close()]);
 });
 beforeEach(async () => {
   context = await browser.newContext();

@@ -7,9 +7,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { assertBuilt, DIST_DIR, launchBrowser, serveStatic, waitFor, type TestServer } from "./harness";
+import { DIST_DIR, serveStatic, waitFor, type TestServer } from "./harness";
+import { appTest } from "./fixture";
 import { freshLoad } from "./freshLoads";
 import { DEMO_SUGGESTIONS } from "../src/llm/demoScripts";
 
@@ -18,15 +19,10 @@ const FRESH_LOADS = 100;
 let browser: Browser;
 let app: TestServer;
 
-beforeAll(async () => {
-  assertBuilt();
-  browser = await launchBrowser();
-  app = await serveStatic();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
+const it = appTest();
+it.beforeAll(({ browser: launched, app: served }) => {
+  browser = launched;
+  app = served;
 });
 
 describe("realm start", () => {

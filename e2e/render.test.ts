@@ -5,11 +5,11 @@
  * no dialog opens, no request leaves, nothing draws outside its panel or
  * restyles the app; and that the kit, forms, charts and icons work.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { buildRenderTestPage } from "./fixtures/buildRenderTestPage";
 import { launchBrowser, recordPageRequests, serveRecorder, serveStatic, waitFor, type PageRequestLog, type TestServer } from "./harness";
-import { nextPaint } from "./fixture";
+import { appTest, nextPaint } from "./fixture";
 import type { SnapshotNode, UiEventMessage } from "../src/wire/mount";
 
 const H = { $handler: true } as const;
@@ -24,9 +24,12 @@ let dialogs: string[];
 let pageErrors: string[];
 let requests: PageRequestLog;
 
-beforeAll(async () => {
+const it = appTest();
+it.beforeAll(async ({ browser: launched, attacker }) => {
+  browser = launched;
+  recorder = attacker;
   pageDir = await buildRenderTestPage();
-  [browser, server, recorder] = await Promise.all([launchBrowser(), serveStatic(pageDir), serveRecorder()]);
+  server = await serveStatic(pageDir);
   // One page for the file (a new context and page cost ~2 s on a 2-core
   // machine); each test starts from renderTest.reset() and its own mount ids.
   context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
@@ -35,7 +38,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await context?.close();
-  await Promise.all([browser?.close(), server?.close(), recorder?.close()]);
+  await server?.close();
 });
 
 async function openPage(target: BrowserContext, url = `${server.url}render-test.html`): Promise<{ page: Page; log: PageRequestLog }> {

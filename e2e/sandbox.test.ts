@@ -3,15 +3,17 @@
  * bundle, driven through createRealmHost on a test page served under a
  * sub-path.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { launchBrowser, waitFor } from "./harness";
+import { appTest } from "./fixture";
 import { BASE_PATH, startRealmTestContext, type RealmPage, type RealmTestContext } from "./fixtures/realmTestPage";
 
 let context: RealmTestContext;
 let realm: RealmPage;
 
-beforeAll(async () => {
-  context = await startRealmTestContext();
+const it = appTest();
+it.beforeAll(async ({ browser }) => {
+  context = await startRealmTestContext({ browser });
   realm = await context.open();
 });
 

@@ -8,13 +8,13 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect } from "vitest";
 import { DIST_DIR, ROOT_DIR, serveRecorder, waitFor, type TestServer } from "./harness";
 import {
   ATTEMPT, attack as attackRealm, checkRecorder, expectAllFailed as failed, nestedWorkerAttack, plantSecrets, probeDocument, startRealmTestContext,
   type RealmPage, type RealmTestContext,
 } from "./fixtures/realmTestPage";
-import { nextPaint, requestsSettled } from "./fixture";
+import { appTest, nextPaint, requestsSettled } from "./fixture";
 
 const FAKE_KEY = "sk-test-LIVEMARK-FAKE-KEY-1234567890";
 /** What the app's own server may legitimately serve to the test page (with the service worker and the manifest's files). */
@@ -25,10 +25,11 @@ let realm: RealmPage;
 let attacker: TestServer;
 let target: string;
 
-beforeAll(async () => {
-  attacker = await serveRecorder();
+const it = appTest();
+it.beforeAll(async ({ browser, attacker: recorder }) => {
+  attacker = recorder;
   target = attacker.url;
-  context = await startRealmTestContext();
+  context = await startRealmTestContext({ browser });
   realm = await context.open();
   // Control: the attacker server does record what reaches it.
   await checkRecorder(realm.page, attacker);
@@ -50,7 +51,6 @@ afterEach(async () => {
 
 afterAll(async () => {
   await context?.close();
-  await attacker?.close();
 });
 
 /** Run attack code in the realm; it reports with `console.log(JSON.stringify(...))`. */
