@@ -11,7 +11,7 @@ import AxeBuilder from "@axe-core/playwright";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { configureEndpoint, openReadyApp, waitFor, type TestServer } from "./harness";
 import { startMockLlm } from "./mockLlm";
-import { animationsDone, appTest } from "./fixture";
+import { animationsDone, appTest, FENCE } from "./fixture";
 
 const it = appTest({ context: { serviceWorkers: "block" } });
 let browser: Browser;
@@ -101,7 +101,6 @@ describe("axe: no serious or critical violations", () => {
 });
 
 describe("a model's UI written without dark: variants", () => {
-  const FENCE = "```";
   const UI =
     "mount({ title: \"Plan\", ui: () => <Card><CardHeader><CardTitle>Plan</CardTitle></CardHeader><CardContent>" +
     "<p className=\"text-gray-900 font-medium\">Three steps</p>" +

@@ -7,7 +7,7 @@ import { describe, expect } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { openReadyApp, type TestServer } from "./harness";
 import type { MockLlm } from "./mockLlm";
-import { appTest, send } from "./fixture";
+import { appTest, FENCE as F, send } from "./fixture";
 
 const it = appTest();
 let browser: Browser;
@@ -157,7 +157,6 @@ describe("smaller things", () => {
     await page.getByLabel("Base URL", { exact: true }).fill(mock.url);
     await page.getByLabel("Model", { exact: true }).fill("mock-model");
     await page.getByRole("button", { name: "Save" }).click();
-    const F = "```";
     const long = "x".repeat(400);
     // The block's first line is line 4 of the reply.
     mock.enqueue({ chunks: [`Intro.\n\n${F}tsx agent.run\nconst wide = "${long}".length\nconsole.log(wide)\n${F}\n`] });
