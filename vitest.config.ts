@@ -19,12 +19,14 @@ export default defineConfig({
           environment: "node",
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          fileParallelism: false,
-          // A browser test that fails is run again, up to twice, with its hooks (a fresh page).
-          // On a loaded 2-core machine a timing-sensitive test can miss a frame once; a behaviour
-          // that is broken fails all three runs. scripts/test.mjs names every test that passed only
-          // on a retry, with its first failure, so a flaky test is seen rather than hidden.
-          retry: 2,
+          // Files run side by side, each in its own worker with its own Chromium, servers on free
+          // ports of 127.0.0.1 and a context per test (e2e/fixture.ts): two at a time by default,
+          // LIVEMARK_E2E_WORKERS to change it (1 runs them one after the other).
+          fileParallelism: true,
+          maxWorkers: Number(process.env.LIVEMARK_E2E_WORKERS ?? 2),
+          // No retries: the tests wait on the app's signals (e2e/fixture.ts, src/testProbe.ts), not
+          // on clocks, so a failure is a failure.
+          retry: 0,
         },
       },
     ],

@@ -6,34 +6,22 @@
  * keyboard; dialogs keep the focus and give it back; the status line is one
  * live region that announces each change.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import AxeBuilder from "@axe-core/playwright";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, waitFor, type TestServer } from "./harness";
+import { configureEndpoint, openReadyApp, waitFor, type TestServer } from "./harness";
 import { startMockLlm } from "./mockLlm";
+import { animationsDone, appTest, FENCE } from "./fixture";
 
+const it = appTest({ context: { serviceWorkers: "block" } });
 let browser: Browser;
 let app: TestServer;
-let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
-});
-
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close()]);
-});
-
-beforeEach(async () => {
-  context = await browser.newContext({ serviceWorkers: "block" });
-  page = await context.newPage();
-  await openReadyApp(page, app.url);
-});
-
-afterEach(async () => {
-  await context?.close();
+it.beforeEach(({ browser: launched, app: served, page: opened }) => {
+  browser = launched;
+  app = served;
+  page = opened;
 });
 
 /** Serious and critical violations, each with the elements it names. */
@@ -50,7 +38,7 @@ const THEMES = ["light", "dark"] as const;
 async function useTheme(target: Page, theme: (typeof THEMES)[number]) {
   await target.emulateMedia({ colorScheme: theme });
   // KaTeX, highlighting and transitions settle before axe reads colours.
-  await target.waitForTimeout(100);
+  await animationsDone(target);
 }
 
 async function chatWithMountedUi(target: Page) {
@@ -113,7 +101,6 @@ describe("axe: no serious or critical violations", () => {
 });
 
 describe("a model's UI written without dark: variants", () => {
-  const FENCE = "```";
   const UI =
     "mount({ title: \"Plan\", ui: () => <Card><CardHeader><CardTitle>Plan</CardTitle></CardHeader><CardContent>" +
     "<p className=\"text-gray-900 font-medium\">Three steps</p>" +
@@ -137,7 +124,7 @@ describe("a model's UI written without dark: variants", () => {
         await waitFor(async () => /^Done/.test((await page.getByRole("status").textContent()) ?? ""), 60_000);
         // The utility CSS is generated after the panel draws: wait until the gray class has its colour.
         await waitFor(() => note.evaluate((element) => getComputedStyle(element).color !== getComputedStyle(element.parentElement!).color), 30_000);
-        await page.waitForTimeout(100);
+        await animationsDone(page);
         expect(await seriousViolations(page)).toEqual([]);
         const colors = await page.evaluate(() =>
           ["Secondary note in gray", "Text on a white box", "Text on a tinted box"].map((text) => {

@@ -3,49 +3,26 @@
  * OpenAI-compatible server on 127.0.0.1, the real sandbox and realm in
  * Chromium. Each test drives the page the way a person would.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { describe, expect } from "vitest";
+import type { Page } from "playwright-core";
+import { configureEndpoint, type TestServer } from "./harness";
 import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
+import { appTest, FENCE, send, statusText, waitQuiet } from "./fixture";
 
-const FENCE = "```";
 const KEY = "sk-test-livemark-0123456789";
 
-let browser: Browser;
+const it = appTest({ serve: { basePath: "/some/sub/path/" }, probe: true });
 let app: TestServer;
 let mock: MockLlm;
-let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app, mock] = await Promise.all([launchBrowser(), serveStatic(undefined, { basePath: "/some/sub/path/" }), startMockLlm()]);
-});
-
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close(), mock?.close()]);
-});
-
-beforeEach(async () => {
-  mock.clearRequests();
-  context = await browser.newContext();
-  page = await context.newPage();
-  await openReadyApp(page, app.url);
-});
-
-afterEach(async () => {
-  await context?.close();
+it.beforeEach(({ app: served, mock: started, page: opened }) => {
+  app = served;
+  mock = started;
+  page = opened;
 });
 
 const configure = (target: Page, baseURL: string, apiKey = KEY) => configureEndpoint(target, baseURL, { apiKey });
-
-async function send(target: Page, text: string) {
-  const box = target.getByRole("textbox", { name: "Message" });
-  await box.fill(text);
-  await box.press("Enter");
-}
-
-const status = (target: Page) => target.getByRole("status");
 
 function lastUserContent(body: { messages: { role: string; content: unknown }[] }): string {
   const last = body.messages[body.messages.length - 1];
@@ -74,11 +51,11 @@ describe("the live loop", () => {
     await send(page, "What is six times seven?");
     // The stream is held inside the fence: the first statements already ran.
     await expect.poll(() => page.getByText("answer is 42").count(), { timeout: 10_000 }).toBe(1);
-    await expect(status(page).textContent()).resolves.toMatch(/Streaming|Running/);
+    await expect(statusText(page)).resolves.toMatch(/Streaming|Running/);
     expect(await page.getByText("second 43").count()).toBe(0);
     gate.open();
 
-    await expect.poll(() => status(page).textContent(), { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     await page.getByText("The answer is 42.").waitFor();
     expect(mock.requests).toHaveLength(2);
 
@@ -93,8 +70,8 @@ describe("the live loop", () => {
     expect(feedback).toContain("second 43");
     expect(feedback).not.toContain(KEY);
 
-    // Empty feedback ended the interaction: no third call.
-    await page.waitForTimeout(300);
+    // Empty feedback ended the interaction: no third call (nothing left to run, apply or write).
+    await waitQuiet(page);
     expect(mock.requests).toHaveLength(2);
     // The feedback turn is shown compactly in the timeline.
     await expect(page.getByText(/Runtime output → model/).count()).resolves.toBe(1);
@@ -122,7 +99,7 @@ describe("the live loop", () => {
     await page.getByText("Still talking").waitFor({ timeout: 10_000 });
     const pressed = Date.now();
     await page.getByRole("button", { name: "Stop" }).click();
-    await expect.poll(() => status(page).textContent(), { timeout: 1_500, interval: 50 }).toMatch(/^Stopped/);
+    await expect.poll(() => statusText(page), { timeout: 1_500, interval: 50 }).toMatch(/^Stopped/);
     expect(Date.now() - pressed).toBeLessThan(1_500);
     expect(await page.getByText("never", { exact: true }).count()).toBe(0);
     expect(await page.getByRole("button", { name: "Send" }).count()).toBe(1);
@@ -141,7 +118,7 @@ describe("the live loop", () => {
     await expect(box.inputValue()).resolves.toBe("A second question");
     expect(mock.requests).toHaveLength(1);
     gate.open();
-    await expect.poll(() => status(page).textContent(), { timeout: 10_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 10_000 }).toMatch(/^Done/);
     // The reason no longer holds once the reply has ended.
     await expect.poll(() => page.getByText(/^Not sent/).count(), { timeout: 5_000 }).toBe(0);
     await box.press("Enter");
@@ -156,7 +133,7 @@ describe("the live loop", () => {
     });
     mock.enqueue({ chunks: ["Fixed."] });
     await send(page, "Go");
-    await expect.poll(() => status(page).textContent(), { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     const feedback = lastUserContent(mock.requests[1].body);
     expect(feedback).toContain("ok");
     expect(feedback).toMatch(/SyntaxError: .*line 3/);
@@ -169,7 +146,7 @@ describe("the live loop", () => {
     mock.enqueue({ chunks: [`${FENCE}tsx agent.run\nconsole.log(kept)\n${FENCE}\n`] });
     mock.enqueue({ chunks: ["Good."] });
     await send(page, "Loop");
-    await expect.poll(() => status(page).textContent(), { timeout: 20_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 20_000 }).toMatch(/^Done/);
     expect(lastUserContent(mock.requests[1].body)).toMatch(/LoopGuardError|loop/i);
     expect(lastUserContent(mock.requests[2].body)).toContain("still here");
   });
@@ -184,7 +161,7 @@ describe("the live loop", () => {
     mock.enqueue({ chunks: ["Back to normal."] });
     await send(page, "Hang");
     await page.getByText(/sandbox was reset/i).waitFor({ timeout: 20_000 });
-    await expect.poll(() => status(page).textContent(), { timeout: 20_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 20_000 }).toMatch(/^Done/);
     expect(lastUserContent(mock.requests[1].body)).toMatch(/Realm reset/);
     expect(lastUserContent(mock.requests[2].body)).toContain("fresh 2");
   });
@@ -195,7 +172,7 @@ describe("failures in plain words", () => {
     await configure(page, mock.url);
     mock.enqueue({ status: 401 });
     await send(page, "Hello there");
-    await expect.poll(() => status(page).textContent(), { timeout: 10_000 }).toMatch(/^Error/);
+    await expect.poll(() => statusText(page), { timeout: 10_000 }).toMatch(/^Error/);
     await expect(page.getByRole("alert").textContent()).resolves.toMatch(/key/i);
     expect(await page.getByRole("log", { name: "Conversation" }).getByText("Hello there").count()).toBe(1);
   });
@@ -204,7 +181,7 @@ describe("failures in plain words", () => {
     await configure(page, mock.url);
     mock.enqueue({ status: 404 });
     await send(page, "Hello");
-    await expect.poll(() => status(page).textContent(), { timeout: 10_000 }).toMatch(/^Error/);
+    await expect.poll(() => statusText(page), { timeout: 10_000 }).toMatch(/^Error/);
     const text = await page.getByRole("alert").textContent();
     expect(text).toContain("mock-model");
     expect(text).toContain(mock.url);
@@ -225,7 +202,7 @@ describe("failures in plain words", () => {
     try {
       await configure(page, closed.url);
       await send(page, "Hello");
-      await expect.poll(() => status(page).textContent(), { timeout: 10_000 }).toMatch(/^Error/);
+      await expect.poll(() => statusText(page), { timeout: 10_000 }).toMatch(/^Error/);
       await expect(page.getByRole("alert").textContent()).resolves.toMatch(/browser requests/i);
     } finally {
       await closed.close();
@@ -258,7 +235,7 @@ describe("the demo model", () => {
     const requests: string[] = [];
     page.on("request", (request) => void requests.push(request.url()));
     await page.getByRole("button", { name: "Compute some primes" }).click();
-    await expect.poll(() => status(page).textContent(), { timeout: 60_000, interval: 250 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 60_000, interval: 250 }).toMatch(/^Done/);
     await expect(page.locator('.lm-code__line[data-status="done"]').count()).resolves.toBeGreaterThan(0);
     expect(await page.getByText(/Runtime output → model/).count()).toBeGreaterThan(0);
     expect(requests.filter((url) => !url.startsWith(app.origin) && !url.startsWith("blob:") && !url.startsWith("data:"))).toEqual([]);

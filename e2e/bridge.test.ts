@@ -6,15 +6,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import NodeWebSocket from "ws";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ROOT_DIR, answerAsk, assertBuilt, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { ROOT_DIR, answerAsk, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { appTest, FENCE, send, statusText } from "./fixture";
 import { startInternet } from "./internet";
 
-const FENCE = "```";
 
 interface Bridge {
   port: number;
@@ -93,14 +93,15 @@ let context: BrowserContext;
 let page: Page;
 const agents: { close(): Promise<void> }[] = [];
 
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
+// The fixture's browser and app, once for the file; each test opens its own context (with clipboard rights).
+const it = appTest();
+it.beforeAll(async ({ browser: launched, app: served }) => {
+  browser = launched;
+  app = served;
   bridge = await startBridgeProcess(["--allow-origin", app.origin]);
 });
 afterAll(async () => {
   await stopBridgeProcess(bridge);
-  await Promise.all([browser?.close(), app?.close()]);
 });
 beforeEach(async () => {
   context = await browser.newContext();
@@ -114,7 +115,6 @@ afterEach(async () => {
 });
 
 const dialog = () => page.getByRole("dialog", { name: "Invite agent" });
-const status = () => page.getByRole("status").textContent();
 
 /** Invite agent → point it at the test's bridge → the code it shows. */
 async function invite(port = bridge.port): Promise<string> {
@@ -135,11 +135,6 @@ async function invite(port = bridge.port): Promise<string> {
 async function closeDialog() {
   await dialog().getByRole("button", { name: "Close" }).click();
   await dialog().waitFor({ state: "hidden" });
-}
-
-async function send(text: string) {
-  await page.getByRole("textbox", { name: "Message" }).fill(text);
-  await page.getByRole("textbox", { name: "Message" }).press("Enter");
 }
 
 async function joinedAgent(code: string, name?: string) {
@@ -182,7 +177,7 @@ describe("bring your own agent", () => {
 
     // The composer now sends to the agent.
     const firstWait = agent.nextCommand(agent.cursor);
-    await send("Build me a counter");
+    await send(page, "Build me a counter");
     const first = await firstWait;
     expect(first.structured.command).toMatchObject({ seq: 1, kind: "message", instruction: "Build me a counter" });
     expect(first.structured.command.context).toBeUndefined();
@@ -237,7 +232,7 @@ describe("bring your own agent", () => {
     await mount.getByText("Clicks: 1").click();
     await page.getByText(/Context: mount “Counter”/).waitFor();
     const secondWait = agent.nextCommand(1);
-    await send("Make the button red");
+    await send(page, "Make the button red");
     const second = await secondWait;
     expect(second.structured.command).toMatchObject({ seq: 2, instruction: "Make the button red", context: { trust: "untrusted", selection: { kind: "mount", label: "mount “Counter”" } } });
     expect(second.structured.command.context.selection.content).toContain("Clicks: ");
@@ -271,7 +266,7 @@ describe("bring your own agent", () => {
     await expect.poll(() => page.getByLabel("Mounted UI").count(), { timeout: 30_000 }).toBe(2);
     const form = page.getByLabel("Mounted UI").filter({ has: page.getByRole("button", { name: "Use it" }) });
     await form.getByRole("textbox", { name: "Shade" }).fill("crimson");
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Waiting for input/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Waiting for input/);
     await form.getByRole("button", { name: "Use it" }).click();
     expect((await formRun).structured.feedback).toContain("shade crimson");
 
@@ -301,7 +296,7 @@ describe("bring your own agent", () => {
     await dialog().getByText(/agent joined \(2 agents\)/).waitFor({ timeout: 15_000 });
     await closeDialog();
     const waits = [a.call("livemark_wait_for_command", { cursor: 0, timeoutS: 10 }), b.call("livemark_wait_for_command", { cursor: 0, timeoutS: 10 })];
-    await send("Only one of you");
+    await send(page, "Only one of you");
     const results = await Promise.all(waits);
     const winners = results.filter((result) => result.structured.command);
     expect(winners).toHaveLength(1);
@@ -338,7 +333,7 @@ describe("bring your own agent", () => {
     const outside = page.getByRole("group", { name: "Agents asking to join" });
     await outside.getByText("intruder").waitFor();
     const wait = first.nextCommand(0);
-    await send("for the first agent only");
+    await send(page, "for the first agent only");
     expect((await wait).structured.command.instruction).toBe("for the first agent only");
     await outside.getByRole("button", { name: "Refuse" }).click();
     const refused = await joining;
@@ -353,15 +348,15 @@ describe("bring your own agent", () => {
     await closeDialog();
     const first = await joinedAgent(code, "agent");
     const wait = first.nextCommand(0);
-    await send("one");
+    await send(page, "one");
     const one = await wait;
     await first.call("livemark_report", { commandId: one.structured.command.commandId, kind: "reply", text: "did one", summary: { status: "done" } });
     // The agent goes away (its session ends) while the person sends two more.
     await first.transport.terminateSession();
     await first.close();
-    await send("two");
+    await send(page, "two");
     await page.getByRole("article", { name: "Your message" }).filter({ hasText: "two" }).waitFor();
-    await send("three");
+    await send(page, "three");
     await page.getByRole("article", { name: "Your message" }).filter({ hasText: "three" }).waitFor();
 
     // The code admitted the first agent; coming back takes the current code and the person's Admit.
@@ -380,8 +375,8 @@ describe("bring your own agent", () => {
 
     // The person switches back to the session's model: the message goes there, not to the agent.
     await page.getByRole("checkbox", { name: /Send to the agent/ }).uncheck();
-    await send("Show me primes");
-    await expect.poll(status, { timeout: 30_000 }).toMatch(/^(Done|Error)/);
+    await send(page, "Show me primes");
+    await expect.poll(() => statusText(page), { timeout: 30_000 }).toMatch(/^(Done|Error)/);
     expect(await page.getByRole("article", { name: "Reply" }).count()).toBeGreaterThan(0);
     expect(await page.getByText(/From the agent/).count()).toBe(0);
     expect((await again.call("livemark_wait_for_command", { cursor, timeoutS: 1 })).structured.timeout).toBe(true);
@@ -392,7 +387,7 @@ describe("bring your own agent", () => {
     await closeDialog();
     const agent = await joinedAgent(code);
     const waiting = agent.call("livemark_wait_for_command", { cursor: 0, timeoutS: 30 });
-    await send("first");
+    await send(page, "first");
     await waiting;
     const next = agent.call("livemark_wait_for_command", { cursor: 1, timeoutS: 30 });
     await page.getByRole("button", { name: "New session" }).first().click();
@@ -489,7 +484,7 @@ describe("bring your own agent", () => {
       await closeDialog();
       const agent = await joinedAgent(code);
       const wait = agent.nextCommand(0);
-      await send("Fetch the sales");
+      await send(page, "Fetch the sales");
       const command = (await wait).structured.command.commandId as string;
       const url = `${internet.origin}/sales.json`;
       const run = agent.call("livemark_run", {

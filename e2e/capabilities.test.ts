@@ -5,14 +5,15 @@
  * answers the inline ask. Every rule is checked at that server: what reached
  * it, and what never did.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { answerAsk, askArmed, assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveRecorder, serveStatic, type TestServer } from "./harness";
+import { answerAsk, askArmed, configureEndpoint, openReadyApp, serveRecorder, type TestServer } from "./harness";
 import { STEAL_SCRIPT, startInternet, type Internet } from "./internet";
-import { startMockLlm, type MockLlm } from "./mockLlm";
+import type { MockLlm } from "./mockLlm";
+import { appTest, codeTurn as fencedTurn, FENCE, send, statusText } from "./fixture";
 
-const FENCE = "```";
 const API_KEY = "sk-test-secret-key-0123456789";
+const it = appTest({ configure: { apiKey: API_KEY }, context: { acceptDownloads: true } });
 let browser: Browser;
 let app: TestServer;
 let mock: MockLlm;
@@ -20,39 +21,26 @@ let internet: Internet;
 let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close()]);
-});
-beforeEach(async () => {
-  [mock, internet] = await Promise.all([startMockLlm(), startInternet()]);
-  context = await browser.newContext({ acceptDownloads: true });
+it.beforeEach(async ({ browser: launched, app: served, mock: started, context: opened, page: shown }) => {
+  browser = launched;
+  app = served;
+  mock = started;
+  context = opened;
+  page = shown;
+  internet = await startInternet();
   // Cookies the browser holds for "the internet": they must never be sent.
   await context.addCookies([
     { name: "session", value: "cookie-secret", domain: "127.0.0.1", path: "/" },
     { name: "session", value: "cookie-secret", domain: "localhost", path: "/" },
   ]);
-  page = await context.newPage();
-  await openReadyApp(page, app.url);
-  await configureEndpoint(page, mock.url, { apiKey: API_KEY });
 });
-afterEach(async () => {
-  await Promise.all([context?.close(), mock?.close(), internet?.close()]);
+it.afterEach(async () => {
+  await internet?.close();
 });
 
 /** A reply whose one code block runs `code`. */
-function codeTurn(code: string, text = "Let me fetch that.") {
-  return { chunks: [`${text}\n\n`, `${FENCE}ts agent.run\n`, code, `\n${FENCE}\n`] };
-}
+const codeTurn = (code: string, text = "Let me fetch that.") => fencedTurn(code, text);
 
-async function send(text: string) {
-  await page.getByRole("textbox", { name: "Message" }).fill(text);
-  await page.getByRole("textbox", { name: "Message" }).press("Enter");
-}
-const status = () => page.getByRole("status").textContent();
 const ask = () => page.getByRole("group", { name: "Permission request" });
 /** What the model received as the last message of request `index`. */
 function modelHeard(index: number): string {
@@ -79,10 +67,10 @@ describe("network capability", () => {
       ),
     );
     mock.enqueue({ chunks: ["Done."] });
-    await send("Fetch the data");
+    await send(page, "Fetch the data");
 
     await ask().getByRole("button", { name: "Allow once" }).waitFor({ timeout: 15_000 });
-    await expect.poll(status).toMatch(/^Waiting for permission/);
+    await expect.poll(() => statusText(page)).toMatch(/^Waiting for permission/);
     const shown = await ask().textContent();
     expect(shown).toContain("POST");
     expect(shown).toContain(first);
@@ -96,7 +84,7 @@ describe("network capability", () => {
     expect(hits("/data?n=1")).toHaveLength(1);
     await answer("Deny");
 
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(hits("/data?n=2")).toHaveLength(0);
     const heard = modelHeard(1);
     expect(heard).toContain("first 200 hello");
@@ -127,12 +115,12 @@ describe("network capability", () => {
       ),
     );
     mock.enqueue({ chunks: ["Done."] });
-    await send("Fetch the items");
+    await send(page, "Fetch the items");
     await alwaysAllow();
     await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 10_000 }).toContain(`${internet.otherOrigin}/item/4`);
     expect(internet.requests.map((request) => request.path)).toEqual(["/item/1", "/item/2", "/item/3"]);
     await answer("Deny");
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(modelHeard(1)).toContain("got /item/3");
 
     // The grant is the session's: Session settings lists it with Revoke.
@@ -144,9 +132,9 @@ describe("network capability", () => {
   it("no cookie, Authorization header, API key or referrer ever reaches the server", async () => {
     mock.enqueue(codeTurn(`const r = await fetch("${internet.origin}/whoami", { credentials: "include" })\nconsole.log("status", r.status)\n`));
     mock.enqueue({ chunks: ["Done."] });
-    await send("Who am I?");
+    await send(page, "Who am I?");
     await answer("Allow once");
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(hits("/whoami")).toHaveLength(1);
     const { headers } = hits("/whoami")[0];
     expect(headers.cookie).toBeUndefined();
@@ -161,9 +149,9 @@ describe("network capability", () => {
   it("a server that does not allow browser requests: the code hears that clearly", async () => {
     mock.enqueue(codeTurn(`try { await fetch("${internet.origin}/no-cors") } catch (error) { console.log(error.name, error.message) }\n`));
     mock.enqueue({ chunks: ["Done."] });
-    await send("Fetch it");
+    await send(page, "Fetch it");
     await answer("Allow once");
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(modelHeard(1)).toMatch(/TypeError .*does not allow browser requests/);
     // Nothing came in from outside: no untrusted label.
     expect(modelHeard(1)).not.toMatch(/untrusted/i);
@@ -178,7 +166,7 @@ describe("network capability", () => {
       ),
     );
     mock.enqueue({ chunks: ["Done."] });
-    await send("Go");
+    await send(page, "Go");
     await alwaysAllow();
     await expect.poll(() => internet.held, { timeout: 10_000 }).toBe(1);
     await page.getByRole("button", { name: "Session settings" }).click();
@@ -187,7 +175,7 @@ describe("network capability", () => {
     await dialog.getByRole("button", { name: "Close" }).click();
     await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 10_000 }).toContain(`${internet.origin}/after`);
     await answer("Deny");
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(modelHeard(1)).toMatch(/held call: .*revoked access/);
     expect(hits("/after")).toHaveLength(0);
   });
@@ -195,9 +183,9 @@ describe("network capability", () => {
   it("strict mode asks for every call even on an allowed host; the audit list and the export match what happened", async () => {
     mock.enqueue(codeTurn(`console.log((await fetch("${internet.origin}/one")).status)\n`));
     mock.enqueue({ chunks: ["Done."] });
-    await send("One");
+    await send(page, "One");
     await alwaysAllow();
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
 
     await page.getByRole("button", { name: "Session settings" }).click();
     const dialog = page.getByRole("dialog", { name: "Session settings" });
@@ -206,11 +194,11 @@ describe("network capability", () => {
 
     mock.enqueue(codeTurn(`await fetch("${internet.origin}/two")\ntry { await fetch("${internet.origin}/three") } catch (error) { console.log(error.message) }\n`));
     mock.enqueue({ chunks: ["Done."] });
-    await send("Two");
+    await send(page, "Two");
     await answer("Allow once");
     await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 10_000 }).toContain("/three");
     await answer("Deny");
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(internet.requests.map((request) => request.path)).toEqual(["/one", "/two"]);
 
     await page.getByRole("button", { name: "Session settings" }).click();
@@ -259,14 +247,14 @@ describe("redirects never take a call past the person's decision", () => {
         ),
       );
       mock.enqueue({ chunks: ["Done."] });
-      await send("Fetch through the redirect");
+      await send(page, "Fetch through the redirect");
       await answerAsk(ask(), answer, 15_000);
       if (answer === "Allow once") {
         // The POST is another action: it asks on its own.
         await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 10_000 }).toContain("POST");
         await answerAsk(ask(), answer);
       }
-      await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+      await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
       expect(ungranted.requests).toEqual([]);
       expect(hits(new URL(get).pathname + new URL(get).search)).toHaveLength(1);
       expect(internet.requests.find((request) => request.method === "POST")?.body).toBe("the person's data");
@@ -284,12 +272,12 @@ describe("redirects never take a call past the person's decision", () => {
     const image = redirect(302, `${ungranted.origin}/beacon.png?key=secret`);
     mock.enqueue(codeTurn(`console.log((await fetch("${internet.origin}/ok")).status)\n`));
     mock.enqueue({ chunks: ["Done."] });
-    await send("Fetch");
+    await send(page, "Fetch");
     await answerAsk(ask(), "Always allow this host", 15_000);
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
 
     mock.enqueue({ chunks: [`Here it is: ![chart](${image})\n`] });
-    await send("Show the chart");
+    await send(page, "Show the chart");
     const placeholder = page.getByRole("group", { name: `Image from 127.0.0.1:${internet.port}` });
     await expect.poll(async () => (await placeholder.count()) === 1 ? await placeholder.textContent() : "", { timeout: 15_000 }).toMatch(
       /could not be loaded: the server redirected to another address/,
@@ -313,7 +301,7 @@ describe("forging a grant from the realm", () => {
       ),
     );
     mock.enqueue({ chunks: ["Done."] });
-    await send("Race");
+    await send(page, "Race");
     // Two identical calls: one ask (one per host; the other call waits behind it); its Allow once serves exactly one of them.
     await ask().getByRole("button", { name: "Allow once" }).waitFor({ timeout: 15_000 });
     expect(await ask().count()).toBe(1);
@@ -326,7 +314,7 @@ describe("forging a grant from the realm", () => {
     await answer("Deny");
     // The same request again (a replay of the grant): asked again, denied.
     await answer("Deny");
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(hits("/race")).toHaveLength(1);
     expect(modelHeard(1)).toContain("race fulfilled,rejected");
     expect(modelHeard(1)).toMatch(/replay: The person denied/);
@@ -349,10 +337,10 @@ describe("clickjacking the ask", () => {
       ],
     });
     mock.enqueue({ chunks: ["Opened."] });
-    await send("Play");
+    await send(page, "Play");
     const trap = page.getByRole("button", { name: "Double-click to open" });
     await trap.waitFor({ timeout: 15_000 });
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     // What an ask's buttons say the moment it is drawn.
     await page.evaluate(() => {
       const seen: string[] = [];
@@ -414,7 +402,7 @@ describe("a flood of asks", () => {
       ),
     );
     mock.enqueue({ chunks: ["Done."] });
-    await send("Flood");
+    await send(page, "Flood");
     // At most 20 asks are drawn, one per host: the 49 later calls to the first host wait behind its ask.
     await expect.poll(() => ask().count(), { timeout: 20_000 }).toBe(20);
     const shown = await ask().locator(".lm-ask__what code").allTextContents();
@@ -432,7 +420,7 @@ describe("a flood of asks", () => {
     expect(await area.textContent()).toContain("20 permission requests are waiting");
     await area.getByRole("button", { name: "Deny all" }).click();
     await expect.poll(() => ask().count()).toBe(0);
-    await expect.poll(status, { timeout: 20_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 20_000 }).toMatch(/^Done/);
     expect(internet.requests).toHaveLength(0);
     const heard = modelHeard(1);
     expect(heard).toContain("fulfilled 0 rejected 350");
@@ -447,11 +435,11 @@ describe("a flood of asks", () => {
         `await Promise.allSettled([...Array.from({ length: 5 }, (_, i) => fetch("http://stop" + i + ".invalid/")), ...Array.from({ length: 5 }, (_, i) => fetch("${internet.origin}/stop/" + i))])\n`,
       ),
     );
-    await send("Flood, then stop");
+    await send(page, "Flood, then stop");
     await expect.poll(() => ask().count(), { timeout: 20_000 }).toBe(6);
     await page.getByRole("button", { name: "Stop", exact: true }).click();
     await expect.poll(() => ask().count()).toBe(0);
-    await expect.poll(status, { timeout: 20_000 }).toMatch(/^Stopped/);
+    await expect.poll(() => statusText(page), { timeout: 20_000 }).toMatch(/^Stopped/);
     expect(await page.getByRole("region", { name: "Permission requests" }).count()).toBe(0);
     expect(await page.locator("main").getByRole("note", { name: "Permission record" }).allTextContents()).toEqual(
       Array.from({ length: 6 }, () => expect.stringMatching(/^Not answered \(the call ended\):/)),
@@ -471,10 +459,10 @@ describe("remote images", () => {
         `${FENCE}\n`,
       ],
     });
-    await send("Show the picture");
+    await send(page, "Show the picture");
     const placeholders = page.getByRole("group", { name: `Image from 127.0.0.1:${internet.port}` });
     await expect.poll(() => placeholders.count(), { timeout: 15_000 }).toBe(2);
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(internet.requests).toHaveLength(0);
 
     await placeholders.first().getByRole("button", { name: "Load" }).click();
@@ -488,13 +476,20 @@ describe("remote images", () => {
     // Once the host is allowed for the session, its images load without a click.
     mock.enqueue(codeTurn(`console.log((await fetch("${internet.origin}/ok")).status)\n`));
     mock.enqueue({ chunks: ["Done."] });
-    await send("Fetch");
+    await send(page, "Fetch");
     await alwaysAllow();
     await expect.poll(() => hits("/pixel.png?mount").length, { timeout: 10_000 }).toBe(1);
     // The picture's bytes are handed to the mount and drawn. The timeline followed the reply below the panel,
     // and a panel out of view may be put away (src/render/useDeferredDraw.ts), so the person scrolls back to it.
-    await page.getByRole("group", { name: "Picture" }).scrollIntoViewIfNeeded();
-    await expect.poll(() => page.locator('.lm-mount img[src^="blob:"]').count(), { timeout: 15_000 }).toBe(1);
+    // The reply has ended first (the timeline stops following), and the panel is brought back on every look.
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
+    const picture = page.getByRole("group", { name: "Picture" });
+    await expect
+      .poll(async () => {
+        await picture.scrollIntoViewIfNeeded();
+        return page.locator('.lm-mount img[src^="blob:"]').count();
+      }, { timeout: 15_000 })
+      .toBe(1);
   });
 });
 
@@ -532,9 +527,9 @@ describe("outside content never becomes a document of the app's origin", () => {
     await recordBlobUrls();
     mock.enqueue(codeTurn(`console.log((await fetch("${internet.origin}/ok")).status)\n`));
     mock.enqueue({ chunks: ["Done."] });
-    await send("Fetch");
+    await send(page, "Fetch");
     await answerAsk(ask(), "Always allow this host", 15_000);
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(await stolen()).toBeNull();
 
     mock.enqueue({
@@ -545,7 +540,7 @@ describe("outside content never becomes a document of the app's origin", () => {
         `A real picture: ![pixel](${internet.origin}/png-as-html)\n`,
       ],
     });
-    await send("Show the charts");
+    await send(page, "Show the charts");
     await expect.poll(() => hits("/png-as-html").length + hits("/html-as.png").length + hits("/page.html").length + hits("/evil.svg").length, { timeout: 15_000 }).toBe(4);
     const shownImages = page.locator('.lm-markdown img[src^="blob:"]');
     const placeholders = page.getByRole("group", { name: `Image from 127.0.0.1:${internet.port}` });
@@ -579,10 +574,10 @@ describe("outside content never becomes a document of the app's origin", () => {
     const html = `<!doctype html><title>report</title><script>${STEAL_SCRIPT}</script>`;
     mock.enqueue(codeTurn(`await download("report.html", ${JSON.stringify(html)}, "text/html")\nawait download("chart.svg", ${JSON.stringify(`<svg xmlns="http://www.w3.org/2000/svg"><script>${STEAL_SCRIPT}</script></svg>`)}, "image/svg+xml")\n`, "Here is your report."));
     mock.enqueue({ chunks: ["Saved?"] });
-    await send("Export it");
+    await send(page, "Export it");
     const offers = page.getByRole("group", { name: "Offered file" });
     await expect.poll(() => offers.count(), { timeout: 15_000 }).toBe(2);
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
 
     for (const [index, name] of ["report.html", "chart.svg"].entries()) {
       const [download] = await Promise.all([page.waitForEvent("download"), offers.nth(index).getByRole("button", { name: "Save" }).click()]);
@@ -618,16 +613,16 @@ describe("files in and out", () => {
     });
     mock.enqueue({ chunks: ["Got it."] });
     mock.enqueue({ chunks: ["Too big."] });
-    await send("Let me upload");
+    await send(page, "Let me upload");
     const panel = page.getByLabel("Mounted UI");
     await panel.getByLabel("Sales CSV").waitFor({ timeout: 15_000 });
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     const csv = "month,sales\nJan,12\nFeb,19\n";
     await panel.getByLabel("Sales CSV").setInputFiles({ name: "sales.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
     await mock.waitForRequests(2, 15_000);
     expect(modelHeard(1)).toContain(`chosen sales.csv ${csv.length} text/csv Jan,12 ${csv.length}`);
     expect(modelHeard(1)).toMatch(/UNTRUSTED CONTENT .*a file the person chose: sales\.csv/);
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
 
     await panel.getByLabel("Sales CSV").setInputFiles({ name: "huge.csv", mimeType: "text/csv", buffer: Buffer.alloc(10 * 1024 * 1024 + 1, 65) });
     await mock.waitForRequests(3, 15_000);
@@ -639,10 +634,10 @@ describe("files in and out", () => {
     mock.enqueue({ chunks: ["Saved?"] });
     const downloads: string[] = [];
     page.on("download", (download) => void downloads.push(download.suggestedFilename()));
-    await send("Export it");
+    await send(page, "Export it");
     const offer = page.getByRole("group", { name: "Offered file" });
     await offer.getByRole("button", { name: "Save" }).waitFor({ timeout: 15_000 });
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(await offer.textContent()).toMatch(/report\.csv\s*19 bytes/);
     expect(modelHeard(1)).toContain("offered report.csv 19");
     expect(downloads).toEqual([]);
@@ -669,9 +664,9 @@ describe("the demo model reaches outside too", () => {
         body: JSON.stringify({ JavaScript: 4_300_000, TypeScript: 120_000, HTML: 60_000 }),
       });
     });
-    await send("Fetch data from an API and chart it");
+    await send(page, "Fetch data from an API and chart it");
     await answer("Allow once");
-    await expect.poll(status, { timeout: 20_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 20_000 }).toMatch(/^Done/);
     expect(served).toEqual(["https://api.github.com/repos/facebook/react/languages"]);
     await expect.poll(() => page.getByLabel("Mounted UI").locator(".recharts-bar-rectangle").count(), { timeout: 10_000 }).toBe(3);
     expect(await page.getByRole("article", { name: "Reply" }).last().textContent()).toContain("JavaScript leads with about 4199 KB");

@@ -3,63 +3,47 @@
  * attachments) in the built app against the mock OpenAI-compatible server:
  * what the person sees, and what reached the server.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { beforeEach, describe, expect } from "vitest";
+import type { Page } from "playwright-core";
+import { configureEndpoint } from "./harness";
+import { appTest, codeTurn, FENCE, send, statusText, waitDone } from "./fixture";
 import { startMockLlm, type MockLlm } from "./mockLlm";
 
-const FENCE = "```";
 const KEY = "sk-test-chat-0123456789";
 /** A key without a well-known prefix: only scrubbing the actual value keeps it out of error text. */
 const PLAIN_KEY = "tabonly7c1e9a0b5d3f42e8a6";
 /** A 1×1 PNG. */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 
-let browser: Browser;
-let app: TestServer;
+const it = appTest({
+  mock: { models: ["mock-model", "vision-model", "other-model"] },
+  context: { acceptDownloads: true },
+  // Copy goes through navigator.clipboard.writeText: a stub records what was copied.
+  initScripts: [
+    () => {
+      const copied: string[] = [];
+      (window as unknown as { __copied: string[] }).__copied = copied;
+      Object.defineProperty(navigator, "clipboard", { configurable: true, value: { writeText: async (text: string) => void copied.push(text) } });
+    },
+  ],
+});
 let mock: MockLlm;
-let context: BrowserContext;
 let page: Page;
 const extraMocks: MockLlm[] = [];
-
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
+it.beforeEach(({ page: opened, mock: started }) => {
+  page = opened;
+  mock = started;
 });
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close()]);
-});
-beforeEach(async () => {
-  mock = await startMockLlm({ models: ["mock-model", "vision-model", "other-model"] });
-  context = await browser.newContext({ acceptDownloads: true });
-  // Copy goes through navigator.clipboard.writeText: a stub records what was copied.
-  await context.addInitScript(() => {
-    const copied: string[] = [];
-    (window as unknown as { __copied: string[] }).__copied = copied;
-    Object.defineProperty(navigator, "clipboard", { configurable: true, value: { writeText: async (text: string) => void copied.push(text) } });
-  });
-  page = await context.newPage();
-  await openReadyApp(page, app.url);
-});
-afterEach(async () => {
-  await Promise.all([context?.close(), mock?.close(), ...extraMocks.splice(0).map((extra) => extra.close())]);
+it.afterEach(async () => {
+  await Promise.all(extraMocks.splice(0).map((extra) => extra.close()));
 });
 
-async function send(text: string) {
-  await page.getByRole("textbox", { name: "Message" }).fill(text);
-  await page.getByRole("textbox", { name: "Message" }).press("Enter");
-}
-const status = () => page.getByRole("status").textContent();
-const waitDone = () => expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
 const replies = () => page.getByRole("article", { name: "Reply" });
 const chatRequests = () => mock.requests.filter((request) => request.method === "POST" && request.path.startsWith("/v1/chat/completions"));
 const copied = () => page.evaluate(() => (window as unknown as { __copied: string[] }).__copied.slice());
 /** Every user-role message content of a request, as text. */
 function userTexts(body: { messages: { role: string; content: unknown }[] }): string[] {
   return body.messages.filter((message) => message.role === "user").map((message) => (typeof message.content === "string" ? message.content : JSON.stringify(message.content)));
-}
-function codeTurn(code: string, text = "Running it.") {
-  return { chunks: [`${text}\n\n`, `${FENCE}ts agent.run\n`, code, `\n${FENCE}\n`] };
 }
 
 async function openSettings() {
@@ -132,8 +116,8 @@ describe("models and endpoints", () => {
     await page.keyboard.press("Escape");
     mock.clearRequests();
     mock.enqueue({ chunks: ["Arr."] });
-    await send("Hello");
-    await waitDone();
+    await send(page, "Hello");
+    await waitDone(page);
     const body = chatRequests()[0].body;
     expect(body.model).toBe("other-model");
     expect(body.temperature).toBe(0.3);
@@ -193,8 +177,8 @@ describe("the key", () => {
     expect(await dialog.locator(".lm-key-note").textContent()).toContain("never written to disk");
     await dialog.getByRole("button", { name: "Save" }).click();
     mock.enqueue({ chunks: ["Hello from the mock."] });
-    await send("Hi");
-    await waitDone();
+    await send(page, "Hi");
+    await waitDone(page);
     expect(chatRequests()[0].headers.authorization).toBe(`Bearer ${PLAIN_KEY}`);
     const stored = await everythingStored();
     expect(stored).toContain("Hello from the mock."); // the dump does see the session
@@ -216,8 +200,8 @@ describe("the key", () => {
     page.on("console", (message) => void consoleLines.push(message.text()));
     await configureEndpoint(page, keyed.url, { apiKey: PLAIN_KEY });
     // The server refuses the key and echoes it in its error.
-    await send("Hi");
-    await expect.poll(status, { timeout: 30_000 }).toMatch(/^Error/);
+    await send(page, "Hi");
+    await expect.poll(() => statusText(page), { timeout: 30_000 }).toMatch(/^Error/);
     expect(keyed.requests.at(-1)?.headers.authorization).toBe(`Bearer ${PLAIN_KEY}`);
     const alert = page.getByRole("article", { name: "Reply" }).getByRole("alert");
     expect(await alert.textContent()).toContain("refused");
@@ -260,8 +244,8 @@ describe("messages", () => {
     await dialog.getByRole("button", { name: "Save" }).click();
     const reply = `Here is a shell line:\n\n${FENCE}sh\necho hello\n${FENCE}\n\nAnd code:\n\n${FENCE}ts agent.run\nconst answer = 6 * 7\n${FENCE}\n`;
     mock.enqueue({ chunks: [reply], usage: { prompt: 1234, completion: 56 } });
-    await send("Show me");
-    await waitDone();
+    await send(page, "Show me");
+    await waitDone(page);
     const last = replies().last();
     // (1234 × $1 + 56 × $2) / 1M = $0.001346
     await expect.poll(async () => (await last.getByLabel("Reply details").textContent()) ?? "").toMatch(/^mock-model · \d{1,2}:\d\d(\s?[AP]M)? · 1,234 in \/ 56 out · \$0\.0013$/);
@@ -278,11 +262,11 @@ describe("messages", () => {
 
   it("Edit → Resend replaces the message and everything after it, on screen, on disk and in what the model hears", async () => {
     mock.enqueue({ chunks: ["Answer one."] });
-    await send("first question");
-    await waitDone();
+    await send(page, "first question");
+    await waitDone(page);
     mock.enqueue({ chunks: ["Answer two."] });
-    await send("second question");
-    await waitDone();
+    await send(page, "second question");
+    await waitDone(page);
 
     const first = page.getByRole("article", { name: "Your message" }).first();
     await first.getByRole("button", { name: "Edit" }).click();
@@ -291,7 +275,7 @@ describe("messages", () => {
     mock.enqueue({ chunks: ["Edited answer."] });
     await page.getByRole("button", { name: "Resend" }).click();
     await expect.poll(async () => (await replies().last().textContent()) ?? "", { timeout: 30_000 }).toContain("Edited answer.");
-    await waitDone();
+    await waitDone(page);
     const heard = chatRequests()[2].body;
     expect(userTexts(heard)).toEqual(["edited question"]);
     expect(JSON.stringify(heard.messages)).not.toContain("Answer one.");
@@ -309,15 +293,15 @@ describe("messages", () => {
     const counting = `var runs = (typeof runs === "number" ? runs : 0) + 1\nconsole.log("runs", runs)\n`;
     mock.enqueue(codeTurn(counting));
     mock.enqueue({ chunks: ["Counted."] });
-    await send("Count");
-    await waitDone();
+    await send(page, "Count");
+    await waitDone(page);
     expect(userTexts(chatRequests()[1].body).at(-1)).toContain("runs 1");
 
     mock.enqueue(codeTurn(counting, "Counting again."));
     mock.enqueue({ chunks: ["Counted again."] });
     await replies().last().getByRole("button", { name: "Regenerate", exact: true }).click();
     await page.getByText("Regenerating in the current realm").waitFor({ timeout: 15_000 });
-    await waitDone();
+    await waitDone(page);
     // The earlier interaction is gone from what the model hears; the realm remembered its run.
     expect(userTexts(chatRequests()[2].body)).toEqual(["Count"]);
     expect(userTexts(chatRequests()[3].body).at(-1)).toContain("runs 2");
@@ -327,18 +311,18 @@ describe("messages", () => {
     mock.enqueue({ chunks: ["Fresh count."] });
     await replies().last().getByRole("button", { name: "Regenerate in a fresh realm" }).click();
     await page.getByText("Fresh count.").waitFor({ timeout: 30_000 });
-    await waitDone();
+    await waitDone(page);
     expect(userTexts(chatRequests()[4].body)).toEqual(["Count"]);
     expect(userTexts(chatRequests()[5].body).at(-1)).toContain("runs 1");
   });
 
   it("Branch makes a new session with the messages up to there; the original keeps all of its own", async () => {
     mock.enqueue({ chunks: ["Answer one."] });
-    await send("first question");
-    await waitDone();
+    await send(page, "first question");
+    await waitDone(page);
     mock.enqueue({ chunks: ["Answer two."] });
-    await send("second question");
-    await waitDone();
+    await send(page, "second question");
+    await waitDone(page);
     await replies().first().getByRole("button", { name: "Branch" }).click();
     await expect.poll(async () => (await page.locator(".lm-session-title").textContent()) ?? "", { timeout: 15_000 }).toMatch(/^Branch of first question/);
     const log = page.getByRole("log", { name: "Conversation" });
@@ -346,8 +330,8 @@ describe("messages", () => {
     expect(await log.textContent()).not.toMatch(/second question|Answer two/);
     // The branch goes on by itself.
     mock.enqueue({ chunks: ["Branch answer."] });
-    await send("branch question");
-    await waitDone();
+    await send(page, "branch question");
+    await waitDone(page);
     expect(userTexts(chatRequests().at(-1)!.body)).toEqual(["first question", "branch question"]);
     // The original is untouched.
     await page.getByRole("button", { name: /^first question/ }).first().click();
@@ -381,8 +365,8 @@ describe("attachments", () => {
     }, PNG.toString("base64"));
     await page.getByRole("list", { name: "Attached files" }).getByText("pasted.png").waitFor();
     mock.enqueue({ chunks: ["A single dot."] });
-    await send("What is in these pictures?");
-    await waitDone();
+    await send(page, "What is in these pictures?");
+    await waitDone(page);
     const last = chatRequests()[0].body.messages.at(-1);
     expect(last.role).toBe("user");
     expect(last.content).toEqual([
@@ -430,8 +414,8 @@ describe("attachments", () => {
       ),
     );
     mock.enqueue({ chunks: ["Two rows."] });
-    await send("Sum the sales");
-    await waitDone();
+    await send(page, "Sum the sales");
+    await waitDone(page);
     const told = userTexts(chatRequests()[0].body).at(-1)!;
     expect(told).toContain("Sum the sales");
     expect(told).toContain('attachment("sales.csv")');

@@ -3,42 +3,20 @@
  * the host draws them in the chat, and data flows all four ways (DESIGN.md §1)
  * through the mock LLM, the real sandbox and the real renderer.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
-import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
+import { describe, expect } from "vitest";
+import type { Page } from "playwright-core";
+import { appTest, FENCE, send, statusText } from "./fixture";
+import { createGate, type MockLlm } from "./mockLlm";
 
-const FENCE = "```";
-let browser: Browser;
-let app: TestServer;
+// A fresh mock per test (the fixture's): a failed test must not leave queued turns behind.
+const it = appTest({ configure: true });
 let mock: MockLlm;
-let context: BrowserContext;
 let page: Page;
-
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close()]);
-});
-beforeEach(async () => {
-  // A fresh mock per test: a failed test must not leave queued turns behind.
-  mock = await startMockLlm();
-  context = await browser.newContext();
-  page = await context.newPage();
-  await openReadyApp(page, app.url);
-  await configureEndpoint(page, mock.url);
-});
-afterEach(async () => {
-  await Promise.all([context?.close(), mock?.close()]);
+it.beforeEach(({ page: opened, mock: started }) => {
+  page = opened;
+  mock = started;
 });
 
-async function send(text: string) {
-  await page.getByRole("textbox", { name: "Message" }).fill(text);
-  await page.getByRole("textbox", { name: "Message" }).press("Enter");
-}
-const status = () => page.getByRole("status").textContent();
 function lastUserContent(index: number): string {
   const messages = mock.requests[index].body.messages as { role: string; content: unknown }[];
   const last = messages[messages.length - 1];
@@ -61,10 +39,10 @@ describe("generative UI", () => {
       ],
     });
     mock.enqueue({ chunks: ["Nice to meet you."] });
-    await send("Ask me my name");
+    await send(page, "Ask me my name");
     const panel = page.getByLabel("Mounted UI");
     await panel.getByRole("button", { name: "Send it" }).waitFor({ timeout: 15_000 });
-    await expect.poll(status, { timeout: 10_000 }).toMatch(/^Waiting for input/);
+    await expect.poll(() => statusText(page), { timeout: 10_000 }).toMatch(/^Waiting for input/);
 
     // Invalid: the realm's schema rejects it and the error shows at the field; nothing goes to the model.
     await panel.getByLabel("Name").fill("Ada");
@@ -75,7 +53,7 @@ describe("generative UI", () => {
 
     await panel.getByLabel("Age").fill("36");
     await panel.getByRole("button", { name: "Send it" }).click();
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(lastUserContent(1)).toContain("got Ada 37");
   });
 
@@ -98,14 +76,14 @@ describe("generative UI", () => {
       ],
     });
     mock.enqueue({ chunks: ["Charted."] });
-    await send("Chart the sales");
+    await send(page, "Chart the sales");
     const panel = page.getByLabel("Mounted UI");
     // Paused mid-number: the complete rows are there, the half-typed 14 is not.
     await expect.poll(() => panel.getByText(/Totals: /).textContent(), { timeout: 15_000 }).toBe("Totals: 120,95,?");
     gate.open();
     await expect.poll(() => panel.getByText(/Rows: \d/).textContent(), { timeout: 15_000 }).toBe("Rows: 4");
     await expect.poll(() => panel.locator("svg path").count(), { timeout: 10_000 }).toBeGreaterThan(0);
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(lastUserContent(1)).toContain("rows 4");
   });
 
@@ -120,8 +98,8 @@ describe("generative UI", () => {
       ],
     });
     mock.enqueue({ chunks: ["I saw that."] });
-    await send("Give me a button");
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await send(page, "Give me a button");
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(mock.requests).toHaveLength(1);
     const panel = page.getByLabel("Mounted UI");
     await panel.getByRole("button", { name: "Press" }).click();
@@ -150,23 +128,23 @@ describe("generative UI", () => {
       ],
     });
     mock.enqueue({ chunks: ["Dashboard ready."] });
-    await send("Dashboard");
+    await send(page, "Dashboard");
     const panel = page.getByLabel("Mounted UI");
     await panel.getByText("Done: 3").waitFor({ timeout: 15_000 });
     expect(await panel.getByText("loading slot").count()).toBe(1);
     gate.open();
     await panel.getByText("slot filled").waitFor({ timeout: 15_000 });
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
   });
 
   it("an unknown component shows inline and the model hears of it", async () => {
     mock.enqueue({ chunks: [`${FENCE}tsx agent.run\nmount({ ui: () => <div><marquee>old</marquee><p>still here</p></div> })\n${FENCE}\n`] });
     mock.enqueue({ chunks: ["Fixed."] });
-    await send("Unknown");
+    await send(page, "Unknown");
     const panel = page.getByLabel("Mounted UI");
     await panel.getByText("still here").waitFor({ timeout: 15_000 });
     await expect.poll(() => panel.getByText(/marquee/).count(), { timeout: 10_000 }).toBeGreaterThan(0);
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(lastUserContent(1)).toMatch(/marquee/);
   });
 });

@@ -13,8 +13,6 @@ import { extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type LaunchOptions, type Locator, type Page, type Request } from "playwright-core";
-import { afterAll, beforeAll } from "vitest";
-import { startMockLlm, type MockLlm } from "./mockLlm";
 
 /** Repository root and the built app. */
 export const ROOT_DIR = fileURLToPath(new URL("..", import.meta.url));
@@ -335,59 +333,6 @@ export async function configureEndpoint(page: Page, baseURL: string, options: { 
   await page.getByLabel("Base URL", { exact: true }).fill(baseURL);
   await page.getByLabel("Model", { exact: true }).fill(options.model ?? "mock-model");
   await page.getByRole("button", { name: "Save" }).click();
-}
-
-export interface AppSuite {
-  readonly browser: Browser;
-  /** The built app (`dist/`), served at the root. */
-  readonly app: TestServer;
-  /** The mock LLM, one for the whole file (asked for with `mock: true`). */
-  readonly mock: MockLlm;
-  /** A recorder standing in for an attacker (asked for with `attacker: true`): must stay unhit. */
-  readonly attacker: TestServer;
-}
-
-/**
- * The setup most suites share, registered as the file's beforeAll/afterAll:
- * the build checked, a Chromium, the built app served, and, when asked, a
- * mock LLM and an attacker recorder; all closed after the file. Read the
- * parts from the returned object inside hooks and tests (they exist once
- * beforeAll has run).
- */
-export function useAppSuite(options: { app?: boolean; mock?: boolean; attacker?: boolean } = {}): AppSuite {
-  const parts: Partial<{ -readonly [K in keyof AppSuite]: AppSuite[K] }> = {};
-  beforeAll(async () => {
-    assertBuilt();
-    const [browser, app, mock, attacker] = await Promise.all([
-      launchBrowser(),
-      options.app === false ? undefined : serveStatic(),
-      options.mock ? startMockLlm() : undefined,
-      options.attacker ? serveRecorder() : undefined,
-    ]);
-    Object.assign(parts, { browser, app, mock, attacker });
-  });
-  afterAll(async () => {
-    await Promise.all([parts.browser?.close(), parts.app?.close(), parts.mock?.close(), parts.attacker?.close()]);
-  });
-  const part = <K extends keyof AppSuite>(name: K): AppSuite[K] => {
-    const value = parts[name];
-    if (!value) throw new Error(`useAppSuite: no ${name} (not asked for, or read before beforeAll ran)`);
-    return value as AppSuite[K];
-  };
-  return {
-    get browser() {
-      return part("browser");
-    },
-    get app() {
-      return part("app");
-    },
-    get mock() {
-      return part("mock");
-    },
-    get attacker() {
-      return part("attacker");
-    },
-  };
 }
 
 /**

@@ -4,48 +4,46 @@
  * test measures the page's long tasks with a PerformanceObserver and checks
  * that Stop and New session still answer within a second.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { BrowserContext, Page } from "playwright-core";
-import { configureEndpoint, openReadyApp, useAppSuite } from "./harness";
-import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
+import { describe, expect } from "vitest";
+import type { Page } from "playwright-core";
+import { openReadyApp, type TestServer } from "./harness";
+import { createGate, type MockLlm } from "./mockLlm";
+import { appTest, FENCE, nextPaint, probeUrl, send, statusText, waitInboxEmpty, waitQuiet } from "./fixture";
 
-const suite = useAppSuite({ attacker: true });
-
-const FENCE = "```";
 /** The page must never block longer than this (issue 10; DESIGN.md §5 asks 50 ms while streaming). */
 const MAX_TASK_MS = 100;
 const API_KEY = "test-key-Zq81LmPw0v";
 
+const it = appTest({
+  configure: { apiKey: API_KEY },
+  probe: true,
+  // Long tasks from the very start of the page.
+  initScripts: [
+    () => {
+      const tasks: number[] = [];
+      (window as unknown as { longTasks: number[] }).longTasks = tasks;
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) tasks.push(entry.duration);
+      }).observe({ type: "longtask", buffered: true });
+    },
+  ],
+});
+let app: TestServer;
+let attacker: TestServer;
 let mock: MockLlm;
-let context: BrowserContext;
 let page: Page;
 
-beforeEach(async () => {
-  mock = await startMockLlm();
-  context = await suite.browser.newContext();
-  page = await context.newPage();
-  // Long tasks from the very start of the page.
-  await page.addInitScript(() => {
-    const tasks: number[] = [];
-    (window as unknown as { longTasks: number[] }).longTasks = tasks;
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) tasks.push(entry.duration);
-    }).observe({ type: "longtask", buffered: true });
-  });
-  await openReadyApp(page, suite.app.url);
-  await configureEndpoint(page, mock.url, { apiKey: API_KEY });
-  suite.attacker.clearRequests();
+it.beforeEach(({ app: served, attacker: recorder, mock: started, page: opened }) => {
+  app = served;
+  attacker = recorder;
+  mock = started;
+  page = opened;
+  attacker.clearRequests();
 });
-afterEach(async () => {
-  expect(suite.attacker.requests.map((request) => request.url)).toEqual([]);
-  await Promise.all([context?.close(), mock?.close()]);
+it.afterEach(() => {
+  expect(attacker.requests.map((request) => request.url)).toEqual([]);
 });
 
-async function send(text: string) {
-  await page.getByRole("textbox", { name: "Message" }).fill(text);
-  await page.getByRole("textbox", { name: "Message" }).press("Enter");
-}
-const status = () => page.getByRole("status").textContent();
 const longTasks = () => page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks.slice());
 
 /**
@@ -134,7 +132,8 @@ async function stopAndNewSession(factor: number): Promise<void> {
   const second = 1_000 * factor;
   expect(await clickAndTime("Stop", "stopped")).toBeLessThan(second);
   expect(await clickAndTime("New session", "no-panels")).toBeLessThan(second);
-  await page.waitForTimeout(500);
+  // Nothing queued for a panel is left to bring one back.
+  await waitQuiet(page);
   expect(await page.getByLabel("Mounted UI").count()).toBe(0);
 }
 
@@ -155,13 +154,13 @@ describe("render loops", () => {
     mock.enqueue({ chunks: ["I will fix the effect."] });
     const factor = await slowdown();
     await resetLongTasks();
-    await send("Make a loop");
+    await send(page, "Make a loop");
     const panel = page.getByLabel("Mounted UI");
     await panel.getByText("this UI updates too fast — paused").waitFor({ timeout: 15_000 });
     // The panel keeps its last state under the notice (drawn over a few tasks).
     await expect.poll(() => panel.locator("span").count(), { timeout: 10_000 }).toBeGreaterThan(1000);
     gate.open();
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     // Told by the realm's commit limit or by the page's inbox, whichever paused it first.
     expect(lastUserContent(1)).toMatch(/mount (\w+:)?m1 (re-rendered \d+ times within a second and )?was paused/);
     await expectNoLongTask(factor);
@@ -180,9 +179,13 @@ describe("render loops", () => {
     });
     const factor = await slowdown();
     await resetLongTasks();
-    await send("Make a loop and wait");
-    await page.getByLabel("Mounted UI").locator("span").first().waitFor({ timeout: 15_000 });
-    await page.waitForTimeout(1_000);
+    await send(page, "Make a loop and wait");
+    const firstDigit = page.getByLabel("Mounted UI").locator("[data-mount-id] span").first();
+    await firstDigit.waitFor({ timeout: 15_000 });
+    // The loop runs: the panel has drawn again since (or has already been paused for it).
+    const drawn = await firstDigit.textContent();
+    const paused = page.getByText("this UI updates too fast — paused");
+    await expect.poll(async () => (await firstDigit.textContent()) !== drawn || (await paused.count()) > 0, { timeout: 15_000 }).toBe(true);
     await stopAndNewSession(factor);
     await expectNoLongTask(factor);
   });
@@ -198,8 +201,8 @@ describe("floods", () => {
     mock.enqueue({ chunks: ["That was a lot."] });
     const factor = await slowdown();
     await resetLongTasks();
-    await send("Print a million lines");
-    await expect.poll(status, { timeout: 60_000 }).toMatch(/^Done/);
+    await send(page, "Print a million lines");
+    await expect.poll(() => statusText(page), { timeout: 60_000 }).toMatch(/^Done/);
     await page.getByText(/^[\d,]+ more lines not shown$/).waitFor({ timeout: 5_000 });
     const shown = await page.locator(".lm-log").count();
     expect(shown).toBeLessThanOrEqual(501);
@@ -218,9 +221,10 @@ describe("floods", () => {
     });
     const factor = await slowdown();
     await resetLongTasks();
-    await send("Print forever");
+    await send(page, "Print forever");
     await page.locator(".lm-log").first().waitFor({ timeout: 30_000 });
-    await page.waitForTimeout(1_000);
+    // The flood is past what the log shows: lines are being held back.
+    await page.getByText(/^[\d,]+ more lines not shown$/).waitFor({ timeout: 30_000 });
     const second = 1_000 * factor;
     expect(await clickAndTime("Stop", "stopped")).toBeLessThan(second);
     expect(await clickAndTime("New session", "no-logs")).toBeLessThan(second);
@@ -242,9 +246,10 @@ describe("floods", () => {
     });
     const factor = await slowdown();
     await resetLongTasks();
-    await send("Mount a lot");
+    await send(page, "Mount a lot");
     await page.getByText(/^opened 200 refused 2820$/).waitFor({ timeout: 60_000 });
-    await page.waitForTimeout(2_000);
+    // Every mount message has been applied or refused.
+    await waitInboxEmpty(page, 60_000);
     const panels = await page.getByLabel("Mounted UI").count();
     expect(panels).toBeGreaterThan(0);
     expect(panels).toBeLessThanOrEqual(200);
@@ -265,9 +270,10 @@ describe("floods", () => {
     });
     const factor = await slowdown();
     await resetLongTasks();
-    await send("Mount forty grids");
+    await send(page, "Mount forty grids");
     await page.getByText(/^mounted forty$/).waitFor({ timeout: 120_000 });
-    await page.waitForTimeout(2_000);
+    // Every mount message has been applied or refused.
+    await waitInboxEmpty(page, 60_000);
     const panels = await page.getByLabel("Mounted UI", { exact: true }).count();
     expect(panels).toBeGreaterThan(0);
     // 150,000 nodes across the session: at most 15 of these grids are shown, the rest are refused with a note to the model.
@@ -288,15 +294,15 @@ describe("floods", () => {
       ],
     });
     mock.enqueue({ chunks: ["All twenty-five are on screen."] });
-    await send("Mount twenty-five tables");
+    await send(page, "Mount twenty-five tables");
     await page.getByText("All twenty-five are on screen.").waitFor({ timeout: 120_000 });
-    await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 30_000 }).toMatch(/^Done/);
     await expect.poll(() => page.getByLabel("Mounted UI", { exact: true }).count(), { timeout: 60_000 }).toBe(25);
     // Panels draw near the viewport, 150 nodes a task: the first one is drawn first.
     await page.getByLabel("Mounted UI", { exact: true }).first().scrollIntoViewIfNeeded();
     await expect.poll(() => page.getByLabel("Mounted UI", { exact: true }).first().locator("[data-mount-id] span", { hasText: /^\d+$/ }).count(), { timeout: 120_000 }).toBe(8 * 306);
-    // Saved every 3 s while the session is open (and when the interaction ended); give the write-behind its time too.
-    await page.waitForTimeout(4_500);
+    // Saved when the interaction ended (and every 3 s while the session is open): wait until it is on disk.
+    await waitQuiet(page, 60_000);
 
     // Reopen: every long task of the reopened page counts (its start-up too: on an idle machine the page
     // starts in tasks well under the budget, and the budget scales with the machine's load like the others).
@@ -308,10 +314,12 @@ describe("floods", () => {
       }).observe({ type: "longtask", buffered: true });
     });
     const factor = await slowdown();
-    await openReadyApp(page, suite.app.url);
+    await openReadyApp(page, probeUrl(app.url));
     // A panel shows "Restoring this UI…" until its tree is complete, then the panel.
     await expect.poll(() => page.getByLabel("Mounted UI", { exact: true }).count(), { timeout: 120_000 }).toBe(25);
-    await page.waitForTimeout(1_000);
+    // Every restore has finished (none queued) and been drawn.
+    await waitQuiet(page, 60_000);
+    await nextPaint(page);
     const during = await page.evaluate(() => (window as unknown as { reopenTasks: number[] }).reopenTasks.slice());
     expect(Math.max(0, ...during), `long tasks of the reopened page ${JSON.stringify(during)}, machine ${factor.toFixed(1)}× slower than idle`).toBeLessThan(MAX_TASK_MS * Math.max(factor, await slowdown()));
     // Nothing was cut: every panel came back (none still restoring), whole (the first one, brought into view, drawn:
@@ -327,9 +335,9 @@ describe("floods", () => {
   it("a chart asking for fifty million ticks and a width of ten million draws at once; Stop and New session work", async () => {
     // Load the chart code first (its first use parses a large module, which is not what is measured here).
     mock.enqueue({ chunks: [`${FENCE}tsx agent.run\nmount({ ui: () => <LineChart width={300} height={100} data={[{x: 1, y: 1}]}><Line dataKey=\"y\" /></LineChart> })\n${FENCE}\n`] });
-    await send("Warm up");
+    await send(page, "Warm up");
     await expect.poll(() => page.getByLabel("Mounted UI").locator("svg").count(), { timeout: 15_000 }).toBeGreaterThan(0);
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     mock.enqueue({
       chunks: [
         `${FENCE}tsx agent.run\n`,
@@ -341,9 +349,11 @@ describe("floods", () => {
     });
     const factor = await slowdown();
     await resetLongTasks();
-    await send("Chart");
+    await send(page, "Chart");
     await expect.poll(() => page.getByLabel("Mounted UI").nth(1).locator("svg path").count(), { timeout: 15_000 }).toBeGreaterThan(0);
-    await page.waitForTimeout(500);
+    // The chart's tree is all applied and drawn.
+    await waitInboxEmpty(page);
+    await nextPaint(page);
     // The clamped axis: at most 30 ticks drawn, not fifty million.
     expect(await page.getByLabel("Mounted UI").nth(1).locator(".recharts-yAxis .recharts-cartesian-axis-tick").count()).toBeLessThanOrEqual(30);
     await stopAndNewSession(factor);
@@ -363,10 +373,10 @@ describe("look-alike prompts", () => {
         `${FENCE}\n`,
       ],
     });
-    await send("Show settings");
+    await send(page, "Show settings");
     const panel = page.getByLabel("Mounted UI");
     await panel.getByRole("button", { name: "Save" }).waitFor({ timeout: 15_000 });
-    await expect.poll(status, { timeout: 10_000 }).toMatch(/^Waiting for input/);
+    await expect.poll(() => statusText(page), { timeout: 10_000 }).toMatch(/^Waiting for input/);
     // The origin line sits outside the panel's box.
     const origin = panel.locator(".lm-mount-origin");
     expect(await origin.textContent()).toContain("Made by the model");
@@ -378,11 +388,13 @@ describe("look-alike prompts", () => {
     await panel.getByRole("button", { name: "Save" }).click();
     await panel.getByText("This looks like your API key. It was not sent to the generated UI.").waitFor({ timeout: 5_000 });
     await panel.getByRole("button", { name: "Don't send" }).click();
-    await page.waitForTimeout(500);
+    // Whatever the click set off has been applied and drawn.
+    await waitInboxEmpty(page);
+    await nextPaint(page);
     // Nothing with the key (or its last characters) came back from the realm.
     const shown = await page.locator(".lm-log").allTextContents();
     expect(shown.join("\n")).not.toContain(API_KEY.slice(0, 6));
-    expect(await status()).toMatch(/^Waiting for input/);
+    expect(await statusText(page)).toMatch(/^Waiting for input/);
     await page.getByRole("button", { name: "Stop" }).click();
   });
 
@@ -399,11 +411,11 @@ describe("look-alike prompts", () => {
       ],
     });
     mock.enqueue({ chunks: ["Thanks."] });
-    await send("Sign in");
+    await send(page, "Sign in");
     const panel = page.getByLabel("Mounted UI");
     const field = panel.getByLabel("API key");
     await field.waitFor({ timeout: 15_000 });
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     await expect.poll(() => panel.locator(".lm-mount-origin").textContent()).toContain("This is not Livemark asking");
 
     await field.pressSequentially(API_KEY);

@@ -6,9 +6,10 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import type { Browser, ConsoleMessage, Page } from "playwright-core";
-import { assertBuilt, DIST_DIR, launchBrowser, openReadyApp, ROOT_DIR, serveStatic, type TestServer } from "./harness";
+import { DIST_DIR, openReadyApp, ROOT_DIR, serveStatic, type TestServer } from "./harness";
+import { appTest } from "./fixture";
 
 const CHECKED_MARK = "livemark:csp-header-checked";
 
@@ -26,17 +27,14 @@ let browser: Browser;
 let plain: TestServer;
 let withHeader: TestServer;
 
-beforeAll(async () => {
-  assertBuilt();
-  const { header } = readmePolicy();
-  [browser, plain, withHeader] = await Promise.all([
-    launchBrowser(),
-    serveStatic(),
-    serveStatic(DIST_DIR, { pageHeaders: { "content-security-policy": header } }),
-  ]);
+const it = appTest();
+it.beforeAll(async ({ browser: launched, app }) => {
+  browser = launched;
+  plain = app;
+  withHeader = await serveStatic(DIST_DIR, { pageHeaders: { "content-security-policy": readmePolicy().header } });
 });
 afterAll(async () => {
-  await Promise.all([browser?.close(), plain?.close(), withHeader?.close()]);
+  await withHeader?.close();
 });
 
 /** A fresh page that records its console warnings and every CSP violation. */

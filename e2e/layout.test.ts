@@ -3,14 +3,13 @@
  * with every action on screen, the composer's placeholder whole, and the
  * timeline following new content like a chat app ("Jump to latest").
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { BrowserContext, Page } from "playwright-core";
-import { configureEndpoint, openReadyApp, waitFor, useAppSuite } from "./harness";
-import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
+import { describe, expect } from "vitest";
+import type { Page } from "playwright-core";
+import { configureEndpoint, waitFor } from "./harness";
+import { createGate, type MockLlm } from "./mockLlm";
+import { appTest, FENCE, nextPaint, send } from "./fixture";
 
-const suite = useAppSuite();
-
-const FENCE = "```";
+const it = appTest();
 const HEADER_ACTIONS = ["Sessions", "Session settings", "Export", "Share", "Invite agent", "Settings"];
 
 /** The header's boxes: its height, and each visible child's top and height. */
@@ -65,15 +64,10 @@ function placeholderFits(page: Page) {
 }
 
 describe("a 375 px phone", () => {
-  let context: BrowserContext;
+  it.override({ contextOptions: { viewport: { width: 375, height: 740 } } });
   let page: Page;
-  beforeEach(async () => {
-    context = await suite.browser.newContext({ viewport: { width: 375, height: 740 } });
-    page = await context.newPage();
-    await openReadyApp(page, suite.app.url);
-  });
-  afterEach(async () => {
-    await context?.close();
+  it.beforeEach(({ page: opened }) => {
+    page = opened;
   });
 
   async function expectOneRowHeader() {
@@ -128,30 +122,19 @@ describe("a 375 px phone", () => {
 });
 
 describe("the timeline follows new content", () => {
+  it.override({ contextOptions: { viewport: { width: 1000, height: 700 } } });
   let mock: MockLlm;
-  let context: BrowserContext;
   let page: Page;
-  beforeEach(async () => {
-    mock = await startMockLlm();
-    context = await suite.browser.newContext({ viewport: { width: 1000, height: 700 } });
-    page = await context.newPage();
-    await openReadyApp(page, suite.app.url);
+  it.beforeEach(async ({ page: opened, mock: started }) => {
+    page = opened;
+    mock = started;
     await configureEndpoint(page, mock.url);
     // A conversation taller than the screen.
     mock.enqueue({ chunks: [Array.from({ length: 40 }, (_, index) => `Earlier paragraph ${index + 1}: some history to scroll past.`).join("\n\n")] });
-    await send("Tell me a long story");
+    await send(page, "Tell me a long story");
     await page.getByText("Earlier paragraph 40:").waitFor({ timeout: 30_000 });
     await settled();
   });
-  afterEach(async () => {
-    await Promise.all([context?.close(), mock?.close()]);
-  });
-
-  async function send(text: string) {
-    const box = page.getByRole("textbox", { name: "Message" });
-    await box.fill(text);
-    await box.press("Enter");
-  }
   const settled = () => waitFor(async () => /^(Done|Ready)/.test((await page.getByRole("status").textContent()) ?? ""), 60_000);
   /** Pixels between the bottom of what is shown and the bottom of the timeline. */
   const belowView = () => page.locator(".lm-main").evaluate((main) => main.scrollHeight - main.scrollTop - main.clientHeight);
@@ -184,7 +167,7 @@ describe("the timeline follows new content", () => {
     });
     mock.enqueue({ chunks: ["Noted."] });
     mock.enqueue({ chunks: ["Noted."] });
-    await send("Go on");
+    await send(page, "Go on");
     await page.getByText("Fresh paragraph 3:").waitFor({ timeout: 30_000 });
     await waitFor(atBottom, 10_000);
     first.open();
@@ -203,7 +186,7 @@ describe("the timeline follows new content", () => {
   it("scrolling up stops following and offers Jump to latest, which scrolls down and follows again", async () => {
     const [first, second] = [createGate(), createGate()];
     mock.enqueue({ chunks: [prose("Opening", 2), { waitFor: first.promise }, prose("While away", 20), { waitFor: second.promise }, prose("After the jump", 20)] });
-    await send("Keep going");
+    await send(page, "Keep going");
     await page.getByText("Opening 2:").waitFor({ timeout: 30_000 });
     expect(await jumpButton().count()).toBe(0);
 
@@ -218,7 +201,8 @@ describe("the timeline follows new content", () => {
     // New content does not pull them down.
     first.open();
     await page.getByText("While away 20:").waitFor({ state: "attached", timeout: 30_000 });
-    await page.waitForTimeout(300);
+    // Laid out and painted: a follow would have scrolled by now.
+    await nextPaint(page);
     expect(Math.abs((await page.locator(".lm-main").evaluate((element) => element.scrollTop)) - readingAt)).toBeLessThan(4);
     expect(await inView("While away 20:")).toBe(false);
     expect(await jumpButton().isVisible()).toBe(true);
@@ -250,7 +234,7 @@ describe("the timeline follows new content", () => {
     });
     mock.enqueue({ chunks: ["Noted."] });
     mock.enqueue({ chunks: ["Noted."] });
-    await send("Make me a counter");
+    await send(page, "Make me a counter");
     const counter = page.getByRole("button", { name: "Clicked 0 times" });
     await counter.waitFor({ timeout: 30_000 });
     await waitFor(atBottom, 10_000);

@@ -116,8 +116,8 @@ describe("startMockLlm", () => {
       for await (const piece of result.textStream) seen.push(piece);
     })();
     await mock.waitForRequests(1);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(seen.join("")).toBe("before ");
+    // The part before the gate arrives; nothing after it while the gate is shut.
+    await expect.poll(() => seen.join(""), { timeout: 10_000 }).toBe("before ");
     gate.open();
     await reading;
     expect(seen.join("")).toBe("before after");

@@ -3,41 +3,19 @@
  * runs in the real sandbox, or fails once with an error that tells the model
  * what to write instead — through the mock LLM, the real realm and renderer.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
-import { startMockLlm, type MockLlm } from "./mockLlm";
+import { describe, expect } from "vitest";
+import type { Page } from "playwright-core";
+import { appTest, FENCE, send, statusText } from "./fixture";
+import type { MockLlm } from "./mockLlm";
 
-const FENCE = "```";
-let browser: Browser;
-let app: TestServer;
+const it = appTest({ configure: true });
 let mock: MockLlm;
-let context: BrowserContext;
 let page: Page;
-
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close()]);
-});
-beforeEach(async () => {
-  mock = await startMockLlm();
-  context = await browser.newContext();
-  page = await context.newPage();
-  await openReadyApp(page, app.url);
-  await configureEndpoint(page, mock.url);
-});
-afterEach(async () => {
-  await Promise.all([context?.close(), mock?.close()]);
+it.beforeEach(({ page: opened, mock: started }) => {
+  page = opened;
+  mock = started;
 });
 
-async function send(text: string) {
-  await page.getByRole("textbox", { name: "Message" }).fill(text);
-  await page.getByRole("textbox", { name: "Message" }).press("Enter");
-}
-const status = () => page.getByRole("status").textContent();
 function userContent(index: number): string {
   const messages = mock.requests[index].body.messages as { role: string; content: unknown }[];
   const last = messages[messages.length - 1];
@@ -62,7 +40,7 @@ describe("model habits", () => {
       ],
     });
     mock.enqueue({ chunks: ["Noted."] });
-    await send("Make me a counter");
+    await send(page, "Make me a counter");
     const panel = page.getByLabel("Mounted UI");
     await panel.getByRole("button", { name: "Clicked 0 times" }).waitFor({ timeout: 30_000 });
     expect(await page.getByLabel("Counter", { exact: true }).count()).toBe(1);
@@ -85,10 +63,10 @@ describe("model habits", () => {
         `${FENCE}\n`,
       ],
     });
-    await send("Render an app");
+    await send(page, "Render an app");
     const panel = page.getByLabel("Mounted UI");
     await panel.getByText("Hello from the root").waitFor({ timeout: 15_000 });
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     // Nothing to report: no turn after the reply.
     expect(mock.requests).toHaveLength(1);
   });
@@ -102,7 +80,7 @@ describe("model habits", () => {
   ])("%s produces exactly one clear error naming the alternative", async (_, code, error, alternative) => {
     mock.enqueue({ chunks: [`${FENCE}tsx agent.run\n${code}\n${FENCE}\n`] });
     mock.enqueue({ chunks: ["I will do it differently."] });
-    await send("Try it");
+    await send(page, "Try it");
     await mock.waitForRequests(2, 15_000);
     const feedback = userContent(1);
     expect(count(feedback, error)).toBe(1);

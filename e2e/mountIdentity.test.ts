@@ -6,18 +6,12 @@
  * "Give me a button to click" in the same session; then the same after
  * switching sessions and back (the switch resets the realm).
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import type { Page } from "playwright-core";
-import { openReadyApp, useAppSuite } from "./harness";
+import { openReadyApp } from "./harness";
+import { appTest, probeUrl, send, statusText, waitSaved } from "./fixture";
 
-const suite = useAppSuite();
-
-const status = (page: Page) => page.getByRole("status").textContent();
-
-async function send(page: Page, text: string): Promise<void> {
-  await page.getByRole("textbox", { name: "Message" }).fill(text);
-  await page.getByRole("textbox", { name: "Message" }).press("Enter");
-}
+const it = appTest({ probe: true });
 
 /** Each reply's panels, in order: the text of every "Mounted UI" inside each "Reply". */
 async function panelsByReply(page: Page): Promise<string[][]> {
@@ -29,7 +23,10 @@ async function panelsByReply(page: Page): Promise<string[][]> {
       const texts: string[] = [];
       for (const panel of reply.querySelectorAll('[aria-label="Mounted UI"]')) {
         panel.scrollIntoView({ block: "center" });
-        await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100)));
+        // Drawn once near the viewport (data-deferred goes), then laid out.
+        const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+        for (let frames = 0; frames < 300 && panel.querySelector("[data-mount-id][data-deferred]"); frames += 1) await frame();
+        await frame();
         texts.push(panel.textContent ?? "");
       }
       result.push(texts);
@@ -52,26 +49,23 @@ async function orderPizza(page: Page): Promise<void> {
   await form.getByPlaceholder("Ada").fill("Grace", { timeout: 20_000 });
   await form.getByRole("button", { name: "Order" }).click();
   await page.getByText(/Thanks, \*?\*?Grace/).first().waitFor({ timeout: 20_000 });
-  await expect.poll(() => status(page), { timeout: 20_000 }).toMatch(/^Done/);
+  await expect.poll(() => statusText(page), { timeout: 20_000 }).toMatch(/^Done/);
 }
 
 async function askForButton(page: Page, expectedReplies: number): Promise<void> {
   await send(page, "Give me a button to click");
   await expect.poll(async () => (await panelsByReply(page)).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(expectedReplies);
-  await expect.poll(() => status(page), { timeout: 20_000 }).toMatch(/^Done/);
+  await expect.poll(() => statusText(page), { timeout: 20_000 }).toMatch(/^Done/);
 }
 
 describe("mount identity", () => {
-  it("a mount made after a reload, and after a session switch, appears in its own reply; older panels and their saved snapshots stay", async () => {
-    const context = await suite.browser.newContext();
-    const page = await context.newPage();
-    await openReadyApp(page, suite.app.url);
+  it("a mount made after a reload, and after a session switch, appears in its own reply; older panels and their saved snapshots stay", async ({ app, page }) => {
     await orderPizza(page);
     expect((await panels(page)).map((list) => list.map(isPizza))).toEqual([[true]]);
 
-    // Writes trail the interaction by at most 500 ms.
-    await page.waitForTimeout(700);
-    await openReadyApp(page, suite.app.url);
+    // Writes trail the interaction: wait until they are on disk.
+    await waitSaved(page);
+    await openReadyApp(page, probeUrl(app.url));
     await expect.poll(async () => (await panels(page)).flat().map(isPizza), { timeout: 20_000 }).toEqual([true]);
 
     await askForButton(page, 3);
@@ -80,8 +74,8 @@ describe("mount identity", () => {
       .toEqual([["pizza"], ["dice"]]);
 
     // The saved snapshots: after another reload both panels come back, each in its reply.
-    await page.waitForTimeout(700);
-    await openReadyApp(page, suite.app.url);
+    await waitSaved(page);
+    await openReadyApp(page, probeUrl(app.url));
     await expect.poll(async () => (await panels(page)).map((list) => list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text))), { timeout: 20_000 })
       .toEqual([["pizza"], ["dice"]]);
 
@@ -93,10 +87,9 @@ describe("mount identity", () => {
     await askForButton(page, 4);
     await expect.poll(async () => (await panels(page)).map((list) => list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text))), { timeout: 10_000 })
       .toEqual([["pizza"], ["dice"], ["dice"]]);
-    await page.waitForTimeout(700);
-    await openReadyApp(page, suite.app.url);
+    await waitSaved(page);
+    await openReadyApp(page, probeUrl(app.url));
     await expect.poll(async () => (await panels(page)).map((list) => list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text))), { timeout: 20_000 })
       .toEqual([["pizza"], ["dice"], ["dice"]]);
-    await context.close();
   });
 });

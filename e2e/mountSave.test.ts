@@ -4,60 +4,52 @@
  * does an exchange that has just ended, on a slow machine where the save at
  * the reply's end is still under way when the page goes.
  */
-import { describe, expect, it } from "vitest";
-import { configureEndpoint, openReadyApp, useAppSuite } from "./harness";
+import { describe, expect } from "vitest";
+import { configureEndpoint, openReadyApp } from "./harness";
+import { appTest, FENCE, probeUrl, send, statusText, waitQuiet } from "./fixture";
 
-const suite = useAppSuite({ mock: true });
-
-const FENCE = "```";
+const it = appTest({ probe: true, configure: { apiKey: "sk-test" } });
 /** A 1×1 PNG. */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 
 describe("saving mounts", () => {
-  it("a change made just before a reload is there after it", async () => {
-    const context = await suite.browser.newContext();
-    const page = await context.newPage();
-    await openReadyApp(page, suite.app.url);
-    await configureEndpoint(page, suite.mock.url, { apiKey: "sk-test" });
-    suite.mock.enqueue({
+  it("a change made just before a reload is there after it", async ({ page, mock }) => {
+    mock.enqueue({
       chunks: [
         `A counter.\n\n${FENCE}tsx agent.run\n` +
           'mount({ title: "Counter", ui: () => { const [n, setN] = React.useState(0); return <Button onClick={() => setN(n + 1)}>{`Count ${n}`}</Button> } })\n' +
           `${FENCE}\n`,
       ],
     });
-    await page.getByRole("textbox", { name: "Message" }).fill("A counter please");
-    await page.getByRole("textbox", { name: "Message" }).press("Enter");
-    await expect.poll(() => page.getByRole("status").textContent(), { timeout: 30_000 }).toMatch(/^Done/);
+    await send(page, "A counter please");
+    await expect.poll(() => statusText(page), { timeout: 30_000 }).toMatch(/^Done/);
     const button = page.getByRole("button", { name: /^Count \d+$/ });
     await button.waitFor({ timeout: 30_000 });
-    // Let the interaction's own save (and a tick) pass, so only the clicks below are unsaved.
-    await page.waitForTimeout(3_500);
+    // Let the interaction's own save finish (nothing left to write, apply or run), so only the clicks below are unsaved.
+    await waitQuiet(page);
     for (let click = 0; click < 3; click += 1) await button.click();
     await expect.poll(() => button.textContent(), { timeout: 15_000 }).toBe("Count 3");
     await page.reload();
     await page.getByRole("button", { name: /^Count \d+$/ }).waitFor({ timeout: 30_000 });
     expect(await page.getByRole("button", { name: /^Count \d+$/ }).textContent()).toBe("Count 3");
-    await context.close();
   });
 });
 
 describe("saving messages", () => {
-  it("a reload right after a reply ends keeps the exchange, with its image, on a 4× slower CPU", async () => {
+  it("a reload right after a reply ends keeps the exchange, with its image, on a 4× slower CPU", async ({ browser, app, mock }) => {
     // Each round is a fresh profile; without the save on page hide most rounds lost the whole exchange.
     for (let round = 0; round < 3; round += 1) {
-      const context = await suite.browser.newContext();
+      const context = await browser.newContext();
       const page = await context.newPage();
-      await openReadyApp(page, suite.app.url);
-      await configureEndpoint(page, suite.mock.url, { apiKey: "sk-test" });
+      await openReadyApp(page, probeUrl(app.url));
+      await configureEndpoint(page, mock.url, { apiKey: "sk-test" });
       const cdp = await context.newCDPSession(page);
       await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
       await page.locator("#lm-attach").setInputFiles({ name: "dot.png", mimeType: "image/png", buffer: PNG });
       await page.getByRole("list", { name: "Attached files" }).getByText("dot.png").waitFor();
-      suite.mock.enqueue({ chunks: [`A single dot, round ${round}.`] });
-      await page.getByRole("textbox", { name: "Message" }).fill(`What is this? (${round})`);
-      await page.getByRole("textbox", { name: "Message" }).press("Enter");
-      await expect.poll(() => page.getByRole("status").textContent(), { timeout: 30_000 }).toMatch(/^Done/);
+      mock.enqueue({ chunks: [`A single dot, round ${round}.`] });
+      await send(page, `What is this? (${round})`);
+      await expect.poll(() => statusText(page), { timeout: 30_000 }).toMatch(/^Done/);
       await page.reload();
       await expect.poll(() => page.getByText(`A single dot, round ${round}.`).count(), { timeout: 30_000 }).toBe(1);
       await page.getByRole("img", { name: "dot.png" }).waitFor({ timeout: 30_000 });

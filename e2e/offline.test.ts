@@ -16,15 +16,21 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { BrowserContext, Page } from "playwright-core";
-import { DIST_DIR, launchBrowser, openReadyApp, serveStatic, waitFor, useAppSuite } from "./harness";
+import { afterAll, afterEach, beforeAll, describe, expect } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { DIST_DIR, launchBrowser, openReadyApp, serveStatic, waitFor, type TestServer } from "./harness";
 import {
   ATTEMPT, attack as attackRealm, checkRecorder, expectAllFailed as failed, nestedWorkerAttack, plantSecrets, probeDocument, startRealmTestContext,
   type RealmPage, type RealmTestContext,
 } from "./fixtures/realmTestPage";
+import { appTest, nextPaint, requestsSettled } from "./fixture";
 
-const suite = useAppSuite({ app: false, attacker: true });
+// The fixture's browser and attacker recorder, once for the file (the suites serve their own apps).
+const it = appTest();
+const suite = {} as { browser: Browser; attacker: TestServer };
+it.beforeAll(({ browser, attacker }) => {
+  Object.assign(suite, { browser, attacker });
+});
 
 const FAKE_KEY = "sk-test-LIVEMARK-FAKE-KEY-1234567890";
 
@@ -49,7 +55,9 @@ describe("the realm's document served by the service worker", () => {
   });
 
   afterEach(async () => {
-    await new Promise((done) => setTimeout(done, 300));
+    // Every request the page made has landed (or failed) before looking.
+    await nextPaint(realm.page);
+    await requestsSettled(realm.requests);
     expect(suite.attacker.requests.map((request) => request.url)).toEqual([]);
   });
 
@@ -141,7 +149,9 @@ describe("the realm's document served by the service worker", () => {
         }
       }));
     }, suite.attacker.url);
-    await realm.page.waitForTimeout(500);
+    // What the attempts set off (a frame, a form post, a navigation) has been drawn and its requests answered.
+    await nextPaint(realm.page);
+    await requestsSettled(realm.requests);
     expect(Object.keys(report)).toHaveLength(5);
     failed(report);
     expect(realm.page.url()).toBe(appUrl);

@@ -6,44 +6,25 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, DIST_DIR, configureEndpoint, launchBrowser, openReadyApp, serveStatic, waitFor, type TestServer } from "./harness";
-import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
+import { DIST_DIR, configureEndpoint, openReadyApp, serveStatic, waitFor, type TestServer } from "./harness";
+import { createGate, type MockLlm } from "./mockLlm";
+import { appTest, send } from "./fixture";
 
+const it = appTest({ serve: { basePath: "/some/sub/path/" }, context: { serviceWorkers: "block" } });
 let browser: Browser;
 let app: TestServer;
 let mock: MockLlm;
-let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app, mock] = await Promise.all([launchBrowser(), serveStatic(undefined, { basePath: "/some/sub/path/" }), startMockLlm()]);
+it.beforeEach(({ browser: launched, app: served, mock: started, page: opened }) => {
+  browser = launched;
+  app = served;
+  mock = started;
+  page = opened;
 });
 
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close(), mock?.close()]);
-});
-
-beforeEach(async () => {
-  mock.clearRequests();
-  context = await browser.newContext({ serviceWorkers: "block" });
-  page = await context.newPage();
-  await openReadyApp(page, app.url);
-});
-
-afterEach(async () => {
-  await context?.close();
-});
-
-async function send(target: Page, text: string) {
-  const box = target.getByRole("textbox", { name: "Message" });
-  await box.fill(text);
-  await box.press("Enter");
-}
-
-/** Start collecting the page's CSP violations (the app's policy must hold with highlighting and KaTeX). */
 async function watchCsp(target: Page): Promise<() => Promise<string[]>> {
   await target.evaluate(() => {
     const seen: string[] = [];

@@ -7,9 +7,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { assertBuilt, DIST_DIR, launchBrowser, serveStatic, type TestServer } from "./harness";
+import { DIST_DIR, serveStatic, waitFor, type TestServer } from "./harness";
+import { appTest } from "./fixture";
 import { freshLoad } from "./freshLoads";
 import { DEMO_SUGGESTIONS } from "../src/llm/demoScripts";
 
@@ -18,15 +19,10 @@ const FRESH_LOADS = 100;
 let browser: Browser;
 let app: TestServer;
 
-beforeAll(async () => {
-  assertBuilt();
-  browser = await launchBrowser();
-  app = await serveStatic();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
+const it = appTest();
+it.beforeAll(({ browser: launched, app: served }) => {
+  browser = launched;
+  app = served;
 });
 
 describe("realm start", () => {
@@ -63,12 +59,15 @@ describe("realm start", () => {
     try {
       // The entry script arrives late: the frame has long loaded and said hello to nobody.
       let entryDelayed = false;
+      let page: Page | undefined;
       await context.route(/\/assets\/index-[^/]*\.js$/, async (route) => {
         entryDelayed = true;
-        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        // Held until the frame has loaded (and said hello to nobody).
+        const frame = (await waitFor(() => page?.frames().find((each) => each.url().includes("/sandbox.html")), 30_000))!;
+        await frame.waitForLoadState("load");
         await route.continue();
       });
-      const page = await context.newPage();
+      page = await context.newPage();
       await page.goto(app.url);
       await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
       expect(entryDelayed).toBe(true);

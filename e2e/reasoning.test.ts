@@ -3,46 +3,24 @@
  * drafts in a `<think>` section or in the provider's reasoning stream never
  * run, and a reply cut at the token limit is named as cut, with Continue.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
-import { createGate, startMockLlm, type MockLlm } from "./mockLlm";
+import { describe, expect } from "vitest";
+import type { Page } from "playwright-core";
+import { createGate, type MockLlm } from "./mockLlm";
+import { appTest, FENCE, send, waitQuiet } from "./fixture";
 
-const FENCE = "```";
 
-let browser: Browser;
-let app: TestServer;
+const it = appTest({ configure: true, probe: true });
 let mock: MockLlm;
-let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app, mock] = await Promise.all([launchBrowser(), serveStatic(), startMockLlm()]);
+it.beforeEach(({ mock: started, page: opened }) => {
+  mock = started;
+  page = opened;
 });
 
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close(), mock?.close()]);
-});
-
-beforeEach(async () => {
-  mock.clearRequests();
-  context = await browser.newContext();
-  page = await context.newPage();
-  await openReadyApp(page, app.url);
-  await configureEndpoint(page, mock.url);
-});
-
-afterEach(async () => {
-  await context?.close();
+it.afterEach(() => {
   expect(mock.pending).toBe(0);
 });
-
-async function send(text: string) {
-  const box = page.getByRole("textbox", { name: "Message" });
-  await box.fill(text);
-  await box.press("Enter");
-}
 
 const status = () => page.getByRole("status").first();
 const reply = () => page.getByRole("article", { name: "Reply" }).first();
@@ -64,7 +42,7 @@ describe("thinking", () => {
       ],
     });
     mock.enqueue({ chunks: ["All done."] });
-    await send("Log something");
+    await send(page, "Log something");
     await page.getByText("All done.").waitFor({ timeout: 15_000 });
     await expect.poll(() => status().textContent(), { timeout: 10_000 }).toMatch(/^Done/);
 
@@ -95,7 +73,7 @@ describe("thinking", () => {
   it("a reply that ends inside <think> is shown as thinking, and the person and the model are told", async () => {
     mock.enqueue({ chunks: ["<think>\nPlan: ", `${FENCE}tsx agent.run\nconsole.log("PLAN " + "RAN")\n`] });
     mock.enqueue({ chunks: ["Answer after all."] });
-    await send("Plan it");
+    await send(page, "Plan it");
     await page.getByText("Answer after all.").waitFor({ timeout: 15_000 });
     await expect(thinking().locator("summary").textContent()).resolves.toContain("the reply ended inside its thinking");
     expect(await page.getByText("PLAN RAN", { exact: true }).count()).toBe(0);
@@ -113,7 +91,7 @@ describe("thinking", () => {
         "Here is a plain answer.",
       ],
     });
-    await send("Think first");
+    await send(page, "Think first");
     await thinking().waitFor({ timeout: 15_000 });
     await expect.poll(() => thinking().locator("summary").textContent(), { timeout: 10_000 }).toBe("Thinking…");
     expect(await thinking().evaluate((element) => (element as HTMLDetailsElement).open)).toBe(false);
@@ -121,8 +99,8 @@ describe("thinking", () => {
     await page.getByText("Here is a plain answer.").waitFor({ timeout: 15_000 });
     await expect.poll(() => status().textContent(), { timeout: 10_000 }).toMatch(/^Done/);
     await expect(thinking().locator("summary").textContent()).resolves.toMatch(/^Thought for \d+ s$/);
-    // Nothing ran: no output, so no feedback turn.
-    await page.waitForTimeout(300);
+    // Nothing ran: no output, so no feedback turn (nothing left to run, apply or write).
+    await waitQuiet(page);
     expect(mock.requests.filter((request) => request.path.startsWith("/v1/chat/completions"))).toHaveLength(1);
     expect(await page.getByText("REASONING RAN", { exact: true }).count()).toBe(0);
     await thinking().locator("summary").click();
@@ -147,7 +125,7 @@ describe("cut replies", () => {
       finishReason: "length",
     });
     mock.enqueue({ chunks: ["Continuing."] });
-    await send("Build a table");
+    await send(page, "Build a table");
     // Said once, on the reply (a strict locator finds exactly one).
     await page.getByText("cut at the token limit", { exact: false }).waitFor({ timeout: 15_000 });
     await expect(reply().textContent()).resolves.toContain("raise max tokens in Settings");
@@ -177,7 +155,7 @@ describe("cut replies", () => {
 
   it("a content-filter finish is named in its own words", async () => {
     mock.enqueue({ chunks: ["Here is the story you asked for. Once upon"], finishReason: "content_filter" });
-    await send("Tell a story");
+    await send(page, "Tell a story");
     await page.getByText("content filter stopped this reply", { exact: false }).waitFor({ timeout: 15_000 });
     await page.getByRole("button", { name: "Continue" }).waitFor({ timeout: 10_000 });
   });

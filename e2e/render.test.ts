@@ -5,10 +5,11 @@
  * no dialog opens, no request leaves, nothing draws outside its panel or
  * restyles the app; and that the kit, forms, charts and icons work.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { buildRenderTestPage } from "./fixtures/buildRenderTestPage";
 import { launchBrowser, recordPageRequests, serveRecorder, serveStatic, waitFor, type PageRequestLog, type TestServer } from "./harness";
+import { appTest, nextPaint } from "./fixture";
 import type { SnapshotNode, UiEventMessage } from "../src/wire/mount";
 
 const H = { $handler: true } as const;
@@ -23,9 +24,12 @@ let dialogs: string[];
 let pageErrors: string[];
 let requests: PageRequestLog;
 
-beforeAll(async () => {
+const it = appTest();
+it.beforeAll(async ({ browser: launched, attacker }) => {
+  browser = launched;
+  recorder = attacker;
   pageDir = await buildRenderTestPage();
-  [browser, server, recorder] = await Promise.all([launchBrowser(), serveStatic(pageDir), serveRecorder()]);
+  server = await serveStatic(pageDir);
   // One page for the file (a new context and page cost ~2 s on a 2-core
   // machine); each test starts from renderTest.reset() and its own mount ids.
   context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
@@ -34,7 +38,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await context?.close();
-  await Promise.all([browser?.close(), server?.close(), recorder?.close()]);
+  await server?.close();
 });
 
 async function openPage(target: BrowserContext, url = `${server.url}render-test.html`): Promise<{ page: Page; log: PageRequestLog }> {
@@ -189,7 +193,8 @@ describe("hostile trees", () => {
     await page.getByTestId("submit").click();
     const submit = await lastEvent("onSubmit");
     expect(submit).toMatchObject({ mountId: "hostile", payload: { values: { q: "x" } } });
-    await page.waitForTimeout(300);
+    // Whatever the clicks set off (a navigation, a popover, a script) has been laid out and painted.
+    await nextPaint(page);
 
     const after = await page.evaluate(() => ({
       scripts: document.scripts.length,
@@ -226,7 +231,8 @@ describe("hostile trees", () => {
       el("div", { style: { content: smuggled, listStyleImage: `"x" url(${R}/after-string.png)` }, "data-testid": "smuggle-content" }, "text"),
       el("div", { style: { background: `"url(" -webkit-image-set("${R}/webkit.png" 1x) ")"`, width: 10, height: 10 } }),
     ]);
-    await page.waitForTimeout(300);
+    // Styled, laid out and painted: every image the styles name has been asked for by now.
+    await nextPaint(page);
     const computed = await page.evaluate(() => {
       const list = document.querySelector('[data-testid="smuggle-list"]')!;
       return { listStyleImage: getComputedStyle(list).listStyleImage, inline: list.getAttribute("style") ?? "" };

@@ -3,15 +3,17 @@
  * bundle, driven through createRealmHost on a test page served under a
  * sub-path.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { launchBrowser, waitFor } from "./harness";
+import { appTest } from "./fixture";
 import { BASE_PATH, startRealmTestContext, type RealmPage, type RealmTestContext } from "./fixtures/realmTestPage";
 
 let context: RealmTestContext;
 let realm: RealmPage;
 
-beforeAll(async () => {
-  context = await startRealmTestContext();
+const it = appTest();
+it.beforeAll(async ({ browser }) => {
+  context = await startRealmTestContext({ browser });
   realm = await context.open();
 });
 
@@ -113,8 +115,8 @@ describe("realm", () => {
       document.body.append(frame);
       return new Promise((done) => frame.addEventListener("load", done));
     }, context.server.url + "sandbox.html");
-    await page.waitForTimeout(200);
-    expect(errors.filter((message) => message.includes("refusing to start")).length).toBe(2);
+    // Both documents refuse, each once.
+    await expect.poll(() => errors.filter((message) => message.includes("refusing to start")).length, { timeout: 10_000 }).toBe(2);
     await page.close();
   });
 });
@@ -198,7 +200,8 @@ describe("watchdog", () => {
       status: "error",
       error: { code: "aborted" },
     });
-    await new Promise((done) => setTimeout(done, 1_500));
+    // The stop request was answered: no reset for not stopping can follow.
+    await realm.page.waitForFunction(() => window.realmTest.host.activity?.().stopping === 0, null, { timeout: 10_000, polling: 20 });
     expect((await realm.events(from)).filter((event) => event.type === "realm-reset")).toEqual([]);
   });
 
@@ -253,7 +256,8 @@ describe("spare realm", () => {
       const started = performance.now();
       await host.reset();
       const resetMs = performance.now() - started;
-      await new Promise((done) => setTimeout(done, 1_500));
+      // Nothing is still due to start (no spare is kept; the old frame is gone).
+      while (host.activity?.().spareScheduled || host.status().realm !== "ready") await new Promise((done) => requestAnimationFrame(done));
       const frames = container.querySelectorAll("iframe").length;
       const status = host.status();
       host.dispose();

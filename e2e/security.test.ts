@@ -8,12 +8,13 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect } from "vitest";
 import { DIST_DIR, ROOT_DIR, serveRecorder, waitFor, type TestServer } from "./harness";
 import {
   ATTEMPT, attack as attackRealm, checkRecorder, expectAllFailed as failed, nestedWorkerAttack, plantSecrets, probeDocument, startRealmTestContext,
   type RealmPage, type RealmTestContext,
 } from "./fixtures/realmTestPage";
+import { appTest, nextPaint, requestsSettled } from "./fixture";
 
 const FAKE_KEY = "sk-test-LIVEMARK-FAKE-KEY-1234567890";
 /** What the app's own server may legitimately serve to the test page (with the service worker and the manifest's files). */
@@ -24,10 +25,11 @@ let realm: RealmPage;
 let attacker: TestServer;
 let target: string;
 
-beforeAll(async () => {
-  attacker = await serveRecorder();
+const it = appTest();
+it.beforeAll(async ({ browser, attacker: recorder }) => {
+  attacker = recorder;
   target = attacker.url;
-  context = await startRealmTestContext();
+  context = await startRealmTestContext({ browser });
   realm = await context.open();
   // Control: the attacker server does record what reaches it.
   await checkRecorder(realm.page, attacker);
@@ -38,8 +40,9 @@ beforeAll(async () => {
 
 afterEach(async () => {
   // Nothing may ever reach the attacker, and the app's server sees only the
-  // app. Give stray requests a moment to land before looking.
-  await new Promise((done) => setTimeout(done, 300));
+  // app. Every request the page made has landed (or failed) before looking.
+  await nextPaint(realm.page);
+  await requestsSettled(realm.requests);
   expect(attacker.requests.map((request) => request.url)).toEqual([]);
   expect(context.server.requests.map((request) => request.url).filter((url) => !APP_FILES.test(url))).toEqual([]);
   expect(await realm.requests.answeredOutside(context.server.url, context.server.origin + "/favicon.ico")).toEqual([]);
@@ -48,7 +51,6 @@ afterEach(async () => {
 
 afterAll(async () => {
   await context?.close();
-  await attacker?.close();
 });
 
 /** Run attack code in the realm; it reports with `console.log(JSON.stringify(...))`. */
@@ -235,7 +237,9 @@ describe("nothing leaves the realm", () => {
         return "navigated";
       });
     }, target);
-    await realm.page.waitForTimeout(500);
+    // What the attempts set off (a frame, a form post, a navigation) has been drawn and its requests answered.
+    await nextPaint(realm.page);
+    await requestsSettled(realm.requests);
     failed(report);
   });
 });
@@ -385,7 +389,8 @@ describe("the app page", () => {
       // The realm host fetches the bundle once per page load (the spare realm reuses it).
       await waitFor(() => page.evaluate(() => document.querySelectorAll("iframe").length === 2), 30_000, 100);
       expect(bundleFetches() - before).toBe(1);
-      await page.waitForTimeout(500);
+      // Both frames drawn: a violation of either has been reported by now.
+      await nextPaint(page);
       expect(violations).toEqual([]);
     } finally {
       await browserContext.close();
@@ -430,8 +435,7 @@ describe("the dev server", () => {
         item.append(document.createElement("li"));
         document.body.append(item);
       }, target);
-      await page.waitForTimeout(500);
-      expect(violations.join("\n")).toMatch(/img-src/);
+      await expect.poll(() => violations.join("\n"), { timeout: 10_000 }).toMatch(/img-src/);
     } finally {
       await browserContext.close();
       await server.close();

@@ -4,18 +4,23 @@
  * can be undone, a second tab is read-only, and a share link opens a preview.
  */
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
-import type { BrowserContext, Page } from "playwright-core";
-import { configureEndpoint, openReadyApp, useAppSuite } from "./harness";
+import { describe, expect } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { configureEndpoint, openReadyApp, type TestServer } from "./harness";
+import type { MockLlm } from "./mockLlm";
+import { appTest, FENCE, nextPaint, probeUrl, waitSaved } from "./fixture";
 
-const suite = useAppSuite({ mock: true });
-
-const FENCE = "```";
+// Tests open several contexts and tabs of their own: they take the fixture's browser, app and (per test) mock.
+const it = appTest();
+const suite = {} as { browser: Browser; app: TestServer; mock: MockLlm };
+it.beforeEach(({ browser, app, mock }) => {
+  Object.assign(suite, { browser, app, mock });
+});
 const KEY = "sk-secret-never-exported-42";
 
 async function openApp(context: BrowserContext, options: { writable?: boolean } = {}): Promise<Page> {
   const page = await context.newPage();
-  await openReadyApp(page, suite.app.url);
+  await openReadyApp(page, probeUrl(suite.app.url));
   if (options.writable !== false) await page.getByRole("textbox", { name: "Message" }).waitFor();
   return page;
 }
@@ -42,8 +47,8 @@ describe("sessions", () => {
     suite.mock.enqueue({ chunks: ["There are 21 rows."] });
     await chat(page, "Count the rows please");
 
-    // Writes trail the stream by at most 500 ms (DESIGN.md §3); give them that.
-    await page.waitForTimeout(700);
+    // Writes trail the stream (DESIGN.md §3): wait until they are on disk.
+    await waitSaved(page);
     await page.reload();
     await page.getByText("There are 21 rows.").waitFor({ timeout: 20_000 });
     expect(await page.getByText("rows 21").count()).toBeGreaterThan(0);
@@ -271,7 +276,8 @@ describe("a tab closed mid-stream", () => {
     await page.getByRole("textbox", { name: "Message" }).fill("Start a long reply");
     await page.getByRole("textbox", { name: "Message" }).press("Enter");
     await page.getByText("The first part arrived.").waitFor({ timeout: 15_000 });
-    await page.waitForTimeout(700);
+    // What arrived is written within half a second: on disk before the tab closes.
+    await waitSaved(page);
     await page.close();
 
     const again = await openApp(context);
@@ -326,7 +332,7 @@ describe("a message sent during a session switch", () => {
     expect(await page.getByLabel("Mounted UI").count()).toBe(0);
     await expect.poll(() => page.locator(".lm-session-title").textContent()).toBe(text);
     // Saved there too: after a reload the newest session opens with it.
-    await page.waitForTimeout(700);
+    await waitSaved(page);
     await page.reload();
     await page.getByText("Noted in the new session.").waitFor({ timeout: 30_000 });
     expect(await page.locator(".lm-main").getByText(text, { exact: true }).count()).toBe(1);
@@ -362,7 +368,8 @@ describe("drafts", () => {
     expect(await box().inputValue()).toBe("");
     await page.reload();
     await page.getByText("Second answer.").waitFor({ timeout: 20_000 });
-    await page.waitForTimeout(300);
+    // The composer has taken its draft, if any (read when it mounts), and drawn it.
+    await nextPaint(page);
     expect(await box().inputValue()).toBe("");
     await context.close();
   });

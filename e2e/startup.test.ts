@@ -7,11 +7,17 @@
  * starts loading its reply's code (for the demo: the demo model, never the
  * HTTP providers) while the sessions open.
  */
-import { describe, expect, it } from "vitest";
-import type { Locator, Page } from "playwright-core";
-import { answerAsk, recordPageRequests, useAppSuite } from "./harness";
+import { describe, expect } from "vitest";
+import type { Browser, Locator, Page } from "playwright-core";
+import { answerAsk, recordPageRequests, type TestServer } from "./harness";
+import { appTest } from "./fixture";
 
-const suite = useAppSuite();
+// Tests open contexts of their own: they take the fixture's browser and app.
+const it = appTest();
+const suite = {} as { browser: Browser; app: TestServer };
+it.beforeEach(({ browser, app }) => {
+  Object.assign(suite, { browser, app });
+});
 
 /** A fresh profile whose database code arrives only when `release` is called; its composer, once shown. */
 async function slowStorePage(): Promise<{ page: Page; box: Locator; release: () => void; close: () => Promise<void> }> {

@@ -6,46 +6,30 @@
  * server gives itself (two servers that both say "notes"); removing a server
  * removes its grants.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { answerAsk, assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { describe, expect } from "vitest";
+import type { Page } from "playwright-core";
+import { answerAsk } from "./harness";
+import { appTest, codeTurn as fencedTurn, send, statusText } from "./fixture";
 import { startMcpServer, type TestMcpServer } from "./mcpServer";
-import { startMockLlm, type MockLlm } from "./mockLlm";
+import type { MockLlm } from "./mockLlm";
 
-const FENCE = "```";
-let browser: Browser;
-let app: TestServer;
+const it = appTest({ configure: { apiKey: "sk-test-secret-key-0123456789" } });
 let mock: MockLlm;
-let context: BrowserContext;
 let page: Page;
 let first: TestMcpServer;
 let second: TestMcpServer;
 
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close()]);
-});
-beforeEach(async () => {
+it.beforeEach(async ({ page: opened, mock: started }) => {
+  page = opened;
+  mock = started;
   // Two servers at two URLs that both call themselves "notes".
-  [mock, first, second] = await Promise.all([startMockLlm(), startMcpServer({ kind: "notes" }), startMcpServer({ kind: "notes" })]);
-  context = await browser.newContext();
-  page = await context.newPage();
-  await openReadyApp(page, app.url);
-  await configureEndpoint(page, mock.url, { apiKey: "sk-test-secret-key-0123456789" });
+  [first, second] = await Promise.all([startMcpServer({ kind: "notes" }), startMcpServer({ kind: "notes" })]);
 });
-afterEach(async () => {
-  await Promise.all([context?.close(), mock?.close(), first?.close(), second?.close()]);
+it.afterEach(async () => {
+  await Promise.all([first?.close(), second?.close()]);
 });
 
-const codeTurn = (code: string) => ({ chunks: ["Let me use the tools.\n\n", `${FENCE}tsx agent.run\n`, code, `\n${FENCE}\n`] });
-async function send(text: string) {
-  await page.getByRole("textbox", { name: "Message" }).fill(text);
-  await page.getByRole("textbox", { name: "Message" }).press("Enter");
-}
-const status = () => page.getByRole("status").textContent();
+const codeTurn = (code: string) => fencedTurn(code, "Let me use the tools.", "tsx");
 const ask = () => page.getByRole("group", { name: "Permission request" });
 const dialog = () => page.getByRole("dialog", { name: "Session settings" });
 function modelHeard(index: number): string {
@@ -83,7 +67,7 @@ describe("a tool ask shows the whole call", () => {
       ),
     );
     mock.enqueue({ chunks: ["Done."] });
-    await send("Send the note");
+    await send(page, "Send the note");
     await ask().getByRole("button", { name: "Deny" }).waitFor({ timeout: 30_000 });
 
     const lines = ask().getByLabel("Arguments").getByRole("listitem");
@@ -104,7 +88,7 @@ describe("a tool ask shows the whole call", () => {
 
     await answerAsk(ask(), "Deny");
     // The second call (70,000 characters) is never asked about: it is refused with a reason.
-    await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 30_000 }).toMatch(/^Done/);
     expect(await ask().count()).toBe(0);
     const heard = modelHeard(1);
     expect(heard).toContain("send: capability-denied");
@@ -116,11 +100,11 @@ describe("a tool ask shows the whole call", () => {
     await addServer(first.url, "notes");
     mock.enqueue(codeTurn(`try { await tools.send_note({ body: "hi", to: "\\u202Eelpmaxe.live@rekcatta" }) } catch (error) { console.log("send:", error.code) }\n`));
     mock.enqueue({ chunks: ["Done."] });
-    await send("Send it");
+    await send(page, "Send it");
     await ask().getByRole("button", { name: "Deny" }).waitFor({ timeout: 30_000 });
     expect(await ask().getByLabel("Arguments").getByRole("listitem").nth(1).innerText()).toBe('to: "⟨U+202E⟩elpmaxe.live@rekcatta"');
     await answerAsk(ask(), "Deny");
-    await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 30_000 }).toMatch(/^Done/);
   });
 });
 
@@ -129,9 +113,9 @@ describe("a tool grant belongs to the server's URL", () => {
     await addServer(first.url, "notes");
     mock.enqueue(codeTurn(`console.log("first:", await tools.delete_note({ id: "1" }))\n`));
     mock.enqueue({ chunks: ["Done."] });
-    await send("Delete note 1");
+    await send(page, "Delete note 1");
     await answerAsk(ask(), "Always allow this tool");
-    await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 30_000 }).toMatch(/^Done/);
     expect(first.calls).toEqual(['delete_note {"id":"1"}']);
 
     // Another server, at another URL, that also calls itself "notes", in the same session (the tab forgot the first).
@@ -141,11 +125,11 @@ describe("a tool grant belongs to the server's URL", () => {
     await addServer(second.url, "notes");
     mock.enqueue(codeTurn(`try { console.log("second:", await tools.delete_note({ id: "2" })) } catch (error) { console.log("second:", error.message) }\n`));
     mock.enqueue({ chunks: ["Done."] });
-    await send("Delete note 2");
+    await send(page, "Delete note 2");
     expect(await askOrRan(4)).toBe("ask");
     expect(second.calls).toEqual([]);
     await answerAsk(ask(), "Deny");
-    await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 30_000 }).toMatch(/^Done/);
     expect(modelHeard(3)).toMatch(/second: The person denied this tool call/);
     expect(second.calls).toEqual([]);
 
@@ -153,9 +137,9 @@ describe("a tool grant belongs to the server's URL", () => {
     await addServer(first.url, "notes-2");
     mock.enqueue(codeTurn(`console.log("again:", await tools["notes-2/delete_note"]({ id: "3" }))\n`));
     mock.enqueue({ chunks: ["Done."] });
-    await send("Delete note 3");
+    await send(page, "Delete note 3");
     expect(await askOrRan(6)).toBe("ran");
-    await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 30_000 }).toMatch(/^Done/);
     expect(first.calls).toEqual(['delete_note {"id":"1"}', 'delete_note {"id":"3"}']);
 
     // Removing it removes its grant: added again, it asks.
@@ -169,10 +153,10 @@ describe("a tool grant belongs to the server's URL", () => {
     await addServer(first.url, "notes-2");
     mock.enqueue(codeTurn(`try { await tools["notes-2/delete_note"]({ id: "4" }) } catch (error) { console.log("after remove:", error.message) }\n`));
     mock.enqueue({ chunks: ["Done."] });
-    await send("Delete note 4");
+    await send(page, "Delete note 4");
     expect(await askOrRan(8)).toBe("ask");
     await answerAsk(ask(), "Deny");
-    await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 30_000 }).toMatch(/^Done/);
     expect(first.calls).toHaveLength(2);
 
     // …and from the session's saved grants: after a reload there is none.

@@ -5,49 +5,35 @@
  * the person answers the inline ask. What reached the server, the model and
  * the export is checked at each of them.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { answerAsk, assertBuilt, configureEndpoint, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
+import { describe, expect } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { answerAsk, configureEndpoint, openReadyApp, type TestServer } from "./harness";
 import { startMcpServer, type TestMcpServer } from "./mcpServer";
-import { startMockLlm, type MockLlm } from "./mockLlm";
+import type { MockLlm } from "./mockLlm";
+import { appTest, codeTurn as fencedTurn, send, statusText } from "./fixture";
 
-const FENCE = "```";
 const API_KEY = "sk-test-secret-key-0123456789";
 const TOKEN = "mcp-token-secret-4f9a1c";
+const it = appTest({ configure: { apiKey: API_KEY }, context: { acceptDownloads: true } });
 let browser: Browser;
 let app: TestServer;
 let mock: MockLlm;
 let films: TestMcpServer;
-let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app] = await Promise.all([launchBrowser(), serveStatic()]);
+it.beforeEach(async ({ browser: launched, app: served, mock: started, page: opened }) => {
+  browser = launched;
+  app = served;
+  mock = started;
+  page = opened;
+  films = await startMcpServer();
 });
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close()]);
-});
-beforeEach(async () => {
-  [mock, films] = await Promise.all([startMockLlm(), startMcpServer()]);
-  context = await browser.newContext({ acceptDownloads: true });
-  page = await context.newPage();
-  await openReadyApp(page, app.url);
-  await configureEndpoint(page, mock.url, { apiKey: API_KEY });
-});
-afterEach(async () => {
-  await Promise.all([context?.close(), mock?.close(), films?.close()]);
+it.afterEach(async () => {
+  await films?.close();
 });
 
-function codeTurn(code: string, text = "Let me use the tools.") {
-  return { chunks: [`${text}\n\n`, `${FENCE}tsx agent.run\n`, code, `\n${FENCE}\n`] };
-}
+const codeTurn = (code: string, text = "Let me use the tools.") => fencedTurn(code, text, "tsx");
 
-async function send(text: string) {
-  await page.getByRole("textbox", { name: "Message" }).fill(text);
-  await page.getByRole("textbox", { name: "Message" }).press("Enter");
-}
-const status = () => page.getByRole("status").textContent();
 const ask = () => page.getByRole("group", { name: "Permission request" });
 /** The ask's buttons take clicks once it is armed (harness.ts: answerAsk). */
 const answer = (name: "Allow once" | "Deny", group = ask()) => answerAsk(group, name);
@@ -89,10 +75,10 @@ describe("tools from an MCP server", () => {
       ),
     );
     mock.enqueue({ chunks: ["Done."] });
-    await send("Look up Dune");
+    await send(page, "Look up Dune");
 
     await ask().getByRole("button", { name: "Allow once" }).waitFor({ timeout: 30_000 });
-    await expect.poll(status).toMatch(/^Waiting for permission/);
+    await expect.poll(() => statusText(page)).toMatch(/^Waiting for permission/);
     const shown = (await ask().textContent()) ?? "";
     expect(shown).toContain("lookup_film");
     expect(shown).toContain("films");
@@ -107,7 +93,7 @@ describe("tools from an MCP server", () => {
     await expect.poll(() => ask().count(), { timeout: 15_000 }).toBe(1);
     expect(films.calls).toEqual(['lookup_film {"title":"Dune"}']);
     await alwaysAllow();
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     // The third call (other arguments) passed without asking.
     expect(films.calls).toEqual(['lookup_film {"title":"Dune"}', 'lookup_film {"title":"Dune"}', 'lookup_film {"title":"Solaris"}']);
     const heard = modelHeard(1);
@@ -137,9 +123,9 @@ describe("tools from an MCP server", () => {
 
     mock.enqueue(codeTurn(`try { await tools.lookup_film({ title: "Dune" }) } catch (error) { console.log("after revoke:", error.name, error.message) }\n`));
     mock.enqueue({ chunks: ["Done."] });
-    await send("Once more");
+    await send(page, "Once more");
     await answer("Deny");
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(modelHeard(3)).toMatch(/after revoke: CapabilityError The person denied this tool call: films\/lookup_film/);
     expect(films.calls).toHaveLength(3);
 
@@ -167,8 +153,8 @@ describe("tools from an MCP server", () => {
       ),
     );
     mock.enqueue({ chunks: ["Done."] });
-    await send("Look around");
-    await expect.poll(status, { timeout: 30_000 }).toMatch(/^Done/);
+    await send(page, "Look around");
+    await expect.poll(() => statusText(page), { timeout: 30_000 }).toMatch(/^Done/);
     expect(modelHeard(1)).toContain("token found: false url found: false");
     expect(films.calls).toEqual([]);
   });
@@ -184,13 +170,13 @@ describe("tools from an MCP server", () => {
     );
     mock.enqueue({ chunks: ["Done."] });
     const before = films.requests;
-    await send("Try bad arguments");
+    await send(page, "Try bad arguments");
     // Only the third call (valid arguments) asks.
     await ask().getByRole("button", { name: "Allow once" }).waitFor({ timeout: 30_000 });
     expect(await ask().getByLabel("Arguments").getByRole("listitem").allInnerTexts()).toEqual(['title: "Nope"']);
     expect(films.requests).toBe(before);
     await answer("Allow once");
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     const heard = modelHeard(1);
     expect(heard).toMatch(/bad: ToolError invalid-arguments tools\.lookup_film was not called: title: expected string, received number/);
     expect(heard).toContain("missing: invalid-arguments");
@@ -213,12 +199,12 @@ describe("tools from an MCP server", () => {
         ),
       );
       mock.enqueue({ chunks: ["Done."] });
-      await send("Both servers");
+      await send(page, "Both servers");
       await alwaysAllow();
       // The same tool name on the other server is another tool: it asks.
       await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 15_000 }).toContain("films-2");
       await answer("Deny");
-      await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+      await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
       const heard = modelHeard(1);
       expect(heard).toContain("names: films/lookup_film, films/add_to_watchlist, films-2/lookup_film, films-2/add_to_watchlist undefined");
       expect(heard).toContain("first: 2021");
@@ -255,9 +241,9 @@ describe("tools from an MCP server", () => {
       ),
     );
     mock.enqueue({ chunks: ["Done."] });
-    await send("Read and write");
+    await send(page, "Read and write");
     await answer("Deny");
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(films.calls).toEqual(['lookup_film {"title":"Dune"}']);
     expect(modelHeard(1)).toContain("read-only: 2021");
 
@@ -267,9 +253,9 @@ describe("tools from an MCP server", () => {
     await dialog().getByRole("button", { name: "Close" }).click();
     mock.enqueue(codeTurn(`try { await tools.lookup_film({ title: "Dune" }) } catch (error) { console.log("strict:", error.message) }\n`));
     mock.enqueue({ chunks: ["Done."] });
-    await send("Strictly");
+    await send(page, "Strictly");
     await answer("Deny");
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(modelHeard(3)).toMatch(/strict: The person denied this tool call: films\/lookup_film/);
     expect(films.calls).toHaveLength(1);
 
@@ -278,7 +264,7 @@ describe("tools from an MCP server", () => {
     await dialog().getByRole("button", { name: "Close" }).click();
     mock.enqueue(codeTurn(`console.log("after remove:", JSON.stringify(tools.list()), typeof tools.lookup_film)\n`));
     mock.enqueue({ chunks: ["Done."] });
-    await send("And now?");
+    await send(page, "And now?");
     await expect.poll(() => mock.requests.length, { timeout: 30_000 }).toBe(6);
     expect(modelHeard(5)).toContain("after remove: [] undefined");
     expect((mock.requests[5].body.messages as { content: string }[])[0].content).not.toContain("## Tools of this session");
@@ -297,9 +283,9 @@ describe("after a reload", () => {
     await dialog().getByRole("button", { name: "Close" }).click();
     mock.enqueue(codeTurn(`console.log("director:", (await tools.lookup_film({ title: "Dune" })).director)\n`));
     mock.enqueue({ chunks: ["Done."] });
-    await send("Who directed Dune?");
+    await send(page, "Who directed Dune?");
     await answer("Allow once");
-    await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(modelHeard(1)).toContain("director: Denis Villeneuve");
     expect(films.authorizations.every((value) => value === `Bearer ${TOKEN}`)).toBe(true);
   });
@@ -322,9 +308,9 @@ describe("a server that needs OAuth sign-in", () => {
 
       mock.enqueue(codeTurn(`console.log("year:", (await tools.lookup_film({ title: "Dune" })).year)\n`));
       mock.enqueue({ chunks: ["Done."] });
-      await send("Look up Dune");
+      await send(page, "Look up Dune");
       await answer("Allow once");
-      await expect.poll(status, { timeout: 15_000 }).toMatch(/^Done/);
+      await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
       expect(modelHeard(1)).toContain("year: 2021");
       expect(secured.calls).toEqual(['lookup_film {"title":"Dune"}']);
       expect(secured.authorizations.at(-1)).toBe(`Bearer ${accessToken}`);

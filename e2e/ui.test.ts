@@ -3,42 +3,24 @@
  * Markdown, the phone-width layout and the smaller things of the sessions
  * list and code blocks.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { assertBuilt, launchBrowser, openReadyApp, serveStatic, type TestServer } from "./harness";
-import { startMockLlm, type MockLlm } from "./mockLlm";
+import { describe, expect } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { openReadyApp, type TestServer } from "./harness";
+import type { MockLlm } from "./mockLlm";
+import { appTest, FENCE as F, send } from "./fixture";
 
+const it = appTest();
 let browser: Browser;
 let app: TestServer;
 let mock: MockLlm;
-let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  assertBuilt();
-  [browser, app, mock] = await Promise.all([launchBrowser(), serveStatic(), startMockLlm()]);
+it.beforeEach(({ browser: launched, app: served, mock: started, page: opened }) => {
+  browser = launched;
+  app = served;
+  mock = started;
+  page = opened;
 });
-
-afterAll(async () => {
-  await Promise.all([browser?.close(), app?.close(), mock?.close()]);
-});
-
-beforeEach(async () => {
-  mock.clearRequests();
-  context = await browser.newContext();
-  page = await context.newPage();
-  await openReadyApp(page, app.url);
-});
-
-afterEach(async () => {
-  await context?.close();
-});
-
-async function send(target: Page, text: string) {
-  const box = target.getByRole("textbox", { name: "Message" });
-  await box.fill(text);
-  await box.press("Enter");
-}
 
 describe("Settings", () => {
   it("typing a key, base URL and model selects the endpoint: Save without the radio uses it, and the header says which model answers", async () => {
@@ -175,7 +157,6 @@ describe("smaller things", () => {
     await page.getByLabel("Base URL", { exact: true }).fill(mock.url);
     await page.getByLabel("Model", { exact: true }).fill("mock-model");
     await page.getByRole("button", { name: "Save" }).click();
-    const F = "```";
     const long = "x".repeat(400);
     // The block's first line is line 4 of the reply.
     mock.enqueue({ chunks: [`Intro.\n\n${F}tsx agent.run\nconst wide = "${long}".length\nconsole.log(wide)\n${F}\n`] });

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // `npm test`: build the app, then run the Node suites and the browser suites
-// one after the other (on a 2-core machine, CPU-heavy property tests running
-// beside Chromium make browser timings flaky). Prints each runner's output,
+// one after the other (CPU-heavy property tests running beside Chromium would
+// only slow both). The browser files run side by side, two at a time
+// (vitest.config.ts; LIVEMARK_E2E_WORKERS to change it), each with its own
+// Chromium and servers. Prints each runner's output and how long it took,
 // then one line "N passed, N failed" with the totals, and writes them to
-// test-results/summary.json for CI. A browser test that passed only on a retry
-// (vitest.config.ts) counts as passed and is named above that line.
+// test-results/summary.json for CI. Retries are off; should a project turn
+// them on again, a test that passed only on a retry is named above that line.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
@@ -51,11 +53,13 @@ for (const project of ["unit", "e2e"]) {
     continue;
   }
   const report = join(out, `${project}.json`);
+  const started = Date.now();
   const status = run("npx", ["vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...extra]);
   if (!existsSync(report)) {
     failed += 1;
     continue;
   }
+  console.log(`${project}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
   const result = JSON.parse(readFileSync(report, "utf8"));
   passed += result.numPassedTests;
   flaky.push(...passedOnRetry(result));

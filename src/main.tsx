@@ -16,6 +16,7 @@ import { forgetKey, loadSettings, saveSettings, type Settings } from "./ui/setti
 import { watchRealmStatus, type RealmStatus } from "./session/realmStatus";
 import { AskKindsContext, CapabilitiesContext, type AskKinds } from "./ui/capabilities";
 import { CSP_HEADER_CHECKED_MARK, warnWithoutCspHeader } from "./ui/warnWithoutCspHeader";
+import { installTestProbe } from "./testProbe";
 
 // The database code is the first thing the session controller needs: its chunk is requested now, while the
 // app's own code still runs, instead of after the first render (the controller imports the same module).
@@ -63,6 +64,8 @@ function Root() {
     const app = createApp({ settings: () => settingsRef.current, capabilities: CAPABILITIES });
     // Once the session is open (the composer works), what the first screen did not need is fetched ahead.
     void app.started.then(() => prefetchParts(app.preloadReply));
+    // Read-only status for the browser tests, only on a page opened with their flag (src/testProbe.ts).
+    installTestProbe({ realm: app.realm, inbox: app.inbox, restoring: () => app.controller.mounts.pending });
     return app;
   }, []);
 

@@ -78,8 +78,7 @@ describe("system prompt examples", () => {
 
     // Invalid: the errors go to the fields and the code keeps waiting.
     expect(session.ui.handleUiEvent(session.host.submitEvent(mountId, { city: "", days: "40", hotel: false }))).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(Object.keys(session.host.mount(mountId).formErrors).sort()).toEqual(["city", "days"]);
+    await expect.poll(() => Object.keys(session.host.mount(mountId).formErrors).sort()).toEqual(["city", "days"]);
     expect(session.host.mount(mountId).formErrors.city).toBe("Where to?");
     expect(session.host.mount(mountId).waiting).toBe(true);
     expect(session.since(0).logs).toEqual([]);
@@ -136,8 +135,7 @@ describe("system prompt examples", () => {
     expect(open.title).toBe("Deploy v2?");
     const before = session.events.length;
     expect(session.ui.handleUiEvent(session.host.clickEvent(open.mountId, "Approve"))).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(session.since(before)).toEqual({ logs: ["deploy: approved"], errors: [] });
+    await expect.poll(() => session.since(before)).toEqual({ logs: ["deploy: approved"], errors: [] });
     expect(SYSTEM_PROMPT).toContain("a click prints `deploy: approved`");
   });
 

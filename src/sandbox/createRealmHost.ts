@@ -134,6 +134,9 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   /** The connected tools; every realm gets them first thing (the port keeps order). */
   let tools: ToolDescriptor[] = [];
   let requestId = 0;
+  /** `flush()` calls and stop requests not yet settled (activity(), read by the test probe). */
+  let flushing = 0;
+  let stopping = 0;
   const nextId = () => ++requestId;
   let bundle: Promise<Blob> | undefined;
   let readiness = createDeferred();
@@ -382,11 +385,15 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
 
   /** Ask the realm to stop; reset it if it has not within abortTimeoutMs. */
   function requestStop(realm: Realm): void {
-    realm.connection.request(ABORT, { timeoutMs: abortTimeoutMs }).catch((error: unknown) => {
-      if (error instanceof RealmHostError && error.code === "timeout" && role(realm) === "current") {
-        resetRealm("unresponsive", `did not stop within ${abortTimeoutMs} ms of abort()`);
-      }
-    });
+    stopping += 1;
+    realm.connection
+      .request(ABORT, { timeoutMs: abortTimeoutMs })
+      .catch((error: unknown) => {
+        if (error instanceof RealmHostError && error.code === "timeout" && role(realm) === "current") {
+          resetRealm("unresponsive", `did not stop within ${abortTimeoutMs} ms of abort()`);
+        }
+      })
+      .finally(() => void (stopping -= 1));
   }
 
   function send(message: HostMessage): void {
@@ -406,7 +413,11 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
 
     flush(timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS, flushOptions: FlushOptions = {}) {
       if (disposed) return Promise.reject(new RealmHostError("disposed", "the realm host was disposed"));
-      return current.connection.request(FLUSH, { timeoutMs, signal: flushOptions.signal });
+      flushing += 1;
+      const settled = current.connection.request(FLUSH, { timeoutMs, signal: flushOptions.signal });
+      const done = () => void (flushing -= 1);
+      settled.then(done, done);
+      return settled;
     },
 
     abort() {
@@ -474,6 +485,10 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     status() {
       const realm = disposed ? "disposed" : current.phase.name === "active" ? "ready" : readiness.settled ? "failed" : "starting";
       return { realm, spare: !spare ? "none" : isBooted(spare.phase) ? "ready" : "starting" };
+    },
+
+    activity() {
+      return { running: running !== undefined, flushing, stopping, spareScheduled: spareTimer !== undefined };
     },
 
     dispose() {

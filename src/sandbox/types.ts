@@ -96,6 +96,18 @@ export interface RealmHostStatus {
   spare: "none" | "starting" | "ready";
 }
 
+/** What the current realm is doing, read-only (the test probe, src/testProbe.ts). */
+export interface RealmActivity {
+  /** A statement is running (its `statement-start` came, its end not yet). */
+  running: boolean;
+  /** `flush()` calls not yet settled: code sent to the realm that has not finished. */
+  flushing: number;
+  /** Stop requests (`abort()`) not yet answered: until each is, a reset for not stopping may follow. */
+  stopping: number;
+  /** A spare realm is due to start (its delay is running). */
+  spareScheduled: boolean;
+}
+
 export interface FlushOptions {
   signal?: AbortSignal;
 }
@@ -156,5 +168,7 @@ export interface RealmHost {
    */
   restart(): Promise<void>;
   status(): RealmHostStatus;
+  /** What the current realm is doing (optional: stand-ins need not say). */
+  activity?(): RealmActivity;
   dispose(): void;
 }

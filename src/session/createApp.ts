@@ -16,7 +16,7 @@ import type { DemoModelOptions } from "../llm/demoModel";
 import { buildSystemPrompt, wrapFeedback } from "../llm/systemPrompt";
 import { createRealmHost, type RealmHost } from "../sandbox";
 // Specific modules, not the "../render" index: MountView and the catalog load with the first mount (ui/mounts.tsx).
-import { createMountInbox } from "../render/mountInbox";
+import { createMountInbox, type MountInbox } from "../render/mountInbox";
 import { createMountRegistry } from "../render/mountRegistry";
 import type { MountRegistry, UiEvent } from "../render";
 import type { MountSnapshots } from "./mountSnapshots";
@@ -73,6 +73,8 @@ export interface App {
   controller: SessionController;
   realm: RealmHost;
   capabilities: CapabilityController;
+  /** Mount messages waiting to be applied (the test probe reads its count). */
+  inbox: MountInbox;
   mounts: {
     registry: MountRegistry;
     /** A UI event from a mounted view; its id travels with it, and what its handler causes comes back tagged with it. */
@@ -219,5 +221,5 @@ export function createApp(options: AppOptions): App {
     pendingMounts: () => inbox.pending,
     snapshots: controller.mounts,
   };
-  return { controller, realm, capabilities, mounts, started, preloadReply: () => preloadModel(effectiveSettings()) };
+  return { controller, realm, capabilities, inbox, mounts, started, preloadReply: () => preloadModel(effectiveSettings()) };
 }

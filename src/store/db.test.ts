@@ -178,8 +178,8 @@ describe("schema versions", () => {
     });
     const statuses: StoreErrorInfo[] = [];
     const opening = openStore({ name: NAME, indexedDB, IDBKeyRange, onStatus: (status) => statuses.push(status) });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(statuses.map((status) => status.code)).toEqual(["upgrade-blocked"]);
+    // The open is blocked by the other tab and says so.
+    await expect.poll(() => statuses.map((status) => status.code)).toEqual(["upgrade-blocked"]);
     expect(statuses[0].message).toMatch(/other Livemark tabs/);
     other.close();
     const opened = await opening;

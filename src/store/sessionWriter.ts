@@ -41,6 +41,8 @@ export interface SessionWriter {
   writeNow(): void;
   /** Changes not yet on disk (kept in memory, retried). */
   readonly pendingCount: number;
+  /** A write is under way. */
+  readonly writing: boolean;
   readonly failing: boolean;
   readonly writeCount: number;
   /** Resolves when no write is in flight (tests, benchmarks). */
@@ -56,6 +58,12 @@ export interface SessionWriterOptions {
   onError?: (error: StoreErrorInfo) => void;
   /** Writes succeed again after a failure; clear the warning. */
   onRecovered?: () => void;
+}
+
+/** The writers not yet closed, for the test probe (src/testProbe.ts): read-only status, never the changes. */
+const openWriters = new Set<SessionWriter>();
+export function openSessionWriters(): readonly SessionWriter[] {
+  return [...openWriters];
 }
 
 type Change = { kind: "message"; message: ChatMessage } | { kind: "mount"; mount: MountSnapshotInput };
@@ -97,7 +105,7 @@ export function createSessionWriter(store: Store, sessionId: string, options: Se
     lastSeen.set(message.id, message);
     scheduler.markDirty({ kind: "message", message });
   };
-  return {
+  const writer: SessionWriter = {
     sessionId,
     markDirty,
     markChanged(messages) {
@@ -121,6 +129,9 @@ export function createSessionWriter(store: Store, sessionId: string, options: Se
     get pendingCount() {
       return scheduler.pendingCount;
     },
+    get writing() {
+      return scheduler.writing;
+    },
     get failing() {
       return scheduler.failing;
     },
@@ -130,9 +141,12 @@ export function createSessionWriter(store: Store, sessionId: string, options: Se
     async close() {
       const result = await flush();
       scheduler.dispose();
+      openWriters.delete(writer);
       return result;
     },
   };
+  openWriters.add(writer);
+  return writer;
 }
 
 interface PageEvents {

@@ -58,6 +58,8 @@ export interface WriteBehind<T> {
   flush(): Promise<FlushResult>;
   /** Items waiting to be written (not counting a write in flight). */
   readonly pendingCount: number;
+  /** A write is under way (its items are not known to be on disk yet). */
+  readonly writing: boolean;
   /** The last write failed and its items wait for a retry. */
   readonly failing: boolean;
   /** Writes started so far (for tests and benchmarks). */
@@ -180,6 +182,9 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
     },
     get pendingCount() {
       return pending.size;
+    },
+    get writing() {
+      return inFlight !== undefined;
     },
     get failing() {
       return failures > 0;
