@@ -3,7 +3,7 @@
  * writes (src/store/sessionWriter.ts), the mount inbox's queue
  * (src/render/mountInbox.ts), the realm's running statement and unsettled
  * flushes and unanswered stops (src/sandbox/createRealmHost.ts), and mount restores still queued
- * (src/ui/mountSnapshots.ts) are read through one frozen object,
+ * (src/session/mountSnapshots.ts) are read through one frozen object,
  * `window.__livemarkProbe`, of getters returning numbers and booleans.
  *
  * It exists only when the page was opened with the test flag in its query

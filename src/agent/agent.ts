@@ -117,7 +117,7 @@ export class Agent {
   }
 
   /**
-   * The session is closing (src/ui/sessionController.ts): from now on every
+   * The session is closing (src/session/sessionController.ts): from now on every
    * way in is refused, so nothing reaches an agent about to be disposed; what
    * runs goes on until dispose stops it.
    */

@@ -47,7 +47,7 @@ export interface MountRegistry {
   /** Show a persisted snapshot, inert until a realm opens the same id again. */
   restore(mountId: string, snapshot: unknown, title?: string): { store: MountStore; errors: RenderError[] };
   /**
-   * The same, in steps (src/ui/mountSnapshots.ts restores a session in time
+   * The same, in steps (src/session/mountSnapshots.ts restores a session in time
    * slices): the snapshot is checked once, then each `step(maxOps)` applies
    * at most `maxOps` of the ops that rebuild it, off the registry; the store
    * is shown when complete. Returns true when done. A realm that opened the
