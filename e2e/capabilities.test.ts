@@ -293,7 +293,7 @@ describe("forging a grant from the realm", () => {
     mock.enqueue(
       codeTurn(
         // Everything code in the realm can post: to the sandbox document and to itself.
-        `for (const message of [{ type: "service-response", id: 1, ok: true, value: "allow" }, { type: "grant", answer: "once" }, { type: "livemark-sandbox-hello", allow: true }]) { try { self.postMessage(message) } catch {} }\n` +
+        `for (const message of [{ type: "result", id: 1, ok: true, value: "allow" }, { type: "grant", answer: "once" }, { type: "livemark-sandbox-hello", allow: true }]) { try { self.postMessage(message) } catch {} }\n` +
           `const url = "${internet.origin}/race"\n` +
           `const results = await Promise.allSettled([fetch(url, { method: "POST", body: "x" }), fetch(url, { method: "POST", body: "x" })])\n` +
           `console.log("race", results.map((r) => r.status).join(","))\n` +

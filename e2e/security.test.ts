@@ -252,7 +252,7 @@ describe("the host trusts only its own port", () => {
         { type: "exec-event", event: { type: "console", block: 0, statement: 0, level: "log", text: "FORGED" } },
         { type: "ready", version: 1, warmupMs: 0 },
         { type: "livemark-sandbox-hello", version: 1 },
-        { type: "flushed", id: 1 },
+        { type: "result", id: 1, ok: true, value: null },
       ];
       for (const message of forged) parent.postMessage(message, "*");
       const channel = new MessageChannel();

@@ -5,7 +5,7 @@
  * realm's `fetch`, file inputs and `download` run their real code.
  */
 import { FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL, type FetchRequestPayload, type FetchResponsePayload, type FileOfferPayload } from "../src/wire/capabilities";
-import { SERVICE_REQUEST } from "../src/wire/constants";
+import { CALL, RESULT } from "../src/wire/constants";
 import type { JsonValue } from "../src/wire/mount";
 import { createHostRequests, type HostRequests } from "../workers/realm/runtime/createHostRequests";
 
@@ -30,10 +30,10 @@ export function createFakeCapabilityHost(
   const parts = new Map<string, string[]>();
   let requests: HostRequests;
   const reply = (id: number, result: { ok: true; value: JsonValue } | { ok: false; error: { code: string; message: string } }) =>
-    queueMicrotask(() => requests.receive({ type: "service-response", id, ...result } as never));
+    queueMicrotask(() => requests.receive({ type: RESULT, id, ...result }));
   requests = createHostRequests((message) => {
-    if (message.type !== SERVICE_REQUEST) return;
-    const { id, service, payload } = message;
+    if (message.type !== CALL) return;
+    const { id, method: service, payload } = message;
     if (service === NET_FETCH) {
       const request = payload as unknown as FetchRequestPayload;
       fetched.push(request);

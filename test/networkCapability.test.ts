@@ -13,7 +13,7 @@ import type { PersonAnswer } from "../src/capabilities/network/networkPolicy";
 import { createRealmConnection } from "../src/sandbox/createRealmConnection";
 import { RealmHostError } from "../src/sandbox/RealmHostError";
 import { NET_FETCH } from "../src/wire/capabilities";
-import { SERVICE_REQUEST } from "../src/wire/constants";
+import { CALL, RESULT } from "../src/wire/constants";
 import { createRealm } from "../workers/realm/createRealm";
 
 interface Hit { method: string; url: string; headers: IncomingMessage["headers"]; body: string }
@@ -284,12 +284,12 @@ describe("forging a grant from the realm", () => {
     const { realm, who, channel } = setup([]);
     // Straight onto the port, as code that got hold of it could: the broker reads only URL, method, headers and body.
     channel.port2.postMessage({
-      type: SERVICE_REQUEST, id: 9_001, service: NET_FETCH, timeoutMs: null,
+      type: CALL, id: 9_001, method: NET_FETCH, timeoutMs: null,
       payload: { url: `${origin}/steal`, method: "GET", headers: [], body: null, allow: true, grant: "g-1", decision: "allowed-host", answer: "once" },
     });
     // A fake "allow" message of the kind the host would never accept.
     channel.port2.postMessage({ type: "grant", id: 9_001, answer: "once" });
-    channel.port2.postMessage({ type: "service-response", id: 9_001, ok: true, value: "allow" });
+    channel.port2.postMessage({ type: RESULT, id: 9_001, ok: true, value: "allow" });
     await eventually(() => expect(who.waiting).toHaveLength(1));
     expect(hits).toHaveLength(0);
     who.waiting[0].answer("deny");

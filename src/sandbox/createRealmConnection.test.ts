@@ -3,7 +3,7 @@
  * scripted realm on the other port.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ABORT, ABORTED, BLOCK, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, READY } from "../wire/constants";
+import { ABORT, BLOCK, CALL, CANCEL, EXEC_EVENT, FLUSH, HEARTBEAT, PING, READY, RESULT } from "../wire/constants";
 import type { HostMessage } from "../wire/types";
 import { createRealmConnection, type RealmConnectionHandlers } from "./createRealmConnection";
 import { RealmHostError } from "./RealmHostError";
@@ -119,7 +119,7 @@ describe("createRealmConnection", () => {
     const { realm, handlers } = connect();
     realm.postMessage({ type: EXEC_EVENT, event: { type: "console", level: "log" } });
     realm.postMessage("hello");
-    realm.postMessage({ type: FLUSHED, id: 99 });
+    realm.postMessage({ type: RESULT, id: 99, ok: true, value: null });
     await eventually(() => expect(handlers.onInvalid).toHaveBeenCalledTimes(3));
     expect(handlers.onEvent).not.toHaveBeenCalled();
   });
@@ -127,12 +127,12 @@ describe("createRealmConnection", () => {
   it("resolves a flush when the realm answers it, after the messages sent before it", async () => {
     const { connection, received, realm, onHost } = connect();
     onHost((message) => {
-      if (message.type === FLUSH) realm.postMessage({ type: FLUSHED, id: message.id });
+      if (message.type === CALL && message.method === FLUSH) realm.postMessage({ type: RESULT, id: message.id, ok: true, value: null });
     });
     connection.send({ type: BLOCK, event: { type: "block-delta", index: 0, text: "a;" } });
     await connection.request(FLUSH, { timeoutMs: 1_000 });
-    expect(received.map((message) => message.type)).toEqual([BLOCK, FLUSH]);
-    expect(received[1]).toMatchObject({ type: FLUSH, timeoutMs: 1_000 });
+    expect(received.map((message) => message.type)).toEqual([BLOCK, CALL]);
+    expect(received[1]).toMatchObject({ type: CALL, method: FLUSH, payload: null, timeoutMs: 1_000 });
   });
 
   it("times a request out, cancels it in the realm and ignores a late answer", async () => {
@@ -141,9 +141,9 @@ describe("createRealmConnection", () => {
     expect(error).toBeInstanceOf(RealmHostError);
     expect((error as RealmHostError).code).toBe("timeout");
     await eventually(() => expect(received.some((message) => message.type === CANCEL)).toBe(true));
-    const flush = received.find((message) => message.type === FLUSH)!;
+    const flush = received.find((message) => message.type === CALL && message.method === FLUSH)!;
     expect(received).toContainEqual({ type: CANCEL, id: (flush as { id: number }).id });
-    realm.postMessage({ type: FLUSHED, id: (flush as { id: number }).id });
+    realm.postMessage({ type: RESULT, id: (flush as { id: number }).id, ok: true, value: null });
     // Late answers are reported, never resolve anything.
     await eventually(() => expect(handlers.onInvalid).toHaveBeenCalledTimes(1));
   });
@@ -155,7 +155,7 @@ describe("createRealmConnection", () => {
     controller.abort();
     await expect(pending).rejects.toMatchObject({ code: "cancelled" });
     await eventually(() => expect(received.at(-1)).toMatchObject({ type: CANCEL }));
-    expect(received.find((message) => message.type === FLUSH)).toMatchObject({ timeoutMs: null });
+    expect(received.find((message) => message.type === CALL)).toMatchObject({ method: FLUSH, timeoutMs: null });
   });
 
   it("rejects pending requests with the close reason", async () => {
@@ -169,7 +169,7 @@ describe("createRealmConnection", () => {
   it("resolves an abort when the realm says it stopped", async () => {
     const { connection, realm, onHost } = connect();
     onHost((message) => {
-      if (message.type === ABORT) realm.postMessage({ type: ABORTED, id: message.id });
+      if (message.type === CALL && message.method === ABORT) realm.postMessage({ type: RESULT, id: message.id, ok: true, value: null });
     });
     await expect(connection.request(ABORT, { timeoutMs: 500 })).resolves.toBeUndefined();
   });

@@ -1,7 +1,8 @@
 /**
  * The host's end of one realm's MessagePort: sends commands, runs requests
- * (id, timeout, cancel), validates every incoming message and keeps the
- * heartbeat. One connection per realm lifetime; a reset makes a new one.
+ * both ways (src/wire/createRequests.ts: its calls FLUSH and ABORT, the
+ * realm's calls of host services), validates every incoming message and keeps
+ * the heartbeat. One connection per realm lifetime; a reset makes a new one.
  *
  * Heartbeat: the host sends PING and the realm answers HEARTBEAT from its
  * message handler. A realm stuck in synchronous code cannot answer. The probe
@@ -18,13 +19,12 @@
  * sooner (`busy`) than when the realm might be legitimately busy with its
  * own work between statements (`timeoutMs`).
  */
-import {
-  ABORT, ABORTED, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, READY, SERVICE_CANCEL, SERVICE_REQUEST,
-  SERVICE_RESPONSE,
-} from "../wire/constants";
+import { ABORT, CALL, CANCEL, EXEC_EVENT, FLUSH, HEARTBEAT, PING, READY, RESULT } from "../wire/constants";
+import { createRequests } from "../wire/createRequests";
 import type { ExecEvent } from "../wire/events";
-import { isMountMessageType, type JsonValue, type MountRealmMessage } from "../wire/mount";
+import { isMountMessageType, type MountRealmMessage } from "../wire/mount";
 import type { HostMessage, RealmMessage, RequestId, ServiceError } from "../wire/types";
+import type { RealmHostErrorCode } from "./RealmHostError";
 import { toServiceError } from "./HostServiceError";
 import { RealmHostError } from "./RealmHostError";
 import type { HostService } from "./types";
@@ -64,7 +64,8 @@ export interface HeartbeatOptions {
 
 export interface RealmConnection {
   send(message: HostMessage): void;
-  request(type: typeof FLUSH | typeof ABORT, options?: RequestOptions): Promise<void>;
+  /** Call a method of the realm; resolves when it answers. */
+  request(method: typeof FLUSH | typeof ABORT, options?: RequestOptions): Promise<void>;
   /** Start probing; until then a silent realm is not judged (it may be warming up). */
   startHeartbeat(options: HeartbeatOptions): void;
   /** Ask for a heartbeat now and report unresponsive if none comes within `timeoutMs`. */
@@ -78,6 +79,8 @@ export interface RealmConnection {
   endServiceRequests(error: ServiceError): void;
   /** Realm → host requests whose answer is still owed. */
   serviceRequestsInFlight(): number;
+  /** FLUSH / ABORT calls of the host still waiting for the realm's answer. */
+  requestsInFlight(): number;
   /** Stop everything, reject pending requests with `reason`, abort services in flight. Idempotent. */
   close(reason: RealmHostError): void;
 }
@@ -87,15 +90,9 @@ export interface RealmConnectionOptions {
   handlers: RealmConnectionHandlers;
   /** Shared across a host's connections so ids never repeat after a reset. */
   nextId: () => RequestId;
-  /** The host service answering SERVICE_REQUESTs by that name (none: `unknown-service`). */
+  /** The host service answering the realm's CALLs of that name (none: `unknown-service`). */
   service?: (name: string) => HostService | undefined;
   now?: () => number;
-}
-
-interface Pending {
-  resolve(): void;
-  reject(error: RealmHostError): void;
-  dispose(): void;
 }
 
 function isMountMessage(message: RealmMessage): message is MountRealmMessage {
@@ -105,7 +102,6 @@ function isMountMessage(message: RealmMessage): message is MountRealmMessage {
 export function createRealmConnection(options: RealmConnectionOptions): RealmConnection {
   const { port, handlers, nextId } = options;
   const now = options.now ?? (() => performance.now());
-  const pending = new Map<RequestId, Pending>();
   let closed = false;
   let heartbeatTimer: ReturnType<typeof setInterval> | undefined;
   let probeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -117,53 +113,23 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
   let lastPulse = -Infinity;
   let lastTick = now();
   let reportedUnresponsive = false;
-  /** Realm → host requests being served, by the realm's id. */
-  const serving = new Map<RequestId, { controller: AbortController; timer?: ReturnType<typeof setTimeout> }>();
-
   const send = (message: HostMessage) => {
     if (!closed) port.postMessage(message);
   };
 
-  /** Answer a realm request once; later answers (a late service, a second cancel) are dropped. */
-  const answer = (id: RequestId, result: { ok: true; value: JsonValue } | { ok: false; error: ServiceError }) => {
-    const entry = serving.get(id);
-    if (!entry) return;
-    serving.delete(id);
-    if (entry.timer !== undefined) clearTimeout(entry.timer);
-    if (!result.ok) entry.controller.abort(new RealmHostError("cancelled", result.error.message));
-    try {
-      send(result.ok
-        ? { type: SERVICE_RESPONSE, id, ok: true, value: result.value ?? null }
-        : { type: SERVICE_RESPONSE, id, ok: false, error: result.error });
-    } catch (error) {
-      // A service answered something structured clone cannot carry: a bug of the service, not of the realm.
-      send({ type: SERVICE_RESPONSE, id, ok: false, error: { code: "failed", message: `the answer could not be sent: ${String(error)}` } });
-    }
-  };
-
-  const serve = (id: RequestId, name: string, payload: JsonValue, timeoutMs: number | null) => {
-    if (serving.has(id)) return handlers.onInvalid(`${SERVICE_REQUEST} reuses the id ${id} of a request in flight`);
-    const entry: { controller: AbortController; timer?: ReturnType<typeof setTimeout> } = { controller: new AbortController() };
-    serving.set(id, entry);
-    const service = options.service?.(name);
-    if (!service) return answer(id, { ok: false, error: { code: "unknown-service", message: `the host offers no service "${name}"` } });
-    if (timeoutMs !== null) {
-      entry.timer = setTimeout(
-        () => answer(id, { ok: false, error: { code: "timeout", message: `${name} got no answer within ${timeoutMs} ms` } }),
-        timeoutMs,
-      );
-    }
-    let result: JsonValue | Promise<JsonValue>;
-    try {
-      result = service(payload, { signal: entry.controller.signal, service: name });
-    } catch (error) {
-      return answer(id, { ok: false, error: toServiceError(error) });
-    }
-    Promise.resolve(result).then(
-      (value) => answer(id, { ok: true, value }),
-      (error: unknown) => answer(id, { ok: false, error: toServiceError(error) }),
-    );
-  };
+  const requests = createRequests<RealmHostError>({
+    post: send,
+    nextId,
+    error: (code, message, extra) => new RealmHostError(code as RealmHostErrorCode, message, extra),
+    who: "the host",
+    handler(method) {
+      const service = options.service?.(method);
+      return service && ((payload, { signal }) => service(payload, { signal, service: method }));
+    },
+    toServiceError,
+    answerTimeouts: true,
+    onStray: (reason) => handlers.onInvalid(reason),
+  });
 
   const unresponsive = () => {
     if (closed || reportedUnresponsive) return;
@@ -209,23 +175,11 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
         return;
       case EXEC_EVENT:
         return handlers.onEvent(message.event);
-      case FLUSHED:
-      case ABORTED: {
-        const request = pending.get(message.id);
-        if (!request) return handlers.onInvalid(`${message.type} for unknown request ${message.id}`);
-        return request.resolve();
-      }
-      case SERVICE_REQUEST:
-        return serve(message.id, message.service, message.payload, message.timeoutMs);
-      case SERVICE_CANCEL: {
-        // The realm gave up: stop the work, owe no answer.
-        const entry = serving.get(message.id);
-        if (!entry) return;
-        serving.delete(message.id);
-        if (entry.timer !== undefined) clearTimeout(entry.timer);
-        entry.controller.abort(new RealmHostError("cancelled", "the realm withdrew the request"));
-        return;
-      }
+      case CALL:
+      case RESULT:
+      case CANCEL:
+        // The realm's calls of host services, its answers to FLUSH and ABORT, its withdrawals.
+        return requests.receive(message);
       default:
         return message satisfies never;
     }
@@ -245,45 +199,8 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
   return {
     send,
 
-    request(type, requestOptions = {}) {
-      if (closed) return Promise.reject(new RealmHostError("realm-reset", `${type}: the realm is gone`));
-      const { signal } = requestOptions;
-      const timeoutMs = requestOptions.timeoutMs ?? null;
-      if (signal?.aborted) return Promise.reject(new RealmHostError("cancelled", `${type} cancelled`, { cause: signal.reason }));
-      const id = nextId();
-      return new Promise<void>((resolve, reject) => {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const onAbort = () => {
-          send({ type: CANCEL, id });
-          entry.dispose();
-          reject(new RealmHostError("cancelled", `${type} cancelled`, { cause: signal?.reason }));
-        };
-        const entry: Pending = {
-          resolve: () => {
-            entry.dispose();
-            resolve();
-          },
-          reject: (error) => {
-            entry.dispose();
-            reject(error);
-          },
-          dispose: () => {
-            pending.delete(id);
-            if (timer !== undefined) clearTimeout(timer);
-            signal?.removeEventListener("abort", onAbort);
-          },
-        };
-        pending.set(id, entry);
-        const finite = timeoutMs !== null && Number.isFinite(timeoutMs);
-        if (finite) {
-          timer = setTimeout(() => {
-            send({ type: CANCEL, id });
-            entry.reject(new RealmHostError("timeout", `${type} got no answer within ${timeoutMs} ms`, { details: { timeoutMs } }));
-          }, Math.max(0, timeoutMs));
-        }
-        signal?.addEventListener("abort", onAbort, { once: true });
-        send({ type, id, timeoutMs: finite ? timeoutMs : null });
-      });
+    async request(method, requestOptions = {}) {
+      await requests.call(method, null, { timeoutMs: requestOptions.timeoutMs ?? null, signal: requestOptions.signal });
     },
 
     startHeartbeat(heartbeat) {
@@ -308,27 +225,20 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
       return outstanding ? now() - Math.min(outstanding.sentAt, now()) : 0;
     },
 
-    endServiceRequests(error) {
-      for (const id of [...serving.keys()]) answer(id, { ok: false, error });
-    },
+    endServiceRequests: (error) => requests.endServed(error),
 
-    serviceRequestsInFlight: () => serving.size,
+    serviceRequestsInFlight: () => requests.servedInFlight(),
+    requestsInFlight: () => requests.callsInFlight(),
 
     close(reason) {
       if (closed) return;
       closed = true;
-      for (const entry of serving.values()) {
-        if (entry.timer !== undefined) clearTimeout(entry.timer);
-        entry.controller.abort(reason);
-      }
-      serving.clear();
+      requests.close(reason);
       if (heartbeatTimer !== undefined) clearInterval(heartbeatTimer);
       if (probeTimer !== undefined) clearTimeout(probeTimer);
       port.removeEventListener("message", onMessage);
       port.removeEventListener("close", onClose);
       port.close();
-      for (const request of [...pending.values()]) request.reject(reason);
-      pending.clear();
     },
   };
 }

@@ -5,7 +5,7 @@ import type { ToolDescriptor } from "../wire/capabilities";
 import type { JsonValue, MountRealmMessage, UiEventMessage } from "../wire/mount";
 
 /**
- * A host service the realm can call (SERVICE_REQUEST, src/wire/types.ts).
+ * A host service the realm can call (a CALL of its name, src/wire/types.ts).
  * `payload` has been validated as JSON; the answer must be JSON too. `signal`
  * aborts when the realm withdraws the request, it times out, the reply is
  * stopped or the realm is reset: stop working then (the answer is dropped).

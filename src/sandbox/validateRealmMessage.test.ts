@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ABORTED, EXEC_EVENT, FLUSHED, HEARTBEAT, MAX_WIRE_STRING, READY, SERVICE_REQUEST } from "../wire/constants";
+import { CALL, CANCEL, EXEC_EVENT, HEARTBEAT, MAX_WIRE_STRING, READY, RESULT } from "../wire/constants";
 import { MAX_OPS_PER_MESSAGE } from "../wire/mount";
 import { validateRealmMessage } from "./validateRealmMessage";
 
@@ -33,8 +33,9 @@ describe("validateRealmMessage", () => {
     for (const event of events) expect(ok({ type: EXEC_EVENT, event })).toEqual({ type: EXEC_EVENT, event });
     expect(ok({ type: READY, version: 1, loadMs: 300, warmupMs: 12 })).toEqual({ type: READY, version: 1, loadMs: 300, warmupMs: 12 });
     expect(ok({ type: HEARTBEAT, seq: 7 })).toEqual({ type: HEARTBEAT, seq: 7 });
-    expect(ok({ type: FLUSHED, id: 3 })).toEqual({ type: FLUSHED, id: 3 });
-    expect(ok({ type: ABORTED, id: 4 })).toEqual({ type: ABORTED, id: 4 });
+    expect(ok({ type: RESULT, id: 3, ok: true, value: null })).toEqual({ type: RESULT, id: 3, ok: true, value: null });
+    expect(ok({ type: RESULT, id: 4, ok: false, error: { code: "failed", message: "x" } })).toEqual({ type: RESULT, id: 4, ok: false, error: { code: "failed", message: "x" } });
+    expect(ok({ type: CANCEL, id: 5 })).toEqual({ type: CANCEL, id: 5 });
   });
 
   it("drops unknown fields and shares nothing with the input", () => {
@@ -48,8 +49,10 @@ describe("validateRealmMessage", () => {
   it("rejects malformed messages with a reason", () => {
     const cases: unknown[] = [
       null, 42, "ready", [], new Map(), { type: "nope" }, { type: READY }, { type: READY, version: -1, loadMs: 0, warmupMs: 0 },
-      { type: READY, version: 1.5, loadMs: 0, warmupMs: 0 }, { type: READY, version: 1, warmupMs: 0 }, { type: HEARTBEAT, seq: "1" }, { type: FLUSHED, id: Number.NaN },
-      { type: FLUSHED, id: 2 ** 60 }, { type: EXEC_EVENT }, { type: EXEC_EVENT, event: { type: "mount" } },
+      { type: READY, version: 1.5, loadMs: 0, warmupMs: 0 }, { type: READY, version: 1, warmupMs: 0 }, { type: HEARTBEAT, seq: "1" }, { type: RESULT, id: Number.NaN, ok: true, value: null },
+      { type: RESULT, id: 2 ** 60, ok: true, value: null }, { type: RESULT, id: 1, ok: "yes", value: null }, { type: RESULT, id: 1, ok: true, value: () => 1 },
+      { type: RESULT, id: 1, ok: false, error: { code: "Not A Code", message: "x" } }, { type: CANCEL, id: -1 }, { type: "flushed", id: 1 },
+      { type: "service-request", id: 1, service: "echo", payload: null, timeoutMs: null }, { type: EXEC_EVENT }, { type: EXEC_EVENT, event: { type: "mount" } },
       { type: EXEC_EVENT, event: { type: "console", block: 0, statement: 0, level: "trace", text: "x" } },
       { type: EXEC_EVENT, event: { type: "console", block: 0, statement: 0, level: "log", text: 5 } },
       { type: EXEC_EVENT, event: { type: "statement-end", block: 0, statement: 0, status: "ok", durationMs: 1 } },
@@ -72,16 +75,17 @@ describe("validateRealmMessage", () => {
   });
 
   it("drops unknown fields of every kind of message, nested ones too", () => {
-    expect(ok({ type: SERVICE_REQUEST, id: 1, service: "echo", payload: { a: 1 }, timeoutMs: null, port: "x" }))
-      .toEqual({ type: SERVICE_REQUEST, id: 1, service: "echo", payload: { a: 1 }, timeoutMs: null });
+    expect(ok({ type: CALL, id: 1, method: "echo", payload: { a: 1 }, timeoutMs: null, port: "x" }))
+      .toEqual({ type: CALL, id: 1, method: "echo", payload: { a: 1 }, timeoutMs: null });
+    expect(ok({ type: RESULT, id: 2, ok: true, value: [1], allow: true })).toEqual({ type: RESULT, id: 2, ok: true, value: [1] });
     expect(ok({ type: "mount-ops", mountId: "m1", ops: [{ op: "insert", parent: 0, child: 1, evil: true }], extra: 1 }))
       .toEqual({ type: "mount-ops", mountId: "m1", ops: [{ op: "insert", parent: 0, child: 1 }] });
   });
 
   it("refuses hostile requests and names where they fail", () => {
-    expect(bad({ type: SERVICE_REQUEST, id: 1, service: "Net.Fetch", payload: null, timeoutMs: null })).toBe("service is not a service name");
-    expect(bad({ type: SERVICE_REQUEST, id: 1, service: "echo", payload: { f: () => 1 }, timeoutMs: null })).toBe("payload.f is not JSON");
-    expect(bad({ type: SERVICE_REQUEST, id: 1, service: "echo", payload: null, timeoutMs: -1 })).toBe("timeoutMs is not a duration");
+    expect(bad({ type: CALL, id: 1, method: "Net.Fetch", payload: null, timeoutMs: null })).toBe("method is not a method name");
+    expect(bad({ type: CALL, id: 1, method: "echo", payload: { f: () => 1 }, timeoutMs: null })).toBe("payload.f is not JSON");
+    expect(bad({ type: CALL, id: 1, method: "echo", payload: null, timeoutMs: -1 })).toBe("timeoutMs is not a duration");
     expect(bad({ type: EXEC_EVENT, event: { type: "console", block: 0, statement: 0, level: "trace", text: "x" } })).toBe("event.level has an unknown value");
     expect(bad({ type: "mount-ops", mountId: "m1", ops: [{ op: "props", id: 1, props: { a: [1, { b: new Map() }] } }] }))
       .toBe("ops[0].props.a[1].b is not a plain object");

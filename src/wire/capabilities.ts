@@ -1,6 +1,6 @@
 /**
  * The capability host services (DESIGN.md §4): their names and the JSON
- * payloads they carry as realm → host requests (types.ts, SERVICE_REQUEST).
+ * payloads they carry as realm → host calls (types.ts, CALL).
  * Bytes travel as base64 strings: a payload is JSON, never a transferable.
  */
 import type { JsonValue } from "./mount";

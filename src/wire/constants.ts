@@ -7,22 +7,14 @@
  * version in READY and the host refuses a realm built against another one
  * (a stale cached realm.js next to a newer app).
  */
-export const WIRE_VERSION = 2;
+export const WIRE_VERSION = 3;
 
 // Host → realm, over the MessagePort.
 export const BEGIN_REPLY = "begin-reply";
 /** One protocol event of a code or data block (`BlockEvent`), in protocol order. */
 export const BLOCK = "block";
-/** Request: answer FLUSHED once everything sent before it has run. */
-export const FLUSH = "flush";
-/** Request: stop what runs now; answer ABORTED once the executor is idle. */
-export const ABORT = "abort";
-/** Forget a pending request; the realm sends no answer for it. */
-export const CANCEL = "cancel";
 /** Liveness probe; the realm answers HEARTBEAT with the same sequence number. */
 export const PING = "ping";
-/** The answer to a realm → host SERVICE_REQUEST (a value or an error with a code). */
-export const SERVICE_RESPONSE = "service-response";
 /** The tools of the person's MCP servers (capabilities.ts `ToolDescriptor`): the realm's `tools` global shows exactly these. */
 export const TOOLS = "tools";
 
@@ -30,12 +22,20 @@ export const TOOLS = "tools";
 export const READY = "ready";
 export const HEARTBEAT = "heartbeat";
 export const EXEC_EVENT = "exec-event";
-export const FLUSHED = "flushed";
-export const ABORTED = "aborted";
-/** Request: the realm asks a host service (by name) and awaits SERVICE_RESPONSE. */
-export const SERVICE_REQUEST = "service-request";
-/** The realm no longer wants the answer to a SERVICE_REQUEST (its caller gave up). */
-export const SERVICE_CANCEL = "service-cancel";
+
+// Requests, both ways over the MessagePort (createRequests.ts).
+/** Request: `{id, method, payload, timeoutMs}`; the other side answers RESULT or is told CANCEL. */
+export const CALL = "call";
+/** The answer to a CALL: `{id, ok: true, value}` or `{id, ok: false, error: {code, message}}`. */
+export const RESULT = "result";
+/** Forget a pending CALL; the other side sends no answer for it. */
+export const CANCEL = "cancel";
+
+// Methods the host calls on the realm (the realm answers them with `null`).
+/** Answer once everything sent before it has run. */
+export const FLUSH = "flush";
+/** Stop what runs now; answer once the executor is idle. */
+export const ABORT = "abort";
 
 // Bootstrap, before the port exists. These travel by window/worker
 // postMessage, and public/sandbox.html (plain HTML, not bundled) spells the
@@ -53,11 +53,11 @@ export const SANDBOX_PONG = "livemark-sandbox-pong";
 /** sandbox document → realm worker: here is your MessagePort. */
 export const REALM_CONNECT = "livemark-realm-connect";
 
-/** A host service's name: lower-case words joined by `.` or `-` (`echo`, `net.fetch`). */
+/** A method's name (a host service's, or FLUSH/ABORT): lower-case words joined by `.` or `-` (`echo`, `net.fetch`). */
 export const SERVICE_NAME_PATTERN = /^[a-z][a-z0-9.-]{0,63}$/;
 /** An error code a host service may answer with (the catalog is in types.ts). */
 export const SERVICE_ERROR_CODE_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
-/** A realm → host request that names no timeout waits at most this long. */
+/** A realm → host call that names no timeout waits at most this long. */
 export const DEFAULT_SERVICE_TIMEOUT_MS = 30_000;
 
 /** Upper bound on any string the host accepts from the realm; longer ones are truncated. */

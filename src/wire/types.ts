@@ -11,26 +11,25 @@
  * Mount trees (mount.ts) travel on the same port: their entries are declared
  * there (MOUNT_REALM_ENTRIES, UI_EVENT_ENTRY) and joined into these tables.
  *
- * Requests go both ways and share one shape: an `id` unique per sender, a
- * `timeoutMs` after which the sender stops waiting (`null`: wait until
- * cancelled), and a way to withdraw it.
- * - host → realm: FLUSH and ABORT, answered by FLUSHED / ABORTED, withdrawn
- *   with CANCEL.
- * - realm → host: SERVICE_REQUEST names a host service and carries a JSON
- *   payload; the host answers SERVICE_RESPONSE (a JSON value, or an error with
- *   a `ServiceErrorCode`); the realm withdraws it with SERVICE_CANCEL. The
- *   host also answers with an error when the reply is stopped (`aborted`) or
- *   the request outlives its `timeoutMs` (`timeout`); a realm reset ends the
- *   realm and every request with it.
+ * Requests go both ways as the same three entries (REQUEST_ENTRIES, in
+ * both tables; createRequests.ts runs them on both ends): CALL `{id, method,
+ * payload, timeoutMs}` with an `id` unique per sender and a `timeoutMs` after
+ * which the caller stops waiting (`null`: until cancelled), answered once by
+ * RESULT (a JSON value, or an error with a `ServiceErrorCode`) or withdrawn
+ * by CANCEL.
+ * - host → realm: the methods FLUSH and ABORT (answered `null`).
+ * - realm → host: the host services (`net.fetch`, `tool.call`, …) by name
+ *   with a JSON payload. The host also answers with an error when the reply
+ *   is stopped (`aborted`) or the call outlives its `timeoutMs` (`timeout`);
+ *   a realm reset ends the realm and every call with it.
  * Everything else is fire-and-forget; the port keeps order, so a FLUSH
  * answers for every message sent before it.
  */
 import { execEventSchema } from "./events";
 import { MOUNT_REALM_ENTRIES, UI_EVENT, UI_EVENT_ENTRY, jsonSchema, type JsonValue } from "./mount";
 import {
-  ABORT, ABORTED, BEGIN_REPLY, BLOCK, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, READY, REALM_CONNECT, SANDBOX_HELLO, SANDBOX_START,
-  SANDBOX_PING, SANDBOX_PONG, SANDBOX_WORKER_ERROR, SERVICE_CANCEL, SERVICE_NAME_PATTERN, SERVICE_ERROR_CODE_PATTERN, SERVICE_REQUEST,
-  SERVICE_RESPONSE, TOOLS,
+  BEGIN_REPLY, BLOCK, CALL, CANCEL, EXEC_EVENT, HEARTBEAT, PING, READY, REALM_CONNECT, RESULT, SANDBOX_HELLO, SANDBOX_START, SANDBOX_PING,
+  SANDBOX_PONG, SANDBOX_WORKER_ERROR, SERVICE_NAME_PATTERN, SERVICE_ERROR_CODE_PATTERN, TOOLS,
 } from "./constants";
 import type { ToolDescriptor } from "./capabilities";
 import {
@@ -41,7 +40,7 @@ export type RequestId = number;
 const requestId = int();
 
 /**
- * Why a realm → host request failed. The first six belong to the contract;
+ * Why a call failed (RESULT's `error.code`). The first six belong to the contract;
  * a service may add its own codes (e.g. `denied`), matching
  * SERVICE_ERROR_CODE_PATTERN.
  */
@@ -91,8 +90,8 @@ export type BlockEvent = Infer<typeof blockEventSchema>;
 
 const serviceErrorSchema = object({ code: name(32, SERVICE_ERROR_CODE_PATTERN, "an error code"), message: text() });
 
-/** The fields of SERVICE_RESPONSE after `type`: a JSON value, or an error with a code. */
-const serviceAnswerSchema = custom<{ id: RequestId; ok: true; value: JsonValue } | { id: RequestId; ok: false; error: ServiceError }>(
+/** The fields of RESULT after `type`: a JSON value, or an error with a code. */
+const resultSchema = custom<{ id: RequestId; ok: true; value: JsonValue } | { id: RequestId; ok: false; error: ServiceError }>(
   (value, key) => {
     const input = plainRecord(value, key);
     try {
@@ -107,6 +106,20 @@ const serviceAnswerSchema = custom<{ id: RequestId; ok: true; value: JsonValue }
 );
 
 /**
+ * The request entries, the same in both tables (createRequests.ts runs them on
+ * both ends). An id is unique per sender: a RESULT or CANCEL names an id of
+ * the CALL it answers or withdraws, sent the other way.
+ */
+const REQUEST_ENTRIES = {
+  /** Call a method of the other side: a host service (realm → host) or FLUSH / ABORT (host → realm). */
+  [CALL]: { id: requestId, method: name(64, SERVICE_NAME_PATTERN, "a method name"), payload: jsonSchema, timeoutMs: nullable(duration()) },
+  /** The one answer to a CALL of the other side. */
+  [RESULT]: resultSchema,
+  /** Withdraw a CALL of ours; the other side stops its work and sends no answer. */
+  [CANCEL]: { id: requestId },
+};
+
+/**
  * Host → realm, one entry per tag. The realm takes these as they come (the
  * host is trusted) except UI_EVENT, which its UI runtime checks with its
  * entry (mount.ts `validateUiEvent`).
@@ -115,23 +128,16 @@ export const hostMessageSchema = variants("type", {
   [BEGIN_REPLY]: {},
   /** One protocol event of a code or data block (`BlockEvent`), in protocol order. */
   [BLOCK]: { event: blockEventSchema },
-  /** Request: answer FLUSHED once everything sent before it has run. */
-  [FLUSH]: { id: requestId, timeoutMs: nullable(duration()) },
-  /** Request: stop what runs now; answer ABORTED once the executor is idle. */
-  [ABORT]: { id: requestId, timeoutMs: nullable(duration()) },
-  /** Forget a pending request; the realm sends no answer for it. */
-  [CANCEL]: { id: requestId },
   /** Liveness probe; the realm answers HEARTBEAT with the same sequence number. */
   [PING]: { seq: int() },
   /** The connected tools, whole (replaces what the realm had; capabilities.ts `ToolDescriptor`). */
   [TOOLS]: { tools: custom<ToolDescriptor[]>((value) => (Array.isArray(value) ? value : [])) },
-  /** The answer to a realm → host SERVICE_REQUEST. */
-  [SERVICE_RESPONSE]: serviceAnswerSchema,
+  /** CALL (FLUSH, ABORT), RESULT (answers the realm's calls), CANCEL. */
+  ...REQUEST_ENTRIES,
   /** The person acted on a mounted UI (mount.ts). */
   [UI_EVENT]: UI_EVENT_ENTRY,
 });
 export type HostMessage = Infer<typeof hostMessageSchema>;
-export type ServiceResponse = Extract<HostMessage, { type: typeof SERVICE_RESPONSE }>;
 
 /**
  * Realm → host, one entry per tag. The realm runs model-written code, so a
@@ -149,12 +155,8 @@ export const realmMessageSchema = variants("type", {
   [READY]: { version: int(), loadMs: duration(), warmupMs: duration() },
   [HEARTBEAT]: { seq: int() },
   [EXEC_EVENT]: { event: execEventSchema },
-  [FLUSHED]: { id: requestId },
-  [ABORTED]: { id: requestId },
-  /** Request: the realm asks a host service (by name) and awaits SERVICE_RESPONSE. */
-  [SERVICE_REQUEST]: { id: requestId, service: name(64, SERVICE_NAME_PATTERN, "a service name"), payload: jsonSchema, timeoutMs: nullable(duration()) },
-  /** The realm no longer wants the answer to a SERVICE_REQUEST (its caller gave up). */
-  [SERVICE_CANCEL]: { id: requestId },
+  /** CALL (a host service), RESULT (answers FLUSH, ABORT), CANCEL. */
+  ...REQUEST_ENTRIES,
   /** Mount trees for the host's renderer (mount.ts). */
   ...MOUNT_REALM_ENTRIES,
 });
@@ -163,6 +165,15 @@ export type RealmMessage = Infer<typeof realmMessageSchema>;
 /** The host's one gate for what arrives on the realm's port: a rebuilt message or a reason, never a throw. */
 export function checkRealmMessage(value: unknown): CheckResult<RealmMessage> {
   return check(realmMessageSchema, value);
+}
+
+/** A CALL, RESULT or CANCEL (the same shapes both ways). */
+export type RequestMessage = Extract<HostMessage, { type: typeof CALL | typeof RESULT | typeof CANCEL }>;
+export type CallMessage = Extract<RequestMessage, { type: typeof CALL }>;
+export type ResultMessage = Extract<RequestMessage, { type: typeof RESULT }>;
+
+export function isRequestMessage(message: HostMessage | RealmMessage): message is RequestMessage {
+  return message.type === CALL || message.type === RESULT || message.type === CANCEL;
 }
 
 export type HostMessageType = HostMessage["type"];

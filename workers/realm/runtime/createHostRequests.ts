@@ -1,6 +1,7 @@
 /**
- * The realm's side of realm → host requests (src/wire/types.ts): each call
- * gets an id, a timeout and a way to cancel, and settles exactly once —
+ * The realm's end of the port's requests (src/wire/createRequests.ts, the
+ * same mechanism the host runs): each call of a host service gets an id, a
+ * timeout and a way to cancel, and settles exactly once —
  * answered, timed out, withdrawn by its caller, ended by the host (Stop), or
  * ended because the port closed. Nothing stays pending.
  *
@@ -9,12 +10,13 @@
  * const { text } = await echo({ text: "hi" }, { timeoutMs: 5_000, signal });
  * ```
  *
- * Timers are captured at load, so model code replacing `setTimeout` cannot
- * keep a request alive or end it early.
+ * Timers are captured at load (createRequests.ts), so model code replacing
+ * `setTimeout` cannot keep a request alive or end it early.
  */
-import { DEFAULT_SERVICE_TIMEOUT_MS, SERVICE_CANCEL, SERVICE_REQUEST } from "../../../src/wire/constants";
+import { DEFAULT_SERVICE_TIMEOUT_MS } from "../../../src/wire/constants";
+import { createRequests, type RequestHandler } from "../../../src/wire/createRequests";
 import type { JsonValue } from "../../../src/wire/mount";
-import type { RealmMessage, RequestId, ServiceErrorCode, ServiceResponse } from "../../../src/wire/types";
+import type { RequestMessage, ServiceErrorCode } from "../../../src/wire/types";
 
 /** What a realm → host request rejects with. Branch on `code` (structured clone keeps no classes). */
 export class HostRequestError extends Error {
@@ -41,71 +43,43 @@ export interface HostRequests {
   request(service: string, payload: JsonValue, options?: HostRequestOptions): Promise<JsonValue>;
   /** `request` bound to one service name. */
   service<P extends JsonValue = JsonValue, R extends JsonValue = JsonValue>(name: string): HostServiceFunction<P, R>;
-  /** A SERVICE_RESPONSE from the host. */
-  receive(response: ServiceResponse): void;
+  /**
+   * A CALL, RESULT or CANCEL from the host: a RESULT answers one of our
+   * requests; a CALL runs one of `methods` (serveRealm: FLUSH, ABORT).
+   */
+  receive(message: RequestMessage): void;
   /** End every request in flight with `code` (the port closed, the reply stopped). */
   endAll(code: ServiceErrorCode, message: string): void;
   /** Requests still waiting for an answer. */
   inFlight(): number;
 }
 
-const setTimer = setTimeout.bind(globalThis);
-const clearTimer = clearTimeout.bind(globalThis);
-
-export function createHostRequests(post: (message: RealmMessage) => void): HostRequests {
+/**
+ * `post` sends to the host; `methods` are what the host may call on the
+ * realm (none in tests that only make requests).
+ */
+export function createHostRequests(post: (message: RequestMessage) => void, methods: Record<string, RequestHandler> = {}): HostRequests {
   let nextId = 0;
-  const pending = new Map<RequestId, { resolve(value: JsonValue): void; reject(error: HostRequestError): void }>();
+  const handlers = new Map(Object.entries(methods));
+  const requests = createRequests<HostRequestError>({
+    post,
+    nextId: () => ++nextId,
+    error: (code, message) => new HostRequestError(code, message),
+    handler: (method) => handlers.get(method),
+    who: "the realm",
+    answerTimeouts: false,
+  });
 
   function request(service: string, payload: JsonValue, options: HostRequestOptions = {}): Promise<JsonValue> {
-    const { signal } = options;
-    const timeoutMs = options.timeoutMs ?? DEFAULT_SERVICE_TIMEOUT_MS;
-    if (signal?.aborted) return Promise.reject(new HostRequestError("cancelled", `${service} was cancelled`));
-    const id = ++nextId;
-    return new Promise<JsonValue>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const settle = () => {
-        pending.delete(id);
-        if (timer !== undefined) clearTimer(timer);
-        signal?.removeEventListener("abort", onAbort);
-      };
-      const withdraw = (code: ServiceErrorCode, message: string) => {
-        if (!pending.has(id)) return;
-        settle();
-        post({ type: SERVICE_CANCEL, id });
-        reject(new HostRequestError(code, message));
-      };
-      const onAbort = () => withdraw("cancelled", `${service} was cancelled`);
-      pending.set(id, {
-        resolve: (value) => {
-          settle();
-          resolve(value);
-        },
-        reject: (error) => {
-          settle();
-          reject(error);
-        },
-      });
-      const finite = Number.isFinite(timeoutMs);
-      if (finite) timer = setTimer(() => withdraw("timeout", `${service} got no answer within ${timeoutMs} ms`), Math.max(0, timeoutMs));
-      signal?.addEventListener("abort", onAbort, { once: true });
-      post({ type: SERVICE_REQUEST, id, service, payload, timeoutMs: finite ? Math.max(0, timeoutMs) : null });
-    });
+    return requests.call(service, payload, { timeoutMs: options.timeoutMs ?? DEFAULT_SERVICE_TIMEOUT_MS, signal: options.signal });
   }
 
   return {
     request,
     service: <P extends JsonValue, R extends JsonValue>(name: string) =>
       ((payload: P, options?: HostRequestOptions) => request(name, payload, options)) as HostServiceFunction<P, R>,
-    receive(response) {
-      const entry = pending.get(response.id);
-      // Withdrawn or timed out here first: the late answer has nobody to go to.
-      if (!entry) return;
-      if (response.ok) entry.resolve(response.value);
-      else entry.reject(new HostRequestError(response.error.code, response.error.message));
-    },
-    endAll(code, message) {
-      for (const entry of [...pending.values()]) entry.reject(new HostRequestError(code, message));
-    },
-    inFlight: () => pending.size,
+    receive: (message) => requests.receive(message),
+    endAll: (code, message) => requests.endCalls(new HostRequestError(code, message)),
+    inFlight: () => requests.callsInFlight(),
   };
 }

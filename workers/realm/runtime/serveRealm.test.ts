@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  ABORT, ABORTED, BEGIN_REPLY, BLOCK, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, READY, WIRE_VERSION,
+  ABORT, BEGIN_REPLY, BLOCK, CALL, CANCEL, EXEC_EVENT, FLUSH, HEARTBEAT, PING, READY, RESULT, WIRE_VERSION,
 } from "../../../src/wire/constants";
 import type { ExecEvent } from "../../../src/wire/events";
 import type { HostMessage, RealmMessage } from "../../../src/wire/types";
@@ -116,17 +116,17 @@ describe("serveRealm", () => {
   it("answers FLUSH when the executor is idle, and not at all once cancelled", async () => {
     const realm = start();
     realm.busy();
-    realm.send({ type: FLUSH, id: 1, timeoutMs: null });
-    realm.send({ type: FLUSH, id: 2, timeoutMs: null });
+    realm.send({ type: CALL, id: 1, method: FLUSH, payload: null, timeoutMs: null });
+    realm.send({ type: CALL, id: 2, method: FLUSH, payload: null, timeoutMs: null });
     realm.send({ type: CANCEL, id: 2 });
     realm.send({ type: PING, seq: 1 });
     await eventually(() => expect(realm.fromRealm).toContainEqual({ type: HEARTBEAT, seq: 1 }));
-    expect(realm.fromRealm.filter((message) => message.type === FLUSHED)).toEqual([]);
-    realm.send({ type: ABORT, id: 3, timeoutMs: 1_000 });
+    expect(realm.fromRealm.filter((message) => message.type === RESULT)).toEqual([]);
+    realm.send({ type: CALL, id: 3, method: ABORT, payload: null, timeoutMs: 1_000 });
     await eventually(() =>
-      expect(realm.fromRealm.filter((message) => message.type === FLUSHED || message.type === ABORTED)).toEqual([
-        { type: FLUSHED, id: 1 },
-        { type: ABORTED, id: 3 },
+      expect(realm.fromRealm.filter((message) => message.type === RESULT)).toEqual([
+        { type: RESULT, id: 1, ok: true, value: null },
+        { type: RESULT, id: 3, ok: true, value: null },
       ]),
     );
     expect(realm.calls).toContain("abort");

@@ -10,12 +10,11 @@
  * own.
  */
 import {
-  ABORT, ABORTED, BEGIN_REPLY, BLOCK, CANCEL, EXEC_EVENT, FLUSH, FLUSHED, HEARTBEAT, PING, READY, SERVICE_RESPONSE,
-  TOOLS, WIRE_VERSION,
+  ABORT, BEGIN_REPLY, BLOCK, CALL, CANCEL, EXEC_EVENT, FLUSH, HEARTBEAT, PING, READY, RESULT, TOOLS, WIRE_VERSION,
 } from "../../../src/wire/constants";
 import type { ExecEvent } from "../../../src/wire/events";
 import { UI_EVENT, type MountRealmMessage, type UiEventMessage } from "../../../src/wire/mount";
-import type { HostMessage, RealmMessage, RequestId } from "../../../src/wire/types";
+import type { HostMessage, RealmMessage } from "../../../src/wire/types";
 import type { ToolDescriptor } from "../../../src/wire/capabilities";
 import type { Executor } from "../executor/executor";
 import { createHostRequests, type HostRequests } from "./createHostRequests";
@@ -38,7 +37,7 @@ export interface ServeRealmOptions {
   /** How long the bundle took to load before the entry ran (reported in READY). */
   loadMs?: number;
   /**
-   * Runs when the executor is idle, just before FLUSHED or ABORTED is sent:
+   * Runs when the executor is idle, just before FLUSH or ABORT is answered:
    * send what is still batched (mount frames), so that everything the
    * flushed code caused reaches the host before the answer does.
    */
@@ -65,10 +64,6 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
   const { port } = options;
   const now = options.now ?? (() => performance.now());
   const post = MessagePort.prototype.postMessage.bind(port) as (message: RealmMessage) => void;
-  const setTimer = setTimeout.bind(globalThis);
-  const clearTimer = clearTimeout.bind(globalThis);
-  /** Requests still owed an answer; CANCEL or their timeout removes them. */
-  const pending = new Map<RequestId, ReturnType<typeof setTimeout> | undefined>();
 
   const send = (message: RealmMessage) => {
     try {
@@ -80,30 +75,41 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
     }
   };
 
-  const requests = createHostRequests(send);
   /** The last PING answered; repeated as a busy pulse. */
   let answeredSeq = 0;
+  /**
+   * Answer once the executor is idle, after `settle` (mount frames still
+   * batched go out first); not at all once the host cancelled or the call's
+   * timeout passed (its signal aborted).
+   */
+  const whenIdle = async (signal: AbortSignal) => {
+    await executor.idle();
+    if (signal.aborted) return null;
+    try {
+      options.settle?.();
+    } catch (error) {
+      // A bug of ours: it surfaces as an unhandled rejection; the host still gets its answer.
+      void Promise.reject(error);
+    }
+    return null;
+  };
+
+  const requests = createHostRequests(send, {
+    [FLUSH]: (_payload, { signal }) => whenIdle(signal),
+    [ABORT]: (_payload, { signal }) => {
+      executor.abort();
+      // Stop ends what the realm waits for from the host (the host says so too; the first answer wins).
+      requests.endAll("aborted", "stopped by the person");
+      return whenIdle(signal);
+    },
+  });
+  // Created after the requests (the executor's code may ask the host); FLUSH and ABORT use it only when called.
   const executor = options.createExecutor(
     (event) => send({ type: EXEC_EVENT, event }),
     () => {
       if (answeredSeq > 0) send({ type: HEARTBEAT, seq: answeredSeq });
     },
   );
-
-  const answerWhenIdle = (id: RequestId, timeoutMs: number | null, answer: typeof FLUSHED | typeof ABORTED) => {
-    const timer = timeoutMs === null ? undefined : setTimer(() => pending.delete(id), timeoutMs);
-    pending.set(id, timer);
-    executor.idle().then(() => {
-      if (!pending.has(id)) return;
-      clearTimer(pending.get(id));
-      pending.delete(id);
-      try {
-        options.settle?.();
-      } finally {
-        send({ type: answer, id });
-      }
-    });
-  };
 
   const handle = (message: HostMessage) => {
     try {
@@ -128,19 +134,11 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
         return executor.beginReply();
       case BLOCK:
         return executor.handleBlock(message.event);
-      case FLUSH:
-        return answerWhenIdle(message.id, message.timeoutMs, FLUSHED);
-      case ABORT:
-        executor.abort();
-        // Stop ends what the realm waits for from the host (the host says so too; the first answer wins).
-        requests.endAll("aborted", "stopped by the person");
-        return answerWhenIdle(message.id, message.timeoutMs, ABORTED);
-      case SERVICE_RESPONSE:
-        return requests.receive(message);
+      case CALL:
+      case RESULT:
       case CANCEL:
-        clearTimer(pending.get(message.id));
-        pending.delete(message.id);
-        return;
+        // The host's FLUSH and ABORT, its answers to our requests, its withdrawals.
+        return requests.receive(message);
       case UI_EVENT:
         return options.onUiEvent?.(message);
       case TOOLS:

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { TOOL_CALL, type ToolDescriptor } from "../../../../src/wire/capabilities";
-import { SERVICE_REQUEST } from "../../../../src/wire/constants";
+import { CALL, RESULT } from "../../../../src/wire/constants";
 import type { JsonValue } from "../../../../src/wire/mount";
 import type { RealmMessage } from "../../../../src/wire/types";
 import { createHostRequests, type HostRequests } from "../createHostRequests";
@@ -28,10 +28,10 @@ function setUp(answer: (payload: JsonValue) => Answer = () => ({ ok: true, value
   const sent: { service: string; payload: JsonValue }[] = [];
   let requests: HostRequests;
   requests = createHostRequests((message: RealmMessage) => {
-    if (message.type !== SERVICE_REQUEST) return;
-    sent.push({ service: message.service, payload: message.payload });
+    if (message.type !== CALL) return;
+    sent.push({ service: message.method, payload: message.payload });
     const result = answer(message.payload);
-    queueMicrotask(() => requests.receive({ type: "service-response", id: message.id, ...result } as never));
+    queueMicrotask(() => requests.receive({ type: RESULT, id: message.id, ...result }));
   });
   const realmTools = createRealmTools(() => requests);
   realmTools.set([LOOKUP, ADD]);
