@@ -127,7 +127,7 @@ export function createRealm(options: RealmOptions = {}): Realm {
         port,
         warmUp: serveOptions.warmUp,
         loadMs: serveOptions.loadMs,
-        // Mount frames still batched go out before FLUSHED: the host hears of
+        // Mount frames still batched go out before the flush is answered: the host hears of
         // what a turn's code drew (and what it cannot draw) within the turn.
         settle,
         onUiEvent: (message) => void handleUiEvent(message),
