@@ -191,8 +191,8 @@ export function createSession(options: { loopBudgetMs?: number; requests?: HostR
     }
     route(parser.end());
     await executor.idle();
-    // Let the last frame (ops of the final mutations) reach the host.
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    // The last frame (ops of the final mutations) reaches the host, as before the worker's FLUSHED.
+    realm.settle();
     const mine = events.slice(start);
     return {
       events: mine,
