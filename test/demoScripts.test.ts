@@ -63,15 +63,14 @@ function createAgent(options: { fetch?: FetchAnswer; answer?: ToolAnswer } = {})
   return { agent, realm, host, asked, prepared: () => prepared, servers };
 }
 
-/** The person: once the form says it is waiting, takes a moment, then submits `values`; notes whether the agent was still busy. */
+/** The person: once the form says it is waiting and the agent shows it, submits `values`; notes whether the agent was still busy. */
 function submitWhenWaiting(agent: Agent, realm: InProcessRealm, values: Record<string, string | boolean>) {
   let busyWhileWaiting = false;
-  const submitted = realm.host.waitFor((message) => message.type === MOUNT_WAITING && message.waiting).then(
-    (message) => new Promise<boolean>((resolve) => setTimeout(() => {
-      busyWhileWaiting = agent.busy && realm.host.mount(message.mountId).waiting;
-      resolve(realm.sendUiEvent(realm.host.submitEvent(message.mountId, values)));
-    }, 50)),
-  );
+  const submitted = realm.host.waitFor((message) => message.type === MOUNT_WAITING && message.waiting).then(async (message) => {
+    await until(agent, (state) => state.phase === "waiting-input");
+    busyWhileWaiting = agent.busy && realm.host.mount(message.mountId).waiting;
+    return realm.sendUiEvent(realm.host.submitEvent(message.mountId, values));
+  });
   return { submitted, busyWhileWaiting: () => busyWhileWaiting };
 }
 
