@@ -11,7 +11,6 @@ const FENCE = "```";
 const reply = (code: string) => `Here it is.\n\n${FENCE}tsx agent.run\n${code}\n${FENCE}\n`;
 const opened = (messages: MountRealmMessage[]) =>
   messages.filter((message): message is Extract<MountRealmMessage, { type: "mount-open" }> => message.type === MOUNT_OPEN);
-const flush = () => new Promise((resolve) => setTimeout(resolve, 40));
 
 const COUNTER = `import React, { useState } from "react";
 import { Button } from "@/components/ui/button";
