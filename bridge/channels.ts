@@ -124,6 +124,11 @@ export class Channel {
     });
   }
 
+  /** Agents' waits still open (a test waits on this before sending a command). */
+  get waiting(): number {
+    return this.waiters.size;
+  }
+
   holds(agent: string, commandId: string): Command | undefined {
     return this.commands.find((command) => command.commandId === commandId && command.claimedBy === agent);
   }
@@ -205,6 +210,13 @@ export class ChannelRegistry {
       const code = this.options.newCode();
       if (!this.byCode.has(code)) return code;
     }
+  }
+
+  /** Agents' waits still open, over every open channel. */
+  waiting(): number {
+    let count = 0;
+    for (const channel of new Set([...this.byCode.values(), ...this.spent.values()])) count += channel.waiting;
+    return count;
   }
 
   open(sessionId: string): Channel {

@@ -38,6 +38,8 @@ export interface BridgeOptions {
 
 export interface RunningBridge {
   port: number;
+  /** Agents' waits for a command still open (tests wait on this rather than a clock). */
+  waiting(): number;
   close(): Promise<void>;
 }
 
@@ -170,6 +172,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
 
   return {
     port,
+    waiting: () => registry.waiting(),
     async close() {
       pages.endAll("bridge stopped");
       for (const socket of sockets.clients) socket.terminate();

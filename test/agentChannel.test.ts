@@ -3,7 +3,7 @@
  * socket, with the real agent loop and an in-process realm: what the page
  * sends, what it refuses, and what the timeline records.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Agent, type ChatMessage } from "../src/agent/agent";
 import { AgentChannel, type SocketLike } from "../src/agent/agentChannel";
 import { createProtocolParser } from "../src/protocol/parser";
@@ -71,9 +71,7 @@ function setup() {
   return { agent, channel, socket, sockets };
 }
 
-const until = async (condition: () => boolean) => {
-  for (let index = 0; index < 200 && !condition(); index += 1) await new Promise((resolve) => setTimeout(resolve, 10));
-};
+const until = (condition: () => boolean) => vi.waitFor(() => expect(condition()).toBe(true), { timeout: 2_000 });
 const roles = (messages: readonly ChatMessage[]) => messages.map((message) => (message.role === "agent" ? `agent:${message.kind}` : message.role));
 
 describe("AgentChannel", () => {

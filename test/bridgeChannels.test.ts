@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ChannelRegistry, makeCode, type Channel } from "../bridge/channels";
 import type { CommandInput } from "../src/wire/bridge";
 
@@ -15,10 +15,15 @@ const command = (commandId: string, extra: Partial<CommandInput> = {}): CommandI
   ...extra,
 });
 const never = new AbortController().signal;
+/** The next command for `agent`, or "timeout" when none comes within the wait's 10 ms (fake time: the channel's own timer). */
 async function next(channel: Channel, agent: string, cursor: number) {
-  const outcome = await channel.wait(agent, cursor, 10, never);
+  const waiting = channel.wait(agent, cursor, 10, never);
+  await vi.advanceTimersByTimeAsync(10);
+  const outcome = await waiting;
   return outcome.kind === "command" ? outcome.command.commandId : outcome.kind;
 }
+beforeEach(() => void vi.useFakeTimers());
+afterEach(() => void vi.useRealTimers());
 
 describe("channel codes", () => {
   it("an unused code expires after its time to live; a used one does not; a renewed code replaces the old one", () => {
@@ -104,7 +109,9 @@ describe("mailbox: claims and cursors", () => {
     const seen: string[] = [];
     let cursor = 1;
     for (;;) {
-      const outcome = await channel.wait("a2", cursor, 10, never);
+      const waiting = channel.wait("a2", cursor, 10, never);
+      await vi.advanceTimersByTimeAsync(10);
+      const outcome = await waiting;
       if (outcome.kind !== "command") break;
       seen.push(outcome.command.commandId);
       cursor = outcome.command.seq;

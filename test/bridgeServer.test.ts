@@ -187,7 +187,7 @@ describe("bridge tools", () => {
     expect((await b.call("livemark_join", { code: next })).isError).toBeFalsy();
     const waits = [a.call("livemark_wait_for_command", { cursor: 0, timeoutS: 3 }), b.call("livemark_wait_for_command", { cursor: 0, timeoutS: 3 })];
     // Both waits are registered before the command arrives.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await expect.poll(() => bridge.waiting()).toBe(2);
     page.send(command("c1"));
     const results = await Promise.all(waits);
     const got = results.filter((result) => (result.structuredContent as { command?: unknown } | undefined)?.command);
@@ -254,7 +254,7 @@ describe("bridge tools", () => {
     const { call } = await agent();
     await call("livemark_join", { code: page.code });
     const waiting = call("livemark_wait_for_command", { cursor: 0, timeoutS: 20 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect.poll(() => bridge.waiting()).toBe(1);
     page.socket.close();
     const result = await waiting;
     expect(result.isError).toBe(true);

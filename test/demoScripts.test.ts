@@ -11,6 +11,7 @@ import { Agent, type AgentState, type ChatMessage } from "../src/agent/agent";
 import { createProtocolParser } from "../src/protocol/parser";
 import { createDemoModel, describeLlmError, DEMO_SCRIPTS, DEMO_UI_EVENT_REPLY, wrapFeedback } from "../src/llm";
 import { MOUNT_OPEN, MOUNT_WAITING, UI_EVENT, type MountRealmMessage } from "../src/wire/mount";
+import { createVirtualClock } from "./virtualClock";
 import { createInProcessRealm, type InProcessRealm } from "./inProcessRealm";
 import { createFakeCapabilityHost, type FakeCapabilityHost } from "./fakeCapabilityHost";
 import { FETCH_CHART_URL } from "../src/llm/demoScripts/fetchChart";
@@ -38,7 +39,8 @@ function createAgent(options: { fetch?: FetchAnswer; answer?: ToolAnswer } = {})
   const broker = createToolBroker({ ask: async (request) => (asked.push(request), answer), audit: () => undefined });
   const host: FakeCapabilityHost = createFakeCapabilityHost(options.fetch ?? answerFetch, (payload) =>
     Promise.resolve(broker.service(payload, { signal: new AbortController().signal, service: "tool.call" })));
-  const realm = createInProcessRealm({ requests: host.requests });
+  // The scripts' `await sleep(800)` pace the demo for a person: a virtual clock keeps their order, not their wait.
+  const realm = createInProcessRealm({ requests: host.requests, timers: createVirtualClock() });
   let prepared = 0;
   const agent = new Agent({
     model: () =>
@@ -61,15 +63,14 @@ function createAgent(options: { fetch?: FetchAnswer; answer?: ToolAnswer } = {})
   return { agent, realm, host, asked, prepared: () => prepared, servers };
 }
 
-/** The person: once the form says it is waiting, takes a moment, then submits `values`; notes whether the agent was still busy. */
+/** The person: once the form says it is waiting and the agent shows it, submits `values`; notes whether the agent was still busy. */
 function submitWhenWaiting(agent: Agent, realm: InProcessRealm, values: Record<string, string | boolean>) {
   let busyWhileWaiting = false;
-  const submitted = realm.host.waitFor((message) => message.type === MOUNT_WAITING && message.waiting).then(
-    (message) => new Promise<boolean>((resolve) => setTimeout(() => {
-      busyWhileWaiting = agent.busy && realm.host.mount(message.mountId).waiting;
-      resolve(realm.sendUiEvent(realm.host.submitEvent(message.mountId, values)));
-    }, 50)),
-  );
+  const submitted = realm.host.waitFor((message) => message.type === MOUNT_WAITING && message.waiting).then(async (message) => {
+    await until(agent, (state) => state.phase === "waiting-input");
+    busyWhileWaiting = agent.busy && realm.host.mount(message.mountId).waiting;
+    return realm.sendUiEvent(realm.host.submitEvent(message.mountId, values));
+  });
   return { submitted, busyWhileWaiting: () => busyWhileWaiting };
 }
 

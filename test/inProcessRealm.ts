@@ -7,7 +7,7 @@
  * builds the UI events a person's submit or click would send.
  */
 import type { HostRequests } from "../workers/realm/runtime/createHostRequests";
-import { createRealm } from "../workers/realm/createRealm";
+import { createRealm, type RealmTimers } from "../workers/realm/createRealm";
 import type { RealmEvent, RealmPort } from "../src/agent/agent";
 import type { ToolDescriptor } from "../src/wire/capabilities";
 import type { MountRealmMessage, UiEventMessage } from "../src/wire/mount";
@@ -22,10 +22,11 @@ export interface InProcessRealm extends RealmPort {
   host: MountHost;
 }
 
-export function createInProcessRealm(options: { loopBudgetMs?: number; requests?: HostRequests } = {}): InProcessRealm {
+/** `timers`: the clock the model's timers and sleep run on (test/virtualClock.ts; default real time). */
+export function createInProcessRealm(options: { loopBudgetMs?: number; requests?: HostRequests; timers?: RealmTimers } = {}): InProcessRealm {
   const listeners = new Set<(event: RealmEvent) => void>();
   const host = createMountHost();
-  const realm = createRealm({ loopBudgetMs: options.loopBudgetMs ?? 300 });
+  const realm = createRealm({ loopBudgetMs: options.loopBudgetMs ?? 300, timers: options.timers });
   const executor = realm.attach({
     onEvent: (event) => {
       for (const listener of listeners) listener(event);

@@ -3,7 +3,7 @@
  * executor and UI runtime, or fail once with an error that names what to
  * write instead.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MOUNT_OPEN, type MountRealmMessage } from "../src/wire/mount";
 import { createSession } from "./runReply";
 
@@ -11,7 +11,6 @@ const FENCE = "```";
 const reply = (code: string) => `Here it is.\n\n${FENCE}tsx agent.run\n${code}\n${FENCE}\n`;
 const opened = (messages: MountRealmMessage[]) =>
   messages.filter((message): message is Extract<MountRealmMessage, { type: "mount-open" }> => message.type === MOUNT_OPEN);
-const flush = () => new Promise((resolve) => setTimeout(resolve, 40));
 
 const COUNTER = `import React, { useState } from "react";
 import { Button } from "@/components/ui/button";
@@ -44,8 +43,7 @@ describe("model habits", () => {
       expect(result.logs[0]).toMatch(/export default Counter.*mounted.*not needed/);
 
       session.ui.handleUiEvent(session.host.clickEvent(open.mountId));
-      await flush();
-      expect(session.host.html(open.mountId)).toContain("Clicked 1");
+      await vi.waitFor(() => expect(session.host.html(open.mountId)).toContain("Clicked 1"));
     }
   });
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { PROMPT_EXAMPLES, SYSTEM_PROMPT } from "../src/capabilities";
 import { MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, type MountRealmMessage } from "../src/wire/mount";
 import { createSession } from "./runReply";
+import { createVirtualClock } from "./virtualClock";
 import { createFakeCapabilityHost } from "./fakeCapabilityHost";
 import { UI_EVENT } from "../src/wire/mount";
 
@@ -37,7 +38,7 @@ describe("system prompt examples", () => {
   it.each(PROMPT_EXAMPLES.map((text, index) => [index, text] as const))(
     "example %i runs through the real parser, executor and UI runtime without errors",
     async (_, text) => {
-      const session = createSession({ requests: capabilityHost().requests });
+      const session = createSession({ timers: createVirtualClock(), requests: capabilityHost().requests });
       const running = session.run(text, 3);
       // A form example waits for the person: submit valid values once it asks.
       void session.host
@@ -58,7 +59,7 @@ describe("system prompt examples", () => {
   );
 
   it("prints what the prompt says it prints", async () => {
-    const session = createSession();
+    const session = createSession({ timers: createVirtualClock() });
     const first = await session.run(PROMPT_EXAMPLES[0]);
     expect(first.logs).toEqual(["words per title: [ 1, 5, 1 ]"]);
     const second = await session.run(PROMPT_EXAMPLES[1]);
@@ -66,7 +67,7 @@ describe("system prompt examples", () => {
   });
 
   it("form: mounts a form, waits for the person, validates, then the code continues and logs the values", async () => {
-    const session = createSession();
+    const session = createSession({ timers: createVirtualClock() });
     const running = session.run(example("tripForm"));
     const waiting = await session.host.waitFor((message) => message.type === MOUNT_WAITING && message.waiting);
     const { mountId } = waiting;
@@ -91,6 +92,7 @@ describe("system prompt examples", () => {
   });
 
   it("Data: the progress panel mounts at once and later statements move it to the end", async () => {
+    // Real time: the stages in between reach the page as frames only if the example's sleeps outlast a frame.
     const session = createSession();
     const result = await session.run(example("new Data("));
     expect(result.errors).toEqual([]);
@@ -105,7 +107,7 @@ describe("system prompt examples", () => {
   });
 
   it("StreamedData: the chart mounts before the data fence, grows while it streams, and the code reads the whole value", async () => {
-    const session = createSession();
+    const session = createSession({ timers: createVirtualClock() });
     const seen: number[] = [];
     session.host.subscribe((message) => {
       const [chart] = session.host.findAll(message.mountId, (node) => node.type === "LineChart");
@@ -127,7 +129,7 @@ describe("system prompt examples", () => {
   });
 
   it("callbacks: nothing is logged until a click; the click's output is what the prompt says", async () => {
-    const session = createSession();
+    const session = createSession({ timers: createVirtualClock() });
     const result = await session.run(example("callbacks:"));
     expect(result.errors).toEqual([]);
     expect(result.logs).toEqual([]);
@@ -140,7 +142,7 @@ describe("system prompt examples", () => {
   });
 
   it("slots: the shell shows skeletons first, then each slot fills", async () => {
-    const session = createSession();
+    const session = createSession({ timers: createVirtualClock() });
     const result = await session.run(example("<Slot"));
     expect(result.errors).toEqual([]);
     const [open] = opened(result.mountMessages);
@@ -152,13 +154,13 @@ describe("system prompt examples", () => {
 
   it("fetch: asks the host, reads the JSON, logs it; a denial is caught and reported", async () => {
     const host = capabilityHost();
-    const session = createSession({ requests: host.requests });
+    const session = createSession({ timers: createVirtualClock(), requests: host.requests });
     const result = await session.run(example("fetch("));
     expect(result.errors).toEqual([]);
     expect(host.fetched).toMatchObject([{ method: "GET", url: "https://api.frankfurter.app/latest?from=EUR&to=USD", body: null }]);
     expect(result.logs).toEqual(["{ USD: 1.08 }"]);
 
-    const denied = createSession({ requests: createFakeCapabilityHost(() => ({ error: { code: "denied", message: "The person denied this request: GET x." } })).requests });
+    const denied = createSession({ timers: createVirtualClock(), requests: createFakeCapabilityHost(() => ({ error: { code: "denied", message: "The person denied this request: GET x." } })).requests });
     const refused = await denied.run(example("fetch("));
     expect(refused.errors).toEqual([]);
     expect(refused.logs).toEqual(["fetch failed: The person denied this request: GET x."]);
@@ -166,7 +168,7 @@ describe("system prompt examples", () => {
 
   it("file input: the chosen file reaches the handler, which reads and summarises it", async () => {
     const host = capabilityHost();
-    const session = createSession({ requests: host.requests });
+    const session = createSession({ timers: createVirtualClock(), requests: host.requests });
     const result = await session.run(example('type="file"'));
     expect(result.errors).toEqual([]);
     expect(result.logs).toEqual([]);
@@ -181,7 +183,7 @@ describe("system prompt examples", () => {
 
   it("download: offers the file to the host and logs the offer", async () => {
     const host = capabilityHost();
-    const session = createSession({ requests: host.requests });
+    const session = createSession({ timers: createVirtualClock(), requests: host.requests });
     const result = await session.run(example("download("));
     expect(result.errors).toEqual([]);
     expect(result.logs).toEqual(["offered trips.csv 25 bytes"]);
@@ -189,7 +191,7 @@ describe("system prompt examples", () => {
   });
 
   it("run one after another in one realm (distinct names)", async () => {
-    const session = createSession({ requests: capabilityHost().requests });
+    const session = createSession({ timers: createVirtualClock(), requests: capabilityHost().requests });
     void session.host
       .waitFor((message) => message.type === MOUNT_WAITING && message.waiting)
       .then((message) => session.ui.handleUiEvent(session.host.submitEvent(message.mountId, { city: "Oslo", days: "2", hotel: false })));

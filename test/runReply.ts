@@ -19,7 +19,7 @@ import type { ExecEvent } from "../src/wire/events";
 import {
   MAX_OPS_PER_MESSAGE, UI_EVENT, isHandlerMarker, isSnapshotText, validateMountMessage, type FormValues, type MountErrorInfo, type MountRealmMessage, type MountSnapshot, type SnapshotElement, type SnapshotNode, type UiEventMessage,
 } from "../src/wire/mount";
-import { createRealm } from "../workers/realm/createRealm";
+import { createRealm, type RealmTimers } from "../workers/realm/createRealm";
 import { printSnapshot } from "../workers/realm/reconciler/applyOps";
 import { rebuildOpenParts } from "../workers/realm/reconciler/rebuildOpenParts";
 import type { HostRequests } from "../workers/realm/runtime/createHostRequests";
@@ -162,10 +162,11 @@ export interface ReplyRun {
   mountMessages: MountRealmMessage[];
 }
 
-export function createSession(options: { loopBudgetMs?: number; requests?: HostRequests } = {}) {
+/** `timers`: the clock the model's timers and sleep run on (test/virtualClock.ts; default real time). */
+export function createSession(options: { loopBudgetMs?: number; requests?: HostRequests; timers?: RealmTimers } = {}) {
   const events: ExecEvent[] = [];
   const host = createMountHost();
-  const realm = createRealm({ loopBudgetMs: options.loopBudgetMs ?? 500 });
+  const realm = createRealm({ loopBudgetMs: options.loopBudgetMs ?? 500, timers: options.timers });
   // Capabilities (fetch, files) reach `requests` (a stand-in host) when given; otherwise they are refused.
   const executor = realm.attach({ onEvent: (event) => events.push(event), post: (message) => void host.receive(message), requests: options.requests });
   const ui = realm.ui;
@@ -191,8 +192,8 @@ export function createSession(options: { loopBudgetMs?: number; requests?: HostR
     }
     route(parser.end());
     await executor.idle();
-    // Let the last frame (ops of the final mutations) reach the host.
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    // The last frame (ops of the final mutations) reaches the host, as before the worker's FLUSHED.
+    realm.settle();
     const mine = events.slice(start);
     return {
       events: mine,

@@ -151,6 +151,8 @@ function makeAgent(model: MockLanguageModelV3, realm: FakeRealm, maxTurns = 10) 
 }
 
 const fence = "```";
+/** Every microtask and the timer-free work queued behind them has run: where a turn the agent wrongly started would already have reached the model. */
+const pendingWorkDone = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("Agent", () => {
   it("routes code blocks to the realm, sends feedback as the next turn and ends on empty feedback", async () => {
@@ -286,7 +288,8 @@ describe("Agent", () => {
     const realm = new FakeRealm();
     const agent = makeAgent(model, realm);
     const done = agent.send("long task");
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The first delta is in the reply: the stream is open.
+    await vi.waitFor(() => expect(agent.getState().messages[1]).toMatchObject({ role: "assistant", text: "Thinking" }));
     expect(agent.getState().phase).toBe("streaming");
     agent.stop();
     await done;
@@ -302,7 +305,7 @@ describe("Agent", () => {
     await agent.send("first");
     expect(prompts).toHaveLength(1);
     realm.emit({ type: "console", block: 0, statement: 0, level: "log", text: "timer fired" });
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await pendingWorkDone();
     expect(prompts).toHaveLength(1);
     await agent.send("second");
     expect(JSON.stringify(prompts[1])).toContain("timer fired");
@@ -344,7 +347,7 @@ describe("Agent whose session is closing", () => {
     expect(await agent.runExternal(model)).toEqual({ kind: "busy" });
     realm.emit({ type: "console", block: 0, statement: 0, level: "log", text: "clicked", cause: eventId });
     // The fake realm answers flushes at once: a UI-event turn would have begun within these microtasks.
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await pendingWorkDone();
     expect(agent.getState().messages).toBe(before);
     expect(calls()).toBe(callsBefore);
   });
@@ -454,7 +457,8 @@ describe("Agent and mounted UIs", () => {
     const agent = makeAgent(model, realm);
     await agent.send("Show a button");
     realm.emit({ type: "console", block: 0, statement: 0, level: "log", text: "timer tick" });
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // A caused event below reaches the model within this much (the agent decides synchronously, the fake realm flushes at once).
+    await pendingWorkDone();
     expect(prompts).toHaveLength(1);
 
     const cause = agent.noteUiEvent();

@@ -7,7 +7,8 @@ function fakeGenerator(calls: string[][]): UtilityCssGenerator {
   return {
     async generate(tokens) {
       calls.push([...tokens]);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      // Generation is asynchronous: tokens added meanwhile wait for the next run.
+      await Promise.resolve();
       return { css: [...tokens].map((token) => `.lm-mount .${token}{}`).join("\n"), matched: new Set(tokens) };
     },
   };

@@ -35,6 +35,19 @@ export interface RealmOptions {
   loopBudgetMs?: number;
   /** Macrotask scheduler for the loop guard (the worker passes a MessageChannel one; default setTimeout 0). */
   scheduleMacrotask?: (callback: () => void) => void;
+  /**
+   * The clock the model's timers and `sleep` run on (default the platform's).
+   * Tests pass a virtual one so a script's `await sleep(800)` costs no real time.
+   */
+  timers?: RealmTimers;
+}
+
+/** What the model's setTimeout, setInterval and sleep are built on (the executor wraps them to credit their output). */
+export interface RealmTimers {
+  setTimeout(callback: () => void, ms?: number): unknown;
+  clearTimeout(handle: unknown): void;
+  setInterval(callback: () => void, ms?: number): unknown;
+  clearInterval(handle: unknown): void;
 }
 
 /** What a host in the same process gives the realm instead of a port (Node tests). */
@@ -91,7 +104,10 @@ export function createRealm(options: RealmOptions = {}): Realm {
   });
   // The person's MCP tools: the host pushes their list (TOOLS), calls go back as requests.
   const tools = createRealmTools(requests);
-  const globals = createRealmGlobals(ui.globals, requests, tools);
+  const timers = options.timers;
+  const globals = timers
+    ? createRealmGlobals({ ...ui.globals, ...timers }, requests, tools, timers.setTimeout as typeof setTimeout)
+    : createRealmGlobals(ui.globals, requests, tools);
 
   const start = (onEvent: (event: ExecEvent) => void, onBusy?: () => void): Executor => {
     executor = createExecutor({

@@ -129,6 +129,47 @@ async function everyChunking(
   }
 }
 
+/**
+ * A clock the test moves by hand, given to the code as its timers (the
+ * executor takes `setTimeout` and the rest from its globals) and its `sleep`.
+ * `advance` fires what falls due in time order, letting the work each
+ * callback queues run before the next.
+ */
+function manualClock() {
+  let now = 0;
+  let nextId = 1;
+  const due = new Map<number, { at: number; run: () => void; every?: number }>();
+  const schedule = (run: () => void, ms = 0, every?: number) => {
+    const id = nextId++;
+    due.set(id, { at: now + Math.max(0, ms), run, every });
+    return id;
+  };
+  const clear = (id: unknown) => void due.delete(id as number);
+  const globals = {
+    setTimeout: (run: () => void, ms?: number) => schedule(run, ms),
+    setInterval: (run: () => void, ms?: number) => schedule(run, Math.max(1, ms ?? 0), Math.max(1, ms ?? 0)),
+    clearTimeout: clear,
+    clearInterval: clear,
+    sleep: (ms: number) => new Promise<void>((resolve) => void schedule(resolve, ms)),
+  };
+  async function advance(ms: number): Promise<void> {
+    const end = now + ms;
+    for (;;) {
+      await turns(5);
+      let next: [number, { at: number; run: () => void; every?: number }] | undefined;
+      for (const entry of due) if (entry[1].at <= end && (!next || entry[1].at < next[1].at)) next = entry;
+      if (!next) break;
+      const [id, timer] = next;
+      now = timer.at;
+      if (timer.every) timer.at += timer.every;
+      else due.delete(id);
+      timer.run();
+    }
+    now = end;
+  }
+  return { globals, advance, pending: () => due.size };
+}
+
 // ---------------------------------------------------------------- tests
 
 describe("executor", () => {
@@ -642,20 +683,23 @@ sleep(20).then(() => console.log("then"))
 queueMicrotask(() => console.log("micro"))
 console.log("sync")
 `;
-      await everyChunking([{ code }], async ({ events }) => {
-        await sleep(120);
-        const credited = ofType(events, "console").map(({ statement, text }) => `${statement}:${text}`);
-        expect(credited.sort()).toEqual(["0:early", "1:late", "2:then", "3:async", "4:micro", "5:sync"]);
-        // Timers race the streaming itself: only the credit is chunking-invariant.
-      }, { sameEvents: false });
+      for (const size of CHUNKINGS) {
+        const clock = manualClock();
+        const harness = setup({}, clock.globals);
+        await stream(harness, [{ code }], size);
+        await clock.advance(120);
+        const credited = ofType(harness.events, "console").map(({ statement, text }) => `${statement}:${text}`);
+        expect(credited.sort(), `chunk size ${size}`).toEqual(["0:early", "1:late", "2:then", "3:async", "4:micro", "5:sync"]);
+      }
     });
 
     it("credits output after a later reply began to its own reply", async () => {
-      const harness = setup();
+      const clock = manualClock();
+      const harness = setup({}, clock.globals);
       await stream(harness, [{ code: "setTimeout(() => console.log('from reply 1'), 30)" }], Infinity);
       harness.executor.beginReply();
       await stream(harness, [{ code: "console.log('reply 2')" }], Infinity);
-      await sleep(80);
+      await clock.advance(80);
       expect(ofType(harness.events, "console").map(({ reply, block, statement, text }) => ({ reply, block, statement, text }))).toEqual([
         { reply: 2, block: 0, statement: 0, text: "reply 2" },
         { reply: 1, block: 0, statement: 0, text: "from reply 1" },
@@ -665,15 +709,17 @@ console.log("sync")
     it("credits a callback entered from outside (a UI handler) to the statement that defined it", async () => {
       const harness = setup();
       await stream(harness, [{ code: "const a = 1\nconst onClick = () => console.log('clicked')\nprobe.hits.push(onClick)\n" }], Infinity);
-      await sleep(5);
+      // Entered later, from a task of its own.
+      await turns(1);
       (harness.probe.hits[0] as () => void)();
       expect(ofType(harness.events, "console").map(({ statement, text }) => ({ statement, text }))).toEqual([{ statement: 1, text: "clicked" }]);
     });
 
     it("reports a throw in a timer as an error of the statement that scheduled it", async () => {
-      const harness = setup();
+      const clock = manualClock();
+      const harness = setup({}, clock.globals);
       await stream(harness, [{ code: "console.log('a')\nsetTimeout(() => { throw new Error('timer boom') }, 5)\nconsole.log('b')\n", line: 4 }], Infinity);
-      await sleep(40);
+      await clock.advance(40);
       expect(ofType(harness.events, "error")).toMatchObject([
         { statement: 1, reply: 1, error: { code: "runtime", name: "Error", message: "timer boom", block: 0, line: 5 } },
       ]);
@@ -683,7 +729,7 @@ console.log("sync")
     it("reports an uncaught async error handed to reportUncaught at its line", async () => {
       const harness = setup();
       await stream(harness, [{ code: "async function boom() {\n  await null\n  throw new Error('async boom')\n}\nboom().catch((error) => probe.hits.push(error))\n" }], Infinity);
-      await sleep(5);
+      await until(() => expect(harness.probe.hits).toHaveLength(1));
       harness.executor.reportUncaught(harness.probe.hits[0]);
       expect(ofType(harness.events, "error")).toMatchObject([{ error: { name: "Error", message: "async boom", line: 3, lineText: "  throw new Error('async boom')" } }]);
     });
@@ -715,10 +761,12 @@ console.log("sync")
 
   describe("abort", () => {
     it("stops waiting for `await sleep`, skips the rest and clears the reply's timers", async () => {
-      const { executor, events, probe } = setup();
+      const clock = manualClock();
+      const { executor, events, probe } = setup({}, clock.globals);
       executor.handleBlock(codeStart(0, 1));
       executor.handleBlock(delta(0, "setTimeout(() => probe.hits.push('timer'), 30)\nconsole.log('before')\nawait sleep(10000)\nconsole.log('after')\nconsole.log('more')\n"));
-      await sleep(10);
+      // The timer is set and the code waits in `await sleep(10000)`.
+      await until(() => expect(clock.pending()).toBe(2));
       const started = performance.now();
       executor.abort();
       await executor.idle();
@@ -727,7 +775,7 @@ console.log("sync")
       executor.handleBlock(blockEnd(0));
       expect(ofType(events, "skipped")).toEqual([{ type: "skipped", block: 0, fromStatement: 3, count: 2, fromLine: 4, reason: "aborted" }]);
       expect(ofType(events, "block-done")).toHaveLength(1);
-      await sleep(60);
+      await clock.advance(60);
       expect(probe.hits).toEqual([]);
       expect(logs(events)).toEqual(["before"]);
       // Later blocks of the aborted reply are skipped; the next reply runs.

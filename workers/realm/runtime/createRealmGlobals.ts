@@ -13,15 +13,17 @@ import { createSleep } from "./createSleep";
  * `extra`: further globals, e.g. the UI runtime's (React, mount, Data, …); ours win on a clash.
  * `requests`: the realm's requests to the host once connected; capabilities (`fetch`) go through them.
  * `tools`: the `tools` global (its list is set by the host's TOOLS message; empty until then).
+ * `setTimer`: the timer `sleep` waits on (default the platform's setTimeout).
  */
 export function createRealmGlobals(
   extra: Record<string, unknown> = {},
   requests: () => HostRequests | undefined = () => undefined,
   tools: RealmTools = createRealmTools(requests),
+  setTimer?: typeof setTimeout,
 ): Record<string, unknown> {
   const globals: Record<string, unknown> = {
     ...extra,
-    sleep: createSleep(),
+    sleep: createSleep(setTimer),
     // fetch, download, tools, attachment: each a client of a host service (src/capabilities).
     ...createCapabilityGlobals(requests, tools),
   };

@@ -63,7 +63,7 @@ describe("createJsonFeed", () => {
     for (const chunk of ["[1,", " 2,", " 3,", " 4]"]) feed.push(chunk);
     expect(wakes).toHaveLength(1);
     wakes[0]();
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await feed.drained();
     expect(feed.snapshot()).toEqual([1, 2, 3, 4]);
     expect(progress).toBe(1);
   });
@@ -73,7 +73,7 @@ describe("createJsonFeed", () => {
     const feed = createJsonFeed({ onProgress: () => {}, onError: () => {}, scheduleWake: (wake) => wakes.push(wake) });
     for (const chunk of ['{"a"', ": [1,", " 2"]) feed.push(chunk);
     wakes[0]();
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await feed.drained();
     for (const chunk of [", 3", "]}"]) feed.push(chunk);
     expect(feed.text()).toBe('{"a": [1, 2, 3]}');
   });
