@@ -72,7 +72,10 @@ function indexHtmlHead(): Plugin {
         const csp = `<meta http-equiv="Content-Security-Policy" content="${serving ? DEV_CSP : APP_CSP}" />`;
         const charset = /<meta charset=[^>]*>/i;
         // The dev server injects its client script at the top of <head>: the policy goes before it.
-        const withCsp = !serving && charset.test(html) ? html.replace(charset, (meta) => `${meta}\n    ${csp}`) : html.replace(/<head>/i, `<head>\n    ${csp}`);
+        const withCsp =
+          !serving && charset.test(html)
+            ? html.replace(charset, (meta) => `${meta}\n    ${csp}`)
+            : html.replace(/<head>/i, `<head>\n    ${csp}`);
         return context.bundle ? withAppPreloads(withCsp, context.bundle) : withCsp;
       },
     },
@@ -94,16 +97,29 @@ function indexHtmlHead(): Plugin {
  */
 function withAppPreloads(html: string, bundle: Record<string, { type: string; fileName: string }>): string {
   const chunks = Object.values(bundle).filter(
-    (item): item is { type: "chunk"; fileName: string; moduleIds: string[]; imports: string[]; viteMetadata?: { importedCss: Set<string> } } =>
-      item.type === "chunk",
+    (
+      item,
+    ): item is {
+      type: "chunk";
+      fileName: string;
+      moduleIds: string[];
+      imports: string[];
+      viteMetadata?: { importedCss: Set<string> };
+    } => item.type === "chunk",
   );
   const app = chunks.find((chunk) => chunk.moduleIds.some((id) => id.replace(/\\/g, "/").endsWith("/src/main.tsx")));
   if (!app) throw new Error("vite.config.ts: the app's chunk (src/main.tsx) is not in the build");
   const files = [app.fileName, ...app.imports];
   const present = new Set([...html.matchAll(/(?:src|href)="\.\/([^"]+)"/g)].map((match) => match[1]));
-  const links = files.filter((file) => !present.has(file)).map((file) => `<link rel="modulepreload" crossorigin href="./${file}">`);
-  const styles = [...(app.viteMetadata?.importedCss ?? [])].filter((file) => !present.has(file)).map((file) => `<link rel="preload" as="style" crossorigin href="./${file}">`);
-  return html.replace(/(<script type="module"[^>]*><\/script>)/, (entry) => [entry, ...links, ...styles].join("\n    "));
+  const links = files
+    .filter((file) => !present.has(file))
+    .map((file) => `<link rel="modulepreload" crossorigin href="./${file}">`);
+  const styles = [...(app.viteMetadata?.importedCss ?? [])]
+    .filter((file) => !present.has(file))
+    .map((file) => `<link rel="preload" as="style" crossorigin href="./${file}">`);
+  return html.replace(/(<script type="module"[^>]*><\/script>)/, (entry) =>
+    [entry, ...links, ...styles].join("\n    "),
+  );
 }
 
 /**
@@ -119,7 +135,10 @@ function withAppPreloads(html: string, bundle: Record<string, { type: string; fi
  * runtime helpers, under 1 KB, stay a chunk of their own: groups never see
  * that module.)
  */
-function oneAppChunk(): { plugin: Plugin; group: { name: string; test: (id: string) => boolean; priority: number; includeDependenciesRecursively: boolean } } {
+function oneAppChunk(): {
+  plugin: Plugin;
+  group: { name: string; test: (id: string) => boolean; priority: number; includeDependenciesRecursively: boolean };
+} {
   let app = new Set<string>();
   const plugin: Plugin = {
     name: "livemark-one-app-chunk",
@@ -143,7 +162,10 @@ function oneAppChunk(): { plugin: Plugin; group: { name: string; test: (id: stri
     },
   };
   // Not the dependencies of what it holds: those the entry has loaded already stay in the entry's chunk.
-  return { plugin, group: { name: "main", test: (id) => app.has(id), priority: 10, includeDependenciesRecursively: false } };
+  return {
+    plugin,
+    group: { name: "main", test: (id) => app.has(id), priority: 10, includeDependenciesRecursively: false },
+  };
 }
 
 const appChunk = oneAppChunk();
@@ -167,7 +189,9 @@ export default defineConfig(({ command }) => ({
       // rehype-katex parses KaTeX's HTML; the package's browser build does it with the DOM, which applies
       // (and, under the app's style-src, reports) every inline style attribute. The parse5 build parses
       // without the DOM; the styles then reach the page as React style objects (the CSSOM).
-      "hast-util-from-html-isomorphic": fileURLToPath(new URL("./node_modules/hast-util-from-html-isomorphic/lib/index.js", import.meta.url)),
+      "hast-util-from-html-isomorphic": fileURLToPath(
+        new URL("./node_modules/hast-util-from-html-isomorphic/lib/index.js", import.meta.url),
+      ),
     },
   },
   // Only the dev server injects <style> elements; the build links CSS files.

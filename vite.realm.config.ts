@@ -3,7 +3,9 @@ import { fileURLToPath } from "node:url";
 
 const ZOD_LOCALES = fileURLToPath(new URL("./workers/realm/zodLocales.ts", import.meta.url));
 const BABEL_TYPES = fileURLToPath(new URL("./workers/realm/executor/babelTypes.ts", import.meta.url));
-const NO_TYPESCRIPT_PRINTER = fileURLToPath(new URL("./workers/realm/executor/noTypeScriptPrinter.ts", import.meta.url));
+const NO_TYPESCRIPT_PRINTER = fileURLToPath(
+  new URL("./workers/realm/executor/noTypeScriptPrinter.ts", import.meta.url),
+);
 const MIXIN_PLUGINS = "const mixinPlugins = { jsx, typescript };\n";
 const ZOD_MODULE = fileURLToPath(new URL("./workers/realm/runtime/zodModule.ts", import.meta.url));
 const NODE_ENV = { "process.env.NODE_ENV": JSON.stringify("production") };
@@ -31,7 +33,9 @@ export function cutParserPlugins(code: string): string {
     const start = out.indexOf(cut.from);
     const end = start < 0 ? -1 : out.indexOf(cut.to, start);
     if (start < 0 || end < 0 || out.indexOf(cut.from, start + 1) >= 0) {
-      throw new Error(`vite.realm.config.ts: @babel/parser changed: cannot find the one "${cut.from}" … "${cut.to}" to cut`);
+      throw new Error(
+        `vite.realm.config.ts: @babel/parser changed: cannot find the one "${cut.from}" … "${cut.to}" to cut`,
+      );
     }
     out = out.slice(0, start) + (cut.replace ?? "") + out.slice(end);
   }
@@ -44,7 +48,8 @@ function zodEnglishOnly(): Plugin {
     name: "livemark-zod-english",
     enforce: "pre",
     resolveId(source, importer) {
-      if (source === "../locales/index.js" && importer && /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(importer)) return ZOD_LOCALES;
+      if (source === "../locales/index.js" && importer && /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(importer))
+        return ZOD_LOCALES;
       return null;
     },
   };
@@ -73,8 +78,12 @@ export async function buildZodScript(): Promise<{ script: string; exports: strin
   const chunk = outputs.flatMap((each) => ("output" in each ? each.output : [])).find((each) => each.type === "chunk");
   if (!chunk || chunk.type !== "chunk") throw new Error("vite.realm.config.ts: the zod build wrote no script");
   const script = chunk.code;
-  const built = new Function(`${script}\nreturn LivemarkZod;`)() as { ZOD_EXPORTS: string[]; evaluateZod(): { object?: unknown } };
-  if (typeof built.evaluateZod().object !== "function") throw new Error("vite.realm.config.ts: the zod build has no z.object");
+  const built = new Function(`${script}\nreturn LivemarkZod;`)() as {
+    ZOD_EXPORTS: string[];
+    evaluateZod(): { object?: unknown };
+  };
+  if (typeof built.evaluateZod().object !== "function")
+    throw new Error("vite.realm.config.ts: the zod build has no z.object");
   return { script, exports: [...built.ZOD_EXPORTS] };
 }
 
@@ -110,7 +119,9 @@ export function insertZodScript(code: string, script: string): string {
   if (first < 0 || code.indexOf(ZOD_SCRIPT_PLACEHOLDER, first + 1) >= 0) {
     throw new Error(`vite.realm.config.ts: expected exactly one ${ZOD_SCRIPT_PLACEHOLDER} in the realm bundle`);
   }
-  return code.slice(0, first) + JSON.stringify(zodFunctionBody(script)) + code.slice(first + ZOD_SCRIPT_PLACEHOLDER.length);
+  return (
+    code.slice(0, first) + JSON.stringify(zodFunctionBody(script)) + code.slice(first + ZOD_SCRIPT_PLACEHOLDER.length)
+  );
 }
 
 /** The zod build of this realm build (its `load` hook makes it, `generateBundle` puts it in). */
@@ -134,7 +145,8 @@ export default defineConfig({
         // Its TypeScript printers: the realm prints only JavaScript, every TypeScript
         // node lowered or removed first (~3 KB gzipped). (Its Flow printers stay: without
         // them the generator wrapped blocks and for-heads in parentheses.)
-        const generators = importer !== undefined && /[\\/]@babel[\\/]generator[\\/]lib[\\/]generators[\\/]/.test(importer);
+        const generators =
+          importer !== undefined && /[\\/]@babel[\\/]generator[\\/]lib[\\/]generators[\\/]/.test(importer);
         if (generators && source === "./typescript.js") return NO_TYPESCRIPT_PRINTER;
         return null;
       },
@@ -146,10 +158,12 @@ export default defineConfig({
       },
       generateBundle(_options, bundle) {
         if (!zod) throw new Error("vite.realm.config.ts: the realm bundle does not use zod's module");
-        for (const chunk of Object.values(bundle)) if (chunk.type === "chunk") chunk.code = insertZodScript(chunk.code, zod.script);
+        for (const chunk of Object.values(bundle))
+          if (chunk.type === "chunk") chunk.code = insertZodScript(chunk.code, zod.script);
       },
       transform(code, id) {
-        if (/[\\/]@babel[\\/]parser[\\/]lib[\\/]index\.js$/.test(id)) return { code: cutParserPlugins(code), map: null };
+        if (/[\\/]@babel[\\/]parser[\\/]lib[\\/]index\.js$/.test(id))
+          return { code: cutParserPlugins(code), map: null };
         return null;
       },
     },

@@ -8,7 +8,14 @@ export default defineConfig({
           name: "unit",
           // Property tests run thousands of cases; a loaded 2-core machine needs headroom.
           testTimeout: 30_000,
-          include: ["src/**/*.test.ts", "src/**/*.test.tsx", "workers/**/*.test.ts", "workers/**/*.test.tsx", "bench/**/*.test.ts", "test/**/*.test.ts"],
+          include: [
+            "src/**/*.test.ts",
+            "src/**/*.test.tsx",
+            "workers/**/*.test.ts",
+            "workers/**/*.test.tsx",
+            "bench/**/*.test.ts",
+            "test/**/*.test.ts",
+          ],
           environment: "node",
         },
       },

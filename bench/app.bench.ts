@@ -30,7 +30,15 @@ import { execSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { DIST_DIR, ROOT_DIR, configureEndpoint, launchBrowser, openReadyApp, serveStatic, waitFor } from "../e2e/harness";
+import {
+  DIST_DIR,
+  ROOT_DIR,
+  configureEndpoint,
+  launchBrowser,
+  openReadyApp,
+  serveStatic,
+  waitFor,
+} from "../e2e/harness";
 import { startMockLlm, type MockChunk } from "../e2e/mockLlm";
 import { estimateTokens } from "../src/llm";
 import { SYSTEM_PROMPT } from "../src/capabilities";
@@ -60,7 +68,9 @@ const DYNAMIC_IMPORT = /\bimport\(\s*["'`](\.\.?\/[^"'`]+\.js)["'`]\s*\)/g;
 function initialJs(): { files: string[]; kb: number } {
   const html = readFileSync(join(DIST_DIR, "index.html"), "utf8");
   const scripts = [...html.matchAll(/<script[^>]*\ssrc="\.?\/?([^"]+\.js)"/g)].map((match) => join(DIST_DIR, match[1]));
-  const preloads = [...html.matchAll(/<link[^>]*rel="modulepreload"[^>]*href="\.?\/?([^"]+\.js)"/g)].map((match) => join(DIST_DIR, match[1]));
+  const preloads = [...html.matchAll(/<link[^>]*rel="modulepreload"[^>]*href="\.?\/?([^"]+\.js)"/g)].map((match) =>
+    join(DIST_DIR, match[1]),
+  );
   const files = new Set<string>();
   const visit = (file: string, entry: boolean) => {
     if (files.has(file)) return;
@@ -85,15 +95,21 @@ export function longReply(count = 20_000): string[] {
   let section = 0;
   while (tokens.length < count) {
     section += 1;
-    add(`\n\n## Part ${section}\n\nHere we look at the numbers from a slightly different angle, keeping the earlier results in mind. `);
-    add("Each statement below runs as soon as it has streamed in, so the totals show up while I keep writing. ".repeat(3));
+    add(
+      `\n\n## Part ${section}\n\nHere we look at the numbers from a slightly different angle, keeping the earlier results in mind. `,
+    );
+    add(
+      "Each statement below runs as soon as it has streamed in, so the totals show up while I keep writing. ".repeat(3),
+    );
     add(`\n\n- first point about part ${section}\n- a second point, with **bold** and \`code\`\n- a third one\n\n`);
     add("```tsx agent.run\n");
     add(`const rows${section} = Array.from({ length: 50 }, (_, i) => ({ id: i, value: (i * ${section}) % 17 }))\n`);
     add(`const total${section} = rows${section}.reduce((sum, row) => sum + row.value, 0)\n`);
     add(`if (${section} % 10 === 0) console.log("part ${section} total", total${section})\n`);
     add("```\n\n");
-    add("For reference, this is how one would write it in plain TypeScript (not run):\n\n```ts\nconst x: number = 1\n```\n\n");
+    add(
+      "For reference, this is how one would write it in plain TypeScript (not run):\n\n```ts\nconst x: number = 1\n```\n\n",
+    );
   }
   return tokens.slice(0, count);
 }
@@ -117,11 +133,16 @@ const TASK = "ThreadControllerImpl::RunTask";
 
 /** The page's main thread (the renderer main thread with the most task time): longest task and most task time between two animation frames, in CPU time. */
 function cpuFigures(events: TraceEvent[]): { longestTask: number; longestBetweenFrames: number } {
-  const names = new Map(events.filter((event) => event.ph === "M" && event.name === "thread_name").map((event) => [`${event.pid}:${event.tid}`, event.args?.name]));
+  const names = new Map(
+    events
+      .filter((event) => event.ph === "M" && event.name === "thread_name")
+      .map((event) => [`${event.pid}:${event.tid}`, event.args?.name]),
+  );
   const threadOf = (event: TraceEvent) => `${event.pid}:${event.tid}`;
   const busy = new Map<string, number>();
   for (const event of events) {
-    if (event.ph === "X" && event.name === TASK && names.get(threadOf(event)) === "CrRendererMain") busy.set(threadOf(event), (busy.get(threadOf(event)) ?? 0) + (event.dur ?? 0));
+    if (event.ph === "X" && event.name === TASK && names.get(threadOf(event)) === "CrRendererMain")
+      busy.set(threadOf(event), (busy.get(threadOf(event)) ?? 0) + (event.dur ?? 0));
   }
   const main = [...busy].sort((x, y) => y[1] - x[1])[0]?.[0];
   const mine = events.filter((event) => threadOf(event) === main && event.ph === "X").sort((x, y) => x.ts - y.ts);
@@ -141,7 +162,10 @@ function cpuFigures(events: TraceEvent[]): { longestTask: number; longestBetween
     for (let each = at; each < tasks.length && tasks[each].ts < frames[index]; each += 1) sum += tasks[each].tdur ?? 0;
     longestBetweenFrames = Math.max(longestBetweenFrames, sum);
   }
-  return { longestTask: Math.max(0, ...tasks.map((task) => task.tdur ?? 0)) / 1000, longestBetweenFrames: longestBetweenFrames / 1000 };
+  return {
+    longestTask: Math.max(0, ...tasks.map((task) => task.tdur ?? 0)) / 1000,
+    longestBetweenFrames: longestBetweenFrames / 1000,
+  };
 }
 
 export interface StreamFigures {
@@ -164,7 +188,15 @@ export interface StreamFigures {
 }
 
 /** The 20k-token reply streamed at `tokensPerPause` tokens every 50 ms, measured on the main thread. */
-export async function streamReply(browser: Awaited<ReturnType<typeof launchBrowser>>, appUrl: string, tokens: string[], tokensPerPause: number, profile: boolean, quiet = false, trace = false): Promise<StreamFigures> {
+export async function streamReply(
+  browser: Awaited<ReturnType<typeof launchBrowser>>,
+  appUrl: string,
+  tokens: string[],
+  tokensPerPause: number,
+  profile: boolean,
+  quiet = false,
+  trace = false,
+): Promise<StreamFigures> {
   const chunks: MockChunk[] = [];
   for (let at = 0; at < tokens.length; at += tokensPerPause) {
     chunks.push(tokens.slice(at, at + tokensPerPause).join(""));
@@ -206,7 +238,8 @@ export async function streamReply(browser: Awaited<ReturnType<typeof launchBrows
       probe.gap = 0;
       probe.gaps = 0;
     });
-    const metric = async (name: string) => ((await cdp.send("Performance.getMetrics")).metrics.find((each) => each.name === name)?.value ?? 0) * 1000;
+    const metric = async (name: string) =>
+      ((await cdp.send("Performance.getMetrics")).metrics.find((each) => each.name === name)?.value ?? 0) * 1000;
     const taskBefore = await metric("TaskDuration");
     const threadBefore = await metric("ThreadTime");
     if (profile) await cdp.send("Profiler.start");
@@ -215,15 +248,22 @@ export async function streamReply(browser: Awaited<ReturnType<typeof launchBrows
     if (trace) {
       cdp.on("Tracing.dataCollected", (event) => events.push(...(event.value as unknown as TraceEvent[])));
       traced = new Promise((done) => cdp.once("Tracing.tracingComplete", done));
-      await cdp.send("Tracing.start", { transferMode: "ReportEvents", traceConfig: { includedCategories: ["toplevel", "devtools.timeline"] } });
+      await cdp.send("Tracing.start", {
+        transferMode: "ReportEvents",
+        traceConfig: { includedCategories: ["toplevel", "devtools.timeline"] },
+      });
     }
     const started = Date.now();
     await page.getByRole("textbox", { name: "Message" }).fill("Write the long report.");
     await page.getByRole("textbox", { name: "Message" }).press("Enter");
-    await page.waitForFunction(() => /^Done|^Error|^Stopped/.test(document.querySelector('[role="status"]')?.textContent ?? ""), undefined, {
-      timeout: 300_000,
-      polling: 500,
-    });
+    await page.waitForFunction(
+      () => /^Done|^Error|^Stopped/.test(document.querySelector('[role="status"]')?.textContent ?? ""),
+      undefined,
+      {
+        timeout: 300_000,
+        polling: 500,
+      },
+    );
     const seconds = (Date.now() - started) / 1000;
     const taskMs = (await metric("TaskDuration")) - taskBefore;
     const threadMs = (await metric("ThreadTime")) - threadBefore;
@@ -244,11 +284,23 @@ export async function streamReply(browser: Awaited<ReturnType<typeof launchBrows
         const key = `${frame.functionName || "(anonymous)"} ${frame.url.split("/").pop()}:${frame.lineNumber + 1}`;
         self.set(key, (self.get(key) ?? 0) + (counts.get(node.id) ?? 0) * interval);
       }
-      for (const [key, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 12)) top.push(`${ms.toFixed(0).padStart(6)} ms  ${key}`);
+      for (const [key, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 12))
+        top.push(`${ms.toFixed(0).padStart(6)} ms  ${key}`);
     }
-    const probe = await page.evaluate(() => (globalThis as unknown as { __longest: { task: number; gap: number; gaps: number } }).__longest);
+    const probe = await page.evaluate(
+      () => (globalThis as unknown as { __longest: { task: number; gap: number; gaps: number } }).__longest,
+    );
     if (!quiet) console.log(`status: ${await page.getByRole("status").textContent()}`);
-    return { seconds, longestTask: probe.task, longestGap: probe.gap, taskMs, threadMs, gapsOver50: probe.gaps, profile: top, ...(trace ? { cpu: cpuFigures(events) } : {}) };
+    return {
+      seconds,
+      longestTask: probe.task,
+      longestGap: probe.gap,
+      taskMs,
+      threadMs,
+      gapsOver50: probe.gaps,
+      profile: top,
+      ...(trace ? { cpu: cpuFigures(events) } : {}),
+    };
   } finally {
     await page.close();
     await mock.close();
@@ -327,22 +379,37 @@ export async function interactive(
       }`);
     }
     const cdp = options.cpu ? await context.newCDPSession(page) : undefined;
-    const threadTime = async () => ((await cdp!.send("Performance.getMetrics")).metrics.find((metric) => metric.name === "ThreadTime")?.value ?? NaN) * 1000;
+    const threadTime = async () =>
+      ((await cdp!.send("Performance.getMetrics")).metrics.find((metric) => metric.name === "ThreadTime")?.value ??
+        NaN) * 1000;
     if (cdp) await cdp.send("Performance.enable");
     const before = cdp ? await threadTime() : 0;
     await page.goto(appUrl);
-    const read = () => page.evaluate(() => (globalThis as unknown as { __interactive: { at?: number; replying?: number } }).__interactive);
+    const read = () =>
+      page.evaluate(
+        () => (globalThis as unknown as { __interactive: { at?: number; replying?: number } }).__interactive,
+      );
     let cpuMs: number | undefined;
     if (cdp) {
       await waitFor(async () => (await read()).at !== undefined, 30_000, 5);
       cpuMs = (await threadTime()) - before;
     }
-    const times = await waitFor(async () => {
-      const state = await read();
-      return state.at !== undefined && state.replying !== undefined ? { taken: state.at, replying: state.replying } : undefined;
-    }, 30_000, 20);
+    const times = await waitFor(
+      async () => {
+        const state = await read();
+        return state.at !== undefined && state.replying !== undefined
+          ? { taken: state.at, replying: state.replying }
+          : undefined;
+      },
+      30_000,
+      20,
+    );
     const firstText = options.firstText
-      ? await waitFor(() => page.evaluate(() => (globalThis as unknown as { __firstText?: number }).__firstText), 30_000, 20)
+      ? await waitFor(
+          () => page.evaluate(() => (globalThis as unknown as { __firstText?: number }).__firstText),
+          30_000,
+          20,
+        )
       : undefined;
     return { ...times!, ...(cpuMs === undefined ? {} : { cpuMs }), ...(firstText === undefined ? {} : { firstText }) };
   } finally {
@@ -356,9 +423,12 @@ export async function run(): Promise<Record<string, number>> {
 
   const initial = initialJs();
   results["app.initialJsGzipKB"] = Math.round(initial.kb * 10) / 10;
-  console.log(`initial JS: ${initial.files.map((file) => `${file.slice(DIST_DIR.length + 1)} ${gzipKB(file).toFixed(1)}`).join(", ")} KB`);
+  console.log(
+    `initial JS: ${initial.files.map((file) => `${file.slice(DIST_DIR.length + 1)} ${gzipKB(file).toFixed(1)}`).join(", ")} KB`,
+  );
   const realm = join(DIST_DIR, "generated", "realm.js");
-  if (existsSync(realm)) console.log(`realm bundle (loaded inside the sandbox, not counted): ${gzipKB(realm).toFixed(1)} KB gzipped`);
+  if (existsSync(realm))
+    console.log(`realm bundle (loaded inside the sandbox, not counted): ${gzipKB(realm).toFixed(1)} KB gzipped`);
 
   results["system.promptTokens"] = estimateTokens(SYSTEM_PROMPT);
 
@@ -370,8 +440,12 @@ export async function run(): Promise<Record<string, number>> {
     const median = (values: number[]) => Math.round([...values].sort((a, b) => a - b)[values.length >> 1]);
     results["app.interactiveMs"] = median(loads.map((load) => load.taken));
     results["app.firstReplyMs"] = median(loads.map((load) => load.replying));
-    console.log(`navigation → composer took a message (demo model): median ${results["app.interactiveMs"]} ms (budget 400); samples ${loads.map((load) => Math.round(load.taken)).join(", ")}`);
-    console.log(`navigation → the demo model is answering it: median ${results["app.firstReplyMs"]} ms; samples ${loads.map((load) => Math.round(load.replying)).join(", ")}`);
+    console.log(
+      `navigation → composer took a message (demo model): median ${results["app.interactiveMs"]} ms (budget 400); samples ${loads.map((load) => Math.round(load.taken)).join(", ")}`,
+    );
+    console.log(
+      `navigation → the demo model is answering it: median ${results["app.firstReplyMs"]} ms; samples ${loads.map((load) => Math.round(load.replying)).join(", ")}`,
+    );
 
     // 200 tokens/s: 10 tokens every 50 ms.
     const slow = await streamReply(browser, app.url, tokens, 10, false);
@@ -394,7 +468,9 @@ export async function run(): Promise<Record<string, number>> {
         `main-thread tasks ${results["host.cpuMsPer1kTokens"]} ms per 1k tokens (${fast.taskMs.toFixed(0)} ms in all)`,
     );
     const profiled = await streamReply(browser, app.url, tokens, 100, true);
-    console.log(`most self time on the main thread at 2,000 tok/s (CPU profile of a second stream; its longest frame gap ${profiled.longestGap.toFixed(0)} ms):\n${profiled.profile.join("\n")}`);
+    console.log(
+      `most self time on the main thread at 2,000 tok/s (CPU profile of a second stream; its longest frame gap ${profiled.longestGap.toFixed(0)} ms):\n${profiled.profile.join("\n")}`,
+    );
   } finally {
     await Promise.all([browser.close(), app.close()]);
   }

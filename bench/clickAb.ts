@@ -21,7 +21,9 @@ const [a, b, roundsArg] = process.argv.slice(2);
 if (!a || !b) throw new Error("usage: npx tsx bench/clickAb.ts <dist A> <dist B> [rounds]");
 const rounds = Number(roundsArg ?? 3);
 const builds = [resolve(a), resolve(b)];
-const p95s = new Map<string, { idle: number[]; streaming: number[]; lost: number[] }>(builds.map((dir) => [dir, { idle: [], streaming: [], lost: [] }]));
+const p95s = new Map<string, { idle: number[]; streaming: number[]; lost: number[] }>(
+  builds.map((dir) => [dir, { idle: [], streaming: [], lost: [] }]),
+);
 const browser = await launchBrowser();
 try {
   for (let round = 0; round < rounds; round += 1) {
@@ -33,7 +35,8 @@ try {
         await openReadyApp(page, app.url);
         await configureEndpoint(page, mock.url, { apiKey: "bench" });
         const figures = await measureClicks(page, mock);
-        for (const click of [...figures.idle.lost, ...figures.streaming.lost]) console.log(`  lost click ${click.index}: ${click.why}`);
+        for (const click of [...figures.idle.lost, ...figures.streaming.lost])
+          console.log(`  lost click ${click.index}: ${click.why}`);
         const idle = percentile(figures.idle.times, 95);
         const streaming = percentile(figures.streaming.times, 95);
         const lost = figures.idle.lost.length + figures.streaming.lost.length;
@@ -53,5 +56,7 @@ try {
   await browser.close();
 }
 for (const [dir, record] of p95s) {
-  console.log(`${dir}: median of ${record.idle.length} runs' p95: idle ${percentile(record.idle, 50).toFixed(1)} ms, while streaming ${percentile(record.streaming, 50).toFixed(1)} ms; lost clicks ${record.lost.join(", ")}`);
+  console.log(
+    `${dir}: median of ${record.idle.length} runs' p95: idle ${percentile(record.idle, 50).toFixed(1)} ms, while streaming ${percentile(record.streaming, 50).toFixed(1)} ms; lost clicks ${record.lost.join(", ")}`,
+  );
 }

@@ -78,11 +78,20 @@ const CORPUS = [...MODEL_CORPUS, ...WITH_SEMICOLONS];
 
 // ---------------------------------------------------------------- realm stand-ins
 
-const chain: unknown = new Proxy(function () {}, { get: (_target, key) => (key === "then" ? undefined : chain), apply: () => chain });
+const chain: unknown = new Proxy(function () {}, {
+  get: (_target, key) => (key === "then" ? undefined : chain),
+  apply: () => chain,
+});
 
 function stubGlobals(): Record<string, unknown> {
-  const React = { createElement: (type: unknown, props: unknown, ...children: unknown[]) => ({ type, props, children }), Fragment: "Fragment" };
-  const weather = { current: { temperature_2m: 21 }, hourly: { temperature_2m: Array.from({ length: 48 }, (_, i) => 15 + (i % 10)) } };
+  const React = {
+    createElement: (type: unknown, props: unknown, ...children: unknown[]) => ({ type, props, children }),
+    Fragment: "Fragment",
+  };
+  const weather = {
+    current: { temperature_2m: 21 },
+    hourly: { temperature_2m: Array.from({ length: 48 }, (_, i) => 15 + (i % 10)) },
+  };
   class Data {
     constructor(initial: object) {
       return { ...initial };
@@ -100,7 +109,12 @@ function stubGlobals(): Record<string, unknown> {
     StreamedData,
     sleep: () => Promise.resolve(),
     fetch: async () => ({ ok: true, status: 200, json: async () => weather }),
-    mount: () => ({ id: `m${++mounts}`, result: Promise.resolve({ rating: 4, name: "Ada" }), mountSlot: () => {}, unmount: () => {} }),
+    mount: () => ({
+      id: `m${++mounts}`,
+      result: Promise.resolve({ rating: 4, name: "Ada" }),
+      mountSlot: () => {},
+      unmount: () => {},
+    }),
   };
 }
 
@@ -158,7 +172,7 @@ async function streamCorpus(seed: number): Promise<StreamResult> {
   for (const source of CORPUS) {
     executor.beginReply();
     executor.handleBlock({ type: "block-start", index: 0, kind: "code", line: 1 });
-    for (let offset = 0; offset < source.length; ) {
+    for (let offset = 0; offset < source.length;) {
       const size = 1 + Math.floor(next() * 6);
       const chunk = source.slice(offset, offset + size);
       offset += size;
@@ -198,7 +212,8 @@ export async function bigStatement(): Promise<number> {
   executor.beginReply();
   executor.handleBlock(codeStart(0, 1));
   const started = performance.now();
-  for (let offset = 0; offset < source.length; offset += 4) executor.handleBlock(delta(0, source.slice(offset, offset + 4)));
+  for (let offset = 0; offset < source.length; offset += 4)
+    executor.handleBlock(delta(0, source.slice(offset, offset + 4)));
   executor.handleBlock(blockEnd(0));
   await executor.idle();
   const elapsed = performance.now() - started;

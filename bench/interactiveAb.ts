@@ -28,7 +28,12 @@ const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0)
 const servers = await Promise.all(builds.map((dir) => serveStatic(dir)));
 const browser = await launchBrowser();
 const cpu = process.env.CPU === "1";
-const figures = builds.map(() => ({ taken: [] as number[], replying: [] as number[], cpuMs: [] as number[], firstText: [] as number[] }));
+const figures = builds.map(() => ({
+  taken: [] as number[],
+  replying: [] as number[],
+  cpuMs: [] as number[],
+  firstText: [] as number[],
+}));
 try {
   for (let round = 0; round < rounds; round += 1) {
     for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) {

@@ -274,13 +274,18 @@ export async function run(): Promise<Record<string, number>> {
 
   const line = (label: string, times: number[]): void =>
     console.log(`${label.padEnd(72)} best ${round(best(times))} ms, median ${round(median(times))} ms`);
-  line(`production: StreamedData at ${1000 / CHUNK_INTERVAL_MS} deltas/s, parser fed per frame (≤ 10):`, productionTimes);
+  line(
+    `production: StreamedData at ${1000 / CHUNK_INTERVAL_MS} deltas/s, parser fed per frame (≤ 10):`,
+    productionTimes,
+  );
   line("StreamedData, one hand-over per chunk, value read per frame:", perChunkTimes);
   line("  jsonriver alone, one hand-over per chunk:", rawTimes);
   line("StreamedData, one hand-over per chunk, value read after every chunk:", everyChunkTimes);
   line(`StreamedData, production batching (${FRAME_CHUNKS} chunks per hand-over):`, batchedTimes);
   console.log(`partial numbers ever visible (value read after every chunk): ${partialNumbers}`);
-  console.log(`reference: parsePartialJson (ai) on the whole prefix after each chunk: ~${Math.round(reference)} ms (extrapolated from every ${REFERENCE_STRIDE}th chunk)`);
+  console.log(
+    `reference: parsePartialJson (ai) on the whole prefix after each chunk: ~${Math.round(reference)} ms (extrapolated from every ${REFERENCE_STRIDE}th chunk)`,
+  );
 
   return {
     "json.partial68KBMs": round(best(productionTimes)),

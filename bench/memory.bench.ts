@@ -35,7 +35,11 @@ async function sessionExport(): Promise<string> {
   await saveMounts(
     store,
     session.id,
-    Array.from({ length: 50 }, (_, index) => ({ mountId: `mount-${index}`, messageId: `m${index * 10 + 1}`, snapshot: sampleSnapshot(index) })),
+    Array.from({ length: 50 }, (_, index) => ({
+      mountId: `mount-${index}`,
+      messageId: `m${index * 10 + 1}`,
+      snapshot: sampleSnapshot(index),
+    })),
   );
   const text = serializeExport(await exportSession(store, session.id));
   store.db.close();
@@ -97,7 +101,9 @@ export async function run(): Promise<Record<string, number>> {
     await resets(RESETS);
     const after = await heapAfterGc(cdp, realm.page);
     results["memory.realmResetLeakKB"] = Math.round((after - before) / 1024);
-    console.log(`host heap growth over ${RESETS} realm resets: ${results["memory.realmResetLeakKB"]} KB (budget 500; ${(before / 1024 / 1024).toFixed(1)} → ${(after / 1024 / 1024).toFixed(1)} MB)`);
+    console.log(
+      `host heap growth over ${RESETS} realm resets: ${results["memory.realmResetLeakKB"]} KB (budget 500; ${(before / 1024 / 1024).toFixed(1)} → ${(after / 1024 / 1024).toFixed(1)} MB)`,
+    );
   } finally {
     await context.close();
     await browser.close();

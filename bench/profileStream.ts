@@ -19,7 +19,6 @@ import { configureEndpoint, launchBrowser, openReadyApp, serveStatic } from "../
 import { startMockLlm, type MockChunk } from "../e2e/mockLlm";
 import { longReply } from "./app.bench";
 
-
 mkdirSync("/tmp/stream", { recursive: true });
 const rate = Number(process.env.RATE ?? 100);
 const count = Number(process.env.TOKENS ?? 20000);
@@ -60,7 +59,8 @@ try {
     await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
   }
   await page.evaluate(`{ const p = globalThis.__longest; p.task = 0; p.gap = 0; p.tasks = []; p.gaps = []; }`);
-  const metrics = async () => Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
+  const metrics = async () =>
+    Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
   const before = await metrics();
   if (profile) await cdp.send("Profiler.start");
   const started = Date.now();
@@ -72,28 +72,64 @@ try {
     const events: any[] = [];
     cdp.on("Tracing.dataCollected", (e: any) => events.push(...e.value));
     const done = new Promise((r) => cdp.once("Tracing.tracingComplete", r));
-    await cdp.send("Tracing.start", { transferMode: "ReportEvents", traceConfig: { includedCategories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "blink", "cc", "gpu", "toplevel", "disabled-by-default-devtools.timeline.frame", "v8", "blink.user_timing", "loading", "latencyInfo", "renderer.scheduler", "accessibility", ...(process.env.SAMPLES ? ["disabled-by-default-v8.cpu_profiler"] : [])] } } as any);
+    await cdp.send("Tracing.start", {
+      transferMode: "ReportEvents",
+      traceConfig: {
+        includedCategories: [
+          "devtools.timeline",
+          "disabled-by-default-devtools.timeline",
+          "v8.execute",
+          "blink",
+          "cc",
+          "gpu",
+          "toplevel",
+          "disabled-by-default-devtools.timeline.frame",
+          "v8",
+          "blink.user_timing",
+          "loading",
+          "latencyInfo",
+          "renderer.scheduler",
+          "accessibility",
+          ...(process.env.SAMPLES ? ["disabled-by-default-v8.cpu_profiler"] : []),
+        ],
+      },
+    } as any);
     await new Promise((r) => setTimeout(r, length * 1000));
     await cdp.send("Tracing.end");
     await done;
     writeFileSync(`/tmp/stream/${process.env.NAME ?? "trace"}.trace.json`, JSON.stringify({ traceEvents: events }));
     console.log(`trace: ${events.length} events`);
   }
-  await page.waitForFunction(() => /^Done|^Error|^Stopped/.test(document.querySelector('[role="status"]')?.textContent ?? ""), undefined, { timeout: 600_000, polling: 500 });
+  await page.waitForFunction(
+    () => /^Done|^Error|^Stopped/.test(document.querySelector('[role="status"]')?.textContent ?? ""),
+    undefined,
+    { timeout: 600_000, polling: 500 },
+  );
   const seconds = (Date.now() - started) / 1000;
   const after = await metrics();
   const d = (k: string) => ((after[k] - before[k]) * 1000).toFixed(0);
-  console.log(`rate ${rate * 20} tok/s, ${count} tokens, ${seconds.toFixed(1)} s; Task ${d("TaskDuration")} ms (${((after.TaskDuration - before.TaskDuration) * 1e6 / count).toFixed(0)} per 1k), Thread ${d("ThreadTime")}, Script ${d("ScriptDuration")}, Layout ${d("LayoutDuration")} (${after.LayoutCount - before.LayoutCount}), Style ${d("RecalcStyleDuration")} (${after.RecalcStyleCount - before.RecalcStyleCount}), DOM nodes ${after.Nodes}`);
+  console.log(
+    `rate ${rate * 20} tok/s, ${count} tokens, ${seconds.toFixed(1)} s; Task ${d("TaskDuration")} ms (${(((after.TaskDuration - before.TaskDuration) * 1e6) / count).toFixed(0)} per 1k), Thread ${d("ThreadTime")}, Script ${d("ScriptDuration")}, Layout ${d("LayoutDuration")} (${after.LayoutCount - before.LayoutCount}), Style ${d("RecalcStyleDuration")} (${after.RecalcStyleCount - before.RecalcStyleCount}), DOM nodes ${after.Nodes}`,
+  );
   if (process.env.LAYERS) {
     const got = new Promise<any>((r) => cdp.once("LayerTree.layerTreeDidChange" as any, r));
     await cdp.send("LayerTree.enable" as any);
     await page.evaluate(`document.querySelector(".lm-main").scrollTop -= 1`);
     const tree = await got;
     const layers = tree.layers ?? [];
-    console.log(`layers: ${layers.length}; drawn ${layers.filter((l: any) => l.drawsContent).length}; scrollers ${layers.filter((l: any) => l.scrollRects?.length).length}`);
+    console.log(
+      `layers: ${layers.length}; drawn ${layers.filter((l: any) => l.drawsContent).length}; scrollers ${layers.filter((l: any) => l.scrollRects?.length).length}`,
+    );
   }
-  const probe = (await page.evaluate("globalThis.__longest")) as { task: number; gap: number; tasks: number[]; gaps: number[] };
-  console.log(`longest task ${probe.task.toFixed(0)}, gap ${probe.gap.toFixed(0)}; longtasks ${probe.tasks.length} [${probe.tasks.slice(0, 40).join(",")}]; gaps>50 ${probe.gaps.length} [${probe.gaps.slice(0, 40).join(",")}]`);
+  const probe = (await page.evaluate("globalThis.__longest")) as {
+    task: number;
+    gap: number;
+    tasks: number[];
+    gaps: number[];
+  };
+  console.log(
+    `longest task ${probe.task.toFixed(0)}, gap ${probe.gap.toFixed(0)}; longtasks ${probe.tasks.length} [${probe.tasks.slice(0, 40).join(",")}]; gaps>50 ${probe.gaps.length} [${probe.gaps.slice(0, 40).join(",")}]`,
+  );
   if (profile) {
     const { profile: cpu } = await cdp.send("Profiler.stop");
     writeFileSync(`/tmp/stream/${process.env.NAME ?? "profile"}.cpuprofile`, JSON.stringify(cpu));
@@ -103,7 +139,8 @@ try {
     const byId = new Map(cpu.nodes.map((n) => [n.id, n]));
     const parent = new Map<number, number>();
     for (const n of cpu.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-    const key = (n: (typeof cpu.nodes)[number]) => `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.split("/").pop()}:${n.callFrame.lineNumber + 1}`;
+    const key = (n: (typeof cpu.nodes)[number]) =>
+      `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.split("/").pop()}:${n.callFrame.lineNumber + 1}`;
     const self = new Map<string, number>();
     const total = new Map<string, number>();
     let busy = 0;
@@ -123,7 +160,12 @@ try {
       }
     }
     console.log(`profile busy (excl idle/program) ${busy.toFixed(0)} ms`);
-    const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${v.toFixed(0).padStart(6)} ${(100 * v / busy).toFixed(1).padStart(5)}%  ${k}`).join("\n");
+    const top = (m: Map<string, number>, n: number) =>
+      [...m]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, n)
+        .map(([k, v]) => `${v.toFixed(0).padStart(6)} ${((100 * v) / busy).toFixed(1).padStart(5)}%  ${k}`)
+        .join("\n");
     console.log("SELF\n" + top(self, Number(process.env.TOP ?? 30)));
     console.log("TOTAL\n" + top(total, Number(process.env.TOP ?? 60)));
   }

@@ -98,7 +98,13 @@ channel.port1.onmessage = (event) => { if (event.data?.type === ${JSON.stringify
 </script></body></html>`;
 
 /** Navigation start → the first answer each fresh load of `page` (served with `files` beside `roots`) sets as `global`. */
-async function pageLoadTimes(browser: Browser, roots: string[], files: Record<string, string>, page: string, global: string): Promise<number[]> {
+async function pageLoadTimes(
+  browser: Browser,
+  roots: string[],
+  files: Record<string, string>,
+  page: string,
+  global: string,
+): Promise<number[]> {
   const server = await serveStatic(roots, { files });
   try {
     const times: number[] = [];
@@ -116,7 +122,13 @@ async function pageLoadTimes(browser: Browser, roots: string[], files: Record<st
 }
 
 async function floorReadyMs(browser: Browser): Promise<number[]> {
-  return pageLoadTimes(browser, [], { "floor.html": FLOOR_PAGE, "floor-sandbox.html": FLOOR_SANDBOX }, "floor.html", "__floorReady");
+  return pageLoadTimes(
+    browser,
+    [],
+    { "floor.html": FLOOR_PAGE, "floor-sandbox.html": FLOOR_SANDBOX },
+    "floor.html",
+    "__floorReady",
+  );
 }
 
 const median = (values: number[]) => {
@@ -140,11 +152,20 @@ export async function run(): Promise<Record<string, number>> {
       await page.goto(context.server.url);
       const mark = await waitFor(
         () =>
-          page.evaluate(([name, hostName]) => {
-            const entry = performance.getEntriesByName(name)[0] as PerformanceMark | undefined;
-            const host = performance.getEntriesByName(hostName)[0];
-            return entry && { at: entry.startTime, hostAt: host?.startTime ?? Number.NaN, ...(entry.detail as { loadMs: number; warmupMs: number }) };
-          }, [REALM_READY_MARK, REALM_HOST_MARK] as const),
+          page.evaluate(
+            ([name, hostName]) => {
+              const entry = performance.getEntriesByName(name)[0] as PerformanceMark | undefined;
+              const host = performance.getEntriesByName(hostName)[0];
+              return (
+                entry && {
+                  at: entry.startTime,
+                  hostAt: host?.startTime ?? Number.NaN,
+                  ...(entry.detail as { loadMs: number; warmupMs: number }),
+                }
+              );
+            },
+            [REALM_READY_MARK, REALM_HOST_MARK] as const,
+          ),
         30_000,
         20,
       );
@@ -164,24 +185,27 @@ export async function run(): Promise<Record<string, number>> {
     const realm = await context.open();
     await realm.run("const warm = 1");
     const measureResets = (spare: boolean) =>
-      realm.page.evaluate(async ([count, withSpare]) => {
-        const container = document.createElement("div");
-        document.body.append(container);
-        const { host, events } = window.realmTest.makeHarness({ spare: withSpare, container });
-        await host.ready();
-        const times: number[] = [];
-        for (let index = 0; index < count; index++) {
-          // Measure the steady state: the spare has had time to warm up.
-          while (withSpare && host.status().spare !== "ready") await new Promise((done) => setTimeout(done, 50));
-          const from = events.length;
-          await host.reset("bench");
-          const event = events.slice(from).find((each) => each.type === "ready");
-          if (event?.type === "ready") times.push(event.startMs);
-        }
-        host.dispose();
-        container.remove();
-        return times;
-      }, [RESETS, spare] as const);
+      realm.page.evaluate(
+        async ([count, withSpare]) => {
+          const container = document.createElement("div");
+          document.body.append(container);
+          const { host, events } = window.realmTest.makeHarness({ spare: withSpare, container });
+          await host.ready();
+          const times: number[] = [];
+          for (let index = 0; index < count; index++) {
+            // Measure the steady state: the spare has had time to warm up.
+            while (withSpare && host.status().spare !== "ready") await new Promise((done) => setTimeout(done, 50));
+            const from = events.length;
+            await host.reset("bench");
+            const event = events.slice(from).find((each) => each.type === "ready");
+            if (event?.type === "ready") times.push(event.startMs);
+          }
+          host.dispose();
+          container.remove();
+          return times;
+        },
+        [RESETS, spare] as const,
+      );
     const resets = await measureResets(true);
     const coldResets = await measureResets(false);
 
@@ -214,7 +238,13 @@ export async function run(): Promise<Record<string, number>> {
     });
 
     const floor = await floorReadyMs(context.browser);
-    const lean = await pageLoadTimes(context.browser, [DIST_DIR], { "lean.html": LEAN_PAGE }, "lean.html", "__leanReady");
+    const lean = await pageLoadTimes(
+      context.browser,
+      [DIST_DIR],
+      { "lean.html": LEAN_PAGE },
+      "lean.html",
+      "__leanReady",
+    );
 
     const metrics = {
       "realm.bundleGzipKB": round(gzipSync(readFileSync(bundleFile), { level: 9 }).length / 1024),

@@ -70,7 +70,9 @@ try {
     console.log(`\n## ${file}`);
     const out = join(scratch, `${file}.json`);
     // The bench's own output goes straight to this terminal; its figures come back in a file.
-    execFileSync(process.execPath, ["--import", "tsx", join(dir, "runOne.ts"), join(dir, file), out], { stdio: "inherit" });
+    execFileSync(process.execPath, ["--import", "tsx", join(dir, "runOne.ts"), join(dir, file), out], {
+      stdio: "inherit",
+    });
     const metrics = JSON.parse(readFileSync(out, "utf8")) as Record<string, number>;
     for (const [name, value] of Object.entries(metrics)) {
       results[name] = value;

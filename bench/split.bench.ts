@@ -275,7 +275,9 @@ export async function run(): Promise<Record<string, number>> {
         `  (${((size.ms / size.bytes) * 1024).toFixed(2)} ms per KB; one Babel parse of it alone: ${size.parseMs.toFixed(2)} ms)`,
     );
   }
-  console.log(`  growth 3→6 KB ×${(sizes[1].ms / sizes[0].ms).toFixed(2)}, 6→12 KB ×${(sizes[2].ms / sizes[1].ms).toFixed(2)} (linear: ×2)`);
+  console.log(
+    `  growth 3→6 KB ×${(sizes[1].ms / sizes[0].ms).toFixed(2)}, 6→12 KB ×${(sizes[2].ms / sizes[1].ms).toFixed(2)} (linear: ×2)`,
+  );
   console.log(
     `  naive re-parse per chunk, 3 KB: ${naive.toFixed(1)} ms — splitter is ${(naive / sizes[0].ms).toFixed(0)}× faster`,
   );
@@ -299,7 +301,7 @@ export async function run(): Promise<Record<string, number>> {
     for (const block of MODEL_CORPUS) {
       const splitter = createStatementSplitter();
       let yielded = 0;
-      for (let offset = 0; offset < block.length; ) {
+      for (let offset = 0; offset < block.length;) {
         const size = 1 + Math.floor(next() * 6);
         const start = performance.now();
         const result = splitter.push(block.slice(offset, offset + size));

@@ -18,7 +18,14 @@ import { exportSession, serializeExport } from "../src/store/exportImport";
 import { createSession, loadSession, saveMessages, saveMounts } from "../src/store/sessions";
 import { createSessionWriter } from "../src/store/sessionWriter";
 import { openStore, type Store } from "../src/store/store";
-import { ManualTimer, assistantMessage, drainJobs, sampleSnapshot, testStoreOptions, userMessage } from "../src/store/testSupport";
+import {
+  ManualTimer,
+  assistantMessage,
+  drainJobs,
+  sampleSnapshot,
+  testStoreOptions,
+  userMessage,
+} from "../src/store/testSupport";
 
 const RUNS = 7;
 
@@ -31,9 +38,15 @@ const round = (value: number) => Math.round(value * 100) / 100;
 
 /** A realistic reply: ~3 KB of Markdown with a code block whose statements ran and logged. */
 function realisticReply(index: number): ChatMessage {
-  const code = Array.from({ length: 30 }, (_, line) => `const value${line} = rows${index}.filter((row) => row.total > ${line}).length; // line ${line}`).join("\n");
+  const code = Array.from(
+    { length: 30 },
+    (_, line) => `const value${line} = rows${index}.filter((row) => row.total > ${line}).length; // line ${line}`,
+  ).join("\n");
   const prose = `Here is the analysis for request ${index}. `.repeat(20);
-  const message = assistantMessage(`m${index}`, `${prose}\n\`\`\`tsx agent.run\n${code}\n\`\`\`\n${prose}`, { seed: index, createdAt: index });
+  const message = assistantMessage(`m${index}`, `${prose}\n\`\`\`tsx agent.run\n${code}\n\`\`\`\n${prose}`, {
+    seed: index,
+    createdAt: index,
+  });
   if (message.role === "assistant") {
     const block = message.reply.blocks[1];
     if (block.kind === "code") {
@@ -53,7 +66,9 @@ function realisticReply(index: number): ChatMessage {
 
 export function realisticConversation(count: number): ChatMessage[] {
   return Array.from({ length: count }, (_, index) =>
-    index % 2 === 0 ? userMessage(`m${index}`, `Question ${index}: break the sales down by region and quarter, then chart it.`, index) : realisticReply(index),
+    index % 2 === 0
+      ? userMessage(`m${index}`, `Question ${index}: break the sales down by region and quarter, then chart it.`, index)
+      : realisticReply(index),
   );
 }
 
@@ -72,7 +87,11 @@ async function openAndLoad(): Promise<{ openMs: number; exportMs: number; bytes:
   await saveMounts(
     writer,
     session.id,
-    Array.from({ length: 50 }, (_, index) => ({ mountId: `mount-${index}`, messageId: `m${index * 10 + 1}`, snapshot: sampleSnapshot(index) })),
+    Array.from({ length: 50 }, (_, index) => ({
+      mountId: `mount-${index}`,
+      messageId: `m${index * 10 + 1}`,
+      snapshot: sampleSnapshot(index),
+    })),
   );
   writer.db.close();
 
@@ -84,7 +103,8 @@ async function openAndLoad(): Promise<{ openMs: number; exportMs: number; bytes:
     const store = await openOrThrow(options);
     const loaded = await loadSession(store, session.id);
     const newest = loaded?.messages.at(-1);
-    if (!loaded || !newest || newest.id !== "m499" || loaded.mounts.length !== 50) throw new Error("the session did not load completely");
+    if (!loaded || !newest || newest.id !== "m499" || loaded.mounts.length !== 50)
+      throw new Error("the session did not load completely");
     opens.push(performance.now() - started);
 
     const exportStarted = performance.now();
@@ -125,7 +145,8 @@ async function streamingReply(): Promise<{ writesPerSecond: number; writeMs: num
   await writer.flush();
   const seconds = (tokens * perTokenMs) / 1000;
   const loaded = await loadSession(store, session.id);
-  if ((loaded?.messages[1] as { text: string }).text !== reply.text) throw new Error("the reply was not saved completely");
+  if ((loaded?.messages[1] as { text: string }).text !== reply.text)
+    throw new Error("the reply was not saved completely");
   store.db.close();
   return { writesPerSecond: writer.writeCount / seconds, writeMs: writeMs.slice(0, writer.writeCount), seconds };
 }

@@ -96,7 +96,9 @@ export function reportClicks(label: string, run: ClickRun): void {
   const figures = times.length
     ? `p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`
     : "no click showed its count";
-  console.log(`${label}, over ${times.length} timed clicks: ${figures}; ${run.lost.length} lost, ${run.outOfView} made with the panel out of view`);
+  console.log(
+    `${label}, over ${times.length} timed clicks: ${figures}; ${run.lost.length} lost, ${run.outOfView} made with the panel out of view`,
+  );
   for (const click of run.lost) console.log(`  lost click ${click.index}: ${click.why}`);
 }
 
@@ -137,9 +139,20 @@ export async function measureClicks(page: Page, mock: MockLlm): Promise<ClickFig
   mock.enqueue({ chunks: streaming });
   await page.getByRole("textbox", { name: "Message" }).fill("Write while I click");
   await page.getByRole("textbox", { name: "Message" }).press("Enter");
-  await page.waitForFunction(() => /^Streaming/.test(document.querySelector('[role="status"]')?.textContent ?? ""), undefined, { timeout: 30_000 });
+  await page.waitForFunction(
+    () => /^Streaming/.test(document.querySelector('[role="status"]')?.textContent ?? ""),
+    undefined,
+    { timeout: 30_000 },
+  );
   // Once the timeline overflows (before that a wheel does not scroll, and following goes on).
-  await page.waitForFunction(() => { const main = document.querySelector(".lm-main"); return !!main && main.scrollHeight > main.clientHeight + 100; }, undefined, { timeout: 30_000 });
+  await page.waitForFunction(
+    () => {
+      const main = document.querySelector(".lm-main");
+      return !!main && main.scrollHeight > main.clientHeight + 100;
+    },
+    undefined,
+    { timeout: 30_000 },
+  );
   // The wheel stopped following once "Jump to latest" shows (useFollowLatest.ts); a few tries, each bounded.
   const jump = page.getByRole("button", { name: "Jump to latest" });
   for (let attempt = 0; attempt < 5 && !(await jump.isVisible()); attempt += 1) {
@@ -152,8 +165,14 @@ export async function measureClicks(page: Page, mock: MockLlm): Promise<ClickFig
   }
   await page.waitForTimeout(200);
   const whileStreaming = await clicks();
-  const stillStreaming = await page.evaluate(() => /^Streaming/.test(document.querySelector('[role="status"]')?.textContent ?? ""));
-  await page.waitForFunction(() => /^Done|^Error|^Stopped/.test(document.querySelector('[role="status"]')?.textContent ?? ""), undefined, { timeout: 120_000, polling: 250 });
+  const stillStreaming = await page.evaluate(() =>
+    /^Streaming/.test(document.querySelector('[role="status"]')?.textContent ?? ""),
+  );
+  await page.waitForFunction(
+    () => /^Done|^Error|^Stopped/.test(document.querySelector('[role="status"]')?.textContent ?? ""),
+    undefined,
+    { timeout: 120_000, polling: 250 },
+  );
 
   return { idle, streaming: whileStreaming, stillStreaming };
 }
@@ -181,15 +200,22 @@ export async function run(): Promise<Record<string, number>> {
 
     // 1. Click → realm → DOM, idle and while another reply streams.
     const clicks = await measureClicks(page, mock);
-    if (clicks.idle.times.length) results["ui.clickToDomP95Ms"] = Math.round(percentile(clicks.idle.times, 95) * 10) / 10;
+    if (clicks.idle.times.length)
+      results["ui.clickToDomP95Ms"] = Math.round(percentile(clicks.idle.times, 95) * 10) / 10;
     results["ui.clicksLost"] = clicks.idle.lost.length;
     reportClicks("click → DOM", clicks.idle);
-    if (clicks.streaming.times.length) results["ui.clickToDomP95MsWhileStreaming"] = Math.round(percentile(clicks.streaming.times, 95) * 10) / 10;
+    if (clicks.streaming.times.length)
+      results["ui.clickToDomP95MsWhileStreaming"] = Math.round(percentile(clicks.streaming.times, 95) * 10) / 10;
     results["ui.clicksLostWhileStreaming"] = clicks.streaming.lost.length;
-    reportClicks(`click → DOM while a reply streams at 200 tok/s (budget p95 ≤ 8)${clicks.stillStreaming ? "" : " — the reply ended before the last click"}`, clicks.streaming);
+    reportClicks(
+      `click → DOM while a reply streams at 200 tok/s (budget p95 ≤ 8)${clicks.stillStreaming ? "" : " — the reply ended before the last click"}`,
+      clicks.streaming,
+    );
 
     // 2. 1,000 rows into a mounted table.
-    const rows = Array.from({ length: 1000 }, (_, id) => JSON.stringify({ id, name: `row ${id}`, value: (id * 37) % 1000 }));
+    const rows = Array.from({ length: 1000 }, (_, id) =>
+      JSON.stringify({ id, name: `row ${id}`, value: (id * 37) % 1000 }),
+    );
     const body = `[${rows.join(",\n")}]\n`;
     const chunks: MockChunk[] = [
       `${FENCE}tsx agent.run\nconst rows = new StreamedData("rows")\nmount({ ui: () => (\n  <Table>\n    <TableBody>\n      {(rows.value ?? []).map((row) => (\n        <TableRow key={row.id}><TableCell>{row.id}</TableCell><TableCell>{row.name}</TableCell><TableCell>{row.value}</TableCell></TableRow>\n      ))}\n    </TableBody>\n  </Table>\n) })\n${FENCE}\n\n${FENCE}json agent.data => "rows"\n`,

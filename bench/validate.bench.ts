@@ -12,13 +12,21 @@ import { z } from "zod";
 import { validateRealmMessage } from "../src/sandbox/validateRealmMessage";
 import { MAX_WIRE_STRING } from "../src/wire/constants";
 
-const capped = z.string().transform((value) => (value.length <= MAX_WIRE_STRING ? value : value.slice(0, MAX_WIRE_STRING)));
+const capped = z
+  .string()
+  .transform((value) => (value.length <= MAX_WIRE_STRING ? value : value.slice(0, MAX_WIRE_STRING)));
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const nodeId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
-const typeName = z.string().min(1).max(64).regex(/^(#text|[A-Za-z][A-Za-z0-9_.:-]*)$/);
+const typeName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^(#text|[A-Za-z][A-Za-z0-9_.:-]*)$/);
 const json: z.ZodType<unknown> = z.lazy(() =>
   z.union([
-    capped, z.boolean(), z.null(),
+    capped,
+    z.boolean(),
+    z.null(),
     z.number().transform((value) => (Number.isFinite(value) ? value : null)),
     z.array(json),
     z.record(z.string(), json).transform((record) => {
@@ -28,9 +36,18 @@ const json: z.ZodType<unknown> = z.lazy(() =>
   ]),
 );
 const handler = z.object({ $handler: z.literal(true) }).transform(() => ({ $handler: true as const }));
-const props = z.record(z.string().refine((key) => key !== "children"), z.union([handler, json]));
+const props = z.record(
+  z.string().refine((key) => key !== "children"),
+  z.union([handler, json]),
+);
 const op = z.discriminatedUnion("op", [
-  z.strictObject({ op: z.literal("create"), id: nodeId, type: typeName, props: props.optional(), text: capped.optional() }),
+  z.strictObject({
+    op: z.literal("create"),
+    id: nodeId,
+    type: typeName,
+    props: props.optional(),
+    text: capped.optional(),
+  }),
   z.strictObject({ op: z.literal("insert"), parent: count, child: nodeId, before: nodeId.optional() }),
   z.strictObject({ op: z.literal("remove"), parent: count, child: nodeId }),
   z.strictObject({ op: z.literal("text"), id: nodeId, text: capped }),
@@ -42,8 +59,13 @@ const realmMessage = z.discriminatedUnion("type", [
     type: z.literal("exec-event"),
     event: z.discriminatedUnion("type", [
       z.object({
-        type: z.literal("console"), block: count, statement: count, level: z.enum(["debug", "log", "info", "warn", "error"]),
-        text: capped, reply: count.optional(), cause: count.optional(),
+        type: z.literal("console"),
+        block: count,
+        statement: count,
+        level: z.enum(["debug", "log", "info", "warn", "error"]),
+        text: capped,
+        reply: count.optional(),
+        cause: count.optional(),
       }),
       z.object({ type: z.literal("block-done"), block: count }),
     ]),
@@ -51,10 +73,34 @@ const realmMessage = z.discriminatedUnion("type", [
 ]);
 
 function messages() {
-  const consoleEvent = structuredClone({ type: "exec-event", event: { type: "console", block: 1, statement: 3, level: "log", text: "rolled 4 | rolls so far: 1, 4, 6", reply: 2 } });
+  const consoleEvent = structuredClone({
+    type: "exec-event",
+    event: {
+      type: "console",
+      block: 1,
+      statement: 3,
+      level: "log",
+      text: "rolled 4 | rolls so far: 1, 4, 6",
+      reply: 2,
+    },
+  });
   const ops = [];
   for (let id = 1; id <= 200; id += 1) {
-    ops.push({ op: "create", id, type: id % 3 === 0 ? "#text" : "div", ...(id % 3 === 0 ? { text: `row ${id}` } : { props: { className: "flex gap-2 p-1", style: { width: id }, onClick: { $handler: true }, data: [1, 2, { a: "b" }] } }) });
+    ops.push({
+      op: "create",
+      id,
+      type: id % 3 === 0 ? "#text" : "div",
+      ...(id % 3 === 0
+        ? { text: `row ${id}` }
+        : {
+            props: {
+              className: "flex gap-2 p-1",
+              style: { width: id },
+              onClick: { $handler: true },
+              data: [1, 2, { a: "b" }],
+            },
+          }),
+    });
     ops.push({ op: "insert", parent: 0, child: id });
   }
   const opsMessage = structuredClone({ type: "mount-ops", mountId: "m1", ops });
@@ -72,12 +118,22 @@ function time(label: string, runs: number, body: () => void): number {
 
 export async function run(): Promise<Record<string, number>> {
   const { consoleEvent, opsMessage } = messages();
-  if (!validateRealmMessage(consoleEvent).ok || !validateRealmMessage(opsMessage).ok) throw new Error("hand-written set refused a valid message");
-  if (!realmMessage.safeParse(consoleEvent).success || !realmMessage.safeParse(opsMessage).success) throw new Error("zod set refused a valid message");
+  if (!validateRealmMessage(consoleEvent).ok || !validateRealmMessage(opsMessage).ok)
+    throw new Error("hand-written set refused a valid message");
+  if (!realmMessage.safeParse(consoleEvent).success || !realmMessage.safeParse(opsMessage).success)
+    throw new Error("zod set refused a valid message");
   return {
-    "validate.console.handwritten.us": time("console event, hand-written", 20_000, () => void validateRealmMessage(consoleEvent)),
+    "validate.console.handwritten.us": time(
+      "console event, hand-written",
+      20_000,
+      () => void validateRealmMessage(consoleEvent),
+    ),
     "validate.console.zod.us": time("console event, zod", 20_000, () => void realmMessage.safeParse(consoleEvent)),
-    "validate.ops400.handwritten.us": time("400 mount ops, hand-written", 1_000, () => void validateRealmMessage(opsMessage)),
+    "validate.ops400.handwritten.us": time(
+      "400 mount ops, hand-written",
+      1_000,
+      () => void validateRealmMessage(opsMessage),
+    ),
     "validate.ops400.zod.us": time("400 mount ops, zod", 1_000, () => void realmMessage.safeParse(opsMessage)),
   };
 }

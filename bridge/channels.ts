@@ -27,7 +27,8 @@ export interface Command extends CommandInput {
   forAgent?: string;
 }
 
-export type WaitOutcome = { kind: "command"; command: Command } | { kind: "timeout"; cursor: number } | { kind: "closed" };
+export type WaitOutcome =
+  { kind: "command"; command: Command } | { kind: "timeout"; cursor: number } | { kind: "closed" };
 
 export type JoinProblem = "unknown-code" | "expired" | "closed" | "used";
 
@@ -64,7 +65,12 @@ export class Channel {
   /** A new command from the person: wakes the first waiting agent that may take it. */
   add(input: CommandInput, forAgent?: string): Command {
     if (this.closed) throw new Error(CHANNEL_CLOSED);
-    const command: Command = { ...input, seq: this.commands.length + 1, done: false, ...(forAgent ? { forAgent } : {}) };
+    const command: Command = {
+      ...input,
+      seq: this.commands.length + 1,
+      done: false,
+      ...(forAgent ? { forAgent } : {}),
+    };
     this.commands.push(command);
     for (const waiter of this.waiters) {
       const next = this.take(waiter.agent, waiter.cursor);
@@ -220,7 +226,9 @@ export class ChannelRegistry {
   }
 
   open(sessionId: string): Channel {
-    const channel: Channel = new Channel(this.freshCode(), this.now(), sessionId, this.ttlMs, (command, agent) => this.options.onClaim?.(channel, command, agent));
+    const channel: Channel = new Channel(this.freshCode(), this.now(), sessionId, this.ttlMs, (command, agent) =>
+      this.options.onClaim?.(channel, command, agent),
+    );
     this.byCode.set(channel.code, channel);
     return channel;
   }

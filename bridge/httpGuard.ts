@@ -15,7 +15,10 @@
 export const BIND_ADDRESS = "127.0.0.1";
 
 /** The app's own local origins: `npm run dev` (5173), `npm run preview` (4173), `npm start` (5173). */
-export const DEFAULT_PAGE_ORIGINS: readonly string[] = ["5173", "4173"].flatMap((port) => [`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+export const DEFAULT_PAGE_ORIGINS: readonly string[] = ["5173", "4173"].flatMap((port) => [
+  `http://127.0.0.1:${port}`,
+  `http://localhost:${port}`,
+]);
 
 const LOOPBACK_HOSTNAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
@@ -41,7 +44,8 @@ export interface RequestHeaders {
 /** An HTTP request: undefined when it may pass, else the 403's message. */
 export function refuseRequest(headers: RequestHeaders, origins: ReadonlySet<string>): string | undefined {
   if (!isLoopbackHost(headers.host)) return "Forbidden: the Host header is not a loopback address.";
-  if (headers.origin !== undefined && !origins.has(headers.origin)) return "Forbidden: this origin may not use the bridge.";
+  if (headers.origin !== undefined && !origins.has(headers.origin))
+    return "Forbidden: this origin may not use the bridge.";
   return undefined;
 }
 
@@ -54,6 +58,7 @@ export function refuseUpgrade(
   if (path !== "/page") return { status: "404 Not Found" };
   if (!isLoopbackHost(headers.host)) return { status: "403 Forbidden" };
   // Only pages of the listed origins: any website could otherwise open a channel.
-  if (!headers.origin || !origins.has(headers.origin)) return { status: "403 Forbidden", log: `refused a page connection from origin ${headers.origin ?? "(none)"}` };
+  if (!headers.origin || !origins.has(headers.origin))
+    return { status: "403 Forbidden", log: `refused a page connection from origin ${headers.origin ?? "(none)"}` };
   return undefined;
 }

@@ -40,7 +40,8 @@ if (values.help) {
 const port = values.port === undefined ? DEFAULT_BRIDGE_PORT : Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number, got ${values.port}`);
 const ttl = values["code-ttl-ms"] === undefined ? undefined : Number(values["code-ttl-ms"]);
-if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0)) fail(`--code-ttl-ms must be a positive number, got ${values["code-ttl-ms"]}`);
+if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0))
+  fail(`--code-ttl-ms must be a positive number, got ${values["code-ttl-ms"]}`);
 const origins = values["allow-origin"] ?? [];
 for (const origin of origins) {
   let parsed: URL;
@@ -49,13 +50,20 @@ for (const origin of origins) {
   } catch {
     fail(`--allow-origin must be an origin such as http://localhost:8080, got ${origin}`);
   }
-  if (parsed.origin !== origin.replace(/\/+$/, "")) fail(`--allow-origin must be an origin (scheme, host, port; no path), got ${origin}`);
+  if (parsed.origin !== origin.replace(/\/+$/, ""))
+    fail(`--allow-origin must be an origin (scheme, host, port; no path), got ${origin}`);
 }
 
-const bridge = await startBridge({ port, stdio: values.stdio, allowOrigins: origins, codeTtlMs: ttl }).catch((error: unknown) => {
-  const code = (error as { code?: string }).code;
-  fail(code === "EADDRINUSE" ? `Port ${port} is in use: is a bridge already running? Pick another with --port.` : `The bridge could not start: ${String(error)}`);
-});
+const bridge = await startBridge({ port, stdio: values.stdio, allowOrigins: origins, codeTtlMs: ttl }).catch(
+  (error: unknown) => {
+    const code = (error as { code?: string }).code;
+    fail(
+      code === "EADDRINUSE"
+        ? `Port ${port} is in use: is a bridge already running? Pick another with --port.`
+        : `The bridge could not start: ${String(error)}`,
+    );
+  },
+);
 
 let stopping = false;
 const stop = (signal: string) => {

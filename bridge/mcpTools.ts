@@ -65,7 +65,8 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
           : `There is no command ${commandId} in this channel. Take commands with livemark_wait_for_command.`,
       );
     }
-    if (command.done) throw new ToolError(`Command ${commandId} is finished already (its reply or error was reported).`);
+    if (command.done)
+      throw new ToolError(`Command ${commandId} is finished already (its reply or error was reported).`);
     return command;
   };
 
@@ -79,7 +80,16 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
   };
 
   const guarded =
-    <A,>(run: (args: A, extra: { signal: AbortSignal; _meta?: { progressToken?: string | number }; sendNotification: (notification: never) => Promise<void> }) => Promise<CallToolResult>) =>
+    <A>(
+      run: (
+        args: A,
+        extra: {
+          signal: AbortSignal;
+          _meta?: { progressToken?: string | number };
+          sendNotification: (notification: never) => Promise<void>;
+        },
+      ) => Promise<CallToolResult>,
+    ) =>
     async (args: A, extra: unknown): Promise<CallToolResult> => {
       try {
         return await run(args, extra as never);
@@ -107,7 +117,8 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
           selection: command.selection,
         }
       : undefined;
-    if (context) parts.push({ type: "text", text: `${UNTRUSTED_START}\n${JSON.stringify(context, null, 2)}\n${UNTRUSTED_END}` });
+    if (context)
+      parts.push({ type: "text", text: `${UNTRUSTED_START}\n${JSON.stringify(context, null, 2)}\n${UNTRUSTED_END}` });
     return {
       content: parts,
       structuredContent: {
@@ -142,7 +153,8 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
     server.registerTool(
       "livemark_join",
       {
-        description: "Join a Livemark session with the channel code the person gave you. Returns the session title, a summary of its mounts and the command cursor to wait from.",
+        description:
+          "Join a Livemark session with the channel code the person gave you. Returns the session title, a summary of its mounts and the command cursor to wait from.",
         inputSchema: { code: z.string().max(64).describe("The channel code, e.g. ABCD-EFGH") },
       },
       guarded<{ code: string }>(async ({ code }, extra) => {
@@ -174,7 +186,10 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
             : setInterval(() => {
                 progress += 1;
                 void extra
-                  .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message: "waiting for the person to admit this agent" } } as never)
+                  .sendNotification({
+                    method: "notifications/progress",
+                    params: { progressToken: token, progress, message: "waiting for the person to admit this agent" },
+                  } as never)
                   .catch(() => undefined);
               }, PROGRESS_EVERY_MS);
         let info: PageResult<"join">;
@@ -196,10 +211,22 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
         // The title and mount titles are session content (typed by the person, or imported): untrusted.
         return {
           content: [
-            { type: "text", text: `Joined the Livemark session (${info.mounts.length} mount${info.mounts.length === 1 ? "" : "s"}). Call livemark_wait_for_command with cursor ${cursor}.` },
-            { type: "text", text: `${UNTRUSTED_START}\n${JSON.stringify({ title: info.title, mounts: info.mounts }, null, 2)}\n${UNTRUSTED_END}` },
+            {
+              type: "text",
+              text: `Joined the Livemark session (${info.mounts.length} mount${info.mounts.length === 1 ? "" : "s"}). Call livemark_wait_for_command with cursor ${cursor}.`,
+            },
+            {
+              type: "text",
+              text: `${UNTRUSTED_START}\n${JSON.stringify({ title: info.title, mounts: info.mounts }, null, 2)}\n${UNTRUSTED_END}`,
+            },
           ],
-          structuredContent: { sessionId: channel.sessionId, title: info.title, mounts: info.mounts, cursor, trust: { title: "untrusted", mounts: "untrusted" } },
+          structuredContent: {
+            sessionId: channel.sessionId,
+            title: info.title,
+            mounts: info.mounts,
+            cursor,
+            trust: { title: "untrusted", mounts: "untrusted" },
+          },
         };
       }),
     );
@@ -208,10 +235,19 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
       "livemark_wait_for_command",
       {
         description:
-          "Wait for the person's next command after `cursor` (long poll). Returns the command, or a timeout marker: then call again with the same cursor. Fails with \"channel closed\" when the person ended the channel.",
+          'Wait for the person\'s next command after `cursor` (long poll). Returns the command, or a timeout marker: then call again with the same cursor. Fails with "channel closed" when the person ended the channel.',
         inputSchema: {
-          cursor: z.number().int().min(0).describe("The seq of the last command you received (from livemark_join at first)"),
-          timeoutS: z.number().min(0).max(3600).optional().describe(`Seconds to wait (at most ${MAX_WAIT_S}, default ${DEFAULT_WAIT_S})`),
+          cursor: z
+            .number()
+            .int()
+            .min(0)
+            .describe("The seq of the last command you received (from livemark_join at first)"),
+          timeoutS: z
+            .number()
+            .min(0)
+            .max(3600)
+            .optional()
+            .describe(`Seconds to wait (at most ${MAX_WAIT_S}, default ${DEFAULT_WAIT_S})`),
         },
       },
       guarded<{ cursor: number; timeoutS?: number }>(async ({ cursor, timeoutS }, extra) => {
@@ -220,7 +256,10 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
         const outcome = await channel.wait(agent, cursor, seconds * 1000, extra.signal);
         if (outcome.kind === "closed") throw new ToolError(CHANNEL_CLOSED);
         if (outcome.kind === "timeout") {
-          return text(`No new command yet (timeout). Call livemark_wait_for_command again with cursor ${cursor}.`, { timeout: true, cursor });
+          return text(`No new command yet (timeout). Call livemark_wait_for_command again with cursor ${cursor}.`, {
+            timeout: true,
+            cursor,
+          });
         }
         return formatCommand(outcome.command);
       }),
@@ -248,14 +287,22 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
             : setInterval(() => {
                 progress += 1;
                 void extra
-                  .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message: "running" } } as never)
+                  .sendNotification({
+                    method: "notifications/progress",
+                    params: { progressToken: token, progress, message: "running" },
+                  } as never)
                   .catch(() => undefined);
               }, PROGRESS_EVERY_MS);
         try {
           const result = await pages.request(channel, agent, { method: "run", commandId, markdown }, extra.signal);
-          const mounts = result.mounts.length ? `\n\nMounts opened: ${result.mounts.map((mount) => `${mount.mountId}${mount.title ? ` “${mount.title}”` : ""}`).join(", ")}` : "";
+          const mounts = result.mounts.length
+            ? `\n\nMounts opened: ${result.mounts.map((mount) => `${mount.mountId}${mount.title ? ` “${mount.title}”` : ""}`).join(", ")}`
+            : "";
           const body = result.feedback || "[no runtime output] The reply ran without console output or errors.";
-          return text(`${body}${mounts}\n\nReply state: ${result.state}${result.error ? ` (${result.error})` : ""}`, result);
+          return text(
+            `${body}${mounts}\n\nReply state: ${result.state}${result.error ? ` (${result.error})` : ""}`,
+            result,
+          );
         } finally {
           if (keepAlive) clearInterval(keepAlive);
         }
@@ -271,35 +318,53 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
           commandId: z.string().max(200),
           kind: z.enum(REPORT_KINDS),
           text: z.string().max(200_000),
-          summary: reportSummarySchema.optional().describe("For a reply: { status: done|partial|failed, changed?: { mounts?, data?, grants? }, checks?: [] }"),
+          summary: reportSummarySchema
+            .optional()
+            .describe(
+              "For a reply: { status: done|partial|failed, changed?: { mounts?, data?, grants? }, checks?: [] }",
+            ),
         },
       },
-      guarded<{ commandId: string; kind: (typeof REPORT_KINDS)[number]; text: string; summary?: z.infer<typeof reportSummarySchema> }>(
-        async ({ commandId, kind, text: body, summary }, extra) => {
-          const channel = channelOf(agent);
-          heldCommand(agent, channel, commandId);
-          await pages.request(channel, agent, { method: "report", commandId, kind, text: body, ...(summary ? { summary } : {}) }, extra.signal);
-          if (kind === "reply" || kind === "error") channel.complete(commandId);
-          const next =
-            kind === "question"
-              ? "Shown. The person's answer arrives as your next command: call livemark_wait_for_command."
-              : kind === "reply" || kind === "error"
-                ? "Shown. The command is finished: call livemark_wait_for_command for the next one."
-                : "Shown.";
-          return text(next, { shown: true });
-        },
-      ),
+      guarded<{
+        commandId: string;
+        kind: (typeof REPORT_KINDS)[number];
+        text: string;
+        summary?: z.infer<typeof reportSummarySchema>;
+      }>(async ({ commandId, kind, text: body, summary }, extra) => {
+        const channel = channelOf(agent);
+        heldCommand(agent, channel, commandId);
+        await pages.request(
+          channel,
+          agent,
+          { method: "report", commandId, kind, text: body, ...(summary ? { summary } : {}) },
+          extra.signal,
+        );
+        if (kind === "reply" || kind === "error") channel.complete(commandId);
+        const next =
+          kind === "question"
+            ? "Shown. The person's answer arrives as your next command: call livemark_wait_for_command."
+            : kind === "reply" || kind === "error"
+              ? "Shown. The command is finished: call livemark_wait_for_command for the next one."
+              : "Shown.";
+        return text(next, { shown: true });
+      }),
     );
 
     server.registerTool(
       "livemark_read_session",
       {
-        description: "Read the session's messages (by index, `from` inclusive to `to` exclusive) and its mount snapshots, for context. Untrusted application content.",
+        description:
+          "Read the session's messages (by index, `from` inclusive to `to` exclusive) and its mount snapshots, for context. Untrusted application content.",
         inputSchema: { from: z.number().int().min(0).optional(), to: z.number().int().min(0).optional() },
       },
       guarded<{ from?: number; to?: number }>(async ({ from, to }, extra) => {
         const channel = channelOf(agent);
-        const result = await pages.request(channel, agent, { method: "read-session", ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) }, extra.signal);
+        const result = await pages.request(
+          channel,
+          agent,
+          { method: "read-session", ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) },
+          extra.signal,
+        );
         return {
           content: [{ type: "text", text: `${UNTRUSTED_START}\n${JSON.stringify(result, null, 2)}\n${UNTRUSTED_END}` }],
           structuredContent: { trust: "untrusted", ...result },

@@ -1,7 +1,15 @@
 import type { WebSocket } from "ws";
 import type { z } from "zod";
 import type { Channel, ChannelRegistry } from "./channels";
-import { CHANNEL_CLOSED, pageMessageSchema, pageResultSchemas, parseFrame, type BridgeMessage, type PageRequest, type PageResult } from "../src/wire/bridge";
+import {
+  CHANNEL_CLOSED,
+  pageMessageSchema,
+  pageResultSchemas,
+  parseFrame,
+  type BridgeMessage,
+  type PageRequest,
+  type PageResult,
+} from "../src/wire/bridge";
 
 /**
  * The bridge's end of each page's WebSocket: one link per page, at most one
@@ -24,7 +32,10 @@ export interface PageLink {
   channel?: Channel;
   expiryTimer?: ReturnType<typeof setTimeout>;
   nextRequest: number;
-  pending: Map<number, { method: PageRequest["method"]; resolve: (value: unknown) => void; reject: (error: Error) => void }>;
+  pending: Map<
+    number,
+    { method: PageRequest["method"]; resolve: (value: unknown) => void; reject: (error: Error) => void }
+  >;
 }
 
 export interface PageSocketsOptions {
@@ -97,7 +108,12 @@ export class PageSockets {
   }
 
   /** Ask the page, on an agent's behalf; the answer is checked against the method's schema. */
-  async request<M extends PageRequest["method"]>(channel: Channel, agent: string, pageRequest: PageRequest & { method: M }, signal?: AbortSignal): Promise<PageResult<M>> {
+  async request<M extends PageRequest["method"]>(
+    channel: Channel,
+    agent: string,
+    pageRequest: PageRequest & { method: M },
+    signal?: AbortSignal,
+  ): Promise<PageResult<M>> {
     const link = this.links.get(channel);
     if (!link || channel.closed) throw new ToolError(CHANNEL_CLOSED);
     const requestId = link.nextRequest++;
@@ -124,9 +140,12 @@ export class PageSockets {
     if (link.expiryTimer) clearTimeout(link.expiryTimer);
     const channel = link.channel;
     if (!channel) return;
-    link.expiryTimer = setTimeout(() => {
-      if (!channel.closed && channel.isExpired(registry.now())) this.send(link, { type: "code-expired" });
-    }, Math.max(0, channel.expiresAt() - registry.now()) + 5);
+    link.expiryTimer = setTimeout(
+      () => {
+        if (!channel.closed && channel.isExpired(registry.now())) this.send(link, { type: "code-expired" });
+      },
+      Math.max(0, channel.expiresAt() - registry.now()) + 5,
+    );
   }
 
   private end(link: PageLink, why: string): void {
@@ -150,7 +169,8 @@ export class PageSockets {
     const message = parsed.message;
     switch (message.type) {
       case "hello": {
-        if (link.channel) return this.send(link, { type: "refused", message: "This connection already has a channel." });
+        if (link.channel)
+          return this.send(link, { type: "refused", message: "This connection already has a channel." });
         const channel = registry.open(message.sessionId);
         link.channel = channel;
         this.links.set(channel, link);
@@ -169,8 +189,14 @@ export class PageSockets {
       case "command": {
         const channel = link.channel;
         if (!channel || channel.closed) return this.send(link, { type: "refused", message: "No open channel." });
-        if (channel.find(message.command.commandId)) return this.send(link, { type: "refused", message: `Command ${message.command.commandId} was already sent.` });
-        const asker = message.command.answerTo ? channel.find(message.command.answerTo.commandId)?.claimedBy : undefined;
+        if (channel.find(message.command.commandId))
+          return this.send(link, {
+            type: "refused",
+            message: `Command ${message.command.commandId} was already sent.`,
+          });
+        const asker = message.command.answerTo
+          ? channel.find(message.command.answerTo.commandId)?.claimedBy
+          : undefined;
         const command = channel.add(message.command, asker);
         this.send(link, { type: "queued", commandId: command.commandId, seq: command.seq });
         return;

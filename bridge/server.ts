@@ -52,7 +52,8 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
     now: options.now,
     ttlMs: options.codeTtlMs,
     newCode: () => makeCode((count) => randomBytes(count)),
-    onClaim: (channel, command, agent) => pages.tell(channel, { type: "claimed", commandId: command.commandId, agent: tools.labelOf(agent) }),
+    onClaim: (channel, command, agent) =>
+      pages.tell(channel, { type: "claimed", commandId: command.commandId, agent: tools.labelOf(agent) }),
   });
   const pages: PageSockets = new PageSockets({ registry, log, labelOf: (agent) => tools.labelOf(agent) });
   const tools = createAgentTools({ registry, pages });
@@ -63,7 +64,9 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
   const closers = new Set<() => Promise<void>>();
 
   const refuse = (response: ServerResponse, status: number, message: string) => {
-    response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+    response
+      .writeHead(status, { "content-type": "application/json" })
+      .end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
   };
 
   const readBody = (incoming: IncomingMessage): Promise<unknown> =>
@@ -132,7 +135,9 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
       return;
     }
     if (path === "/" && incoming.method === "GET") {
-      response.writeHead(200, { "content-type": "text/plain" }).end("Livemark bridge: MCP at /mcp, the page connects to /page.\n");
+      response
+        .writeHead(200, { "content-type": "text/plain" })
+        .end("Livemark bridge: MCP at /mcp, the page connects to /page.\n");
       return;
     }
     refuse(response, 404, "Not found");
@@ -168,7 +173,9 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
     http.listen(options.port ?? DEFAULT_BRIDGE_PORT, BIND_ADDRESS, () => resolve());
   });
   const port = (http.address() as AddressInfo).port;
-  log(`Livemark bridge (wire v${BRIDGE_WIRE_VERSION}): MCP at http://127.0.0.1:${port}/mcp${options.stdio ? " and on stdio" : ""}; pages connect to ws://127.0.0.1:${port}/page from ${[...allowedOrigins].join(", ")}`);
+  log(
+    `Livemark bridge (wire v${BRIDGE_WIRE_VERSION}): MCP at http://127.0.0.1:${port}/mcp${options.stdio ? " and on stdio" : ""}; pages connect to ws://127.0.0.1:${port}/page from ${[...allowedOrigins].join(", ")}`,
+  );
 
   return {
     port,

@@ -30,7 +30,10 @@ async function seriousViolations(target: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page: target }).exclude("iframe").analyze();
   return results.violations
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => `${node.target.join(" ")} — ${node.failureSummary ?? ""}`).join(" | ")}`);
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => `${node.target.join(" ")} — ${node.failureSummary ?? ""}`).join(" | ")}`,
+    );
 }
 
 const THEMES = ["light", "dark"] as const;
@@ -43,7 +46,10 @@ async function useTheme(target: Page, theme: (typeof THEMES)[number]) {
 
 async function chatWithMountedUi(target: Page) {
   await target.getByRole("button", { name: "Give me a button to click" }).click();
-  await waitFor(async () => /^(Done|Ready|Waiting)/.test((await target.getByRole("status").textContent()) ?? ""), 60_000);
+  await waitFor(
+    async () => /^(Done|Ready|Waiting)/.test((await target.getByRole("status").textContent()) ?? ""),
+    60_000,
+  );
   // The reply went on below the panel (on a phone, far enough that the followed timeline left it out of view,
   // where it is put away): the person scrolls back to it.
   await target.getByLabel("Mounted UI", { exact: true }).first().scrollIntoViewIfNeeded({ timeout: 60_000 });
@@ -102,12 +108,12 @@ describe("axe: no serious or critical violations", () => {
 
 describe("a model's UI written without dark: variants", () => {
   const UI =
-    "mount({ title: \"Plan\", ui: () => <Card><CardHeader><CardTitle>Plan</CardTitle></CardHeader><CardContent>" +
-    "<p className=\"text-gray-900 font-medium\">Three steps</p>" +
-    "<p className=\"text-gray-500\">Secondary note in gray</p>" +
-    "<p className=\"text-slate-600 text-sm\">Fine print in slate</p>" +
-    "<div className=\"bg-white border rounded p-2\"><span className=\"text-gray-700\">Text on a white box</span></div>" +
-    "<div className=\"bg-blue-50 p-2\"><span className=\"text-gray-700\">Text on a tinted box</span></div>" +
+    'mount({ title: "Plan", ui: () => <Card><CardHeader><CardTitle>Plan</CardTitle></CardHeader><CardContent>' +
+    '<p className="text-gray-900 font-medium">Three steps</p>' +
+    '<p className="text-gray-500">Secondary note in gray</p>' +
+    '<p className="text-slate-600 text-sm">Fine print in slate</p>' +
+    '<div className="bg-white border rounded p-2"><span className="text-gray-700">Text on a white box</span></div>' +
+    '<div className="bg-blue-50 p-2"><span className="text-gray-700">Text on a tinted box</span></div>' +
     "</CardContent></Card> })";
 
   for (const theme of THEMES) {
@@ -123,12 +129,20 @@ describe("a model's UI written without dark: variants", () => {
         await note.waitFor({ timeout: 60_000 });
         await waitFor(async () => /^Done/.test((await page.getByRole("status").textContent()) ?? ""), 60_000);
         // The utility CSS is generated after the panel draws: wait until the gray class has its colour.
-        await waitFor(() => note.evaluate((element) => getComputedStyle(element).color !== getComputedStyle(element.parentElement!).color), 30_000);
+        await waitFor(
+          () =>
+            note.evaluate(
+              (element) => getComputedStyle(element).color !== getComputedStyle(element.parentElement!).color,
+            ),
+          30_000,
+        );
         await animationsDone(page);
         expect(await seriousViolations(page)).toEqual([]);
         const colors = await page.evaluate(() =>
           ["Secondary note in gray", "Text on a white box", "Text on a tinted box"].map((text) => {
-            const element = [...document.querySelectorAll(".lm-mount p, .lm-mount span")].find((each) => each.textContent === text)!;
+            const element = [...document.querySelectorAll(".lm-mount p, .lm-mount span")].find(
+              (each) => each.textContent === text,
+            )!;
             return getComputedStyle(element).color;
           }),
         );
@@ -159,7 +173,7 @@ describe("keyboard and screen readers", () => {
       const style = getComputedStyle(element);
       return { outline: style.outlineStyle, width: parseFloat(style.outlineWidth), shadow: style.boxShadow };
     });
-    expect(ring.outline !== "none" && ring.width > 0 || ring.shadow !== "none").toBe(true);
+    expect((ring.outline !== "none" && ring.width > 0) || ring.shadow !== "none").toBe(true);
     const replies = await page.getByRole("article", { name: "Reply" }).count();
     await page.keyboard.press("Enter");
     // The click reached the realm: a UI event turn starts and gets a reply.
@@ -190,12 +204,18 @@ describe("keyboard and screen readers", () => {
       await dialog.waitFor();
       for (let index = 0; index < 25; index++) {
         await page.keyboard.press("Tab");
-        const inside = await page.evaluate(() => !!document.activeElement?.closest("dialog") || document.activeElement === document.body);
+        const inside = await page.evaluate(
+          () => !!document.activeElement?.closest("dialog") || document.activeElement === document.body,
+        );
         expect(inside).toBe(true);
       }
       await page.keyboard.press("Escape");
       await waitFor(async () => (await dialog.count()) === 0, 5_000);
-      expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.textContent)).toBe(opener);
+      expect(
+        await page.evaluate(
+          () => document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.textContent,
+        ),
+      ).toBe(opener);
     });
   }
 
@@ -207,13 +227,19 @@ describe("keyboard and screen readers", () => {
       const seen: string[] = [];
       (window as unknown as { __statusSeen: string[] }).__statusSeen = seen;
       (window as unknown as { __statusNode: Element }).__statusNode = element;
-      new MutationObserver(() => seen.push(element.textContent ?? "")).observe(element, { childList: true, characterData: true, subtree: true });
+      new MutationObserver(() => seen.push(element.textContent ?? "")).observe(element, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
     });
     await page.getByRole("button", { name: "Compute some primes" }).click();
     await waitFor(async () => /^Done/.test((await status.textContent()) ?? ""), 60_000);
     const seen = await page.evaluate(() => (window as unknown as { __statusSeen: string[] }).__statusSeen);
     expect(seen.some((text) => text.startsWith("Streaming") || text.startsWith("Running"))).toBe(true);
     expect(seen.at(-1)).toMatch(/^Done/);
-    expect(await status.evaluate((element) => element === (window as unknown as { __statusNode: Element }).__statusNode)).toBe(true);
+    expect(
+      await status.evaluate((element) => element === (window as unknown as { __statusNode: Element }).__statusNode),
+    ).toBe(true);
   });
 });

@@ -114,7 +114,9 @@ describe("the live loop", () => {
     await page.getByText("Thinking it over").waitFor({ timeout: 10_000 });
     await send(page, "A second question");
     const box = page.getByRole("textbox", { name: "Message" });
-    await expect.poll(() => page.getByRole("alert").textContent(), { timeout: 5_000 }).toMatch(/^Not sent: a reply is still running/);
+    await expect
+      .poll(() => page.getByRole("alert").textContent(), { timeout: 5_000 })
+      .toMatch(/^Not sent: a reply is still running/);
     await expect(box.inputValue()).resolves.toBe("A second question");
     expect(mock.requests).toHaveLength(1);
     gate.open();
@@ -238,6 +240,8 @@ describe("the demo model", () => {
     await expect.poll(() => statusText(page), { timeout: 60_000, interval: 250 }).toMatch(/^Done/);
     await expect(page.locator('.lm-code__line[data-status="done"]').count()).resolves.toBeGreaterThan(0);
     expect(await page.getByText(/Runtime output → model/).count()).toBeGreaterThan(0);
-    expect(requests.filter((url) => !url.startsWith(app.origin) && !url.startsWith("blob:") && !url.startsWith("data:"))).toEqual([]);
+    expect(
+      requests.filter((url) => !url.startsWith(app.origin) && !url.startsWith("blob:") && !url.startsWith("data:")),
+    ).toEqual([]);
   });
 });

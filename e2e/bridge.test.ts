@@ -15,7 +15,6 @@ import { ROOT_DIR, answerAsk, openReadyApp, serveStatic, type TestServer } from 
 import { appTest, FENCE, send, statusText } from "./fixture";
 import { startInternet } from "./internet";
 
-
 interface Bridge {
   port: number;
   process: ChildProcess;
@@ -24,10 +23,14 @@ interface Bridge {
 
 /** Start `npm run bridge`'s program on a free port; resolves once it listens. */
 async function startBridgeProcess(args: string[]): Promise<Bridge> {
-  const child = spawn(process.execPath, [join(ROOT_DIR, "node_modules/tsx/dist/cli.mjs"), join(ROOT_DIR, "bridge/main.ts"), "--port", "0", ...args], {
-    cwd: ROOT_DIR,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT_DIR, "node_modules/tsx/dist/cli.mjs"), join(ROOT_DIR, "bridge/main.ts"), "--port", "0", ...args],
+    {
+      cwd: ROOT_DIR,
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   const stderr: string[] = [];
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the bridge did not start:\n${stderr.join("")}`)), 30_000);
@@ -74,7 +77,11 @@ async function connectAgent(port: number, name = "test-agent") {
       structuredContent?: Record<string, any>;
       isError?: boolean;
     };
-    return { text: result.content.map((part) => part.text).join("\n"), isError: result.isError, structured: result.structuredContent ?? {} };
+    return {
+      text: result.content.map((part) => part.text).join("\n"),
+      isError: result.isError,
+      structured: result.structuredContent ?? {},
+    };
   };
   /** Waits until a command comes (the bridge caps one wait at 50 s; a loaded machine may need more than one). */
   const nextCommand = async (cursor: number): Promise<ToolResult> => {
@@ -182,7 +189,10 @@ describe("bring your own agent", () => {
     expect(first.structured.command).toMatchObject({ seq: 1, kind: "message", instruction: "Build me a counter" });
     expect(first.structured.command.context).toBeUndefined();
     const commandId = first.structured.command.commandId as string;
-    await page.getByRole("article", { name: "Your message" }).getByText(/To the agent · received by test-agent/).waitFor();
+    await page
+      .getByRole("article", { name: "Your message" })
+      .getByText(/To the agent · received by test-agent/)
+      .waitFor();
 
     await agent.call("livemark_report", { commandId, kind: "status", text: "Drawing a counter" });
     await page.getByLabel("Agent status").getByText("Drawing a counter").waitFor({ timeout: 15_000 });
@@ -225,8 +235,12 @@ describe("bring your own agent", () => {
     // Session content for context: messages and mount snapshots, marked untrusted.
     const read = await agent.call("livemark_read_session", {});
     expect(read.text).toMatch(/^\[untrusted application content\]/);
-    expect(read.structured.messages).toEqual(expect.arrayContaining([expect.objectContaining({ role: "user", text: "Build me a counter" })]));
-    expect(read.structured.mounts).toEqual([expect.objectContaining({ title: "Counter", snapshot: expect.stringContaining("Clicks: ") })]);
+    expect(read.structured.messages).toEqual(
+      expect.arrayContaining([expect.objectContaining({ role: "user", text: "Build me a counter" })]),
+    );
+    expect(read.structured.mounts).toEqual([
+      expect.objectContaining({ title: "Counter", snapshot: expect.stringContaining("Clicks: ") }),
+    ]);
 
     // Select the mount (its text, not its button): it goes along as untrusted context.
     await mount.getByText("Clicks: 1").click();
@@ -234,21 +248,35 @@ describe("bring your own agent", () => {
     const secondWait = agent.nextCommand(1);
     await send(page, "Make the button red");
     const second = await secondWait;
-    expect(second.structured.command).toMatchObject({ seq: 2, instruction: "Make the button red", context: { trust: "untrusted", selection: { kind: "mount", label: "mount “Counter”" } } });
+    expect(second.structured.command).toMatchObject({
+      seq: 2,
+      instruction: "Make the button red",
+      context: { trust: "untrusted", selection: { kind: "mount", label: "mount “Counter”" } },
+    });
     expect(second.structured.command.context.selection.content).toContain("Clicks: ");
-    expect(second.text).toMatch(/\[untrusted application content\][\s\S]*Clicks: [\s\S]*\[end of untrusted application content\]/);
+    expect(second.text).toMatch(
+      /\[untrusted application content\][\s\S]*Clicks: [\s\S]*\[end of untrusted application content\]/,
+    );
     // The instruction part holds the person's words only.
     expect(second.text.split("[untrusted application content]")[0]).not.toContain("Clicks");
 
     // A question, answered inline: the answer is the agent's next command.
     const secondId = second.structured.command.commandId as string;
-    await agent.call("livemark_report", { commandId: secondId, kind: "question", text: "Which red: crimson or scarlet?" });
+    await agent.call("livemark_report", {
+      commandId: secondId,
+      kind: "question",
+      text: "Which red: crimson or scarlet?",
+    });
     const question = page.getByRole("article", { name: "Agent question" });
     await question.getByRole("textbox", { name: "Your answer" }).fill("Crimson");
     const answerWait = agent.nextCommand(2);
     await question.getByRole("button", { name: "Answer" }).click();
     const answer = await answerWait;
-    expect(answer.structured.command).toMatchObject({ seq: 3, kind: "answer", answerTo: { commandId: secondId, question: "Which red: crimson or scarlet?" } });
+    expect(answer.structured.command).toMatchObject({
+      seq: 3,
+      kind: "answer",
+      answerTo: { commandId: secondId, question: "Which red: crimson or scarlet?" },
+    });
     expect(answer.structured.command.instruction).toContain("Crimson");
     await question.getByText(/You answered/).waitFor();
 
@@ -293,9 +321,14 @@ describe("bring your own agent", () => {
     const code = await invite();
     const a = await joinedAgent(code, "agent-a");
     const b = await admittedAgent(await nextCode(code), "agent-b");
-    await dialog().getByText(/agent joined \(2 agents\)/).waitFor({ timeout: 15_000 });
+    await dialog()
+      .getByText(/agent joined \(2 agents\)/)
+      .waitFor({ timeout: 15_000 });
     await closeDialog();
-    const waits = [a.call("livemark_wait_for_command", { cursor: 0, timeoutS: 10 }), b.call("livemark_wait_for_command", { cursor: 0, timeoutS: 10 })];
+    const waits = [
+      a.call("livemark_wait_for_command", { cursor: 0, timeoutS: 10 }),
+      b.call("livemark_wait_for_command", { cursor: 0, timeoutS: 10 }),
+    ];
     await send(page, "Only one of you");
     const results = await Promise.all(waits);
     const winners = results.filter((result) => result.structured.command);
@@ -350,7 +383,12 @@ describe("bring your own agent", () => {
     const wait = first.nextCommand(0);
     await send(page, "one");
     const one = await wait;
-    await first.call("livemark_report", { commandId: one.structured.command.commandId, kind: "reply", text: "did one", summary: { status: "done" } });
+    await first.call("livemark_report", {
+      commandId: one.structured.command.commandId,
+      kind: "reply",
+      text: "did one",
+      summary: { status: "done" },
+    });
     // The agent goes away (its session ends) while the person sends two more.
     await first.transport.terminateSession();
     await first.close();
@@ -428,14 +466,31 @@ describe("bring your own agent", () => {
     // DNS rebinding: the right address, a foreign Host.
     const hostStatus = await new Promise<number>((resolve, reject) => {
       const outgoing = httpRequest(
-        { host: "127.0.0.1", port: bridge.port, path: "/mcp", method: "POST", headers: { host: "evil.example", "content-type": "application/json", accept: "application/json, text/event-stream" } },
+        {
+          host: "127.0.0.1",
+          port: bridge.port,
+          path: "/mcp",
+          method: "POST",
+          headers: {
+            host: "evil.example",
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+        },
         (response) => {
           response.resume();
           resolve(response.statusCode ?? 0);
         },
       );
       outgoing.on("error", reject);
-      outgoing.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } }));
+      outgoing.end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+        }),
+      );
     });
     expect(hostStatus).toBe(403);
 
@@ -503,7 +558,9 @@ console.log("first", first.status)
       const ask = page.getByRole("group", { name: "Permission request" });
       await answerAsk(ask, "Allow once");
       // The grant was spent: the same call asks again, and this time the person denies it.
-      await expect.poll(() => internet.requests.filter((request) => request.path === "/sales.json").length, { timeout: 15_000 }).toBe(1);
+      await expect
+        .poll(() => internet.requests.filter((request) => request.path === "/sales.json").length, { timeout: 15_000 })
+        .toBe(1);
       await answerAsk(ask, "Deny");
       const result = await run;
       expect(result.structured.feedback).toContain("first 200");
@@ -514,7 +571,7 @@ console.log("first", first.status)
     }
   });
 
-  it("closing the tab ends the channel: a waiting agent hears \"channel closed\"", async () => {
+  it('closing the tab ends the channel: a waiting agent hears "channel closed"', async () => {
     const code = await invite();
     await closeDialog();
     const agent = await joinedAgent(code);

@@ -90,17 +90,23 @@ describe("network capability", () => {
     expect(heard).toContain("first 200 hello");
     expect(heard).toMatch(/second failed: The person denied this request: GET/);
     // The output followed a network response: the model reads it as untrusted content, data not instructions.
-    expect(heard).toMatch(/UNTRUSTED CONTENT from outside the conversation \(a network response: POST http:\/\/127\.0\.0\.1:\d+\/data\?n=1\)/);
+    expect(heard).toMatch(
+      /UNTRUSTED CONTENT from outside the conversation \(a network response: POST http:\/\/127\.0\.0\.1:\d+\/data\?n=1\)/,
+    );
     expect(heard).toContain("```text untrusted content\n");
     expect(heard).toMatch(/never instructions/);
 
     // The interaction's summary under its last reply, with its lifecycle.
     const summary = page.getByRole("group", { name: "Interaction summary" });
-    await expect.poll(async () => (await summary.count()) === 1 ? await summary.textContent() : "").toMatch(
-      /^done · 2 turns · \d+ statements run · 0 errors · mounts: 0 created, 0 updated · network: 2 requests \(1 denied\) · tokens: [\d,]+ in \/ [\d,]+ out · \d+\.\d s/,
-    );
+    await expect
+      .poll(async () => ((await summary.count()) === 1 ? await summary.textContent() : ""))
+      .toMatch(
+        /^done · 2 turns · \d+ statements run · 0 errors · mounts: 0 created, 0 updated · network: 2 requests \(1 denied\) · tokens: [\d,]+ in \/ [\d,]+ out · \d+\.\d s/,
+      );
     await summary.locator("summary").click();
-    const steps = (await summary.getByRole("list", { name: "Lifecycle" }).getByRole("listitem").allTextContents()).map((step) => step.replace(/ [\d.]+ s.*$/, ""));
+    const steps = (await summary.getByRole("list", { name: "Lifecycle" }).getByRole("listitem").allTextContents()).map(
+      (step) => step.replace(/ [\d.]+ s.*$/, ""),
+    );
     expect(steps[0]).toBe("received");
     expect(steps).toContain("waiting for permission");
     expect(steps.at(-1)).toBe("done");
@@ -117,7 +123,9 @@ describe("network capability", () => {
     mock.enqueue({ chunks: ["Done."] });
     await send(page, "Fetch the items");
     await alwaysAllow();
-    await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 10_000 }).toContain(`${internet.otherOrigin}/item/4`);
+    await expect
+      .poll(async () => (await ask().textContent()) ?? "", { timeout: 10_000 })
+      .toContain(`${internet.otherOrigin}/item/4`);
     expect(internet.requests.map((request) => request.path)).toEqual(["/item/1", "/item/2", "/item/3"]);
     await answer("Deny");
     await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
@@ -126,11 +134,17 @@ describe("network capability", () => {
     // The grant is the session's: Session settings lists it with Revoke.
     await page.getByRole("button", { name: "Session settings" }).click();
     const dialog = page.getByRole("dialog", { name: "Session settings" });
-    await expect.poll(() => dialog.getByRole("listitem").allTextContents()).toEqual([`127.0.0.1:${internet.port}Revoke`]);
+    await expect
+      .poll(() => dialog.getByRole("listitem").allTextContents())
+      .toEqual([`127.0.0.1:${internet.port}Revoke`]);
   });
 
   it("no cookie, Authorization header, API key or referrer ever reaches the server", async () => {
-    mock.enqueue(codeTurn(`const r = await fetch("${internet.origin}/whoami", { credentials: "include" })\nconsole.log("status", r.status)\n`));
+    mock.enqueue(
+      codeTurn(
+        `const r = await fetch("${internet.origin}/whoami", { credentials: "include" })\nconsole.log("status", r.status)\n`,
+      ),
+    );
     mock.enqueue({ chunks: ["Done."] });
     await send(page, "Who am I?");
     await answer("Allow once");
@@ -147,7 +161,11 @@ describe("network capability", () => {
   });
 
   it("a server that does not allow browser requests: the code hears that clearly", async () => {
-    mock.enqueue(codeTurn(`try { await fetch("${internet.origin}/no-cors") } catch (error) { console.log(error.name, error.message) }\n`));
+    mock.enqueue(
+      codeTurn(
+        `try { await fetch("${internet.origin}/no-cors") } catch (error) { console.log(error.name, error.message) }\n`,
+      ),
+    );
     mock.enqueue({ chunks: ["Done."] });
     await send(page, "Fetch it");
     await answer("Allow once");
@@ -173,7 +191,9 @@ describe("network capability", () => {
     const dialog = page.getByRole("dialog", { name: "Session settings" });
     await dialog.getByRole("button", { name: "Revoke" }).click();
     await dialog.getByRole("button", { name: "Close" }).click();
-    await expect.poll(async () => (await ask().textContent()) ?? "", { timeout: 10_000 }).toContain(`${internet.origin}/after`);
+    await expect
+      .poll(async () => (await ask().textContent()) ?? "", { timeout: 10_000 })
+      .toContain(`${internet.origin}/after`);
     await answer("Deny");
     await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     expect(modelHeard(1)).toMatch(/held call: .*revoked access/);
@@ -192,7 +212,11 @@ describe("network capability", () => {
     await dialog.getByLabel("Strict mode").check();
     await dialog.getByRole("button", { name: "Close" }).click();
 
-    mock.enqueue(codeTurn(`await fetch("${internet.origin}/two")\ntry { await fetch("${internet.origin}/three") } catch (error) { console.log(error.message) }\n`));
+    mock.enqueue(
+      codeTurn(
+        `await fetch("${internet.origin}/two")\ntry { await fetch("${internet.origin}/three") } catch (error) { console.log(error.message) }\n`,
+      ),
+    );
     mock.enqueue({ chunks: ["Done."] });
     await send(page, "Two");
     await answer("Allow once");
@@ -210,15 +234,26 @@ describe("network capability", () => {
     ]);
     await dialog.getByRole("button", { name: "Close" }).click();
 
-    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export", exact: true }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Export", exact: true }).click(),
+    ]);
     const file = await download.path();
     const exported = JSON.parse(await import("node:fs/promises").then((fs) => fs.readFile(file, "utf8")));
-    expect(exported.audit.map((entry: { url: string; decision: string; status?: number }) => [new URL(entry.url).pathname, entry.decision, entry.status])).toEqual([
+    expect(
+      exported.audit.map((entry: { url: string; decision: string; status?: number }) => [
+        new URL(entry.url).pathname,
+        entry.decision,
+        entry.status,
+      ]),
+    ).toEqual([
       ["/one", "allowed-host", 200],
       ["/two", "allowed-once", 200],
       ["/three", "denied", undefined],
     ]);
-    expect(exported.grants).toEqual([expect.objectContaining({ capability: "network", host: `127.0.0.1:${internet.port}` })]);
+    expect(exported.grants).toEqual([
+      expect.objectContaining({ capability: "network", host: `127.0.0.1:${internet.port}` }),
+    ]);
     expect(exported.session.settings.strict).toBe(true);
     expect(JSON.stringify(exported)).not.toContain(API_KEY);
   });
@@ -233,7 +268,8 @@ describe("redirects never take a call past the person's decision", () => {
   afterEach(async () => {
     await ungranted?.close();
   });
-  const redirect = (status: number, to: string) => `${internet.origin}/redirect?status=${status}&to=${encodeURIComponent(to)}`;
+  const redirect = (status: number, to: string) =>
+    `${internet.origin}/redirect?status=${status}&to=${encodeURIComponent(to)}`;
 
   for (const answer of ["Always allow this host", "Allow once"] as const) {
     it(`${answer}: a 302 and a 307 with a POST body to an ungranted server are not followed; the code hears code "redirected"; the audit says so`, async () => {
@@ -260,11 +296,20 @@ describe("redirects never take a call past the person's decision", () => {
       expect(internet.requests.find((request) => request.method === "POST")?.body).toBe("the person's data");
       const heard = modelHeard(1);
       expect(heard).not.toContain("answered");
-      expect(heard.match(/refused RedirectError redirected .*the server redirected to another address; fetch the final URL directly/g)).toHaveLength(2);
+      expect(
+        heard.match(
+          /refused RedirectError redirected .*the server redirected to another address; fetch the final URL directly/g,
+        ),
+      ).toHaveLength(2);
 
       await page.getByRole("button", { name: "Session settings" }).click();
-      const rows = (await page.getByRole("dialog", { name: "Session settings" }).getByRole("row").allTextContents()).slice(1);
-      expect(rows).toEqual([expect.stringMatching(/GET .*\/redirect.*redirected/), expect.stringMatching(/POST .*\/redirect.*redirected/)]);
+      const rows = (
+        await page.getByRole("dialog", { name: "Session settings" }).getByRole("row").allTextContents()
+      ).slice(1);
+      expect(rows).toEqual([
+        expect.stringMatching(/GET .*\/redirect.*redirected/),
+        expect.stringMatching(/POST .*\/redirect.*redirected/),
+      ]);
     });
   }
 
@@ -279,9 +324,9 @@ describe("redirects never take a call past the person's decision", () => {
     mock.enqueue({ chunks: [`Here it is: ![chart](${image})\n`] });
     await send(page, "Show the chart");
     const placeholder = page.getByRole("group", { name: `Image from 127.0.0.1:${internet.port}` });
-    await expect.poll(async () => (await placeholder.count()) === 1 ? await placeholder.textContent() : "", { timeout: 15_000 }).toMatch(
-      /could not be loaded: the server redirected to another address/,
-    );
+    await expect
+      .poll(async () => ((await placeholder.count()) === 1 ? await placeholder.textContent() : ""), { timeout: 15_000 })
+      .toMatch(/could not be loaded: the server redirected to another address/);
     expect(hits(new URL(image).pathname + new URL(image).search)).toHaveLength(1);
     expect(ungranted.requests).toEqual([]);
     expect(await page.locator('.lm-markdown img[src^="blob:"]').count()).toBe(0);
@@ -310,7 +355,9 @@ describe("forging a grant from the realm", () => {
     await answer("Allow once");
     await expect.poll(() => hits("/race").length, { timeout: 10_000 }).toBe(1);
     // The grant was spent: the other call is asked about on its own.
-    await expect.poll(async () => (await ask().count()) === 1 && (await ask().getAttribute("data-ask-id")) !== firstAsk).toBe(true);
+    await expect
+      .poll(async () => (await ask().count()) === 1 && (await ask().getAttribute("data-ask-id")) !== firstAsk)
+      .toBe(true);
     await answer("Deny");
     // The same request again (a replay of the grant): asked again, denied.
     await answer("Deny");
@@ -412,7 +459,12 @@ describe("a flood of asks", () => {
     // Every call beyond the cap was refused at once, with an audit line each: 281 of them.
     await page.getByRole("button", { name: "Session settings" }).click();
     const dialog = page.getByRole("dialog", { name: "Session settings" });
-    await expect.poll(async () => (await dialog.getByRole("row").allTextContents()).filter((row) => /too-many-asks/.test(row)).length, { timeout: 20_000 }).toBe(281);
+    await expect
+      .poll(
+        async () => (await dialog.getByRole("row").allTextContents()).filter((row) => /too-many-asks/.test(row)).length,
+        { timeout: 20_000 },
+      )
+      .toBe(281);
     await dialog.getByRole("button", { name: "Close" }).click();
     expect(await ask().count()).toBe(20);
 
@@ -485,10 +537,13 @@ describe("remote images", () => {
     await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     const picture = page.getByRole("group", { name: "Picture" });
     await expect
-      .poll(async () => {
-        await picture.scrollIntoViewIfNeeded();
-        return page.locator('.lm-mount img[src^="blob:"]').count();
-      }, { timeout: 15_000 })
+      .poll(
+        async () => {
+          await picture.scrollIntoViewIfNeeded();
+          return page.locator('.lm-mount img[src^="blob:"]').count();
+        },
+        { timeout: 15_000 },
+      )
       .toBe(1);
   });
 });
@@ -508,7 +563,8 @@ describe("outside content never becomes a document of the app's origin", () => {
     });
     await openReadyApp(page, app.url);
   }
-  const blobUrls = () => page.evaluate(() => (window as unknown as { __blobUrls: { url: string; type: string }[] }).__blobUrls);
+  const blobUrls = () =>
+    page.evaluate(() => (window as unknown as { __blobUrls: { url: string; type: string }[] }).__blobUrls);
   const stolen = () => page.evaluate(() => localStorage.getItem("lm-stolen"));
   /** Open `url` in a new tab, as "Open image in new tab" does: what document it became (none: a download). */
   async function openInNewTab(url: string): Promise<string> {
@@ -541,11 +597,26 @@ describe("outside content never becomes a document of the app's origin", () => {
       ],
     });
     await send(page, "Show the charts");
-    await expect.poll(() => hits("/png-as-html").length + hits("/html-as.png").length + hits("/page.html").length + hits("/evil.svg").length, { timeout: 15_000 }).toBe(4);
+    await expect
+      .poll(
+        () =>
+          hits("/png-as-html").length +
+          hits("/html-as.png").length +
+          hits("/page.html").length +
+          hits("/evil.svg").length,
+        { timeout: 15_000 },
+      )
+      .toBe(4);
     const shownImages = page.locator('.lm-markdown img[src^="blob:"]');
     const placeholders = page.getByRole("group", { name: `Image from 127.0.0.1:${internet.port}` });
     // Every image settled: drawn, or refused with a reason.
-    await expect.poll(async () => (await shownImages.count()) + (await placeholders.filter({ hasText: "could not be loaded" }).count()), { timeout: 15_000 }).toBe(4);
+    await expect
+      .poll(
+        async () =>
+          (await shownImages.count()) + (await placeholders.filter({ hasText: "could not be loaded" }).count()),
+        { timeout: 15_000 },
+      )
+      .toBe(4);
 
     // The person opens every picture the app made (and the app's other blobs) in a new tab.
     const made = await blobUrls();
@@ -565,14 +636,21 @@ describe("outside content never becomes a document of the app's origin", () => {
     expect(texts[1]).toMatch(/could not be loaded: it is not a PNG, JPEG, GIF, WebP or AVIF image/);
     expect(texts[2]).toMatch(/could not be loaded: it is not a PNG, JPEG, GIF, WebP or AVIF image/);
     await page.getByRole("button", { name: "Session settings" }).click();
-    const rows = (await page.getByRole("dialog", { name: "Session settings" }).getByRole("row").allTextContents()).slice(1);
+    const rows = (
+      await page.getByRole("dialog", { name: "Session settings" }).getByRole("row").allTextContents()
+    ).slice(1);
     expect(rows.filter((row) => /not-an-image/.test(row))).toHaveLength(3);
   });
 
   it("a file offered by download() is saved, never opened as a document of the app's origin, whatever type the code gave it", async () => {
     await recordBlobUrls();
     const html = `<!doctype html><title>report</title><script>${STEAL_SCRIPT}</script>`;
-    mock.enqueue(codeTurn(`await download("report.html", ${JSON.stringify(html)}, "text/html")\nawait download("chart.svg", ${JSON.stringify(`<svg xmlns="http://www.w3.org/2000/svg"><script>${STEAL_SCRIPT}</script></svg>`)}, "image/svg+xml")\n`, "Here is your report."));
+    mock.enqueue(
+      codeTurn(
+        `await download("report.html", ${JSON.stringify(html)}, "text/html")\nawait download("chart.svg", ${JSON.stringify(`<svg xmlns="http://www.w3.org/2000/svg"><script>${STEAL_SCRIPT}</script></svg>`)}, "image/svg+xml")\n`,
+        "Here is your report.",
+      ),
+    );
     mock.enqueue({ chunks: ["Saved?"] });
     await send(page, "Export it");
     const offers = page.getByRole("group", { name: "Offered file" });
@@ -580,9 +658,15 @@ describe("outside content never becomes a document of the app's origin", () => {
     await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
 
     for (const [index, name] of ["report.html", "chart.svg"].entries()) {
-      const [download] = await Promise.all([page.waitForEvent("download"), offers.nth(index).getByRole("button", { name: "Save" }).click()]);
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        offers.nth(index).getByRole("button", { name: "Save" }).click(),
+      ]);
       expect(download.suggestedFilename()).toBe(name);
-      if (index === 0) expect(await import("node:fs/promises").then(async (fs) => fs.readFile(await download.path(), "utf8"))).toBe(html);
+      if (index === 0)
+        expect(await import("node:fs/promises").then(async (fs) => fs.readFile(await download.path(), "utf8"))).toBe(
+          html,
+        );
     }
     const made = await blobUrls();
     const opened: string[] = [];
@@ -618,19 +702,30 @@ describe("files in and out", () => {
     await panel.getByLabel("Sales CSV").waitFor({ timeout: 15_000 });
     await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     const csv = "month,sales\nJan,12\nFeb,19\n";
-    await panel.getByLabel("Sales CSV").setInputFiles({ name: "sales.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await panel
+      .getByLabel("Sales CSV")
+      .setInputFiles({ name: "sales.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
     await mock.waitForRequests(2, 15_000);
     expect(modelHeard(1)).toContain(`chosen sales.csv ${csv.length} text/csv Jan,12 ${csv.length}`);
     expect(modelHeard(1)).toMatch(/UNTRUSTED CONTENT .*a file the person chose: sales\.csv/);
     await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
 
-    await panel.getByLabel("Sales CSV").setInputFiles({ name: "huge.csv", mimeType: "text/csv", buffer: Buffer.alloc(10 * 1024 * 1024 + 1, 65) });
+    await panel
+      .getByLabel("Sales CSV")
+      .setInputFiles({ name: "huge.csv", mimeType: "text/csv", buffer: Buffer.alloc(10 * 1024 * 1024 + 1, 65) });
     await mock.waitForRequests(3, 15_000);
-    expect(modelHeard(2)).toMatch(/failed huge\.csv the file “huge\.csv” is 10\.0 MB; files up to 10 MB can be handed to code/);
+    expect(modelHeard(2)).toMatch(
+      /failed huge\.csv the file “huge\.csv” is 10\.0 MB; files up to 10 MB can be handed to code/,
+    );
   });
 
   it("download offers a Save button with name and size; nothing is saved without the click", async () => {
-    mock.enqueue(codeTurn(`const offered = await download("report.csv", "month,sales\\nJan,12\\n")\nconsole.log("offered", offered.name, offered.size)\n`, "Here is your file."));
+    mock.enqueue(
+      codeTurn(
+        `const offered = await download("report.csv", "month,sales\\nJan,12\\n")\nconsole.log("offered", offered.name, offered.size)\n`,
+        "Here is your file.",
+      ),
+    );
     mock.enqueue({ chunks: ["Saved?"] });
     const downloads: string[] = [];
     page.on("download", (download) => void downloads.push(download.suggestedFilename()));
@@ -642,7 +737,10 @@ describe("files in and out", () => {
     expect(modelHeard(1)).toContain("offered report.csv 19");
     expect(downloads).toEqual([]);
 
-    const [download] = await Promise.all([page.waitForEvent("download"), offer.getByRole("button", { name: "Save" }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      offer.getByRole("button", { name: "Save" }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe("report.csv");
     const saved = await import("node:fs/promises").then(async (fs) => fs.readFile(await download.path(), "utf8"));
     expect(saved).toBe("month,sales\nJan,12\n");
@@ -668,7 +766,11 @@ describe("the demo model reaches outside too", () => {
     await answer("Allow once");
     await expect.poll(() => statusText(page), { timeout: 20_000 }).toMatch(/^Done/);
     expect(served).toEqual(["https://api.github.com/repos/facebook/react/languages"]);
-    await expect.poll(() => page.getByLabel("Mounted UI").locator(".recharts-bar-rectangle").count(), { timeout: 10_000 }).toBe(3);
-    expect(await page.getByRole("article", { name: "Reply" }).last().textContent()).toContain("JavaScript leads with about 4199 KB");
+    await expect
+      .poll(() => page.getByLabel("Mounted UI").locator(".recharts-bar-rectangle").count(), { timeout: 10_000 })
+      .toBe(3);
+    expect(await page.getByRole("article", { name: "Reply" }).last().textContent()).toContain(
+      "JavaScript leads with about 4199 KB",
+    );
   });
 });

@@ -13,7 +13,10 @@ const KEY = "sk-test-chat-0123456789";
 /** A key without a well-known prefix: only scrubbing the actual value keeps it out of error text. */
 const PLAIN_KEY = "tabonly7c1e9a0b5d3f42e8a6";
 /** A 1×1 PNG. */
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  "base64",
+);
 
 const it = appTest({
   mock: { models: ["mock-model", "vision-model", "other-model"] },
@@ -23,7 +26,10 @@ const it = appTest({
     () => {
       const copied: string[] = [];
       (window as unknown as { __copied: string[] }).__copied = copied;
-      Object.defineProperty(navigator, "clipboard", { configurable: true, value: { writeText: async (text: string) => void copied.push(text) } });
+      Object.defineProperty(navigator, "clipboard", {
+        configurable: true,
+        value: { writeText: async (text: string) => void copied.push(text) },
+      });
     },
   ],
 });
@@ -39,11 +45,14 @@ it.afterEach(async () => {
 });
 
 const replies = () => page.getByRole("article", { name: "Reply" });
-const chatRequests = () => mock.requests.filter((request) => request.method === "POST" && request.path.startsWith("/v1/chat/completions"));
+const chatRequests = () =>
+  mock.requests.filter((request) => request.method === "POST" && request.path.startsWith("/v1/chat/completions"));
 const copied = () => page.evaluate(() => (window as unknown as { __copied: string[] }).__copied.slice());
 /** Every user-role message content of a request, as text. */
 function userTexts(body: { messages: { role: string; content: unknown }[] }): string[] {
-  return body.messages.filter((message) => message.role === "user").map((message) => (typeof message.content === "string" ? message.content : JSON.stringify(message.content)));
+  return body.messages
+    .filter((message) => message.role === "user")
+    .map((message) => (typeof message.content === "string" ? message.content : JSON.stringify(message.content)));
 }
 
 async function openSettings() {
@@ -90,7 +99,9 @@ describe("models and endpoints", () => {
     await dialog.getByRole("button", { name: "Load models" }).click();
     const picker = dialog.getByLabel("Available models");
     await picker.waitFor({ timeout: 15_000 });
-    expect(await picker.locator("option").allTextContents()).toEqual(expect.arrayContaining(["mock-model", "other-model", "vision-model"]));
+    expect(await picker.locator("option").allTextContents()).toEqual(
+      expect.arrayContaining(["mock-model", "other-model", "vision-model"]),
+    );
     const listing = mock.requests.find((request) => request.method === "GET" && request.path === "/v1/models");
     expect(listing?.headers.authorization).toBe(`Bearer ${KEY}`);
     await picker.selectOption("vision-model");
@@ -127,7 +138,9 @@ describe("models and endpoints", () => {
     // Kept with the session.
     await page.reload();
     await page.getByRole("button", { name: "Session settings" }).click();
-    expect(await page.getByRole("dialog", { name: "Session settings" }).getByLabel("Session model").inputValue()).toBe("other-model");
+    expect(await page.getByRole("dialog", { name: "Session settings" }).getByLabel("Session model").inputValue()).toBe(
+      "other-model",
+    );
   });
 
   it("Test connection says in plain words: a refused key (401), an unknown model (404), a server without CORS, nothing at the URL", async () => {
@@ -248,7 +261,9 @@ describe("messages", () => {
     await waitDone(page);
     const last = replies().last();
     // (1234 × $1 + 56 × $2) / 1M = $0.001346
-    await expect.poll(async () => (await last.getByLabel("Reply details").textContent()) ?? "").toMatch(/^mock-model · \d{1,2}:\d\d(\s?[AP]M)? · 1,234 in \/ 56 out · \$0\.0013$/);
+    await expect
+      .poll(async () => (await last.getByLabel("Reply details").textContent()) ?? "")
+      .toMatch(/^mock-model · \d{1,2}:\d\d(\s?[AP]M)? · 1,234 in \/ 56 out · \$0\.0013$/);
 
     await last.getByRole("group", { name: "Reply actions" }).getByRole("button", { name: "Copy" }).click();
     await last.locator(".lm-pre").getByRole("button", { name: "Copy" }).click();
@@ -274,7 +289,9 @@ describe("messages", () => {
     await page.getByLabel("Edit message").fill("edited question");
     mock.enqueue({ chunks: ["Edited answer."] });
     await page.getByRole("button", { name: "Resend" }).click();
-    await expect.poll(async () => (await replies().last().textContent()) ?? "", { timeout: 30_000 }).toContain("Edited answer.");
+    await expect
+      .poll(async () => (await replies().last().textContent()) ?? "", { timeout: 30_000 })
+      .toContain("Edited answer.");
     await waitDone(page);
     const heard = chatRequests()[2].body;
     expect(userTexts(heard)).toEqual(["edited question"]);
@@ -324,7 +341,9 @@ describe("messages", () => {
     await send(page, "second question");
     await waitDone(page);
     await replies().first().getByRole("button", { name: "Branch" }).click();
-    await expect.poll(async () => (await page.locator(".lm-session-title").textContent()) ?? "", { timeout: 15_000 }).toMatch(/^Branch of first question/);
+    await expect
+      .poll(async () => (await page.locator(".lm-session-title").textContent()) ?? "", { timeout: 15_000 })
+      .toMatch(/^Branch of first question/);
     const log = page.getByRole("log", { name: "Conversation" });
     await expect.poll(async () => (await log.textContent()) ?? "").toContain("Answer one.");
     expect(await log.textContent()).not.toMatch(/second question|Answer two/);
@@ -334,7 +353,10 @@ describe("messages", () => {
     await waitDone(page);
     expect(userTexts(chatRequests().at(-1)!.body)).toEqual(["first question", "branch question"]);
     // The original is untouched.
-    await page.getByRole("button", { name: /^first question/ }).first().click();
+    await page
+      .getByRole("button", { name: /^first question/ })
+      .first()
+      .click();
     await expect.poll(async () => (await log.textContent()) ?? "", { timeout: 15_000 }).toContain("Answer two.");
     expect(await log.textContent()).not.toContain("Branch answer.");
   });
@@ -353,7 +375,9 @@ describe("attachments", () => {
       const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
       const transfer = new DataTransfer();
       transfer.items.add(new File([bytes], "dropped.png", { type: "image/png" }));
-      document.querySelector(".lm-composer")!.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      document
+        .querySelector(".lm-composer")!
+        .dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
     }, PNG.toString("base64"));
     await page.getByRole("list", { name: "Attached files" }).getByText("dropped.png").waitFor();
     // And a pasted one (a screenshot from the clipboard).
@@ -382,7 +406,9 @@ describe("attachments", () => {
       const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
       const transfer = new DataTransfer();
       transfer.items.add(new File([bytes], "elsewhere.png", { type: "image/png" }));
-      document.querySelector(".lm-timeline")!.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      document
+        .querySelector(".lm-timeline")!
+        .dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
     }, PNG.toString("base64"));
     await page.getByRole("list", { name: "Attached files" }).getByText("elsewhere.png").waitFor();
     expect(await page.locator(".lm-banner").count()).toBe(0);
@@ -395,16 +421,28 @@ describe("attachments", () => {
     for await (const chunk of await (await download).createReadStream()) chunks.push(chunk as Buffer);
     const exported = JSON.parse(Buffer.concat(chunks).toString("utf8"));
     const user = exported.messages.find((message: { role: string }) => message.role === "user");
-    expect(user.attachments.map((item: { name: string }) => item.name)).toEqual(["dot.png", "dropped.png", "pasted.png"]);
+    expect(user.attachments.map((item: { name: string }) => item.name)).toEqual([
+      "dot.png",
+      "dropped.png",
+      "pasted.png",
+    ]);
     expect(user.attachments[0].data).toBe(PNG.toString("base64"));
   });
 
   it("other files go to the realm: the model is told, its code opens them with attachment(name); too large a file is refused clearly", async () => {
-    await page.locator("#lm-attach").setInputFiles({ name: "huge.bin", mimeType: "application/octet-stream", buffer: Buffer.alloc(6 * 1024 * 1024) });
-    await expect.poll(async () => (await page.locator(".lm-composer").getByRole("alert").textContent()) ?? "").toContain(
-      "“huge.bin” is 6.0 MB; files up to 5.0 MB can be attached. Nothing was attached.",
-    );
-    await page.locator("#lm-attach").setInputFiles({ name: "sales.csv", mimeType: "text/csv", buffer: Buffer.from("city,amount\nLisbon,4\nOslo,2\n") });
+    await page
+      .locator("#lm-attach")
+      .setInputFiles({ name: "huge.bin", mimeType: "application/octet-stream", buffer: Buffer.alloc(6 * 1024 * 1024) });
+    await expect
+      .poll(async () => (await page.locator(".lm-composer").getByRole("alert").textContent()) ?? "")
+      .toContain("“huge.bin” is 6.0 MB; files up to 5.0 MB can be attached. Nothing was attached.");
+    await page
+      .locator("#lm-attach")
+      .setInputFiles({
+        name: "sales.csv",
+        mimeType: "text/csv",
+        buffer: Buffer.from("city,amount\nLisbon,4\nOslo,2\n"),
+      });
     await page.getByRole("list", { name: "Attached files" }).getByText("sales.csv").waitFor();
     expect(await page.getByRole("list", { name: "Attached files" }).textContent()).not.toContain("huge.bin");
     mock.enqueue(

@@ -23,7 +23,18 @@
  */
 import { test as base, expect } from "vitest";
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
-import { assertBuilt, configureEndpoint, DIST_DIR, launchBrowser, openReadyApp, serveRecorder, serveStatic, type PageRequestLog, type ServeStaticOptions, type TestServer } from "./harness";
+import {
+  assertBuilt,
+  configureEndpoint,
+  DIST_DIR,
+  launchBrowser,
+  openReadyApp,
+  serveRecorder,
+  serveStatic,
+  type PageRequestLog,
+  type ServeStaticOptions,
+  type TestServer,
+} from "./harness";
 import { startMockLlm, type MockLlm, type MockLlmOptions, type MockTurn } from "./mockLlm";
 import { TEST_PROBE_FLAG, TEST_PROBE_GLOBAL, type TestProbe } from "../src/testProbe";
 
@@ -55,43 +66,46 @@ export function probeUrl(url: string): string {
 }
 
 export function appTest(options: AppTestOptions = {}) {
-  return base
-    .extend("browser", { scope: "file" }, async ({}, { onCleanup }): Promise<Browser> => {
-      assertBuilt();
-      const browser = await launchBrowser();
-      onCleanup(() => browser.close());
-      return browser;
-    })
-    .extend("app", { scope: "file" }, async ({}, { onCleanup }): Promise<TestServer> => {
-      const app = await serveStatic(DIST_DIR, options.serve);
-      onCleanup(() => app.close());
-      return app;
-    })
-    .extend("attacker", { scope: "file" }, async ({}, { onCleanup }): Promise<TestServer> => {
-      const attacker = await serveRecorder();
-      onCleanup(() => attacker.close());
-      return attacker;
-    })
-    .extend("mock", async ({}, { onCleanup }): Promise<MockLlm> => {
-      const mock = await startMockLlm(options.mock);
-      onCleanup(() => mock.close());
-      return mock;
-    })
-    // A value, so that a describe can say `it.override({ contextOptions: { viewport: … } })`.
-    .extend("contextOptions", (options.context ?? {}) as BrowserContextOptions)
-    .extend("context", async ({ browser, contextOptions }, { onCleanup }): Promise<BrowserContext> => {
-      const context = await browser.newContext(contextOptions);
-      for (const script of options.initScripts ?? []) await context.addInitScript(script);
-      onCleanup(() => context.close());
-      return context;
-    })
-    .extend("page", async ({ context, app, mock }): Promise<Page> => {
-      const page = await context.newPage();
-      if (options.open === false) return page;
-      await openReadyApp(page, options.probe ? probeUrl(app.url) : app.url);
-      if (options.configure) await configureEndpoint(page, mock.url, options.configure === true ? {} : options.configure);
-      return page;
-    });
+  return (
+    base
+      .extend("browser", { scope: "file" }, async ({}, { onCleanup }): Promise<Browser> => {
+        assertBuilt();
+        const browser = await launchBrowser();
+        onCleanup(() => browser.close());
+        return browser;
+      })
+      .extend("app", { scope: "file" }, async ({}, { onCleanup }): Promise<TestServer> => {
+        const app = await serveStatic(DIST_DIR, options.serve);
+        onCleanup(() => app.close());
+        return app;
+      })
+      .extend("attacker", { scope: "file" }, async ({}, { onCleanup }): Promise<TestServer> => {
+        const attacker = await serveRecorder();
+        onCleanup(() => attacker.close());
+        return attacker;
+      })
+      .extend("mock", async ({}, { onCleanup }): Promise<MockLlm> => {
+        const mock = await startMockLlm(options.mock);
+        onCleanup(() => mock.close());
+        return mock;
+      })
+      // A value, so that a describe can say `it.override({ contextOptions: { viewport: … } })`.
+      .extend("contextOptions", (options.context ?? {}) as BrowserContextOptions)
+      .extend("context", async ({ browser, contextOptions }, { onCleanup }): Promise<BrowserContext> => {
+        const context = await browser.newContext(contextOptions);
+        for (const script of options.initScripts ?? []) await context.addInitScript(script);
+        onCleanup(() => context.close());
+        return context;
+      })
+      .extend("page", async ({ context, app, mock }): Promise<Page> => {
+        const page = await context.newPage();
+        if (options.open === false) return page;
+        await openReadyApp(page, options.probe ? probeUrl(app.url) : app.url);
+        if (options.configure)
+          await configureEndpoint(page, mock.url, options.configure === true ? {} : options.configure);
+        return page;
+      })
+  );
 }
 
 /** Type a message into the composer and send it, as a person does. */
@@ -121,7 +135,9 @@ export function readProbe(page: Page): Promise<TestProbe> {
   return page.evaluate((name) => {
     const probe = (window as unknown as Record<string, TestProbe | undefined>)[name];
     if (!probe) throw new Error("no test probe on this page: open it with probeUrl()");
-    return { ...Object.fromEntries(Object.keys(probe).map((key) => [key, probe[key as keyof TestProbe]])) } as unknown as TestProbe;
+    return {
+      ...Object.fromEntries(Object.keys(probe).map((key) => [key, probe[key as keyof TestProbe]])),
+    } as unknown as TestProbe;
   }, TEST_PROBE_GLOBAL);
 }
 
@@ -131,31 +147,45 @@ export function readProbe(page: Page): Promise<TestProbe> {
  * queued (src/testProbe.ts). Polls the page, never sleeps a fixed time.
  */
 export async function waitQuiet(page: Page, timeout = 30_000): Promise<void> {
-  await page.waitForFunction((name) => (window as unknown as Record<string, TestProbe | undefined>)[name]?.quiet === true, TEST_PROBE_GLOBAL, {
-    timeout,
-    polling: 20,
-  });
+  await page.waitForFunction(
+    (name) => (window as unknown as Record<string, TestProbe | undefined>)[name]?.quiet === true,
+    TEST_PROBE_GLOBAL,
+    {
+      timeout,
+      polling: 20,
+    },
+  );
 }
 
 /** Wait until every change of the open session is on disk (and no write is under way). */
 export async function waitSaved(page: Page, timeout = 30_000): Promise<void> {
-  await page.waitForFunction((name) => (window as unknown as Record<string, TestProbe | undefined>)[name]?.writesPending === 0, TEST_PROBE_GLOBAL, {
-    timeout,
-    polling: 20,
-  });
+  await page.waitForFunction(
+    (name) => (window as unknown as Record<string, TestProbe | undefined>)[name]?.writesPending === 0,
+    TEST_PROBE_GLOBAL,
+    {
+      timeout,
+      polling: 20,
+    },
+  );
 }
 
 /** Wait until every mount message the realm sent has been applied or refused (the inbox is empty). */
 export async function waitInboxEmpty(page: Page, timeout = 30_000): Promise<void> {
-  await page.waitForFunction((name) => (window as unknown as Record<string, TestProbe | undefined>)[name]?.inboxPending === 0, TEST_PROBE_GLOBAL, {
-    timeout,
-    polling: 20,
-  });
+  await page.waitForFunction(
+    (name) => (window as unknown as Record<string, TestProbe | undefined>)[name]?.inboxPending === 0,
+    TEST_PROBE_GLOBAL,
+    {
+      timeout,
+      polling: 20,
+    },
+  );
 }
 
 /** Two animation frames: whatever the last change drew has been laid out and painted. */
 export async function nextPaint(page: Page): Promise<void> {
-  await page.evaluate(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))));
+  await page.evaluate(
+    () => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))),
+  );
 }
 
 /**
@@ -175,7 +205,12 @@ export async function requestsSettled(log: PageRequestLog): Promise<void> {
  */
 export async function animationsDone(page: Page, timeout = 10_000): Promise<void> {
   await page.waitForFunction(
-    () => document.getAnimations().every((animation) => animation.playState !== "running" || animation.effect?.getTiming().iterations === Infinity),
+    () =>
+      document
+        .getAnimations()
+        .every(
+          (animation) => animation.playState !== "running" || animation.effect?.getTiming().iterations === Infinity,
+        ),
     null,
     { timeout, polling: "raf" },
   );

@@ -26,10 +26,21 @@ export async function freshLoad(browser: Browser, url: string, timeoutMs = 30_00
     await page.goto(url);
     // Ready or failed, whichever comes first: a failed start is final.
     await page
-      .waitForFunction(() => /Sandbox (ready|failed)/.test(document.querySelector(".lm-realm")?.textContent ?? ""), null, { timeout: timeoutMs, polling: 20 })
+      .waitForFunction(
+        () => /Sandbox (ready|failed)/.test(document.querySelector(".lm-realm")?.textContent ?? ""),
+        null,
+        { timeout: timeoutMs, polling: 20 },
+      )
       .catch(() => undefined);
-    const status = (await page.locator(".lm-realm").textContent().catch(() => null)) ?? "(no status)";
-    const readyMs = await page.evaluate((name) => performance.getEntriesByName(name)[0]?.startTime ?? Number.NaN, REALM_READY_MARK);
+    const status =
+      (await page
+        .locator(".lm-realm")
+        .textContent()
+        .catch(() => null)) ?? "(no status)";
+    const readyMs = await page.evaluate(
+      (name) => performance.getEntriesByName(name)[0]?.startTime ?? Number.NaN,
+      REALM_READY_MARK,
+    );
     return { ready: status.includes("Sandbox ready"), readyMs, status, console: console.slice(-10) };
   } finally {
     await context.close();

@@ -29,12 +29,12 @@ describe("generative UI", () => {
       chunks: [
         "Tell me about you.\n\n",
         `${FENCE}tsx agent.run\n`,
-        "const form = mount({\n  title: \"About you\",\n",
+        'const form = mount({\n  title: "About you",\n',
         "  outputSchema: z.object({ name: z.string().min(1), age: z.number().min(18) }),\n",
-        "  ui: ({ errors }) => (\n    <form>\n      <Label htmlFor=\"name\">Name</Label>\n      <Input id=\"name\" name=\"name\" />\n",
-        "      <Label htmlFor=\"age\">Age</Label>\n      <Input id=\"age\" name=\"age\" type=\"number\" />\n",
-        "      <Button type=\"submit\">Send it</Button>\n    </form>\n  ),\n})\n",
-        "const answer = await form.result\nconsole.log(\"got\", answer.name, answer.age + 1)\n",
+        '  ui: ({ errors }) => (\n    <form>\n      <Label htmlFor="name">Name</Label>\n      <Input id="name" name="name" />\n',
+        '      <Label htmlFor="age">Age</Label>\n      <Input id="age" name="age" type="number" />\n',
+        '      <Button type="submit">Send it</Button>\n    </form>\n  ),\n})\n',
+        'const answer = await form.result\nconsole.log("got", answer.name, answer.age + 1)\n',
         `${FENCE}\n`,
       ],
     });
@@ -63,7 +63,7 @@ describe("generative UI", () => {
       chunks: [
         `${FENCE}tsx agent.run\n`,
         'const sales = new StreamedData("sales")\n',
-        "mount({ ui: () => (\n  <div>\n    <p>Rows: {(sales.value ?? []).length}</p>\n    <p>Totals: {(sales.value ?? []).map((row) => row.total ?? \"?\").join(\",\")}</p>\n",
+        'mount({ ui: () => (\n  <div>\n    <p>Rows: {(sales.value ?? []).length}</p>\n    <p>Totals: {(sales.value ?? []).map((row) => row.total ?? "?").join(",")}</p>\n',
         '    <LineChart width={400} height={200} data={sales.value ?? []}><XAxis dataKey="month" /><YAxis /><Line dataKey="total" /></LineChart>\n  </div>\n) })\n',
         `${FENCE}\n\n`,
         `${FENCE}json agent.data => "sales"\n[`,
@@ -93,7 +93,7 @@ describe("generative UI", () => {
         `${FENCE}tsx agent.run\n`,
         "function Counter({ callbacks }) {\n  const [count, setCount] = useState(0)\n",
         "  return <div><p>Clicked {count} times</p><Button onClick={() => { setCount(count + 1); callbacks.clicked(count + 1) }}>Press</Button></div>\n}\n",
-        "mount({ ui: Counter, callbacks: { clicked: (n) => { if (n === 2) console.log(\"pressed twice\") } } })\n",
+        'mount({ ui: Counter, callbacks: { clicked: (n) => { if (n === 2) console.log("pressed twice") } } })\n',
         `${FENCE}\n`,
       ],
     });
@@ -119,7 +119,7 @@ describe("generative UI", () => {
       chunks: [
         `${FENCE}tsx agent.run\n`,
         "const progress = new Data({ done: 0 })\n",
-        "const board = mount({ ui: () => <div><p>Done: {progress.done}</p><Slot name=\"late\" fallback={<p>loading slot</p>} /></div> })\n",
+        'const board = mount({ ui: () => <div><p>Done: {progress.done}</p><Slot name="late" fallback={<p>loading slot</p>} /></div> })\n',
         "progress.done = 3\n",
         "con",
         { waitFor: gate.promise },
@@ -138,7 +138,11 @@ describe("generative UI", () => {
   });
 
   it("an unknown component shows inline and the model hears of it", async () => {
-    mock.enqueue({ chunks: [`${FENCE}tsx agent.run\nmount({ ui: () => <div><marquee>old</marquee><p>still here</p></div> })\n${FENCE}\n`] });
+    mock.enqueue({
+      chunks: [
+        `${FENCE}tsx agent.run\nmount({ ui: () => <div><marquee>old</marquee><p>still here</p></div> })\n${FENCE}\n`,
+      ],
+    });
     mock.enqueue({ chunks: ["Fixed."] });
     await send(page, "Unknown");
     const panel = page.getByLabel("Mounted UI");

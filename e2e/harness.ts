@@ -162,7 +162,10 @@ export interface ServeStaticOptions {
  * escape the directory are refused. Several directories overlay each other,
  * the first holding a file wins (e.g. a test page next to `dist/`).
  */
-export async function serveStatic(dir: string | string[] = DIST_DIR, options: ServeStaticOptions = {}): Promise<TestServer> {
+export async function serveStatic(
+  dir: string | string[] = DIST_DIR,
+  options: ServeStaticOptions = {},
+): Promise<TestServer> {
   const roots = (Array.isArray(dir) ? dir : [dir]).map((each) => resolve(each));
   const basePath = normaliseBasePath(options.basePath);
   const extra = options.files ?? {};
@@ -175,7 +178,12 @@ export async function serveStatic(dir: string | string[] = DIST_DIR, options: Se
     if (relative === "" || relative.endsWith("/")) relative += "index.html";
     const send = (body: Buffer | string, contentType: string) => {
       const page = relative === "index.html" ? options.pageHeaders : undefined;
-      response.writeHead(200, { "content-type": contentType, "cache-control": "no-store", ...options.headers, ...page });
+      response.writeHead(200, {
+        "content-type": contentType,
+        "cache-control": "no-store",
+        ...options.headers,
+        ...page,
+      });
       response.end(method === "HEAD" ? undefined : body);
     };
     const inMemory = extra[relative];
@@ -209,7 +217,11 @@ function notFound(response: ServerResponse, status = 404): void {
 export async function serveRecorder(): Promise<TestServer> {
   return listen((request, response) => {
     const pathname = new URL(request.url ?? "/", "http://x").pathname;
-    const cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "*", "cache-control": "no-store" };
+    const cors = {
+      "access-control-allow-origin": "*",
+      "access-control-allow-headers": "*",
+      "cache-control": "no-store",
+    };
     if (pathname.endsWith(".js")) {
       response.writeHead(200, { "content-type": "text/javascript", ...cors });
       response.end("self.__leaked = (self.__leaked || 0) + 1;");
@@ -265,7 +277,12 @@ export function recordPageRequests(page: Page): PageRequestLog {
       const answered: string[] = [];
       for (const request of unique()) {
         const url = request.url();
-        if (url.startsWith("data:") || url.startsWith("blob:") || allowedPrefixes.some((prefix) => url.startsWith(prefix))) continue;
+        if (
+          url.startsWith("data:") ||
+          url.startsWith("blob:") ||
+          allowedPrefixes.some((prefix) => url.startsWith(prefix))
+        )
+          continue;
         if (await request.response().catch(() => null)) answered.push(url);
       }
       return answered;
@@ -299,7 +316,8 @@ export async function waitFor<T>(condition: () => T | Promise<T>, timeoutMs = 10
  */
 export async function openReadyApp(page: Page, url: string, timeoutMs = 30_000): Promise<void> {
   const messages: string[] = [];
-  const onConsole = (message: { type(): string; text(): string }) => void messages.push(`${message.type()}: ${message.text()}`);
+  const onConsole = (message: { type(): string; text(): string }) =>
+    void messages.push(`${message.type()}: ${message.text()}`);
   page.on("console", onConsole);
   try {
     for (let attempt = 1; ; attempt += 1) {
@@ -313,11 +331,15 @@ export async function openReadyApp(page: Page, url: string, timeoutMs = 30_000):
         .catch(() => false);
       // The person's sessions are open too (the composer works before; what a test counts or clicks next may not).
       if (ready) {
-        await page.locator(".lm-empty", { hasText: "Opening your sessions…" }).waitFor({ state: "detached", timeout: timeoutMs });
+        await page
+          .locator(".lm-empty", { hasText: "Opening your sessions…" })
+          .waitFor({ state: "detached", timeout: timeoutMs });
         return;
       }
       const text = await status.textContent().catch(() => "(no status)");
-      console.warn(`realm not ready after ${timeoutMs} ms (attempt ${attempt}): status "${text}"; page said:\n${messages.slice(-20).join("\n")}`);
+      console.warn(
+        `realm not ready after ${timeoutMs} ms (attempt ${attempt}): status "${text}"; page said:\n${messages.slice(-20).join("\n")}`,
+      );
       if (attempt >= 2) throw new Error(`the app's realm never became ready: ${text}`);
     }
   } finally {
@@ -326,7 +348,11 @@ export async function openReadyApp(page: Page, url: string, timeoutMs = 30_000):
 }
 
 /** Point the app at an OpenAI-compatible endpoint through its Settings dialog, as a person would. */
-export async function configureEndpoint(page: Page, baseURL: string, options: { apiKey?: string; model?: string } = {}): Promise<void> {
+export async function configureEndpoint(
+  page: Page,
+  baseURL: string,
+  options: { apiKey?: string; model?: string } = {},
+): Promise<void> {
   await page.getByRole("button", { name: "Settings", exact: true }).click();
   await page.getByLabel("OpenAI-compatible endpoint").check();
   await page.getByLabel("API key", { exact: true }).fill(options.apiKey ?? "test-key");
@@ -349,7 +375,11 @@ export async function askArmed(ask: Locator, timeout = 30_000): Promise<Locator>
  * Answer a permission ask as a person would: wait until it is armed, press
  * the button; for **Always allow …**, then its **Confirm** step (armed anew).
  */
-export async function answerAsk(ask: Locator, name: "Allow once" | "Deny" | "Always allow this host" | "Always allow this tool", timeout = 30_000): Promise<void> {
+export async function answerAsk(
+  ask: Locator,
+  name: "Allow once" | "Deny" | "Always allow this host" | "Always allow this tool",
+  timeout = 30_000,
+): Promise<void> {
   await ask.getByRole("button", { name }).waitFor({ timeout });
   await (await askArmed(ask, timeout)).getByRole("button", { name }).click();
   if (!name.startsWith("Always")) return;

@@ -82,11 +82,13 @@ const UNSEEN_LOAD_HEADROOM = 1.5;
 async function expectNoLongTask(before: number): Promise<void> {
   const tasks = await longTasks();
   const factor = Math.max(before, await slowdown());
-  expect(Math.max(0, ...tasks), `long tasks ${JSON.stringify(tasks)}, machine ${factor.toFixed(1)}× slower than idle`).toBeLessThan(
-    MAX_TASK_MS * factor * UNSEEN_LOAD_HEADROOM,
-  );
+  expect(
+    Math.max(0, ...tasks),
+    `long tasks ${JSON.stringify(tasks)}, machine ${factor.toFixed(1)}× slower than idle`,
+  ).toBeLessThan(MAX_TASK_MS * factor * UNSEEN_LOAD_HEADROOM);
 }
-const resetLongTasks = () => page.evaluate(() => void ((window as unknown as { longTasks: number[] }).longTasks.length = 0));
+const resetLongTasks = () =>
+  page.evaluate(() => void ((window as unknown as { longTasks: number[] }).longTasks.length = 0));
 function lastUserContent(index: number): string {
   const messages = mock.requests[index].body.messages as { role: string; content: unknown }[];
   const last = messages[messages.length - 1];
@@ -100,29 +102,41 @@ function lastUserContent(index: number): string {
  * Measured in the page because the driver's own round trips are slow on a
  * loaded machine and are not what the person waits for.
  */
-async function clickAndTime(name: "Stop" | "New session", answer: "stopped" | "no-panels" | "no-logs"): Promise<number> {
-  await page.evaluate(([buttonName, kind]) => {
-    const done = () =>
-      kind === "stopped"
-        ? /^(Stopped|Done|Error)/.test(document.querySelector(".lm-status")?.textContent ?? "")
-        : kind === "no-logs"
-          ? document.querySelectorAll(".lm-log").length === 0
-          : document.querySelectorAll('[aria-label="Mounted UI"]').length === 0;
-    (window as unknown as { answered: Promise<number> }).answered = new Promise((resolve) => {
-      const button = [...document.querySelectorAll("button")].find((each) => each.textContent?.trim() === buttonName)!;
-      button.addEventListener("click", () => {
-        const clickedAt = performance.now();
-        const check = () => {
-          if (!done()) return;
-          observer.disconnect();
-          resolve(performance.now() - clickedAt);
-        };
-        const observer = new MutationObserver(check);
-        observer.observe(document.body, { subtree: true, childList: true, characterData: true });
-        check();
-      }, { capture: true, once: true });
-    });
-  }, [name, answer] as const);
+async function clickAndTime(
+  name: "Stop" | "New session",
+  answer: "stopped" | "no-panels" | "no-logs",
+): Promise<number> {
+  await page.evaluate(
+    ([buttonName, kind]) => {
+      const done = () =>
+        kind === "stopped"
+          ? /^(Stopped|Done|Error)/.test(document.querySelector(".lm-status")?.textContent ?? "")
+          : kind === "no-logs"
+            ? document.querySelectorAll(".lm-log").length === 0
+            : document.querySelectorAll('[aria-label="Mounted UI"]').length === 0;
+      (window as unknown as { answered: Promise<number> }).answered = new Promise((resolve) => {
+        const button = [...document.querySelectorAll("button")].find(
+          (each) => each.textContent?.trim() === buttonName,
+        )!;
+        button.addEventListener(
+          "click",
+          () => {
+            const clickedAt = performance.now();
+            const check = () => {
+              if (!done()) return;
+              observer.disconnect();
+              resolve(performance.now() - clickedAt);
+            };
+            const observer = new MutationObserver(check);
+            observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+            check();
+          },
+          { capture: true, once: true },
+        );
+      });
+    },
+    [name, answer] as const,
+  );
   await page.getByRole("button", { name }).click({ timeout: 15_000 });
   return page.evaluate(() => (window as unknown as { answered: Promise<number> }).answered);
 }
@@ -185,7 +199,9 @@ describe("render loops", () => {
     // The loop runs: the panel has drawn again since (or has already been paused for it).
     const drawn = await firstDigit.textContent();
     const paused = page.getByText("this UI updates too fast — paused");
-    await expect.poll(async () => (await firstDigit.textContent()) !== drawn || (await paused.count()) > 0, { timeout: 15_000 }).toBe(true);
+    await expect
+      .poll(async () => (await firstDigit.textContent()) !== drawn || (await paused.count()) > 0, { timeout: 15_000 })
+      .toBe(true);
     await stopAndNewSession(factor);
     await expectNoLongTask(factor);
   });
@@ -196,7 +212,9 @@ describe("floods", () => {
     mock.enqueue({
       // One statement, a million lines; it yields every 10,000 so that the
       // loop guard (2 s without yielding) cannot cut it short on a slow machine.
-      chunks: [`${FENCE}tsx agent.run\nfor (let k = 0; k < 100; k++) { for (let i = 0; i < 10000; i++) console.log("line " + (k * 10000 + i)); await sleep(0) }\n${FENCE}\n`],
+      chunks: [
+        `${FENCE}tsx agent.run\nfor (let k = 0; k < 100; k++) { for (let i = 0; i < 10000; i++) console.log("line " + (k * 10000 + i)); await sleep(0) }\n${FENCE}\n`,
+      ],
     });
     mock.enqueue({ chunks: ["That was a lot."] });
     const factor = await slowdown();
@@ -217,7 +235,9 @@ describe("floods", () => {
   it("Stop and New session answer within a second while a console flood runs", async () => {
     mock.enqueue({
       // Endless: 10,000 lines per turn of the event loop until stopped.
-      chunks: [`${FENCE}tsx agent.run\nfor (let k = 0; ; k++) { for (let i = 0; i < 10000; i++) console.log("line " + (k * 10000 + i)); await sleep(0) }\n${FENCE}\n`],
+      chunks: [
+        `${FENCE}tsx agent.run\nfor (let k = 0; ; k++) { for (let i = 0; i < 10000; i++) console.log("line " + (k * 10000 + i)); await sleep(0) }\n${FENCE}\n`,
+      ],
     });
     const factor = await slowdown();
     await resetLongTasks();
@@ -320,7 +340,10 @@ describe("floods", () => {
     await waitQuiet(page, 60_000);
     await nextPaint(page);
     const during = await page.evaluate(() => (window as unknown as { reopenTasks: number[] }).reopenTasks.slice());
-    expect(Math.max(0, ...during), `long tasks of the reopened page ${JSON.stringify(during)}, machine ${factor.toFixed(1)}× slower than idle`).toBeLessThan(MAX_TASK_MS * Math.max(factor, await slowdown()));
+    expect(
+      Math.max(0, ...during),
+      `long tasks of the reopened page ${JSON.stringify(during)}, machine ${factor.toFixed(1)}× slower than idle`,
+    ).toBeLessThan(MAX_TASK_MS * Math.max(factor, await slowdown()));
     // Nothing was cut: every panel came back (none still restoring), whole (the first one, brought into view, drawn:
     // its 2,448 cells; the panel adds its own "Restored view — not interactive" line).
     expect(await page.getByText("Restored view — not interactive").count()).toBeGreaterThan(0);
@@ -332,14 +355,20 @@ describe("floods", () => {
 
   it("a chart asking for fifty million ticks and a width of ten million draws at once; Stop and New session work", async () => {
     // Load the chart code first (its first use parses a large module, which is not what is measured here).
-    mock.enqueue({ chunks: [`${FENCE}tsx agent.run\nmount({ ui: () => <LineChart width={300} height={100} data={[{x: 1, y: 1}]}><Line dataKey=\"y\" /></LineChart> })\n${FENCE}\n`] });
+    mock.enqueue({
+      chunks: [
+        `${FENCE}tsx agent.run\nmount({ ui: () => <LineChart width={300} height={100} data={[{x: 1, y: 1}]}><Line dataKey=\"y\" /></LineChart> })\n${FENCE}\n`,
+      ],
+    });
     await send(page, "Warm up");
-    await expect.poll(() => page.getByLabel("Mounted UI").locator("svg").count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => page.getByLabel("Mounted UI").locator("svg").count(), { timeout: 15_000 })
+      .toBeGreaterThan(0);
     await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     mock.enqueue({
       chunks: [
         `${FENCE}tsx agent.run\n`,
-        "mount({ ui: () => <LineChart width={10000000} height={200} data={[{x: 1, y: 2}, {x: 2, y: 3}]}><XAxis dataKey=\"x\" /><YAxis tickCount={50000000} /><Line dataKey=\"y\" /></LineChart> })\n",
+        'mount({ ui: () => <LineChart width={10000000} height={200} data={[{x: 1, y: 2}, {x: 2, y: 3}]}><XAxis dataKey="x" /><YAxis tickCount={50000000} /><Line dataKey="y" /></LineChart> })\n',
         // Still running: Stop and New session are asked while the chart is on screen.
         "await new Promise(() => {})\n",
         `${FENCE}\n`,
@@ -348,12 +377,16 @@ describe("floods", () => {
     const factor = await slowdown();
     await resetLongTasks();
     await send(page, "Chart");
-    await expect.poll(() => page.getByLabel("Mounted UI").nth(1).locator("svg path").count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => page.getByLabel("Mounted UI").nth(1).locator("svg path").count(), { timeout: 15_000 })
+      .toBeGreaterThan(0);
     // The chart's tree is all applied and drawn.
     await waitInboxEmpty(page);
     await nextPaint(page);
     // The clamped axis: at most 30 ticks drawn, not fifty million.
-    expect(await page.getByLabel("Mounted UI").nth(1).locator(".recharts-yAxis .recharts-cartesian-axis-tick").count()).toBeLessThanOrEqual(30);
+    expect(
+      await page.getByLabel("Mounted UI").nth(1).locator(".recharts-yAxis .recharts-cartesian-axis-tick").count(),
+    ).toBeLessThanOrEqual(30);
     await stopAndNewSession(factor);
     await expectNoLongTask(factor);
   });
@@ -364,10 +397,10 @@ describe("look-alike prompts", () => {
     mock.enqueue({
       chunks: [
         `${FENCE}tsx agent.run\n`,
-        "const form = mount({ title: \"Settings\", ui: () => (\n  <Card><CardHeader><CardTitle>Settings</CardTitle></CardHeader><CardContent><form>\n",
-        "    <Label htmlFor=\"key\">API key</Label><Input id=\"key\" name=\"key\" type=\"password\" onChange={(e) => console.log(\"typed\", e.target.value)} />\n",
-        "    <Button type=\"submit\">Save</Button></form></CardContent></Card>\n) })\n",
-        "const values = await form.result\nconsole.log(\"got\", JSON.stringify(values))\n",
+        'const form = mount({ title: "Settings", ui: () => (\n  <Card><CardHeader><CardTitle>Settings</CardTitle></CardHeader><CardContent><form>\n',
+        '    <Label htmlFor="key">API key</Label><Input id="key" name="key" type="password" onChange={(e) => console.log("typed", e.target.value)} />\n',
+        '    <Button type="submit">Save</Button></form></CardContent></Card>\n) })\n',
+        'const values = await form.result\nconsole.log("got", JSON.stringify(values))\n',
         `${FENCE}\n`,
       ],
     });
@@ -379,12 +412,17 @@ describe("look-alike prompts", () => {
     const origin = panel.locator(".lm-mount-origin");
     expect(await origin.textContent()).toContain("Made by the model");
     expect(await origin.textContent()).toContain("This is not Livemark asking");
-    const [originBox, panelBox] = await Promise.all([origin.boundingBox(), panel.locator("[data-mount-id]").boundingBox()]);
+    const [originBox, panelBox] = await Promise.all([
+      origin.boundingBox(),
+      panel.locator("[data-mount-id]").boundingBox(),
+    ]);
     expect(originBox!.y + originBox!.height).toBeLessThanOrEqual(panelBox!.y + 0.5);
 
     await panel.getByLabel("API key").pressSequentially(API_KEY, { delay: 5 });
     await panel.getByRole("button", { name: "Save" }).click();
-    await panel.getByText("This looks like your API key. It was not sent to the generated UI.").waitFor({ timeout: 5_000 });
+    await panel
+      .getByText("This looks like your API key. It was not sent to the generated UI.")
+      .waitFor({ timeout: 5_000 });
     await panel.getByRole("button", { name: "Don't send" }).click();
     // Whatever the click set off has been applied and drawn.
     await waitInboxEmpty(page);
@@ -401,9 +439,9 @@ describe("look-alike prompts", () => {
       chunks: [
         `${FENCE}tsx agent.run\n`,
         "const keys = []\n",
-        "mount({ title: \"Sign in\", ui: () => (\n  <Card><CardContent>\n",
-        "    <Label htmlFor=\"k\">API key</Label><Input id=\"k\" style={{ WebkitTextSecurity: \"disc\" }} className=\"[-webkit-text-security:disc]\"\n",
-        "      onKeyDown={(e) => { keys.push(e.key); if (e.key === \"Enter\") console.log(\"keys \" + JSON.stringify(keys)) }} />\n",
+        'mount({ title: "Sign in", ui: () => (\n  <Card><CardContent>\n',
+        '    <Label htmlFor="k">API key</Label><Input id="k" style={{ WebkitTextSecurity: "disc" }} className="[-webkit-text-security:disc]"\n',
+        '      onKeyDown={(e) => { keys.push(e.key); if (e.key === "Enter") console.log("keys " + JSON.stringify(keys)) }} />\n',
         "  </CardContent></Card>\n) })\n",
         `${FENCE}\n`,
       ],
@@ -418,7 +456,9 @@ describe("look-alike prompts", () => {
 
     await field.pressSequentially(API_KEY);
     // Drawn as typed, not as discs: the look-alike does not look like a password field.
-    expect(await field.evaluate((element) => getComputedStyle(element).getPropertyValue("-webkit-text-security"))).toBe("none");
+    expect(await field.evaluate((element) => getComputedStyle(element).getPropertyValue("-webkit-text-security"))).toBe(
+      "none",
+    );
     await field.press("Enter");
     // The handler's log starts a UI-event turn: what the model hears is what the realm saw.
     const uiEventMessage = () =>

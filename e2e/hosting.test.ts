@@ -38,7 +38,9 @@ afterAll(async () => {
 });
 
 /** A fresh page that records its console warnings and every CSP violation. */
-async function openApp(server: TestServer): Promise<{ page: Page; warnings: string[]; violations: string[]; close(): Promise<void> }> {
+async function openApp(
+  server: TestServer,
+): Promise<{ page: Page; warnings: string[]; violations: string[]; close(): Promise<void> }> {
   const context = await browser.newContext({ serviceWorkers: "block" });
   const page = await context.newPage();
   const warnings: string[] = [];
@@ -48,13 +50,16 @@ async function openApp(server: TestServer): Promise<{ page: Page; warnings: stri
     if (message.text().startsWith("violation:")) violations.push(message.text());
   });
   await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (event) => console.error(`violation: ${event.violatedDirective} ${event.blockedURI}`));
+    document.addEventListener("securitypolicyviolation", (event) =>
+      console.error(`violation: ${event.violatedDirective} ${event.blockedURI}`),
+    );
   });
   await openReadyApp(page, server.url);
   return { page, warnings, violations, close: () => context.close() };
 }
 
-const checked = (page: Page) => page.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, CHECKED_MARK, { timeout: 30_000 });
+const checked = (page: Page) =>
+  page.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, CHECKED_MARK, { timeout: 30_000 });
 
 describe("hosting", () => {
   it("the README's header is the page's own policy plus frame-ancestors 'none', the same in every host's snippet", () => {

@@ -37,12 +37,18 @@ export interface Internet {
 }
 
 /** A 1×1 PNG. */
-const PIXEL = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
+const PIXEL = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+  "base64",
+);
 
 /** What a hostile document runs if it ever becomes a document of the app's origin. */
 export const STEAL_SCRIPT = `localStorage.setItem("lm-stolen", localStorage.getItem("livemark.settings.v1") || "(no settings)")`;
 const HOSTILE: Record<string, { type: string; body: string | Buffer }> = {
-  "/evil.svg": { type: "image/svg+xml", body: `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/><script>${STEAL_SCRIPT}</script></svg>` },
+  "/evil.svg": {
+    type: "image/svg+xml",
+    body: `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/><script>${STEAL_SCRIPT}</script></svg>`,
+  },
   "/page.html": { type: "text/html", body: `<!doctype html><title>chart</title><script>${STEAL_SCRIPT}</script>` },
   "/html-as.png": { type: "image/png", body: `<!doctype html><title>chart</title><script>${STEAL_SCRIPT}</script>` },
   "/png-as-html": { type: "text/html", body: PIXEL },
@@ -53,7 +59,11 @@ export const SALES_CSV = "month,sales\nJan,12\nFeb,19\nMar,7\n";
 export async function startInternet(): Promise<Internet> {
   const requests: InternetRequest[] = [];
   const held: ServerResponse[] = [];
-  const cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "*", "access-control-allow-methods": "GET, POST, PUT, DELETE" };
+  const cors = {
+    "access-control-allow-origin": "*",
+    "access-control-allow-headers": "*",
+    "access-control-allow-methods": "GET, POST, PUT, DELETE",
+  };
   const server = createServer((request, response) => {
     if (request.method === "OPTIONS") {
       response.writeHead(204, cors);
@@ -65,7 +75,8 @@ export async function startInternet(): Promise<Internet> {
     request.on("end", () => {
       const path = new URL(request.url ?? "/", "http://x").pathname;
       const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(request.headers)) headers[name] = Array.isArray(value) ? value.join(", ") : (value ?? "");
+      for (const [name, value] of Object.entries(request.headers))
+        headers[name] = Array.isArray(value) ? value.join(", ") : (value ?? "");
       requests.push({ method: request.method ?? "", path: request.url ?? "", headers, body });
       if (path === "/no-cors") {
         response.writeHead(200, { "content-type": "application/json" });
@@ -100,7 +111,13 @@ export async function startInternet(): Promise<Internet> {
       }
       if (path === "/sales.json") {
         response.writeHead(200, { "content-type": "application/json", ...cors });
-        response.end(JSON.stringify([{ month: "Jan", sales: 12 }, { month: "Feb", sales: 19 }, { month: "Mar", sales: 7 }]));
+        response.end(
+          JSON.stringify([
+            { month: "Jan", sales: 12 },
+            { month: "Feb", sales: 19 },
+            { month: "Mar", sales: 7 },
+          ]),
+        );
         return;
       }
       response.writeHead(200, { "content-type": "application/json", ...cors });

@@ -19,7 +19,12 @@ function headerGeometry(page: Page) {
       .map((child) => child.getBoundingClientRect())
       .filter((box) => box.width > 1 && box.height > 1)
       .map((box) => ({ top: box.top, bottom: box.bottom, height: box.height }));
-    return { height: header.getBoundingClientRect().height, scrollWidth: header.scrollWidth, clientWidth: header.clientWidth, children };
+    return {
+      height: header.getBoundingClientRect().height,
+      scrollWidth: header.scrollWidth,
+      clientWidth: header.clientWidth,
+      children,
+    };
   });
 }
 
@@ -28,7 +33,14 @@ function pressable(page: Page, name: string) {
   return page.getByRole("button", { name, exact: true }).evaluate((element) => {
     const box = element.getBoundingClientRect();
     const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
-    return box.width >= 24 && box.left >= 0 && box.right <= innerWidth && box.top >= 0 && box.bottom <= innerHeight && (hit === element || element.contains(hit));
+    return (
+      box.width >= 24 &&
+      box.left >= 0 &&
+      box.right <= innerWidth &&
+      box.top >= 0 &&
+      box.bottom <= innerHeight &&
+      (hit === element || element.contains(hit))
+    );
   });
 }
 
@@ -77,7 +89,10 @@ describe("a 375 px phone", () => {
     for (const child of header.children) expect(child.bottom - header.children[0].top).toBeLessThanOrEqual(tallest + 2);
     expect(header.height).toBeLessThanOrEqual(tallest + 24);
     expect(header.scrollWidth).toBeLessThanOrEqual(header.clientWidth);
-    const page_ = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+    const page_ = await page.evaluate(() => ({
+      scrollWidth: document.documentElement.scrollWidth,
+      clientWidth: document.documentElement.clientWidth,
+    }));
     expect(page_.scrollWidth).toBeLessThanOrEqual(page_.clientWidth);
     for (const name of HEADER_ACTIONS) expect(await pressable(page, name), name).toBe(true);
   }
@@ -86,7 +101,9 @@ describe("a 375 px phone", () => {
     await expectOneRowHeader();
     const composer = await placeholderFits(page);
     expect(composer.placeholder).toMatch(/^Ask for something that runs/);
-    expect(composer, `placeholder needs ${composer.needed}px, the box has ${composer.available}px`).toMatchObject({ fits: true });
+    expect(composer, `placeholder needs ${composer.needed}px, the box has ${composer.available}px`).toMatchObject({
+      fits: true,
+    });
     expect(await pressable(page, "Attach files")).toBe(true);
     expect(await pressable(page, "Send")).toBe(true);
 
@@ -105,11 +122,14 @@ describe("a 375 px phone", () => {
   it("keeps the desktop header and composer as words (icons are the phone's only)", async () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     for (const name of ["Export", "Share", "Invite agent", "Settings"]) {
-      const words = await page.locator(".lm-header").getByRole("button", { name, exact: true }).evaluate((button) => {
-        const label = button.querySelector(".lm-header__label")!.getBoundingClientRect();
-        const icon = button.querySelector(".lm-header__icon")?.getBoundingClientRect();
-        return { labelWidth: label.width, iconWidth: icon?.width ?? 0 };
-      });
+      const words = await page
+        .locator(".lm-header")
+        .getByRole("button", { name, exact: true })
+        .evaluate((button) => {
+          const label = button.querySelector(".lm-header__label")!.getBoundingClientRect();
+          const icon = button.querySelector(".lm-header__icon")?.getBoundingClientRect();
+          return { labelWidth: label.width, iconWidth: icon?.width ?? 0 };
+        });
       expect(words.labelWidth, name).toBeGreaterThan(20);
       expect(words.iconWidth, name).toBe(0);
     }
@@ -130,14 +150,22 @@ describe("the timeline follows new content", () => {
     mock = started;
     await configureEndpoint(page, mock.url);
     // A conversation taller than the screen.
-    mock.enqueue({ chunks: [Array.from({ length: 40 }, (_, index) => `Earlier paragraph ${index + 1}: some history to scroll past.`).join("\n\n")] });
+    mock.enqueue({
+      chunks: [
+        Array.from({ length: 40 }, (_, index) => `Earlier paragraph ${index + 1}: some history to scroll past.`).join(
+          "\n\n",
+        ),
+      ],
+    });
     await send(page, "Tell me a long story");
     await page.getByText("Earlier paragraph 40:").waitFor({ timeout: 30_000 });
     await settled();
   });
-  const settled = () => waitFor(async () => /^(Done|Ready)/.test((await page.getByRole("status").textContent()) ?? ""), 60_000);
+  const settled = () =>
+    waitFor(async () => /^(Done|Ready)/.test((await page.getByRole("status").textContent()) ?? ""), 60_000);
   /** Pixels between the bottom of what is shown and the bottom of the timeline. */
-  const belowView = () => page.locator(".lm-main").evaluate((main) => main.scrollHeight - main.scrollTop - main.clientHeight);
+  const belowView = () =>
+    page.locator(".lm-main").evaluate((main) => main.scrollHeight - main.scrollTop - main.clientHeight);
   const atBottom = async () => (await belowView()) < 16;
   /** Fully inside the timeline's visible area. */
   const inView = (text: string, exact = false) =>
@@ -146,7 +174,8 @@ describe("the timeline follows new content", () => {
       const view = element.closest(".lm-main")!.getBoundingClientRect();
       return box.height > 0 && box.top >= view.top && box.bottom <= view.bottom;
     });
-  const prose = (label: string, count: number) => Array.from({ length: count }, (_, index) => `${label} ${index + 1}: more to read.`).join("\n\n") + "\n\n";
+  const prose = (label: string, count: number) =>
+    Array.from({ length: count }, (_, index) => `${label} ${index + 1}: more to read.`).join("\n\n") + "\n\n";
   const jumpButton = () => page.getByRole("button", { name: "Jump to latest" });
 
   it("at the bottom, new prose, a code block and a new panel keep the bottom in view; the panel draws without scrolling", async () => {
@@ -161,7 +190,7 @@ describe("the timeline follows new content", () => {
         { waitFor: second.promise },
         `${FENCE}tsx agent.run\n`,
         'const total = [1, 2, 3].reduce((sum, value) => sum + value, 0)\nconsole.log("total", total)\n',
-        'mount({ ui: () => <Card><CardContent><p>Panel at the end</p><Button>Panel button</Button></CardContent></Card> })\n',
+        "mount({ ui: () => <Card><CardContent><p>Panel at the end</p><Button>Panel button</Button></CardContent></Card> })\n",
         `${FENCE}\n`,
       ],
     });
@@ -185,7 +214,15 @@ describe("the timeline follows new content", () => {
 
   it("scrolling up stops following and offers Jump to latest, which scrolls down and follows again", async () => {
     const [first, second] = [createGate(), createGate()];
-    mock.enqueue({ chunks: [prose("Opening", 2), { waitFor: first.promise }, prose("While away", 20), { waitFor: second.promise }, prose("After the jump", 20)] });
+    mock.enqueue({
+      chunks: [
+        prose("Opening", 2),
+        { waitFor: first.promise },
+        prose("While away", 20),
+        { waitFor: second.promise },
+        prose("After the jump", 20),
+      ],
+    });
     await send(page, "Keep going");
     await page.getByText("Opening 2:").waitFor({ timeout: 30_000 });
     expect(await jumpButton().count()).toBe(0);
@@ -203,7 +240,9 @@ describe("the timeline follows new content", () => {
     await page.getByText("While away 20:").waitFor({ state: "attached", timeout: 30_000 });
     // Laid out and painted: a follow would have scrolled by now.
     await nextPaint(page);
-    expect(Math.abs((await page.locator(".lm-main").evaluate((element) => element.scrollTop)) - readingAt)).toBeLessThan(4);
+    expect(
+      Math.abs((await page.locator(".lm-main").evaluate((element) => element.scrollTop)) - readingAt),
+    ).toBeLessThan(4);
     expect(await inView("While away 20:")).toBe(false);
     expect(await jumpButton().isVisible()).toBe(true);
 

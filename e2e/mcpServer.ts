@@ -43,7 +43,11 @@ function createNotesServer(name: string, calls: string[]): McpServer {
   const server = new McpServer({ name, version: "1.0.0" });
   server.registerTool(
     "delete_note",
-    { description: "Delete a note.", inputSchema: { id: z.string() }, annotations: { readOnlyHint: false, destructiveHint: true } },
+    {
+      description: "Delete a note.",
+      inputSchema: { id: z.string() },
+      annotations: { readOnlyHint: false, destructiveHint: true },
+    },
     async ({ id }) => {
       calls.push(`delete_note ${JSON.stringify({ id })}`);
       return { content: [{ type: "text", text: `Deleted note ${id}` }] };
@@ -51,7 +55,11 @@ function createNotesServer(name: string, calls: string[]): McpServer {
   );
   server.registerTool(
     "send_note",
-    { description: "Send a note to someone.", inputSchema: { body: z.string(), to: z.string() }, annotations: { readOnlyHint: false } },
+    {
+      description: "Send a note to someone.",
+      inputSchema: { body: z.string(), to: z.string() },
+      annotations: { readOnlyHint: false },
+    },
     async ({ body, to }) => {
       calls.push(`send_note ${JSON.stringify({ bytes: body.length, to })}`);
       return { content: [{ type: "text", text: `Sent ${body.length} characters to ${to}` }] };
@@ -79,7 +87,11 @@ function createFilmServer(calls: string[], watchlist: string[]): McpServer {
   );
   server.registerTool(
     "add_to_watchlist",
-    { description: "Add a film to the watch list.", inputSchema: { title: z.string() }, annotations: { readOnlyHint: false } },
+    {
+      description: "Add a film to the watch list.",
+      inputSchema: { title: z.string() },
+      annotations: { readOnlyHint: false },
+    },
     async ({ title }) => {
       calls.push(`add_to_watchlist ${JSON.stringify({ title })}`);
       watchlist.push(title);
@@ -103,14 +115,18 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
-const base64url = (bytes: Buffer) => bytes.toString("base64").replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const base64url = (bytes: Buffer) =>
+  bytes.toString("base64").replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 
-export async function startMcpServer(options: { cors?: boolean; oauth?: boolean; kind?: "films" | "notes"; name?: string } = {}): Promise<TestMcpServer> {
+export async function startMcpServer(
+  options: { cors?: boolean; oauth?: boolean; kind?: "films" | "notes"; name?: string } = {},
+): Promise<TestMcpServer> {
   const cors = options.cors ?? true;
   const oauth = { registered: 0, authorized: 0, pkceVerified: false, issued: [] as string[] };
   const challenges = new Map<string, string>();
   let origin = "";
-  const json = (response: ServerResponse, status: number, body: unknown) => response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  const json = (response: ServerResponse, status: number, body: unknown) =>
+    response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
   /** The OAuth endpoints; true when the request was one of them. */
   const serveOAuth = (request: IncomingMessage, response: ServerResponse): boolean => {
     const url = new URL(request.url ?? "/", origin);
@@ -134,7 +150,11 @@ export async function startMcpServer(options: { cors?: boolean; oauth?: boolean;
     if (url.pathname === "/register" && request.method === "POST") {
       void readBody(request).then((body) => {
         oauth.registered += 1;
-        json(response, 201, { ...(body as object), client_id: `client-${oauth.registered}`, client_id_issued_at: Math.floor(Date.now() / 1000) });
+        json(response, 201, {
+          ...(body as object),
+          client_id: `client-${oauth.registered}`,
+          client_id_issued_at: Math.floor(Date.now() / 1000),
+        });
       });
       return true;
     }
@@ -158,7 +178,8 @@ export async function startMcpServer(options: { cors?: boolean; oauth?: boolean;
         const verifier = form.get("code_verifier") ?? "";
         const expected = challenges.get(code);
         challenges.delete(code);
-        if (!expected || base64url(createHash("sha256").update(verifier).digest()) !== expected) return json(response, 400, { error: "invalid_grant" });
+        if (!expected || base64url(createHash("sha256").update(verifier).digest()) !== expected)
+          return json(response, 400, { error: "invalid_grant" });
         oauth.pkceVerified = true;
         const token = `access-${oauth.issued.length + 1}-7c2e`;
         oauth.issued.push(token);
@@ -182,7 +203,12 @@ export async function startMcpServer(options: { cors?: boolean; oauth?: boolean;
     authorizations.push(request.headers.authorization);
     if (options.oauth && serveOAuth(request, response)) return;
     if (options.oauth && !oauth.issued.some((token) => request.headers.authorization === `Bearer ${token}`)) {
-      response.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`, "access-control-expose-headers": "www-authenticate, mcp-session-id" }).end();
+      response
+        .writeHead(401, {
+          "www-authenticate": `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`,
+          "access-control-expose-headers": "www-authenticate, mcp-session-id",
+        })
+        .end();
       return;
     }
     if (!request.url?.startsWith("/mcp")) {
@@ -196,7 +222,10 @@ export async function startMcpServer(options: { cors?: boolean; oauth?: boolean;
     }
     void (async () => {
       // Stateless Streamable HTTP: one server and transport per request; the films and the watch list are shared.
-      const server = options.kind === "notes" ? createNotesServer(options.name ?? "Notes", calls) : createFilmServer(calls, watchlist);
+      const server =
+        options.kind === "notes"
+          ? createNotesServer(options.name ?? "Notes", calls)
+          : createFilmServer(calls, watchlist);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       response.on("close", () => {
         void transport.close();

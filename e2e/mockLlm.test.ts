@@ -21,7 +21,9 @@ afterEach(() => {
   mock.clearRequests();
 });
 
-function stream(options: { baseURL?: string; fetch?: typeof fetch; abortSignal?: AbortSignal; maxRetries?: number } = {}) {
+function stream(
+  options: { baseURL?: string; fetch?: typeof fetch; abortSignal?: AbortSignal; maxRetries?: number } = {},
+) {
   const provider = createOpenAI({ apiKey: "test", baseURL: options.baseURL ?? mock.url, fetch: options.fetch });
   let error: unknown;
   const result = streamText({
@@ -146,7 +148,11 @@ describe("startMockLlm", () => {
   it("answers CORS preflights with the origin and the requested headers", async () => {
     const response = await fetch(`${mock.url}/chat/completions`, {
       method: "OPTIONS",
-      headers: { origin: "http://127.0.0.1:5173", "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" },
+      headers: {
+        origin: "http://127.0.0.1:5173",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization,content-type",
+      },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get("access-control-allow-origin")).toBe("http://127.0.0.1:5173");
@@ -204,7 +210,11 @@ describe("errors from the mock, as describeLlmError maps them", () => {
 
   it("500 → server, retryable", async () => {
     mock.enqueue({ status: 500 });
-    expect(describeLlmError((await stream().drain()).error)).toMatchObject({ code: "server", status: 500, retryable: true });
+    expect(describeLlmError((await stream().drain()).error)).toMatchObject({
+      code: "server",
+      status: 500,
+      retryable: true,
+    });
   });
 
   it("a connection dropped mid-stream → disconnected, with the partial text received", async () => {
@@ -247,9 +257,15 @@ describe("errors from the mock, as describeLlmError maps them", () => {
 
 describe("modes for the chat basics (e2e/chat.test.ts)", () => {
   it("lists the given models, refuses a wrong key with 401, answers an unknown model with 404, reports the given usage", async () => {
-    const strict = await startMockLlm({ models: ["a-model", "b-model"], knownModels: ["a-model"], requireKey: "right-key" });
+    const strict = await startMockLlm({
+      models: ["a-model", "b-model"],
+      knownModels: ["a-model"],
+      requireKey: "right-key",
+    });
     try {
-      const listed = await (await fetch(`${strict.url}/models`, { headers: { authorization: "Bearer right-key" } })).json();
+      const listed = await (
+        await fetch(`${strict.url}/models`, { headers: { authorization: "Bearer right-key" } })
+      ).json();
       expect(listed.data.map((item: { id: string }) => item.id)).toEqual(["a-model", "b-model"]);
       const refused = await fetch(`${strict.url}/models`, { headers: { authorization: "Bearer wrong-key" } });
       expect(refused.status).toBe(401);

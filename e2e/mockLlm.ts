@@ -110,12 +110,24 @@ export function createGate(): Gate {
 
 const ERROR_BODIES: Record<number, { message: string; type: string; code: string | null }> = {
   400: { message: "Invalid request.", type: "invalid_request_error", code: null },
-  401: { message: "Incorrect API key provided: test. You can find your API key in your account settings.", type: "invalid_request_error", code: "invalid_api_key" },
+  401: {
+    message: "Incorrect API key provided: test. You can find your API key in your account settings.",
+    type: "invalid_request_error",
+    code: "invalid_api_key",
+  },
   403: { message: "You are not allowed to use this model.", type: "invalid_request_error", code: "model_not_allowed" },
-  404: { message: "The model `mock-model` does not exist or you do not have access to it.", type: "invalid_request_error", code: "model_not_found" },
+  404: {
+    message: "The model `mock-model` does not exist or you do not have access to it.",
+    type: "invalid_request_error",
+    code: "model_not_found",
+  },
   408: { message: "Request timed out.", type: "server_error", code: null },
   413: { message: "Request too large.", type: "invalid_request_error", code: null },
-  429: { message: "Rate limit reached for requests. Please try again in 1s.", type: "requests", code: "rate_limit_exceeded" },
+  429: {
+    message: "Rate limit reached for requests. Please try again in 1s.",
+    type: "requests",
+    code: "rate_limit_exceeded",
+  },
   500: { message: "The server had an error while processing your request.", type: "server_error", code: null },
   502: { message: "Bad gateway.", type: "server_error", code: null },
   503: { message: "The engine is currently overloaded, please try again later.", type: "server_error", code: null },
@@ -166,7 +178,8 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
         ...corsHeaders(request),
         "access-control-allow-methods": "GET, POST, OPTIONS",
         // `*` does not cover Authorization, so echo what was asked for.
-        "access-control-allow-headers": header(request, "access-control-request-headers") ?? "authorization, content-type",
+        "access-control-allow-headers":
+          header(request, "access-control-request-headers") ?? "authorization, content-type",
         "access-control-max-age": "600",
       });
       response.end();
@@ -176,17 +189,55 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
     requests.push(record);
     const pathname = path.split("?")[0];
     try {
-      const requestedModel = typeof (record.body as { model?: unknown } | undefined)?.model === "string" ? (record.body as { model: string }).model : "";
+      const requestedModel =
+        typeof (record.body as { model?: unknown } | undefined)?.model === "string"
+          ? (record.body as { model: string }).model
+          : "";
       if (options.requireKey !== undefined && header(request, "authorization") !== `Bearer ${options.requireKey}`) {
         // Like OpenAI: the refused key is echoed, partly (the app must never pass it on).
         const given = (header(request, "authorization") ?? "").replace(/^Bearer /, "");
-        sendJson(response, 401, openAiError(`Incorrect API key provided: ${given}. You can find your API key in your account settings.`, "invalid_request_error", "invalid_api_key"), corsHeaders(request));
+        sendJson(
+          response,
+          401,
+          openAiError(
+            `Incorrect API key provided: ${given}. You can find your API key in your account settings.`,
+            "invalid_request_error",
+            "invalid_api_key",
+          ),
+          corsHeaders(request),
+        );
         if (method === "POST") notify();
       } else if (method === "GET" && pathname === "/v1/models") {
-        if (options.noModelList) sendJson(response, 404, openAiError("Not found.", "invalid_request_error", "unknown_url"), corsHeaders(request));
-        else sendJson(response, 200, { object: "list", data: listedModels.map((id) => ({ id, object: "model", created: 0, owned_by: "mock" })) }, corsHeaders(request));
-      } else if (method === "POST" && pathname === "/v1/chat/completions" && options.knownModels && !options.knownModels.includes(requestedModel)) {
-        sendJson(response, 404, openAiError(`The model \`${requestedModel}\` does not exist or you do not have access to it.`, "invalid_request_error", "model_not_found"), corsHeaders(request));
+        if (options.noModelList)
+          sendJson(
+            response,
+            404,
+            openAiError("Not found.", "invalid_request_error", "unknown_url"),
+            corsHeaders(request),
+          );
+        else
+          sendJson(
+            response,
+            200,
+            { object: "list", data: listedModels.map((id) => ({ id, object: "model", created: 0, owned_by: "mock" })) },
+            corsHeaders(request),
+          );
+      } else if (
+        method === "POST" &&
+        pathname === "/v1/chat/completions" &&
+        options.knownModels &&
+        !options.knownModels.includes(requestedModel)
+      ) {
+        sendJson(
+          response,
+          404,
+          openAiError(
+            `The model \`${requestedModel}\` does not exist or you do not have access to it.`,
+            "invalid_request_error",
+            "model_not_found",
+          ),
+          corsHeaders(request),
+        );
         notify();
       } else if (method === "POST" && pathname === "/v1/chat/completions") {
         const turn = queue.shift();
@@ -194,10 +245,16 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
         notify();
         await serveTurn(turn ?? { chunks: [] }, record.body, request, response, corsHeaders(request), nextId++);
       } else {
-        sendJson(response, 404, openAiError(`Unknown request URL: ${method} ${pathname}.`, "invalid_request_error", "unknown_url"), corsHeaders(request));
+        sendJson(
+          response,
+          404,
+          openAiError(`Unknown request URL: ${method} ${pathname}.`, "invalid_request_error", "unknown_url"),
+          corsHeaders(request),
+        );
       }
     } catch (error) {
-      if (!response.headersSent) sendJson(response, 500, openAiError(String(error), "server_error", null), corsHeaders(request));
+      if (!response.headersSent)
+        sendJson(response, 500, openAiError(String(error), "server_error", null), corsHeaders(request));
       else response.destroy();
     }
   });
@@ -217,7 +274,8 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
   const origin = `http://127.0.0.1:${port}`;
 
   function chatRequestCount(): number {
-    return requests.filter((request) => request.method === "POST" && request.path.startsWith("/v1/chat/completions")).length;
+    return requests.filter((request) => request.method === "POST" && request.path.startsWith("/v1/chat/completions"))
+      .length;
   }
 
   function notify(): void {
@@ -238,7 +296,8 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
       const deadline = Date.now() + timeoutMs;
       while (chatRequestCount() < count) {
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`mock LLM: ${chatRequestCount()} of ${count} chat requests within ${timeoutMs} ms`);
+        if (left <= 0)
+          throw new Error(`mock LLM: ${chatRequestCount()} of ${count} chat requests within ${timeoutMs} ms`);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, left);
           waiters.push(() => {
@@ -271,7 +330,11 @@ async function serveTurn(
   id: number,
 ): Promise<void> {
   if ("status" in turn) {
-    const fallback = ERROR_BODIES[turn.status] ?? { message: `Error ${turn.status}.`, type: "server_error", code: null };
+    const fallback = ERROR_BODIES[turn.status] ?? {
+      message: `Error ${turn.status}.`,
+      type: "server_error",
+      code: null,
+    };
     const payload = turn.body ?? { error: { ...fallback, param: null } };
     const text = typeof payload === "string" ? payload : JSON.stringify(payload);
     response.writeHead(turn.status, {
@@ -298,14 +361,25 @@ async function serveTurn(
       else await hold(chunk);
     }
     if (turn.dropAfter) return void response.destroy();
-    sendJson(response, 200, {
-      id: completionId,
-      object: "chat.completion",
-      created,
-      model,
-      choices: [{ index: 0, message: { role: "assistant", content, ...(reasoning ? { reasoning_content: reasoning } : {}) }, finish_reason: finishReason }],
-      usage: usage(body, content, turn.usage),
-    }, cors);
+    sendJson(
+      response,
+      200,
+      {
+        id: completionId,
+        object: "chat.completion",
+        created,
+        model,
+        choices: [
+          {
+            index: 0,
+            message: { role: "assistant", content, ...(reasoning ? { reasoning_content: reasoning } : {}) },
+            finish_reason: finishReason,
+          },
+        ],
+        usage: usage(body, content, turn.usage),
+      },
+      cors,
+    );
     return;
   }
 
@@ -351,7 +425,14 @@ async function serveTurn(
   }
   send(chunk({}, finishReason));
   if (body?.stream_options?.include_usage) {
-    send({ id: completionId, object: "chat.completion.chunk", created, model, choices: [], usage: usage(body, content, turn.usage) });
+    send({
+      id: completionId,
+      object: "chat.completion.chunk",
+      created,
+      model,
+      choices: [],
+      usage: usage(body, content, turn.usage),
+    });
   }
   send("[DONE]");
   response.end();
@@ -428,7 +509,10 @@ export function browserLikeFetch(origin = "http://127.0.0.1:5173"): typeof fetch
       },
     }).catch(() => undefined);
     if (!preflight || !allows(preflight.headers, origin)) throw new TypeError("Failed to fetch");
-    const response = await fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), origin } });
+    const response = await fetch(input, {
+      ...init,
+      headers: { ...Object.fromEntries(new Headers(init?.headers)), origin },
+    });
     if (!allows(response.headers, origin)) {
       await response.body?.cancel();
       throw new TypeError("Failed to fetch");

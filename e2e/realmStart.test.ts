@@ -42,10 +42,20 @@ describe("realm start", () => {
       await page.goto(app.url);
       await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
       const frames = await page.evaluate(() =>
-        [...document.querySelectorAll("iframe")].map((frame) => ({ id: frame.id, sandbox: frame.getAttribute("sandbox"), src: frame.getAttribute("src"), shown: frame.getClientRects().length > 0 })),
+        [...document.querySelectorAll("iframe")].map((frame) => ({
+          id: frame.id,
+          sandbox: frame.getAttribute("sandbox"),
+          src: frame.getAttribute("src"),
+          shown: frame.getClientRects().length > 0,
+        })),
       );
       // One realm frame in use (the spare comes later), the one from the markup, sandboxed, never shown.
-      expect(frames[0]).toEqual({ id: "lm-realm-frame", sandbox: "allow-scripts", src: "./sandbox.html", shown: false });
+      expect(frames[0]).toEqual({
+        id: "lm-realm-frame",
+        sandbox: "allow-scripts",
+        src: "./sandbox.html",
+        shown: false,
+      });
       expect(frames.filter((frame) => frame.id === "lm-realm-frame")).toHaveLength(1);
       const html = readFileSync(join(DIST_DIR, "index.html"), "utf8");
       expect(html).not.toMatch(/allow-same-origin|srcdoc/);
@@ -63,7 +73,10 @@ describe("realm start", () => {
       await context.route(/\/assets\/index-[^/]*\.js$/, async (route) => {
         entryDelayed = true;
         // Held until the frame has loaded (and said hello to nobody).
-        const frame = (await waitFor(() => page?.frames().find((each) => each.url().includes("/sandbox.html")), 30_000))!;
+        const frame = (await waitFor(
+          () => page?.frames().find((each) => each.url().includes("/sandbox.html")),
+          30_000,
+        ))!;
         await frame.waitForLoadState("load");
         await route.continue();
       });
@@ -102,7 +115,13 @@ async function serveFlakyBundle(): Promise<{ url: string; cutNext: number; reque
       response.writeHead(404).end();
       return;
     }
-    const type = path.endsWith(".html") ? "text/html" : path.endsWith(".css") ? "text/css" : path.endsWith(".js") ? "text/javascript" : "application/octet-stream";
+    const type = path.endsWith(".html")
+      ? "text/html"
+      : path.endsWith(".css")
+        ? "text/css"
+        : path.endsWith(".js")
+          ? "text/javascript"
+          : "application/octet-stream";
     response.writeHead(200, { "content-type": type, "content-length": body.length, "cache-control": "no-store" });
     if (path.endsWith("/generated/realm.js")) {
       state.requests += 1;

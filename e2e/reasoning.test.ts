@@ -8,7 +8,6 @@ import type { Page } from "playwright-core";
 import { createGate, type MockLlm } from "./mockLlm";
 import { appTest, FENCE, send, waitQuiet } from "./fixture";
 
-
 const it = appTest({ configure: true, probe: true });
 let mock: MockLlm;
 let page: Page;
@@ -133,7 +132,9 @@ describe("cut replies", () => {
     // The cut block says where it was cut, not a bare syntax error.
     const block = page.getByRole("figure", { name: "Code block 1" });
     await expect(block.locator(".lm-code__status").textContent()).resolves.toBe("cut");
-    await expect(block.textContent()).resolves.toContain("The reply was cut here: this statement is incomplete and did not run.");
+    await expect(block.textContent()).resolves.toContain(
+      "The reply was cut here: this statement is incomplete and did not run.",
+    );
     expect(await block.getByText("SyntaxError", { exact: false }).count()).toBe(0);
     const continueButton = page.getByRole("button", { name: "Continue" });
     await continueButton.waitFor({ timeout: 10_000 });

@@ -8,7 +8,15 @@
 import { afterAll, afterEach, beforeEach, describe, expect } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { buildRenderTestPage } from "./fixtures/buildRenderTestPage";
-import { launchBrowser, recordPageRequests, serveRecorder, serveStatic, waitFor, type PageRequestLog, type TestServer } from "./harness";
+import {
+  launchBrowser,
+  recordPageRequests,
+  serveRecorder,
+  serveStatic,
+  waitFor,
+  type PageRequestLog,
+  type TestServer,
+} from "./harness";
 import { appTest, nextPaint } from "./fixture";
 import type { SnapshotNode, UiEventMessage } from "../src/wire/mount";
 
@@ -41,7 +49,10 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function openPage(target: BrowserContext, url = `${server.url}render-test.html`): Promise<{ page: Page; log: PageRequestLog }> {
+async function openPage(
+  target: BrowserContext,
+  url = `${server.url}render-test.html`,
+): Promise<{ page: Page; log: PageRequestLog }> {
   const opened = await target.newPage();
   opened.on("dialog", (dialog) => {
     dialogs.push(dialog.message());
@@ -71,17 +82,29 @@ afterEach(() => {
 let nextId = 1;
 
 /** A snapshot node: el("div", { className: "x" }, "text", el(...)). */
-function el(type: string, props: Record<string, unknown> = {}, ...children: Array<SnapshotNode | string>): SnapshotNode {
+function el(
+  type: string,
+  props: Record<string, unknown> = {},
+  ...children: Array<SnapshotNode | string>
+): SnapshotNode {
   return {
     id: nextId++,
     type,
     props: props as never,
-    children: children.map((child) => (typeof child === "string" ? { id: nextId++, type: "#text", text: child } : child)),
+    children: children.map((child) =>
+      typeof child === "string" ? { id: nextId++, type: "#text", text: child } : child,
+    ),
   };
 }
 
 async function receive(target: Page, message: unknown): Promise<Array<{ code: string }>> {
-  return target.evaluate((value) => (window as never as { renderTest: { receive(m: unknown): Promise<Array<{ code: string }>> } }).renderTest.receive(value), message);
+  return target.evaluate(
+    (value) =>
+      (window as never as { renderTest: { receive(m: unknown): Promise<Array<{ code: string }>> } }).renderTest.receive(
+        value,
+      ),
+    message,
+  );
 }
 
 async function open(mountId: string, nodes: SnapshotNode[], target: Page = page): Promise<void> {
@@ -102,7 +125,11 @@ async function unknownNames(): Promise<string[]> {
 }
 
 async function reportedCodes(): Promise<string[]> {
-  return page.evaluate(() => (window as never as { renderTest: { errors: Array<{ code: string }> } }).renderTest.errors.map((error) => error.code));
+  return page.evaluate(() =>
+    (window as never as { renderTest: { errors: Array<{ code: string }> } }).renderTest.errors.map(
+      (error) => error.code,
+    ),
+  );
 }
 
 const panel = (mountId: string) => page.locator(`[data-mount-id="${mountId}"]`);
@@ -113,8 +140,16 @@ async function box(selector: string) {
   return result;
 }
 
-function inside(inner: { x: number; y: number; width: number; height: number }, outer: { x: number; y: number; width: number; height: number }): boolean {
-  return inner.x >= outer.x - 1 && inner.y >= outer.y - 1 && inner.x + inner.width <= outer.x + outer.width + 1 && inner.y + inner.height <= outer.y + outer.height + 1;
+function inside(
+  inner: { x: number; y: number; width: number; height: number },
+  outer: { x: number; y: number; width: number; height: number },
+): boolean {
+  return (
+    inner.x >= outer.x - 1 &&
+    inner.y >= outer.y - 1 &&
+    inner.x + inner.width <= outer.x + outer.width + 1 &&
+    inner.y + inner.height <= outer.y + outer.height + 1
+  );
 }
 
 /** The element painted at the centre of the app header (what a click there would hit). */
@@ -131,8 +166,14 @@ async function appLook() {
     const pick = (element: Element) => {
       const style = getComputedStyle(element);
       return {
-        background: style.backgroundColor, color: style.color, position: style.position, padding: style.padding,
-        display: style.display, zIndex: style.zIndex, font: style.fontFamily, animation: style.animationName,
+        background: style.backgroundColor,
+        color: style.color,
+        position: style.position,
+        padding: style.padding,
+        display: style.display,
+        zIndex: style.zIndex,
+        font: style.fontFamily,
+        animation: style.animationName,
       };
     };
     return {
@@ -150,7 +191,11 @@ describe("hostile trees", () => {
   it("run no script, open no dialog, send no request, navigate nowhere", async () => {
     const R = recorder.origin;
     requests.clear();
-    const before = await page.evaluate(() => ({ scripts: document.scripts.length, links: document.querySelectorAll("link").length, url: location.href }));
+    const before = await page.evaluate(() => ({
+      scripts: document.scripts.length,
+      links: document.querySelectorAll("link").length,
+      url: location.href,
+    }));
     await open("hostile", [
       el("script", {}, "window.__pwned = 1; alert('script')"),
       el("img", { src: `${R}/img.png`, onError: "alert('img')" }),
@@ -165,20 +210,26 @@ describe("hostile trees", () => {
       el("base", { href: `${R}/` }),
       el("a", { href: "javascript:alert('link')", "data-testid": "js-link" }, "javascript link"),
       el("a", { href: " JaVa\tScRiPt:alert('link2')", "data-testid": "js-link-2" }, "obfuscated link"),
-      el("svg", { onLoad: "alert('svg')", width: 20, height: 20 },
+      el(
+        "svg",
+        { onLoad: "alert('svg')", width: 20, height: 20 },
         el("image", { href: `${R}/svg-image.png` }),
         el("use", { href: `${R}/sprite.svg#a` }),
         el("foreignObject", {}, el("img", { src: `${R}/fo.png` })),
         el("animate", { attributeName: "href", to: "javascript:alert('animate')" }),
-        el("rect", { width: 10, height: 10, fill: `url(${R}/paint.svg#p)` })),
+        el("rect", { width: 10, height: 10, fill: `url(${R}/paint.svg#p)` }),
+      ),
       el("div", { style: { backgroundImage: `url(${R}/style-bg.png)`, width: 10, height: 10 } }),
       el("div", { style: { background: `image-set("${R}/image-set.png" 1x)`, width: 10, height: 10 } }),
       el("div", { style: { cursor: `url(${R}/cursor.cur), auto`, width: 10, height: 10 } }),
       el("div", { className: `bg-[url(${R}/class.png)] w-4 h-4` }),
-      el("form", { action: `${R}/submit`, method: "post", target: "_top", onSubmit: H },
+      el(
+        "form",
+        { action: `${R}/submit`, method: "post", target: "_top", onSubmit: H },
         el("input", { name: "q", defaultValue: "x", form: "other" }),
         el("input", { type: "image", src: `${R}/input-image.png` }),
-        el("button", { type: "submit", formAction: `${R}/form-action`, "data-testid": "submit" }, "Send")),
+        el("button", { type: "submit", formAction: `${R}/form-action`, "data-testid": "submit" }, "Send"),
+      ),
       el("video", { poster: `${R}/poster.png`, src: `${R}/video.mp4` }),
       el("audio", { src: `${R}/audio.mp3`, autoPlay: true }),
       el("div", { popover: "manual", id: "pop" }, "popover"),
@@ -209,7 +260,23 @@ describe("hostile trees", () => {
     expect(after).toMatchObject({ scripts: before.scripts, links: before.links, url: before.url });
     expect(after.pwned).toBeUndefined();
     expect(after.leaked).toBeUndefined();
-    for (const tag of ["script", "iframe", "object", "embed", "link", "style", "meta", "base", "image", "use", "foreignobject", "animate", "video", "audio", "template"]) {
+    for (const tag of [
+      "script",
+      "iframe",
+      "object",
+      "embed",
+      "link",
+      "style",
+      "meta",
+      "base",
+      "image",
+      "use",
+      "foreignobject",
+      "animate",
+      "video",
+      "audio",
+      "template",
+    ]) {
       expect(after.inMount, tag).not.toContain(tag);
     }
     expect(after.hrefs).toEqual([null, null]);
@@ -217,8 +284,28 @@ describe("hostile trees", () => {
     await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).not.toBe("INPUT");
     expect(recorder.requests).toEqual([]);
     expect(requests.outside(server.origin)).toEqual([]);
-    const notes = await panel("hostile").locator("[data-unknown-component]").evaluateAll((elements) => elements.map((element) => element.getAttribute("data-unknown-component")));
-    expect(notes).toEqual(expect.arrayContaining(["script", "iframe", "object", "embed", "link", "style", "meta", "base", "image", "use", "foreignObject", "animate", "video", "audio", "template"]));
+    const notes = await panel("hostile")
+      .locator("[data-unknown-component]")
+      .evaluateAll((elements) => elements.map((element) => element.getAttribute("data-unknown-component")));
+    expect(notes).toEqual(
+      expect.arrayContaining([
+        "script",
+        "iframe",
+        "object",
+        "embed",
+        "link",
+        "style",
+        "meta",
+        "base",
+        "image",
+        "use",
+        "foreignObject",
+        "animate",
+        "video",
+        "audio",
+        "template",
+      ]),
+    );
     expect(await reportedCodes()).toEqual(expect.arrayContaining(["unknown-component", "unsafe-prop"]));
   });
 
@@ -228,7 +315,14 @@ describe("hostile trees", () => {
     const smuggled = `'url("data:,' image-set("${R}/smuggled.png" 1x)`;
     await open("smuggle", [
       el("ul", { style: { listStyle: smuggled }, "data-testid": "smuggle-list" }, el("li", {}, "item")),
-      el("div", { style: { content: smuggled, listStyleImage: `"x" url(${R}/after-string.png)` }, "data-testid": "smuggle-content" }, "text"),
+      el(
+        "div",
+        {
+          style: { content: smuggled, listStyleImage: `"x" url(${R}/after-string.png)` },
+          "data-testid": "smuggle-content",
+        },
+        "text",
+      ),
       el("div", { style: { background: `"url(" -webkit-image-set("${R}/webkit.png" 1x) ")"`, width: 10, height: 10 } }),
     ]);
     // Styled, laid out and painted: every image the styles name has been asked for by now.
@@ -247,7 +341,11 @@ describe("hostile trees", () => {
   it("keep a position: fixed full-screen overlay inside its panel", async () => {
     await open("overlay", [
       el("p", {}, "before the overlay"),
-      el("div", { "data-testid": "overlay", style: { position: "fixed", inset: 0, zIndex: 2147483647, background: "red" } }, "overlay"),
+      el(
+        "div",
+        { "data-testid": "overlay", style: { position: "fixed", inset: 0, zIndex: 2147483647, background: "red" } },
+        "overlay",
+      ),
       el("div", { style: { marginTop: -3000, height: 3100, background: "blue" } }),
       el("div", { style: { transform: "translateY(-2000px)", height: 50, background: "green" } }),
     ]);
@@ -261,7 +359,7 @@ describe("hostile trees", () => {
       const x = width - 5;
       const y = height - 5;
       const isInPanel = x >= panelBox.left && x <= panelBox.right && y >= panelBox.top && y <= panelBox.bottom;
-      return isInPanel ? "in-panel" : (document.elementFromPoint(x, y)?.closest(".lm-mount") ? "mount" : "app");
+      return isInPanel ? "in-panel" : document.elementFromPoint(x, y)?.closest(".lm-mount") ? "mount" : "app";
     }, viewport);
     expect(hitOutside).not.toBe("mount");
   });
@@ -287,19 +385,39 @@ describe("hostile trees", () => {
     const look = await appLook();
     await open("styles", [
       el("style", {}, "body { background: red !important } .app-header { display: none }"),
-      el("div", { className: "p-4 bg-red-500 fixed hidden animate-spin [&_body]:bg-red-500 dark:bg-black font-mono", "data-testid": "styled" }, "styled"),
+      el(
+        "div",
+        {
+          className: "p-4 bg-red-500 fixed hidden animate-spin [&_body]:bg-red-500 dark:bg-black font-mono",
+          "data-testid": "styled",
+        },
+        "styled",
+      ),
       el("div", { className: "[body_&]:hidden *:fixed", style: { position: "fixed", top: 0 } }, el("span", {}, "x")),
     ]);
     // Utilities do apply inside the mount...
     const inner = await page.getByTestId("styled").evaluate((element) => {
       const style = getComputedStyle(element);
-      return { padding: style.padding, background: style.backgroundColor, display: style.display, animation: style.animationName };
+      return {
+        padding: style.padding,
+        background: style.backgroundColor,
+        display: style.display,
+        animation: style.animationName,
+      };
     });
-    expect(inner).toEqual({ padding: "16px", background: "rgb(239, 68, 68)", display: "none", animation: "lm-mount-spin" });
+    expect(inner).toEqual({
+      padding: "16px",
+      background: "rgb(239, 68, 68)",
+      display: "none",
+      animation: "lm-mount-spin",
+    });
     // ...and nowhere else: the app element carrying the same class names is untouched.
     expect(await appLook()).toEqual(look);
     const selectors = await page.evaluate(() => {
-      const sheets = [...document.adoptedStyleSheets, ...[...document.querySelectorAll("style")].map((element) => element.sheet!)];
+      const sheets = [
+        ...document.adoptedStyleSheets,
+        ...[...document.querySelectorAll("style")].map((element) => element.sheet!),
+      ];
       const out: string[] = [];
       const walk = (rules: CSSRuleList) => {
         for (const rule of rules) {
@@ -330,40 +448,71 @@ describe("inputs and forms", () => {
     await page.keyboard.press("ArrowLeft");
     await page.keyboard.type("X");
     expect(await field.inputValue()).toBe("helXlo");
-    const reported = (await events()).filter((event) => event.handler === "onChange").map((event) => event.payload.value);
+    const reported = (await events())
+      .filter((event) => event.handler === "onChange")
+      .map((event) => event.payload.value);
     expect(reported).toEqual(["h", "he", "hel", "hell", "hello", "helXlo"]);
     const id = (await events())[0].nodeId;
     // The realm answers each change, late, in order.
     for (const value of reported) {
-      await receive(page, { type: "mount-ops", mountId: "caret", ops: [{ op: "props", id, props: { value, onChange: H, "data-testid": "field" } }] });
+      await receive(page, {
+        type: "mount-ops",
+        mountId: "caret",
+        ops: [{ op: "props", id, props: { value, onChange: H, "data-testid": "field" } }],
+      });
       expect(await field.inputValue()).toBe("helXlo");
-      expect(await field.evaluate((element: HTMLInputElement) => [element.selectionStart, element.selectionEnd])).toEqual([4, 4]);
+      expect(
+        await field.evaluate((element: HTMLInputElement) => [element.selectionStart, element.selectionEnd]),
+      ).toEqual([4, 4]);
     }
     // A value the realm picked on its own (uppercasing, clearing) wins.
-    await receive(page, { type: "mount-ops", mountId: "caret", ops: [{ op: "props", id, props: { value: "HELXLO", onChange: H, "data-testid": "field" } }] });
+    await receive(page, {
+      type: "mount-ops",
+      mountId: "caret",
+      ops: [{ op: "props", id, props: { value: "HELXLO", onChange: H, "data-testid": "field" } }],
+    });
     expect(await field.inputValue()).toBe("HELXLO");
-    await receive(page, { type: "mount-ops", mountId: "caret", ops: [{ op: "props", id, props: { value: "", onChange: H, "data-testid": "field" } }] });
+    await receive(page, {
+      type: "mount-ops",
+      mountId: "caret",
+      ops: [{ op: "props", id, props: { value: "", onChange: H, "data-testid": "field" } }],
+    });
     expect(await field.inputValue()).toBe("");
   });
 
   it("submits every named field with host-owned values, shows field errors until the next submit", async () => {
     await open("form", [
-      el("form", { onSubmit: H, noValidate: true },
+      el(
+        "form",
+        { onSubmit: H, noValidate: true },
         el("Label", { htmlFor: "email" }, "Email"),
         el("Input", { id: "email", name: "email", placeholder: "you@example.com" }),
         el("Checkbox", { id: "agree", name: "agree" }),
         el("Label", { htmlFor: "agree" }, "I agree"),
         el("Switch", { name: "news", defaultChecked: true, "aria-label": "News" }),
-        el("Select", { name: "fruit" },
-          el("SelectTrigger", { id: "fruit", "aria-label": "Fruit" }, el("SelectValue", { placeholder: "Pick a fruit" })),
-          el("SelectContent", {}, el("SelectItem", { value: "apple" }, "Apple"), el("SelectItem", { value: "banana" }, "Banana"))),
+        el(
+          "Select",
+          { name: "fruit" },
+          el(
+            "SelectTrigger",
+            { id: "fruit", "aria-label": "Fruit" },
+            el("SelectValue", { placeholder: "Pick a fruit" }),
+          ),
+          el(
+            "SelectContent",
+            {},
+            el("SelectItem", { value: "apple" }, "Apple"),
+            el("SelectItem", { value: "banana" }, "Banana"),
+          ),
+        ),
         el("Slider", { name: "volume", defaultValue: [20], max: 100, "aria-label": "Volume" }),
         el("Textarea", { name: "notes", "aria-label": "Notes" }),
         el("input", { name: "tag", "aria-label": "Tag 1" }),
         el("input", { name: "tag", "aria-label": "Tag 2" }),
         el("label", {}, el("input", { type: "radio", name: "size", value: "s" }), "Small"),
         el("label", {}, el("input", { type: "radio", name: "size", value: "m" }), "Medium"),
-        el("Button", { type: "submit" }, "Submit")),
+        el("Button", { type: "submit" }, "Submit"),
+      ),
     ]);
     const root = panel("form");
     await root.getByLabel("Email").fill("not-an-email");
@@ -376,11 +525,22 @@ describe("inputs and forms", () => {
     await root.getByRole("button", { name: "Submit" }).click();
     const first = await lastEvent("onSubmit");
     expect(first!.payload.values).toEqual({
-      email: "not-an-email", agree: true, news: true, fruit: "banana", volume: 20, notes: "hi there", tag: ["a", "b"], size: "m",
+      email: "not-an-email",
+      agree: true,
+      news: true,
+      fruit: "banana",
+      volume: 20,
+      notes: "hi there",
+      tag: ["a", "b"],
+      size: "m",
     });
     expect(await root.getByRole("checkbox").getAttribute("aria-checked")).toBe("true");
 
-    await receive(page, { type: "mount-form-errors", mountId: "form", errors: { email: "Enter a valid email", "": "Please fix the errors below" } });
+    await receive(page, {
+      type: "mount-form-errors",
+      mountId: "form",
+      errors: { email: "Enter a valid email", "": "Please fix the errors below" },
+    });
     const email = root.getByLabel("Email");
     expect(await email.getAttribute("aria-invalid")).toBe("true");
     const describedBy = await email.getAttribute("aria-describedby");
@@ -401,12 +561,19 @@ describe("inputs and forms", () => {
       el("input", { "aria-label": "Keys", onKeyDown: H, name: "k" }),
       el("Checkbox", { "aria-label": "Check", onCheckedChange: H }),
       el("Switch", { "aria-label": "Toggle", onCheckedChange: H }),
-      el("Select", { onValueChange: H },
+      el(
+        "Select",
+        { onValueChange: H },
         el("SelectTrigger", { "aria-label": "Choice" }),
-        el("SelectContent", {}, el("SelectItem", { value: "one" }, "One"), el("SelectItem", { value: "two" }, "Two"))),
-      el("Tabs", { defaultValue: "a", onValueChange: H },
+        el("SelectContent", {}, el("SelectItem", { value: "one" }, "One"), el("SelectItem", { value: "two" }, "Two")),
+      ),
+      el(
+        "Tabs",
+        { defaultValue: "a", onValueChange: H },
         el("TabsList", {}, el("TabsTrigger", { value: "a" }, "Tab A"), el("TabsTrigger", { value: "b" }, "Tab B")),
-        el("TabsContent", { value: "a" }, "Content A"), el("TabsContent", { value: "b" }, "Content B")),
+        el("TabsContent", { value: "a" }, "Content A"),
+        el("TabsContent", { value: "b" }, "Content B"),
+      ),
       el("Slider", { "aria-label": "Level", defaultValue: [5], max: 10, onValueChange: H }),
       el("div", { onMouseEnter: H, "data-testid": "hover" }, "hover me"),
     ]);
@@ -451,24 +618,48 @@ describe("inputs and forms", () => {
     await root.getByLabel("Fake field").focus();
     await root.getByLabel("Fake field").press("x");
     await root.getByLabel("Fake field").press("ArrowDown");
-    await expect.poll(async () => (await events()).filter((event) => event.handler === "onKeyDown").length).toBe(typed.length + 5);
-    const keys = (await events()).filter((event) => event.handler === "onKeyDown" || event.handler === "onKeyUp").map((event) => event.payload.key);
-    expect(keys.filter((key) => key !== "Unidentified")).toEqual(["Enter", "Enter", "Escape", "Escape", "Tab", "ArrowDown"]);
+    await expect
+      .poll(async () => (await events()).filter((event) => event.handler === "onKeyDown").length)
+      .toBe(typed.length + 5);
+    const keys = (await events())
+      .filter((event) => event.handler === "onKeyDown" || event.handler === "onKeyUp")
+      .map((event) => event.payload.key);
+    expect(keys.filter((key) => key !== "Unidentified")).toEqual([
+      "Enter",
+      "Enter",
+      "Escape",
+      "Escape",
+      "Tab",
+      "ArrowDown",
+    ]);
     expect(JSON.stringify(await events())).not.toMatch(/Zq81|Lm|"code"/);
   });
 
   it("draws no text-security discs and warns of any field that masks its text, as of a password field", async () => {
-    const origin = (mountId: string) => panel(mountId).locator("xpath=preceding-sibling::div[contains(@class, 'lm-mount-origin')][1]");
+    const origin = (mountId: string) =>
+      panel(mountId).locator("xpath=preceding-sibling::div[contains(@class, 'lm-mount-origin')][1]");
     await open("plain", [el("input", { "aria-label": "Name", type: "text" })]);
     await open("masked", [
-      el("input", { "aria-label": "Key", type: "text", style: { WebkitTextSecurity: "disc" }, className: "[-webkit-text-security:disc] p-1" }),
+      el("input", {
+        "aria-label": "Key",
+        type: "text",
+        style: { WebkitTextSecurity: "disc" },
+        className: "[-webkit-text-security:disc] p-1",
+      }),
     ]);
-    await open("masked-class", [el("Textarea", { "aria-label": "Secret", className: "[-webkit-text-security:square]" })]);
+    await open("masked-class", [
+      el("Textarea", { "aria-label": "Secret", className: "[-webkit-text-security:square]" }),
+    ]);
     await open("password", [el("Input", { "aria-label": "Password", type: "password" })]);
-    for (const [mountId, label] of [["masked", "Key"], ["masked-class", "Secret"]] as const) {
+    for (const [mountId, label] of [
+      ["masked", "Key"],
+      ["masked-class", "Secret"],
+    ] as const) {
       const field = panel(mountId).getByLabel(label);
       await field.pressSequentially("abc");
-      expect(await field.evaluate((element) => getComputedStyle(element).getPropertyValue("-webkit-text-security"))).toBe("none");
+      expect(
+        await field.evaluate((element) => getComputedStyle(element).getPropertyValue("-webkit-text-security")),
+      ).toBe("none");
     }
     for (const mountId of ["masked", "masked-class", "password"]) {
       await expect.poll(async () => origin(mountId).textContent()).toContain("This is not Livemark asking");
@@ -479,9 +670,19 @@ describe("inputs and forms", () => {
 
   it("renders a restored snapshot inert: nothing reaches the realm until revived", async () => {
     const snapshot: unknown = {
-      nodes: [el("Button", { onClick: H }, "Press"), el("Input", { name: "a", value: "typed", onChange: H, "aria-label": "A" })],
+      nodes: [
+        el("Button", { onClick: H }, "Press"),
+        el("Input", { name: "a", value: "typed", onChange: H, "aria-label": "A" }),
+      ],
     };
-    await page.evaluate((value) => (window as never as { renderTest: { restore(id: string, s: unknown): Promise<void> } }).renderTest.restore("inert", value), snapshot);
+    await page.evaluate(
+      (value) =>
+        (window as never as { renderTest: { restore(id: string, s: unknown): Promise<void> } }).renderTest.restore(
+          "inert",
+          value,
+        ),
+      snapshot,
+    );
     const root = panel("inert");
     expect(await root.getByRole("button", { name: "Press" }).isDisabled()).toBe(true);
     expect(await root.getByLabel("A").isDisabled()).toBe(true);
@@ -511,15 +712,43 @@ describe("kit, charts, icons", () => {
   });
 
   it("renders charts from rows", async () => {
-    const rows = [{ name: "Mon", value: 3 }, { name: "Tue", value: 7 }, { name: "Wed", value: 5 }];
+    const rows = [
+      { name: "Mon", value: 3 },
+      { name: "Tue", value: 7 },
+      { name: "Wed", value: 5 },
+    ];
     await open("charts", [
-      el("ResponsiveContainer", { width: "100%", height: 220 },
-        el("LineChart", { data: rows },
-          el("CartesianGrid", { strokeDasharray: "3 3" }), el("XAxis", { dataKey: "name" }), el("YAxis", {}),
-          el("Tooltip", {}), el("Legend", {}), el("Line", { type: "monotone", dataKey: "value", stroke: "#3d5afe" }))),
-      el("BarChart", { data: rows, height: 200 }, el("XAxis", { dataKey: "name" }), el("Bar", { dataKey: "value", fill: "#1b873f", onClick: H })),
-      el("PieChart", { width: 220, height: 220 },
-        el("Pie", { data: rows, dataKey: "value", nameKey: "name", outerRadius: 80 }, el("Cell", { fill: "#f00" }), el("Cell", { fill: "#0f0" }), el("Cell", { fill: "#00f" }))),
+      el(
+        "ResponsiveContainer",
+        { width: "100%", height: 220 },
+        el(
+          "LineChart",
+          { data: rows },
+          el("CartesianGrid", { strokeDasharray: "3 3" }),
+          el("XAxis", { dataKey: "name" }),
+          el("YAxis", {}),
+          el("Tooltip", {}),
+          el("Legend", {}),
+          el("Line", { type: "monotone", dataKey: "value", stroke: "#3d5afe" }),
+        ),
+      ),
+      el(
+        "BarChart",
+        { data: rows, height: 200 },
+        el("XAxis", { dataKey: "name" }),
+        el("Bar", { dataKey: "value", fill: "#1b873f", onClick: H }),
+      ),
+      el(
+        "PieChart",
+        { width: 220, height: 220 },
+        el(
+          "Pie",
+          { data: rows, dataKey: "value", nameKey: "name", outerRadius: 80 },
+          el("Cell", { fill: "#f00" }),
+          el("Cell", { fill: "#0f0" }),
+          el("Cell", { fill: "#00f" }),
+        ),
+      ),
     ]);
     const root = panel("charts");
     await root.locator(".recharts-line path.recharts-curve").first().waitFor({ timeout: 15_000 });
@@ -530,11 +759,19 @@ describe("kit, charts, icons", () => {
     await root.locator(".recharts-bar-rectangle path").nth(1).click();
     expect((await lastEvent("onClick"))!.payload).toEqual({ value: { name: "Tue", value: 7 } });
     // A new row streams in: the chart follows.
-    const chartId = (await page.evaluate(() => {
-      const store = (window as never as { renderTest: { registry: { get(id: string): { getNode(id: number): { children: number[] } } } } }).renderTest.registry.get("charts");
+    const chartId = await page.evaluate(() => {
+      const store = (
+        window as never as {
+          renderTest: { registry: { get(id: string): { getNode(id: number): { children: number[] } } } };
+        }
+      ).renderTest.registry.get("charts");
       return store.getNode(0).children[1];
-    }));
-    await receive(page, { type: "mount-ops", mountId: "charts", ops: [{ op: "props", id: chartId, props: { data: [...rows, { name: "Thu", value: 9 }], height: 200 } }] });
+    });
+    await receive(page, {
+      type: "mount-ops",
+      mountId: "charts",
+      ops: [{ op: "props", id: chartId, props: { data: [...rows, { name: "Thu", value: 9 }], height: 200 } }],
+    });
     await expect.poll(() => root.locator(".recharts-bar-rectangle path").count()).toBe(4);
   });
 
@@ -556,7 +793,11 @@ describe("kit, charts, icons", () => {
   });
 
   it("shows an inline error for an unknown component and reports it once", async () => {
-    await open("unknown", [el("FancyWidget", { title: "x" }, "child text"), el("FancyWidget", {}), el("p", {}, "the rest renders")]);
+    await open("unknown", [
+      el("FancyWidget", { title: "x" }, "child text"),
+      el("FancyWidget", {}),
+      el("p", {}, "the rest renders"),
+    ]);
     const root = panel("unknown");
     expect(await root.getByText("Unknown component <FancyWidget>").count()).toBe(2);
     expect(await root.getByText("the rest renders").count()).toBe(1);
@@ -592,7 +833,10 @@ describe("kit, charts, icons", () => {
 describe("under a strict CSP", () => {
   it("styles mounts without inline <style> (constructed style sheet) and draws charts", async () => {
     const strict = await serveStatic(pageDir, {
-      headers: { "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'none'" },
+      headers: {
+        "content-security-policy":
+          "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'none'",
+      },
     });
     try {
       const cspContext = await browser.newContext();
@@ -601,14 +845,32 @@ describe("under a strict CSP", () => {
       cspPage.on("console", (message) => {
         if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
       });
-      await open("csp", [
-        el("div", { className: "p-4 rounded-xl", "data-testid": "utility" }, "styled"),
-        el("Card", { "data-testid": "card" }, el("CardContent", {}, "card")),
-        el("BarChart", { data: [{ x: "a", y: 1 }, { x: "b", y: 2 }], height: 160 }, el("Bar", { dataKey: "y" })),
-        el("StarIcon", {}),
-      ], cspPage);
-      expect(await cspPage.getByTestId("utility").evaluate((element) => getComputedStyle(element).padding)).toBe("16px");
-      expect(await cspPage.getByTestId("card").evaluate((element) => getComputedStyle(element).borderTopWidth)).toBe("1px");
+      await open(
+        "csp",
+        [
+          el("div", { className: "p-4 rounded-xl", "data-testid": "utility" }, "styled"),
+          el("Card", { "data-testid": "card" }, el("CardContent", {}, "card")),
+          el(
+            "BarChart",
+            {
+              data: [
+                { x: "a", y: 1 },
+                { x: "b", y: 2 },
+              ],
+              height: 160,
+            },
+            el("Bar", { dataKey: "y" }),
+          ),
+          el("StarIcon", {}),
+        ],
+        cspPage,
+      );
+      expect(await cspPage.getByTestId("utility").evaluate((element) => getComputedStyle(element).padding)).toBe(
+        "16px",
+      );
+      expect(await cspPage.getByTestId("card").evaluate((element) => getComputedStyle(element).borderTopWidth)).toBe(
+        "1px",
+      );
       await expect.poll(() => cspPage.locator(".recharts-bar-rectangle path").count(), { timeout: 15_000 }).toBe(2);
       await cspPage.locator("svg.lucide-star").waitFor();
       expect(violations).toEqual([]);

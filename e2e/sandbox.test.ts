@@ -51,12 +51,14 @@ describe("realm", () => {
 
   it("zod (kept out of the bundle's start-up) works as `z`, with English messages, and leaves no global behind", async () => {
     const result = await realm.run(
-      'const Person = z.object({ name: z.string(), age: z.number() })\n' +
+      "const Person = z.object({ name: z.string(), age: z.number() })\n" +
         'console.log(Person.parse({ name: "Ada", age: 36 }).name, Person.safeParse({ name: "Ada", age: "x" }).error.issues[0].message)\n' +
         'console.log(typeof LivemarkZod, typeof evaluateZod, Object.keys(z).includes("object"), z.ZodError === zod.ZodError)',
     );
     expect(result.flushError).toBeUndefined();
-    expect(realm.output(result)).toBe("Ada Invalid input: expected number, received string\nundefined undefined true true");
+    expect(realm.output(result)).toBe(
+      "Ada Invalid input: expected number, received string\nundefined undefined true true",
+    );
   });
 
   it("reports runtime errors as data", async () => {
@@ -71,10 +73,15 @@ describe("realm", () => {
       const from = events.length;
       host.beginReply();
       host.sendBlock({ type: "block-start", index: 0, kind: "code", line: 1 });
-      host.sendBlock({ type: "block-delta", index: 0, text: 'const part = new StreamedData("part");\npart.done.catch(() => "rejected").then((r) => console.log(r, JSON.stringify(part.value)));\n' });
+      host.sendBlock({
+        type: "block-delta",
+        index: 0,
+        text: 'const part = new StreamedData("part");\npart.done.catch(() => "rejected").then((r) => console.log(r, JSON.stringify(part.value)));\n',
+      });
       host.sendBlock({ type: "block-end", index: 0, unterminated: false });
       host.sendBlock({ type: "block-start", index: 1, kind: "data", id: "part", line: 5 });
-      for (const piece of ['[{"a": 1}, ', '{"a": 2},', "]\n"]) host.sendBlock({ type: "block-delta", index: 1, text: piece });
+      for (const piece of ['[{"a": 1}, ', '{"a": 2},', "]\n"])
+        host.sendBlock({ type: "block-delta", index: 1, text: piece });
       host.sendBlock({ type: "block-end", index: 1, unterminated: false });
       await host.flush(10_000);
       const deadline = performance.now() + 5_000;
@@ -86,17 +93,33 @@ describe("realm", () => {
   });
 
   it("lets a later `new StreamedData(id)` take the id over without an error (as the in-process realm does)", async () => {
-    const result = await realm.run('const sd1 = new StreamedData("rows");\nconst sd2 = new StreamedData("rows");\nconsole.log("after");\n');
-    expect(result.events.filter((event) => event.type === "error" || (event.type === "statement-end" && event.status === "error"))).toEqual([]);
+    const result = await realm.run(
+      'const sd1 = new StreamedData("rows");\nconst sd2 = new StreamedData("rows");\nconsole.log("after");\n',
+    );
+    expect(
+      result.events.filter(
+        (event) => event.type === "error" || (event.type === "statement-end" && event.status === "error"),
+      ),
+    ).toEqual([]);
     expect(realm.output(result)).toBe("after");
   });
 
   it("runs in a hidden iframe sandboxed without allow-same-origin, at an opaque origin", async () => {
     const attributes = await realm.page.evaluate(() => {
       const iframe = document.querySelector("iframe")!;
-      return { sandbox: iframe.getAttribute("sandbox"), srcdoc: iframe.hasAttribute("srcdoc"), src: iframe.src, hidden: iframe.hidden };
+      return {
+        sandbox: iframe.getAttribute("sandbox"),
+        srcdoc: iframe.hasAttribute("srcdoc"),
+        src: iframe.src,
+        hidden: iframe.hidden,
+      };
     });
-    expect(attributes).toEqual({ sandbox: "allow-scripts", srcdoc: false, src: `${context.server.url}sandbox.html`, hidden: true });
+    expect(attributes).toEqual({
+      sandbox: "allow-scripts",
+      srcdoc: false,
+      src: `${context.server.url}sandbox.html`,
+      hidden: true,
+    });
     expect(await realm.sandboxFrame().evaluate(() => self.origin)).toBe("null");
     const result = await realm.run("console.log(self.origin, typeof document, location.protocol)");
     expect(realm.output(result)).toBe("null undefined blob:");
@@ -116,7 +139,9 @@ describe("realm", () => {
       return new Promise((done) => frame.addEventListener("load", done));
     }, context.server.url + "sandbox.html");
     // Both documents refuse, each once.
-    await expect.poll(() => errors.filter((message) => message.includes("refusing to start")).length, { timeout: 10_000 }).toBe(2);
+    await expect
+      .poll(() => errors.filter((message) => message.includes("refusing to start")).length, { timeout: 10_000 })
+      .toBe(2);
     await page.close();
   });
 });
@@ -145,8 +170,13 @@ describe("watchdog", () => {
     const ready = await realm.waitForEvent((event) => event.type === "ready", from, 10_000);
     const detectMs = reset.at - started.at;
     const restartMs = ready.at - reset.at;
-    console.log(`stuck loop: reset after ${detectMs.toFixed(0)} ms, fresh realm ready ${restartMs.toFixed(0)} ms after the kill`);
-    expect(reset).toMatchObject({ reason: "unresponsive", running: { block: 0, statement: 0, source: expect.stringContaining("eval") } });
+    console.log(
+      `stuck loop: reset after ${detectMs.toFixed(0)} ms, fresh realm ready ${restartMs.toFixed(0)} ms after the kill`,
+    );
+    expect(reset).toMatchObject({
+      reason: "unresponsive",
+      running: { block: 0, statement: 0, source: expect.stringContaining("eval") },
+    });
     expect(detectMs).toBeLessThan(6_000);
     const result = await realm.run("console.log(typeof before, 'alive')");
     expect(realm.output(result)).toBe("undefined alive");
@@ -156,7 +186,10 @@ describe("watchdog", () => {
     // 1.5 s of synchronous, guarded work: far past the host's busy limit for a
     // silent realm, but the loop guard's busy pulses say it is progressing.
     const from = (await realm.events()).length;
-    const result = await realm.run("let spins = 0; const until = Date.now() + 1_500; while (Date.now() < until) spins++; console.log('finished', spins > 0)", 20_000);
+    const result = await realm.run(
+      "let spins = 0; const until = Date.now() + 1_500; while (Date.now() < until) spins++; console.log('finished', spins > 0)",
+      20_000,
+    );
     expect(realm.output(result)).toBe("finished true");
     expect((await realm.events(from)).filter((event) => event.type === "realm-reset")).toEqual([]);
   });
@@ -201,7 +234,10 @@ describe("watchdog", () => {
       error: { code: "aborted" },
     });
     // The stop request was answered: no reset for not stopping can follow.
-    await realm.page.waitForFunction(() => window.realmTest.host.activity?.().stopping === 0, null, { timeout: 10_000, polling: 20 });
+    await realm.page.waitForFunction(() => window.realmTest.host.activity?.().stopping === 0, null, {
+      timeout: 10_000,
+      polling: 20,
+    });
     expect((await realm.events(from)).filter((event) => event.type === "realm-reset")).toEqual([]);
   });
 
@@ -257,7 +293,8 @@ describe("spare realm", () => {
       await host.reset();
       const resetMs = performance.now() - started;
       // Nothing is still due to start (no spare is kept; the old frame is gone).
-      while (host.activity?.().spareScheduled || host.status().realm !== "ready") await new Promise((done) => requestAnimationFrame(done));
+      while (host.activity?.().spareScheduled || host.status().realm !== "ready")
+        await new Promise((done) => requestAnimationFrame(done));
       const frames = container.querySelectorAll("iframe").length;
       const status = host.status();
       host.dispose();
@@ -281,15 +318,24 @@ describe("crash", () => {
       // processes dies, so talk to the app page over its own CDP session.
       const session = await crashRealm.page.context().newCDPSession(crashRealm.page);
       const evaluate = async <T>(expression: string): Promise<T> =>
-        (await session.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true })).result.value as T;
+        (await session.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true })).result
+          .value as T;
       const from = await crashRealm.start("const hoard = []; for (;;) hoard.push(new Array(1e5).fill(1.5));");
-      const events = await waitFor(async () => {
-        const list = await evaluate<{ type: string; reason?: string; at: number }[]>(`realmTest.events.slice(${from})`);
-        return list.some((event) => event.type === "ready") ? list : undefined;
-      }, 45_000, 200);
+      const events = await waitFor(
+        async () => {
+          const list = await evaluate<{ type: string; reason?: string; at: number }[]>(
+            `realmTest.events.slice(${from})`,
+          );
+          return list.some((event) => event.type === "ready") ? list : undefined;
+        },
+        45_000,
+        200,
+      );
       const reset = events!.find((event) => event.type === "realm-reset");
       expect(reset).toMatchObject({ reason: "crashed" });
-      const output = await evaluate<string>(`realmTest.run("console.log('after the crash')").then((result) => result.events.filter((e) => e.type === "console").map((e) => e.text).join())`);
+      const output = await evaluate<string>(
+        `realmTest.run("console.log('after the crash')").then((result) => result.events.filter((e) => e.type === "console").map((e) => e.text).join())`,
+      );
       expect(output).toBe("after the crash");
     } finally {
       await crashContext.close().catch(() => {});

@@ -11,14 +11,23 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect } from "vitest";
 import { DIST_DIR, ROOT_DIR, serveRecorder, waitFor, type TestServer } from "./harness";
 import {
-  ATTEMPT, attack as attackRealm, checkRecorder, expectAllFailed as failed, nestedWorkerAttack, plantSecrets, probeDocument, startRealmTestContext,
-  type RealmPage, type RealmTestContext,
+  ATTEMPT,
+  attack as attackRealm,
+  checkRecorder,
+  expectAllFailed as failed,
+  nestedWorkerAttack,
+  plantSecrets,
+  probeDocument,
+  startRealmTestContext,
+  type RealmPage,
+  type RealmTestContext,
 } from "./fixtures/realmTestPage";
 import { appTest, nextPaint, requestsSettled } from "./fixture";
 
 const FAKE_KEY = "sk-test-LIVEMARK-FAKE-KEY-1234567890";
 /** What the app's own server may legitimately serve to the test page (with the service worker and the manifest's files). */
-const APP_FILES = /\/(realm-test\.html|realm-test-assets\/.+\.js|generated\/realm\.js|sandbox\.html|favicon\.ico|index\.html|assets\/[^/]+\.(js|css|woff2)|sw\.js|workbox-[\w-]+\.js|manifest\.webmanifest|icons\/[\w-]+\.(png|svg)|)(\?__WB_REVISION__=\w+)?$/;
+const APP_FILES =
+  /\/(realm-test\.html|realm-test-assets\/.+\.js|generated\/realm\.js|sandbox\.html|favicon\.ico|index\.html|assets\/[^/]+\.(js|css|woff2)|sw\.js|workbox-[\w-]+\.js|manifest\.webmanifest|icons\/[\w-]+\.(png|svg)|)(\?__WB_REVISION__=\w+)?$/;
 
 let context: RealmTestContext;
 let realm: RealmPage;
@@ -91,20 +100,24 @@ describe("the realm cannot read the app's data", () => {
 
   it("the sandbox document cannot read storage, cookies or the parent either", async () => {
     const frame = realm.sandboxFrame();
-    const report = await probeDocument(frame, async ({ attempt }) => {
-      await attempt("origin is opaque", () => {
-        if (self.origin === "null") throw new Error("opaque");
-        return self.origin;
-      });
-      await attempt("localStorage", () => localStorage.getItem("livemark.settings.v1"));
-      await attempt("sessionStorage", () => sessionStorage.getItem("livemark.secret"));
-      await attempt("document.cookie", () => document.cookie);
-      await attempt("indexedDB.open", () => indexedDB.open("livemark-secrets"));
-      await attempt("parent.document", () => parent.document.title);
-      await attempt("top.document", () => top!.document.title);
-      await attempt("parent.localStorage", () => (parent as Window).localStorage.length);
-      await attempt("top.location.href", () => top!.location.href);
-    }, undefined);
+    const report = await probeDocument(
+      frame,
+      async ({ attempt }) => {
+        await attempt("origin is opaque", () => {
+          if (self.origin === "null") throw new Error("opaque");
+          return self.origin;
+        });
+        await attempt("localStorage", () => localStorage.getItem("livemark.settings.v1"));
+        await attempt("sessionStorage", () => sessionStorage.getItem("livemark.secret"));
+        await attempt("document.cookie", () => document.cookie);
+        await attempt("indexedDB.open", () => indexedDB.open("livemark-secrets"));
+        await attempt("parent.document", () => parent.document.title);
+        await attempt("top.document", () => top!.document.title);
+        await attempt("parent.localStorage", () => (parent as Window).localStorage.length);
+        await attempt("top.location.href", () => top!.location.href);
+      },
+      undefined,
+    );
     failed(report);
     expect(JSON.stringify(report)).not.toContain("sk-test");
   });
@@ -146,15 +159,21 @@ describe("nothing leaves the realm", () => {
   });
 
   it("a dynamic import() written directly in model code fails", async () => {
-    const result = await realm.run(`const leaked = await import(${JSON.stringify(target + "direct-import.js")}); console.log("imported", leaked)`);
+    const result = await realm.run(
+      `const leaked = await import(${JSON.stringify(target + "direct-import.js")}); console.log("imported", leaked)`,
+    );
     expect(realm.output(result)).not.toContain("imported");
-    const failure = result.events.find((event) => (event.type === "statement-end" && event.status === "error") || event.type === "error");
+    const failure = result.events.find(
+      (event) => (event.type === "statement-end" && event.status === "error") || event.type === "error",
+    );
     expect(failure, JSON.stringify(result.events)).toBeDefined();
   });
 
   it("a nested worker with the platform's own network APIs is walled in too (CSP)", async () => {
     const report = await attack(`${ATTEMPT}
-      ${nestedWorkerAttack(`const T = ${JSON.stringify(target)};`, `
+      ${nestedWorkerAttack(
+        `const T = ${JSON.stringify(target)};`,
+        `
           await attempt("fetch", () => fetch(T + "nested-fetch").then((r) => r.text()));
           await attempt("XMLHttpRequest", () => new Promise((resolve, reject) => {
             const request = new XMLHttpRequest();
@@ -175,7 +194,8 @@ describe("nothing leaves the realm", () => {
           await attempt("importScripts", () => { importScripts(T + "nested.js"); return self.__leaked; });
           await attempt("import()", () => import(T + "nested-import.js"));
           await attempt("indexedDB", () => indexedDB.open("x"));
-      `)}
+      `,
+      )}
       console.log(JSON.stringify(report));
     `);
     expect(report["nested worker"]).toBe("failed: Error: reported");
@@ -185,58 +205,70 @@ describe("nothing leaves the realm", () => {
 
   it("the sandbox document cannot reach the network either", async () => {
     const frame = realm.sandboxFrame();
-    const report = await probeDocument(frame, async ({ attempt, argument: target }) => {
-      const loads = (element: HTMLElement & { src?: string; href?: string }, attribute: "src" | "href", url: string) =>
-        new Promise((resolve, reject) => {
-          element.addEventListener("load", () => resolve("loaded"));
-          element.addEventListener("error", () => reject(new Error("blocked")));
-          element.setAttribute(attribute, url);
-          document.body.append(element);
-          setTimeout(() => reject(new Error("no load")), 1_000);
+    const report = await probeDocument(
+      frame,
+      async ({ attempt, argument: target }) => {
+        const loads = (
+          element: HTMLElement & { src?: string; href?: string },
+          attribute: "src" | "href",
+          url: string,
+        ) =>
+          new Promise((resolve, reject) => {
+            element.addEventListener("load", () => resolve("loaded"));
+            element.addEventListener("error", () => reject(new Error("blocked")));
+            element.setAttribute(attribute, url);
+            document.body.append(element);
+            setTimeout(() => reject(new Error("no load")), 1_000);
+          });
+        await attempt("fetch", () => fetch(target + "doc-fetch"));
+        await attempt("sendBeacon", () => {
+          if (navigator.sendBeacon(target + "doc-beacon", "x")) throw new Error("queued (must not reach the server)");
+          throw new Error("refused");
         });
-      await attempt("fetch", () => fetch(target + "doc-fetch"));
-      await attempt("sendBeacon", () => {
-        if (navigator.sendBeacon(target + "doc-beacon", "x")) throw new Error("queued (must not reach the server)");
-        throw new Error("refused");
-      });
-      await attempt("img", () => loads(document.createElement("img"), "src", target + "doc-img.png"));
-      await attempt("script", () => loads(document.createElement("script"), "src", target + "doc-script.js"));
-      await attempt("stylesheet", () => {
-        const link = document.createElement("link");
-        link.rel = "stylesheet";
-        return loads(link, "href", target + "doc-style.css");
-      });
-      // A blocked frame still fires `load` (an error page): the servers' logs judge this one.
-      const frame = document.createElement("iframe");
-      frame.src = target + "doc-frame.html";
-      document.body.append(frame);
-      await attempt("worker from URL", () => new Promise((resolve, reject) => {
-        try {
-          const worker = new Worker(target + "doc-worker.js");
-          worker.onerror = () => reject(new Error("blocked"));
-          setTimeout(() => resolve("started?"), 1_000);
-        } catch (error) {
-          reject(error);
-        }
-      }));
-      await attempt("form post", () => {
-        const form = document.createElement("form");
-        form.action = target + "doc-form";
-        form.method = "post";
-        document.body.append(form);
-        form.submit();
-        throw new Error("submitted (must not reach the server)");
-      });
-      await attempt("window.open", () => {
-        const opened = window.open(target + "doc-popup");
-        if (opened) return "opened";
-        throw new Error("blocked");
-      });
-      await attempt("top navigation", () => {
-        top!.location.href = target + "doc-top";
-        return "navigated";
-      });
-    }, target);
+        await attempt("img", () => loads(document.createElement("img"), "src", target + "doc-img.png"));
+        await attempt("script", () => loads(document.createElement("script"), "src", target + "doc-script.js"));
+        await attempt("stylesheet", () => {
+          const link = document.createElement("link");
+          link.rel = "stylesheet";
+          return loads(link, "href", target + "doc-style.css");
+        });
+        // A blocked frame still fires `load` (an error page): the servers' logs judge this one.
+        const frame = document.createElement("iframe");
+        frame.src = target + "doc-frame.html";
+        document.body.append(frame);
+        await attempt(
+          "worker from URL",
+          () =>
+            new Promise((resolve, reject) => {
+              try {
+                const worker = new Worker(target + "doc-worker.js");
+                worker.onerror = () => reject(new Error("blocked"));
+                setTimeout(() => resolve("started?"), 1_000);
+              } catch (error) {
+                reject(error);
+              }
+            }),
+        );
+        await attempt("form post", () => {
+          const form = document.createElement("form");
+          form.action = target + "doc-form";
+          form.method = "post";
+          document.body.append(form);
+          form.submit();
+          throw new Error("submitted (must not reach the server)");
+        });
+        await attempt("window.open", () => {
+          const opened = window.open(target + "doc-popup");
+          if (opened) return "opened";
+          throw new Error("blocked");
+        });
+        await attempt("top navigation", () => {
+          top!.location.href = target + "doc-top";
+          return "navigated";
+        });
+      },
+      target,
+    );
     // What the attempts set off (a frame, a form post, a navigation) has been drawn and its requests answered.
     await nextPaint(realm.page);
     await requestsSettled(realm.requests);
@@ -257,7 +289,10 @@ describe("the host trusts only its own port", () => {
       for (const message of forged) parent.postMessage(message, "*");
       const channel = new MessageChannel();
       parent.postMessage({ type: "livemark-sandbox-hello", version: 1 }, "*", [channel.port2]);
-      channel.port1.postMessage({ type: "exec-event", event: { type: "console", block: 0, statement: 0, level: "log", text: "FORGED" } });
+      channel.port1.postMessage({
+        type: "exec-event",
+        event: { type: "console", block: 0, statement: 0, level: "log", text: "FORGED" },
+      });
     });
     const result = await realm.run("console.log('still fine')");
     expect(realm.output(result)).toBe("still fine");
@@ -369,22 +404,30 @@ describe("the app page", () => {
           console.error(`Content Security Policy violation: ${event.violatedDirective} ${event.blockedURI}`);
         });
       });
-      const bundleFetches = () => context.server.requests.filter((request) => request.url.endsWith("/generated/realm.js")).length;
+      const bundleFetches = () =>
+        context.server.requests.filter((request) => request.url.endsWith("/generated/realm.js")).length;
       // With a key in the app's storage: the app reads it, its sandbox cannot.
       await page.goto(context.server.url);
-      await page.evaluate((key) => localStorage.setItem("livemark.settings.v1", JSON.stringify({ provider: "openai", apiKey: key })), FAKE_KEY);
+      await page.evaluate(
+        (key) => localStorage.setItem("livemark.settings.v1", JSON.stringify({ provider: "openai", apiKey: key })),
+        FAKE_KEY,
+      );
       const before = bundleFetches();
       await page.reload();
       const frame = (await waitFor(() => page.frames().find((each) => each.url().endsWith("/sandbox.html")), 15_000))!;
       expect(await frame.evaluate(() => self.origin)).toBe("null");
-      expect(await page.evaluate(() => document.querySelector("iframe")?.getAttribute("sandbox"))).toBe("allow-scripts");
-      expect(await frame.evaluate(() => {
-        try {
-          return localStorage.getItem("livemark.settings.v1");
-        } catch (error) {
-          return (error as Error).name;
-        }
-      })).toBe("SecurityError");
+      expect(await page.evaluate(() => document.querySelector("iframe")?.getAttribute("sandbox"))).toBe(
+        "allow-scripts",
+      );
+      expect(
+        await frame.evaluate(() => {
+          try {
+            return localStorage.getItem("livemark.settings.v1");
+          } catch (error) {
+            return (error as Error).name;
+          }
+        }),
+      ).toBe("SecurityError");
       expect(await page.evaluate(() => localStorage.getItem("livemark.settings.v1"))).toContain("sk-test");
       // The realm host fetches the bundle once per page load (the spare realm reuses it).
       await waitFor(() => page.evaluate(() => document.querySelectorAll("iframe").length === 2), 30_000, 100);

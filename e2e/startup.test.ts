@@ -45,7 +45,9 @@ describe("sending before the sessions are open", () => {
     await page.getByRole("button", { name: "Send" }).click();
     // Taken: the composer is empty and the message is on screen, waiting.
     expect(await box.inputValue()).toBe("");
-    await expect.poll(() => page.getByRole("article", { name: "Your message" }).textContent()).toContain("Compute some primes");
+    await expect
+      .poll(() => page.getByRole("article", { name: "Your message" }).textContent())
+      .toContain("Compute some primes");
     await page.getByText("Sending once your session is open…").waitFor();
     // The session's status line is the one live region; the opening screen's line is not a second one.
     expect(await page.getByRole("status").count()).toBe(0);
@@ -56,7 +58,9 @@ describe("sending before the sessions are open", () => {
     expect(await page.getByRole("article", { name: "Your message" }).textContent()).toContain("Compute some primes");
     await page.reload();
     await page.getByRole("article", { name: "Your message" }).first().waitFor({ timeout: 30_000 });
-    expect(await page.getByRole("article", { name: "Your message" }).first().textContent()).toContain("Compute some primes");
+    expect(await page.getByRole("article", { name: "Your message" }).first().textContent()).toContain(
+      "Compute some primes",
+    );
     await close();
   });
 
@@ -67,7 +71,9 @@ describe("sending before the sessions are open", () => {
     await box.press("Enter");
     await page.getByRole("article", { name: "Your message" }).waitFor();
     // The session cannot open yet (its database code is held back); the demo model's code is already on its way.
-    await expect.poll(() => log.urls.some((url) => /\/assets\/demoModel-[^/]*\.js$/.test(url)), { timeout: 30_000 }).toBe(true);
+    await expect
+      .poll(() => log.urls.some((url) => /\/assets\/demoModel-[^/]*\.js$/.test(url)), { timeout: 30_000 })
+      .toBe(true);
     release();
     await expect.poll(() => page.getByRole("status").textContent(), { timeout: 60_000 }).toMatch(/^Done/);
     // The page's own requests (the service worker, registered once the page is idle, precaches every file).
@@ -93,7 +99,9 @@ describe("sending before the sessions are open", () => {
     const { page, box, release, close } = await slowStorePage();
     await box.fill("half a thought");
     release();
-    await page.locator(".lm-empty", { hasText: "Opening your sessions…" }).waitFor({ state: "detached", timeout: 30_000 });
+    await page
+      .locator(".lm-empty", { hasText: "Opening your sessions…" })
+      .waitFor({ state: "detached", timeout: 30_000 });
     await expect.poll(() => page.getByRole("status").textContent(), { timeout: 30_000 }).toMatch(/^Ready/);
     expect(await page.getByRole("textbox", { name: "Message" }).inputValue()).toBe("half a thought");
     await close();
@@ -104,11 +112,15 @@ describe("sending before the sessions are open", () => {
     await box.click();
     await page.keyboard.type("Compute some");
     release();
-    await page.locator(".lm-empty", { hasText: "Opening your sessions…" }).waitFor({ state: "detached", timeout: 30_000 });
+    await page
+      .locator(".lm-empty", { hasText: "Opening your sessions…" })
+      .waitFor({ state: "detached", timeout: 30_000 });
     // The keys pressed next, with no click in between, land in the session's box.
     await page.keyboard.type(" primes");
     await page.keyboard.press("Enter");
-    await expect.poll(() => page.getByRole("article", { name: "Your message" }).first().textContent(), { timeout: 30_000 }).toContain("Compute some primes");
+    await expect
+      .poll(() => page.getByRole("article", { name: "Your message" }).first().textContent(), { timeout: 30_000 })
+      .toContain("Compute some primes");
     await page.getByRole("article", { name: "Reply" }).first().waitFor({ timeout: 30_000 });
     await close();
   });

@@ -42,7 +42,9 @@ async function addServer(url: string, name: string) {
   await page.getByRole("button", { name: "Session settings" }).click();
   await dialog().getByLabel("MCP server URL").fill(url);
   await dialog().getByRole("button", { name: "Add server" }).click();
-  await dialog().getByRole("listitem", { name: `MCP server ${name}` }).waitFor({ timeout: 30_000 });
+  await dialog()
+    .getByRole("listitem", { name: `MCP server ${name}` })
+    .waitFor({ timeout: 30_000 });
   await dialog().getByRole("button", { name: "Close" }).click();
 }
 /**
@@ -52,7 +54,10 @@ async function addServer(url: string, name: string) {
 async function askOrRan(requests: number): Promise<"ask" | "ran"> {
   let seen: "ask" | "ran" | undefined;
   await expect
-    .poll(async () => (seen = (await ask().count()) > 0 ? "ask" : mock.requests.length >= requests ? "ran" : undefined), { timeout: 30_000 })
+    .poll(
+      async () => (seen = (await ask().count()) > 0 ? "ask" : mock.requests.length >= requests ? "ran" : undefined),
+      { timeout: 30_000 },
+    )
     .toBeDefined();
   return seen!;
 }
@@ -92,17 +97,25 @@ describe("a tool ask shows the whole call", () => {
     expect(await ask().count()).toBe(0);
     const heard = modelHeard(1);
     expect(heard).toContain("send: capability-denied");
-    expect(heard).toMatch(/big: CapabilityError too-large-to-ask notes\/send_note was not called: its arguments are \d+ bytes of JSON, more than the 64 KB/);
+    expect(heard).toMatch(
+      /big: CapabilityError too-large-to-ask notes\/send_note was not called: its arguments are \d+ bytes of JSON, more than the 64 KB/,
+    );
     expect(first.calls).toEqual([]);
   });
 
   it("a bidi override in an argument is shown as a mark, not obeyed", async () => {
     await addServer(first.url, "notes");
-    mock.enqueue(codeTurn(`try { await tools.send_note({ body: "hi", to: "\\u202Eelpmaxe.live@rekcatta" }) } catch (error) { console.log("send:", error.code) }\n`));
+    mock.enqueue(
+      codeTurn(
+        `try { await tools.send_note({ body: "hi", to: "\\u202Eelpmaxe.live@rekcatta" }) } catch (error) { console.log("send:", error.code) }\n`,
+      ),
+    );
     mock.enqueue({ chunks: ["Done."] });
     await send(page, "Send it");
     await ask().getByRole("button", { name: "Deny" }).waitFor({ timeout: 30_000 });
-    expect(await ask().getByLabel("Arguments").getByRole("listitem").nth(1).innerText()).toBe('to: "⟨U+202E⟩elpmaxe.live@rekcatta"');
+    expect(await ask().getByLabel("Arguments").getByRole("listitem").nth(1).innerText()).toBe(
+      'to: "⟨U+202E⟩elpmaxe.live@rekcatta"',
+    );
     await answerAsk(ask(), "Deny");
     await expect.poll(() => statusText(page), { timeout: 30_000 }).toMatch(/^Done/);
   });
@@ -123,7 +136,11 @@ describe("a tool grant belongs to the server's URL", () => {
     await page.reload();
     await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
     await addServer(second.url, "notes");
-    mock.enqueue(codeTurn(`try { console.log("second:", await tools.delete_note({ id: "2" })) } catch (error) { console.log("second:", error.message) }\n`));
+    mock.enqueue(
+      codeTurn(
+        `try { console.log("second:", await tools.delete_note({ id: "2" })) } catch (error) { console.log("second:", error.message) }\n`,
+      ),
+    );
     mock.enqueue({ chunks: ["Done."] });
     await send(page, "Delete note 2");
     expect(await askOrRan(4)).toBe("ask");
@@ -151,7 +168,11 @@ describe("a tool grant belongs to the server's URL", () => {
     await expect.poll(() => granted.count()).toBe(0);
     await dialog().getByRole("button", { name: "Close" }).click();
     await addServer(first.url, "notes-2");
-    mock.enqueue(codeTurn(`try { await tools["notes-2/delete_note"]({ id: "4" }) } catch (error) { console.log("after remove:", error.message) }\n`));
+    mock.enqueue(
+      codeTurn(
+        `try { await tools["notes-2/delete_note"]({ id: "4" }) } catch (error) { console.log("after remove:", error.message) }\n`,
+      ),
+    );
     mock.enqueue({ chunks: ["Done."] });
     await send(page, "Delete note 4");
     expect(await askOrRan(8)).toBe("ask");

@@ -95,7 +95,11 @@ describe("tools from an MCP server", () => {
     await alwaysAllow();
     await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     // The third call (other arguments) passed without asking.
-    expect(films.calls).toEqual(['lookup_film {"title":"Dune"}', 'lookup_film {"title":"Dune"}', 'lookup_film {"title":"Solaris"}']);
+    expect(films.calls).toEqual([
+      'lookup_film {"title":"Dune"}',
+      'lookup_film {"title":"Dune"}',
+      'lookup_film {"title":"Solaris"}',
+    ]);
     const heard = modelHeard(1);
     expect(heard).toContain("tools: lookup_film:true, add_to_watchlist:false");
     expect(heard).toContain("films: Dune Solaris 1972");
@@ -105,7 +109,9 @@ describe("tools from an MCP server", () => {
     // The model was told about the tools in its system prompt.
     const system = (mock.requests[1].body.messages as { role: string; content: string }[])[0];
     expect(system.role).toBe("system");
-    expect(system.content).toContain("- `await tools.lookup_film({ title: string })` — Look up a film by title. (server films, read-only)");
+    expect(system.content).toContain(
+      "- `await tools.lookup_film({ title: string })` — Look up a film by title. (server films, read-only)",
+    );
 
     // Session settings: the server, the granted tool with Revoke, the audit list.
     await page.getByRole("button", { name: "Session settings" }).click();
@@ -117,11 +123,17 @@ describe("tools from an MCP server", () => {
     ]);
     const granted = dialog().getByRole("region", { name: "Granted tools" });
     // Granted for the server at its URL, shown by the name it goes by here.
-    expect(await granted.getByRole("listitem").allTextContents()).toEqual([`films/lookup_film at ${films.url}` + "Revoke"]);
+    expect(await granted.getByRole("listitem").allTextContents()).toEqual([
+      `films/lookup_film at ${films.url}` + "Revoke",
+    ]);
     await granted.getByRole("button", { name: "Revoke films/lookup_film" }).click();
     await dialog().getByRole("button", { name: "Close" }).click();
 
-    mock.enqueue(codeTurn(`try { await tools.lookup_film({ title: "Dune" }) } catch (error) { console.log("after revoke:", error.name, error.message) }\n`));
+    mock.enqueue(
+      codeTurn(
+        `try { await tools.lookup_film({ title: "Dune" }) } catch (error) { console.log("after revoke:", error.name, error.message) }\n`,
+      ),
+    );
     mock.enqueue({ chunks: ["Done."] });
     await send(page, "Once more");
     await answer("Deny");
@@ -132,8 +144,13 @@ describe("tools from an MCP server", () => {
     // The bearer token went to the MCP server, and nowhere else: not to the model, not into the realm's view, not into the export.
     expect(films.authorizations.every((value) => value === `Bearer ${TOKEN}`)).toBe(true);
     expect(JSON.stringify(mock.requests.map((request) => request.body))).not.toContain(TOKEN);
-    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export", exact: true }).click()]);
-    const exported = JSON.parse(await import("node:fs/promises").then(async (fs) => fs.readFile((await download.path())!, "utf8")));
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Export", exact: true }).click(),
+    ]);
+    const exported = JSON.parse(
+      await import("node:fs/promises").then(async (fs) => fs.readFile((await download.path())!, "utf8")),
+    );
     expect(exported.audit.filter((entry: { capability: string }) => entry.capability === "tool")).toHaveLength(4);
     expect(JSON.stringify(exported)).not.toContain(TOKEN);
     expect(JSON.stringify(exported)).not.toContain(API_KEY);
@@ -178,13 +195,15 @@ describe("tools from an MCP server", () => {
     await answer("Allow once");
     await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
     const heard = modelHeard(1);
-    expect(heard).toMatch(/bad: ToolError invalid-arguments tools\.lookup_film was not called: title: expected string, received number/);
+    expect(heard).toMatch(
+      /bad: ToolError invalid-arguments tools\.lookup_film was not called: title: expected string, received number/,
+    );
     expect(heard).toContain("missing: invalid-arguments");
     expect(heard).toContain("tool error: ToolError tool-error No film titled Nope");
     expect(films.calls).toEqual(['lookup_film {"title":"Nope"}']);
   });
 
-  it("two servers with the same tool names: each tool is tools[\"server/tool\"], and a grant for one does not cover the other", async () => {
+  it('two servers with the same tool names: each tool is tools["server/tool"], and a grant for one does not cover the other', async () => {
     const second = await startMcpServer();
     try {
       await addFilms();
@@ -206,7 +225,9 @@ describe("tools from an MCP server", () => {
       await answer("Deny");
       await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
       const heard = modelHeard(1);
-      expect(heard).toContain("names: films/lookup_film, films/add_to_watchlist, films-2/lookup_film, films-2/add_to_watchlist undefined");
+      expect(heard).toContain(
+        "names: films/lookup_film, films/add_to_watchlist, films-2/lookup_film, films-2/add_to_watchlist undefined",
+      );
       expect(heard).toContain("first: 2021");
       expect(heard).toMatch(/second: The person denied this tool call: films-2\/lookup_film/);
       expect(films.calls).toEqual(['lookup_film {"title":"Dune"}']);
@@ -251,7 +272,11 @@ describe("tools from an MCP server", () => {
     await page.getByRole("button", { name: "Session settings" }).click();
     await dialog().getByLabel("Strict mode").check();
     await dialog().getByRole("button", { name: "Close" }).click();
-    mock.enqueue(codeTurn(`try { await tools.lookup_film({ title: "Dune" }) } catch (error) { console.log("strict:", error.message) }\n`));
+    mock.enqueue(
+      codeTurn(
+        `try { await tools.lookup_film({ title: "Dune" }) } catch (error) { console.log("strict:", error.message) }\n`,
+      ),
+    );
     mock.enqueue({ chunks: ["Done."] });
     await send(page, "Strictly");
     await answer("Deny");
@@ -267,7 +292,9 @@ describe("tools from an MCP server", () => {
     await send(page, "And now?");
     await expect.poll(() => mock.requests.length, { timeout: 30_000 }).toBe(6);
     expect(modelHeard(5)).toContain("after remove: [] undefined");
-    expect((mock.requests[5].body.messages as { content: string }[])[0].content).not.toContain("## Tools of this session");
+    expect((mock.requests[5].body.messages as { content: string }[])[0].content).not.toContain(
+      "## Tools of this session",
+    );
   });
 });
 
@@ -297,7 +324,9 @@ describe("a server that needs OAuth sign-in", () => {
     try {
       await addServer(secured.url);
       // The page leaves for the server's sign-in, which sends it straight back with a code.
-      await page.waitForURL((url) => url.href.startsWith(app.url) && url.searchParams.has("code"), { timeout: 30_000 }).catch(() => undefined);
+      await page
+        .waitForURL((url) => url.href.startsWith(app.url) && url.searchParams.has("code"), { timeout: 30_000 })
+        .catch(() => undefined);
       await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
       await expect.poll(() => new URL(page.url()).search, { timeout: 15_000 }).toBe("");
       await page.getByRole("button", { name: "Session settings" }).click();
@@ -315,8 +344,13 @@ describe("a server that needs OAuth sign-in", () => {
       expect(secured.calls).toEqual(['lookup_film {"title":"Dune"}']);
       expect(secured.authorizations.at(-1)).toBe(`Bearer ${accessToken}`);
       expect(JSON.stringify(mock.requests.map((request) => request.body))).not.toContain(accessToken);
-      const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export", exact: true }).click()]);
-      const exported = await import("node:fs/promises").then(async (fs) => fs.readFile((await download.path())!, "utf8"));
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("button", { name: "Export", exact: true }).click(),
+      ]);
+      const exported = await import("node:fs/promises").then(async (fs) =>
+        fs.readFile((await download.path())!, "utf8"),
+      );
       expect(exported).not.toContain(accessToken);
     } finally {
       await secured.close();
@@ -339,7 +373,9 @@ describe("the demo model's tools script", () => {
       const demoAsk = demo.getByRole("group", { name: "Permission request" });
       await answer("Allow once", demoAsk);
       await expect.poll(() => demo.getByText("Dune (2021)").count(), { timeout: 30_000 }).toBeGreaterThan(0);
-      await expect.poll(() => demo.getByText(/directed by Denis Villeneuve, straight from the tool/).count(), { timeout: 30_000 }).toBeGreaterThan(0);
+      await expect
+        .poll(() => demo.getByText(/directed by Denis Villeneuve, straight from the tool/).count(), { timeout: 30_000 })
+        .toBeGreaterThan(0);
       // …and is once the tools script needs it.
       expect(scripts.some((url) => /createMcpServers/.test(url))).toBe(true);
       expect(scripts.some((url) => /demoMcpServer/.test(url))).toBe(true);

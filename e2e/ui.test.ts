@@ -78,10 +78,20 @@ describe("a 375 px phone screen", () => {
     target.getByRole("button", { name, exact: true }).evaluate((element) => {
       const box = element.getBoundingClientRect();
       const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
-      return box.width > 0 && box.left >= 0 && box.right <= innerWidth && box.top >= 0 && box.bottom <= innerHeight && (hit === element || element.contains(hit));
+      return (
+        box.width > 0 &&
+        box.left >= 0 &&
+        box.right <= innerWidth &&
+        box.top >= 0 &&
+        box.bottom <= innerHeight &&
+        (hit === element || element.contains(hit))
+      );
     });
   const noHorizontalScroll = (target: Page) =>
-    target.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+    target.evaluate(() => ({
+      scrollWidth: document.documentElement.scrollWidth,
+      clientWidth: document.documentElement.clientWidth,
+    }));
 
   it("is one column with no horizontal scrolling, and every action is reachable", async () => {
     const phone = await browser.newContext({ viewport: { width: 375, height: 740 } });
@@ -90,7 +100,8 @@ describe("a 375 px phone screen", () => {
       await openReadyApp(target, app.url);
       let width = await noHorizontalScroll(target);
       expect(width.scrollWidth).toBeLessThanOrEqual(width.clientWidth);
-      for (const name of ["Settings", "Export", "Share", "Sessions"]) expect(await inViewport(target, name), name).toBe(true);
+      for (const name of ["Settings", "Export", "Share", "Sessions"])
+        expect(await inViewport(target, name), name).toBe(true);
 
       // A reply with code, console output and prose: still no sideways scrolling.
       await target.locator(".lm-suggestions button", { hasText: "primes" }).click();
@@ -105,9 +116,12 @@ describe("a 375 px phone screen", () => {
       await toggle.click();
       expect(await toggle.getAttribute("aria-expanded")).toBe("true");
       // (The drawer slides in.)
-      for (const name of ["New session", "Export all", "Close sessions"]) await expect.poll(() => inViewport(target, name), { message: name }).toBe(true);
+      for (const name of ["New session", "Export all", "Close sessions"])
+        await expect.poll(() => inViewport(target, name), { message: name }).toBe(true);
       const importBox = await target.getByText("Import session").boundingBox();
-      expect(importBox && importBox.x >= 0 && importBox.x + importBox.width <= 375 && importBox.y + importBox.height <= 740).toBe(true);
+      expect(
+        importBox && importBox.x >= 0 && importBox.x + importBox.width <= 375 && importBox.y + importBox.height <= 740,
+      ).toBe(true);
       width = await noHorizontalScroll(target);
       expect(width.scrollWidth).toBeLessThanOrEqual(width.clientWidth);
       await target.keyboard.press("Escape");
@@ -135,7 +149,10 @@ describe("smaller things", () => {
     const label = page.locator("label.lm-file-button");
     expect(await label.evaluate((element) => getComputedStyle(element).outlineStyle)).toBe("none");
     // Tab from the last session control reaches the hidden file input.
-    await page.getByRole("button", { name: /^Delete / }).first().focus();
+    await page
+      .getByRole("button", { name: /^Delete / })
+      .first()
+      .focus();
     for (let step = 0; step < 5; step++) {
       if (await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type === "file")) break;
       await page.keyboard.press("Tab");
@@ -169,7 +186,13 @@ describe("smaller things", () => {
     const layout = await page.evaluate(() => {
       const body = document.querySelector(".lm-code__body") as HTMLElement;
       const rows = [...body.querySelectorAll(".lm-code__line")].map((row) => row.getBoundingClientRect().width);
-      return { scrollWidth: body.scrollWidth, clientWidth: body.clientWidth, overflowX: getComputedStyle(body).overflowX, rows, page: document.documentElement.scrollWidth - document.documentElement.clientWidth };
+      return {
+        scrollWidth: body.scrollWidth,
+        clientWidth: body.clientWidth,
+        overflowX: getComputedStyle(body).overflowX,
+        rows,
+        page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      };
     });
     // The whole line is reachable by scrolling the block, and every row runs its full width; the page itself does not scroll.
     expect(layout.overflowX).toBe("auto");

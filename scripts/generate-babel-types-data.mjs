@@ -15,13 +15,45 @@ const require = createRequire(import.meta.url);
 const t = require("@babel/types");
 
 /** The aliases babelTypes.ts checks against, and the node types it builds. */
-const ALIASES = ["Class", "Expression", "FlowType", "For", "Function", "ImportOrExportDeclaration", "Literal", "Pattern", "Statement", "TSType"];
+const ALIASES = [
+  "Class",
+  "Expression",
+  "FlowType",
+  "For",
+  "Function",
+  "ImportOrExportDeclaration",
+  "Literal",
+  "Pattern",
+  "Statement",
+  "TSType",
+];
 const BUILT = [
-  "ArrayExpression", "AssignmentExpression", "AwaitExpression", "BinaryExpression", "BlockStatement", "BooleanLiteral",
-  "CallExpression", "ClassExpression", "EmptyStatement", "ExpressionStatement", "FunctionExpression", "Identifier",
-  "LogicalExpression", "MemberExpression", "NullLiteral", "NumericLiteral", "ObjectExpression", "ObjectProperty",
-  "ReturnStatement", "SequenceExpression", "SpreadElement", "StringLiteral", "ThisExpression", "UnaryExpression",
-  "VariableDeclaration", "VariableDeclarator",
+  "ArrayExpression",
+  "AssignmentExpression",
+  "AwaitExpression",
+  "BinaryExpression",
+  "BlockStatement",
+  "BooleanLiteral",
+  "CallExpression",
+  "ClassExpression",
+  "EmptyStatement",
+  "ExpressionStatement",
+  "FunctionExpression",
+  "Identifier",
+  "LogicalExpression",
+  "MemberExpression",
+  "NullLiteral",
+  "NumericLiteral",
+  "ObjectExpression",
+  "ObjectProperty",
+  "ReturnStatement",
+  "SequenceExpression",
+  "SpreadElement",
+  "StringLiteral",
+  "ThisExpression",
+  "UnaryExpression",
+  "VariableDeclaration",
+  "VariableDeclarator",
 ];
 
 /** Flow nodes never reach the realm: it parses with the `typescript` and `jsx` plugins only. */

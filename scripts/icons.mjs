@@ -22,8 +22,13 @@ try {
   for (const [source, target, size] of ICONS) {
     const page = await browser.newPage({ viewport: { width: size, height: size } });
     const svg = readFileSync(new URL(`../public/icons/${source}`, import.meta.url), "utf8");
-    await page.setContent(`<style>html,body{margin:0;background:transparent}svg{display:block;width:${size}px;height:${size}px}</style>${svg}`);
-    writeFileSync(new URL(`../public/icons/${target}`, import.meta.url), await page.screenshot({ omitBackground: true }));
+    await page.setContent(
+      `<style>html,body{margin:0;background:transparent}svg{display:block;width:${size}px;height:${size}px}</style>${svg}`,
+    );
+    writeFileSync(
+      new URL(`../public/icons/${target}`, import.meta.url),
+      await page.screenshot({ omitBackground: true }),
+    );
     await page.close();
   }
 } finally {

@@ -22,7 +22,12 @@ async function settled(page) {
 }
 
 async function shoot(browser, url, { name, viewport, theme, scale = 1, prepare }) {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: scale, colorScheme: theme, serviceWorkers: "block" });
+  const context = await browser.newContext({
+    viewport,
+    deviceScaleFactor: scale,
+    colorScheme: theme,
+    serviceWorkers: "block",
+  });
   try {
     const page = await context.newPage();
     await openReadyApp(page, url);
@@ -41,10 +46,13 @@ const chat = async (page) => {
   await page.getByRole("button", { name: "Build me a dashboard" }).click();
   await settled(page);
   // Frame the generated dashboard: its panel at the top of the conversation.
-  await page.locator(".lm-mount").first().evaluate((panel) => {
-    const scroller = panel.closest(".lm-main");
-    scroller.scrollTop += panel.getBoundingClientRect().top - scroller.getBoundingClientRect().top - 40;
-  });
+  await page
+    .locator(".lm-mount")
+    .first()
+    .evaluate((panel) => {
+      const scroller = panel.closest(".lm-main");
+      scroller.scrollTop += panel.getBoundingClientRect().top - scroller.getBoundingClientRect().top - 40;
+    });
   await page.waitForTimeout(500);
 };
 

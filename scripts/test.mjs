@@ -54,7 +54,16 @@ for (const project of ["unit", "e2e"]) {
   }
   const report = join(out, `${project}.json`);
   const started = Date.now();
-  const status = run("npx", ["vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...extra]);
+  const status = run("npx", [
+    "vitest",
+    "run",
+    "--project",
+    project,
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${report}`,
+    ...extra,
+  ]);
   if (!existsSync(report)) {
     failed += 1;
     continue;
@@ -71,7 +80,8 @@ for (const project of ["unit", "e2e"]) {
 
 if (flaky.length > 0) {
   console.log(`\n${flaky.length} passed only on a retry:`);
-  for (const test of flaky) console.log(`  ${test.file} > ${test.test} (failed ${test.failedAttempts}×: ${test.firstFailure})`);
+  for (const test of flaky)
+    console.log(`  ${test.file} > ${test.test} (failed ${test.failedAttempts}×: ${test.firstFailure})`);
   console.log("");
 }
 writeFileSync(join(out, "summary.json"), JSON.stringify({ passed, failed, flaky }) + "\n");

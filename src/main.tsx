@@ -46,7 +46,9 @@ function prefetchParts(preloadReply: () => Promise<unknown>): void {
 }
 
 /** Each capability's kind of ask (its view, its words), by the tag its asks carry. */
-const ASK_KINDS: AskKinds = new Map(CAPABILITIES.flatMap((capability) => (capability.ask ? [[capability.ask.capability, capability.ask] as const] : [])));
+const ASK_KINDS: AskKinds = new Map(
+  CAPABILITIES.flatMap((capability) => (capability.ask ? [[capability.ask.capability, capability.ask] as const] : [])),
+);
 
 /**
  * Renders the app (src/session/createApp.ts wires it): settings in this
@@ -78,31 +80,31 @@ function Root() {
 
   return (
     <CapabilitiesContext.Provider value={capabilities}>
-    <AskKindsContext.Provider value={ASK_KINDS}>
-    <RemoteImagesContext.Provider value={capabilities.imagePolicy}>
-    <FileChooserContext.Provider value={capabilities.fileChooser}>
-    <MountsContext.Provider value={mounts}>
-    <App
-      controller={controller}
-      settings={settings}
-      usingDemo={isDemo(settings)}
-      realmStatus={realmStatus}
-      onRetryRealm={() => {
-        const restarted = realm.restart();
-        watcher.current?.refresh();
-        restarted.catch(() => watcher.current?.refresh());
-      }}
-      onForgetKey={() => setSettings((current) => forgetKey(current))}
-      onSaveSettings={(next) => {
-        saveSettings(next);
-        controller.getState().agent?.setMaxTurns(next.maxTurns);
-        setSettings(next);
-      }}
-    />
-    </MountsContext.Provider>
-    </FileChooserContext.Provider>
-    </RemoteImagesContext.Provider>
-    </AskKindsContext.Provider>
+      <AskKindsContext.Provider value={ASK_KINDS}>
+        <RemoteImagesContext.Provider value={capabilities.imagePolicy}>
+          <FileChooserContext.Provider value={capabilities.fileChooser}>
+            <MountsContext.Provider value={mounts}>
+              <App
+                controller={controller}
+                settings={settings}
+                usingDemo={isDemo(settings)}
+                realmStatus={realmStatus}
+                onRetryRealm={() => {
+                  const restarted = realm.restart();
+                  watcher.current?.refresh();
+                  restarted.catch(() => watcher.current?.refresh());
+                }}
+                onForgetKey={() => setSettings((current) => forgetKey(current))}
+                onSaveSettings={(next) => {
+                  saveSettings(next);
+                  controller.getState().agent?.setMaxTurns(next.maxTurns);
+                  setSettings(next);
+                }}
+              />
+            </MountsContext.Provider>
+          </FileChooserContext.Provider>
+        </RemoteImagesContext.Provider>
+      </AskKindsContext.Provider>
     </CapabilitiesContext.Provider>
   );
 }
@@ -116,7 +118,8 @@ else setTimeout(prepareTimeFormat, 50);
 // (workbox-window loads then), so precaching never competes with the first reply for the network.
 const registerLater = () =>
   setTimeout(() => {
-    const register = () => void import("./ui/appUpdate").then((module) => module.registerServiceWorker()).catch(() => {});
+    const register = () =>
+      void import("./ui/appUpdate").then((module) => module.registerServiceWorker()).catch(() => {});
     if (typeof requestIdleCallback === "function") requestIdleCallback(register, { timeout: 5_000 });
     else register();
   }, 2_000);

@@ -10,7 +10,10 @@ function fakeWindow(search: string): Window {
 
 describe("the test probe", () => {
   it("is installed only on a page opened with the test flag, frozen, read-only", () => {
-    const sources = { realm: { activity: () => ({ running: false, flushing: 0, stopping: 0, spareScheduled: false }) }, inbox: { pending: 0 } };
+    const sources = {
+      realm: { activity: () => ({ running: false, flushing: 0, stopping: 0, spareScheduled: false }) },
+      inbox: { pending: 0 },
+    };
     const plain = fakeWindow("?x=1");
     installTestProbe(sources, plain);
     expect(TEST_PROBE_GLOBAL in plain).toBe(false);
@@ -33,7 +36,14 @@ describe("the test probe", () => {
     const inbox = { pending: 3 };
     let restoring = 2;
     const probe = createTestProbe({ realm: { activity: () => activity }, inbox, restoring: () => restoring });
-    expect(probe).toMatchObject({ inboxPending: 3, realmRunning: true, realmFlushing: 1, realmStopping: 1, restoring: 2, quiet: false });
+    expect(probe).toMatchObject({
+      inboxPending: 3,
+      realmRunning: true,
+      realmFlushing: 1,
+      realmStopping: 1,
+      restoring: 2,
+      quiet: false,
+    });
     Object.assign(activity, { running: false, flushing: 0, stopping: 0 });
     inbox.pending = 0;
     restoring = 0;

@@ -51,7 +51,8 @@ export function testProbeWanted(search: string): boolean {
 }
 
 export function createTestProbe(sources: TestProbeSources): TestProbe {
-  const activity = () => sources.realm.activity?.() ?? { running: false, flushing: 0, stopping: 0, spareScheduled: false };
+  const activity = () =>
+    sources.realm.activity?.() ?? { running: false, flushing: 0, stopping: 0, spareScheduled: false };
   const probe: TestProbe = {
     get writesPending() {
       return openSessionWriters().reduce((sum, writer) => sum + writer.pendingCount + (writer.writing ? 1 : 0), 0);
@@ -75,7 +76,14 @@ export function createTestProbe(sources: TestProbeSources): TestProbe {
       return sources.restoring?.() ?? 0;
     },
     get quiet() {
-      return probe.writesPending === 0 && probe.inboxPending === 0 && !probe.realmRunning && probe.realmFlushing === 0 && probe.realmStopping === 0 && probe.restoring === 0;
+      return (
+        probe.writesPending === 0 &&
+        probe.inboxPending === 0 &&
+        !probe.realmRunning &&
+        probe.realmFlushing === 0 &&
+        probe.realmStopping === 0 &&
+        probe.restoring === 0
+      );
     },
   };
   return Object.freeze(probe);
@@ -84,5 +92,10 @@ export function createTestProbe(sources: TestProbeSources): TestProbe {
 /** Install the probe on `target` when its page was opened with the test flag; otherwise do nothing. */
 export function installTestProbe(sources: TestProbeSources, target: Window = window): void {
   if (!testProbeWanted(target.location.search) || TEST_PROBE_GLOBAL in target) return;
-  Object.defineProperty(target, TEST_PROBE_GLOBAL, { value: createTestProbe(sources), enumerable: false, writable: false, configurable: false });
+  Object.defineProperty(target, TEST_PROBE_GLOBAL, {
+    value: createTestProbe(sources),
+    enumerable: false,
+    writable: false,
+    configurable: false,
+  });
 }

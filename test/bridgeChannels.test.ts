@@ -59,8 +59,10 @@ describe("channel codes", () => {
 
   it("makeCode uses only unambiguous symbols, uniformly", () => {
     let state = 7;
-    const random = (count: number) => Uint8Array.from({ length: count }, () => (state = (state * 1103515245 + 12345) % 256));
-    for (let index = 0; index < 200; index += 1) expect(makeCode(random)).toMatch(/^[A-HJKMNP-Z2-9]{4}-[A-HJKMNP-Z2-9]{4}$/);
+    const random = (count: number) =>
+      Uint8Array.from({ length: count }, () => (state = (state * 1103515245 + 12345) % 256));
+    for (let index = 0; index < 200; index += 1)
+      expect(makeCode(random)).toMatch(/^[A-HJKMNP-Z2-9]{4}-[A-HJKMNP-Z2-9]{4}$/);
   });
 });
 

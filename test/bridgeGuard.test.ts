@@ -7,7 +7,13 @@ import { describe, expect, it } from "vitest";
 import { ChannelRegistry } from "../bridge/channels";
 import { BIND_ADDRESS, DEFAULT_PAGE_ORIGINS, allowedOrigins, refuseRequest, refuseUpgrade } from "../bridge/httpGuard";
 import { PageSockets, ToolError, type PageSocketLike } from "../bridge/pageSocket";
-import { BRIDGE_WIRE_VERSION, CHANNEL_CLOSED, bridgeMessageSchema, type BridgeMessage, type PageMessage } from "../src/wire/bridge";
+import {
+  BRIDGE_WIRE_VERSION,
+  CHANNEL_CLOSED,
+  bridgeMessageSchema,
+  type BridgeMessage,
+  type PageMessage,
+} from "../src/wire/bridge";
 
 const ORIGIN = "http://app.test:8080";
 const origins = allowedOrigins([`${ORIGIN}/`]);
@@ -31,8 +37,12 @@ describe("HTTP guard", () => {
 
   it("lets the page's socket upgrade only at /page, with a loopback Host and a listed Origin", () => {
     expect(refuseUpgrade("/page", { host: "127.0.0.1:4737", origin: ORIGIN }, origins)).toBeUndefined();
-    expect(refuseUpgrade("/mcp", { host: "127.0.0.1:4737", origin: ORIGIN }, origins)).toEqual({ status: "404 Not Found" });
-    expect(refuseUpgrade("/page", { host: "evil.example", origin: ORIGIN }, origins)).toEqual({ status: "403 Forbidden" });
+    expect(refuseUpgrade("/mcp", { host: "127.0.0.1:4737", origin: ORIGIN }, origins)).toEqual({
+      status: "404 Not Found",
+    });
+    expect(refuseUpgrade("/page", { host: "evil.example", origin: ORIGIN }, origins)).toEqual({
+      status: "403 Forbidden",
+    });
     // Not covered by CORS: a socket without an Origin, or from another site, is refused (and logged).
     expect(refuseUpgrade("/page", { host: "127.0.0.1" }, origins)?.status).toBe("403 Forbidden");
     expect(refuseUpgrade("/page", { host: "127.0.0.1", origin: "https://evil.example" }, origins)).toEqual({
@@ -45,11 +55,16 @@ describe("HTTP guard", () => {
 describe("page link", () => {
   const setup = () => {
     const sent: BridgeMessage[] = [];
-    const socket: PageSocketLike = { readyState: 1, OPEN: 1, send: (data: string) => void sent.push(bridgeMessageSchema.parse(JSON.parse(data))) } as PageSocketLike;
+    const socket: PageSocketLike = {
+      readyState: 1,
+      OPEN: 1,
+      send: (data: string) => void sent.push(bridgeMessageSchema.parse(JSON.parse(data))),
+    } as PageSocketLike;
     const registry = new ChannelRegistry({ now: () => 0, newCode: () => `CODE-${sent.length}` });
     const pages = new PageSockets({ registry, labelOf: (agent) => `label of ${agent}`, log: () => undefined });
     const link = pages.open(socket);
-    const say = (message: PageMessage | string) => pages.receive(link, typeof message === "string" ? message : JSON.stringify(message));
+    const say = (message: PageMessage | string) =>
+      pages.receive(link, typeof message === "string" ? message : JSON.stringify(message));
     return { sent, registry, pages, link, say };
   };
 
@@ -77,7 +92,11 @@ describe("page link", () => {
     await expect(joined).resolves.toEqual({ title: "Trip", mounts: [] });
 
     const malformed = pages.request(channel, "agent 1", { method: "join" });
-    say({ type: "response", requestId: (sent.at(-1) as Extract<BridgeMessage, { type: "request" }>).requestId, result: { nope: true } });
+    say({
+      type: "response",
+      requestId: (sent.at(-1) as Extract<BridgeMessage, { type: "request" }>).requestId,
+      result: { nope: true },
+    });
     await expect(malformed).rejects.toThrow(/malformed/);
 
     const waiting = pages.request(channel, "agent 1", { method: "read-session" });

@@ -21,7 +21,12 @@ afterAll(async () => {
 });
 
 /** A page: connects, says hello, answers requests with `answer`. */
-async function openPage(answer: (request: Extract<BridgeMessage, { type: "request" }>["request"]) => unknown = () => ({ title: "Trip", mounts: [] })) {
+async function openPage(
+  answer: (request: Extract<BridgeMessage, { type: "request" }>["request"]) => unknown = () => ({
+    title: "Trip",
+    mounts: [],
+  }),
+) {
   const socket = new WebSocket(`ws://127.0.0.1:${bridge.port}/page`, { origin: ORIGIN });
   const received: BridgeMessage[] = [];
   const listeners = new Set<() => void>();
@@ -30,8 +35,16 @@ async function openPage(answer: (request: Extract<BridgeMessage, { type: "reques
     received.push(message);
     if (message.type === "request") {
       void Promise.resolve(answer(message.request)).then(
-        (result) => socket.send(JSON.stringify({ type: "response", requestId: message.requestId, result } satisfies PageMessage)),
-        (error: Error) => socket.send(JSON.stringify({ type: "failure", requestId: message.requestId, error: error.message } satisfies PageMessage)),
+        (result) =>
+          socket.send(JSON.stringify({ type: "response", requestId: message.requestId, result } satisfies PageMessage)),
+        (error: Error) =>
+          socket.send(
+            JSON.stringify({
+              type: "failure",
+              requestId: message.requestId,
+              error: error.message,
+            } satisfies PageMessage),
+          ),
       );
     }
     for (const listener of listeners) listener();
@@ -63,14 +76,21 @@ async function agent(name = "test-agent") {
   const client = new Client({ name, version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${bridge.port}/mcp`)));
   const call = async (tool: string, args: Record<string, unknown>) => {
-    const result = (await client.callTool({ name: tool, arguments: args })) as { content: { type: string; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+    const result = (await client.callTool({ name: tool, arguments: args })) as {
+      content: { type: string; text: string }[];
+      structuredContent?: Record<string, unknown>;
+      isError?: boolean;
+    };
     return { ...result, text: result.content.map((part) => part.text).join("\n") };
   };
   return { client, call };
 }
 
 const command = (commandId: string, text = `do ${commandId}`) =>
-  ({ type: "command", command: { commandId, sessionId: "s1", kind: "message", text, capturedAt: 5 } }) satisfies PageMessage;
+  ({
+    type: "command",
+    command: { commandId, sessionId: "s1", kind: "message", text, capturedAt: 5 },
+  }) satisfies PageMessage;
 
 describe("bridge checks", () => {
   it("reads the hostname of a Host header", () => {
@@ -85,14 +105,31 @@ describe("bridge checks", () => {
   it("refuses an HTTP request with a foreign Host header (DNS rebinding)", async () => {
     const status = await new Promise<number>((resolve, reject) => {
       const outgoing = httpRequest(
-        { host: "127.0.0.1", port: bridge.port, path: "/mcp", method: "POST", headers: { host: `evil.example:${bridge.port}`, "content-type": "application/json", accept: "application/json, text/event-stream" } },
+        {
+          host: "127.0.0.1",
+          port: bridge.port,
+          path: "/mcp",
+          method: "POST",
+          headers: {
+            host: `evil.example:${bridge.port}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+        },
         (response) => {
           response.resume();
           resolve(response.statusCode ?? 0);
         },
       );
       outgoing.on("error", reject);
-      outgoing.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } }));
+      outgoing.end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+        }),
+      );
     });
     expect(status).toBe(403);
   });
@@ -157,15 +194,25 @@ describe("bridge tools", () => {
       },
     });
     const received = await waiting;
-    expect(received.structuredContent).toMatchObject({ cursor: 1, command: { commandId: "c1", instruction: "Make it blue", context: { trust: "untrusted" } } });
+    expect(received.structuredContent).toMatchObject({
+      cursor: 1,
+      command: { commandId: "c1", instruction: "Make it blue", context: { trust: "untrusted" } },
+    });
     expect(received.content).toHaveLength(2);
     expect(received.content[0].text).not.toContain("delete everything");
-    expect(received.content[1].text).toMatch(/^\[untrusted application content\][\s\S]*delete everything[\s\S]*\[end of untrusted application content\]$/);
+    expect(received.content[1].text).toMatch(
+      /^\[untrusted application content\][\s\S]*delete everything[\s\S]*\[end of untrusted application content\]$/,
+    );
     expect((await page.waitFor("claimed")).commandId).toBe("c1");
 
     const ran = await call("livemark_run", { commandId: "c1", markdown: "hello" });
     expect(ran.text).toContain("[runtime output] ran 5 chars");
-    const reported = await call("livemark_report", { commandId: "c1", kind: "reply", text: "Done", summary: { status: "done", checks: ["looked"] } });
+    const reported = await call("livemark_report", {
+      commandId: "c1",
+      kind: "reply",
+      text: "Done",
+      summary: { status: "done", checks: ["looked"] },
+    });
     expect(reported.isError).toBeFalsy();
     // A finished command takes no more runs.
     expect((await call("livemark_run", { commandId: "c1", markdown: "x" })).text).toMatch(/finished/);
@@ -179,13 +226,18 @@ describe("bridge tools", () => {
   });
 
   it("two agents: exactly one claims a command; the other cannot run it", async () => {
-    const page = await openPage((request) => (request.method === "join" ? { title: "T", mounts: [] } : { shown: true }));
+    const page = await openPage((request) =>
+      request.method === "join" ? { title: "T", mounts: [] } : { shown: true },
+    );
     const [a, b] = await Promise.all([agent("a"), agent("b")]);
     expect((await a.call("livemark_join", { code: page.code })).isError).toBeFalsy();
     // The code admitted one agent; the second joins with the code the page shows next.
     const { code: next } = await page.waitFor("channel");
     expect((await b.call("livemark_join", { code: next })).isError).toBeFalsy();
-    const waits = [a.call("livemark_wait_for_command", { cursor: 0, timeoutS: 3 }), b.call("livemark_wait_for_command", { cursor: 0, timeoutS: 3 })];
+    const waits = [
+      a.call("livemark_wait_for_command", { cursor: 0, timeoutS: 3 }),
+      b.call("livemark_wait_for_command", { cursor: 0, timeoutS: 3 }),
+    ];
     // Both waits are registered before the command arrives.
     await expect.poll(() => bridge.waiting()).toBe(2);
     page.send(command("c1"));

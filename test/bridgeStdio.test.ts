@@ -22,11 +22,23 @@ describe("bridge over stdio", () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name).sort()).toEqual(["livemark_join", "livemark_read_session", "livemark_report", "livemark_run", "livemark_wait_for_command"]);
-      const join = (await client.callTool({ name: "livemark_join", arguments: { code: "ABCD-EFGH" } })) as { isError?: boolean; content: { text: string }[] };
+      expect(tools.map((tool) => tool.name).sort()).toEqual([
+        "livemark_join",
+        "livemark_read_session",
+        "livemark_report",
+        "livemark_run",
+        "livemark_wait_for_command",
+      ]);
+      const join = (await client.callTool({ name: "livemark_join", arguments: { code: "ABCD-EFGH" } })) as {
+        isError?: boolean;
+        content: { text: string }[];
+      };
       expect(join.isError).toBe(true);
       expect(join.content[0].text).toMatch(/Unknown channel code/);
-      const wait = (await client.callTool({ name: "livemark_wait_for_command", arguments: { cursor: 0 } })) as { isError?: boolean; content: { text: string }[] };
+      const wait = (await client.callTool({ name: "livemark_wait_for_command", arguments: { cursor: 0 } })) as {
+        isError?: boolean;
+        content: { text: string }[];
+      };
       expect(wait.isError).toBe(true);
       expect(wait.content[0].text).toMatch(/Not joined/);
     } finally {

@@ -17,7 +17,16 @@ function fakeHost(): CapabilityHost {
     policyChanged: async () => {},
     attach: vi.fn(),
     attachTools: vi.fn(),
-    toolDescriptors: () => [{ name: "lookup_film", server: "films", tool: "lookup_film", description: "Looks up a film", inputSchema: { type: "object" }, readOnly: true }],
+    toolDescriptors: () => [
+      {
+        name: "lookup_film",
+        server: "films",
+        tool: "lookup_film",
+        description: "Looks up a film",
+        inputSchema: { type: "object" },
+        readOnly: true,
+      },
+    ],
     fileChooser: { register: () => ({}) as never } as never,
     fileReadService: service,
     fileOfferService: service,
@@ -42,12 +51,16 @@ describe("capability modules", () => {
   it("serve every capability host service once, and attach their brokers", () => {
     const host = fakeHost();
     const served = CAPABILITIES.flatMap((capability) => Object.entries(capability.install(host)));
-    expect(served.map(([name]) => name).sort()).toEqual([FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL].sort());
+    expect(served.map(([name]) => name).sort()).toEqual(
+      [FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL].sort(),
+    );
     for (const [, service] of served) expect(typeof service).toBe("function");
     expect(host.person.attach).toHaveBeenCalledOnce();
     expect(host.person.attachTools).toHaveBeenCalledOnce();
     // Each kind of ask is registered by its capability, the one its view is drawn for.
-    expect(vi.mocked(host.person.asker).mock.calls.map(([kind]) => kind)).toEqual(CAPABILITIES.flatMap((capability) => (capability.ask ? [capability.ask] : [])));
+    expect(vi.mocked(host.person.asker).mock.calls.map(([kind]) => kind)).toEqual(
+      CAPABILITIES.flatMap((capability) => (capability.ask ? [capability.ask] : [])),
+    );
   });
 
   it("add their lines to the system prompt (the connected tools)", () => {
@@ -57,6 +70,9 @@ describe("capability modules", () => {
   });
 
   it("name the view of each ask they raise", () => {
-    expect(CAPABILITIES.flatMap((capability) => (capability.ask ? [capability.ask.capability] : [])).sort()).toEqual(["network", "tool"]);
+    expect(CAPABILITIES.flatMap((capability) => (capability.ask ? [capability.ask.capability] : [])).sort()).toEqual([
+      "network",
+      "tool",
+    ]);
   });
 });

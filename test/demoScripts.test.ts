@@ -21,10 +21,20 @@ import { createToolBroker, type ToolPermissionAsk } from "../src/capabilities/to
 import type { ToolAnswer } from "../src/capabilities/tools/toolPolicy";
 
 /** The page's capabilities: the fetch demo's API answers with a fixed language breakdown. */
-const LANGUAGES = { JavaScript: 4_300_000, TypeScript: 120_000, HTML: 60_000, CSS: 30_000, "C++": 20_000, CoffeeScript: 10_000, Shell: 5_000 };
+const LANGUAGES = {
+  JavaScript: 4_300_000,
+  TypeScript: 120_000,
+  HTML: 60_000,
+  CSS: 30_000,
+  "C++": 20_000,
+  CoffeeScript: 10_000,
+  Shell: 5_000,
+};
 type FetchAnswer = Parameters<typeof createFakeCapabilityHost>[0];
 const answerFetch: FetchAnswer = (request) =>
-  request.url === FETCH_CHART_URL ? { body: JSON.stringify(LANGUAGES) } : { error: { code: "denied", message: "The person denied this request." } };
+  request.url === FETCH_CHART_URL
+    ? { body: JSON.stringify(LANGUAGES) }
+    : { error: { code: "denied", message: "The person denied this request." } };
 
 /**
  * The page's wiring, in Node. Tools: the demo model's `prepare` connects the
@@ -38,7 +48,8 @@ function createAgent(options: { fetch?: FetchAnswer; answer?: ToolAnswer } = {})
   const answer = options.answer ?? "once";
   const broker = createToolBroker({ ask: async (request) => (asked.push(request), answer), audit: () => undefined });
   const host: FakeCapabilityHost = createFakeCapabilityHost(options.fetch ?? answerFetch, (payload) =>
-    Promise.resolve(broker.service(payload, { signal: new AbortController().signal, service: "tool.call" })));
+    Promise.resolve(broker.service(payload, { signal: new AbortController().signal, service: "tool.call" })),
+  );
   // The scripts' `await sleep(800)` pace the demo for a person: a virtual clock keeps their order, not their wait.
   const realm = createInProcessRealm({ requests: host.requests, timers: createVirtualClock() });
   let prepared = 0;
@@ -66,11 +77,13 @@ function createAgent(options: { fetch?: FetchAnswer; answer?: ToolAnswer } = {})
 /** The person: once the form says it is waiting and the agent shows it, submits `values`; notes whether the agent was still busy. */
 function submitWhenWaiting(agent: Agent, realm: InProcessRealm, values: Record<string, string | boolean>) {
   let busyWhileWaiting = false;
-  const submitted = realm.host.waitFor((message) => message.type === MOUNT_WAITING && message.waiting).then(async (message) => {
-    await until(agent, (state) => state.phase === "waiting-input");
-    busyWhileWaiting = agent.busy && realm.host.mount(message.mountId).waiting;
-    return realm.sendUiEvent(realm.host.submitEvent(message.mountId, values));
-  });
+  const submitted = realm.host
+    .waitFor((message) => message.type === MOUNT_WAITING && message.waiting)
+    .then(async (message) => {
+      await until(agent, (state) => state.phase === "waiting-input");
+      busyWhileWaiting = agent.busy && realm.host.mount(message.mountId).waiting;
+      return realm.sendUiEvent(realm.host.submitEvent(message.mountId, values));
+    });
   return { submitted, busyWhileWaiting: () => busyWhileWaiting };
 }
 
@@ -100,7 +113,8 @@ async function play(message: string, form?: Record<string, string | boolean>) {
   return { state: agent.getState(), agent, realm, person };
 }
 
-const replies = (messages: ChatMessage[]) => messages.flatMap((message) => (message.role === "assistant" ? [message] : []));
+const replies = (messages: ChatMessage[]) =>
+  messages.flatMap((message) => (message.role === "assistant" ? [message] : []));
 const feedback = (messages: ChatMessage[]) =>
   messages.flatMap((message) => (message.role === "feedback" ? [message.body] : []));
 /** Runtime output as the code printed it, without the "[block 1 line 30] " the agent puts before each line. */
@@ -120,14 +134,20 @@ function expectCleanEnd(state: AgentState) {
   }
   // The last reply hands control back: no code left running, no output.
   const last = all[all.length - 1];
-  expect(last.reply.blocks.filter((block) => block.kind === "code" && block.statements.some((s) => s.logs.length > 0))).toEqual([]);
+  expect(
+    last.reply.blocks.filter((block) => block.kind === "code" && block.statements.some((s) => s.logs.length > 0)),
+  ).toEqual([]);
   expect(state.messages.filter((message) => message.role === "notice")).toEqual([]);
   // No error anywhere: not in the feedback, not in a statement.
   expect(feedback(state.messages).join("\n")).not.toMatch(/Error\b/);
 }
 
 describe("demo scripts", () => {
-  it.each(DEMO_SCRIPTS.filter((script) => script.name !== "fix-error" && script.name !== "infinite-loop").map((script) => [script.name, script] as const))(
+  it.each(
+    DEMO_SCRIPTS.filter((script) => script.name !== "fix-error" && script.name !== "infinite-loop").map(
+      (script) => [script.name, script] as const,
+    ),
+  )(
     "%s plays to the end through the real loop, without errors",
     async (_, script) => {
       const { state, realm } = await play(script.suggestion, script.name === "form" ? PIZZA : undefined);
@@ -141,7 +161,11 @@ describe("demo scripts", () => {
     30_000,
   );
 
-  it.each(DEMO_SCRIPTS.filter((script) => script.name === "fix-error" || script.name === "infinite-loop").map((script) => [script.name, script] as const))(
+  it.each(
+    DEMO_SCRIPTS.filter((script) => script.name === "fix-error" || script.name === "infinite-loop").map(
+      (script) => [script.name, script] as const,
+    ),
+  )(
     "%s plays to the end through the real loop (its first turn fails on purpose)",
     async (_, script) => {
       const { state } = await play(script.suggestion);
@@ -181,7 +205,9 @@ describe("generative UI demo scripts", () => {
     expect(person!.busyWhileWaiting()).toBe(true);
     const [open] = opened(realm.host.messages);
     expect(open.title).toBe("Order a pizza");
-    expect(realm.host.types(open.mountId)).toEqual(expect.arrayContaining(["form", "Input", "Select", "SelectItem", "Checkbox", "Button"]));
+    expect(realm.host.types(open.mountId)).toEqual(
+      expect.arrayContaining(["form", "Input", "Select", "SelectItem", "Checkbox", "Button"]),
+    );
     expect(realm.host.mount(open.mountId).waiting).toBe(false);
     expect(printed(state.messages)).toEqual(['order: {"name":"Ada","size":"large","count":2,"extraCheese":true}']);
     const all = replies(state.messages);
@@ -195,12 +221,16 @@ describe("generative UI demo scripts", () => {
     const { agent, realm } = createAgent();
     const done = agent.send(script("form").suggestion);
     const waiting = await realm.host.waitFor((message) => message.type === MOUNT_WAITING && message.waiting);
-    realm.sendUiEvent(realm.host.submitEvent(waiting.mountId, { name: " ", size: "medium", count: "12", extraCheese: false }));
+    realm.sendUiEvent(
+      realm.host.submitEvent(waiting.mountId, { name: " ", size: "medium", count: "12", extraCheese: false }),
+    );
     await realm.host.waitFor((message) => message.type === "mount-form-errors");
     expect(realm.host.mount(waiting.mountId).formErrors).toEqual({ name: "Who is it for?", count: "Ten at most" });
     expect(agent.busy).toBe(true);
     expect(realm.host.mount(waiting.mountId).waiting).toBe(true);
-    realm.sendUiEvent(realm.host.submitEvent(waiting.mountId, { name: "Grace", size: "small", count: "1", extraCheese: false }));
+    realm.sendUiEvent(
+      realm.host.submitEvent(waiting.mountId, { name: "Grace", size: "small", count: "1", extraCheese: false }),
+    );
     await done;
     expectCleanEnd(agent.getState());
     expect(replies(agent.getState().messages)[1].text).toContain("Thanks, **Grace**! That's **1 small pizza**.");
@@ -225,7 +255,15 @@ describe("generative UI demo scripts", () => {
     expect(open.snapshot.nodes[0]).toMatchObject({ type: "LineChart", props: { data: [] } });
     const [chart] = realm.host.findAll(open.mountId, (node) => node.type === "LineChart");
     expect(chart.props.data).toHaveLength(12);
-    expect(realm.host.types(open.mountId)).toEqual(["LineChart", "CartesianGrid", "XAxis", "YAxis", "Tooltip", "Legend", "Line"]);
+    expect(realm.host.types(open.mountId)).toEqual([
+      "LineChart",
+      "CartesianGrid",
+      "XAxis",
+      "YAxis",
+      "Tooltip",
+      "Legend",
+      "Line",
+    ]);
     expect(printed(state.messages)).toEqual(["months: 12 | warmest: Jul 28 | coolest: Jan 8"]);
   }, 30_000);
 
@@ -238,12 +276,21 @@ describe("generative UI demo scripts", () => {
     for (let click = 1; click <= 2; click += 1) {
       const eventId = agent.noteUiEvent();
       expect(realm.sendUiEvent({ ...realm.host.clickEvent(open.mountId, "Roll the die"), eventId })).toBe(true);
-      const after = await until(agent, (current) =>
-        current.phase === "done" && replies(current.messages).length === 1 + click && replies(current.messages).at(-1)!.state === "done");
-      const events = after.messages.flatMap((message) => (message.role === "feedback" && message.source === "ui-event" ? [message.body] : []));
+      const after = await until(
+        agent,
+        (current) =>
+          current.phase === "done" &&
+          replies(current.messages).length === 1 + click &&
+          replies(current.messages).at(-1)!.state === "done",
+      );
+      const events = after.messages.flatMap((message) =>
+        message.role === "feedback" && message.source === "ui-event" ? [message.body] : [],
+      );
       expect(events).toHaveLength(click);
       // The click's output, then the mount its handler changed (named by the UI event's id on its ops).
-      const rolled = /^\[block 1\] rolled (\d) \| rolls so far: ([\d, ]+)\nmount "Dice" updated$/.exec(events[click - 1]);
+      const rolled = /^\[block 1\] rolled (\d) \| rolls so far: ([\d, ]+)\nmount "Dice" updated$/.exec(
+        events[click - 1],
+      );
       expect(rolled, events[click - 1]).not.toBeNull();
       expect(rolled![2].split(", ")).toHaveLength(click);
       const answer = replies(after.messages).at(-1)!;
@@ -275,12 +322,21 @@ describe("generative UI demo scripts", () => {
     expect(host.fetched.map((request) => [request.method, request.url])).toEqual([["GET", FETCH_CHART_URL]]);
     const [open] = opened(realm.host.messages);
     const [chart] = realm.host.findAll(open.mountId, (node) => node.type === "BarChart");
-    expect((chart.props.data as { name: string }[]).map((row) => row.name)).toEqual(["JavaScript", "TypeScript", "HTML", "CSS", "C++", "CoffeeScript"]);
+    expect((chart.props.data as { name: string }[]).map((row) => row.name)).toEqual([
+      "JavaScript",
+      "TypeScript",
+      "HTML",
+      "CSS",
+      "C++",
+      "CoffeeScript",
+    ]);
     expect(replies(state.messages).at(-1)!.text).toContain("**JavaScript** leads with about 4199 KB");
   }, 30_000);
 
   it("fetch: a denial ends the demo politely, without pretending", async () => {
-    const { agent } = createAgent({ fetch: () => ({ error: { code: "denied", message: "The person denied this request: GET x." } }) });
+    const { agent } = createAgent({
+      fetch: () => ({ error: { code: "denied", message: "The person denied this request: GET x." } }),
+    });
     await agent.send(script("fetch").suggestion);
     const last = replies(agent.getState().messages).at(-1)!;
     expect(last.text).toMatch(/You chose not to let that request through/);
@@ -294,12 +350,31 @@ describe("generative UI demo scripts", () => {
     const [input] = realm.host.findAll(open.mountId, (node) => node.type === "input");
     const file = host.choose("sales.csv", "month,sales\nJan,12\nFeb,19\nMar,7\n");
     const eventId = agent.noteUiEvent();
-    expect(realm.sendUiEvent({ type: UI_EVENT, mountId: open.mountId, nodeId: input.id, handler: "onChange", payload: { files: [file] }, eventId })).toBe(true);
-    const after = await until(agent, (current) => current.phase === "done" && replies(current.messages).length === 2 && replies(current.messages).at(-1)!.state === "done");
+    expect(
+      realm.sendUiEvent({
+        type: UI_EVENT,
+        mountId: open.mountId,
+        nodeId: input.id,
+        handler: "onChange",
+        payload: { files: [file] },
+        eventId,
+      }),
+    ).toBe(true);
+    const after = await until(
+      agent,
+      (current) =>
+        current.phase === "done" &&
+        replies(current.messages).length === 2 &&
+        replies(current.messages).at(-1)!.state === "done",
+    );
     expectCleanEnd(after);
     expect(replies(after.messages).at(-1)!.text).toContain("Charted **sales.csv**: 3 rows of *sales* by *month*");
     const [chart] = realm.host.findAll(open.mountId, (node) => node.type === "BarChart");
-    expect(chart.props.data).toEqual([{ label: "Jan", value: 12 }, { label: "Feb", value: 19 }, { label: "Mar", value: 7 }]);
+    expect(chart.props.data).toEqual([
+      { label: "Jan", value: 12 },
+      { label: "Feb", value: 19 },
+      { label: "Mar", value: 7 },
+    ]);
   }, 30_000);
 
   it("tools: connects the demo MCP server, lists its tools, asks, and draws the film the tool returned", async () => {
@@ -309,7 +384,9 @@ describe("generative UI demo scripts", () => {
     expectCleanEnd(state);
     expect(prepared()).toBeGreaterThanOrEqual(1);
     expect(servers.list().map((server) => server.name)).toEqual(["demo-films"]);
-    expect(asked.map((ask) => [ask.server, ask.tool, ask.arguments])).toEqual([["demo-films", "lookup_film", [{ name: "title", value: '"Dune"' }]]]);
+    expect(asked.map((ask) => [ask.server, ask.tool, ask.arguments])).toEqual([
+      ["demo-films", "lookup_film", [{ name: "title", value: '"Dune"' }]],
+    ]);
     expect(printed(state.messages)).toContain("tools: lookup_film, add_to_watchlist");
     const [open] = opened(realm.host.messages);
     const [title] = realm.host.findAll(open.mountId, (node) => node.type === "CardTitle");

@@ -4,7 +4,15 @@
  * through the realm's real createHostRequests and are answered here, so the
  * realm's `fetch`, file inputs and `download` run their real code.
  */
-import { FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL, type FetchRequestPayload, type FetchResponsePayload, type FileOfferPayload } from "../src/wire/capabilities";
+import {
+  FILE_OFFER,
+  FILE_READ,
+  NET_FETCH,
+  TOOL_CALL,
+  type FetchRequestPayload,
+  type FetchResponsePayload,
+  type FileOfferPayload,
+} from "../src/wire/capabilities";
 import { CALL, RESULT } from "../src/wire/constants";
 import type { JsonValue } from "../src/wire/mount";
 import { createHostRequests, type HostRequests } from "../workers/realm/runtime/createHostRequests";
@@ -16,11 +24,17 @@ export interface FakeCapabilityHost {
   /** Files `download` offered, complete, in order. */
   offered: { name: string; mimeType: string; text: string }[];
   /** Make a file "chosen" by the person; returns its handle payload for a UI event. */
-  choose(name: string, text: string, type?: string): { handle: string; name: string; size: number; type: string; lastModified: number };
+  choose(
+    name: string,
+    text: string,
+    type?: string,
+  ): { handle: string; name: string; size: number; type: string; lastModified: number };
 }
 
 export function createFakeCapabilityHost(
-  answer: (request: FetchRequestPayload) => { status?: number; body: string; headers?: [string, string][] } | { error: { code: string; message: string } },
+  answer: (
+    request: FetchRequestPayload,
+  ) => { status?: number; body: string; headers?: [string, string][] } | { error: { code: string; message: string } },
   /** TOOL_CALL: answered by this service (e.g. the page's real tool broker); errors keep their `code`. */
   tools?: (payload: JsonValue) => Promise<JsonValue>,
 ): FakeCapabilityHost {
@@ -29,8 +43,10 @@ export function createFakeCapabilityHost(
   const files = new Map<string, string>();
   const parts = new Map<string, string[]>();
   let requests: HostRequests;
-  const reply = (id: number, result: { ok: true; value: JsonValue } | { ok: false; error: { code: string; message: string } }) =>
-    queueMicrotask(() => requests.receive({ type: RESULT, id, ...result }));
+  const reply = (
+    id: number,
+    result: { ok: true; value: JsonValue } | { ok: false; error: { code: string; message: string } },
+  ) => queueMicrotask(() => requests.receive({ type: RESULT, id, ...result }));
   requests = createHostRequests((message) => {
     if (message.type !== CALL) return;
     const { id, method: service, payload } = message;
@@ -40,15 +56,20 @@ export function createFakeCapabilityHost(
       const result = answer(request);
       if ("error" in result) return reply(id, { ok: false, error: result.error });
       const response: FetchResponsePayload = {
-        url: request.url, status: result.status ?? 200, statusText: "OK", redirected: false,
-        headers: result.headers ?? [["content-type", "application/json"]], body: Buffer.from(result.body).toString("base64"),
+        url: request.url,
+        status: result.status ?? 200,
+        statusText: "OK",
+        redirected: false,
+        headers: result.headers ?? [["content-type", "application/json"]],
+        body: Buffer.from(result.body).toString("base64"),
       };
       return reply(id, { ok: true, value: response as unknown as JsonValue });
     }
     if (service === TOOL_CALL && tools) {
       void tools(payload).then(
         (value) => reply(id, { ok: true, value }),
-        (error: { code?: string; message?: string }) => reply(id, { ok: false, error: { code: error.code ?? "failed", message: error.message ?? String(error) } }),
+        (error: { code?: string; message?: string }) =>
+          reply(id, { ok: false, error: { code: error.code ?? "failed", message: error.message ?? String(error) } }),
       );
       return;
     }
@@ -63,7 +84,11 @@ export function createFakeCapabilityHost(
       list.push(part.body);
       parts.set(part.offer, list);
       if (part.part === part.parts - 1) {
-        offered.push({ name: part.name, mimeType: part.mimeType, text: Buffer.concat(list.map((body) => Buffer.from(body, "base64"))).toString() });
+        offered.push({
+          name: part.name,
+          mimeType: part.mimeType,
+          text: Buffer.concat(list.map((body) => Buffer.from(body, "base64"))).toString(),
+        });
       }
       return reply(id, { ok: true, value: { offered: true } });
     }

@@ -46,7 +46,11 @@ function connect(services: Record<string, HostService>) {
     nextId: () => ++id,
     service: (name) => services[name],
     handlers: {
-      onReady() {}, onEvent() {}, onMount() {}, onUnresponsive() {}, onClosed() {},
+      onReady() {},
+      onEvent() {},
+      onMount() {},
+      onUnresponsive() {},
+      onClosed() {},
       onInvalid: (reason) => void invalid.push(reason),
     },
   });
@@ -71,7 +75,11 @@ function bareHost(services: Record<string, HostService> = {}) {
     nextId: () => ++id,
     service: (name) => (Object.hasOwn(services, name) ? services[name] : undefined),
     handlers: {
-      onReady() {}, onEvent() {}, onMount() {}, onUnresponsive() {}, onClosed() {},
+      onReady() {},
+      onEvent() {},
+      onMount() {},
+      onUnresponsive() {},
+      onClosed() {},
       onInvalid: (reason) => void invalid.push(reason),
     },
   });
@@ -85,7 +93,10 @@ function bareHost(services: Record<string, HostService> = {}) {
 /** Settles (value or error), or says it is still pending after the port had time to carry an answer. */
 async function outcome<T>(promise: Promise<T>, ms = 1_000): Promise<{ value?: T; error?: unknown; pending?: true }> {
   return Promise.race([
-    promise.then((value) => ({ value }), (error: unknown) => ({ error })),
+    promise.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    ),
     new Promise<{ pending: true }>((resolve) => setTimeout(() => resolve({ pending: true }), ms)),
   ]);
 }
@@ -131,7 +142,10 @@ describe("realm → host requests", () => {
     const denied = await outcome(realm.requests.request("denied", null));
     expect(denied.error).toBeInstanceOf(HostRequestError);
     expect(denied.error).toMatchObject({ code: "denied", message: "the person said no" });
-    expect((await outcome(realm.requests.request("broken", null))).error).toMatchObject({ code: "failed", message: "boom" });
+    expect((await outcome(realm.requests.request("broken", null))).error).toMatchObject({
+      code: "failed",
+      message: "boom",
+    });
     expect((await outcome(realm.requests.request("nope", null))).error).toMatchObject({ code: "unknown-service" });
     expect(realm.requests.inFlight()).toBe(0);
     expect(connection.serviceRequestsInFlight()).toBe(0);
@@ -196,7 +210,14 @@ describe("realm → host requests", () => {
       port: channel.port1,
       nextId: () => 1,
       service: () => () => void calls++ as never,
-      handlers: { onReady() {}, onEvent() {}, onMount() {}, onUnresponsive() {}, onClosed() {}, onInvalid: (reason) => void invalid.push(reason) },
+      handlers: {
+        onReady() {},
+        onEvent() {},
+        onMount() {},
+        onUnresponsive() {},
+        onClosed() {},
+        onInvalid: (reason) => void invalid.push(reason),
+      },
     });
     cleanups.push(() => {
       connection.close(new RealmHostError("disposed", "test over"));
@@ -236,7 +257,11 @@ describe("host → realm calls (FLUSH, ABORT) on the same mechanism", () => {
     createRealm().serve(channel.port2);
     cleanups.push(() => channel.port1.close());
     channel.port1.postMessage({ type: CALL, id: 7, method: "net.fetch", payload: null, timeoutMs: null });
-    await eventually(() => expect(answers).toEqual([{ type: RESULT, id: 7, ok: false, error: expect.objectContaining({ code: "unknown-service" }) }]));
+    await eventually(() =>
+      expect(answers).toEqual([
+        { type: RESULT, id: 7, ok: false, error: expect.objectContaining({ code: "unknown-service" }) },
+      ]),
+    );
   });
 });
 
@@ -270,7 +295,14 @@ describe("forged requests and answers from the realm", () => {
     expect((await cancelled).error).toMatchObject({ code: "cancelled" });
     expect((await timedOut).error).toMatchObject({ code: "timeout" });
     const ids = toRealm.filter((message) => message.type === CALL).map((message) => message.id!);
-    await eventually(() => expect(toRealm.filter((message) => message.type === CANCEL).map((message) => message.id).sort()).toEqual(ids.sort()));
+    await eventually(() =>
+      expect(
+        toRealm
+          .filter((message) => message.type === CANCEL)
+          .map((message) => message.id)
+          .sort(),
+      ).toEqual(ids.sort()),
+    );
     for (const id of ids) realmPort.postMessage({ type: RESULT, id, ok: true, value: null });
     await eventually(() => expect(invalid).toHaveLength(2));
     expect(connection.requestsInFlight()).toBe(0);
@@ -279,12 +311,20 @@ describe("forged requests and answers from the realm", () => {
   it("a call of a method the host does not offer (its own flush, a prototype key) is refused without calling anything", async () => {
     let calls = 0;
     const { connection, realmPort, invalid, toRealm } = bareHost({ echo: () => void calls++ as never });
-    for (const [id, method] of [[1, FLUSH], [2, ABORT], [3, "constructor"], [4, "nope"]] as const) {
+    for (const [id, method] of [
+      [1, FLUSH],
+      [2, ABORT],
+      [3, "constructor"],
+      [4, "nope"],
+    ] as const) {
       realmPort.postMessage({ type: CALL, id, method, payload: null, timeoutMs: null });
     }
     await eventually(() => expect(toRealm.filter((message) => message.type === RESULT)).toHaveLength(4));
-    expect(toRealm.filter((message) => message.type === RESULT).map((message) => (message as { error?: { code: string } }).error?.code))
-      .toEqual(["unknown-service", "unknown-service", "unknown-service", "unknown-service"]);
+    expect(
+      toRealm
+        .filter((message) => message.type === RESULT)
+        .map((message) => (message as { error?: { code: string } }).error?.code),
+    ).toEqual(["unknown-service", "unknown-service", "unknown-service", "unknown-service"]);
     expect(calls).toBe(0);
     expect(connection.serviceRequestsInFlight()).toBe(0);
     expect(invalid).toEqual([]);

@@ -23,7 +23,9 @@ export interface InProcessRealm extends RealmPort {
 }
 
 /** `timers`: the clock the model's timers and sleep run on (test/virtualClock.ts; default real time). */
-export function createInProcessRealm(options: { loopBudgetMs?: number; requests?: HostRequests; timers?: RealmTimers } = {}): InProcessRealm {
+export function createInProcessRealm(
+  options: { loopBudgetMs?: number; requests?: HostRequests; timers?: RealmTimers } = {},
+): InProcessRealm {
   const listeners = new Set<(event: RealmEvent) => void>();
   const host = createMountHost();
   const realm = createRealm({ loopBudgetMs: options.loopBudgetMs ?? 300, timers: options.timers });

@@ -8,7 +8,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createNetworkBroker, type NetworkAuditRecord, type NetworkBrokerOptions, type PermissionAsk } from "../src/capabilities/network/createNetworkBroker";
+import {
+  createNetworkBroker,
+  type NetworkAuditRecord,
+  type NetworkBrokerOptions,
+  type PermissionAsk,
+} from "../src/capabilities/network/createNetworkBroker";
 import type { PersonAnswer } from "../src/capabilities/network/networkPolicy";
 import { createRealmConnection } from "../src/sandbox/createRealmConnection";
 import { RealmHostError } from "../src/sandbox/RealmHostError";
@@ -16,7 +21,12 @@ import { NET_FETCH } from "../src/wire/capabilities";
 import { CALL, RESULT } from "../src/wire/constants";
 import { createRealm } from "../workers/realm/createRealm";
 
-interface Hit { method: string; url: string; headers: IncomingMessage["headers"]; body: string }
+interface Hit {
+  method: string;
+  url: string;
+  headers: IncomingMessage["headers"];
+  body: string;
+}
 let server: Server;
 let origin: string;
 let otherOrigin: string;
@@ -119,7 +129,11 @@ function setup(answers: PersonAnswer[] = [], options: Partial<NetworkBrokerOptio
     nextId: () => ++id,
     service: (name) => (name === NET_FETCH ? broker.service : undefined),
     handlers: {
-      onReady() {}, onEvent() {}, onMount() {}, onUnresponsive() {}, onClosed() {},
+      onReady() {},
+      onEvent() {},
+      onMount() {},
+      onUnresponsive() {},
+      onClosed() {},
       onInvalid: (reason) => void invalid.push(reason),
     },
   });
@@ -159,9 +173,14 @@ describe("fetch in the realm through the network broker", () => {
     await expect(response.clone().text()).resolves.toContain('"path":"/data"');
     expect((await response.clone().arrayBuffer()).byteLength).toBeGreaterThan(10);
     expect((await response.blob()).type).toBe("application/json");
-    expect(who.asks).toMatchObject([{ method: "GET", url: `${origin}/data?x=1`, host: new URL(origin).host, bodySize: 0 }]);
+    expect(who.asks).toMatchObject([
+      { method: "GET", url: `${origin}/data?x=1`, host: new URL(origin).host, bodySize: 0 },
+    ]);
 
-    await expect(realmFetch(`${origin}/data?x=1`)).rejects.toMatchObject({ name: "CapabilityError", message: expect.stringMatching(/person denied/) });
+    await expect(realmFetch(`${origin}/data?x=1`)).rejects.toMatchObject({
+      name: "CapabilityError",
+      message: expect.stringMatching(/person denied/),
+    });
     expect(who.asks).toHaveLength(2);
     expect(hits).toHaveLength(1);
     expect(audit.map((entry) => [entry.decision, entry.result, entry.status])).toEqual([
@@ -175,7 +194,10 @@ describe("fetch in the realm through the network broker", () => {
     await realmFetch(`${origin}/a`);
     await realmFetch(`${origin}/b`, { method: "POST", body: "hello" });
     expect(who.asks).toHaveLength(1);
-    expect(hits.map((hit) => [hit.method, hit.url, hit.body])).toEqual([["GET", "/a", ""], ["POST", "/b", "hello"]]);
+    expect(hits.map((hit) => [hit.method, hit.url, hit.body])).toEqual([
+      ["GET", "/a", ""],
+      ["POST", "/b", "hello"],
+    ]);
     expect(broker.state().hosts).toEqual([new URL(origin).host]);
     await expect(realmFetch(`${otherOrigin}/a`)).rejects.toMatchObject({ name: "CapabilityError" });
     expect(who.asks.map((ask) => ask.host)).toEqual([new URL(origin).host, new URL(otherOrigin).host]);
@@ -188,14 +210,21 @@ describe("fetch in the realm through the network broker", () => {
   });
 
   it("the network off refuses without asking and without a request", async () => {
-    const { realmFetch, who } = setup([], { initial: { mode: "off", hosts: [new URL(origin).host], strict: false, grants: [] } });
-    await expect(realmFetch(`${origin}/a`)).rejects.toMatchObject({ name: "CapabilityError", message: expect.stringMatching(/network is off/) });
+    const { realmFetch, who } = setup([], {
+      initial: { mode: "off", hosts: [new URL(origin).host], strict: false, grants: [] },
+    });
+    await expect(realmFetch(`${origin}/a`)).rejects.toMatchObject({
+      name: "CapabilityError",
+      message: expect.stringMatching(/network is off/),
+    });
     expect(who.asks).toHaveLength(0);
     expect(hits).toHaveLength(0);
   });
 
   it("strict mode asks for every call, even on an allowed host", async () => {
-    const { realmFetch, who } = setup(["once", "once"], { initial: { mode: "ask", hosts: [new URL(origin).host], strict: true, grants: [] } });
+    const { realmFetch, who } = setup(["once", "once"], {
+      initial: { mode: "ask", hosts: [new URL(origin).host], strict: true, grants: [] },
+    });
     await realmFetch(`${origin}/a`);
     await realmFetch(`${origin}/a`);
     expect(who.asks).toHaveLength(2);
@@ -226,7 +255,10 @@ describe("fetch in the realm through the network broker", () => {
   });
 
   it("enforces the size and the time limits with clear errors", async () => {
-    const small = setup([], { initial: { mode: "allowed", hosts: [], strict: false, grants: [] }, maxResponseBytes: 1024 });
+    const small = setup([], {
+      initial: { mode: "allowed", hosts: [], strict: false, grants: [] },
+      maxResponseBytes: 1024,
+    });
     await expect(small.realmFetch(`${origin}/big`)).rejects.toThrow(/over the .* MB limit/);
     const slow = setup([], { initial: { mode: "allowed", hosts: [], strict: false, grants: [] }, timeoutMs: 200 });
     await expect(slow.realmFetch(`${origin}/hold`)).rejects.toThrow(/took longer than 0.2 s/);
@@ -244,18 +276,23 @@ describe("fetch in the realm through the network broker", () => {
 describe("redirects never take a call past the person's decision", () => {
   const redirect = (status: number, to: string) => `${origin}/redirect?status=${status}&to=${encodeURIComponent(to)}`;
 
-  it("Always allow this host: a 302 and a 307 with a POST body to an ungranted server are not followed; the code hears code \"redirected\" and the audit says so", async () => {
+  it('Always allow this host: a 302 and a 307 with a POST body to an ungranted server are not followed; the code hears code "redirected" and the audit says so', async () => {
     const { realmFetch, who, audit } = setup(["host"]);
     await expect(realmFetch(redirect(302, `${ungrantedOrigin}/steal?key=secret`))).rejects.toMatchObject({
       code: "redirected",
       message: expect.stringMatching(/the server redirected to another address; fetch the final URL directly/),
     });
-    await expect(realmFetch(redirect(307, `${ungrantedOrigin}/steal`), { method: "POST", body: "the person's data" })).rejects.toMatchObject({
+    await expect(
+      realmFetch(redirect(307, `${ungrantedOrigin}/steal`), { method: "POST", body: "the person's data" }),
+    ).rejects.toMatchObject({
       code: "redirected",
     });
     expect(ungrantedHits).toEqual([]);
     expect(who.asks).toHaveLength(1);
-    expect(hits.map((hit) => [hit.method, new URL(hit.url, "http://x").pathname, hit.body])).toEqual([["GET", "/redirect", ""], ["POST", "/redirect", "the person's data"]]);
+    expect(hits.map((hit) => [hit.method, new URL(hit.url, "http://x").pathname, hit.body])).toEqual([
+      ["GET", "/redirect", ""],
+      ["POST", "/redirect", "the person's data"],
+    ]);
     expect(audit.map((entry) => [entry.method, entry.decision, entry.result, entry.status])).toEqual([
       ["GET", "allowed-host", "redirected", 302],
       ["POST", "allowed-host", "redirected", 307],
@@ -269,12 +306,18 @@ describe("redirects never take a call past the person's decision", () => {
     await expect(realmFetch(url, { method: "POST", body: "once" })).rejects.toMatchObject({ name: "CapabilityError" });
     expect(ungrantedHits).toEqual([]);
     expect(who.asks).toHaveLength(2);
-    expect(audit.map((entry) => [entry.decision, entry.result])).toEqual([["allowed-once", "redirected"], ["denied", "denied"]]);
+    expect(audit.map((entry) => [entry.decision, entry.result])).toEqual([
+      ["allowed-once", "redirected"],
+      ["denied", "denied"],
+    ]);
   });
 
   it("a redirect to the same granted host is not followed either (the code fetches the final URL itself)", async () => {
     const { realmFetch } = setup([], { initial: { mode: "allowed", hosts: [], strict: false, grants: [] } });
-    await expect(realmFetch(redirect(301, `${origin}/data`))).rejects.toMatchObject({ name: "RedirectError", code: "redirected" });
+    await expect(realmFetch(redirect(301, `${origin}/data`))).rejects.toMatchObject({
+      name: "RedirectError",
+      code: "redirected",
+    });
     expect(hits.map((hit) => new URL(hit.url, "http://x").pathname)).toEqual(["/redirect"]);
   });
 });
@@ -284,8 +327,20 @@ describe("forging a grant from the realm", () => {
     const { realm, who, channel } = setup([]);
     // Straight onto the port, as code that got hold of it could: the broker reads only URL, method, headers and body.
     channel.port2.postMessage({
-      type: CALL, id: 9_001, method: NET_FETCH, timeoutMs: null,
-      payload: { url: `${origin}/steal`, method: "GET", headers: [], body: null, allow: true, grant: "g-1", decision: "allowed-host", answer: "once" },
+      type: CALL,
+      id: 9_001,
+      method: NET_FETCH,
+      timeoutMs: null,
+      payload: {
+        url: `${origin}/steal`,
+        method: "GET",
+        headers: [],
+        body: null,
+        allow: true,
+        grant: "g-1",
+        decision: "allowed-host",
+        answer: "once",
+      },
     });
     // A fake "allow" message of the kind the host would never accept.
     channel.port2.postMessage({ type: "grant", id: 9_001, answer: "once" });
@@ -316,7 +371,12 @@ describe("forging a grant from the realm", () => {
     await eventually(() => expect(who.waiting).toHaveLength(1));
     // Which call asks first is not fixed (each hashes its body off the main
     // thread first): the first ask belongs to either call, so follow both.
-    const settled = [first, second].map((call) => call.then((response) => ({ call, response }), (error: unknown) => ({ call, error })));
+    const settled = [first, second].map((call) =>
+      call.then(
+        (response) => ({ call, response }),
+        (error: unknown) => ({ call, error }),
+      ),
+    );
     who.waiting[0].answer("once");
     const winner = await Promise.race(settled);
     expect(winner).toMatchObject({ response: { status: 200 } });

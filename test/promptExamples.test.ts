@@ -27,7 +27,9 @@ function example(marker: string): string {
 }
 
 const opened = (messages: MountRealmMessage[]) =>
-  messages.filter((message): message is Extract<MountRealmMessage, { type: "mount-open" }> => message.type === MOUNT_OPEN);
+  messages.filter(
+    (message): message is Extract<MountRealmMessage, { type: "mount-open" }> => message.type === MOUNT_OPEN,
+  );
 
 describe("system prompt examples", () => {
   it("are all embedded in the prompt", () => {
@@ -43,7 +45,11 @@ describe("system prompt examples", () => {
       // A form example waits for the person: submit valid values once it asks.
       void session.host
         .waitFor((message) => message.type === MOUNT_WAITING && message.waiting, 5_000)
-        .then((message) => session.ui.handleUiEvent(session.host.submitEvent(message.mountId, { city: "Lisbon", days: "4", hotel: true })))
+        .then((message) =>
+          session.ui.handleUiEvent(
+            session.host.submitEvent(message.mountId, { city: "Lisbon", days: "4", hotel: true }),
+          ),
+        )
         .catch(() => undefined);
       const result = await running;
       expect(result.protocolErrors).toEqual([]);
@@ -74,11 +80,15 @@ describe("system prompt examples", () => {
     const types = session.host.types(mountId);
     expect(types).toEqual(expect.arrayContaining(["form", "Label", "Input", "Checkbox", "Button"]));
     expect(session.host.mount(mountId).title).toBe("Plan a trip");
-    const fields = session.host.findAll(mountId, (node) => typeof node.props.name === "string").map((node) => node.props.name);
+    const fields = session.host
+      .findAll(mountId, (node) => typeof node.props.name === "string")
+      .map((node) => node.props.name);
     expect(fields).toEqual(["city", "days", "hotel"]);
 
     // Invalid: the errors go to the fields and the code keeps waiting.
-    expect(session.ui.handleUiEvent(session.host.submitEvent(mountId, { city: "", days: "40", hotel: false }))).toBe(true);
+    expect(session.ui.handleUiEvent(session.host.submitEvent(mountId, { city: "", days: "40", hotel: false }))).toBe(
+      true,
+    );
     await expect.poll(() => Object.keys(session.host.mount(mountId).formErrors).sort()).toEqual(["city", "days"]);
     expect(session.host.mount(mountId).formErrors.city).toBe("Where to?");
     expect(session.host.mount(mountId).waiting).toBe(true);
@@ -100,7 +110,9 @@ describe("system prompt examples", () => {
     const [open] = opened(result.mountMessages);
     expect(open.title).toBe("Import");
     expect(open.snapshot.nodes[0]).toMatchObject({ type: "Card" });
-    expect(session.host.html(open.mountId)).toBe('<Card className="p-4 grid gap-2"><p className="text-sm">index: 3 of 3</p><Progress value=100></Progress></Card>');
+    expect(session.host.html(open.mountId)).toBe(
+      '<Card className="p-4 grid gap-2"><p className="text-sm">index: 3 of 3</p><Progress value=100></Progress></Card>',
+    );
     // It moved through the stages in between, as ops after the first snapshot.
     expect(result.mountMessages.filter((message) => message.type === MOUNT_OPS).length).toBeGreaterThanOrEqual(3);
     expect(JSON.stringify(open.snapshot)).toContain("starting");
@@ -121,7 +133,11 @@ describe("system prompt examples", () => {
     const firstChart = open.snapshot.nodes[0];
     expect(firstChart).toMatchObject({ type: "LineChart", props: { data: [] } });
     const [chart] = session.host.findAll(open.mountId, (node) => node.type === "LineChart");
-    expect(chart.props.data).toEqual([{ month: "Jan", total: 1200 }, { month: "Feb", total: 1850 }, { month: "Mar", total: 1640 }]);
+    expect(chart.props.data).toEqual([
+      { month: "Jan", total: 1200 },
+      { month: "Feb", total: 1850 },
+      { month: "Mar", total: 1640 },
+    ]);
     expect(session.host.types(open.mountId)).toEqual(["LineChart", "XAxis", "YAxis", "Tooltip", "Line"]);
     // The person saw it grow: the page got the rows one frame at a time, never fewer than before.
     expect(seen).toEqual([...seen].sort((x, y) => x - y));
@@ -157,10 +173,17 @@ describe("system prompt examples", () => {
     const session = createSession({ timers: createVirtualClock(), requests: host.requests });
     const result = await session.run(example("fetch("));
     expect(result.errors).toEqual([]);
-    expect(host.fetched).toMatchObject([{ method: "GET", url: "https://api.frankfurter.app/latest?from=EUR&to=USD", body: null }]);
+    expect(host.fetched).toMatchObject([
+      { method: "GET", url: "https://api.frankfurter.app/latest?from=EUR&to=USD", body: null },
+    ]);
     expect(result.logs).toEqual(["{ USD: 1.08 }"]);
 
-    const denied = createSession({ timers: createVirtualClock(), requests: createFakeCapabilityHost(() => ({ error: { code: "denied", message: "The person denied this request: GET x." } })).requests });
+    const denied = createSession({
+      timers: createVirtualClock(),
+      requests: createFakeCapabilityHost(() => ({
+        error: { code: "denied", message: "The person denied this request: GET x." },
+      })).requests,
+    });
     const refused = await denied.run(example("fetch("));
     expect(refused.errors).toEqual([]);
     expect(refused.logs).toEqual(["fetch failed: The person denied this request: GET x."]);
@@ -177,7 +200,15 @@ describe("system prompt examples", () => {
     expect(input.props.type).toBe("file");
     const before = session.events.length;
     const file = host.choose("sales.csv", "month,sales\nJan,12\nFeb,19\n");
-    expect(session.ui.handleUiEvent({ type: UI_EVENT, mountId: open.mountId, nodeId: input.id, handler: "onChange", payload: { files: [file] } })).toBe(true);
+    expect(
+      session.ui.handleUiEvent({
+        type: UI_EVENT,
+        mountId: open.mountId,
+        nodeId: input.id,
+        handler: "onChange",
+        payload: { files: [file] },
+      }),
+    ).toBe(true);
     await expect.poll(() => session.since(before).logs).toEqual(["sales.csv: 2 rows; header month,sales"]);
   });
 
@@ -194,7 +225,9 @@ describe("system prompt examples", () => {
     const session = createSession({ timers: createVirtualClock(), requests: capabilityHost().requests });
     void session.host
       .waitFor((message) => message.type === MOUNT_WAITING && message.waiting)
-      .then((message) => session.ui.handleUiEvent(session.host.submitEvent(message.mountId, { city: "Oslo", days: "2", hotel: false })));
+      .then((message) =>
+        session.ui.handleUiEvent(session.host.submitEvent(message.mountId, { city: "Oslo", days: "2", hotel: false })),
+      );
     for (const text of PROMPT_EXAMPLES) {
       const result = await session.run(text, 7);
       expect(result.errors).toEqual([]);

@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import { createInProcessRealm } from "./inProcessRealm";
 import type { RealmEvent } from "../src/agent/agent";
 
-const CODE = 'const part = new StreamedData("part");\npart.done.catch(() => "rejected").then((r) => console.log(r, JSON.stringify(part.value)));\n';
+const CODE =
+  'const part = new StreamedData("part");\npart.done.catch(() => "rejected").then((r) => console.log(r, JSON.stringify(part.value)));\n';
 const DATA = ['[{"a": 1}, ', '{"a": 2},', "]\n"];
 
 describe("in-process realm, malformed data fence", () => {
@@ -36,10 +37,16 @@ describe("in-process realm, malformed data fence", () => {
     realm.subscribe((event) => void events.push(event));
     realm.beginReply();
     realm.sendBlock({ type: "block-start", index: 0, kind: "code", line: 1 });
-    realm.sendBlock({ type: "block-delta", index: 0, text: 'const a = new StreamedData("rows");\nconst b = new StreamedData("rows");\nconsole.log("after");\n' });
+    realm.sendBlock({
+      type: "block-delta",
+      index: 0,
+      text: 'const a = new StreamedData("rows");\nconst b = new StreamedData("rows");\nconsole.log("after");\n',
+    });
     realm.sendBlock({ type: "block-end", index: 0, unterminated: false });
     await realm.flush();
-    const errors = events.filter((event) => event.type === "error" || (event.type === "statement-end" && event.status === "error"));
+    const errors = events.filter(
+      (event) => event.type === "error" || (event.type === "statement-end" && event.status === "error"),
+    );
     expect(errors).toEqual([]);
     expect(events.flatMap((event) => (event.type === "console" ? [event.text] : []))).toEqual(["after"]);
   });

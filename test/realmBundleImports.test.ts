@@ -50,20 +50,23 @@ function sourceFiles(folder: string): string[] {
 
 describe("the realm bundle's imports", () => {
   it("reach only workers/realm and src/wire", () => {
-    const files = [...reachable(join(ROOT, "workers/realm/index.ts"))].map((file) => relative(ROOT, file).split("\\").join("/"));
+    const files = [...reachable(join(ROOT, "workers/realm/index.ts"))].map((file) =>
+      relative(ROOT, file).split("\\").join("/"),
+    );
     expect(files.length).toBeGreaterThan(20);
     expect(files.filter((file) => !file.startsWith("workers/realm/") && !file.startsWith("src/wire/"))).toEqual([]);
     // The capabilities' realm halves are in the bundle (and so under this rule).
-    for (const name of ["network", "files", "tools"]) expect(files).toContain(`workers/realm/runtime/capabilities/${name}.ts`);
+    for (const name of ["network", "files", "tools"])
+      expect(files).toContain(`workers/realm/runtime/capabilities/${name}.ts`);
   });
 
   it("the scanner sees host code where it is imported", () => {
     // A stand-in source: the check above would fail on it.
-    expect(specifiers(`// import { w } from "./w"\nimport type { X } from "../../src/session/createApp";\nexport { y } from "./y";\nconst z = import("../z");`)).toEqual([
-      "../../src/session/createApp",
-      "./y",
-      "../z",
-    ]);
+    expect(
+      specifiers(
+        `// import { w } from "./w"\nimport type { X } from "../../src/session/createApp";\nexport { y } from "./y";\nconst z = import("../z");`,
+      ),
+    ).toEqual(["../../src/session/createApp", "./y", "../z"]);
   });
 
   it("src/ outside src/wire never imports workers/", () => {
@@ -71,7 +74,8 @@ describe("the realm bundle's imports", () => {
     for (const file of sourceFiles(join(ROOT, "src"))) {
       if (file.includes(`${join("src", "wire")}`) || /\.test\.tsx?$/.test(file)) continue;
       for (const specifier of specifiers(readFileSync(file, "utf8"))) {
-        if (specifier.startsWith(".") && relative(ROOT, resolve(dirname(file), specifier)).startsWith("workers")) offenders.push(`${relative(ROOT, file)} → ${specifier}`);
+        if (specifier.startsWith(".") && relative(ROOT, resolve(dirname(file), specifier)).startsWith("workers"))
+          offenders.push(`${relative(ROOT, file)} → ${specifier}`);
       }
     }
     expect(offenders).toEqual([]);

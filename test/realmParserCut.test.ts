@@ -22,9 +22,31 @@ function load(code: string): typeof fullParser {
 
 const OPTION_SETS = [
   // statementSplitter.ts (sloppy, then strict first) and transform.ts.
-  { sourceType: "script", plugins: ["typescript", "jsx"], allowAwaitOutsideFunction: true, allowImportExportEverywhere: true, errorRecovery: false, attachComment: false },
-  { sourceType: "script", plugins: ["typescript", "jsx"], allowAwaitOutsideFunction: true, allowImportExportEverywhere: true, errorRecovery: false, attachComment: false, strictMode: true },
-  { sourceType: "script", strictMode: true, allowAwaitOutsideFunction: true, allowImportExportEverywhere: true, errorRecovery: false, plugins: ["jsx", "typescript"] },
+  {
+    sourceType: "script",
+    plugins: ["typescript", "jsx"],
+    allowAwaitOutsideFunction: true,
+    allowImportExportEverywhere: true,
+    errorRecovery: false,
+    attachComment: false,
+  },
+  {
+    sourceType: "script",
+    plugins: ["typescript", "jsx"],
+    allowAwaitOutsideFunction: true,
+    allowImportExportEverywhere: true,
+    errorRecovery: false,
+    attachComment: false,
+    strictMode: true,
+  },
+  {
+    sourceType: "script",
+    strictMode: true,
+    allowAwaitOutsideFunction: true,
+    allowImportExportEverywhere: true,
+    errorRecovery: false,
+    plugins: ["jsx", "typescript"],
+  },
 ] as const;
 
 const EXTRA = [
@@ -41,7 +63,7 @@ const EXTRA = [
   "a ?? b || c",
   "<div>{</div>",
   "type A = { [K in keyof B]?: B[K] } & Partial<C>",
-  "\"use strict\"; x = 1",
+  '"use strict"; x = 1',
 ];
 
 describe("the realm's cut @babel/parser", () => {
@@ -50,7 +72,8 @@ describe("the realm's cut @babel/parser", () => {
   it("is smaller: the four unused plugins are gone, jsx and typescript stay", () => {
     const code = cutParserPlugins(source);
     expect(code.length).toBeLessThan(source.length * 0.8);
-    for (const gone of ["FlowParserMixin", "ESTreeParserMixin", "PlaceholdersParserMixin", "V8IntrinsicMixin"]) expect(code).not.toContain(gone);
+    for (const gone of ["FlowParserMixin", "ESTreeParserMixin", "PlaceholdersParserMixin", "V8IntrinsicMixin"])
+      expect(code).not.toContain(gone);
     for (const kept of ["JSXParserMixin", "TypeScriptParserMixin"]) expect(code).toContain(kept);
   });
 
@@ -74,6 +97,8 @@ describe("the realm's cut @babel/parser", () => {
   });
 
   it("stops the build with a clear message when @babel/parser no longer has what it cuts", () => {
-    expect(() => cutParserPlugins(source.replace("class FlowScope extends Scope {", "class FlowScope2 extends Scope {"))).toThrow(/@babel\/parser changed/);
+    expect(() =>
+      cutParserPlugins(source.replace("class FlowScope extends Scope {", "class FlowScope2 extends Scope {")),
+    ).toThrow(/@babel\/parser changed/);
   });
 });

@@ -20,8 +20,14 @@ describe("the realm bundle's zod", () => {
 
     // The module as the bundle has it (the string put in after minifying), as a script in a fresh
     // global: zod's registry global appears only once zod runs.
-    const code = insertZodScript(zodModuleCode(built.exports), built.script).replace(/^export (const|function) /gm, "$1 ");
-    const global = runInNewContext(`${code}\n({ ZOD_EXPORTS, evaluateZod, registryBefore: typeof globalThis.__zod_globalRegistry })`, {}) as {
+    const code = insertZodScript(zodModuleCode(built.exports), built.script).replace(
+      /^export (const|function) /gm,
+      "$1 ",
+    );
+    const global = runInNewContext(
+      `${code}\n({ ZOD_EXPORTS, evaluateZod, registryBefore: typeof globalThis.__zod_globalRegistry })`,
+      {},
+    ) as {
       ZOD_EXPORTS: string[];
       evaluateZod(): Zod;
       registryBefore: string;
@@ -37,11 +43,14 @@ describe("the realm bundle's zod", () => {
     expect(failed.error?.issues[0].message).toBe("Invalid input: expected number, received string");
     // English only: the other languages are not in the bundle.
     expect(Object.keys(zod.locales)).toEqual(["en"]);
-    expect(zod.fromJSONSchema({ type: "object", properties: { n: { type: "integer" } }, required: ["n"] }).safeParse({}).success).toBe(false);
+    expect(
+      zod.fromJSONSchema({ type: "object", properties: { n: { type: "integer" } }, required: ["n"] }).safeParse({})
+        .success,
+    ).toBe(false);
   }, 60_000);
 
   it("puts zod's script in once, as a string literal, where the bundle has the one placeholder", () => {
-    const bundle = 'var a=1;function b(){return Function(LIVEMARK_ZOD_SCRIPT)()}';
+    const bundle = "var a=1;function b(){return Function(LIVEMARK_ZOD_SCRIPT)()}";
     const script = 'var LivemarkZod=(function(e){return e.evaluateZod=()=>"$& \\\\d \u2028",e})({});';
     const out = insertZodScript(bundle, script);
     const body = new Function(`${out.replace("var a=1;", "")}; return b;`)() as () => string;

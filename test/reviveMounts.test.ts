@@ -12,7 +12,11 @@ import { createInProcessRealm } from "./inProcessRealm";
 const FENCE = "```";
 
 /** A saved reply as the agent would have kept it, with the mounts it showed. */
-function savedReply(id: string, text: string, mounts: { mountId: string; afterBlock: number; title?: string }[]): ChatMessage {
+function savedReply(
+  id: string,
+  text: string,
+  mounts: { mountId: string; afterBlock: number; title?: string }[],
+): ChatMessage {
   const parser = createProtocolParser();
   let reply: ReplyView = emptyReply();
   for (const event of [...parser.push(text), ...parser.end()]) reply = applyProtocolEvent(reply, event);
@@ -22,12 +26,16 @@ function savedReply(id: string, text: string, mounts: { mountId: string; afterBl
 
 describe("Revive and mount identity", () => {
   it("each re-created mount replaces the restored one of its own reply", async () => {
-    const first = savedReply("a1", `Pizza.\n\n${FENCE}tsx agent.run\nmount({ title: "Order a pizza", ui: () => <p>pizza</p> })\n${FENCE}\n`, [
-      { mountId: "rold0001:m1", afterBlock: 1, title: "Order a pizza" },
-    ]);
-    const second = savedReply("a2", `Dice.\n\n${FENCE}tsx agent.run\nmount({ title: "Dice", ui: () => <p>dice</p> })\n${FENCE}\n`, [
-      { mountId: "rold0002:m1", afterBlock: 1, title: "Dice" },
-    ]);
+    const first = savedReply(
+      "a1",
+      `Pizza.\n\n${FENCE}tsx agent.run\nmount({ title: "Order a pizza", ui: () => <p>pizza</p> })\n${FENCE}\n`,
+      [{ mountId: "rold0001:m1", afterBlock: 1, title: "Order a pizza" }],
+    );
+    const second = savedReply(
+      "a2",
+      `Dice.\n\n${FENCE}tsx agent.run\nmount({ title: "Dice", ui: () => <p>dice</p> })\n${FENCE}\n`,
+      [{ mountId: "rold0002:m1", afterBlock: 1, title: "Dice" }],
+    );
     const realm = createInProcessRealm();
     const agent = new Agent(
       {
@@ -40,7 +48,12 @@ describe("Revive and mount identity", () => {
         describeError: () => ({ code: "unknown", message: "", retryable: false }),
         wrapFeedback: (body) => body,
       },
-      [{ id: "u1", role: "user", text: "Pizza", createdAt: 0 }, first, { id: "u2", role: "user", text: "Dice", createdAt: 0 }, second],
+      [
+        { id: "u1", role: "user", text: "Pizza", createdAt: 0 },
+        first,
+        { id: "u2", role: "user", text: "Dice", createdAt: 0 },
+        second,
+      ],
     );
     const result = await agent.revive();
     expect(result).toEqual({ blocks: 2, failures: [] });

@@ -17,7 +17,18 @@ import { sanitizeClassName } from "../src/render/sanitizeCss";
 import { sanitizeProps } from "../src/render/sanitizeProps";
 import type { ExecEvent } from "../src/wire/events";
 import {
-  MAX_OPS_PER_MESSAGE, UI_EVENT, isHandlerMarker, isSnapshotText, validateMountMessage, type FormValues, type MountErrorInfo, type MountRealmMessage, type MountSnapshot, type SnapshotElement, type SnapshotNode, type UiEventMessage,
+  MAX_OPS_PER_MESSAGE,
+  UI_EVENT,
+  isHandlerMarker,
+  isSnapshotText,
+  validateMountMessage,
+  type FormValues,
+  type MountErrorInfo,
+  type MountRealmMessage,
+  type MountSnapshot,
+  type SnapshotElement,
+  type SnapshotNode,
+  type UiEventMessage,
 } from "../src/wire/mount";
 import { createRealm, type RealmTimers } from "../workers/realm/createRealm";
 import { printSnapshot } from "../workers/realm/reconciler/applyOps";
@@ -50,7 +61,13 @@ export function createMountHost() {
     const message = checked.message;
     messages.push(message);
     trees.receive(message, (open) => ({
-      mountId: open.mountId, title: open.title, snapshot: open.snapshot, error: null, formErrors: {}, waiting: false, closed: false,
+      mountId: open.mountId,
+      title: open.title,
+      snapshot: open.snapshot,
+      error: null,
+      formErrors: {},
+      waiting: false,
+      closed: false,
     }));
     for (const listener of [...listeners]) listener(message);
     return message;
@@ -68,7 +85,9 @@ export function createMountHost() {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         stop();
-        reject(new Error(`no matching mount message within ${timeoutMs} ms; got ${messages.map((m) => m.type).join(", ")}`));
+        reject(
+          new Error(`no matching mount message within ${timeoutMs} ms; got ${messages.map((m) => m.type).join(", ")}`),
+        );
       }, timeoutMs);
       const stop = subscribe((message) => {
         if (!predicate(message)) return;
@@ -116,8 +135,11 @@ export function createMountHost() {
 
   /** What the page sends when the person clicks the mount's first Button with an onClick handler (and this text). */
   function clickEvent(mountId: string, text?: string): UiEventMessage {
-    const [button] = findAll(mountId, (node) =>
-      node.type === "Button" && isHandlerMarker(node.props.onClick) && (text === undefined || textOf(node) === text));
+    const [button] = findAll(
+      mountId,
+      (node) =>
+        node.type === "Button" && isHandlerMarker(node.props.onClick) && (text === undefined || textOf(node) === text),
+    );
     if (!button) throw new Error(`no clickable <Button>${text ?? ""} in ${mountId}: ${html(mountId)}`);
     return { type: UI_EVENT, mountId, nodeId: button.id, handler: "onClick", payload: {} };
   }
@@ -146,7 +168,20 @@ export function createMountHost() {
     return problems;
   }
 
-  return { messages, mounts, receive, subscribe, waitFor, mount, findAll, types, html, submitEvent, clickEvent, drawProblems };
+  return {
+    messages,
+    mounts,
+    receive,
+    subscribe,
+    waitFor,
+    mount,
+    findAll,
+    types,
+    html,
+    submitEvent,
+    clickEvent,
+    drawProblems,
+  };
 }
 
 export function textOf(node: SnapshotNode): string {
@@ -168,7 +203,11 @@ export function createSession(options: { loopBudgetMs?: number; requests?: HostR
   const host = createMountHost();
   const realm = createRealm({ loopBudgetMs: options.loopBudgetMs ?? 500, timers: options.timers });
   // Capabilities (fetch, files) reach `requests` (a stand-in host) when given; otherwise they are refused.
-  const executor = realm.attach({ onEvent: (event) => events.push(event), post: (message) => void host.receive(message), requests: options.requests });
+  const executor = realm.attach({
+    onEvent: (event) => events.push(event),
+    post: (message) => void host.receive(message),
+    requests: options.requests,
+  });
   const ui = realm.ui;
 
   /**
@@ -219,6 +258,10 @@ function logsOf(events: ExecEvent[]): string[] {
 
 function errorsOf(events: ExecEvent[]): string[] {
   return events.flatMap((event) =>
-    event.type === "error" ? [event.error.message] : event.type === "statement-end" && event.error ? [event.error.message] : [],
+    event.type === "error"
+      ? [event.error.message]
+      : event.type === "statement-end" && event.error
+        ? [event.error.message]
+        : [],
   );
 }

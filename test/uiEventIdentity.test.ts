@@ -77,8 +77,8 @@ const COUNTER_AND_CLOCK =
   'mount({ title: "Counter", ui: () => { const [n, setN] = useState(0)\n' +
   '  return <div><Button onClick={async () => { setN((x) => x + 1); console.log("added"); await sleep(30); setN((x) => x + 10) }}>Add</Button><p>count {n}</p></div> } })\n' +
   'mount({ title: "Clock", ui: () => { const [t, setT] = useState(0)\n' +
-  '  useEffect(() => { const id = setInterval(() => setT((x) => x + 1), 60); return () => clearInterval(id) }, [])\n' +
-  '  return <p>tick {t}</p> } })\n';
+  "  useEffect(() => { const id = setInterval(() => setT((x) => x + 1), 60); return () => clearInterval(id) }, [])\n" +
+  "  return <p>tick {t}</p> } })\n";
 
 const uiFeedback = (messages: ChatMessage[]) =>
   messages.flatMap((message) => (message.role === "feedback" && message.source === "ui-event" ? [message.body] : []));
@@ -117,7 +117,8 @@ describe("UI-event turns by identity", () => {
     );
     const ticks: string[] = [];
     realm.subscribe((event: ExecEvent | { type: string }) => {
-      if (event.type === "console" && (event as { text: string }).text.startsWith("tick")) ticks.push((event as { text: string }).text);
+      if (event.type === "console" && (event as { text: string }).text.startsWith("tick"))
+        ticks.push((event as { text: string }).text);
     });
     await agent.send("Give me a button");
     await expect.poll(() => ticks.length, { timeout: 5_000 }).toBeGreaterThan(2);
@@ -139,24 +140,32 @@ describe("UI-event turns by identity", () => {
     const parser = createProtocolParser();
     const route = createBlockRouter((event) => realm.sendBlock(event));
     realm.beginReply();
-    route(parser.push(
-      `${FENCE}tsx agent.run\n` +
-        'setTimeout(() => console.log("reply timer"), 200)\n' +
-        "mount({ ui: () => <Button onClick={async () => {\n" +
-        '  console.log("now"); setTimeout(() => console.log("handler timer"), 20)\n' +
-        '  await sleep(30); console.log("after await"); throw new Error("handler failed")\n' +
-        "}}>Go</Button> })\n" +
-        `${FENCE}\n`,
-    ));
+    route(
+      parser.push(
+        `${FENCE}tsx agent.run\n` +
+          'setTimeout(() => console.log("reply timer"), 200)\n' +
+          "mount({ ui: () => <Button onClick={async () => {\n" +
+          '  console.log("now"); setTimeout(() => console.log("handler timer"), 20)\n' +
+          '  await sleep(30); console.log("after await"); throw new Error("handler failed")\n' +
+          "}}>Go</Button> })\n" +
+          `${FENCE}\n`,
+      ),
+    );
     route(parser.end());
     await realm.flush(10_000);
     const open = realm.host.messages.find((message) => message.type === MOUNT_OPEN)!;
     realm.sendUiEvent({ ...realm.host.clickEvent(open.mountId, "Go"), eventId: 41 });
     await expect.poll(() => events.length, { timeout: 5_000 }).toBe(5);
     const summary = events.map((event) => [event.type === "console" ? event.text : event.error.message, event.cause]);
-    expect(summary).toEqual(expect.arrayContaining([
-      ["now", 41], ["handler timer", 41], ["after await", 41], [expect.stringContaining("handler failed"), 41], ["reply timer", undefined],
-    ]));
+    expect(summary).toEqual(
+      expect.arrayContaining([
+        ["now", 41],
+        ["handler timer", 41],
+        ["after await", 41],
+        [expect.stringContaining("handler failed"), 41],
+        ["reply timer", undefined],
+      ]),
+    );
   }, 30_000);
 
   it("output in a `catch` or `finally` after a rejected await inside a handler is credited to the click", async () => {
@@ -168,21 +177,27 @@ describe("UI-event turns by identity", () => {
     const parser = createProtocolParser();
     const route = createBlockRouter((event) => realm.sendBlock(event));
     realm.beginReply();
-    route(parser.push(
-      `${FENCE}tsx agent.run\n` +
-        "const fail = async () => { await sleep(10); throw new Error(\"down\") }\n" +
-        "mount({ ui: () => <Button onClick={async () => {\n" +
-        '  try { await fail() } catch (error) { console.log("caught", error.message) } finally { console.log("finally") }\n' +
-        '  try { await Promise.reject(new Error("at once")) } catch { console.log("caught again") }\n' +
-        "}}>Go</Button> })\n" +
-        `${FENCE}\n`,
-    ));
+    route(
+      parser.push(
+        `${FENCE}tsx agent.run\n` +
+          'const fail = async () => { await sleep(10); throw new Error("down") }\n' +
+          "mount({ ui: () => <Button onClick={async () => {\n" +
+          '  try { await fail() } catch (error) { console.log("caught", error.message) } finally { console.log("finally") }\n' +
+          '  try { await Promise.reject(new Error("at once")) } catch { console.log("caught again") }\n' +
+          "}}>Go</Button> })\n" +
+          `${FENCE}\n`,
+      ),
+    );
     route(parser.end());
     await realm.flush(10_000);
     const open = realm.host.messages.find((message) => message.type === MOUNT_OPEN)!;
     realm.sendUiEvent({ ...realm.host.clickEvent(open.mountId, "Go"), eventId: 42 });
     await expect.poll(() => events.length, { timeout: 5_000 }).toBe(3);
-    expect(events.map((event) => [event.text, event.cause])).toEqual([["caught down", 42], ["finally", 42], ["caught again", 42]]);
+    expect(events.map((event) => [event.text, event.cause])).toEqual([
+      ["caught down", 42],
+      ["finally", 42],
+      ["caught again", 42],
+    ]);
   }, 30_000);
 
   it("a mount changed by a click's handler (at once and after an await) carries its id; one an unrelated interval changes does not", async () => {
@@ -203,7 +218,9 @@ describe("UI-event turns by identity", () => {
     expect(realm.sendUiEvent({ ...realm.host.clickEvent(counter.mountId, "Add"), eventId: 7 })).toBe(true);
     // The count reaches 11 only after the handler's await; the clock keeps ticking meanwhile.
     await expect.poll(() => realm.host.html(counter.mountId), { timeout: 5_000 }).toContain("count 11");
-    await expect.poll(() => ops.filter((message) => message.mountId === clock.mountId).length, { timeout: 5_000 }).toBeGreaterThan(2);
+    await expect
+      .poll(() => ops.filter((message) => message.mountId === clock.mountId).length, { timeout: 5_000 })
+      .toBeGreaterThan(2);
     const counterOps = ops.filter((message) => message.mountId === counter.mountId);
     expect(counterOps.length).toBeGreaterThan(0);
     expect(counterOps.map((message) => message.eventId)).toEqual(counterOps.map(() => 7));
@@ -214,7 +231,9 @@ describe("UI-event turns by identity", () => {
   }, 30_000);
 
   it("the click's UI-event turn names the mount its handler changed, not the one an interval changes", async () => {
-    const { agent, realm, prompts } = createAgent(`Here.\n\n${FENCE}tsx agent.run\n` + COUNTER_AND_CLOCK + `${FENCE}\n`);
+    const { agent, realm, prompts } = createAgent(
+      `Here.\n\n${FENCE}tsx agent.run\n` + COUNTER_AND_CLOCK + `${FENCE}\n`,
+    );
     await agent.send("Give me a counter and a clock");
     expect(agent.getState().phase).toBe("done");
     const opened = realm.host.messages.filter((message) => message.type === MOUNT_OPEN);

@@ -33,7 +33,18 @@ import { UiEventTurns } from "./uiEventTurns";
  */
 
 export type { RealmEvent };
-export type { AgentOptions, AgentState, CallSettings, ChatMessage, ImportMark, LlmErrorInfo, Phase, RealmPort, ReplyState, SendRefusal } from "./types";
+export type {
+  AgentOptions,
+  AgentState,
+  CallSettings,
+  ChatMessage,
+  ImportMark,
+  LlmErrorInfo,
+  Phase,
+  RealmPort,
+  ReplyState,
+  SendRefusal,
+} from "./types";
 export { isBusy } from "./types";
 export { IMPORTED_START, IMPORTED_END };
 
@@ -67,14 +78,22 @@ export class Agent {
   private readonly unsubscribeMounts: () => void;
 
   constructor(options: AgentOptions, initialMessages: ChatMessage[] = []) {
-    this.options = { maxTurns: 10, maxRetries: 2, now: () => Date.now(), newId: defaultId, sleep: abortableSleep, ...options };
+    this.options = {
+      maxTurns: 10,
+      maxRetries: 2,
+      now: () => Date.now(),
+      newId: defaultId,
+      sleep: abortableSleep,
+      ...options,
+    };
     this.state = {
       messages: initialMessages,
       phase: this.phase.phase,
       turn: 0,
       maxTurns: this.options.maxTurns,
       // A reply saved mid-stream (tab closed, crash) comes back interrupted.
-      canContinue: [...initialMessages].reverse().find((message) => message.role === "assistant")?.state === "interrupted",
+      canContinue:
+        [...initialMessages].reverse().find((message) => message.role === "assistant")?.state === "interrupted",
     };
     this.uiTurns = new UiEventTurns({
       realm: this.options.realm,
@@ -88,7 +107,8 @@ export class Agent {
       },
     });
     this.unsubscribeRealm = this.options.realm.subscribe((event) => this.onRealmEvent(event));
-    this.unsubscribeMounts = this.options.realm.subscribeMounts?.((message) => this.onMountMessage(message)) ?? (() => undefined);
+    this.unsubscribeMounts =
+      this.options.realm.subscribeMounts?.((message) => this.onMountMessage(message)) ?? (() => undefined);
   }
 
   getState(): AgentState {
@@ -218,7 +238,10 @@ export class Agent {
    */
   async editAndResend(messageId: string, text: string): Promise<boolean> {
     if (this.refusal) return false;
-    const messages = editedTimeline(this.state.messages, messageId, text, () => ({ id: this.options.newId(), createdAt: this.options.now() }));
+    const messages = editedTimeline(this.state.messages, messageId, text, () => ({
+      id: this.options.newId(),
+      createdAt: this.options.now(),
+    }));
     if (!messages) return false;
     this.setState({ messages, canContinue: false });
     this.interruptedFeedback = "";
@@ -273,7 +296,12 @@ export class Agent {
     this.move({ type: "revive-start" }, { detail: "reviving", turn: 0, canContinue: false });
     const result: ReviveResult = { blocks: 0, failures: [] };
     try {
-      const host = { realm: this.options.realm, messages: this.state.messages, signal: controller.signal, target: (target: ReviveTarget | undefined) => void (this.reviving = target) };
+      const host = {
+        realm: this.options.realm,
+        messages: this.state.messages,
+        signal: controller.signal,
+        target: (target: ReviveTarget | undefined) => void (this.reviving = target),
+      };
       await reviveSession(host, result);
     } finally {
       this.controller = undefined;
@@ -378,7 +406,15 @@ export class Agent {
   /** Returns the text the model (or an invited agent) is given. */
   private pushFeedback(body: string, source: "runtime" | "ui-event", to?: "agent"): string {
     const text = this.options.wrapFeedback(body, source);
-    this.push({ id: this.options.newId(), role: "feedback", body, text, source, createdAt: this.options.now(), ...(to ? { to } : {}) });
+    this.push({
+      id: this.options.newId(),
+      role: "feedback",
+      body,
+      text,
+      source,
+      createdAt: this.options.now(),
+      ...(to ? { to } : {}),
+    });
     return text;
   }
 
@@ -400,7 +436,11 @@ export class Agent {
         system: () => (typeof options.system === "function" ? options.system() : options.system),
         callSettings: () => options.callSettings?.() ?? {},
         history: (importedInstruction) =>
-          toModelMessages(this.state.messages, options.isImported ?? ((message) => message.imported === true), importedInstruction),
+          toModelMessages(
+            this.state.messages,
+            options.isImported ?? ((message) => message.imported === true),
+            importedInstruction,
+          ),
         createParser: options.createParser,
         describeError: options.describeError,
         wrapFeedback: options.wrapFeedback,
@@ -437,7 +477,10 @@ export class Agent {
       this.interaction = undefined;
       const summary = interaction.lifecycle.finish(interaction.outcome);
       const lastReplyId = interaction.lastReplyId;
-      if (lastReplyId) this.updateMessage(lastReplyId, (message) => (message.role === "assistant" ? { ...message, summary } : message));
+      if (lastReplyId)
+        this.updateMessage(lastReplyId, (message) =>
+          message.role === "assistant" ? { ...message, summary } : message,
+        );
       this.move({ type: "end", outcome: interaction.outcome }, { detail: undefined });
     }
   }

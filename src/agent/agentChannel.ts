@@ -66,7 +66,8 @@ export interface Admission {
 }
 
 /** What a refused agent is told. */
-export const REFUSED_AGENT = "The person refused this agent in the page: a channel code admits one agent, and a further agent joins only when the person presses Admit.";
+export const REFUSED_AGENT =
+  "The person refused this agent in the page: a channel code admits one agent, and a further agent joins only when the person presses Admit.";
 
 /** What the channel needs of a WebSocket (the browser's; tests pass a fake). */
 export interface SocketLike {
@@ -99,12 +100,15 @@ const MAX_MESSAGE_CHARS = 50_000;
 const OPEN = 1;
 
 let counter = 0;
-const defaultId = () => `c${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+const defaultId = () =>
+  `c${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
 export function isLoopbackAddress(address: string): boolean {
   try {
     const url = new URL(address);
-    return (url.protocol === "ws:" || url.protocol === "wss:") && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
+    return (
+      (url.protocol === "ws:" || url.protocol === "wss:") && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)
+    );
   } catch {
     return false;
   }
@@ -129,7 +133,14 @@ export class AgentChannel {
   constructor(private readonly options: AgentChannelOptions) {
     this.newId = options.newId ?? defaultId;
     this.now = options.now ?? Date.now;
-    this.state = { address: options.address ?? DEFAULT_BRIDGE_ADDRESS, connection: "connecting", agents: 0, sendToAgent: true, everJoined: false, admissions: [] };
+    this.state = {
+      address: options.address ?? DEFAULT_BRIDGE_ADDRESS,
+      connection: "connecting",
+      agents: 0,
+      sendToAgent: true,
+      everJoined: false,
+      admissions: [],
+    };
   }
 
   getState = (): AgentChannelState => this.state;
@@ -157,7 +168,15 @@ export class AgentChannel {
     this.sessionId = session.id;
     this.settleAdmissions(new Error(CHANNEL_CLOSED));
     this.joinRequests = 0;
-    this.set({ address, connection: "connecting", code: undefined, expiresAt: undefined, agents: 0, everJoined: false, admissions: [] });
+    this.set({
+      address,
+      connection: "connecting",
+      code: undefined,
+      expiresAt: undefined,
+      agents: 0,
+      everJoined: false,
+      admissions: [],
+    });
     let socket: SocketLike;
     try {
       socket = (this.options.createSocket ?? ((url) => new WebSocket(url) as unknown as SocketLike))(address);
@@ -217,23 +236,42 @@ export class AgentChannel {
   private onMessage(message: BridgeMessage): void {
     switch (message.type) {
       case "channel":
-        this.set({ code: message.code, expiresAt: message.expiresAt, connection: this.state.agents > 0 ? "joined" : "waiting" });
+        this.set({
+          code: message.code,
+          expiresAt: message.expiresAt,
+          connection: this.state.agents > 0 ? "joined" : "waiting",
+        });
         return;
       case "code-expired":
         if (this.state.agents === 0) this.set({ connection: "expired" });
         return;
       case "agents": {
         const before = this.state.agents;
-        this.set({ agents: message.joined, connection: message.joined > 0 ? "joined" : "waiting", ...(message.joined > before && !this.state.everJoined ? { sendToAgent: true, everJoined: true } : {}) });
-        if (message.joined > before) this.note(message.joined === 1 ? "An agent joined this session through the bridge." : `Another agent joined (${message.joined} in all).`);
-        else if (message.joined < before) this.note(message.joined === 0 ? "The agent left the session." : `An agent left (${message.joined} still joined).`);
+        this.set({
+          agents: message.joined,
+          connection: message.joined > 0 ? "joined" : "waiting",
+          ...(message.joined > before && !this.state.everJoined ? { sendToAgent: true, everJoined: true } : {}),
+        });
+        if (message.joined > before)
+          this.note(
+            message.joined === 1
+              ? "An agent joined this session through the bridge."
+              : `Another agent joined (${message.joined} in all).`,
+          );
+        else if (message.joined < before)
+          this.note(
+            message.joined === 0 ? "The agent left the session." : `An agent left (${message.joined} still joined).`,
+          );
         return;
       }
       case "claimed": {
         // The person sees which agent took their message.
         const agent = this.options.agent();
-        const sent = agent?.getState().messages.find((item) => item.role === "user" && item.commandId === message.commandId);
-        if (sent) agent!.amend(sent.id, (item) => (item.role === "user" ? { ...item, receivedBy: message.agent } : item));
+        const sent = agent
+          ?.getState()
+          .messages.find((item) => item.role === "user" && item.commandId === message.commandId);
+        if (sent)
+          agent!.amend(sent.id, (item) => (item.role === "user" ? { ...item, receivedBy: message.agent } : item));
         return;
       }
       case "queued":
@@ -254,7 +292,11 @@ export class AgentChannel {
       const result = await this.answerRequest(agentLabel, request);
       this.post({ type: "response", requestId, result });
     } catch (error) {
-      this.post({ type: "failure", requestId, error: (error instanceof Error ? error.message : String(error)).slice(0, 2_000) });
+      this.post({
+        type: "failure",
+        requestId,
+        error: (error instanceof Error ? error.message : String(error)).slice(0, 2_000),
+      });
     }
   }
 
@@ -266,7 +308,13 @@ export class AgentChannel {
 
   private mountsOf(messages: readonly ChatMessage[]): { mountId: string; title?: string; messageId: string }[] {
     return messages.flatMap((message) =>
-      message.role === "assistant" ? (message.reply.mounts ?? []).map((mount) => ({ mountId: mount.mountId, messageId: message.id, ...(mount.title ? { title: mount.title.slice(0, 2_000) } : {}) })) : [],
+      message.role === "assistant"
+        ? (message.reply.mounts ?? []).map((mount) => ({
+            mountId: mount.mountId,
+            messageId: message.id,
+            ...(mount.title ? { title: mount.title.slice(0, 2_000) } : {}),
+          }))
+        : [],
     );
   }
 
@@ -277,7 +325,10 @@ export class AgentChannel {
         // The code admitted its one agent; any further agent waits for the person.
         if (this.joinRequests++ > 0) await this.askAdmission(agentLabel);
         const agent = this.requireAgent();
-        return { title: (this.options.session()?.title ?? "").slice(0, 2_000), mounts: this.mountsOf(agent.getState().messages) };
+        return {
+          title: (this.options.session()?.title ?? "").slice(0, 2_000),
+          mounts: this.mountsOf(agent.getState().messages),
+        };
       }
       case "run": {
         const agent = this.requireAgent();
@@ -288,7 +339,10 @@ export class AgentChannel {
         } finally {
           this.running = false;
         }
-        if (run.kind === "busy") throw new Error("The session is busy: a reply is running. Run again when it has finished (the person can press Stop).");
+        if (run.kind === "busy")
+          throw new Error(
+            "The session is busy: a reply is running. Run again when it has finished (the person can press Stop).",
+          );
         await this.options.mountsApplied?.();
         const reply = agent.getState().messages.filter((message) => message.id === run.replyId);
         return { state: run.state, feedback: run.feedback, mounts: this.mountsOf(reply) };
@@ -320,7 +374,10 @@ export class AgentChannel {
             role: message.role === "agent" ? `agent ${message.kind}` : message.role,
             text: (message.role === "feedback" ? message.body : message.text).slice(0, MAX_MESSAGE_CHARS),
           })),
-          mounts: this.mountsOf(slice).map((mount) => ({ ...mount, snapshot: snapshotText(this.options.mountSnapshot?.(mount.mountId)) })),
+          mounts: this.mountsOf(slice).map((mount) => ({
+            ...mount,
+            snapshot: snapshotText(this.options.mountSnapshot?.(mount.mountId)),
+          })),
         };
       }
       default: {
@@ -345,7 +402,17 @@ export class AgentChannel {
       commandId,
       ...(selection ? { selection: { kind: selection.kind, id: selection.id, label: selection.label } } : {}),
     });
-    this.post({ type: "command", command: { commandId, sessionId, kind: "message", text: trimmed, capturedAt: this.now(), ...(selection ? { selection } : {}) } });
+    this.post({
+      type: "command",
+      command: {
+        commandId,
+        sessionId,
+        kind: "message",
+        text: trimmed,
+        capturedAt: this.now(),
+        ...(selection ? { selection } : {}),
+      },
+    });
   }
 
   /** The person answers the agent's question inline: the answer is the agent's next command. */
@@ -354,19 +421,45 @@ export class AgentChannel {
     const agent = this.options.agent();
     const sessionId = this.sessionId;
     const question = agent?.getState().messages.find((message) => message.id === questionId);
-    if (!trimmed || !agent || !sessionId || question?.role !== "agent" || question.kind !== "question" || question.answer !== undefined) return;
+    if (
+      !trimmed ||
+      !agent ||
+      !sessionId ||
+      question?.role !== "agent" ||
+      question.kind !== "question" ||
+      question.answer !== undefined
+    )
+      return;
     agent.amend(questionId, (message) => (message.role === "agent" ? { ...message, answer: trimmed } : message));
     const commandId = this.newId();
-    agent.record({ id: this.newId(), role: "user", text: trimmed, createdAt: this.now(), to: "agent", commandId, answers: questionId });
+    agent.record({
+      id: this.newId(),
+      role: "user",
+      text: trimmed,
+      createdAt: this.now(),
+      to: "agent",
+      commandId,
+      answers: questionId,
+    });
     this.post({
       type: "command",
-      command: { commandId, sessionId, kind: "answer", text: trimmed, capturedAt: this.now(), answerTo: { commandId: question.commandId, question: question.text.slice(0, 10_000) } },
+      command: {
+        commandId,
+        sessionId,
+        kind: "answer",
+        text: trimmed,
+        capturedAt: this.now(),
+        answerTo: { commandId: question.commandId, question: question.text.slice(0, 10_000) },
+      },
     });
   }
 
   private askAdmission(agentLabel: string): Promise<void> {
     const id = this.newId();
-    this.note(`Another agent asks to join this session: ${agentLabel.slice(0, 200)}. It joins only if you press Admit.`, "warn");
+    this.note(
+      `Another agent asks to join this session: ${agentLabel.slice(0, 200)}. It joins only if you press Admit.`,
+      "warn",
+    );
     return new Promise<void>((resolve, reject) => {
       this.pendingAdmissions.set(id, { resolve, reject });
       this.set({ admissions: [...this.state.admissions, { id, agent: agentLabel.slice(0, 200) }] });
@@ -435,5 +528,7 @@ export class AgentChannel {
 function snapshotText(snapshot: unknown): string {
   if (snapshot === undefined) return "";
   const text = JSON.stringify(snapshot) ?? "";
-  return text.length > MAX_SNAPSHOT_CHARS ? `${text.slice(0, MAX_SNAPSHOT_CHARS)}… [cut at ${MAX_SNAPSHOT_CHARS} characters]` : text;
+  return text.length > MAX_SNAPSHOT_CHARS
+    ? `${text.slice(0, MAX_SNAPSHOT_CHARS)}… [cut at ${MAX_SNAPSHOT_CHARS} characters]`
+    : text;
 }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { attachedFilesNote, attachmentProblem, findAttachment, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, userContent, type Attachment } from "./attachments";
+import {
+  attachedFilesNote,
+  attachmentProblem,
+  findAttachment,
+  MAX_ATTACHMENT_BYTES,
+  MAX_ATTACHMENTS,
+  userContent,
+  type Attachment,
+} from "./attachments";
 
 const image: Attachment = { name: "dot.png", mediaType: "image/png", size: 68, data: "iVBORw0KGgo=" };
 const csv: Attachment = { name: "sales.csv", mediaType: "text/csv", size: 28, data: "Y2l0eQ==" };
@@ -7,10 +15,17 @@ const csv: Attachment = { name: "sales.csv", mediaType: "text/csv", size: 28, da
 describe("attachments", () => {
   it("refuses a file over the cap, over the message total, or past the count, saying which and why", () => {
     expect(attachmentProblem({ name: "a.bin", size: MAX_ATTACHMENT_BYTES }, [])).toBeUndefined();
-    expect(attachmentProblem({ name: "big.bin", size: MAX_ATTACHMENT_BYTES + 1 }, [])).toMatch(/^“big\.bin” is 5\.0 MB; files up to 5\.0 MB can be attached/);
+    expect(attachmentProblem({ name: "big.bin", size: MAX_ATTACHMENT_BYTES + 1 }, [])).toMatch(
+      /^“big\.bin” is 5\.0 MB; files up to 5\.0 MB can be attached/,
+    );
     const full = [{ size: MAX_ATTACHMENT_BYTES }, { size: MAX_ATTACHMENT_BYTES - 10 }];
     expect(attachmentProblem({ name: "c.bin", size: 100 }, full)).toMatch(/together the files would be 10\.0 MB/);
-    expect(attachmentProblem({ name: "d.txt", size: 1 }, Array.from({ length: MAX_ATTACHMENTS }, () => ({ size: 1 })))).toMatch(/at most 10 files/);
+    expect(
+      attachmentProblem(
+        { name: "d.txt", size: 1 },
+        Array.from({ length: MAX_ATTACHMENTS }, () => ({ size: 1 })),
+      ),
+    ).toMatch(/at most 10 files/);
   });
 
   it("sends images as image parts and tells the model how code opens the other files", () => {

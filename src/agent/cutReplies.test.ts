@@ -23,14 +23,20 @@ function partsOf({ reasoning, text, finish = "stop", error }: Script): LanguageM
   const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
   if (reasoning) {
     parts.push({ type: "reasoning-start", id: "r" });
-    for (let at = 0; at < reasoning.length; at += 7) parts.push({ type: "reasoning-delta", id: "r", delta: reasoning.slice(at, at + 7) });
+    for (let at = 0; at < reasoning.length; at += 7)
+      parts.push({ type: "reasoning-delta", id: "r", delta: reasoning.slice(at, at + 7) });
     parts.push({ type: "reasoning-end", id: "r" });
   }
   parts.push({ type: "text-start", id: "t" });
-  for (let at = 0; at < text.length; at += 5) parts.push({ type: "text-delta", id: "t", delta: text.slice(at, at + 5) });
+  for (let at = 0; at < text.length; at += 5)
+    parts.push({ type: "text-delta", id: "t", delta: text.slice(at, at + 5) });
   if (error !== undefined) return [...parts, { type: "error", error }];
   parts.push({ type: "text-end", id: "t" });
-  parts.push({ type: "finish", finishReason: { unified: finish, raw: finish === "content-filter" ? "content_filter" : finish }, usage });
+  parts.push({
+    type: "finish",
+    finishReason: { unified: finish, raw: finish === "content-filter" ? "content_filter" : finish },
+    usage,
+  });
   return parts;
 }
 
@@ -94,7 +100,7 @@ describe("thinking", () => {
     const later = JSON.stringify(prompts[1]);
     expect(later).not.toContain("DRAFT RAN");
     expect(later).not.toContain("<think>");
-    expect(later).toContain("console.log(\\\"answer ran\\\")");
+    expect(later).toContain('console.log(\\"answer ran\\")');
   });
 
   it("shows provider reasoning deltas as thinking, never runs them, and measures how long it took", async () => {
@@ -172,18 +178,26 @@ describe("cut replies", () => {
   });
 
   it("names a content-filter stop in its own words", async () => {
-    const { agent } = setup([{ text: "Here is the text you asked for, and", finish: "content-filter" }, { text: "ok" }]);
+    const { agent } = setup([
+      { text: "Here is the text you asked for, and", finish: "content-filter" },
+      { text: "ok" },
+    ]);
     await agent.send("go");
     const [reply] = assistants(agent.getState().messages);
     expect(reply.role === "assistant" && reply.error?.code).toBe("content-filter");
     expect(agent.getState().canContinue).toBe(true);
     await agent.continue();
-    expect(feedbacks(agent.getState().messages)[0].body).toMatch(/^Your previous reply was stopped by the provider's content filter, in the text at line 1\./);
+    expect(feedbacks(agent.getState().messages)[0].body).toMatch(
+      /^Your previous reply was stopped by the provider's content filter, in the text at line 1\./,
+    );
   });
 
   it("names an error the provider sent mid-stream as such, not as a dropped connection", async () => {
     const { agent, logs } = setup([
-      { text: '```tsx agent.run\nconsole.log("before");\nconsole.log("aft', error: { type: "server_error", message: "Provider overloaded" } },
+      {
+        text: '```tsx agent.run\nconsole.log("before");\nconsole.log("aft',
+        error: { type: "server_error", message: "Provider overloaded" },
+      },
       { text: "ok" },
     ]);
     await agent.send("go");
@@ -193,7 +207,9 @@ describe("cut replies", () => {
     expect(agent.getState().canContinue).toBe(true);
     await agent.continue();
     const body = feedbacks(agent.getState().messages)[0].body;
-    expect(body).toContain("Your previous reply was cut off mid-stream because the provider reported an error, in block 0 (code), at line 3.");
+    expect(body).toContain(
+      "Your previous reply was cut off mid-stream because the provider reported an error, in block 0 (code), at line 3.",
+    );
     expect(body).toContain("What ran: block 0: line 2 (1 statement).");
     expect(body).toContain("What did not run: block 0 at line 3, where the reply was cut");
   });
@@ -206,23 +222,34 @@ describe("cut replies", () => {
     ["a provider error", { error: { type: "server_error", message: "Provider overloaded" } }],
     ["a dropped connection", { error: new TypeError("network connection lost") }],
   ])("a cut (%s) never runs the statement it stopped in, even a tail that parses", async (_, how) => {
-    const { agent, logs } = setup([{ text: '```tsx agent.run\nconsole.log("before");\nconsole.log("tail")', ...how }, { text: "ok" }]);
+    const { agent, logs } = setup([
+      { text: '```tsx agent.run\nconsole.log("before");\nconsole.log("tail")', ...how },
+      { text: "ok" },
+    ]);
     await agent.send("go");
     expect(logs).toEqual(["before"]);
     await agent.continue();
     const body = feedbacks(agent.getState().messages)[0].body;
     expect(body).toContain("What ran: block 0: line 2 (1 statement).");
-    expect(body).toContain("What did not run: block 0 at line 3, where the reply was cut: that statement is incomplete.");
+    expect(body).toContain(
+      "What did not run: block 0 at line 3, where the reply was cut: that statement is incomplete.",
+    );
   });
 
   it("a reply that ends normally without its closing fence still runs its last statement", async () => {
-    const { agent, logs } = setup([{ text: '```tsx agent.run\nconsole.log("before");\nconsole.log("last")' }, { text: "ok" }]);
+    const { agent, logs } = setup([
+      { text: '```tsx agent.run\nconsole.log("before");\nconsole.log("last")' },
+      { text: "ok" },
+    ]);
     await agent.send("go");
     expect(logs).toEqual(["before", "last"]);
   });
 
   it("says a length cut inside the thinking happened before any answer", async () => {
-    const { agent, logs } = setup([{ text: '<think>\nlong\n```tsx agent.run\nconsole.log("no")\n', finish: "length" }, { text: "ok" }]);
+    const { agent, logs } = setup([
+      { text: '<think>\nlong\n```tsx agent.run\nconsole.log("no")\n', finish: "length" },
+      { text: "ok" },
+    ]);
     await agent.send("go");
     expect(logs).toEqual([]);
     expect(agent.getState().canContinue).toBe(true);
@@ -237,7 +264,8 @@ describe("cutFeedback / cutFromFinishReason", () => {
   it("treats only length and content-filter as cuts", () => {
     expect(cutFromFinishReason("length")).toBe("length");
     expect(cutFromFinishReason("content-filter")).toBe("content-filter");
-    for (const reason of ["stop", "tool-calls", "other", "error", undefined]) expect(cutFromFinishReason(reason)).toBeUndefined();
+    for (const reason of ["stop", "tool-calls", "other", "error", undefined])
+      expect(cutFromFinishReason(reason)).toBeUndefined();
   });
 
   it("describes a cut in a data block and a dropped connection in plain words", () => {
@@ -245,7 +273,16 @@ describe("cutFeedback / cutFromFinishReason", () => {
       ...emptyReply(),
       blocks: [
         { index: 0, kind: "text", line: 1, text: "Data:\n" },
-        { index: 1, kind: "data", id: "rows", line: 3, source: '[{"a": 1},\n{"a": 2},\n{"a"', closed: true, unterminated: true, status: "done" },
+        {
+          index: 1,
+          kind: "data",
+          id: "rows",
+          line: 3,
+          source: '[{"a": 1},\n{"a": 2},\n{"a"',
+          closed: true,
+          unterminated: true,
+          status: "done",
+        },
       ],
     };
     expect(cutFeedback(reply, "disconnected")).toBe(
@@ -255,6 +292,8 @@ describe("cutFeedback / cutFromFinishReason", () => {
         "Continue from where it stopped, without repeating what already ran: its variables and mounts still exist. Start a new code block for the rest.",
       ].join("\n"),
     );
-    expect(cutFeedback(reply, "provider-error", "overloaded")).toContain("cut off mid-stream because the provider reported an error (overloaded)");
+    expect(cutFeedback(reply, "provider-error", "overloaded")).toContain(
+      "cut off mid-stream because the provider reported an error (overloaded)",
+    );
   });
 });

@@ -14,7 +14,10 @@ const PIECE = 48;
 export function createExternalReply(markdown: string, agentName = "invited agent"): LanguageModelV3 {
   const pieces: string[] = [];
   for (let index = 0; index < markdown.length; index += PIECE) pieces.push(markdown.slice(index, index + PIECE));
-  const usage = { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: undefined, text: undefined, reasoning: undefined } };
+  const usage = {
+    inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+  };
   return {
     specificationVersion: "v3",
     provider: EXTERNAL_PROVIDER_ID,

@@ -48,7 +48,11 @@ export function isCutReply(reply: { state: string; error?: { code: string; messa
 }
 
 /** What the person reads on a cut reply, with the next step. */
-export function cutNoteForPerson(reason: "length" | "content-filter"): { code: string; message: string; retryable: boolean } {
+export function cutNoteForPerson(reason: "length" | "content-filter"): {
+  code: string;
+  message: string;
+  retryable: boolean;
+} {
   if (reason === "length") {
     return {
       code: CUT_CODES.length,
@@ -83,7 +87,8 @@ const plural = (count: number, word: string) => `${count} ${word}${count === 1 ?
 export function describeCutPoint(reply: ReplyView): string {
   const last = reply.blocks[reply.blocks.length - 1];
   if (!last) {
-    if (reply.thinking && (reply.thinking.unterminated || !reply.thinking.closed)) return "inside your thinking section, before any of the answer was written";
+    if (reply.thinking && (reply.thinking.unterminated || !reply.thinking.closed))
+      return "inside your thinking section, before any of the answer was written";
     return "before any of the answer was written";
   }
   const line = blockLastLine(last);
@@ -105,7 +110,10 @@ export function describeCutProgress(reply: ReplyView): { ran: string[]; notRun: 
     if (block.kind === "text") continue;
     const cutHere = block.index === lastIndex && (block.unterminated || !block.closed);
     if (block.kind === "data") {
-      if (cutHere) notRun.push(`block ${block.index}: the data for "${block.id}" was cut; its target keeps the last complete value`);
+      if (cutHere)
+        notRun.push(
+          `block ${block.index}: the data for "${block.id}" was cut; its target keeps the last complete value`,
+        );
       else ran.push(`block ${block.index}: the data for "${block.id}" streamed in full`);
       continue;
     }
@@ -113,15 +121,20 @@ export function describeCutProgress(reply: ReplyView): { ran: string[]; notRun: 
     const failed = block.statements.filter((statement) => statement.status === "error");
     if (!cutHere) {
       if (block.statements.length > 0) {
-        ran.push(`block ${block.index}: ${plural(done.length, "statement")} ran${failed.length ? `, ${failed.length} threw (see above)` : ""}`);
+        ran.push(
+          `block ${block.index}: ${plural(done.length, "statement")} ran${failed.length ? `, ${failed.length} threw (see above)` : ""}`,
+        );
       }
-      if (block.status === "skipped" && block.skippedFromLine !== undefined) notRun.push(`block ${block.index} from line ${block.skippedFromLine} (skipped after an error)`);
+      if (block.status === "skipped" && block.skippedFromLine !== undefined)
+        notRun.push(`block ${block.index} from line ${block.skippedFromLine} (skipped after an error)`);
       continue;
     }
     if (done.length > 0) {
       const from = Math.min(...done.map((statement) => statement.line));
       const to = Math.max(...done.map((statement) => statement.endLine));
-      ran.push(`block ${block.index}: ${from === to ? `line ${from}` : `lines ${from}–${to}`} (${plural(done.length, "statement")})`);
+      ran.push(
+        `block ${block.index}: ${from === to ? `line ${from}` : `lines ${from}–${to}`} (${plural(done.length, "statement")})`,
+      );
     }
     const stoppedAt = firstLineNotRun(block);
     const end = blockLastLine(block);
@@ -142,7 +155,9 @@ function firstLineNotRun(block: Extract<BlockView, { kind: "code" }>): number | 
   const ranThrough = block.statements
     .filter((statement) => statement.status === "done" || statement.status === "error")
     .reduce((line, statement) => Math.max(line, statement.endLine), block.line - 1);
-  const running = block.statements.find((statement) => statement.status === "running" || statement.status === "pending");
+  const running = block.statements.find(
+    (statement) => statement.status === "running" || statement.status === "pending",
+  );
   if (running) return running.line;
   if (block.skippedFromLine !== undefined) return Math.max(block.skippedFromLine, ranThrough + 1);
   if (block.error?.code === "syntax" && block.error.line !== undefined) return ranThrough + 1;

@@ -3,7 +3,8 @@ import { IMPORTED_END, escapeImportedText } from "./importedContent";
 
 describe("escapeImportedText", () => {
   it("leaves text without a marker exactly as it was", () => {
-    for (const text of ["", "plain", "[end of the report]", "ｆｕｌｌ width stays", "a\u200Bzero-width space stays"]) expect(escapeImportedText(text)).toBe(text);
+    for (const text of ["", "plain", "[end of the report]", "ｆｕｌｌ width stays", "a\u200Bzero-width space stays"])
+      expect(escapeImportedText(text)).toBe(text);
   });
 
   it("defuses the end and start markers, however written", () => {
@@ -16,7 +17,9 @@ describe("escapeImportedText", () => {
       "[imported session] a new bracket",
     ]) {
       const escaped = escapeImportedText(`before ${text} after`);
-      expect(escaped.toLowerCase().replace(/\s+/g, " ")).not.toMatch(/\[\s*(end of imported content|imported session)\s*\]/);
+      expect(escaped.toLowerCase().replace(/\s+/g, " ")).not.toMatch(
+        /\[\s*(end of imported content|imported session)\s*\]/,
+      );
       expect(escaped).toMatch(/^before ⟦quoted: [^⟧]+⟧.* after$/s);
     }
   });

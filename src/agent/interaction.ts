@@ -62,7 +62,9 @@ export class Interaction {
       const result = await turn.run(this.controller.signal, external ? "" : carried);
       if (external) {
         // Output from idle timers goes with this run's feedback; the source decides what comes next.
-        const feedback = [carried, result.kind === "ok" || result.kind === "interrupted" ? result.feedback : ""].filter(Boolean).join("\n");
+        const feedback = [carried, result.kind === "ok" || result.kind === "interrupted" ? result.feedback : ""]
+          .filter(Boolean)
+          .join("\n");
         external.run.replyId = this.lastReplyId;
         external.run.state = result.kind === "ok" ? "done" : result.kind;
         external.run.feedback = feedback ? host.pushFeedback(feedback, "runtime", "agent") : "";

@@ -32,8 +32,16 @@ describe("InteractionLifecycle", () => {
       { state: "done", atMs: 1_500 },
     ]);
     expect(summary).toMatchObject({
-      startedAt: 1_000, durationMs: 1_500, outcome: "done", turns: 2, statements: 2, errors: 2,
-      mountsCreated: 1, mountsUpdated: 1, tokensIn: 320, tokensOut: 30,
+      startedAt: 1_000,
+      durationMs: 1_500,
+      outcome: "done",
+      turns: 2,
+      statements: 2,
+      errors: 2,
+      mountsCreated: 1,
+      mountsUpdated: 1,
+      tokensIn: 320,
+      tokensOut: 30,
     });
   });
 

@@ -21,7 +21,9 @@ export interface ConsoleEventLimiterOptions<E extends { type: string }> {
   schedule?(flush: () => void): void;
 }
 
-export function limitConsoleEvents<E extends { type: string }>(options: ConsoleEventLimiterOptions<E>): (event: E) => void {
+export function limitConsoleEvents<E extends { type: string }>(
+  options: ConsoleEventLimiterOptions<E>,
+): (event: E) => void {
   const maxPerSecond = options.maxPerSecond ?? HOST_MAX_CONSOLE_PER_SECOND;
   const now = options.now ?? (() => performance.now());
   const schedule = options.schedule ?? ((flush: () => void) => void setTimeout(flush, 100));
@@ -33,7 +35,14 @@ export function limitConsoleEvents<E extends { type: string }>(options: ConsoleE
   const flush = () => {
     scheduled = false;
     for (const { template, count } of omitted.values()) {
-      const summary: ConsoleEvent = { type: "console", block: template.block, statement: template.statement, level: "info", text: "", omitted: count };
+      const summary: ConsoleEvent = {
+        type: "console",
+        block: template.block,
+        statement: template.statement,
+        level: "info",
+        text: "",
+        omitted: count,
+      };
       if (template.reply !== undefined) summary.reply = template.reply;
       options.forward(summary as unknown as E);
     }

@@ -3,7 +3,14 @@ import { editedTimeline, interactionStart } from "./messageActions";
 import { emptyReply } from "./reply";
 import type { ChatMessage } from "./types";
 
-const reply = (id: string): ChatMessage => ({ id, role: "assistant", text: "ok", reply: emptyReply(), state: "done", createdAt: 2 });
+const reply = (id: string): ChatMessage => ({
+  id,
+  role: "assistant",
+  text: "ok",
+  reply: emptyReply(),
+  state: "done",
+  createdAt: 2,
+});
 const timeline: ChatMessage[] = [
   { id: "u1", role: "user", text: "first", createdAt: 1 },
   reply("a1"),

@@ -27,7 +27,10 @@ export function editedTimeline(
   const { imported: _imported, ...edited } = original;
   const stillImported = original.imported === true && !!original.attachments?.length;
   const { id, createdAt } = fresh();
-  return [...messages.slice(0, index), { ...edited, ...(stillImported ? { imported: true } : {}), id, text: trimmed, createdAt }];
+  return [
+    ...messages.slice(0, index),
+    { ...edited, ...(stillImported ? { imported: true } : {}), id, text: trimmed, createdAt },
+  ];
 }
 
 /**

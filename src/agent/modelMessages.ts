@@ -19,7 +19,10 @@ export function toModelMessages(
   const messages: ModelMessage[] = [];
   let inImported = false;
   if (importedInstruction) {
-    messages.push({ role: "user", content: IMPORTED_START }, { role: "user", content: importedInstructionMessage(importedInstruction) });
+    messages.push(
+      { role: "user", content: IMPORTED_START },
+      { role: "user", content: importedInstructionMessage(importedInstruction) },
+    );
     inImported = true;
   }
   for (const message of timeline) {
@@ -35,7 +38,10 @@ export function toModelMessages(
         const content = userContent(message.text, message.attachments);
         messages.push({
           role: "user",
-          content: typeof content === "string" ? text(content) : content.map((part) => (part.type === "text" ? { ...part, text: text(part.text) } : part)),
+          content:
+            typeof content === "string"
+              ? text(content)
+              : content.map((part) => (part.type === "text" ? { ...part, text: text(part.text) } : part)),
         } as ModelMessage);
         break;
       }

@@ -45,10 +45,20 @@ describe("nextPhase", () => {
 
   it("returns from waiting for permission to the phase it left", () => {
     for (const left of ["streaming", "running", "waiting-input"] as const) {
-      expect(run([{ type: "permission", waiting: true }, { type: "permission", waiting: false }], { phase: left })).toEqual(["waiting-permission", left]);
+      expect(
+        run(
+          [
+            { type: "permission", waiting: true },
+            { type: "permission", waiting: false },
+          ],
+          { phase: left },
+        ),
+      ).toEqual(["waiting-permission", left]);
     }
     // Answered asks without a remembered phase go back to running.
-    expect(nextPhase({ phase: "waiting-permission" }, { type: "permission", waiting: false })).toEqual({ phase: "running" });
+    expect(nextPhase({ phase: "waiting-permission" }, { type: "permission", waiting: false })).toEqual({
+      phase: "running",
+    });
   });
 
   it("a second ask while one waits keeps the phase to return to", () => {
@@ -73,7 +83,8 @@ describe("nextPhase", () => {
         const next = nextPhase(state, event);
         if (next.phase !== phase) expect(next).not.toBe(state);
         // The four entering events always give a new value (the lifecycle records each entry).
-        if (["interaction-start", "revive-start", "reply-start", "reply-streamed"].includes(event.type)) expect(next).not.toBe(state);
+        if (["interaction-start", "revive-start", "reply-start", "reply-streamed"].includes(event.type))
+          expect(next).not.toBe(state);
       }
     }
   });
@@ -81,13 +92,16 @@ describe("nextPhase", () => {
   it("starting, Revive and the end clear the phase to return to", () => {
     const asked: PhaseState = { phase: "waiting-permission", resume: "streaming" };
     expect(nextPhase(asked, { type: "end", outcome: "stopped" })).toEqual({ phase: "stopped" });
-    expect(nextPhase({ phase: "done", resume: "running" }, { type: "interaction-start" })).toEqual({ phase: "streaming" });
+    expect(nextPhase({ phase: "done", resume: "running" }, { type: "interaction-start" })).toEqual({
+      phase: "streaming",
+    });
     expect(nextPhase({ phase: "done", resume: "running" }, { type: "revive-start" })).toEqual({ phase: "running" });
   });
 
   it("isBusy is true exactly for the phases between a start and its end", () => {
     for (const phase of ALL_PHASES) expect(isBusy(phase)).toBe((BUSY_PHASES as readonly Phase[]).includes(phase));
     expect(run([{ type: "interaction-start" }]).every(isBusy)).toBe(true);
-    for (const outcome of ["done", "error", "stopped"] as const) expect(isBusy(nextPhase({ phase: "running" }, { type: "end", outcome }).phase)).toBe(false);
+    for (const outcome of ["done", "error", "stopped"] as const)
+      expect(isBusy(nextPhase({ phase: "running" }, { type: "end", outcome }).phase)).toBe(false);
   });
 });

@@ -60,7 +60,8 @@ export function nextPhase(current: PhaseState, event: PhaseEvent): PhaseState {
       if (!event.waiting && phase === "waiting-input") return { ...current, phase: "running" };
       return current;
     case "permission":
-      if (event.waiting && !RESTING.has(phase) && phase !== "waiting-permission") return { phase: "waiting-permission", resume: phase };
+      if (event.waiting && !RESTING.has(phase) && phase !== "waiting-permission")
+        return { phase: "waiting-permission", resume: phase };
       if (!event.waiting && phase === "waiting-permission") return { phase: current.resume ?? "running" };
       return current;
     case "end":

@@ -16,17 +16,23 @@ export function placeMount(
   mount: { mountId: string; title?: string },
   running: { replyId: string | undefined; revive: ReviveTarget | undefined },
 ): { messages: ChatMessage[]; replacedRestored: boolean } | undefined {
-  const known = messages.some((item) => item.role === "assistant" && item.reply.mounts?.some((existing) => existing.mountId === mount.mountId));
+  const known = messages.some(
+    (item) => item.role === "assistant" && item.reply.mounts?.some((existing) => existing.mountId === mount.mountId),
+  );
   if (known) return undefined;
   const { revive } = running;
-  const target = running.replyId ?? revive?.replyId ?? [...messages].reverse().find((item) => item.role === "assistant")?.id;
+  const target =
+    running.replyId ?? revive?.replyId ?? [...messages].reverse().find((item) => item.role === "assistant")?.id;
   if (!target) return undefined;
   const replacedRestored = revive !== undefined && revive.replyId === target && !revive.replaced;
   const placed = messages.map((item) => {
     if (item.id !== target || item.role !== "assistant") return item;
     const statement = runningStatement(item.reply);
     const afterBlock = statement?.block ?? (revive?.replyId === target ? revive.block : undefined) ?? -1;
-    const mounts = [...(replacedRestored ? [] : item.reply.mounts ?? []), { mountId: mount.mountId, afterBlock, title: mount.title }];
+    const mounts = [
+      ...(replacedRestored ? [] : (item.reply.mounts ?? [])),
+      { mountId: mount.mountId, afterBlock, title: mount.title },
+    ];
     return { ...item, reply: { ...item.reply, mounts } };
   });
   return { messages: placed, replacedRestored };

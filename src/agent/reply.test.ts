@@ -1,11 +1,31 @@
 import { describe, expect, test } from "vitest";
 import type { ExecEvent } from "../wire/events";
 import { FeedbackCollector, FEEDBACK_HEAD_LINES, FEEDBACK_TAIL_LINES } from "./feedback";
-import { applyExecEvent, applyProtocolEvent, emptyReply, MAX_LOG_LINES_PER_STATEMENT, omittedLinesText, type BlockView } from "./reply";
+import {
+  applyExecEvent,
+  applyProtocolEvent,
+  emptyReply,
+  MAX_LOG_LINES_PER_STATEMENT,
+  omittedLinesText,
+  type BlockView,
+} from "./reply";
 
 function replyWithStatement() {
-  let reply = applyProtocolEvent(emptyReply(), { type: "block-start", index: 0, kind: "code", lang: "ts", line: 1 } as never);
-  reply = applyExecEvent(reply, { type: "statement-start", block: 0, statement: 0, line: 2, endLine: 2, source: "for (…) console.log(i)" });
+  let reply = applyProtocolEvent(emptyReply(), {
+    type: "block-start",
+    index: 0,
+    kind: "code",
+    lang: "ts",
+    line: 1,
+  } as never);
+  reply = applyExecEvent(reply, {
+    type: "statement-start",
+    block: 0,
+    statement: 0,
+    line: 2,
+    endLine: 2,
+    source: "for (…) console.log(i)",
+  });
   return reply;
 }
 const statementOf = (blocks: BlockView[]) => {
@@ -30,7 +50,14 @@ describe("console output in the reply view", () => {
   test("the realm's count of lines it did not send adds to the statement's omitted lines", () => {
     let reply = replyWithStatement();
     reply = applyExecEvent(reply, { type: "console", block: 0, statement: 0, level: "log", text: "first" });
-    reply = applyExecEvent(reply, { type: "console", block: 0, statement: 0, level: "info", text: "", omitted: 999_500 });
+    reply = applyExecEvent(reply, {
+      type: "console",
+      block: 0,
+      statement: 0,
+      level: "info",
+      text: "",
+      omitted: 999_500,
+    });
     reply = applyExecEvent(reply, { type: "console", block: 0, statement: 0, level: "info", text: "", omitted: 10 });
     const statement = statementOf(reply.blocks);
     expect(statement.logs).toEqual([{ level: "log", text: "first" }]);
@@ -42,12 +69,15 @@ describe("FeedbackCollector", () => {
   test("gives the model a bounded excerpt: the first and last lines with a marked gap", () => {
     const collector = new FeedbackCollector();
     collector.add({ type: "statement-start", block: 0, statement: 0, line: 3, endLine: 3, source: "" } as ExecEvent);
-    for (let index = 0; index < 50_000; index += 1) collector.add({ type: "console", block: 0, statement: 0, level: "log", text: `line ${index}` });
+    for (let index = 0; index < 50_000; index += 1)
+      collector.add({ type: "console", block: 0, statement: 0, level: "log", text: `line ${index}` });
     collector.add({ type: "console", block: 0, statement: 0, level: "info", text: "", omitted: 950_000 });
     const lines = collector.text().split("\n");
     expect(lines).toHaveLength(FEEDBACK_HEAD_LINES + 1 + FEEDBACK_TAIL_LINES);
     expect(lines[0]).toBe("[block 0 line 3] line 0");
-    expect(lines[FEEDBACK_HEAD_LINES]).toBe(`[… ${50_001 - FEEDBACK_HEAD_LINES - FEEDBACK_TAIL_LINES} more lines not shown …]`);
+    expect(lines[FEEDBACK_HEAD_LINES]).toBe(
+      `[… ${50_001 - FEEDBACK_HEAD_LINES - FEEDBACK_TAIL_LINES} more lines not shown …]`,
+    );
     expect(lines.at(-2)).toBe("[block 0 line 3] line 49999");
     expect(lines.at(-1)).toBe("[block 0 line 3] … 950000 more lines not shown");
   });

@@ -151,7 +151,9 @@ export function applyProtocolEvent(reply: ReplyView, event: ProtocolEvent | Prov
     }
     case "block-delta":
       return replaceBlock(reply, event.index, (block) =>
-        block.kind === "text" ? { ...block, text: block.text + event.text } : { ...block, source: block.source + event.text },
+        block.kind === "text"
+          ? { ...block, text: block.text + event.text }
+          : { ...block, source: block.source + event.text },
       );
     case "block-end":
       return replaceBlock(reply, event.index, (block) =>
@@ -174,13 +176,22 @@ export function applyProtocolEvent(reply: ReplyView, event: ProtocolEvent | Prov
       return {
         ...reply,
         thinking: reply.thinking
-          ? { ...reply.thinking, source: event.tag, closed: false, text: reply.thinking.text === "" ? "" : `${reply.thinking.text}\n\n` }
+          ? {
+              ...reply.thinking,
+              source: event.tag,
+              closed: false,
+              text: reply.thinking.text === "" ? "" : `${reply.thinking.text}\n\n`,
+            }
           : { source: event.tag, text: "", closed: false, unterminated: false },
       };
     case "thinking-delta":
-      return reply.thinking ? { ...reply, thinking: { ...reply.thinking, text: reply.thinking.text + event.text } } : reply;
+      return reply.thinking
+        ? { ...reply, thinking: { ...reply.thinking, text: reply.thinking.text + event.text } }
+        : reply;
     case "thinking-end":
-      return reply.thinking ? { ...reply, thinking: { ...reply.thinking, closed: true, unterminated: event.unterminated } } : reply;
+      return reply.thinking
+        ? { ...reply, thinking: { ...reply.thinking, closed: true, unterminated: event.unterminated } }
+        : reply;
     default: {
       const never: never = event;
       return never;
@@ -241,7 +252,9 @@ export function applyExecEvent(reply: ReplyView, event: ExecEvent): ReplyView {
       // Each line copies at most MAX_LOG_LINES_PER_STATEMENT entries; past the
       // cap a line costs a counter, so output is linear in the line count.
       return replaceStatement(reply, event.block, event.statement, (statement) => {
-        const omitted = (event.omitted ?? 0) + (event.omitted === undefined && statement.logs.length >= MAX_LOG_LINES_PER_STATEMENT ? 1 : 0);
+        const omitted =
+          (event.omitted ?? 0) +
+          (event.omitted === undefined && statement.logs.length >= MAX_LOG_LINES_PER_STATEMENT ? 1 : 0);
         if (omitted > 0) return { ...statement, omitted: (statement.omitted ?? 0) + omitted };
         if (event.omitted !== undefined) return statement;
         return { ...statement, logs: [...statement.logs, { level: event.level, text: event.text }] };

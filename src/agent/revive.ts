@@ -32,12 +32,16 @@ export interface ReviveHost {
   target(target: ReviveTarget | undefined): void;
 }
 
-export async function reviveSession(host: ReviveHost, result: ReviveResult = { blocks: 0, failures: [] }): Promise<ReviveResult> {
+export async function reviveSession(
+  host: ReviveHost,
+  result: ReviveResult = { blocks: 0, failures: [] },
+): Promise<ReviveResult> {
   const { realm, signal } = host;
   let target: ReviveTarget | undefined;
   const listen = realm.subscribe((event) => {
     if (event.type === "statement-start" && target) target.block = event.block;
-    if (event.type === "statement-end" && event.status === "error" && event.error) result.failures.push(event.error.message);
+    if (event.type === "statement-end" && event.status === "error" && event.error)
+      result.failures.push(event.error.message);
     if (event.type === "error") result.failures.push(event.error.message);
   });
   try {
@@ -65,7 +69,10 @@ export async function reviveSession(host: ReviveHost, result: ReviveResult = { b
 }
 
 /** The notice that ends Revive. */
-export function reviveNotice({ blocks, failures }: ReviveResult, stopped: boolean): { text: string; level: "info" | "warn" } {
+export function reviveNotice(
+  { blocks, failures }: ReviveResult,
+  stopped: boolean,
+): { text: string; level: "info" | "warn" } {
   return {
     text: stopped
       ? "Revive stopped."

@@ -26,9 +26,11 @@ export function createBlockRouter(
         case "block-start":
           if (event.kind === "text") break;
           realmBlocks.add(event.index);
-          send(event.kind === "code"
-            ? { type: "block-start", index: event.index, kind: "code", line: event.line }
-            : { type: "block-start", index: event.index, kind: "data", id: event.id, line: event.line });
+          send(
+            event.kind === "code"
+              ? { type: "block-start", index: event.index, kind: "code", line: event.line }
+              : { type: "block-start", index: event.index, kind: "data", id: event.id, line: event.line },
+          );
           break;
         case "block-delta":
           if (realmBlocks.has(event.index)) send(event);
@@ -46,11 +48,12 @@ export function createBlockRouter(
 
 /** A saved block as the events that streamed it (Revive replays them through the same router). */
 export function replayBlock(block: BlockView): ProtocolEvent[] {
-  const start: ProtocolEvent = block.kind === "text"
-    ? { type: "block-start", index: block.index, kind: "text", line: block.line }
-    : block.kind === "code"
-      ? { type: "block-start", index: block.index, kind: "code", lang: block.lang, line: block.line }
-      : { type: "block-start", index: block.index, kind: "data", id: block.id, line: block.line };
+  const start: ProtocolEvent =
+    block.kind === "text"
+      ? { type: "block-start", index: block.index, kind: "text", line: block.line }
+      : block.kind === "code"
+        ? { type: "block-start", index: block.index, kind: "code", lang: block.lang, line: block.line }
+        : { type: "block-start", index: block.index, kind: "data", id: block.id, line: block.line };
   const text = block.kind === "text" ? block.text : block.source;
   return [
     start,

@@ -44,7 +44,8 @@ export class ProviderReasoning {
 export function stampThinking(reply: ReplyView, now: number): ReplyView {
   const thinking = reply.thinking;
   if (!thinking) return reply;
-  if (thinking.startedAt === undefined) return { ...reply, thinking: { ...thinking, startedAt: now, ...(thinking.closed ? { endedAt: now } : {}) } };
+  if (thinking.startedAt === undefined)
+    return { ...reply, thinking: { ...thinking, startedAt: now, ...(thinking.closed ? { endedAt: now } : {}) } };
   if (thinking.closed && thinking.endedAt === undefined) return { ...reply, thinking: { ...thinking, endedAt: now } };
   if (!thinking.closed && thinking.endedAt !== undefined) {
     const { endedAt: _ended, ...open } = thinking;

@@ -10,7 +10,10 @@ import type { AgentState, ChatMessage, RealmPort } from "./types";
 
 /** A Turn alone: a scripted model, a realm that records blocks, and a plain timeline. */
 
-const usage = { inputTokens: { total: 3, noCache: 3, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 4, text: 4, reasoning: 0 } };
+const usage = {
+  inputTokens: { total: 3, noCache: 3, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 4, text: 4, reasoning: 0 },
+};
 
 function model(text: string, finish: "stop" | "length" = "stop", throwsFirst?: unknown) {
   let calls = 0;
@@ -18,9 +21,16 @@ function model(text: string, finish: "stop" | "length" = "stop", throwsFirst?: u
     doStream: async () => {
       calls += 1;
       if (throwsFirst !== undefined && calls === 1) throw throwsFirst;
-      const chunks: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }, { type: "text-start", id: "t" }];
-      for (let at = 0; at < text.length; at += 4) chunks.push({ type: "text-delta", id: "t", delta: text.slice(at, at + 4) });
-      chunks.push({ type: "text-end", id: "t" }, { type: "finish", finishReason: { unified: finish, raw: finish }, usage });
+      const chunks: LanguageModelV3StreamPart[] = [
+        { type: "stream-start", warnings: [] },
+        { type: "text-start", id: "t" },
+      ];
+      for (let at = 0; at < text.length; at += 4)
+        chunks.push({ type: "text-delta", id: "t", delta: text.slice(at, at + 4) });
+      chunks.push(
+        { type: "text-end", id: "t" },
+        { type: "finish", finishReason: { unified: finish, raw: finish }, usage },
+      );
       return { stream: simulateReadableStream({ chunks, chunkDelayInMs: 0, initialDelayInMs: 0 }) };
     },
   });
@@ -48,7 +58,8 @@ function setup(language: MockLanguageModelV3, options: { describeError?: TurnCon
     callSettings: () => ({}),
     history: () => [{ role: "user", content: "hello" }],
     createParser: createProtocolParser,
-    describeError: options.describeError ?? ((error) => ({ code: "unknown", message: String(error), retryable: false })),
+    describeError:
+      options.describeError ?? ((error) => ({ code: "unknown", message: String(error), retryable: false })),
     wrapFeedback: (body) => body,
     maxRetries: 2,
     now: () => clock++,
@@ -58,7 +69,11 @@ function setup(language: MockLanguageModelV3, options: { describeError?: TurnCon
     timeline: {
       state: () => state,
       push: (message) => void (state = { ...state, messages: [...state.messages, message] }),
-      update: (id, update) => void (state = { ...state, messages: state.messages.map((message) => (message.id === id ? update(message) : message)) }),
+      update: (id, update) =>
+        void (state = {
+          ...state,
+          messages: state.messages.map((message) => (message.id === id ? update(message) : message)),
+        }),
       move: (event, patch) => {
         moves.push(event.type);
         phase = nextPhase(phase, event);
@@ -68,7 +83,8 @@ function setup(language: MockLanguageModelV3, options: { describeError?: TurnCon
       checkWaiting: () => undefined,
     },
   };
-  const reply = () => state.messages.find((message) => message.id === "r1") as Extract<ChatMessage, { role: "assistant" }>;
+  const reply = () =>
+    state.messages.find((message) => message.id === "r1") as Extract<ChatMessage, { role: "assistant" }>;
   return { context, blocks, moves, sleeps, reply, state: () => state };
 }
 
@@ -83,9 +99,22 @@ describe("Turn", () => {
     const outcome = await turn.run(new AbortController().signal, "");
     expect(outcome).toEqual({ kind: "ok", feedback: "" });
     expect(turn.listening).toBe(false);
-    expect(blocks.map((event) => event.type)).toEqual(["block-start", ...blocks.slice(1, -1).map(() => "block-delta"), "block-end"]);
-    expect(blocks.filter((event) => event.type === "block-delta").map((event) => (event as { text: string }).text).join("")).toBe("console.log(1)\n");
-    expect(reply()).toMatchObject({ state: "done", text: `Hi.\n${FENCE}tsx agent.run\nconsole.log(1)\n${FENCE}\nBye.`, usage: { inputTokens: 3, outputTokens: 4 } });
+    expect(blocks.map((event) => event.type)).toEqual([
+      "block-start",
+      ...blocks.slice(1, -1).map(() => "block-delta"),
+      "block-end",
+    ]);
+    expect(
+      blocks
+        .filter((event) => event.type === "block-delta")
+        .map((event) => (event as { text: string }).text)
+        .join(""),
+    ).toBe("console.log(1)\n");
+    expect(reply()).toMatchObject({
+      state: "done",
+      text: `Hi.\n${FENCE}tsx agent.run\nconsole.log(1)\n${FENCE}\nBye.`,
+      usage: { inputTokens: 3, outputTokens: 4 },
+    });
     expect(moves).toEqual(["reply-start", "reply-streamed"]);
   });
 

@@ -91,7 +91,9 @@ export class Turn {
       const current = state.messages.find((message) => message.id === replyId);
       if (current?.role === "assistant") {
         const running = runningStatement(current.reply);
-        const detail = running ? `statement ${running.statement + 1} of block ${running.block}, line ${running.line}` : undefined;
+        const detail = running
+          ? `statement ${running.statement + 1} of block ${running.block}, line ${running.line}`
+          : undefined;
         if (detail !== state.detail) timeline.setDetail(detail);
       }
     }
@@ -143,7 +145,11 @@ export class Turn {
     if (cutMidStream) collector.markCut(lastBlock);
     // Close whatever is open: complete statements of an unterminated fence
     // still run; on a cut, the statement the stream stopped in does not.
-    const closing = parser.end().map((event) => (cutMidStream && event.type === "block-end" && event.unterminated ? { ...event, cut: true } : event));
+    const closing = parser
+      .end()
+      .map((event) =>
+        cutMidStream && event.type === "block-end" && event.unterminated ? { ...event, cut: true } : event,
+      );
     receive("", [...reasoning.end(), ...closing]);
 
     if (signal.aborted) {
@@ -165,7 +171,8 @@ export class Turn {
       this.markReply("interrupted", failure);
     } else {
       const ended = timeline.state().messages.find((message) => message.id === replyId);
-      if (ended?.role === "assistant" && ended.reply.thinking?.unterminated) collector.add({ type: "note", message: UNCLOSED_THINKING_FEEDBACK });
+      if (ended?.role === "assistant" && ended.reply.thinking?.unterminated)
+        collector.add({ type: "note", message: UNCLOSED_THINKING_FEEDBACK });
     }
 
     timeline.move({ type: "reply-streamed" });
@@ -211,7 +218,12 @@ export class Turn {
     carried: string,
     parser: ProtocolParser,
     receive: (text: string, events: readonly (ProtocolEvent | ProviderThinkingStart)[]) => void,
-  ): Promise<{ streamError: unknown; finishReason: string | undefined; received: number; reasoning: ProviderReasoning }> {
+  ): Promise<{
+    streamError: unknown;
+    finishReason: string | undefined;
+    received: number;
+    reasoning: ProviderReasoning;
+  }> {
     const { context, source } = this;
     const { timeline } = context;
     const replyId = this.replyId;
@@ -226,18 +238,24 @@ export class Turn {
         const { streamText } = await import("ai");
         const model = source?.model ?? (await context.model());
         const modelId = typeof model === "string" ? model : model.modelId;
-        timeline.update(replyId, (message) => (message.role === "assistant" && message.model !== modelId ? { ...message, model: modelId } : message));
+        timeline.update(replyId, (message) =>
+          message.role === "assistant" && message.model !== modelId ? { ...message, model: modelId } : message,
+        );
         const call = context.callSettings();
         const instruction = call.instruction?.trim();
         const baseSystem = context.system();
         const result = streamText({
           model,
-          system: instruction ? `${baseSystem}\n\n## The person's instruction for this session\n\n${instruction}` : baseSystem,
+          system: instruction
+            ? `${baseSystem}\n\n## The person's instruction for this session\n\n${instruction}`
+            : baseSystem,
           ...(call.temperature !== undefined ? { temperature: call.temperature } : {}),
           // Another source brings its own text: it reads no history (and the SDK wants one message).
           messages: source
             ? [{ role: "user", content: "(reply from another source)" }]
-            : context.history(call.importedInstruction?.trim()).concat(carried ? [{ role: "user", content: context.wrapFeedback(carried, "runtime") }] : []),
+            : context
+                .history(call.importedInstruction?.trim())
+                .concat(carried ? [{ role: "user", content: context.wrapFeedback(carried, "runtime") }] : []),
           abortSignal: signal,
           maxRetries: 0,
           // Errors arrive as stream parts and are handled below; the SDK's default logs them.
@@ -259,7 +277,10 @@ export class Turn {
             context.lifecycle.usage(part.totalUsage);
             const { inputTokens, outputTokens } = part.totalUsage ?? {};
             if (inputTokens !== undefined || outputTokens !== undefined) {
-              const usage = { ...(inputTokens !== undefined ? { inputTokens } : {}), ...(outputTokens !== undefined ? { outputTokens } : {}) };
+              const usage = {
+                ...(inputTokens !== undefined ? { inputTokens } : {}),
+                ...(outputTokens !== undefined ? { outputTokens } : {}),
+              };
               timeline.update(replyId, (message) => (message.role === "assistant" ? { ...message, usage } : message));
             }
           } else if (part.type === "error") {

@@ -50,11 +50,20 @@ export type ChatMessage = (
       /** Written by an invited agent (its label), not by the session's model. */
       by?: string;
     }
-  | { id: string; role: "feedback"; text: string; body: string; source: "runtime" | "ui-event"; createdAt: number; to?: "agent" }
+  | {
+      id: string;
+      role: "feedback";
+      text: string;
+      body: string;
+      source: "runtime" | "ui-event";
+      createdAt: number;
+      to?: "agent";
+    }
   | { id: string; role: "notice"; text: string; level: "info" | "warn" | "error"; createdAt: number }
   /** What an invited agent reported (externalAgentTypes.ts). */
   | AgentReportMessage
-) & ImportMark;
+) &
+  ImportMark;
 
 /**
  * Why the agent refuses a message: an interaction runs, or the session is
@@ -85,7 +94,8 @@ export interface AgentState {
 }
 
 /** The part of the realm host the loop needs: its reply verbs, declared once on RealmHost (src/sandbox/types.ts). */
-export type RealmPort = Pick<RealmHost, "beginReply" | "sendBlock" | "flush" | "abort" | "subscribe"> & Partial<Pick<RealmHost, "subscribeMounts">>;
+export type RealmPort = Pick<RealmHost, "beginReply" | "sendBlock" | "flush" | "abort" | "subscribe"> &
+  Partial<Pick<RealmHost, "subscribeMounts">>;
 
 /** Per-call settings of the open session (Session settings → Model). */
 export interface CallSettings {

@@ -86,26 +86,30 @@ export class UiEventTurns {
     // Everything the realm sent before answering a flush is here when the
     // answer is: the whole burst one action caused goes to the model once.
     // (No clock: output the handler causes later starts its own turn.)
-    void this.host.realm.flush(UI_SETTLE_TIMEOUT_MS).catch(() => undefined).then(() => {
-      this.pending = false;
-      const output = this.output;
-      const causes = this.causes;
-      this.output = undefined;
-      this.causes = new Set();
-      if (!output || output.empty || this.host.closed()) return;
-      // Which mounts these actions changed (the realm sent their ops before the flush answered).
-      const changed = new Set<string>();
-      for (const cause of causes) {
-        for (const mountId of this.mountChanges.get(cause) ?? []) changed.add(mountId);
-        this.mountChanges.delete(cause);
-      }
-      for (const mountId of changed) output.add({ type: "note", message: `mount ${mountLabel(this.host.messages(), mountId)} updated` });
-      if (this.host.busy()) {
-        for (const line of output.text().split("\n")) this.host.defer(line);
-        return;
-      }
-      this.host.start(output.text());
-    });
+    void this.host.realm
+      .flush(UI_SETTLE_TIMEOUT_MS)
+      .catch(() => undefined)
+      .then(() => {
+        this.pending = false;
+        const output = this.output;
+        const causes = this.causes;
+        this.output = undefined;
+        this.causes = new Set();
+        if (!output || output.empty || this.host.closed()) return;
+        // Which mounts these actions changed (the realm sent their ops before the flush answered).
+        const changed = new Set<string>();
+        for (const cause of causes) {
+          for (const mountId of this.mountChanges.get(cause) ?? []) changed.add(mountId);
+          this.mountChanges.delete(cause);
+        }
+        for (const mountId of changed)
+          output.add({ type: "note", message: `mount ${mountLabel(this.host.messages(), mountId)} updated` });
+        if (this.host.busy()) {
+          for (const line of output.text().split("\n")) this.host.defer(line);
+          return;
+        }
+        this.host.start(output.text());
+      });
   }
 }
 

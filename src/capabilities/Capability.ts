@@ -48,7 +48,8 @@ export interface AskKind<Ask extends AskRequest = AskRequest, Always extends str
 }
 
 /** An audit line as a capability records it (the session adds the session's id). */
-export type AuditInput = Pick<AuditEntry, "at" | "capability" | "method" | "url" | "decision"> & Record<string, unknown>;
+export type AuditInput = Pick<AuditEntry, "at" | "capability" | "method" | "url" | "decision"> &
+  Record<string, unknown>;
 
 /**
  * The person's side of the capabilities, as the capabilities use it: asks,
@@ -58,7 +59,9 @@ export type AuditInput = Pick<AuditEntry, "at" | "capability" | "method" | "url"
  */
 export interface PersonSide {
   /** Registers a kind of ask (once per page) and returns how its broker asks the person. */
-  asker<Ask extends AskRequest, Always extends string>(kind: AskKind<Ask, Always>): (request: Ask, signal: AbortSignal) => Promise<AskAnswer<Always>>;
+  asker<Ask extends AskRequest, Always extends string>(
+    kind: AskKind<Ask, Always>,
+  ): (request: Ask, signal: AbortSignal) => Promise<AskAnswer<Always>>;
   /** One line of the session's audit list. */
   record(entry: AuditInput): void;
   /** Outside content reached the code (a response, a file, a tool result): the next feedback is labelled untrusted. */
@@ -66,7 +69,11 @@ export interface PersonSide {
   /** A broker's rules changed (an answer, a revoke): the session saves them. */
   policyChanged(): Promise<void>;
   attach(broker: NetworkBroker): void;
-  attachTools(broker: ToolBroker, loadServers: () => Promise<McpServers>, publish: (tools: ToolDescriptor[]) => void): void;
+  attachTools(
+    broker: ToolBroker,
+    loadServers: () => Promise<McpServers>,
+    publish: (tools: ToolDescriptor[]) => void,
+  ): void;
   toolDescriptors(): ToolDescriptor[];
   readonly fileChooser: FileChooser;
   readonly fileReadService: HostService;

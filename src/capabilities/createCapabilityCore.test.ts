@@ -19,7 +19,9 @@ function setUp(options: { refuseAsk?: HostServiceError } = {}) {
   let id = 0;
   const broker = createNetworkBroker({
     ask: (request) =>
-      options.refuseAsk ? Promise.reject(options.refuseAsk) : new Promise<PersonAnswer>((resolve) => asks.push({ request, answer: resolve })),
+      options.refuseAsk
+        ? Promise.reject(options.refuseAsk)
+        : new Promise<PersonAnswer>((resolve) => asks.push({ request, answer: resolve })),
     audit: (record) => void audit.push(record),
     fetch: async (input) => {
       fetched.push(String(input));
@@ -29,7 +31,12 @@ function setUp(options: { refuseAsk?: HostServiceError } = {}) {
     newId: () => `id-${(id += 1)}`,
   });
   const call = (url: string, signal = new AbortController().signal) => {
-    const result = Promise.resolve(broker.service({ url, method: "GET", headers: [], body: null } as unknown as JsonValue, { signal, service: "net.fetch" }));
+    const result = Promise.resolve(
+      broker.service({ url, method: "GET", headers: [], body: null } as unknown as JsonValue, {
+        signal,
+        service: "net.fetch",
+      }),
+    );
     // Handled: each test looks at the outcome when it means to.
     result.catch(() => undefined);
     return result;
@@ -39,7 +46,8 @@ function setUp(options: { refuseAsk?: HostServiceError } = {}) {
   return { broker, asks, audit, fetched, call, asked };
 }
 
-const codeOf = (result: PromiseSettledResult<unknown>) => (result.status === "rejected" ? (result.reason as HostServiceError).code : "ok");
+const codeOf = (result: PromiseSettledResult<unknown>) =>
+  result.status === "rejected" ? (result.reason as HostServiceError).code : "ok";
 
 describe("one ask per host", () => {
   it("50 calls to one host ask once; Deny denies all of them, each with its own audit line", async () => {
@@ -112,11 +120,15 @@ describe("one ask per host", () => {
     expect(codeOf(last[0])).toBe("too-many-asks");
     expect(audit.filter((record) => record.result === "too-many-asks")).toHaveLength(1);
     asks[0].answer("deny");
-    expect((await Promise.allSettled(calls.slice(0, -1))).map(codeOf)).toEqual(Array(MAX_WAITING_PER_ASK + 1).fill("denied"));
+    expect((await Promise.allSettled(calls.slice(0, -1))).map(codeOf)).toEqual(
+      Array(MAX_WAITING_PER_ASK + 1).fill("denied"),
+    );
   });
 
   it("an ask the page refuses to draw (too many waiting) refuses the call, recorded", async () => {
-    const { audit, fetched, call } = setUp({ refuseAsk: new HostServiceError("too-many-asks", "20 permission requests are already waiting") });
+    const { audit, fetched, call } = setUp({
+      refuseAsk: new HostServiceError("too-many-asks", "20 permission requests are already waiting"),
+    });
     await expect(call("https://api.example/")).rejects.toMatchObject({ code: "too-many-asks" });
     expect(audit).toEqual([expect.objectContaining({ decision: "denied", result: "too-many-asks" })]);
     expect(fetched).toEqual([]);

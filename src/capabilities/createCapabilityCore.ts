@@ -27,9 +27,7 @@ import { HostServiceError } from "../sandbox/HostServiceError";
 
 /** A decision as both rule sets make it. */
 export type CapabilityDecision =
-  | { kind: "allow"; basis: string; grantId?: string }
-  | { kind: "ask" }
-  | { kind: "deny"; message: string };
+  { kind: "allow"; basis: string; grantId?: string } | { kind: "ask" } | { kind: "deny"; message: string };
 
 export interface CapabilityAuditEntry<AuditDecision extends string> {
   decision: AuditDecision;
@@ -37,10 +35,25 @@ export interface CapabilityAuditEntry<AuditDecision extends string> {
 }
 
 /** The pure rules of one capability (state and an action in, a decision out). */
-export interface CapabilityRules<State, Action, Decision extends CapabilityDecision, Answer extends string, AuditDecision extends string> {
+export interface CapabilityRules<
+  State,
+  Action,
+  Decision extends CapabilityDecision,
+  Answer extends string,
+  AuditDecision extends string,
+> {
   decide(state: State, action: Action): { decision: Decision; audit?: CapabilityAuditEntry<AuditDecision> };
-  answer(state: State, action: Action, answer: Answer, grantId: string): { state: State; decision: Decision; audit?: CapabilityAuditEntry<AuditDecision> };
-  spend(state: State, grantId: string, action: Action): { ok: boolean; state: State; reason?: string; audit: CapabilityAuditEntry<AuditDecision> };
+  answer(
+    state: State,
+    action: Action,
+    answer: Answer,
+    grantId: string,
+  ): { state: State; decision: Decision; audit?: CapabilityAuditEntry<AuditDecision> };
+  spend(
+    state: State,
+    grantId: string,
+    action: Action,
+  ): { ok: boolean; state: State; reason?: string; audit: CapabilityAuditEntry<AuditDecision> };
   /** The answer that adds a lasting rule ("host", "tool"): the only change an ask persists. */
   remembers: Answer;
   /** The answer that refuses ("deny"): the calls waiting behind an ask take it too. */
@@ -93,7 +106,13 @@ export interface PerformCall<AuditDecision extends string> {
   record(entry: CoreAuditFields<AuditDecision>): void;
 }
 
-export interface CapabilityCore<State, Action, Decision extends CapabilityDecision, Answer extends string, AuditDecision extends string> {
+export interface CapabilityCore<
+  State,
+  Action,
+  Decision extends CapabilityDecision,
+  Answer extends string,
+  AuditDecision extends string,
+> {
   state(): State;
   /** Replace the rules; `notify: false` skips persisting (a spent grant, a loaded session). */
   change(next: State, notify?: boolean): void;
@@ -115,13 +134,22 @@ export interface CapabilityCore<State, Action, Decision extends CapabilityDecisi
    * or `abortWhere` ends it at once with that error (recorded as
    * `result: <code>`), whatever the work is still doing.
    */
-  perform<T>(call: PerformCall<AuditDecision>, work: (signal: AbortSignal, ended: () => HostServiceError | undefined) => Promise<T>): Promise<T>;
+  perform<T>(
+    call: PerformCall<AuditDecision>,
+    work: (signal: AbortSignal, ended: () => HostServiceError | undefined) => Promise<T>,
+  ): Promise<T>;
   /** End the calls in flight that match (revoke, network off, another session). */
   abortWhere(predicate: (flight: Flight) => boolean, error: HostServiceError): void;
   inFlight(): number;
 }
 
-export function createCapabilityCore<State, Action, Decision extends CapabilityDecision, Answer extends string, AuditDecision extends string>(options: {
+export function createCapabilityCore<
+  State,
+  Action,
+  Decision extends CapabilityDecision,
+  Answer extends string,
+  AuditDecision extends string,
+>(options: {
   initial: State;
   rules: CapabilityRules<State, Action, Decision, Answer, AuditDecision>;
   onChange?(state: State): void;
@@ -194,7 +222,11 @@ export function createCapabilityCore<State, Action, Decision extends CapabilityD
         settle(undefined);
         if (call.signal.aborted) throw ended();
         const code = error instanceof HostServiceError ? error.code : "failed";
-        call.record({ decision: "denied", result: code, reason: error instanceof Error ? error.message : String(error) });
+        call.record({
+          decision: "denied",
+          result: code,
+          reason: error instanceof Error ? error.message : String(error),
+        });
         throw error;
       }
       asking.delete(call.scope);
@@ -223,10 +255,17 @@ export function createCapabilityCore<State, Action, Decision extends CapabilityD
     }
     if (decision.kind === "deny") return { allowed: false as const, decision: decision as Deny, reason: audit?.reason };
     if (decision.kind !== "allow") throw new HostServiceError("failed", "no decision");
-    return { allowed: true as const, decision: decision as Allow, auditDecision: audit?.decision ?? ("denied" as const) };
+    return {
+      allowed: true as const,
+      decision: decision as Allow,
+      auditDecision: audit?.decision ?? ("denied" as const),
+    };
   };
 
-  const perform = async <T>(call: PerformCall<AuditDecision>, work: (signal: AbortSignal, ended: () => HostServiceError | undefined) => Promise<T>): Promise<T> => {
+  const perform = async <T>(
+    call: PerformCall<AuditDecision>,
+    work: (signal: AbortSignal, ended: () => HostServiceError | undefined) => Promise<T>,
+  ): Promise<T> => {
     const controller = new AbortController();
     let ended: HostServiceError | undefined;
     const flight = {
@@ -240,12 +279,20 @@ export function createCapabilityCore<State, Action, Decision extends CapabilityD
     const onOuterAbort = () => flight.abort(new HostServiceError("aborted", call.cancelledMessage));
     call.signal.addEventListener("abort", onOuterAbort, { once: true });
     const timer = setTimeout(
-      () => flight.abort(new HostServiceError("timeout", `${call.description} took longer than ${call.timeoutMs / 1000} s and was aborted`)),
+      () =>
+        flight.abort(
+          new HostServiceError(
+            "timeout",
+            `${call.description} took longer than ${call.timeoutMs / 1000} s and was aborted`,
+          ),
+        ),
       call.timeoutMs,
     );
     flying.add(flight);
     // Settles the call the moment it is ended, even if the work ignores its signal.
-    const ending = new Promise<never>((_resolve, reject) => controller.signal.addEventListener("abort", () => reject(ended), { once: true }));
+    const ending = new Promise<never>((_resolve, reject) =>
+      controller.signal.addEventListener("abort", () => reject(ended), { once: true }),
+    );
     ending.catch(() => undefined);
     try {
       return await Promise.race([work(controller.signal, () => ended), ending]);

@@ -16,4 +16,6 @@ export const CAPABILITIES: readonly Capability[] = Object.freeze([network, files
 export const SYSTEM_PROMPT = buildSystemPrompt(CAPABILITIES.map((capability) => capability.prompt ?? {}));
 
 /** Every example in SYSTEM_PROMPT, in its order (test/promptExamples.test.ts runs each). */
-export const PROMPT_EXAMPLES: readonly string[] = Object.freeze(promptExamples(CAPABILITIES.map((capability) => capability.prompt ?? {})));
+export const PROMPT_EXAMPLES: readonly string[] = Object.freeze(
+  promptExamples(CAPABILITIES.map((capability) => capability.prompt ?? {})),
+);

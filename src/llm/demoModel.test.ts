@@ -75,7 +75,11 @@ describe("the demo model through streamText", () => {
 
   it("stops when aborted: no more text, and an abort part", async () => {
     const controller = new AbortController();
-    const result = streamText({ model: createDemoModel({ tokensPerSecond: 200, firstTokenDelayMs: 0 }), prompt: "hello", abortSignal: controller.signal });
+    const result = streamText({
+      model: createDemoModel({ tokensPerSecond: 200, firstTokenDelayMs: 0 }),
+      prompt: "hello",
+      abortSignal: controller.signal,
+    });
     let text = "";
     let aborted = false;
     const stopAt = 20;
@@ -96,7 +100,11 @@ describe("the demo model through streamText", () => {
   it("refuses to start when already aborted", async () => {
     const controller = new AbortController();
     controller.abort();
-    const result = streamText({ model: createDemoModel({ delayMs: 0 }), prompt: "hello", abortSignal: controller.signal });
+    const result = streamText({
+      model: createDemoModel({ delayMs: 0 }),
+      prompt: "hello",
+      abortSignal: controller.signal,
+    });
     const types: string[] = [];
     for await (const part of result.fullStream) types.push(part.type);
     expect(types).toContain("abort");

@@ -76,7 +76,12 @@ export function createDemoModel(options: DemoModelOptions = {}): LanguageModelV3
       const pieces = splitIntoPieces(reply.text);
       const parts: LanguageModelV3StreamPart[] = [
         { type: "stream-start", warnings: [] },
-        { type: "response-metadata", id: `demo-${reply.script.name}-${reply.step}`, modelId: DEMO_MODEL_ID, timestamp: new Date() },
+        {
+          type: "response-metadata",
+          id: `demo-${reply.script.name}-${reply.step}`,
+          modelId: DEMO_MODEL_ID,
+          timestamp: new Date(),
+        },
         { type: "text-start", id: "0" },
         ...pieces.map((delta): LanguageModelV3StreamPart => ({ type: "text-delta", id: "0", delta })),
         { type: "text-end", id: "0" },
@@ -163,7 +168,11 @@ export function splitIntoPieces(text: string): string[] {
 
 function usage(call: LanguageModelV3CallOptions, outputTokens: number): LanguageModelV3Usage {
   const promptText = call.prompt
-    .map((message) => (typeof message.content === "string" ? message.content : message.content.map((part) => ("text" in part ? part.text : "")).join("")))
+    .map((message) =>
+      typeof message.content === "string"
+        ? message.content
+        : message.content.map((part) => ("text" in part ? part.text : "")).join(""),
+    )
     .join("\n");
   const inputTokens = estimateTokens(promptText);
   return {

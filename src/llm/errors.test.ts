@@ -6,23 +6,37 @@ import { describeLlmError, parseRetryAfter, redact } from "./errors";
 
 const URL_ = "https://api.openai.com/v1/chat/completions";
 
-function apiError(statusCode: number | undefined, options: { headers?: Record<string, string>; body?: unknown; cause?: unknown; message?: string } = {}) {
+function apiError(
+  statusCode: number | undefined,
+  options: { headers?: Record<string, string>; body?: unknown; cause?: unknown; message?: string } = {},
+) {
   return new APICallError({
     message: options.message ?? `HTTP ${statusCode}`,
     url: URL_,
     requestBodyValues: { model: "gpt-test", messages: [] },
     statusCode,
     responseHeaders: options.headers,
-    responseBody: options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body),
+    responseBody:
+      options.body === undefined
+        ? undefined
+        : typeof options.body === "string"
+          ? options.body
+          : JSON.stringify(options.body),
     cause: options.cause,
   });
 }
 
-const openAiBody = (message: string, code: string | null = null, type = "invalid_request_error") => ({ error: { message, type, param: null, code } });
+const openAiBody = (message: string, code: string | null = null, type = "invalid_request_error") => ({
+  error: { message, type, param: null, code },
+});
 
 /** Run a real `streamText` call against a fetch that answers with `response`, and return the error it reports. */
 async function errorFromSdk(respond: () => Response | Promise<Response>, maxRetries = 0): Promise<unknown> {
-  const provider = createOpenAI({ apiKey: "sk-test-secret-key-123456", baseURL: "https://llm.example/v1", fetch: async () => respond() });
+  const provider = createOpenAI({
+    apiKey: "sk-test-secret-key-123456",
+    baseURL: "https://llm.example/v1",
+    fetch: async () => respond(),
+  });
   let reported: unknown;
   const result = streamText({ model: provider.chat("gpt-test"), prompt: "hi", maxRetries, onError: () => undefined });
   try {
@@ -38,7 +52,9 @@ const jsonResponse = (status: number, body: unknown, headers: Record<string, str
 
 describe("describeLlmError with errors the AI SDK produced", () => {
   it("401 → auth, names the host, not retryable, never echoes the key", async () => {
-    const error = await errorFromSdk(() => jsonResponse(401, openAiBody("Incorrect API key provided: sk-test-secret-key-123456.", "invalid_api_key")));
+    const error = await errorFromSdk(() =>
+      jsonResponse(401, openAiBody("Incorrect API key provided: sk-test-secret-key-123456.", "invalid_api_key")),
+    );
     expect(APICallError.isInstance(error)).toBe(true);
     const described = describeLlmError(error);
     expect(described).toMatchObject({ code: "auth", status: 401, retryable: false });
@@ -48,20 +64,27 @@ describe("describeLlmError with errors the AI SDK produced", () => {
   });
 
   it("403 → auth", async () => {
-    const described = describeLlmError(await errorFromSdk(() => jsonResponse(403, openAiBody("Country not supported"))));
+    const described = describeLlmError(
+      await errorFromSdk(() => jsonResponse(403, openAiBody("Country not supported"))),
+    );
     expect(described).toMatchObject({ code: "auth", status: 403, retryable: false, details: "Country not supported" });
     expect(described.message).toContain('"gpt-test"');
   });
 
   it("404 → not-found, naming the model and the base URL", async () => {
-    const described = describeLlmError(await errorFromSdk(() => jsonResponse(404, openAiBody("The model `gpt-test` does not exist", "model_not_found"))));
+    const described = describeLlmError(
+      await errorFromSdk(() => jsonResponse(404, openAiBody("The model `gpt-test` does not exist", "model_not_found"))),
+    );
     expect(described).toMatchObject({ code: "not-found", status: 404, retryable: false });
     expect(described.message).toContain('"gpt-test"');
     expect(described.message).toContain("https://llm.example/v1");
   });
 
   it("404 from a server without that path → not-found, naming both", async () => {
-    const described = describeLlmError(await errorFromSdk(() => new Response("404 page not found", { status: 404 })), { baseURL: "http://localhost:11434", model: "llama3.2" });
+    const described = describeLlmError(await errorFromSdk(() => new Response("404 page not found", { status: 404 })), {
+      baseURL: "http://localhost:11434",
+      model: "llama3.2",
+    });
     expect(described.code).toBe("not-found");
     expect(described.message).toContain("http://localhost:11434");
     expect(described.message).toContain('"llama3.2"');
@@ -69,18 +92,30 @@ describe("describeLlmError with errors the AI SDK produced", () => {
   });
 
   it("429 with retry-after → rate-limit, retryAfterMs from the header, says when", async () => {
-    const described = describeLlmError(await errorFromSdk(() => jsonResponse(429, openAiBody("Slow down", "rate_limit_exceeded", "requests"), { "retry-after": "20" })));
+    const described = describeLlmError(
+      await errorFromSdk(() =>
+        jsonResponse(429, openAiBody("Slow down", "rate_limit_exceeded", "requests"), { "retry-after": "20" }),
+      ),
+    );
     expect(described).toMatchObject({ code: "rate-limit", status: 429, retryable: true, retryAfterMs: 20_000 });
     expect(described.message).toContain("20 seconds");
   });
 
   it("429 with retry-after-ms takes precedence", async () => {
-    const described = describeLlmError(await errorFromSdk(() => jsonResponse(429, openAiBody("Slow down"), { "retry-after-ms": "1500", "retry-after": "9" })));
+    const described = describeLlmError(
+      await errorFromSdk(() =>
+        jsonResponse(429, openAiBody("Slow down"), { "retry-after-ms": "1500", "retry-after": "9" }),
+      ),
+    );
     expect(described.retryAfterMs).toBe(1500);
   });
 
   it("429 insufficient_quota → rate-limit that retrying cannot fix", async () => {
-    const described = describeLlmError(await errorFromSdk(() => jsonResponse(429, openAiBody("You exceeded your current quota", "insufficient_quota", "insufficient_quota"))));
+    const described = describeLlmError(
+      await errorFromSdk(() =>
+        jsonResponse(429, openAiBody("You exceeded your current quota", "insufficient_quota", "insufficient_quota")),
+      ),
+    );
     expect(described).toMatchObject({ code: "rate-limit", retryable: false });
     expect(described.message).toMatch(/quota/);
   });
@@ -99,15 +134,23 @@ describe("describeLlmError with errors the AI SDK produced", () => {
   });
 
   it("5xx → server, retryable", async () => {
-    const described = describeLlmError(await errorFromSdk(() => jsonResponse(503, openAiBody("overloaded", null, "server_error"))));
+    const described = describeLlmError(
+      await errorFromSdk(() => jsonResponse(503, openAiBody("overloaded", null, "server_error"))),
+    );
     expect(described).toMatchObject({ code: "server", status: 503, retryable: true });
   });
 
   it("400 → bad-request with the server's words; context overflow gets its own advice", async () => {
-    const plain = describeLlmError(await errorFromSdk(() => jsonResponse(400, openAiBody("Unrecognized request argument supplied: foo"))));
+    const plain = describeLlmError(
+      await errorFromSdk(() => jsonResponse(400, openAiBody("Unrecognized request argument supplied: foo"))),
+    );
     expect(plain).toMatchObject({ code: "bad-request", status: 400, retryable: false });
     expect(plain.message).toContain("Unrecognized request argument supplied: foo");
-    const long = describeLlmError(await errorFromSdk(() => jsonResponse(400, openAiBody("This model's maximum context length is 8192 tokens.", "context_length_exceeded"))));
+    const long = describeLlmError(
+      await errorFromSdk(() =>
+        jsonResponse(400, openAiBody("This model's maximum context length is 8192 tokens.", "context_length_exceeded")),
+      ),
+    );
     expect(long.code).toBe("bad-request");
     expect(long.message).toMatch(/too long/);
   });
@@ -126,16 +169,24 @@ describe("describeLlmError with errors the AI SDK produced", () => {
 
   it("Node's `fetch failed` with a cause → network", async () => {
     const error = await errorFromSdk(() => {
-      throw new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" }) });
+      throw new TypeError("fetch failed", {
+        cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" }),
+      });
     });
     expect(APICallError.isInstance(error)).toBe(true);
     expect(describeLlmError(error)).toMatchObject({ code: "network", retryable: true });
   });
 
   it("mixed content is called out on an https page", () => {
-    const described = describeLlmError(new TypeError("Failed to fetch"), { baseURL: "http://192.168.1.20:1234/v1", pageProtocol: "https:" });
+    const described = describeLlmError(new TypeError("Failed to fetch"), {
+      baseURL: "http://192.168.1.20:1234/v1",
+      pageProtocol: "https:",
+    });
     expect(described.message).toMatch(/https/);
-    const local = describeLlmError(new TypeError("Failed to fetch"), { baseURL: "http://localhost:1234/v1", pageProtocol: "https:" });
+    const local = describeLlmError(new TypeError("Failed to fetch"), {
+      baseURL: "http://localhost:1234/v1",
+      pageProtocol: "https:",
+    });
     expect(local.message).not.toMatch(/served over https/);
   });
 
@@ -146,7 +197,11 @@ describe("describeLlmError with errors the AI SDK produced", () => {
         new Response(
           new ReadableStream({
             start(controller) {
-              controller.enqueue(encoder.encode('data: {"id":"1","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":{"content":"Hel"}}]}\n\n'));
+              controller.enqueue(
+                encoder.encode(
+                  'data: {"id":"1","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":{"content":"Hel"}}]}\n\n',
+                ),
+              );
               controller.error(new TypeError("network error"));
             },
           }),
@@ -159,12 +214,17 @@ describe("describeLlmError with errors the AI SDK produced", () => {
   });
 
   it("a reply that is not a chat-completions stream → server", async () => {
-    const error = await errorFromSdk(() => new Response("data: {not json}\n\n", { status: 200, headers: { "content-type": "text/event-stream" } }));
+    const error = await errorFromSdk(
+      () => new Response("data: {not json}\n\n", { status: 200, headers: { "content-type": "text/event-stream" } }),
+    );
     expect(describeLlmError(error).code).toBe("server");
   });
 
   it("abort → aborted", async () => {
-    expect(describeLlmError(new DOMException("The operation was aborted.", "AbortError"))).toMatchObject({ code: "aborted", retryable: false });
+    expect(describeLlmError(new DOMException("The operation was aborted.", "AbortError"))).toMatchObject({
+      code: "aborted",
+      retryable: false,
+    });
     expect(describeLlmError(new RetryError({ message: "x", reason: "abort", errors: [] })).code).toBe("aborted");
   });
 });
@@ -188,7 +248,10 @@ describe("describeLlmError with hand-made and odd shapes", () => {
   });
 
   it("a 2xx response whose body could not be parsed → server, not disconnected", () => {
-    const error = apiError(200, { message: "Failed to process successful response", cause: new JSONParseError({ text: "<html>", cause: new SyntaxError("bad") }) });
+    const error = apiError(200, {
+      message: "Failed to process successful response",
+      cause: new JSONParseError({ text: "<html>", cause: new SyntaxError("bad") }),
+    });
     expect(describeLlmError(error).code).toBe("server");
   });
 
@@ -217,7 +280,9 @@ describe("describeLlmError with hand-made and odd shapes", () => {
   });
 
   it("reads the wait from OpenAI's words when no header came", () => {
-    const described = describeLlmError(apiError(429, { body: openAiBody("Rate limit reached. Please try again in 350ms.") }));
+    const described = describeLlmError(
+      apiError(429, { body: openAiBody("Rate limit reached. Please try again in 350ms.") }),
+    );
     expect(described.retryAfterMs).toBe(350);
   });
 });
@@ -229,13 +294,14 @@ describe("parseRetryAfter", () => {
     expect(parseRetryAfter({ "Retry-After": "3" }, now)).toBe(3000);
     expect(parseRetryAfter({ "retry-after": "Thu, 01 Jan 2026 00:00:30 GMT" }, now)).toBe(30_000);
     expect(parseRetryAfter({ "retry-after": "Wed, 31 Dec 2025 00:00:30 GMT" }, now)).toBe(0);
-    expect(parseRetryAfter({ "x-ratelimit-reset-requests": "1s", "x-ratelimit-reset-tokens": "6m0s" }, now)).toBe(360_000);
+    expect(parseRetryAfter({ "x-ratelimit-reset-requests": "1s", "x-ratelimit-reset-tokens": "6m0s" }, now)).toBe(
+      360_000,
+    );
     expect(parseRetryAfter({ "x-ratelimit-reset-tokens": "120ms" }, now)).toBe(120);
     expect(parseRetryAfter({ "retry-after": "soon" }, now)).toBeUndefined();
     expect(parseRetryAfter({}, now)).toBeUndefined();
   });
 });
-
 
 describe("redact", () => {
   it("removes keys and bearer tokens", () => {

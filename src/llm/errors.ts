@@ -72,7 +72,10 @@ export function describeLlmError(error: unknown, context: LlmErrorContext = {}):
   }
 
   const retry = chain.find((item) => nameOf(item) === "AI_RetryError");
-  const attempts = retry && Array.isArray((retry as { errors?: unknown[] }).errors) ? (retry as { errors: unknown[] }).errors.length : 0;
+  const attempts =
+    retry && Array.isArray((retry as { errors?: unknown[] }).errors)
+      ? (retry as { errors: unknown[] }).errors.length
+      : 0;
   const apiCall = chain.find(isApiCallError);
   const described = apiCall ? describeApiCall(apiCall, chain, context) : describeOther(chain, context);
   if (attempts > 1 && described.code !== "aborted") {
@@ -120,7 +123,12 @@ function describeApiCall(error: ApiCallLike, chain: unknown[], context: LlmError
     };
   }
   if (status === 401) {
-    return { ...base, code: "auth", retryable: false, message: `The API key was refused by ${where.host} (HTTP 401). Check the key in Settings, or switch to the demo model.` };
+    return {
+      ...base,
+      code: "auth",
+      retryable: false,
+      message: `The API key was refused by ${where.host} (HTTP 401). Check the key in Settings, or switch to the demo model.`,
+    };
   }
   if (status === 403) {
     return {
@@ -158,7 +166,12 @@ function describeApiCall(error: ApiCallLike, chain: unknown[], context: LlmError
     };
   }
   if (status === 408) {
-    return { ...base, code: "network", retryable: true, message: `${where.host} timed out waiting for the request (HTTP 408). Try again.` };
+    return {
+      ...base,
+      code: "network",
+      retryable: true,
+      message: `${where.host} timed out waiting for the request (HTTP 408). Try again.`,
+    };
   }
   if (status >= 500) {
     return {
@@ -168,7 +181,11 @@ function describeApiCall(error: ApiCallLike, chain: unknown[], context: LlmError
       message: `${where.host} had a server error (HTTP ${status}). This is usually temporary: try again ${retryAfterMs !== undefined ? `in ${formatWait(retryAfterMs)}` : "in a moment"}.`,
     };
   }
-  if (/context|too long|maximum.*tokens|too many tokens/i.test(details ?? "") || errorCode === "context_length_exceeded" || status === 413) {
+  if (
+    /context|too long|maximum.*tokens|too many tokens/i.test(details ?? "") ||
+    errorCode === "context_length_exceeded" ||
+    status === 413
+  ) {
     return {
       ...base,
       code: "bad-request",
@@ -189,7 +206,11 @@ function describeOther(chain: unknown[], context: LlmErrorContext): LlmErrorDesc
   const names = chain.map(nameOf);
 
   if (names.includes("AI_LoadAPIKeyError")) {
-    return { code: "auth", retryable: false, message: `No API key is set for ${where.host}. Add one in Settings, or use the demo model.` };
+    return {
+      code: "auth",
+      retryable: false,
+      message: `No API key is set for ${where.host}. Add one in Settings, or use the demo model.`,
+    };
   }
   if (names.some((name) => PARSE_ERRORS.has(name))) return notOpenAiCompatible(where, chain);
   const network = describeNetwork(chain, context, where);
@@ -200,10 +221,20 @@ function describeOther(chain: unknown[], context: LlmErrorContext): LlmErrorDesc
   const type = stringField(first, "type") ?? stringField(first, "code") ?? "";
   const message = messageOf(first);
   if (/rate_limit|rate limit/i.test(type + " " + message)) {
-    return { code: "rate-limit", retryable: true, details: redact(message), message: `${where.host} is rate-limiting requests. Wait a moment and try again.` };
+    return {
+      code: "rate-limit",
+      retryable: true,
+      details: redact(message),
+      message: `${where.host} is rate-limiting requests. Wait a moment and try again.`,
+    };
   }
   if (/server_error|overloaded/i.test(type + " " + message)) {
-    return { code: "server", retryable: true, details: redact(message), message: `${where.host} had a server error mid-reply. The partial reply is kept; try again in a moment.` };
+    return {
+      code: "server",
+      retryable: true,
+      details: redact(message),
+      message: `${where.host} had a server error mid-reply. The partial reply is kept; try again in a moment.`,
+    };
   }
   return {
     code: "unknown",
@@ -231,7 +262,8 @@ const PARSE_ERRORS = new Set([
 ]);
 
 /** Messages the platforms give when a request never got a response. */
-const REQUEST_FAILED = /^(failed to fetch|fetch failed|load failed|networkerror when attempting to fetch resource\.?|network request failed)$/i;
+const REQUEST_FAILED =
+  /^(failed to fetch|fetch failed|load failed|networkerror when attempting to fetch resource\.?|network request failed)$/i;
 /** Messages the platforms give when a response body broke off. */
 const BODY_FAILED = /^(terminated|network error|error in (input|body) stream|the network connection was lost\.?)$/i;
 const SOCKET_CODES = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE", "ConnectionClosed"]);
@@ -242,9 +274,15 @@ function describeNetwork(chain: unknown[], context: LlmErrorContext, where: Endp
   const codes = chain.map((item) => stringField(item, "code"));
 
   if (names.includes("TimeoutError")) {
-    return { code: "network", retryable: true, message: `${where.host} did not answer in time. Check that the server is running and try again.` };
+    return {
+      code: "network",
+      retryable: true,
+      message: `${where.host} did not answer in time. Check that the server is running and try again.`,
+    };
   }
-  const bodyBroke = messages.some((message) => BODY_FAILED.test(message)) || codes.some((code) => code !== undefined && SOCKET_CODES.has(code));
+  const bodyBroke =
+    messages.some((message) => BODY_FAILED.test(message)) ||
+    codes.some((code) => code !== undefined && SOCKET_CODES.has(code));
   if (bodyBroke || (context.partialReply && messages.some((message) => REQUEST_FAILED.test(message)))) {
     return {
       code: "disconnected",
@@ -253,7 +291,11 @@ function describeNetwork(chain: unknown[], context: LlmErrorContext, where: Endp
     };
   }
   const cannotConnect = messages.find((message) => message.startsWith("Cannot connect to API"));
-  if (messages.some((message) => REQUEST_FAILED.test(message)) || cannotConnect !== undefined || codes.includes("ECONNREFUSED")) {
+  if (
+    messages.some((message) => REQUEST_FAILED.test(message)) ||
+    cannotConnect !== undefined ||
+    codes.includes("ECONNREFUSED")
+  ) {
     return unreachable(where, context, cannotConnect ? redact(cannotConnect) : undefined);
   }
   return undefined;
@@ -286,7 +328,10 @@ function errorChain(error: unknown): unknown[] {
     seen.add(current);
     chain.push(current);
     // A RetryError's own cause is empty: its attempts carry the story.
-    current = nameOf(current) === "AI_RetryError" ? (current as { lastError?: unknown }).lastError : (current as { cause?: unknown }).cause;
+    current =
+      nameOf(current) === "AI_RetryError"
+        ? (current as { lastError?: unknown }).lastError
+        : (current as { cause?: unknown }).cause;
   }
   return chain;
 }
@@ -375,7 +420,9 @@ function serverError(error: ApiCallLike): Record<string, unknown> | undefined {
 
 function serverMessage(error: ApiCallLike): string | undefined {
   const found = serverError(error);
-  const text = [found?.message, found?.detail, found?.error].find((value): value is string => typeof value === "string");
+  const text = [found?.message, found?.detail, found?.error].find(
+    (value): value is string => typeof value === "string",
+  );
   if (text) return redact(text).slice(0, 400);
   const body = error.responseBody?.trim();
   // A plain-text body says something; an HTML error page is noise.

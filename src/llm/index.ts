@@ -15,9 +15,22 @@ export {
   type LlmProviderKind,
   type CreateLanguageModelOptions,
 } from "./provider";
-export { describeLlmError, parseRetryAfter, type LlmErrorCode, type LlmErrorDescription, type LlmErrorContext } from "./errors";
+export {
+  describeLlmError,
+  parseRetryAfter,
+  type LlmErrorCode,
+  type LlmErrorDescription,
+  type LlmErrorContext,
+} from "./errors";
 export { createDemoModel, splitIntoPieces, DEMO_MODEL_ID, DEMO_PROVIDER_ID, type DemoModelOptions } from "./demoModel";
-export { selectDemoReply, pickScript, DEMO_CLOSING_REPLY, DEMO_UI_EVENT_REPLY, type DemoReply, type DemoMessage } from "./selectDemoReply";
+export {
+  selectDemoReply,
+  pickScript,
+  DEMO_CLOSING_REPLY,
+  DEMO_UI_EVENT_REPLY,
+  type DemoReply,
+  type DemoMessage,
+} from "./selectDemoReply";
 export { DEMO_SCRIPTS, DEMO_SUGGESTIONS, type DemoScript, type DemoStep } from "./demoScripts";
 export {
   buildSystemPrompt,

@@ -29,7 +29,10 @@ function recordingFetch(captured: Captured[], status = 200): typeof fetch {
     if (status !== 200) {
       // Like OpenAI, echo the key that was refused.
       const message = `Incorrect API key provided: ${new Headers(init?.headers).get("authorization")?.slice("Bearer ".length)}.`;
-      return new Response(JSON.stringify({ error: { message, type: "invalid_request_error", code: "invalid_api_key" } }), { status });
+      return new Response(
+        JSON.stringify({ error: { message, type: "invalid_request_error", code: "invalid_api_key" } }),
+        { status },
+      );
     }
     const sse =
       'data: {"id":"c1","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":{"content":"pong"},"finish_reason":null}]}\n\n' +
@@ -48,7 +51,14 @@ describe("isDemo", () => {
   });
 
   it("a local server without a key is used as is", () => {
-    for (const baseURL of ["http://localhost:11434/v1", "http://127.0.0.1:1234/v1", "http://[::1]:8080/v1", "http://192.168.1.20:8000/v1", "http://10.0.0.5/v1", "http://gpu-box.local:8000/v1"]) {
+    for (const baseURL of [
+      "http://localhost:11434/v1",
+      "http://127.0.0.1:1234/v1",
+      "http://[::1]:8080/v1",
+      "http://192.168.1.20:8000/v1",
+      "http://10.0.0.5/v1",
+      "http://gpu-box.local:8000/v1",
+    ]) {
       expect(isDemo(settings({ baseURL })), baseURL).toBe(false);
     }
   });
@@ -76,19 +86,28 @@ describe("createLanguageModel", () => {
 
   it("calls chat completions at the base URL with the key as a bearer token", async () => {
     const captured: Captured[] = [];
-    const model = createLanguageModel(settings({ apiKey: "sk-test", baseURL: "https://llm.example/v1/", model: "my-model" }), { fetch: recordingFetch(captured) });
+    const model = createLanguageModel(
+      settings({ apiKey: "sk-test", baseURL: "https://llm.example/v1/", model: "my-model" }),
+      { fetch: recordingFetch(captured) },
+    );
     expect(model.modelId).toBe("my-model");
     const result = streamText({ model, prompt: "ping" });
     expect(await result.text).toBe("pong");
     expect(captured).toHaveLength(1);
     expect(captured[0].url).toBe("https://llm.example/v1/chat/completions");
     expect(captured[0].headers.get("authorization")).toBe("Bearer sk-test");
-    expect(captured[0].body).toMatchObject({ model: "my-model", stream: true, messages: [{ role: "user", content: "ping" }] });
+    expect(captured[0].body).toMatchObject({
+      model: "my-model",
+      stream: true,
+      messages: [{ role: "user", content: "ping" }],
+    });
   });
 
   it("sends no Authorization header to a keyless local server", async () => {
     const captured: Captured[] = [];
-    const model = createLanguageModel(settings({ baseURL: "http://localhost:11434/v1", model: "llama3.2" }), { fetch: recordingFetch(captured) });
+    const model = createLanguageModel(settings({ baseURL: "http://localhost:11434/v1", model: "llama3.2" }), {
+      fetch: recordingFetch(captured),
+    });
     expect(await streamText({ model, prompt: "ping" }).text).toBe("pong");
     expect(captured[0].url).toBe("http://localhost:11434/v1/chat/completions");
     expect(captured[0].headers.has("authorization")).toBe(false);
@@ -100,9 +119,16 @@ describe("createLanguageModel", () => {
 
   it("keeps the key out of error descriptions, even when the server echoes it", async () => {
     const captured: Captured[] = [];
-    const model = createLanguageModel(settings({ apiKey: "sk-live-very-secret-0001" }), { fetch: recordingFetch(captured, 401) });
+    const model = createLanguageModel(settings({ apiKey: "sk-live-very-secret-0001" }), {
+      fetch: recordingFetch(captured, 401),
+    });
     let error: unknown;
-    const result = streamText({ model, prompt: "ping", maxRetries: 0, onError: ({ error: reported }) => void (error = reported) });
+    const result = streamText({
+      model,
+      prompt: "ping",
+      maxRetries: 0,
+      onError: ({ error: reported }) => void (error = reported),
+    });
     await result.consumeStream();
     expect(String((error as Error).message)).toContain("very-secret");
     const described = describeLlmError(error);
@@ -131,7 +157,9 @@ describe("createLanguageModel: reasoning and output limits", () => {
   it("turns both reasoning_content and reasoning deltas into reasoning parts, apart from the text", async () => {
     for (const baseURL of ["http://localhost:11434/v1", "https://openrouter.ai/api/v1"]) {
       const captured: Captured[] = [];
-      const model = createLanguageModel(settings({ apiKey: "sk-x", baseURL, model: "deepseek-r1" }), { fetch: reasoningFetch(captured) });
+      const model = createLanguageModel(settings({ apiKey: "sk-x", baseURL, model: "deepseek-r1" }), {
+        fetch: reasoningFetch(captured),
+      });
       const result = streamText({ model, prompt: "think" });
       let reasoning = "";
       let text = "";
@@ -145,14 +173,18 @@ describe("createLanguageModel: reasoning and output limits", () => {
   });
 
   it("reports a length finish as such", async () => {
-    const model = createLanguageModel(settings({ apiKey: "sk-x", baseURL: "https://llm.example/v1" }), { fetch: reasoningFetch([], "length") });
+    const model = createLanguageModel(settings({ apiKey: "sk-x", baseURL: "https://llm.example/v1" }), {
+      fetch: reasoningFetch([], "length"),
+    });
     expect(await streamText({ model, prompt: "long" }).finishReason).toBe("length");
   });
 
   it("sends the max tokens setting with every call, and nothing when it is not set", async () => {
     for (const baseURL of ["https://llm.example/v1", DEFAULT_BASE_URL]) {
       const captured: Captured[] = [];
-      const limited = createLanguageModel(settings({ apiKey: "sk-x", baseURL, maxOutputTokens: 8192 }), { fetch: recordingFetch(captured) });
+      const limited = createLanguageModel(settings({ apiKey: "sk-x", baseURL, maxOutputTokens: 8192 }), {
+        fetch: recordingFetch(captured),
+      });
       await streamText({ model: limited, prompt: "ping" }).consumeStream();
       const unlimited = createLanguageModel(settings({ apiKey: "sk-x", baseURL }), { fetch: recordingFetch(captured) });
       await streamText({ model: unlimited, prompt: "ping" }).consumeStream();

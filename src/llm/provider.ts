@@ -56,7 +56,13 @@ export function createLanguageModel(settings: LlmSettings, options: CreateLangua
   const modelId = settings.model.trim() || DEFAULT_MODEL;
   const model = isOpenAIBaseURL(baseURL)
     ? createOpenAI({ apiKey, baseURL, fetch }).chat(modelId)
-    : createOpenAICompatible({ name: "openai-compatible", apiKey: apiKey || undefined, baseURL, fetch, includeUsage: true }).chatModel(modelId);
+    : createOpenAICompatible({
+        name: "openai-compatible",
+        apiKey: apiKey || undefined,
+        baseURL,
+        fetch,
+        includeUsage: true,
+      }).chatModel(modelId);
   const maxOutputTokens = settings.maxOutputTokens;
   if (maxOutputTokens === undefined) return model;
   return wrapLanguageModel({ model, middleware: defaultSettingsMiddleware({ settings: { maxOutputTokens } }) });

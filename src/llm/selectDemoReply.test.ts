@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { DEMO_SCRIPTS } from "./demoScripts";
 import { formatFeedbackMessage, formatUiEventMessage } from "./feedbackMessage";
-import { DEMO_CLOSING_REPLY, DEMO_UI_EVENT_REPLY, pickScript, selectDemoReply, type DemoMessage } from "./selectDemoReply";
+import {
+  DEMO_CLOSING_REPLY,
+  DEMO_UI_EVENT_REPLY,
+  pickScript,
+  selectDemoReply,
+  type DemoMessage,
+} from "./selectDemoReply";
 
 const person = (text: string): DemoMessage => ({ role: "user", content: text });
 const assistant = (text: string): DemoMessage => ({ role: "assistant", content: [{ type: "text", text }] });
@@ -49,14 +55,22 @@ describe("selectDemoReply", () => {
   });
 
   it("after runtime output, plays the follow-up step, which reacts to that output", () => {
-    const messages = [person("Compute some primes"), assistant("…"), feedback("25 primes below 100", "widest gap: 8 between 89 and 97")];
+    const messages = [
+      person("Compute some primes"),
+      assistant("…"),
+      feedback("25 primes below 100", "widest gap: 8 between 89 and 97"),
+    ];
     const reply = selectDemoReply(messages);
     expect(reply).toMatchObject({ kind: "script", step: 1 });
     expect(reply.text).toContain("**25 primes**");
   });
 
   it("a follow-up step does not pretend when the output is not what it expected", () => {
-    const reply = selectDemoReply([person("Compute some primes"), assistant("…"), feedback("ReferenceError: sleep is not defined")]);
+    const reply = selectDemoReply([
+      person("Compute some primes"),
+      assistant("…"),
+      feedback("ReferenceError: sleep is not defined"),
+    ]);
     expect(reply.step).toBe(1);
     expect(reply.text).not.toContain("25 primes");
     expect(reply.text).toContain("ReferenceError: sleep is not defined");
@@ -91,15 +105,27 @@ describe("selectDemoReply", () => {
   });
 
   it("a UI event gets the script's own reply when it has one", () => {
-    const reply = selectDemoReply([person("Give me a button to click"), assistant("…"), person(formatUiEventMessage(["rolled 3 | rolls so far: 3"]))]);
+    const reply = selectDemoReply([
+      person("Give me a button to click"),
+      assistant("…"),
+      person(formatUiEventMessage(["rolled 3 | rolls so far: 3"])),
+    ]);
     expect(reply).toMatchObject({ kind: "ui-event", step: -1 });
     expect(reply.script.name).toBe("button");
     expect(reply.text).toContain("You rolled a **3**.");
   });
 
   it("a click on an earlier demo's button is still answered by that demo", () => {
-    const messages = [person("Give me a button to click"), assistant("…"), person("Compute some primes"), assistant("…")];
-    const reply = selectDemoReply([...messages, person(formatUiEventMessage(["[block 1] rolled 5 | rolls so far: 2, 5"]))]);
+    const messages = [
+      person("Give me a button to click"),
+      assistant("…"),
+      person("Compute some primes"),
+      assistant("…"),
+    ];
+    const reply = selectDemoReply([
+      ...messages,
+      person(formatUiEventMessage(["[block 1] rolled 5 | rolls so far: 2, 5"])),
+    ]);
     expect(reply.script.name).toBe("button");
     expect(reply.text).toContain("You rolled a **5**.");
     expect(selectDemoReply([...messages, person(formatUiEventMessage(["clicked"]))]).text).toBe(DEMO_UI_EVENT_REPLY);

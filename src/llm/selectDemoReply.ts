@@ -37,7 +37,10 @@ export const DEMO_CLOSING_REPLY =
 export const DEMO_UI_EVENT_REPLY =
   "I saw that you used the UI, but I'm the offline demo model and only replay fixed scripts, so I can't react to it. Add an API key in Settings to talk to a real model.";
 
-export function selectDemoReply(messages: readonly DemoMessage[], scripts: readonly DemoScript[] = DEMO_SCRIPTS): DemoReply {
+export function selectDemoReply(
+  messages: readonly DemoMessage[],
+  scripts: readonly DemoScript[] = DEMO_SCRIPTS,
+): DemoReply {
   if (scripts.length === 0) throw new Error("selectDemoReply: no scripts");
   const users = messages.filter((message) => message.role === "user").map((message) => textOf(message));
   let personIndex = -1;
@@ -54,11 +57,14 @@ export function selectDemoReply(messages: readonly DemoMessage[], scripts: reado
     // The current script first; then any other script that recognises the output as its own.
     for (const candidate of [script, ...scripts.filter((other) => other !== script)]) {
       const text = candidate.uiEvent?.(last);
-      if (text !== undefined && (candidate === script || text !== unexpected(last))) return { script: candidate, step: -1, kind: "ui-event", text };
+      if (text !== undefined && (candidate === script || text !== unexpected(last)))
+        return { script: candidate, step: -1, kind: "ui-event", text };
     }
     return { script, step: -1, kind: "ui-event", text: DEMO_UI_EVENT_REPLY };
   }
-  const feedbackCount = users.slice(personIndex + 1).filter((text) => classifyUserMessage(text) === "runtime-output").length;
+  const feedbackCount = users
+    .slice(personIndex + 1)
+    .filter((text) => classifyUserMessage(text) === "runtime-output").length;
   const step = script.steps[feedbackCount];
   if (step === undefined) return { script, step: -1, kind: "closing", text: DEMO_CLOSING_REPLY };
   return { script, step: feedbackCount, kind: "script", text: typeof step === "string" ? step : step(last) };
@@ -66,7 +72,11 @@ export function selectDemoReply(messages: readonly DemoMessage[], scripts: reado
 
 /** The script whose keywords best match `text`; ties go to the earlier script; no match → the first. */
 export function pickScript(text: string, scripts: readonly DemoScript[] = DEMO_SCRIPTS): DemoScript {
-  const words = ` ${text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean).join(" ")} `;
+  const words = ` ${text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .join(" ")} `;
   let best = scripts[0];
   let bestScore = 0;
   for (const script of scripts) {

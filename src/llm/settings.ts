@@ -74,7 +74,8 @@ export function describeSettingsProblem(settings: LlmSettings, pageProtocol?: st
   } catch {
     return "The base URL is not a valid URL. It looks like https://api.openai.com/v1 or http://localhost:11434/v1.";
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return "The base URL must start with https:// (or http:// for a server on your network).";
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    return "The base URL must start with https:// (or http:// for a server on your network).";
   if (url.username || url.password) return "Put the API key in the key field, not in the base URL.";
   if (settings.model.trim() === "") return "Enter a model name, e.g. gpt-4.1-mini, or llama3.2 for Ollama.";
   if (pageProtocol === "https:" && url.protocol === "http:" && !isLoopbackHost(url.hostname)) {

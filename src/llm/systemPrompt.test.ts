@@ -4,7 +4,13 @@ import { KIT_COMPONENTS, KIT_ICON_NAMES } from "../wire/mount";
 import type { ProtocolEvent } from "../protocol/types";
 import { readFileSync } from "node:fs";
 import { CAPABILITIES, PROMPT_EXAMPLES, SYSTEM_PROMPT } from "../capabilities";
-import { BASE_PROMPT_EXAMPLES, RUNTIME_OUTPUT_MARKER, UI_EVENT_MARKER, buildSystemPrompt, estimateTokens } from "./systemPrompt";
+import {
+  BASE_PROMPT_EXAMPLES,
+  RUNTIME_OUTPUT_MARKER,
+  UI_EVENT_MARKER,
+  buildSystemPrompt,
+  estimateTokens,
+} from "./systemPrompt";
 
 function parse(text: string): ProtocolEvent[] {
   const parser = createProtocolParser();
@@ -30,7 +36,9 @@ describe("SYSTEM_PROMPT", () => {
     expect(swapped).toContain("# Reaching outside: files and network");
     expect(swapped).toContain("- Output that follows a chosen file or fetched data comes back");
     expect(swapped.indexOf("Offering a file")).toBeLessThan(swapped.indexOf("Fetching ("));
-    expect(buildSystemPrompt([network])).toContain('- `fetch(url, init?)` (standard Response): see "Reaching outside".');
+    expect(buildSystemPrompt([network])).toContain(
+      '- `fetch(url, init?)` (standard Response): see "Reaching outside".',
+    );
   });
 
   it("contains every example, verbatim", () => {
@@ -77,7 +85,16 @@ describe("SYSTEM_PROMPT", () => {
       expect(events.some((event) => event.type === "block-start" && event.kind === "code")).toBe(true);
     }
     const all = PROMPT_EXAMPLES.join("\n");
-    for (const usage of ["outputSchema", "await tripForm.result", "new Data(", "new StreamedData(", 'json agent.data => "sales"', "callbacks", "<Slot", ".mountSlot("]) {
+    for (const usage of [
+      "outputSchema",
+      "await tripForm.result",
+      "new Data(",
+      "new StreamedData(",
+      'json agent.data => "sales"',
+      "callbacks",
+      "<Slot",
+      ".mountSlot(",
+    ]) {
       expect(all, usage).toContain(usage);
     }
     // Mount before stream: the StreamedData and its chart come before the data fence.
@@ -94,7 +111,9 @@ describe("SYSTEM_PROMPT", () => {
   });
 
   it("examples declare distinct names, so they can run one after another in one realm", () => {
-    const names = PROMPT_EXAMPLES.flatMap((example) => [...example.matchAll(/^(?:const|let|var|function|async function|class)\s+(\w+)/gm)].map((match) => match[1]));
+    const names = PROMPT_EXAMPLES.flatMap((example) =>
+      [...example.matchAll(/^(?:const|let|var|function|async function|class)\s+(\w+)/gm)].map((match) => match[1]),
+    );
     expect(new Set(names).size).toBe(names.length);
   });
 

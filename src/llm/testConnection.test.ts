@@ -3,8 +3,14 @@ import { listModels, testConnection } from "./testConnection";
 import type { LlmSettings } from "./settings";
 
 const KEY = "plainkey0123456789abcdef";
-const settings: LlmSettings = { provider: "openai", apiKey: KEY, baseURL: "http://127.0.0.1:9999/v1/", model: "mock-model" };
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const settings: LlmSettings = {
+  provider: "openai",
+  apiKey: KEY,
+  baseURL: "http://127.0.0.1:9999/v1/",
+  model: "mock-model",
+};
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 
 /** A fake endpoint: `models` answers GET /models, `chat` answers POST /chat/completions; it records what it was asked. */
 function endpoint(answers: { models?: () => Response; chat?: (body: { model: string }) => Response }) {
@@ -33,14 +39,19 @@ describe("Test connection", () => {
       "Reached 127.0.0.1:9999; the key was accepted and it lists 2 models.",
       "The model “mock-model” answered.",
     ]);
-    expect(calls.map((call) => `${call.method} ${call.url}`)).toEqual(["GET http://127.0.0.1:9999/v1/models", "POST http://127.0.0.1:9999/v1/chat/completions"]);
+    expect(calls.map((call) => `${call.method} ${call.url}`)).toEqual([
+      "GET http://127.0.0.1:9999/v1/models",
+      "POST http://127.0.0.1:9999/v1/chat/completions",
+    ]);
     expect(calls.every((call) => call.authorization === `Bearer ${KEY}`)).toBe(true);
     expect(calls[1].body).toMatchObject({ model: "mock-model", max_tokens: 1, stream: false });
   });
 
   it("a refused key (401, 403) is named as the key's problem, without the key", async () => {
     for (const status of [401, 403]) {
-      const { fetch } = endpoint({ models: () => json(status, { error: { message: `Incorrect API key provided: ${KEY}` } }) });
+      const { fetch } = endpoint({
+        models: () => json(status, { error: { message: `Incorrect API key provided: ${KEY}` } }),
+      });
       const report = await testConnection(settings, { fetch });
       expect(report.problem).toBe("auth");
       expect(report.checks.at(-1)!.text).toContain(`HTTP ${status}`);
@@ -51,11 +62,22 @@ describe("Test connection", () => {
   it("an unknown model (404 model_not_found) names the model and what is listed; a 404 without a model is the URL", async () => {
     const unknown = await testConnection(
       { ...settings, model: "gpt-nope" },
-      { fetch: endpoint({ models: () => json(200, { data: [{ id: "mock-model" }] }), chat: (body) => json(404, { error: { message: `The model ${body.model} does not exist`, code: "model_not_found" } }) }).fetch },
+      {
+        fetch: endpoint({
+          models: () => json(200, { data: [{ id: "mock-model" }] }),
+          chat: (body) =>
+            json(404, { error: { message: `The model ${body.model} does not exist`, code: "model_not_found" } }),
+        }).fetch,
+      },
     );
     expect(unknown.problem).toBe("model");
-    expect(unknown.checks.at(-1)!.text).toBe("The model “gpt-nope” is not known at 127.0.0.1:9999 (HTTP 404). Check the model name. Models listed there: mock-model.");
-    const wrongUrl = await testConnection(settings, { fetch: endpoint({ models: () => json(404, "Not Found"), chat: () => new Response("Not Found", { status: 404 }) }).fetch });
+    expect(unknown.checks.at(-1)!.text).toBe(
+      "The model “gpt-nope” is not known at 127.0.0.1:9999 (HTTP 404). Check the model name. Models listed there: mock-model.",
+    );
+    const wrongUrl = await testConnection(settings, {
+      fetch: endpoint({ models: () => json(404, "Not Found"), chat: () => new Response("Not Found", { status: 404 }) })
+        .fetch,
+    });
     expect(wrongUrl.problem).toBe("not-found");
     expect(wrongUrl.checks[0].text).toContain("offers no model list (HTTP 404)");
     expect(wrongUrl.checks.at(-1)!.text).toContain("the base URL looks wrong");
@@ -67,7 +89,10 @@ describe("Test connection", () => {
     expect(cors.problem).toBe("cors");
     expect(cors.checks.at(-1)!.text).toMatch(/does not accept requests from web pages \(CORS\)/);
     const probed: string[] = [];
-    const unreachable = await testConnection(settings, { fetch: failing, probe: async (url) => (probed.push(url), false) });
+    const unreachable = await testConnection(settings, {
+      fetch: failing,
+      probe: async (url) => (probed.push(url), false),
+    });
     expect(unreachable.problem).toBe("unreachable");
     expect(probed).toEqual(["http://127.0.0.1:9999/v1/models"]);
   });

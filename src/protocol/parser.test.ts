@@ -178,7 +178,12 @@ function referenceParse(reply: string): Merged {
         if (text.trim() === "") textBlockIndex = blocks.length;
         text += content + newline;
         if (header.kind === "malformed") {
-          errors.push({ blockIndex: textBlockIndex, line: lineNumber, info: opener[3].trim(), code: "malformed-header" });
+          errors.push({
+            blockIndex: textBlockIndex,
+            line: lineNumber,
+            info: opener[3].trim(),
+            code: "malformed-header",
+          });
         }
         fence = { agent: false, ...base };
         return;
@@ -238,7 +243,7 @@ function blocksOf(reply: string): Merged {
 
 describe("createProtocolParser: blocks", () => {
   it("emits exact events for text, a code block and text", () => {
-    expect(parse('Hi\n```tsx agent.run\nconst x = 1;\n```\nBye')).toEqual([
+    expect(parse("Hi\n```tsx agent.run\nconst x = 1;\n```\nBye")).toEqual([
       { type: "block-start", index: 0, kind: "text", line: 1 },
       { type: "block-delta", index: 0, text: "Hi\n" },
       { type: "block-end", index: 0, unterminated: false },
@@ -258,8 +263,12 @@ describe("createProtocolParser: blocks", () => {
 
   it("accepts every code language", () => {
     for (const lang of ["tsx", "ts", "typescript", "jsx", "js"]) {
-      expect(blocksOf("```" + lang + " agent.run\nf()\n```\n").blocks).toEqual([block(0, "code", 2, "f()\n", { lang })]);
-      expect(blocksOf("```" + lang + " \t agent.run  \nf()\n```\n").blocks).toEqual([block(0, "code", 2, "f()\n", { lang })]);
+      expect(blocksOf("```" + lang + " agent.run\nf()\n```\n").blocks).toEqual([
+        block(0, "code", 2, "f()\n", { lang }),
+      ]);
+      expect(blocksOf("```" + lang + " \t agent.run  \nf()\n```\n").blocks).toEqual([
+        block(0, "code", 2, "f()\n", { lang }),
+      ]);
     }
   });
 
@@ -280,7 +289,13 @@ describe("createProtocolParser: blocks", () => {
   });
 
   it("starts with the code block at index 0 when the reply opens with a fence", () => {
-    expect(parse("```js agent.run\n1\n```\n")[0]).toEqual({ type: "block-start", index: 0, kind: "code", lang: "js", line: 2 });
+    expect(parse("```js agent.run\n1\n```\n")[0]).toEqual({
+      type: "block-start",
+      index: 0,
+      kind: "code",
+      lang: "js",
+      line: 2,
+    });
   });
 
   it("puts no text block between back-to-back blocks, nor for whitespace-only text between them", () => {
@@ -347,7 +362,12 @@ describe("createProtocolParser: CommonMark fences", () => {
   });
 
   it("does not open with 4 spaces of indent, a tab, or fewer than 3 markers", () => {
-    for (const reply of ["    ```tsx agent.run\nx\n", "\t```tsx agent.run\nx\n", "``tsx agent.run\nx\n", "~~ js agent.run\n"]) {
+    for (const reply of [
+      "    ```tsx agent.run\nx\n",
+      "\t```tsx agent.run\nx\n",
+      "``tsx agent.run\nx\n",
+      "~~ js agent.run\n",
+    ]) {
       const merged = blocksOf(reply);
       expect(merged.blocks).toEqual([block(0, "text", 1, reply)]);
       expect(merged.errors).toEqual([]);
@@ -417,7 +437,7 @@ describe("createProtocolParser: malformed headers", () => {
   const cases: [string, number][] = [
     ["python agent.run", 1],
     ["json agent.data => id", 1],
-    ['json agent.data => "id\'', 1],
+    ["json agent.data => \"id'", 1],
     ['json agent.data => ""', 1],
     ["tsx agent.runn", 1],
     ["TSX agent.run", 1],
@@ -442,7 +462,13 @@ describe("createProtocolParser: malformed headers", () => {
 
   it("emits the error right after the fence line's text", () => {
     const events = parse("```py agent.run\nx\n");
-    expect(events.map((event) => event.type)).toEqual(["block-start", "block-delta", "protocol-error", "block-delta", "block-end"]);
+    expect(events.map((event) => event.type)).toEqual([
+      "block-start",
+      "block-delta",
+      "protocol-error",
+      "block-delta",
+      "block-end",
+    ]);
     expect(events[1]).toEqual({ type: "block-delta", index: 0, text: "```py agent.run\n" });
   });
 
@@ -480,7 +506,9 @@ describe("createProtocolParser: end of stream", () => {
   });
 
   it("releases held indentation at the end of a body", () => {
-    expect(blocksOf(" ```js agent.run\nx\n   ").blocks[0]).toEqual(block(0, "code", 2, "x\n  ", { lang: "js", unterminated: true }));
+    expect(blocksOf(" ```js agent.run\nx\n   ").blocks[0]).toEqual(
+      block(0, "code", 2, "x\n  ", { lang: "js", unterminated: true }),
+    );
   });
 
   it("refuses input after end()", () => {
@@ -566,23 +594,23 @@ describe("createProtocolParser: streaming", () => {
 
 const corpus: string[] = [
   "Plain prose with **bold** and `inline` code.\n\nSecond paragraph.",
-  "Here:\n```tsx agent.run\nconst x = 1;\nconsole.log(`x is ${x}`);\n```\nAnd data:\n```json agent.data => \"users\"\n[{\"name\": \"A ``` B\"}]\n```\nDone.\n",
+  'Here:\n```tsx agent.run\nconst x = 1;\nconsole.log(`x is ${x}`);\n```\nAnd data:\n```json agent.data => "users"\n[{"name": "A ``` B"}]\n```\nDone.\n',
   "- item one\n- item two\n  ```tsx agent.run\n  mount({ ui: () => <b>hi</b> });\n  ```\n- ```js agent.run\n  not a fence\n",
   "> quoted\n> ```tsx agent.run\n> alert(1)\n> ```\n\nafter quote\n",
   "1. first\n    - nested\n\n        ```tsx agent.run\n        nested()\n        ```\n",
-  "~~~tsx agent.run\nconst s = \"```\";\n```\n~~~\n~~~~json agent.data => 'cfg'\n{\"a\": \"~~~\"}\n~~~~\n",
+  '~~~tsx agent.run\nconst s = "```";\n```\n~~~\n~~~~json agent.data => \'cfg\'\n{"a": "~~~"}\n~~~~\n',
   "````tsx agent.run\nconst md = `\n```js\ncode\n```\n`;\n````\n",
   "   ```ts agent.run\n     indented()\n   ok()\n   ```\n",
   "Use ```tsx agent.run``` inline, or ``` in the middle of a line.\n```a```\n",
-  "```ts agent.run\nfirst()\n```\n```json agent.data => \"d\"\n[1,2,3]\n```\n\n\n```js agent.run\n```\n",
-  "```tsx agent.run\n```\n```json agent.data => \"empty\"\n```\n",
+  '```ts agent.run\nfirst()\n```\n```json agent.data => "d"\n[1,2,3]\n```\n\n\n```js agent.run\n```\n',
+  '```tsx agent.run\n```\n```json agent.data => "empty"\n```\n',
   "Oops:\n```python agent.run\nprint('x')\n```\n```json agent.data => id\n{}\n```\n",
   "```tsx agent.run\nconst a = 1;\nconst b = `unterminated",
-  "```json agent.data => \"late\"\n{\"items\": [1, 2, 3",
+  '```json agent.data => "late"\n{"items": [1, 2, 3',
   "Text\n```python\nprint('never closed')\n```tsx agent.run\n",
   "Line one\r\n```tsx agent.run\r\nconst x = 1;\r\n```\r\nLast\r\n",
   "mac\rlines\r```js agent.run\rx()\r```\r",
-  "Emoji 😀🎉 and CJK 漢字テスト\n```tsx agent.run\nconst s = \"😀👩‍👩‍👧 漢字\";\n```\n```json agent.data => \"名前\"\n{\"k\": \"🎉\"}\n```\n终\n",
+  'Emoji 😀🎉 and CJK 漢字テスト\n```tsx agent.run\nconst s = "😀👩‍👩‍👧 漢字";\n```\n```json agent.data => "名前"\n{"k": "🎉"}\n```\n终\n',
   "\n\n   \n```js agent.run\nx\n```\n\t\n",
   "```\nplain fence\n```\n``` tsx agent.run\nspace before lang\n```\n",
   "````\n```tsx agent.run\nshown, not run\n```\n````\n",
@@ -605,7 +633,8 @@ function cutPoints(text: string): fc.Arbitrary<number[]> {
 
 describe("createProtocolParser: chunk invariance", () => {
   it("matches the reference reading on the corpus", () => {
-    for (const reply of corpus) expect(merge(parse(reply), reply), JSON.stringify(reply)).toEqual(referenceParse(reply));
+    for (const reply of corpus)
+      expect(merge(parse(reply), reply), JSON.stringify(reply)).toEqual(referenceParse(reply));
   });
 
   it("gives the same blocks for every chunk size and one character at a time", () => {
@@ -632,19 +661,60 @@ describe("createProtocolParser: chunk invariance", () => {
   });
 
   const pieces = [
-    "`", "``", "```", "````", "~", "~~~", " ", "   ", "    ", "\t", "\n", "\r", "\r\n",
-    "agent.run", "agent.data", "tsx", "json", " agent.run", "json agent.data => \"x\"", "json agent.data => 'y'",
-    "=>", "\"", "'", "a", "x;", "- ", "> ", "😀", "漢", "\uD83D", "\uDE00",
+    "`",
+    "``",
+    "```",
+    "````",
+    "~",
+    "~~~",
+    " ",
+    "   ",
+    "    ",
+    "\t",
+    "\n",
+    "\r",
+    "\r\n",
+    "agent.run",
+    "agent.data",
+    "tsx",
+    "json",
+    " agent.run",
+    'json agent.data => "x"',
+    "json agent.data => 'y'",
+    "=>",
+    '"',
+    "'",
+    "a",
+    "x;",
+    "- ",
+    "> ",
+    "😀",
+    "漢",
+    "\uD83D",
+    "\uDE00",
     // Whole fence lines, so that agent blocks, ordinary fences and closers are common.
-    "\n```tsx agent.run\n", "\n~~~js agent.run\n", "\n  ````ts agent.run\n", "\n```json agent.data => \"x\"\n",
-    "\n```python\n", "\n```py agent.run\n", "\n```\n", "\n~~~\n", "\n````\n", "\n   ``` \n", "\r\n```\r\n",
+    "\n```tsx agent.run\n",
+    "\n~~~js agent.run\n",
+    "\n  ````ts agent.run\n",
+    '\n```json agent.data => "x"\n',
+    "\n```python\n",
+    "\n```py agent.run\n",
+    "\n```\n",
+    "\n~~~\n",
+    "\n````\n",
+    "\n   ``` \n",
+    "\r\n```\r\n",
   ];
   const randomReply = fc.array(fc.constantFrom(...pieces), { maxLength: 60 }).map((parts) => parts.join(""));
 
   it("gives the same blocks for random text cut at random points", () => {
     fc.assert(
       fc.property(
-        randomReply.chain((reply) => fc.array(fc.integer({ min: 0, max: reply.length }), { maxLength: 20 }).map((points) => [reply, points] as const)),
+        randomReply.chain((reply) =>
+          fc
+            .array(fc.integer({ min: 0, max: reply.length }), { maxLength: 20 })
+            .map((points) => [reply, points] as const),
+        ),
         ([reply, points]) => {
           const whole = merge(parse(reply), reply);
           expect(merge(parseChunks(cut(reply, points)), reply)).toEqual(whole);
@@ -694,7 +764,7 @@ describe("createProtocolParser: incremental work", () => {
       "\n".repeat(size) + "x", // whitespace held before the first visible character
       "```js agent.run\n" + "`".repeat(2) + " ".repeat(size), // held closer candidate... which is not one
       "```js agent.run\n```" + " ".repeat(size) + "x\n```\n", // long closer tail released as content
-      ("```tsx agent.run\n```\n").repeat(size / 20), // many tiny blocks
+      "```tsx agent.run\n```\n".repeat(size / 20), // many tiny blocks
     ];
     for (const input of inputs) {
       expect(examinedFor(input, 1), JSON.stringify(input.slice(0, 30))).toBeLessThanOrEqual(4 * input.length);
@@ -739,7 +809,7 @@ const thinkingCorpus = [
   "<think>ends inside the closer </thi",
   "<thin>not a tag</thin>\n```js agent.run\nz()\n```\n",
   "Text first <think>not leading</think>\n",
-  "<think>😀 漢字\r\rlines</think>\n\n\n\n~~~json agent.data => \"d\"\n[1]\n~~~\n",
+  '<think>😀 漢字\r\rlines</think>\n\n\n\n~~~json agent.data => "d"\n[1]\n~~~\n',
   "\n\n<thinkin",
   "<think>x</think>   \n  \t\n",
   "<<think>>",
@@ -774,9 +844,17 @@ describe("createProtocolParser: thinking section", () => {
 
   it("marks a section the stream ended inside as unterminated, with no block after it", () => {
     const merged = merge(parse(thinkingCorpus[4]));
-    expect(merged.thinking).toEqual({ tag: "thinking", text: "never closed\n```tsx agent.run\nrun()\n", unterminated: true });
+    expect(merged.thinking).toEqual({
+      tag: "thinking",
+      text: "never closed\n```tsx agent.run\nrun()\n",
+      unterminated: true,
+    });
     expect(merged.blocks).toEqual([]);
-    expect(merge(parse(thinkingCorpus[5])).thinking).toEqual({ tag: "think", text: "ends inside the closer </thi", unterminated: true });
+    expect(merge(parse(thinkingCorpus[5])).thinking).toEqual({
+      tag: "think",
+      text: "ends inside the closer </thi",
+      unterminated: true,
+    });
   });
 
   it("leaves replies without a leading section exactly as before", () => {
@@ -801,9 +879,31 @@ describe("createProtocolParser: thinking section", () => {
   });
 
   const thinkingPieces = [
-    "<think>", "<thinking>", "</think>", "</thinking>", "<thin", "k>", "</", "<", ">", "think", "ing",
-    " ", "\t", "\n", "\r", "\r\n", "a", "😀", "\uD83D", "\uDE00",
-    "\n```tsx agent.run\n", "\n```\n", "console.log(1);", "\n```json agent.data => \"x\"\n", "[1,",
+    "<think>",
+    "<thinking>",
+    "</think>",
+    "</thinking>",
+    "<thin",
+    "k>",
+    "</",
+    "<",
+    ">",
+    "think",
+    "ing",
+    " ",
+    "\t",
+    "\n",
+    "\r",
+    "\r\n",
+    "a",
+    "😀",
+    "\uD83D",
+    "\uDE00",
+    "\n```tsx agent.run\n",
+    "\n```\n",
+    "console.log(1);",
+    '\n```json agent.data => "x"\n',
+    "[1,",
   ];
   const thinkingReply = fc
     .tuple(
@@ -816,7 +916,11 @@ describe("createProtocolParser: thinking section", () => {
   it("is chunk-invariant and agrees with the reference reading on random replies cut at random points (fast-check)", () => {
     fc.assert(
       fc.property(
-        thinkingReply.chain((reply) => fc.array(fc.integer({ min: 0, max: reply.length }), { maxLength: 20 }).map((points) => [reply, points] as const)),
+        thinkingReply.chain((reply) =>
+          fc
+            .array(fc.integer({ min: 0, max: reply.length }), { maxLength: 20 })
+            .map((points) => [reply, points] as const),
+        ),
         ([reply, points]) => {
           const whole = merge(parse(reply), reply);
           expect(whole).toEqual(referenceWithThinking(reply));
@@ -834,7 +938,11 @@ describe("createProtocolParser: thinking section", () => {
       answer: "Here it is:\n```tsx agent.run\nconsole.log(1)\n```\n",
       unterminated: false,
     });
-    expect(splitThinking("No thinking here.\n")).toEqual({ thinking: undefined, answer: "No thinking here.\n", unterminated: false });
+    expect(splitThinking("No thinking here.\n")).toEqual({
+      thinking: undefined,
+      answer: "No thinking here.\n",
+      unterminated: false,
+    });
     expect(splitThinking("<think>cut")).toEqual({ thinking: "cut", answer: "", unterminated: true });
     fc.assert(
       fc.property(thinkingReply, (reply) => {
@@ -850,7 +958,11 @@ describe("createProtocolParser: thinking section", () => {
 
   it("examines each character a bounded number of times, however the section is cut", () => {
     const size = 100_000;
-    for (const input of ["<think>" + "<".repeat(size) + "</think>x", "<thinking>" + "</thinkin".repeat(size / 10), " ".repeat(size) + "<think>x"]) {
+    for (const input of [
+      "<think>" + "<".repeat(size) + "</think>x",
+      "<thinking>" + "</thinkin".repeat(size / 10),
+      " ".repeat(size) + "<think>x",
+    ]) {
       expect(examinedFor(input, 1), JSON.stringify(input.slice(0, 30))).toBeLessThanOrEqual(4 * input.length);
     }
   });

@@ -11,7 +11,16 @@
  * - Styles from a mount are only ever scoped under `.lm-mount` (see
  *   sanitizeCss.ts, utilityCss.ts), and `style` props are sanitized.
  */
-import { Component, useCallback, useMemo, useRef, useState, useSyncExternalStore, type CSSProperties, type ReactNode } from "react";
+import {
+  Component,
+  useCallback,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type CSSProperties,
+  type ReactNode,
+} from "react";
 import { FORM_ERROR_KEY, ROOT_NODE_ID, TEXT_NODE_TYPE, type UiEvent } from "./contract";
 import { MountContext, useMount, type MountRenderContext } from "./mountContext";
 import type { MountStore } from "./mountStore";
@@ -46,8 +55,14 @@ export { reportUnknownComponent };
 
 /** The origin line above every panel (outside its box, so the mount cannot draw over or restyle it). */
 const ORIGIN_STYLE: CSSProperties = Object.freeze({
-  display: "flex", flexWrap: "wrap", gap: "4px 12px", alignItems: "baseline", fontSize: "11px", lineHeight: "16px",
-  color: "var(--lm-muted, #6b7280)", margin: "0 0 2px",
+  display: "flex",
+  flexWrap: "wrap",
+  gap: "4px 12px",
+  alignItems: "baseline",
+  fontSize: "11px",
+  lineHeight: "16px",
+  color: "var(--lm-muted, #6b7280)",
+  margin: "0 0 2px",
 });
 const WARNING_STYLE: CSSProperties = Object.freeze({ color: "var(--lm-err, #b91c1c)", fontWeight: 600 });
 
@@ -104,106 +119,117 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
     return sheet;
   }, []);
 
-  const context = useMemo<MountRenderContext>(() => ({
-    store,
-    idPrefix: idPrefixFor(store.mountId),
-    get inert() {
-      return isInert(store);
-    },
-    styleSheet,
-    emit(nodeId, handler, payload) {
-      if (isInert(store)) return;
-      const event = { mountId: store.mountId, nodeId, handler, payload };
-      if (!allowSensitive.current && payloadHasSensitiveValue(payload)) {
-        setHeld(event);
-        return;
-      }
-      callbacks.current.sendEvent(event);
-    },
-    noteMaskedField,
-    reportUnknown(type, reason) {
-      const fresh = reportUnknownComponent(store, type, reason);
-      if (fresh) callbacks.current.onUnknownComponent?.(type);
-    },
-    reportDropped(type, dropped) {
-      for (const { prop, reason } of dropped) {
-        if (!REPORTED_DROP_REASONS.has(reason)) continue;
-        store.report(
-          { code: "unsafe-prop", message: `<${type}> ${prop}: ${DROP_TEXT[reason]}`, details: { type, prop, reason } },
-          `unsafe:${type}:${prop}:${reason}`,
-        );
-      }
-    },
-  }), [store, styleSheet, noteMaskedField]);
+  const context = useMemo<MountRenderContext>(
+    () => ({
+      store,
+      idPrefix: idPrefixFor(store.mountId),
+      get inert() {
+        return isInert(store);
+      },
+      styleSheet,
+      emit(nodeId, handler, payload) {
+        if (isInert(store)) return;
+        const event = { mountId: store.mountId, nodeId, handler, payload };
+        if (!allowSensitive.current && payloadHasSensitiveValue(payload)) {
+          setHeld(event);
+          return;
+        }
+        callbacks.current.sendEvent(event);
+      },
+      noteMaskedField,
+      reportUnknown(type, reason) {
+        const fresh = reportUnknownComponent(store, type, reason);
+        if (fresh) callbacks.current.onUnknownComponent?.(type);
+      },
+      reportDropped(type, dropped) {
+        for (const { prop, reason } of dropped) {
+          if (!REPORTED_DROP_REASONS.has(reason)) continue;
+          store.report(
+            {
+              code: "unsafe-prop",
+              message: `<${type}> ${prop}: ${DROP_TEXT[reason]}`,
+              details: { type, prop, reason },
+            },
+            `unsafe:${type}:${prop}:${reason}`,
+          );
+        }
+      },
+    }),
+    [store, styleSheet, noteMaskedField],
+  );
 
   return (
     <>
-    <div className="lm-mount-origin" style={ORIGIN_STYLE}>
-      <span>Made by the model</span>
-      {maskedFields > 0 ? (
-        <span role="note" style={WARNING_STYLE}>
-          This is not Livemark asking: a password field in a generated UI. Never type your API key or a password here.
-        </span>
-      ) : null}
-      {held ? (
-        <span role="alert" style={WARNING_STYLE}>
-          This looks like your API key. It was not sent to the generated UI.{" "}
-          <button
-            type="button"
-            onClick={() => {
-              allowSensitive.current = true;
-              callbacks.current.sendEvent(held);
-              setHeld(null);
-            }}
-          >
-            Send anyway
-          </button>{" "}
-          <button type="button" onClick={() => setHeld(null)}>
-            Don't send
-          </button>
-        </span>
-      ) : null}
-    </div>
-    <div
-      ref={panel}
-      className={className ? `lm-mount ${className}` : "lm-mount"}
-      style={drawn ? PANEL_STYLE : keptHeight ? { ...DEFERRED_PANEL_STYLE, minHeight: `${Math.round(keptHeight)}px` } : DEFERRED_PANEL_STYLE}
-      data-deferred={drawn ? undefined : ""}
-      role="group"
-      aria-label={meta.title ?? "Generated UI"}
-      data-mount-id={store.mountId}
-      data-inert={inert ? "" : undefined}
-      data-waiting={meta.waiting ? "" : undefined}
-    >
-      {inert && onRevive ? (
-        <div className="lmk-inert-bar">
-          <span>Restored view — not interactive</span>
-          <button type="button" className="lmk-button" data-variant="outline" data-size="sm" onClick={onRevive}>
-            Revive
-          </button>
-        </div>
-      ) : null}
-      <MountContext.Provider value={context}>
-        {paused ? (
-          <div className="lmk-paused" role="note">
-            {PAUSED_NOTICE}
+      <div className="lm-mount-origin" style={ORIGIN_STYLE}>
+        <span>Made by the model</span>
+        {maskedFields > 0 ? (
+          <span role="note" style={WARNING_STYLE}>
+            This is not Livemark asking: a password field in a generated UI. Never type your API key or a password here.
+          </span>
+        ) : null}
+        {held ? (
+          <span role="alert" style={WARNING_STYLE}>
+            This looks like your API key. It was not sent to the generated UI.{" "}
+            <button
+              type="button"
+              onClick={() => {
+                allowSensitive.current = true;
+                callbacks.current.sendEvent(held);
+                setHeld(null);
+              }}
+            >
+              Send anyway
+            </button>{" "}
+            <button type="button" onClick={() => setHeld(null)}>
+              Don't send
+            </button>
+          </span>
+        ) : null}
+      </div>
+      <div
+        ref={panel}
+        className={className ? `lm-mount ${className}` : "lm-mount"}
+        style={
+          drawn
+            ? PANEL_STYLE
+            : keptHeight
+              ? { ...DEFERRED_PANEL_STYLE, minHeight: `${Math.round(keptHeight)}px` }
+              : DEFERRED_PANEL_STYLE
+        }
+        data-deferred={drawn ? undefined : ""}
+        role="group"
+        aria-label={meta.title ?? "Generated UI"}
+        data-mount-id={store.mountId}
+        data-inert={inert ? "" : undefined}
+        data-waiting={meta.waiting ? "" : undefined}
+      >
+        {inert && onRevive ? (
+          <div className="lmk-inert-bar">
+            <span>Restored view — not interactive</span>
+            <button type="button" className="lmk-button" data-variant="outline" data-size="sm" onClick={onRevive}>
+              Revive
+            </button>
           </div>
         ) : null}
-        {meta.error && !paused ? (
-          <div className="lmk-render-error" role="alert">
-            {meta.error.name}: {meta.error.message}
-            {meta.error.component ? ` (in <${meta.error.component}>)` : ""}
-          </div>
-        ) : (
-          drawn ? (
+        <MountContext.Provider value={context}>
+          {paused ? (
+            <div className="lmk-paused" role="note">
+              {PAUSED_NOTICE}
+            </div>
+          ) : null}
+          {meta.error && !paused ? (
+            <div className="lmk-render-error" role="alert">
+              {meta.error.name}: {meta.error.message}
+              {meta.error.component ? ` (in <${meta.error.component}>)` : ""}
+            </div>
+          ) : drawn ? (
             <RootBoundary store={store}>
               <RootView />
             </RootBoundary>
-          ) : null
-        )}
-        <FormErrorSummary />
-      </MountContext.Provider>
-    </div>
+          ) : null}
+          <FormErrorSummary />
+        </MountContext.Provider>
+      </div>
     </>
   );
 }
@@ -224,7 +250,10 @@ class RootBoundary extends Component<{ store: MountStore; children: ReactNode },
     return { failed: true };
   }
   override componentDidCatch(error: unknown): void {
-    this.props.store.report({ code: "invalid-op", message: `the mount failed to render: ${String(error).slice(0, 300)}` });
+    this.props.store.report({
+      code: "invalid-op",
+      message: `the mount failed to render: ${String(error).slice(0, 300)}`,
+    });
     this.unsubscribe?.();
     this.unsubscribe = this.props.store.subscribeSubtree(ROOT_NODE_ID, () => {
       this.unsubscribe?.();
@@ -236,7 +265,12 @@ class RootBoundary extends Component<{ store: MountStore; children: ReactNode },
     this.unsubscribe?.();
   }
   override render(): ReactNode {
-    if (this.state.failed) return <div className="lmk-render-error" role="alert">This view failed to render.</div>;
+    if (this.state.failed)
+      return (
+        <div className="lmk-render-error" role="alert">
+          This view failed to render.
+        </div>
+      );
     return this.props.children;
   }
 }

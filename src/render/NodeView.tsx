@@ -44,12 +44,18 @@ function ElementView({ node }: { node: MountNode }): ReactNode {
     if (sanitized && sanitized.classTokens.length > 0) context.styleSheet.addTokens(sanitized.classTokens);
   }, [context.styleSheet, sanitized]);
   useEffect(() => {
-    if (!Component) context.reportUnknown(node.type, REFUSED_TYPES.has(node.type.toLowerCase()) ? "not-allowed" : "unknown");
+    if (!Component)
+      context.reportUnknown(node.type, REFUSED_TYPES.has(node.type.toLowerCase()) ? "not-allowed" : "unknown");
     else if (sanitized && sanitized.dropped.length > 0) context.reportDropped(node.type, sanitized.dropped);
   }, [context, Component, node.type, sanitized]);
 
   if (!Component || !sanitized) {
-    return <UnknownComponent type={node.type} reason={REFUSED_TYPES.has(node.type.toLowerCase()) ? "not-allowed" : "unknown"} />;
+    return (
+      <UnknownComponent
+        type={node.type}
+        reason={REFUSED_TYPES.has(node.type.toLowerCase()) ? "not-allowed" : "unknown"}
+      />
+    );
   }
   // `hidden` (Suspense in the realm, or the model's own) removes the node
   // from the page; host-owned values stay in the store.

@@ -47,7 +47,9 @@ export function RemoteImage({ url, alt, className }: { url: string; alt?: string
   const snapshot = () => policy?.covers(url) ?? false;
   const covered = useSyncExternalStore(policy?.subscribe ?? noSubscribe, snapshot, snapshot);
   const [requested, setRequested] = useState(false);
-  const [state, setState] = useState<{ kind: "idle" } | { kind: "loading" } | { kind: "shown"; src: string } | { kind: "failed"; message: string }>({ kind: "idle" });
+  const [state, setState] = useState<
+    { kind: "idle" } | { kind: "loading" } | { kind: "shown"; src: string } | { kind: "failed"; message: string }
+  >({ kind: "idle" });
   const wanted = covered || requested;
   useEffect(() => {
     if (!policy || !wanted) return;
@@ -66,7 +68,8 @@ export function RemoteImage({ url, alt, className }: { url: string; alt?: string
         setState({ kind: "shown", src: objectUrl });
       },
       (error: unknown) => {
-        if (!controller.signal.aborted) setState({ kind: "failed", message: error instanceof Error ? error.message : String(error) });
+        if (!controller.signal.aborted)
+          setState({ kind: "failed", message: error instanceof Error ? error.message : String(error) });
       },
     );
     return () => {
@@ -75,12 +78,15 @@ export function RemoteImage({ url, alt, className }: { url: string; alt?: string
     };
   }, [policy, url, wanted]);
   if (!policy) return null;
-  if (state.kind === "shown") return <img src={state.src} alt={alt ?? ""} className={className} referrerPolicy="no-referrer" />;
+  if (state.kind === "shown")
+    return <img src={state.src} alt={alt ?? ""} className={className} referrerPolicy="no-referrer" />;
   const host = new URL(url).host;
   return (
     <span className="lm-remote-image" role="group" aria-label={`Image from ${host}`} title={url}>
       <span className="lm-remote-image__text">
-        {state.kind === "failed" ? `Image from ${host} could not be loaded: ${state.message}` : `Image from ${host}${alt ? `: ${alt}` : ""}`}
+        {state.kind === "failed"
+          ? `Image from ${host} could not be loaded: ${state.message}`
+          : `Image from ${host}${alt ? `: ${alt}` : ""}`}
       </span>
       {state.kind === "loading" ? (
         <span className="lm-remote-image__loading">Loading…</span>

@@ -19,12 +19,18 @@ const H = { $handler: true } as const;
 let nextId = 1;
 
 /** A snapshot node: el("div", { className: "x" }, "text", el(...)). */
-function el(type: string, props: Record<string, unknown> = {}, ...children: Array<SnapshotNode | string>): SnapshotNode {
+function el(
+  type: string,
+  props: Record<string, unknown> = {},
+  ...children: Array<SnapshotNode | string>
+): SnapshotNode {
   return {
     id: nextId++,
     type,
     props: props as never,
-    children: children.map((child) => (typeof child === "string" ? { id: nextId++, type: "#text", text: child } : child)),
+    children: children.map((child) =>
+      typeof child === "string" ? { id: nextId++, type: "#text", text: child } : child,
+    ),
   };
 }
 
@@ -44,7 +50,18 @@ describe("catalog", () => {
   });
 
   it("lets the registry tell drawable types without the catalog: the same answer as componentFor", () => {
-    const names = [...Object.keys(COMPONENT_SPECS), ...KIT_ICON_NAMES.map((name) => `${name}Icon`), "Icon", "Iconic", "script", "iframe", "Nope", "#text", "constructor", "__proto__"];
+    const names = [
+      ...Object.keys(COMPONENT_SPECS),
+      ...KIT_ICON_NAMES.map((name) => `${name}Icon`),
+      "Icon",
+      "Iconic",
+      "script",
+      "iframe",
+      "Nope",
+      "#text",
+      "constructor",
+      "__proto__",
+    ];
     for (const name of names) expect(isDrawableType(name), name).toBe(componentFor(name) !== undefined);
   });
 
@@ -78,7 +95,9 @@ describe("MountView markup", () => {
     // The origin line comes first, outside the panel (the mount cannot draw over it).
     expect(html).toMatch(/^<div class="lm-mount-origin"[^>]*><span>Made by the model<\/span><\/div>/);
     const panel = html.slice(html.indexOf('<div class="lm-mount"'));
-    expect(panel).toMatch(/^<div class="lm-mount" style="contain:layout paint;overflow:auto;position:relative;isolation:isolate"/);
+    expect(panel).toMatch(
+      /^<div class="lm-mount" style="contain:layout paint;overflow:auto;position:relative;isolation:isolate"/,
+    );
     expect(html).toContain("<p>hi</p>");
   });
 
@@ -101,11 +120,17 @@ describe("MountView markup", () => {
       el("a", { href: "javascript:alert(1)" }, "bad"),
       el("a", { href: "https://example.com/" }, "good"),
       el("img", { src: "https://tracker.example/p.gif", onError: "alert(1)" }),
-      el("div", { dangerouslySetInnerHTML: { __html: "<b>x</b>" }, onClick: "alert(1)", style: { position: "fixed", zIndex: 99999 } }),
+      el("div", {
+        dangerouslySetInnerHTML: { __html: "<b>x</b>" },
+        onClick: "alert(1)",
+        style: { position: "fixed", zIndex: 99999 },
+      }),
       el("form", { action: "https://evil.example/" }),
     ]);
     expect(html).not.toContain("javascript:");
-    expect(html).toContain('<a href="https://example.com/" target="_blank" rel="noopener noreferrer" referrerPolicy="no-referrer">good</a>');
+    expect(html).toContain(
+      '<a href="https://example.com/" target="_blank" rel="noopener noreferrer" referrerPolicy="no-referrer">good</a>',
+    );
     expect(html).not.toContain("tracker.example");
     expect(html).not.toMatch(/onerror|onclick|<b>x<\/b>|evil\.example/i);
     expect(html).toContain('style="position:absolute;z-index:100"');
@@ -121,10 +146,19 @@ describe("MountView markup", () => {
 
   it("renders host-owned values and field errors", () => {
     const html = render(
-      [el("form", { onSubmit: H }, el("Input", { name: "email", value: "x@" }), el("Checkbox", { name: "agree", defaultChecked: true }))],
+      [
+        el(
+          "form",
+          { onSubmit: H },
+          el("Input", { name: "email", value: "x@" }),
+          el("Checkbox", { name: "agree", defaultChecked: true }),
+        ),
+      ],
       (store) => store.setFormErrors({ email: "Enter a valid email", "": "Please fix the form", nickname: "Required" }),
     );
-    expect(html).toMatch(/<input aria-invalid="true" aria-describedby="([^"]+)" class="lmk-input" name="email" value="x@"\/><span class="lmk-field-error" id="\1"/);
+    expect(html).toMatch(
+      /<input aria-invalid="true" aria-describedby="([^"]+)" class="lmk-input" name="email" value="x@"\/><span class="lmk-field-error" id="\1"/,
+    );
     expect(html).toContain("Enter a valid email");
     expect(html).toContain('role="checkbox" aria-checked="true"');
     expect(html).toContain("Please fix the form");
@@ -133,9 +167,12 @@ describe("MountView markup", () => {
 
   it("folds Select parts into a native select", () => {
     const html = render([
-      el("Select", { name: "fruit", defaultValue: "b" },
+      el(
+        "Select",
+        { name: "fruit", defaultValue: "b" },
         el("SelectTrigger", { className: "w-40", id: "fruit" }, el("SelectValue", { placeholder: "Pick one" })),
-        el("SelectContent", {}, el("SelectItem", { value: "a" }, "Apple"), el("SelectItem", { value: "b" }, "Banana"))),
+        el("SelectContent", {}, el("SelectItem", { value: "a" }, "Apple"), el("SelectItem", { value: "b" }, "Banana")),
+      ),
     ]);
     expect(html).toMatch(/<select id="lm-m1-[^"]+-fruit" class="lmk-select w-40"/);
     expect(html).toContain('<option value="a">Apple</option><option value="b" selected="">Banana</option>');
@@ -143,9 +180,13 @@ describe("MountView markup", () => {
 
   it("shows only the active tab", () => {
     const html = render([
-      el("Tabs", { defaultValue: "two" },
+      el(
+        "Tabs",
+        { defaultValue: "two" },
         el("TabsList", {}, el("TabsTrigger", { value: "one" }, "One"), el("TabsTrigger", { value: "two" }, "Two")),
-        el("TabsContent", { value: "one" }, "First"), el("TabsContent", { value: "two" }, "Second")),
+        el("TabsContent", { value: "one" }, "First"),
+        el("TabsContent", { value: "two" }, "Second"),
+      ),
     ]);
     expect(html).toContain("Second");
     expect(html).not.toContain("First");
@@ -154,12 +195,20 @@ describe("MountView markup", () => {
 
   it("renders the rest of the kit", () => {
     const html = render([
-      el("Card", { className: "w-full" }, el("CardHeader", {}, el("CardTitle", {}, "Title")), el("CardContent", {}, el("Badge", { variant: "secondary" }, "New"))),
+      el(
+        "Card",
+        { className: "w-full" },
+        el("CardHeader", {}, el("CardTitle", {}, "Title")),
+        el("CardContent", {}, el("Badge", { variant: "secondary" }, "New")),
+      ),
       el("Button", { variant: "outline", size: "sm", onClick: H }, "Go"),
       el("Progress", { value: 40 }),
       el("Alert", { variant: "destructive" }, el("AlertTitle", {}, "Oops")),
       el("Table", {}, el("TableBody", {}, el("TableRow", {}, el("TableCell", {}, "1")))),
-      el("Switch", {}), el("Slider", { defaultValue: [30], max: 50 }), el("Separator", {}), el("Skeleton", {}),
+      el("Switch", {}),
+      el("Slider", { defaultValue: [30], max: 50 }),
+      el("Separator", {}),
+      el("Skeleton", {}),
     ]);
     expect(html).toContain('class="lmk-card w-full"');
     expect(html).toContain('data-variant="outline" data-size="sm"');
@@ -181,7 +230,10 @@ describe("MountView markup", () => {
   });
 
   it("renders a restored snapshot inert: controls disabled, revive offered", () => {
-    const { store } = fromSnapshot({ nodes: [el("Input", { name: "a" }), el("Button", {}, "Go"), el("button", {}, "raw")] }, { mountId: "m1" });
+    const { store } = fromSnapshot(
+      { nodes: [el("Input", { name: "a" }), el("Button", {}, "Go"), el("button", {}, "raw")] },
+      { mountId: "m1" },
+    );
     const html = renderToStaticMarkup(<MountView store={store} sendEvent={() => {}} onRevive={() => {}} />);
     expect(html).toContain("data-inert");
     expect(html).toMatch(/<input[^>]*disabled=""/);
@@ -191,7 +243,9 @@ describe("MountView markup", () => {
   });
 
   it("shows the realm's render error instead of the tree", () => {
-    const html = render([el("p", {}, "old")], (store) => store.setRenderError({ code: "render", name: "TypeError", message: "x is undefined", component: "Chart" }));
+    const html = render([el("p", {}, "old")], (store) =>
+      store.setRenderError({ code: "render", name: "TypeError", message: "x is undefined", component: "Chart" }),
+    );
     expect(html).toContain("TypeError: x is undefined (in &lt;Chart&gt;)");
     expect(html).not.toContain("old");
   });

@@ -18,7 +18,13 @@ const ChartView = lazy(() => import("./charts"));
 const IconGlyph = lazy(() => import("./icons"));
 
 /** Shown in place of a component the host will not render. */
-export function UnknownComponent({ type, reason }: { type: string; reason: "unknown" | "not-allowed" | "outside-chart" }): ReactNode {
+export function UnknownComponent({
+  type,
+  reason,
+}: {
+  type: string;
+  reason: "unknown" | "not-allowed" | "outside-chart";
+}): ReactNode {
   const text =
     reason === "outside-chart"
       ? `<${type}> must be inside a chart`
@@ -33,7 +39,10 @@ export function UnknownComponent({ type, reason }: { type: string; reason: "unkn
 }
 
 /** Catches a render failure in one part (a chart with impossible props) so the rest of the mount stays up. */
-export class PartBoundary extends Component<{ label: string; onError(error: unknown): void; children: ReactNode }, { failed: boolean }> {
+export class PartBoundary extends Component<
+  { label: string; onError(error: unknown): void; children: ReactNode },
+  { failed: boolean }
+> {
   override state = { failed: false };
   static getDerivedStateFromError(): { failed: boolean } {
     return { failed: true };
@@ -42,7 +51,12 @@ export class PartBoundary extends Component<{ label: string; onError(error: unkn
     this.props.onError(error);
   }
   override render(): ReactNode {
-    if (this.state.failed) return <span className="lmk-unknown" role="note">{this.props.label} failed to render</span>;
+    if (this.state.failed)
+      return (
+        <span className="lmk-unknown" role="note">
+          {this.props.label} failed to render
+        </span>
+      );
     return this.props.children;
   }
 }
@@ -52,7 +66,13 @@ function ChartRoot({ node }: NodeComponentProps): ReactNode {
   return (
     <PartBoundary
       label={`<${node.type}>`}
-      onError={(error) => context.store.report({ code: "unknown-component", message: `<${node.type}> failed to render: ${String(error).slice(0, 300)}`, details: { type: node.type } })}
+      onError={(error) =>
+        context.store.report({
+          code: "unknown-component",
+          message: `<${node.type}> failed to render: ${String(error).slice(0, 300)}`,
+          details: { type: node.type },
+        })
+      }
     >
       <Suspense fallback={<span className="lmk-chart-loading" aria-busy="true" />}>
         <ChartView nodeId={node.id} />
@@ -70,12 +90,18 @@ function ChartPartOutsideChart({ node }: NodeComponentProps): ReactNode {
 function iconProps(props: Record<string, unknown>): Record<string, unknown> {
   const { name: _name, ...rest } = props;
   const size = typeof rest.size === "number" || typeof rest.size === "string" ? rest.size : 16;
-  return { ...rest, size, className: ["lmk-icon", rest.className].filter(Boolean).join(" "), "aria-hidden": rest["aria-label"] === undefined ? true : undefined };
+  return {
+    ...rest,
+    size,
+    className: ["lmk-icon", rest.className].filter(Boolean).join(" "),
+    "aria-hidden": rest["aria-label"] === undefined ? true : undefined,
+  };
 }
 
 function IconView({ node, props }: NodeComponentProps): ReactNode {
   const context = useMount();
-  const name = node.type === ICON_COMPONENT ? (typeof props.name === "string" ? props.name : "") : iconNameOf(node.type) ?? "";
+  const name =
+    node.type === ICON_COMPONENT ? (typeof props.name === "string" ? props.name : "") : (iconNameOf(node.type) ?? "");
   const clean = iconProps(props);
   const size = typeof clean.size === "number" ? clean.size : 16;
   const placeholder = <span className="lmk-icon" style={{ width: size, height: size }} aria-hidden="true" />;
@@ -106,20 +132,57 @@ const HTML_RENDERERS: Record<string, ComponentType<NodeComponentProps>> = {
 };
 
 const KIT_RENDERERS: Record<string, ComponentType<NodeComponentProps>> = {
-  Card: kit.Card, CardHeader: kit.CardHeader, CardTitle: kit.CardTitle, CardDescription: kit.CardDescription,
-  CardContent: kit.CardContent, CardFooter: kit.CardFooter,
-  Button: kit.Button, Input: kit.Input, Textarea: kit.Textarea, Label: kit.Label,
-  Select: kit.Select, SelectTrigger: kit.SelectPart, SelectValue: kit.SelectPart, SelectContent: kit.SelectPart, SelectItem: kit.SelectPart,
-  Checkbox: kit.Checkbox, Switch: kit.Switch, Slider: kit.Slider, Badge: kit.Badge,
-  Alert: kit.Alert, AlertTitle: kit.AlertTitle, AlertDescription: kit.AlertDescription,
-  Progress: kit.Progress, Skeleton: kit.Skeleton, Separator: kit.Separator,
-  Tabs: kit.Tabs, TabsList: kit.TabsList, TabsTrigger: kit.TabsTrigger, TabsContent: kit.TabsContent,
-  Table: kit.Table, TableHeader: kit.TableHeader, TableBody: kit.TableBody, TableRow: kit.TableRow,
-  TableHead: kit.TableHead, TableCell: kit.TableCell, TableCaption: kit.TableCaption,
-  ResponsiveContainer: ChartRoot, LineChart: ChartRoot, BarChart: ChartRoot, AreaChart: ChartRoot, PieChart: ChartRoot,
-  Line: ChartPartOutsideChart, Bar: ChartPartOutsideChart, Area: ChartPartOutsideChart, Pie: ChartPartOutsideChart,
-  Cell: ChartPartOutsideChart, XAxis: ChartPartOutsideChart, YAxis: ChartPartOutsideChart,
-  CartesianGrid: ChartPartOutsideChart, Tooltip: ChartPartOutsideChart, Legend: ChartPartOutsideChart,
+  Card: kit.Card,
+  CardHeader: kit.CardHeader,
+  CardTitle: kit.CardTitle,
+  CardDescription: kit.CardDescription,
+  CardContent: kit.CardContent,
+  CardFooter: kit.CardFooter,
+  Button: kit.Button,
+  Input: kit.Input,
+  Textarea: kit.Textarea,
+  Label: kit.Label,
+  Select: kit.Select,
+  SelectTrigger: kit.SelectPart,
+  SelectValue: kit.SelectPart,
+  SelectContent: kit.SelectPart,
+  SelectItem: kit.SelectPart,
+  Checkbox: kit.Checkbox,
+  Switch: kit.Switch,
+  Slider: kit.Slider,
+  Badge: kit.Badge,
+  Alert: kit.Alert,
+  AlertTitle: kit.AlertTitle,
+  AlertDescription: kit.AlertDescription,
+  Progress: kit.Progress,
+  Skeleton: kit.Skeleton,
+  Separator: kit.Separator,
+  Tabs: kit.Tabs,
+  TabsList: kit.TabsList,
+  TabsTrigger: kit.TabsTrigger,
+  TabsContent: kit.TabsContent,
+  Table: kit.Table,
+  TableHeader: kit.TableHeader,
+  TableBody: kit.TableBody,
+  TableRow: kit.TableRow,
+  TableHead: kit.TableHead,
+  TableCell: kit.TableCell,
+  TableCaption: kit.TableCaption,
+  ResponsiveContainer: ChartRoot,
+  LineChart: ChartRoot,
+  BarChart: ChartRoot,
+  AreaChart: ChartRoot,
+  PieChart: ChartRoot,
+  Line: ChartPartOutsideChart,
+  Bar: ChartPartOutsideChart,
+  Area: ChartPartOutsideChart,
+  Pie: ChartPartOutsideChart,
+  Cell: ChartPartOutsideChart,
+  XAxis: ChartPartOutsideChart,
+  YAxis: ChartPartOutsideChart,
+  CartesianGrid: ChartPartOutsideChart,
+  Tooltip: ChartPartOutsideChart,
+  Legend: ChartPartOutsideChart,
   Icon: IconView,
 };
 
@@ -128,7 +191,9 @@ export const CATALOG: Readonly<Record<string, ComponentType<NodeComponentProps>>
   Object.fromEntries(
     Object.entries(COMPONENT_SPECS).map(([type, spec]) => [
       type,
-      KIT_RENDERERS[type] ?? HTML_RENDERERS[type] ?? (spec.kind === "html" || spec.kind === "svg" ? HtmlElement : undefined),
+      KIT_RENDERERS[type] ??
+        HTML_RENDERERS[type] ??
+        (spec.kind === "html" || spec.kind === "svg" ? HtmlElement : undefined),
     ]),
   ) as Record<string, ComponentType<NodeComponentProps>>,
 );

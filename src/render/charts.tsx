@@ -6,8 +6,21 @@
  */
 import { useEffect, useMemo, type ReactElement, type ReactNode } from "react";
 import {
-  Area, AreaChart, Bar, BarChart, CartesianGrid, Cell, Legend, Line, LineChart, Pie, PieChart,
-  ResponsiveContainer, Tooltip, XAxis, YAxis,
+  Area,
+  AreaChart,
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Cell,
+  Legend,
+  Line,
+  LineChart,
+  Pie,
+  PieChart,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
 } from "recharts";
 import { TEXT_NODE_TYPE } from "./contract";
 import { specFor } from "./componentSpecs";
@@ -19,7 +32,18 @@ import { sanitizeProps, type DroppedProp } from "./sanitizeProps";
 type AnyComponent = React.ComponentType<any>;
 
 const CHARTS: Record<string, AnyComponent> = { LineChart, BarChart, AreaChart, PieChart };
-const PARTS: Record<string, AnyComponent> = { Line, Bar, Area, Pie, Cell, XAxis, YAxis, CartesianGrid, Tooltip, Legend };
+const PARTS: Record<string, AnyComponent> = {
+  Line,
+  Bar,
+  Area,
+  Pie,
+  Cell,
+  XAxis,
+  YAxis,
+  CartesianGrid,
+  Tooltip,
+  Legend,
+};
 /** Parts whose children are parts too. */
 const PARTS_WITH_CHILDREN = new Set(["Pie", "Bar"]);
 
@@ -31,7 +55,10 @@ interface BuildState {
   unknown: string[];
 }
 
-function sanitized(state: BuildState, node: MountNode): { props: Record<string, any>; handlers: Record<string, string> } {
+function sanitized(
+  state: BuildState,
+  node: MountNode,
+): { props: Record<string, any>; handlers: Record<string, string> } {
   const spec = specFor(node.type)!;
   const result = sanitizeProps(spec, node.props, { idPrefix: state.context.idPrefix });
   if (result.dropped.length > 0) state.dropped.push({ type: node.type, dropped: result.dropped });
@@ -135,5 +162,9 @@ export default function ChartView({ nodeId }: { nodeId: number }): ReactNode {
     for (const entry of dropped) context.reportDropped(entry.type, entry.dropped);
     for (const type of unknown) context.reportUnknown(type, "unknown");
   }, [context, dropped, unknown]);
-  return <div className="lmk-chart" data-node-id={nodeId}>{element}</div>;
+  return (
+    <div className="lmk-chart" data-node-id={nodeId}>
+      {element}
+    </div>
+  );
 }

@@ -72,8 +72,26 @@ const POINTER_HANDLERS = {
 const CONTROL_HANDLERS = { ...POINTER_HANDLERS, onChange: "change", onInput: "change" } as const;
 
 export const INPUT_TYPES = [
-  "text", "search", "email", "url", "tel", "password", "number", "range", "date", "time", "datetime-local",
-  "month", "week", "color", "checkbox", "radio", "hidden", "submit", "reset", "button",
+  "text",
+  "search",
+  "email",
+  "url",
+  "tel",
+  "password",
+  "number",
+  "range",
+  "date",
+  "time",
+  "datetime-local",
+  "month",
+  "week",
+  "color",
+  "checkbox",
+  "radio",
+  "hidden",
+  "submit",
+  "reset",
+  "button",
   // Files in: the person's choice is the consent; the realm gets handles (src/wire/capabilities.ts).
   "file",
 ] as const;
@@ -118,15 +136,63 @@ const TEXTAREA_PROPS = {
   autoComplete: "text",
 } as const satisfies Record<string, PropRule>;
 
-function html(props: Record<string, PropRule> = {}, handlers: Record<string, HandlerKind> = POINTER_HANDLERS): ComponentSpec {
+function html(
+  props: Record<string, PropRule> = {},
+  handlers: Record<string, HandlerKind> = POINTER_HANDLERS,
+): ComponentSpec {
   return { kind: "html", props: { ...GLOBAL_PROPS, ...props }, handlers };
 }
 
 const PLAIN_ELEMENTS = [
-  "div", "span", "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "li", "strong", "em", "b", "i", "u", "s",
-  "code", "pre", "blockquote", "small", "section", "article", "header", "footer", "nav", "main", "aside",
-  "figure", "figcaption", "summary", "legend", "thead", "tbody", "tfoot", "tr", "caption", "table", "mark",
-  "kbd", "sub", "sup", "abbr", "dl", "dt", "dd", "hr", "br", "label",
+  "div",
+  "span",
+  "p",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "ul",
+  "li",
+  "strong",
+  "em",
+  "b",
+  "i",
+  "u",
+  "s",
+  "code",
+  "pre",
+  "blockquote",
+  "small",
+  "section",
+  "article",
+  "header",
+  "footer",
+  "nav",
+  "main",
+  "aside",
+  "figure",
+  "figcaption",
+  "summary",
+  "legend",
+  "thead",
+  "tbody",
+  "tfoot",
+  "tr",
+  "caption",
+  "table",
+  "mark",
+  "kbd",
+  "sub",
+  "sup",
+  "abbr",
+  "dl",
+  "dt",
+  "dd",
+  "hr",
+  "br",
+  "label",
 ] as const;
 
 const HTML_SPECS: Record<string, ComponentSpec> = {
@@ -134,18 +200,42 @@ const HTML_SPECS: Record<string, ComponentSpec> = {
   ol: html({ start: "number", reversed: "boolean", type: ["1", "a", "A", "i", "I"] }),
   li: html({ value: "number" }),
   a: html({ href: "link", hrefLang: "text" }),
-  img: html({ src: "resource", alt: "text", width: "text", height: "text", loading: ["lazy", "eager"], decoding: ["sync", "async", "auto"] }),
+  img: html({
+    src: "resource",
+    alt: "text",
+    width: "text",
+    height: "text",
+    loading: ["lazy", "eager"],
+    decoding: ["sync", "async", "auto"],
+  }),
   button: html({ type: ["button", "submit", "reset"], disabled: "boolean", name: "text", value: "text" }),
   input: html(INPUT_PROPS, CONTROL_HANDLERS),
   textarea: html(TEXTAREA_PROPS, CONTROL_HANDLERS),
-  select: html({ name: "text", value: "value", defaultValue: "value", multiple: "boolean", disabled: "boolean", required: "boolean", size: "number" }, CONTROL_HANDLERS),
+  select: html(
+    {
+      name: "text",
+      value: "value",
+      defaultValue: "value",
+      multiple: "boolean",
+      disabled: "boolean",
+      required: "boolean",
+      size: "number",
+    },
+    CONTROL_HANDLERS,
+  ),
   option: html({ value: "text", disabled: "boolean", label: "text" }),
   optgroup: html({ label: "text", disabled: "boolean" }),
   label: html({ htmlFor: "idrefs" }),
   form: html({ noValidate: "boolean" }, { ...POINTER_HANDLERS, onSubmit: "submit" }),
   fieldset: html({ disabled: "boolean", name: "text" }),
   td: html({ colSpan: "number", rowSpan: "number", headers: "idrefs" }),
-  th: html({ colSpan: "number", rowSpan: "number", headers: "idrefs", scope: ["row", "col", "rowgroup", "colgroup"], abbr: "text" }),
+  th: html({
+    colSpan: "number",
+    rowSpan: "number",
+    headers: "idrefs",
+    scope: ["row", "col", "rowgroup", "colgroup"],
+    abbr: "text",
+  }),
   details: html({ open: "boolean" }),
   time: html({ dateTime: "text" }),
 };
@@ -153,10 +243,24 @@ const HTML_SPECS: Record<string, ComponentSpec> = {
 // A small drawing subset: shapes and text. No <use>, <image>, <foreignObject>,
 // <a>, <animate>/<set> (they can rewrite href), filters or gradients (url refs).
 const SVG_PRESENTATION = {
-  fill: "paint", stroke: "paint", strokeWidth: "paint", strokeLinecap: "paint", strokeLinejoin: "paint",
-  strokeDasharray: "paint", strokeOpacity: "paint", fillOpacity: "paint", fillRule: "paint", clipRule: "paint",
-  opacity: "paint", transform: "paint", fontSize: "paint", fontWeight: "paint", fontFamily: "paint",
-  textAnchor: "paint", dominantBaseline: "paint", vectorEffect: "paint",
+  fill: "paint",
+  stroke: "paint",
+  strokeWidth: "paint",
+  strokeLinecap: "paint",
+  strokeLinejoin: "paint",
+  strokeDasharray: "paint",
+  strokeOpacity: "paint",
+  fillOpacity: "paint",
+  fillRule: "paint",
+  clipRule: "paint",
+  opacity: "paint",
+  transform: "paint",
+  fontSize: "paint",
+  fontWeight: "paint",
+  fontFamily: "paint",
+  textAnchor: "paint",
+  dominantBaseline: "paint",
+  vectorEffect: "paint",
 } as const satisfies Record<string, PropRule>;
 
 function svg(props: Record<string, PropRule> = {}): ComponentSpec {
@@ -177,7 +281,10 @@ const SVG_SPECS: Record<string, ComponentSpec> = {
   tspan: svg({ x: "paint", y: "paint", dx: "paint", dy: "paint" }),
 };
 
-function kit(props: Record<string, PropRule> = {}, handlers: Record<string, HandlerKind> = POINTER_HANDLERS): ComponentSpec {
+function kit(
+  props: Record<string, PropRule> = {},
+  handlers: Record<string, HandlerKind> = POINTER_HANDLERS,
+): ComponentSpec {
   return { kind: "kit", props: { ...GLOBAL_PROPS, ...props }, handlers };
 }
 
@@ -208,15 +315,38 @@ const KIT_SPECS: Record<string, ComponentSpec> = {
   SelectContent: kit(),
   SelectItem: kit({ value: "text", disabled: "boolean" }),
   Checkbox: kit(
-    { checked: "boolean", defaultChecked: "boolean", name: "text", value: "text", disabled: "boolean", required: "boolean" },
+    {
+      checked: "boolean",
+      defaultChecked: "boolean",
+      name: "text",
+      value: "text",
+      disabled: "boolean",
+      required: "boolean",
+    },
     { onCheckedChange: "checked", onClick: "plain", onFocus: "plain", onBlur: "plain" },
   ),
   Switch: kit(
-    { checked: "boolean", defaultChecked: "boolean", name: "text", value: "text", disabled: "boolean", required: "boolean" },
+    {
+      checked: "boolean",
+      defaultChecked: "boolean",
+      name: "text",
+      value: "text",
+      disabled: "boolean",
+      required: "boolean",
+    },
     { onCheckedChange: "checked", onClick: "plain", onFocus: "plain", onBlur: "plain" },
   ),
   Slider: kit(
-    { value: "value", defaultValue: "value", min: "number", max: "number", step: "number", name: "text", disabled: "boolean", orientation: ["horizontal", "vertical"] },
+    {
+      value: "value",
+      defaultValue: "value",
+      min: "number",
+      max: "number",
+      step: "number",
+      name: "text",
+      disabled: "boolean",
+      orientation: ["horizontal", "vertical"],
+    },
     { onValueChange: "value", onValueCommit: "value" },
   ),
   Badge: kit({ variant: ["default", "secondary", "destructive", "outline"] }),
@@ -226,7 +356,10 @@ const KIT_SPECS: Record<string, ComponentSpec> = {
   Progress: kit({ value: "number", max: "number" }),
   Skeleton: kit(),
   Separator: kit({ orientation: ["horizontal", "vertical"], decorative: "boolean" }),
-  Tabs: kit({ value: "text", defaultValue: "text", orientation: ["horizontal", "vertical"] }, { onValueChange: "value" }),
+  Tabs: kit(
+    { value: "text", defaultValue: "text", orientation: ["horizontal", "vertical"] },
+    { onValueChange: "value" },
+  ),
   TabsList: kit(),
   TabsTrigger: kit({ value: "text", disabled: "boolean" }),
   TabsContent: kit({ value: "text" }),
@@ -239,36 +372,103 @@ const KIT_SPECS: Record<string, ComponentSpec> = {
   TableCaption: kit(),
 };
 
-const ICON_PROPS = { name: "text", size: "paint", color: "paint", strokeWidth: "paint", absoluteStrokeWidth: "boolean" } as const;
-const ICON_SPEC: ComponentSpec = { kind: "icon", props: { ...GLOBAL_PROPS, ...ICON_PROPS }, handlers: POINTER_HANDLERS };
+const ICON_PROPS = {
+  name: "text",
+  size: "paint",
+  color: "paint",
+  strokeWidth: "paint",
+  absoluteStrokeWidth: "boolean",
+} as const;
+const ICON_SPEC: ComponentSpec = {
+  kind: "icon",
+  props: { ...GLOBAL_PROPS, ...ICON_PROPS },
+  handlers: POINTER_HANDLERS,
+};
 
 function chart(props: Record<string, PropRule>, handlers: Record<string, HandlerKind> = {}): ComponentSpec {
   return { kind: "chart", props: { id: "id", ...props }, handlers };
 }
 
 const SERIES_PROPS = {
-  dataKey: "text", name: "text", type: "text", stroke: "paint", fill: "paint", strokeWidth: "number",
-  strokeDasharray: "paint", fillOpacity: "number", stackId: "text", dot: "json", activeDot: "json",
-  isAnimationActive: "boolean", connectNulls: "boolean", radius: "json", barSize: "number", unit: "text",
-  legendType: "text", hide: "boolean", label: "json", yAxisId: "text", xAxisId: "text", maxBarSize: "number",
+  dataKey: "text",
+  name: "text",
+  type: "text",
+  stroke: "paint",
+  fill: "paint",
+  strokeWidth: "number",
+  strokeDasharray: "paint",
+  fillOpacity: "number",
+  stackId: "text",
+  dot: "json",
+  activeDot: "json",
+  isAnimationActive: "boolean",
+  connectNulls: "boolean",
+  radius: "json",
+  barSize: "number",
+  unit: "text",
+  legendType: "text",
+  hide: "boolean",
+  label: "json",
+  yAxisId: "text",
+  xAxisId: "text",
+  maxBarSize: "number",
 } as const satisfies Record<string, PropRule>;
 
 const AXIS_PROPS = {
-  dataKey: "text", type: ["number", "category"], hide: "boolean", unit: "text", name: "text",
-  tickLine: "json", axisLine: "json", tickMargin: "number", tick: "json", interval: "json", domain: "json",
-  allowDecimals: "boolean", orientation: ["left", "right", "top", "bottom"], width: "number", height: "number",
-  angle: "number", reversed: "boolean", yAxisId: "text", xAxisId: "text", padding: "json", minTickGap: "number",
-  label: "json", stroke: "paint", fontSize: "number", scale: "text", ticks: "json", tickCount: "number",
+  dataKey: "text",
+  type: ["number", "category"],
+  hide: "boolean",
+  unit: "text",
+  name: "text",
+  tickLine: "json",
+  axisLine: "json",
+  tickMargin: "number",
+  tick: "json",
+  interval: "json",
+  domain: "json",
+  allowDecimals: "boolean",
+  orientation: ["left", "right", "top", "bottom"],
+  width: "number",
+  height: "number",
+  angle: "number",
+  reversed: "boolean",
+  yAxisId: "text",
+  xAxisId: "text",
+  padding: "json",
+  minTickGap: "number",
+  label: "json",
+  stroke: "paint",
+  fontSize: "number",
+  scale: "text",
+  ticks: "json",
+  tickCount: "number",
 } as const satisfies Record<string, PropRule>;
 
 const CHART_CONTAINER_PROPS = {
-  data: "data", width: "number", height: "number", margin: "json", layout: ["horizontal", "vertical"],
-  barGap: "json", barCategoryGap: "json", stackOffset: "text", syncId: "text", className: "text",
-  innerRadius: "json", outerRadius: "json", accessibilityLayer: "boolean",
+  data: "data",
+  width: "number",
+  height: "number",
+  margin: "json",
+  layout: ["horizontal", "vertical"],
+  barGap: "json",
+  barCategoryGap: "json",
+  stackOffset: "text",
+  syncId: "text",
+  className: "text",
+  innerRadius: "json",
+  outerRadius: "json",
+  accessibilityLayer: "boolean",
 } as const satisfies Record<string, PropRule>;
 
 const CHART_SPECS: Record<string, ComponentSpec> = {
-  ResponsiveContainer: chart({ width: "json", height: "json", minHeight: "number", minWidth: "number", aspect: "number", maxHeight: "number" }),
+  ResponsiveContainer: chart({
+    width: "json",
+    height: "json",
+    minHeight: "number",
+    minWidth: "number",
+    aspect: "number",
+    maxHeight: "number",
+  }),
   LineChart: chart(CHART_CONTAINER_PROPS),
   BarChart: chart(CHART_CONTAINER_PROPS),
   AreaChart: chart(CHART_CONTAINER_PROPS),
@@ -276,16 +476,42 @@ const CHART_SPECS: Record<string, ComponentSpec> = {
   Line: chart(SERIES_PROPS, { onClick: "value" }),
   Bar: chart(SERIES_PROPS, { onClick: "value" }),
   Area: chart(SERIES_PROPS, { onClick: "value" }),
-  Pie: chart({
-    ...SERIES_PROPS, data: "data", nameKey: "text", cx: "json", cy: "json", innerRadius: "json", outerRadius: "json",
-    paddingAngle: "number", startAngle: "number", endAngle: "number", cornerRadius: "number", labelLine: "json",
-  }, { onClick: "value" }),
+  Pie: chart(
+    {
+      ...SERIES_PROPS,
+      data: "data",
+      nameKey: "text",
+      cx: "json",
+      cy: "json",
+      innerRadius: "json",
+      outerRadius: "json",
+      paddingAngle: "number",
+      startAngle: "number",
+      endAngle: "number",
+      cornerRadius: "number",
+      labelLine: "json",
+    },
+    { onClick: "value" },
+  ),
   Cell: chart({ fill: "paint", stroke: "paint", strokeWidth: "number", name: "text" }),
   XAxis: chart(AXIS_PROPS),
   YAxis: chart(AXIS_PROPS),
-  CartesianGrid: chart({ strokeDasharray: "paint", vertical: "boolean", horizontal: "boolean", stroke: "paint", fill: "paint" }),
+  CartesianGrid: chart({
+    strokeDasharray: "paint",
+    vertical: "boolean",
+    horizontal: "boolean",
+    stroke: "paint",
+    fill: "paint",
+  }),
   Tooltip: chart({ cursor: "json", separator: "text", unit: "text", isAnimationActive: "boolean", offset: "number" }),
-  Legend: chart({ verticalAlign: ["top", "middle", "bottom"], align: ["left", "center", "right"], layout: ["horizontal", "vertical"], iconType: "text", iconSize: "number", height: "number" }),
+  Legend: chart({
+    verticalAlign: ["top", "middle", "bottom"],
+    align: ["left", "center", "right"],
+    layout: ["horizontal", "vertical"],
+    iconType: "text",
+    iconSize: "number",
+    height: "number",
+  }),
 };
 
 /** Every type the host renders, by the name the realm sends. Frozen. */

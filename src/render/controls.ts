@@ -68,18 +68,29 @@ function defaultPropOf(kind: ControlKind): "defaultValue" | "defaultChecked" {
 }
 
 /** A prop value as this kind of control holds it, or undefined when unusable. */
-export function coerceControlValue(kind: ControlKind, value: JsonValue | unknown, props: WireProps): ControlValue | undefined {
+export function coerceControlValue(
+  kind: ControlKind,
+  value: JsonValue | unknown,
+  props: WireProps,
+): ControlValue | undefined {
   switch (kind) {
     case "checked":
       return typeof value === "boolean" ? value : undefined;
     case "range": {
       const list = Array.isArray(value) ? value : [value];
-      if (list.length === 0 || list.length > 16 || !list.every((item) => typeof item === "number" && Number.isFinite(item))) return undefined;
+      if (
+        list.length === 0 ||
+        list.length > 16 ||
+        !list.every((item) => typeof item === "number" && Number.isFinite(item))
+      )
+        return undefined;
       return list as number[];
     }
     case "choice":
       if (props.multiple === true) {
-        return Array.isArray(value) && value.every((item) => typeof item === "string") ? (value as string[]) : undefined;
+        return Array.isArray(value) && value.every((item) => typeof item === "string")
+          ? (value as string[])
+          : undefined;
       }
       return typeof value === "string" || typeof value === "number" ? String(value) : undefined;
     case "text":

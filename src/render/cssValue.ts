@@ -73,7 +73,8 @@ export function tokenizeCss(input: string): CssToken[] {
         index++;
         return { type: "string", value, bad: false };
       }
-      if (c === "\n" || c === "\r" || c === "\f") return { type: "string", value: input.slice(start, index), bad: true };
+      if (c === "\n" || c === "\r" || c === "\f")
+        return { type: "string", value: input.slice(start, index), bad: true };
       index++;
     }
     return { type: "string", value: input.slice(start), bad: false };
@@ -120,7 +121,11 @@ export function tokenizeCss(input: string): CssToken[] {
     } else if (c === "#" && isName(at(1))) {
       index++;
       tokens.push({ type: "hash", value: name() });
-    } else if (isDigit(c) || ((c === "+" || c === "-" || c === ".") && (isDigit(at(1)) || (at(1) === "." && isDigit(at(2))))) || (c === "." && isDigit(at(1)))) {
+    } else if (
+      isDigit(c) ||
+      ((c === "+" || c === "-" || c === ".") && (isDigit(at(1)) || (at(1) === "." && isDigit(at(2))))) ||
+      (c === "." && isDigit(at(1)))
+    ) {
       tokens.push({ type: "number", value: number() });
     } else if (c === "<" && input.startsWith("<!--", index)) {
       index += 4;
@@ -152,7 +157,15 @@ export function tokenizeCss(input: string): CssToken[] {
     } else {
       index++;
       const simple: Record<string, CssToken["type"]> = {
-        ",": "comma", ":": "colon", "(": "(", ")": ")", "[": "[", "]": "]", "{": "{", "}": "}", ";": ";",
+        ",": "comma",
+        ":": "colon",
+        "(": "(",
+        ")": ")",
+        "[": "[",
+        "]": "]",
+        "{": "{",
+        "}": "}",
+        ";": ";",
       };
       tokens.push(simple[c] ? ({ type: simple[c] } as CssToken) : { type: "delim", value: c });
     }
@@ -163,45 +176,210 @@ export function tokenizeCss(input: string): CssToken[] {
 /** Functions a value may call (lower case; vendor prefixes are stripped before the lookup). */
 const FUNCTIONS = new Set([
   // colours
-  "rgb", "rgba", "hsl", "hsla", "hwb", "lab", "lch", "oklab", "oklch", "color", "color-mix", "light-dark",
+  "rgb",
+  "rgba",
+  "hsl",
+  "hsla",
+  "hwb",
+  "lab",
+  "lch",
+  "oklab",
+  "oklch",
+  "color",
+  "color-mix",
+  "light-dark",
   // maths and references
-  "calc", "min", "max", "clamp", "var", "round", "mod", "rem", "abs", "sign", "sin", "cos", "tan", "asin", "acos",
-  "atan", "atan2", "pow", "sqrt", "hypot", "log", "exp",
+  "calc",
+  "min",
+  "max",
+  "clamp",
+  "var",
+  "round",
+  "mod",
+  "rem",
+  "abs",
+  "sign",
+  "sin",
+  "cos",
+  "tan",
+  "asin",
+  "acos",
+  "atan",
+  "atan2",
+  "pow",
+  "sqrt",
+  "hypot",
+  "log",
+  "exp",
   // gradients (images drawn by the browser, nothing fetched)
-  "linear-gradient", "radial-gradient", "conic-gradient", "repeating-linear-gradient", "repeating-radial-gradient",
+  "linear-gradient",
+  "radial-gradient",
+  "conic-gradient",
+  "repeating-linear-gradient",
+  "repeating-radial-gradient",
   "repeating-conic-gradient",
   // transforms
-  "translate", "translatex", "translatey", "translatez", "translate3d", "rotate", "rotatex", "rotatey", "rotatez",
-  "rotate3d", "scale", "scalex", "scaley", "scalez", "scale3d", "skew", "skewx", "skewy", "matrix", "matrix3d",
+  "translate",
+  "translatex",
+  "translatey",
+  "translatez",
+  "translate3d",
+  "rotate",
+  "rotatex",
+  "rotatey",
+  "rotatez",
+  "rotate3d",
+  "scale",
+  "scalex",
+  "scaley",
+  "scalez",
+  "scale3d",
+  "skew",
+  "skewx",
+  "skewy",
+  "matrix",
+  "matrix3d",
   "perspective",
   // filters
-  "blur", "brightness", "contrast", "drop-shadow", "grayscale", "hue-rotate", "invert", "opacity", "saturate", "sepia",
+  "blur",
+  "brightness",
+  "contrast",
+  "drop-shadow",
+  "grayscale",
+  "hue-rotate",
+  "invert",
+  "opacity",
+  "saturate",
+  "sepia",
   // shapes and clipping
-  "inset", "circle", "ellipse", "polygon", "rect", "xywh", "path",
+  "inset",
+  "circle",
+  "ellipse",
+  "polygon",
+  "rect",
+  "xywh",
+  "path",
   // grid, sizing, timing, generated content
-  "repeat", "minmax", "fit-content", "cubic-bezier", "steps", "linear", "counter", "counters",
+  "repeat",
+  "minmax",
+  "fit-content",
+  "cubic-bezier",
+  "steps",
+  "linear",
+  "counter",
+  "counters",
 ]);
 
 /** Property families a style may set (kebab-case, vendor prefix stripped), and custom properties. */
 const PROPERTY = new RegExp(
   "^(?:--[A-Za-z0-9_-]{1,64}|(?:" +
     [
-      "accent-color", "align-[a-z-]+", "all", "animation(?:-[a-z-]+)?", "appearance", "aspect-ratio", "backdrop-filter",
-      "backface-visibility", "background(?:-[a-z-]+)?", "block-size", "border(?:-[a-z-]+)?", "bottom",
-      "box-(?:decoration-break|shadow|sizing)", "break-[a-z-]+", "caption-side", "caret-color", "clear", "clip(?:-path|-rule)?",
-      "color(?:-scheme|-interpolation)?", "column(?:s|-[a-z-]+)?", "contain(?:-[a-z-]+)?", "container(?:-[a-z-]+)?", "content",
-      "content-visibility", "counter-(?:increment|reset|set)", "cursor", "cx", "cy", "d", "direction", "display",
-      "dominant-baseline", "empty-cells", "fill(?:-opacity|-rule)?", "filter", "flex(?:-[a-z-]+)?", "float", "font(?:-[a-z-]+)?",
-      "gap", "grid(?:-[a-z-]+)?", "height", "hyphens", "image-rendering", "inline-size", "inset(?:-[a-z-]+)?", "isolation",
-      "justify-[a-z-]+", "left", "letter-spacing", "line-(?:break|clamp|height)", "list-style(?:-[a-z-]+)?", "margin(?:-[a-z-]+)?",
-      "mask(?:-[a-z-]+)?", "max-(?:block-size|height|inline-size|width)", "min-(?:block-size|height|inline-size|width)",
-      "mix-blend-mode", "object-(?:fit|position)", "opacity", "order", "orphans", "outline(?:-[a-z-]+)?", "overflow(?:-[a-z-]+)?",
-      "overscroll-behavior(?:-[a-z-]+)?", "padding(?:-[a-z-]+)?", "paint-order", "perspective(?:-origin)?", "place-[a-z-]+",
-      "pointer-events", "position", "quotes", "r", "resize", "right", "rotate", "row-gap", "rx", "ry", "scale",
-      "scroll-[a-z-]+", "scrollbar-[a-z-]+", "shape-[a-z-]+", "stop-(?:color|opacity)", "stroke(?:-[a-z-]+)?", "tab-size",
-      "table-layout", "text-[a-z-]+", "top", "touch-action", "transform(?:-[a-z-]+)?", "transition(?:-[a-z-]+)?", "translate",
-      "unicode-bidi", "user-select", "vector-effect", "vertical-align", "visibility", "white-space(?:-collapse)?", "widows",
-      "width", "will-change", "word-(?:break|spacing|wrap)", "writing-mode", "x", "y", "z-index", "zoom",
+      "accent-color",
+      "align-[a-z-]+",
+      "all",
+      "animation(?:-[a-z-]+)?",
+      "appearance",
+      "aspect-ratio",
+      "backdrop-filter",
+      "backface-visibility",
+      "background(?:-[a-z-]+)?",
+      "block-size",
+      "border(?:-[a-z-]+)?",
+      "bottom",
+      "box-(?:decoration-break|shadow|sizing)",
+      "break-[a-z-]+",
+      "caption-side",
+      "caret-color",
+      "clear",
+      "clip(?:-path|-rule)?",
+      "color(?:-scheme|-interpolation)?",
+      "column(?:s|-[a-z-]+)?",
+      "contain(?:-[a-z-]+)?",
+      "container(?:-[a-z-]+)?",
+      "content",
+      "content-visibility",
+      "counter-(?:increment|reset|set)",
+      "cursor",
+      "cx",
+      "cy",
+      "d",
+      "direction",
+      "display",
+      "dominant-baseline",
+      "empty-cells",
+      "fill(?:-opacity|-rule)?",
+      "filter",
+      "flex(?:-[a-z-]+)?",
+      "float",
+      "font(?:-[a-z-]+)?",
+      "gap",
+      "grid(?:-[a-z-]+)?",
+      "height",
+      "hyphens",
+      "image-rendering",
+      "inline-size",
+      "inset(?:-[a-z-]+)?",
+      "isolation",
+      "justify-[a-z-]+",
+      "left",
+      "letter-spacing",
+      "line-(?:break|clamp|height)",
+      "list-style(?:-[a-z-]+)?",
+      "margin(?:-[a-z-]+)?",
+      "mask(?:-[a-z-]+)?",
+      "max-(?:block-size|height|inline-size|width)",
+      "min-(?:block-size|height|inline-size|width)",
+      "mix-blend-mode",
+      "object-(?:fit|position)",
+      "opacity",
+      "order",
+      "orphans",
+      "outline(?:-[a-z-]+)?",
+      "overflow(?:-[a-z-]+)?",
+      "overscroll-behavior(?:-[a-z-]+)?",
+      "padding(?:-[a-z-]+)?",
+      "paint-order",
+      "perspective(?:-origin)?",
+      "place-[a-z-]+",
+      "pointer-events",
+      "position",
+      "quotes",
+      "r",
+      "resize",
+      "right",
+      "rotate",
+      "row-gap",
+      "rx",
+      "ry",
+      "scale",
+      "scroll-[a-z-]+",
+      "scrollbar-[a-z-]+",
+      "shape-[a-z-]+",
+      "stop-(?:color|opacity)",
+      "stroke(?:-[a-z-]+)?",
+      "tab-size",
+      "table-layout",
+      "text-[a-z-]+",
+      "top",
+      "touch-action",
+      "transform(?:-[a-z-]+)?",
+      "transition(?:-[a-z-]+)?",
+      "translate",
+      "unicode-bidi",
+      "user-select",
+      "vector-effect",
+      "vertical-align",
+      "visibility",
+      "white-space(?:-collapse)?",
+      "widows",
+      "width",
+      "will-change",
+      "word-(?:break|spacing|wrap)",
+      "writing-mode",
+      "x",
+      "y",
+      "z-index",
+      "zoom",
     ].join("|") +
     "))$",
 );
@@ -232,7 +410,13 @@ export function isSafeCssValue(value: string): boolean {
   for (let index = 0; index < tokens.length; index++) {
     const token = tokens[index];
     switch (token.type) {
-      case "comment": case "cdo": case "cdc": case "{": case "}": case ";": case "at":
+      case "comment":
+      case "cdo":
+      case "cdc":
+      case "{":
+      case "}":
+      case ";":
+      case "at":
         return false;
       case "string":
         if (token.bad) return false;
@@ -247,7 +431,8 @@ export function isSafeCssValue(value: string): boolean {
           let next = index + 1;
           while (tokens[next]?.type === "ws") next++;
           const argument = tokens[next];
-          if (argument?.type !== "string" || argument.bad || sanitizeUrl(argument.value.trim(), "resource") === null) return false;
+          if (argument?.type !== "string" || argument.bad || sanitizeUrl(argument.value.trim(), "resource") === null)
+            return false;
           next++;
           while (tokens[next]?.type === "ws") next++;
           if (tokens[next]?.type !== ")") return false;
@@ -269,7 +454,8 @@ export function isSafeCssValue(value: string): boolean {
         break;
       case "ident":
         // A scheme-like identifier outside a url() (`javascript:`) has no use in a value.
-        if (/^(?:javascript|vbscript|expression)$/i.test(token.value) && tokens[index + 1]?.type === "colon") return false;
+        if (/^(?:javascript|vbscript|expression)$/i.test(token.value) && tokens[index + 1]?.type === "colon")
+          return false;
         break;
       default:
         break;

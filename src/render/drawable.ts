@@ -16,9 +16,35 @@ export function isDrawableType(type: string): boolean {
 
 /** Types refused on purpose (named in the inline error as "not allowed"). */
 export const REFUSED_TYPES: ReadonlySet<string> = new Set([
-  "script", "iframe", "object", "embed", "base", "meta", "link", "style", "frame", "frameset", "applet",
-  "foreignObject", "use", "image", "animate", "set", "animateMotion", "animateTransform", "portal", "dialog",
-  "template", "slot", "noscript", "video", "audio", "source", "track", "canvas", "math",
+  "script",
+  "iframe",
+  "object",
+  "embed",
+  "base",
+  "meta",
+  "link",
+  "style",
+  "frame",
+  "frameset",
+  "applet",
+  "foreignObject",
+  "use",
+  "image",
+  "animate",
+  "set",
+  "animateMotion",
+  "animateTransform",
+  "portal",
+  "dialog",
+  "template",
+  "slot",
+  "noscript",
+  "video",
+  "audio",
+  "source",
+  "track",
+  "canvas",
+  "math",
 ]);
 
 /**
@@ -26,11 +52,16 @@ export const REFUSED_TYPES: ReadonlySet<string> = new Set([
  * first time). The registry reports unknown types as soon as a message
  * arrives; drawing them later finds them reported already.
  */
-export function reportUnknownComponent(store: MountStore, type: string, reason: "unknown" | "not-allowed" | "outside-chart"): boolean {
-  const message = reason === "outside-chart"
-    ? `<${type}> renders only inside a chart (LineChart, BarChart, AreaChart, PieChart)`
-    : reason === "not-allowed"
-      ? `<${type}> is not allowed in a mount`
-      : `unknown component <${type}>: use HTML elements, the kit components, Recharts parts or lucide icons`;
+export function reportUnknownComponent(
+  store: MountStore,
+  type: string,
+  reason: "unknown" | "not-allowed" | "outside-chart",
+): boolean {
+  const message =
+    reason === "outside-chart"
+      ? `<${type}> renders only inside a chart (LineChart, BarChart, AreaChart, PieChart)`
+      : reason === "not-allowed"
+        ? `<${type}> is not allowed in a mount`
+        : `unknown component <${type}>: use HTML elements, the kit components, Recharts parts or lucide icons`;
   return store.report({ code: "unknown-component", message, details: { type, reason } }, `unknown:${type}`);
 }

@@ -5,11 +5,29 @@
  */
 import { RemoteImage, remoteImageUrl } from "./RemoteImage";
 import { FileChooserContext } from "./fileChooser";
-import { createElement, useContext, useEffect, useState, type ChangeEvent, type FocusEvent, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
+import {
+  createElement,
+  useContext,
+  useEffect,
+  useState,
+  type ChangeEvent,
+  type FocusEvent,
+  type FormEvent,
+  type KeyboardEvent,
+  type ReactNode,
+} from "react";
 import { TEXT_NODE_TYPE, type UiEventPayload } from "./contract";
 import type { HandlerKind } from "./componentSpecs";
 import type { ControlValue } from "./controls";
-import { targetPayload, useFieldError, useInert, useMount, useSubtreeVersion, type MountRenderContext, type NodeComponentProps } from "./mountContext";
+import {
+  targetPayload,
+  useFieldError,
+  useInert,
+  useMount,
+  useSubtreeVersion,
+  type MountRenderContext,
+  type NodeComponentProps,
+} from "./mountContext";
 import type { MountNode, MountStore } from "./mountStore";
 import { keyForRealm } from "./keyForRealm";
 
@@ -77,7 +95,12 @@ export function FieldError({ id, message }: { id: string; message: string | unde
 }
 
 /** aria props that tie a control to its error message. */
-export function errorProps(context: MountRenderContext, node: MountNode, props: Record<string, unknown>, error: string | undefined): Record<string, unknown> {
+export function errorProps(
+  context: MountRenderContext,
+  node: MountNode,
+  props: Record<string, unknown>,
+  error: string | undefined,
+): Record<string, unknown> {
   if (error === undefined) return {};
   const described = typeof props["aria-describedby"] === "string" ? `${props["aria-describedby"]} ` : "";
   return { "aria-invalid": true, "aria-describedby": described + errorIdOf(context, node) };
@@ -96,17 +119,37 @@ export function HtmlElement({ node, props, handlers, children }: NodeComponentPr
     element.referrerPolicy = "no-referrer";
     // A remote src was dropped by the sanitizer: it loads only through the network capability.
     const remote = element.src === undefined ? remoteImageUrl(node.props.src) : null;
-    if (remote) return <RemoteImage url={remote} alt={typeof element.alt === "string" ? element.alt : undefined} className={typeof element.className === "string" ? element.className : undefined} />;
+    if (remote)
+      return (
+        <RemoteImage
+          url={remote}
+          alt={typeof element.alt === "string" ? element.alt : undefined}
+          className={typeof element.className === "string" ? element.className : undefined}
+        />
+      );
   }
   // One main landmark per page: the app's.
   if (tag === "main") tag = "div";
   // Only these draw the mount's inertness: they subscribe to it (a realm reset re-renders them, not every element).
-  if (tag === "button" || tag === "fieldset") return <InertAware tag={tag} element={element}>{children}</InertAware>;
+  if (tag === "button" || tag === "fieldset")
+    return (
+      <InertAware tag={tag} element={element}>
+        {children}
+      </InertAware>
+    );
   if (VOID_ELEMENTS.has(tag)) return createElement(tag, element);
   return createElement(tag, element, children);
 }
 
-function InertAware({ tag, element, children }: { tag: string; element: Record<string, unknown>; children: ReactNode }): ReactNode {
+function InertAware({
+  tag,
+  element,
+  children,
+}: {
+  tag: string;
+  element: Record<string, unknown>;
+  children: ReactNode;
+}): ReactNode {
   const inert = useInert();
   return createElement(tag, inert ? { ...element, disabled: true } : element, children);
 }
@@ -118,10 +161,15 @@ export function HtmlOption({ node, props }: NodeComponentProps): ReactNode {
   return <option {...props}>{textContent(store, node.id)}</option>;
 }
 
-function readControlValue(node: MountNode, event: ChangeEvent<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>): ControlValue {
+function readControlValue(
+  node: MountNode,
+  event: ChangeEvent<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>,
+): ControlValue {
   const target = event.target;
-  if (target instanceof HTMLInputElement && (target.type === "checkbox" || target.type === "radio")) return target.checked;
-  if (target instanceof HTMLSelectElement && target.multiple) return Array.from(target.selectedOptions, (option) => option.value);
+  if (target instanceof HTMLInputElement && (target.type === "checkbox" || target.type === "radio"))
+    return target.checked;
+  if (target instanceof HTMLSelectElement && target.multiple)
+    return Array.from(target.selectedOptions, (option) => option.value);
   return target.value;
 }
 
@@ -142,7 +190,13 @@ function changePayload(props: Record<string, unknown>, value: ControlValue): UiE
  * and Textarea via `className`). The DOM shows the store's live value; the
  * realm's value prop reaches it only through the store's echo rule.
  */
-export function HtmlControl({ node, props, handlers, children, className }: NodeComponentProps & { className?: string }): ReactNode {
+export function HtmlControl({
+  node,
+  props,
+  handlers,
+  children,
+  className,
+}: NodeComponentProps & { className?: string }): ReactNode {
   const context = useMount();
   const inert = useInert();
   const error = useFieldError(props.name);
@@ -157,7 +211,11 @@ export function HtmlControl({ node, props, handlers, children, className }: Node
       // The person's choice is the consent: the realm gets handles, the host keeps the files.
       const input = event.target as HTMLInputElement;
       const files = chooser ? Array.from(input.files ?? [], (file) => chooser.register(file)) : [];
-      const payload: UiEventPayload = { ...targetPayload(props), value: files.map((file) => file.name).join(", "), files };
+      const payload: UiEventPayload = {
+        ...targetPayload(props),
+        value: files.map((file) => file.name).join(", "),
+        files,
+      };
       if (handlers.onChange) context.emit(node.id, "onChange", payload);
       if (handlers.onInput) context.emit(node.id, "onInput", payload);
       return;
@@ -168,14 +226,21 @@ export function HtmlControl({ node, props, handlers, children, className }: Node
     if (handlers.onChange) context.emit(node.id, "onChange", payload);
     if (handlers.onInput) context.emit(node.id, "onInput", payload);
   };
-  const { value: _value, defaultValue: _defaultValue, checked: _checked, defaultChecked: _defaultChecked, ...rest } = props;
+  const {
+    value: _value,
+    defaultValue: _defaultValue,
+    checked: _checked,
+    defaultChecked: _defaultChecked,
+    ...rest
+  } = props;
   const element: Record<string, unknown> = {
     ...rest,
     ...eventProps(context, node, props, handlers, CHANGE_HANDLERS),
     ...errorProps(context, node, props, error),
     onChange,
   };
-  if (className !== undefined) element.className = typeof rest.className === "string" ? `${className} ${rest.className}` : className;
+  if (className !== undefined)
+    element.className = typeof rest.className === "string" ? `${className} ${rest.className}` : className;
   if (inert) element.disabled = true;
   const isCheck = tag === "input" && (props.type === "checkbox" || props.type === "radio");
   if (isCheck) element.checked = live === true;
@@ -186,7 +251,8 @@ export function HtmlControl({ node, props, handlers, children, className }: Node
   // The mask may be the type, a style the sanitizer dropped (the intent is
   // the tell), or, should any style still draw discs, what the browser
   // computes when the person starts typing (checked on focus).
-  const isTextEntry = tag === "textarea" || (tag === "input" && !NON_TEXT_INPUTS.has(String(props.type ?? "text").toLowerCase()));
+  const isTextEntry =
+    tag === "textarea" || (tag === "input" && !NON_TEXT_INPUTS.has(String(props.type ?? "text").toLowerCase()));
   const isPassword = tag === "input" && typeof props.type === "string" && props.type.toLowerCase() === "password";
   const [computedMask, setComputedMask] = useState(false);
   const masked = isPassword || (isTextEntry && (asksToMaskText(node.props) || computedMask));
@@ -217,12 +283,28 @@ export function HtmlControl({ node, props, handlers, children, className }: Node
 
 const CHANGE_HANDLERS: ReadonlySet<string> = new Set(["onChange", "onInput"]);
 /** Input types the person does not type text into. */
-const NON_TEXT_INPUTS: ReadonlySet<string> = new Set(["checkbox", "radio", "range", "color", "file", "hidden", "submit", "reset", "button", "date", "time", "datetime-local", "month", "week"]);
+const NON_TEXT_INPUTS: ReadonlySet<string> = new Set([
+  "checkbox",
+  "radio",
+  "range",
+  "color",
+  "file",
+  "hidden",
+  "submit",
+  "reset",
+  "button",
+  "date",
+  "time",
+  "datetime-local",
+  "month",
+  "week",
+]);
 
 /** Whether a control's own props (before sanitizing) ask for its text to be masked: `text-security` in its style or classes. */
 export function asksToMaskText(props: Readonly<Record<string, unknown>>): boolean {
   const style = props.style;
-  if (typeof style === "object" && style !== null && Object.keys(style).some((key) => /text-?security/i.test(key))) return true;
+  if (typeof style === "object" && style !== null && Object.keys(style).some((key) => /text-?security/i.test(key)))
+    return true;
   return typeof props.className === "string" && /text-security/i.test(props.className);
 }
 

@@ -8,7 +8,15 @@ import type { ReactNode } from "react";
 import type { LucideIcon } from "lucide-react";
 import { iconCandidates } from "./iconNames";
 
-const NOT_ICONS = new Set(["icons", "Icon", "LucideProvider", "useLucideContext", "createLucideIcon", "DynamicIcon", "default"]);
+const NOT_ICONS = new Set([
+  "icons",
+  "Icon",
+  "LucideProvider",
+  "useLucideContext",
+  "createLucideIcon",
+  "DynamicIcon",
+  "default",
+]);
 
 export function findAnyIcon(name: string): LucideIcon | undefined {
   for (const candidate of iconCandidates(name)) {
@@ -20,7 +28,15 @@ export function findAnyIcon(name: string): LucideIcon | undefined {
   return undefined;
 }
 
-export default function AnyIcon({ name, props, fallback }: { name: string; props: Record<string, unknown>; fallback: ReactNode }): ReactNode {
+export default function AnyIcon({
+  name,
+  props,
+  fallback,
+}: {
+  name: string;
+  props: Record<string, unknown>;
+  fallback: ReactNode;
+}): ReactNode {
   const Icon = findAnyIcon(name);
   return Icon ? <Icon {...props} /> : fallback;
 }

@@ -4,8 +4,27 @@ import { UNIDENTIFIED_KEY, keyForRealm } from "./keyForRealm";
 describe("keyForRealm", () => {
   it("passes the keys UIs steer by", () => {
     const keys = [
-      "Enter", "Escape", "Tab", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown",
-      "Backspace", "Delete", "Shift", "Control", "Alt", "AltGraph", "Meta", "F1", "F12", "F24",
+      "Enter",
+      "Escape",
+      "Tab",
+      "ArrowUp",
+      "ArrowDown",
+      "ArrowLeft",
+      "ArrowRight",
+      "Home",
+      "End",
+      "PageUp",
+      "PageDown",
+      "Backspace",
+      "Delete",
+      "Shift",
+      "Control",
+      "Alt",
+      "AltGraph",
+      "Meta",
+      "F1",
+      "F12",
+      "F24",
     ];
     for (const key of keys) expect(keyForRealm(key)).toBe(key);
   });
@@ -18,7 +37,27 @@ describe("keyForRealm", () => {
   });
 
   it("hides Space, non-Latin text, dead and IME keys, look-alike names and anything not a string", () => {
-    for (const key of [" ", "é", "ß", "日", "😀", "Dead", "Process", "Compose", "Unidentified", "F25", "F0", "enter", "Enterx", "ArrowUpA", "KeyA", "", undefined, null, 7]) {
+    for (const key of [
+      " ",
+      "é",
+      "ß",
+      "日",
+      "😀",
+      "Dead",
+      "Process",
+      "Compose",
+      "Unidentified",
+      "F25",
+      "F0",
+      "enter",
+      "Enterx",
+      "ArrowUpA",
+      "KeyA",
+      "",
+      undefined,
+      null,
+      7,
+    ]) {
       expect(keyForRealm(key)).toBe(UNIDENTIFIED_KEY);
     }
   });

@@ -19,11 +19,24 @@
 export const UNIDENTIFIED_KEY = "Unidentified";
 
 const NAMED_KEYS: ReadonlySet<string> = new Set([
-  "Enter", "Escape", "Tab",
-  "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight",
-  "Home", "End", "PageUp", "PageDown",
-  "Backspace", "Delete",
-  "Shift", "Control", "Alt", "AltGraph", "Meta",
+  "Enter",
+  "Escape",
+  "Tab",
+  "ArrowUp",
+  "ArrowDown",
+  "ArrowLeft",
+  "ArrowRight",
+  "Home",
+  "End",
+  "PageUp",
+  "PageDown",
+  "Backspace",
+  "Delete",
+  "Shift",
+  "Control",
+  "Alt",
+  "AltGraph",
+  "Meta",
 ]);
 const FUNCTION_KEY = /^F(?:[1-9]|1\d|2[0-4])$/;
 

@@ -11,10 +11,15 @@
 import { createContext, createElement, useContext, type KeyboardEvent, type ReactNode } from "react";
 import type { UiEventPayload } from "./contract";
 import { coerceControlValue, type ControlValue } from "./controls";
+import { FieldError, HtmlControl, errorIdOf, errorProps, eventProps, textContent } from "./htmlElements";
 import {
-  FieldError, HtmlControl, errorIdOf, errorProps, eventProps, textContent,
-} from "./htmlElements";
-import { targetPayload, useFieldError, useInert, useMount, useSubtreeVersion, type NodeComponentProps } from "./mountContext";
+  targetPayload,
+  useFieldError,
+  useInert,
+  useMount,
+  useSubtreeVersion,
+  type NodeComponentProps,
+} from "./mountContext";
 import type { MountStore } from "./mountStore";
 
 function cx(...parts: unknown[]): string {
@@ -55,7 +60,8 @@ export const Label = simple("label", "lmk-label");
 export const Separator = simple("div", "lmk-separator", (props) =>
   props.decorative === false
     ? { role: "separator", "aria-orientation": props.orientation ?? "horizontal" }
-    : { role: "none" });
+    : { role: "none" },
+);
 export const TableHeader = simple("thead", "lmk-table-header");
 export const TableBody = simple("tbody", "lmk-table-body");
 export const TableRow = simple("tr", "lmk-table-row");
@@ -131,7 +137,12 @@ function changeControl(
   if (handler !== undefined) context.emit(nodeId, handler, payload);
 }
 
-function CheckControl({ node, props, handlers, role }: NodeComponentProps & { role: "checkbox" | "switch" }): ReactNode {
+function CheckControl({
+  node,
+  props,
+  handlers,
+  role,
+}: NodeComponentProps & { role: "checkbox" | "switch" }): ReactNode {
   const context = useMount();
   const inert = useInert();
   const error = useFieldError(props.name);
@@ -139,8 +150,12 @@ function CheckControl({ node, props, handlers, role }: NodeComponentProps & { ro
   const { checked: _checked, defaultChecked: _defaultChecked, required, value: _value, name: _name, ...rest } = props;
   const toggle = () => {
     const next = !checked;
-    changeControl(context, node.id, next, handlers.onCheckedChange ? "onCheckedChange" : undefined, { ...targetPayload(props), checked: next });
-    if (handlers.onClick && !context.inert) context.emit(node.id, "onClick", { ...targetPayload(props), checked: next });
+    changeControl(context, node.id, next, handlers.onCheckedChange ? "onCheckedChange" : undefined, {
+      ...targetPayload(props),
+      checked: next,
+    });
+    if (handlers.onClick && !context.inert)
+      context.emit(node.id, "onClick", { ...targetPayload(props), checked: next });
   };
   const control = (
     <button
@@ -159,7 +174,17 @@ function CheckControl({ node, props, handlers, role }: NodeComponentProps & { ro
       {role === "switch" ? (
         <span className="lmk-switch-thumb" />
       ) : checked ? (
-        <svg width="12" height="12" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="3" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+        <svg
+          width="12"
+          height="12"
+          viewBox="0 0 24 24"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="3"
+          strokeLinecap="round"
+          strokeLinejoin="round"
+          aria-hidden="true"
+        >
           <path d="M20 6 9 17l-5-5" />
         </svg>
       ) : null}
@@ -194,7 +219,8 @@ export function Slider({ node, props, handlers }: NodeComponentProps): ReactNode
   const step = typeof props.step === "number" && props.step > 0 ? props.step : 1;
   const disabled = inert || props.disabled === true;
   const commit = () => {
-    if (handlers.onValueCommit && !context.inert) context.emit(node.id, "onValueCommit", { ...targetPayload(props), value: values });
+    if (handlers.onValueCommit && !context.inert)
+      context.emit(node.id, "onValueCommit", { ...targetPayload(props), value: values });
   };
   return (
     <div
@@ -218,11 +244,20 @@ export function Slider({ node, props, handlers }: NodeComponentProps): ReactNode
           onChange={(event) => {
             const next = values.slice();
             next[index] = Number(event.target.value);
-            changeControl(context, node.id, next, handlers.onValueChange ? "onValueChange" : undefined, { ...targetPayload(props), value: next });
+            changeControl(context, node.id, next, handlers.onValueChange ? "onValueChange" : undefined, {
+              ...targetPayload(props),
+              value: next,
+            });
           }}
           onPointerUp={commit}
           onKeyUp={(event: KeyboardEvent) => {
-            if (event.key.startsWith("Arrow") || event.key === "Home" || event.key === "End" || event.key.startsWith("Page")) commit();
+            if (
+              event.key.startsWith("Arrow") ||
+              event.key === "Home" ||
+              event.key === "End" ||
+              event.key.startsWith("Page")
+            )
+              commit();
           }}
         />
       ))}
@@ -245,11 +280,16 @@ function selectParts(store: MountStore, id: number): SelectParts {
     const node = store.getNode(current);
     if (!node) return;
     if (node.type === "SelectTrigger" && parts.trigger === undefined) parts.trigger = node.props;
-    if (node.type === "SelectValue" && typeof node.props.placeholder === "string") parts.placeholder ??= node.props.placeholder;
+    if (node.type === "SelectValue" && typeof node.props.placeholder === "string")
+      parts.placeholder ??= node.props.placeholder;
     if (node.type === "SelectItem") {
       const value = node.props.value;
       if ((typeof value === "string" || typeof value === "number") && parts.items.length < 1000) {
-        parts.items.push({ value: String(value), label: textContent(store, current, 200) || String(value), disabled: node.props.disabled === true });
+        parts.items.push({
+          value: String(value),
+          label: textContent(store, current, 200) || String(value),
+          disabled: node.props.disabled === true,
+        });
       }
       return;
     }
@@ -273,11 +313,18 @@ export function Select({ node, props, handlers }: NodeComponentProps): ReactNode
   const parts = selectParts(context.store, node.id);
   const trigger = parts.trigger ?? {};
   const live = typeof node.live === "string" ? node.live : "";
-  const triggerId = typeof trigger.id === "string" && /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/.test(trigger.id) ? context.idPrefix + trigger.id : undefined;
+  const triggerId =
+    typeof trigger.id === "string" && /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/.test(trigger.id)
+      ? context.idPrefix + trigger.id
+      : undefined;
   const control = (
     <select
       id={triggerId ?? (typeof props.id === "string" ? props.id : undefined)}
-      className={cx("lmk-select", typeof trigger.className === "string" ? (trigger.className as string) : undefined, props.className)}
+      className={cx(
+        "lmk-select",
+        typeof trigger.className === "string" ? (trigger.className as string) : undefined,
+        props.className,
+      )}
       value={live}
       required={props.required === true}
       disabled={inert || props.disabled === true}
@@ -285,7 +332,10 @@ export function Select({ node, props, handlers }: NodeComponentProps): ReactNode
       {...errorProps(context, node, props, error)}
       onChange={(event) => {
         const value = event.target.value;
-        changeControl(context, node.id, value, handlers.onValueChange ? "onValueChange" : undefined, { ...targetPayload(props), value });
+        changeControl(context, node.id, value, handlers.onValueChange ? "onValueChange" : undefined, {
+          ...targetPayload(props),
+          value,
+        });
       }}
     >
       {live === "" || !parts.items.some((item) => item.value === live) ? (

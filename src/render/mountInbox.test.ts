@@ -7,7 +7,9 @@ import type { MountOp, MountRealmMessage } from "../wire/mount";
 const open = (mountId: string, nodes = 0): MountRealmMessage => ({
   type: "mount-open",
   mountId,
-  snapshot: { nodes: Array.from({ length: nodes }, (_, index) => ({ id: index + 1, type: "span", props: {}, children: [] })) },
+  snapshot: {
+    nodes: Array.from({ length: nodes }, (_, index) => ({ id: index + 1, type: "span", props: {}, children: [] })),
+  },
 });
 const textOps = (count: number, first = 1): MountOp[] =>
   Array.from({ length: count }, (_, index): MountOp[] => [
@@ -89,10 +91,15 @@ describe("createMountInbox", () => {
     const { registry, inbox, warnings } = setup({ maxBacklogOps: 1000 });
     inbox.push(open("m1"));
     inbox.drain();
-    for (let index = 0; index < 20; index += 1) inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(100, 1 + index * 100) });
+    for (let index = 0; index < 20; index += 1)
+      inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(100, 1 + index * 100) });
     inbox.drain();
     expect(inbox.isSuspended("m1")).toBe(true);
-    expect(registry.get("m1")?.getMeta().error).toEqual({ code: "render", name: MOUNT_PAUSED_ERROR_NAME, message: MOUNT_PAUSED_NOTICE });
+    expect(registry.get("m1")?.getMeta().error).toEqual({
+      code: "render",
+      name: MOUNT_PAUSED_ERROR_NAME,
+      message: MOUNT_PAUSED_NOTICE,
+    });
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/^m1: mount m1 was paused/);
     expect(inbox.pending).toBe(0);
@@ -148,7 +155,11 @@ describe("createMountInbox: its listeners (the agent)", () => {
     const { inbox, tasks, runTask } = setup({ sliceOps: 100 });
     const heard: { type: string; mountId: string; eventId?: number; ops?: number }[] = [];
     inbox.subscribe((message) =>
-      heard.push({ type: message.type, mountId: message.mountId, ...(message.type === "mount-ops" ? { eventId: message.eventId, ops: message.ops.length } : {}) }),
+      heard.push({
+        type: message.type,
+        mountId: message.mountId,
+        ...(message.type === "mount-ops" ? { eventId: message.eventId, ops: message.ops.length } : {}),
+      }),
     );
     inbox.push(open("m1"));
     inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(5), eventId: 7 });
@@ -166,7 +177,9 @@ describe("createMountInbox: its listeners (the agent)", () => {
   test("do not hear ops the inbox dropped: a batch cut short, or any batch of a paused mount", () => {
     const { inbox, registry } = setup({ maxTotalNodes: 10, sliceOps: 20 });
     const heard: string[] = [];
-    inbox.subscribe((message) => heard.push(`${message.type} ${message.mountId}${message.type === "mount-ops" ? ` ${message.eventId}` : ""}`));
+    inbox.subscribe((message) =>
+      heard.push(`${message.type} ${message.mountId}${message.type === "mount-ops" ? ` ${message.eventId}` : ""}`),
+    );
     inbox.push(open("m1"));
     inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(4), eventId: 2 });
     // Over the session's node cap within its first slice: the mount is paused and the rest of this batch dropped.
@@ -183,8 +196,15 @@ describe("createMountInbox: its listeners (the agent)", () => {
 function partsOpen(mountId: string, nodes: number, partOps: number) {
   const ops = textOps(nodes);
   const parts: Extract<MountRealmMessage, { type: "mount-open-part" }>[] = [];
-  for (let index = 0; index * partOps < ops.length; index += 1) parts.push({ type: "mount-open-part", mountId, index, ops: ops.slice(index * partOps, (index + 1) * partOps) });
-  const open: Extract<MountRealmMessage, { type: "mount-open" }> = { type: "mount-open", mountId, snapshot: { nodes: [] }, parts: parts.length, nodes };
+  for (let index = 0; index * partOps < ops.length; index += 1)
+    parts.push({ type: "mount-open-part", mountId, index, ops: ops.slice(index * partOps, (index + 1) * partOps) });
+  const open: Extract<MountRealmMessage, { type: "mount-open" }> = {
+    type: "mount-open",
+    mountId,
+    snapshot: { nodes: [] },
+    parts: parts.length,
+    nodes,
+  };
   return { open, parts };
 }
 
@@ -317,10 +337,13 @@ describe("createMountInbox: first renders in parts", () => {
     inbox.drain();
     expect(registry.get("m1")).toBeUndefined();
     expect(registry.ids()).toEqual(["m2"]);
-    expect(warnings.some((warning) => /^m1: mount m1 was not shown: part of its first render was dropped/.test(warning))).toBe(true);
+    expect(
+      warnings.some((warning) => /^m1: mount m1 was not shown: part of its first render was dropped/.test(warning)),
+    ).toBe(true);
   });
   describe("a UI event's answer (mount-ops with an eventId)", () => {
-    const children = (registry: ReturnType<typeof createMountRegistry>) => registry.get("m1")?.getNode(ROOT_NODE_ID)?.children.length;
+    const children = (registry: ReturnType<typeof createMountRegistry>) =>
+      registry.get("m1")?.getNode(ROOT_NODE_ID)?.children.length;
 
     test("is applied in the task it arrives in when nothing is queued: it waits for no later task", () => {
       const { registry, inbox, tasks, runTask } = setup();
@@ -351,7 +374,12 @@ describe("createMountInbox: first renders in parts", () => {
       inbox.push(open("m1"));
       while (tasks.length > 0) runTask();
       inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(2) });
-      inbox.push({ type: "mount-ops", mountId: "m1", ops: [{ op: "remove", parent: ROOT_NODE_ID, child: 1 }], eventId: 7 });
+      inbox.push({
+        type: "mount-ops",
+        mountId: "m1",
+        ops: [{ op: "remove", parent: ROOT_NODE_ID, child: 1 }],
+        eventId: 7,
+      });
       expect(children(registry)).toBe(0);
       runTask();
       expect(registry.get("m1")?.getNode(ROOT_NODE_ID)?.children).toEqual([2]);

@@ -37,7 +37,13 @@
  * Pure apart from the scheduler and the clock, both injectable.
  */
 import {
-  MAX_OPEN_MOUNTS, MOUNT_CLOSE, MOUNT_OPEN, MOUNT_OPS, MOUNT_PAUSED_ERROR_NAME, MOUNT_PAUSED_NOTICE, type MountRealmMessage,
+  MAX_OPEN_MOUNTS,
+  MOUNT_CLOSE,
+  MOUNT_OPEN,
+  MOUNT_OPS,
+  MOUNT_PAUSED_ERROR_NAME,
+  MOUNT_PAUSED_NOTICE,
+  type MountRealmMessage,
 } from "./contract";
 import { MOUNT_OPEN_PART } from "../wire/mount";
 import type { MountOpening, MountRegistry } from "./mountRegistry";
@@ -129,7 +135,7 @@ export function defaultSchedule(): (task: () => void) => void {
 
 /** Nodes a port-validated mount-open announces: `nodes` when parts follow, else its snapshot's. */
 function announcedNodes(message: OpenMessage): number {
-  return message.parts !== undefined ? message.nodes ?? 0 : snapshotNodeCount(message.snapshot.nodes);
+  return message.parts !== undefined ? (message.nodes ?? 0) : snapshotNodeCount(message.snapshot.nodes);
 }
 
 export function createMountInbox(options: MountInboxOptions): MountInbox {
@@ -243,19 +249,34 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
     if (!announcement.opening) {
       // Caps: a first render under way counts as a mount and reserves the nodes it announced.
       const others = [...building.values()].filter((opening) => opening.mountId !== mountId);
-      const live = registry.ids().length - (registry.get(mountId) ? 1 : 0) + others.filter((opening) => !registry.get(opening.mountId)).length;
+      const live =
+        registry.ids().length -
+        (registry.get(mountId) ? 1 : 0) +
+        others.filter((opening) => !registry.get(opening.mountId)).length;
       if (live >= limits.maxMounts) {
-        refuse(mountId, "max-mounts", `mount ${mountId} was not shown: the session already shows ${limits.maxMounts} mounts (the limit). Update existing mounts instead of mounting new ones.`);
+        refuse(
+          mountId,
+          "max-mounts",
+          `mount ${mountId} was not shown: the session already shows ${limits.maxMounts} mounts (the limit). Update existing mounts instead of mounting new ones.`,
+        );
         return true;
       }
       const nodes = announcedNodes(message);
       const reserved = others.reduce((sum, opening) => sum + opening.nodes, 0);
       if (totalNodes() - (registry.get(mountId)?.nodeCount ?? 0) + reserved + nodes > limits.maxTotalNodes) {
-        refuse(mountId, "max-nodes", `mount ${mountId} was not shown: the session's mounts would hold more than ${limits.maxTotalNodes} nodes (the limit). Show fewer rows (paginate) or summarise.`);
+        refuse(
+          mountId,
+          "max-nodes",
+          `mount ${mountId} was not shown: the session's mounts would hold more than ${limits.maxTotalNodes} nodes (the limit). Show fewer rows (paginate) or summarise.`,
+        );
         return true;
       }
       if (announcement.broken) {
-        refuse(mountId, `dropped:${mountId}`, `mount ${mountId} was not shown: part of its first render was dropped (the sandbox sent more than ${limits.maxMessagesPerSecond} UI messages in a second).`);
+        refuse(
+          mountId,
+          `dropped:${mountId}`,
+          `mount ${mountId} was not shown: part of its first render was dropped (the sandbox sent more than ${limits.maxMessagesPerSecond} UI messages in a second).`,
+        );
         return true;
       }
       announcement.opening = registry.beginOpen(message);
@@ -274,7 +295,9 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
       return true;
     }
     if (entry.announcement!.broken) {
-      opening.abandon(`part of its first render was dropped (the sandbox sent more than ${limits.maxMessagesPerSecond} UI messages in a second)`);
+      opening.abandon(
+        `part of its first render was dropped (the sandbox sent more than ${limits.maxMessagesPerSecond} UI messages in a second)`,
+      );
       return stepOpening(mountId, opening);
     }
     if (entry.offset === 0) {
@@ -352,7 +375,11 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
       windowMessages += 1;
       const ops = message.type === MOUNT_OPS ? message.ops.length : 0;
       if (windowMessages > limits.maxMessagesPerSecond) {
-        warn(undefined, "max-messages", `the sandbox sent more than ${limits.maxMessagesPerSecond} UI messages in a second; the excess was dropped.`);
+        warn(
+          undefined,
+          "max-messages",
+          `the sandbox sent more than ${limits.maxMessagesPerSecond} UI messages in a second; the excess was dropped.`,
+        );
         if (type === MOUNT_OPS) suspend(mountId, "it sent more UI messages than the page accepts per second");
         // A first render missing a part can never be whole.
         if (type === MOUNT_OPEN) announced.delete(mountId);
@@ -370,7 +397,11 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
         // Joins the latest open of its mount, whatever happens to the mount meanwhile; with none, it has nothing to build.
         const announcement = announced.get(mountId);
         if (!announcement) {
-          warn(mountId, `orphan-part:${mountId}`, `mount ${mountId}: the sandbox sent part of a first render that was never announced; it was dropped.`);
+          warn(
+            mountId,
+            `orphan-part:${mountId}`,
+            `mount ${mountId}: the sandbox sent part of a first render that was never announced; it was dropped.`,
+          );
           return;
         }
         queue.push({ mountId, type, message, offset: 0, ops: 0, announcement });

@@ -6,8 +6,15 @@
  * scratch), so callers may hand over whatever arrived on the port.
  */
 import {
-  MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, TEXT_NODE_TYPE,
-  validateMountMessage, type MountRealmMessage,
+  MOUNT_CLOSE,
+  MOUNT_ERROR,
+  MOUNT_FORM_ERRORS,
+  MOUNT_OPEN,
+  MOUNT_OPS,
+  MOUNT_WAITING,
+  TEXT_NODE_TYPE,
+  validateMountMessage,
+  type MountRealmMessage,
 } from "./contract";
 import { MOUNT_OPEN_PART } from "../wire/mount";
 // Not the catalog or MountView: they load with the first mount drawn (drawable.ts).
@@ -53,7 +60,11 @@ export interface MountRegistry {
    * is shown when complete. Returns true when done. A realm that opened the
    * same id meanwhile wins: the restored tree is dropped, never shown over it.
    */
-  beginRestore(mountId: string, snapshot: unknown, title?: string): { step(maxOps: number): boolean; readonly opCount: number };
+  beginRestore(
+    mountId: string,
+    snapshot: unknown,
+    title?: string,
+  ): { step(maxOps: number): boolean; readonly opCount: number };
   /**
    * A port-validated mount-open, built in steps (src/render/mountInbox.ts
    * applies it over several time slices, its parts as they come): the tree
@@ -139,7 +150,11 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
       const opening = openings.get(message.mountId);
       if (message.type === MOUNT_OPEN_PART) {
         if (!opening) {
-          const error = renderError("open-abandoned", `mount ${message.mountId.slice(0, 64)}: part ${message.index} of a first render that is not under way`, { mountId: message.mountId });
+          const error = renderError(
+            "open-abandoned",
+            `mount ${message.mountId.slice(0, 64)}: part ${message.index} of a first render that is not under way`,
+            { mountId: message.mountId },
+          );
           options.onError?.(message.mountId, error);
           return [error];
         }
@@ -151,14 +166,20 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
       if (opening) opening.abandon(`${message.type} came before the last part of its first render`);
       const store = stores.get(message.mountId);
       if (!store) {
-        const error = renderError("unknown-mount", `no mount "${message.mountId.slice(0, 64)}"`, { mountId: message.mountId });
+        const error = renderError("unknown-mount", `no mount "${message.mountId.slice(0, 64)}"`, {
+          mountId: message.mountId,
+        });
         options.onError?.(message.mountId, error);
         return [error];
       }
       switch (message.type) {
         case MOUNT_OPS: {
           const errors = store.apply(message.ops);
-          checkTypes(message.mountId, store, message.ops.flatMap((op) => (op.op === "create" ? [op.type] : [])));
+          checkTypes(
+            message.mountId,
+            store,
+            message.ops.flatMap((op) => (op.op === "create" ? [op.type] : [])),
+          );
           return errors;
         }
         case MOUNT_CLOSE:
@@ -210,14 +231,16 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
       const errors: RenderError[] = [];
       const types = new Set<string>();
       const report = (reason: string) => {
-        const error = renderError("open-abandoned", `mount ${mountId.slice(0, 64)} was not shown: ${reason}`, { mountId });
+        const error = renderError("open-abandoned", `mount ${mountId.slice(0, 64)} was not shown: ${reason}`, {
+          mountId,
+        });
         errors.push(error);
         options.onError?.(mountId, error);
       };
       const opening: MountOpening = {
         mountId,
         message,
-        nodes: message.parts === undefined ? snapshotNodeCount(message.snapshot.nodes) : message.nodes ?? 0,
+        nodes: message.parts === undefined ? snapshotNodeCount(message.snapshot.nodes) : (message.nodes ?? 0),
         get pendingOps() {
           return pendingOps;
         },
@@ -230,7 +253,12 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
         errors,
         addPart(index, ops) {
           if (state !== "building" || partsLeft === 0 || index !== nextPart) {
-            if (state === "building") opening.abandon(partsLeft === 0 ? `part ${index} was not announced` : `part ${index} came when part ${nextPart} was due`);
+            if (state === "building")
+              opening.abandon(
+                partsLeft === 0
+                  ? `part ${index} was not announced`
+                  : `part ${index} came when part ${nextPart} was due`,
+              );
             return false;
           }
           nextPart += 1;

@@ -3,7 +3,14 @@
  * snapshot of the attached nodes with the live control values folded in,
  * and the ops that rebuild a store from a snapshot. Pure.
  */
-import { ROOT_NODE_ID, TEXT_NODE_TYPE, type MountOp, type MountSnapshot, type SnapshotNode, type WireProps } from "./contract";
+import {
+  ROOT_NODE_ID,
+  TEXT_NODE_TYPE,
+  type MountOp,
+  type MountSnapshot,
+  type SnapshotNode,
+  type WireProps,
+} from "./contract";
 import { valuePropOf, type ControlState } from "./controls";
 
 export interface MountSnapshotOptions {
@@ -48,10 +55,13 @@ export function buildSnapshot(
 /** The create/insert ops that build `nodes` under the root, parents before children, in document order. */
 export function snapshotOps(nodes: readonly SnapshotNode[]): MountOp[] {
   const ops: MountOp[] = [];
-  const stack: Array<{ node: SnapshotNode; parent: number }> = nodes.map((node) => ({ node, parent: ROOT_NODE_ID })).reverse();
+  const stack: Array<{ node: SnapshotNode; parent: number }> = nodes
+    .map((node) => ({ node, parent: ROOT_NODE_ID }))
+    .reverse();
   while (stack.length > 0) {
     const { node, parent } = stack.pop()!;
-    if (node.type === TEXT_NODE_TYPE) ops.push({ op: "create", id: node.id, type: node.type, text: (node as { text: string }).text });
+    if (node.type === TEXT_NODE_TYPE)
+      ops.push({ op: "create", id: node.id, type: node.type, text: (node as { text: string }).text });
     else ops.push({ op: "create", id: node.id, type: node.type, props: (node as { props: WireProps }).props });
     ops.push({ op: "insert", parent, child: node.id });
     const children = "children" in node ? node.children : [];
@@ -67,7 +77,8 @@ export function snapshotNodeCount(nodes: readonly SnapshotNode[]): number {
   while (stack.length > 0) {
     const level = stack.pop()!;
     total += level.length;
-    for (const node of level) if (node.type !== TEXT_NODE_TYPE && "children" in node && node.children.length > 0) stack.push(node.children);
+    for (const node of level)
+      if (node.type !== TEXT_NODE_TYPE && "children" in node && node.children.length > 0) stack.push(node.children);
   }
   return total;
 }

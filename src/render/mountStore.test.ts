@@ -61,7 +61,10 @@ describe("createMountStore: valid ops", () => {
   it("updates text and props, removes subtrees for good", () => {
     const { store: s } = store();
     s.apply(card);
-    s.apply([{ op: "text", id: 2, text: "bye" }, { op: "props", id: 1, props: { className: "p-2" } }]);
+    s.apply([
+      { op: "text", id: 2, text: "bye" },
+      { op: "props", id: 1, props: { className: "p-2" } },
+    ]);
     expect(s.getNode(2)!.text).toBe("bye");
     expect(s.getNode(1)!.props).toEqual({ className: "p-2" });
     expect(s.apply([{ op: "remove", parent: 0, child: 1 }])).toEqual([]);
@@ -90,7 +93,10 @@ describe("createMountStore: valid ops", () => {
     s.subscribeSubtree(1, () => calls.push("card-subtree"));
     s.subscribeSubtree(0, () => calls.push("root-subtree"));
     const rootVersion = s.getSubtreeVersion(0);
-    s.apply([{ op: "text", id: 2, text: "a" }, { op: "text", id: 2, text: "b" }]);
+    s.apply([
+      { op: "text", id: 2, text: "a" },
+      { op: "text", id: 2, text: "b" },
+    ]);
     expect(calls.sort()).toEqual(["card-subtree", "root-subtree", "text"]);
     expect(s.getSubtreeVersion(0)).toBe(rootVersion + 1);
   });
@@ -108,16 +114,80 @@ describe("a malformed op is refused once, at the gate, and never applied", () =>
     ["create with a fractional id", [], { op: "create", id: 1.5, type: "div" }, /ops\[0\]\.id is not a node id/],
     ["create with a string id", [], { op: "create", id: "1", type: "div" }, /ops\[0\]\.id is not a node id/],
     ["create with a bad type", [], { op: "create", id: 1, type: "<script>" }, /ops\[0\]\.type is not a component name/],
-    ["create with a non-string type", [], { op: "create", id: 1, type: 7 }, /ops\[0\]\.type is not a short non-empty string/],
-    ["insert of child 0 (the root)", [{ op: "create", id: 1, type: "div" }], { op: "insert", parent: 1, child: 0 }, /ops\[0\]\.child is not a node id/],
-    ["text op with a number", [{ op: "create", id: 1, type: "#text", text: "x" }], { op: "text", id: 1, text: 5 }, /ops\[0\]\.text is not a string/],
-    ["props that are not an object", [], { op: "create", id: 1, type: "div", props: [1] }, /ops\[0\]\.props is not an object/],
-    ["props holding a function", [], { op: "create", id: 1, type: "div", props: { onClick: () => 1 } }, /ops\[0\]\.props\.onClick is not JSON/],
-    ["props holding a class instance", [], { op: "create", id: 1, type: "div", props: { when: new Date(0) } }, /ops\[0\]\.props\.when is not a plain object/],
-    ["props with children", [], { op: "create", id: 1, type: "div", props: { children: "x" } }, /ops\[0\]\.props\.children is not allowed/],
+    [
+      "create with a non-string type",
+      [],
+      { op: "create", id: 1, type: 7 },
+      /ops\[0\]\.type is not a short non-empty string/,
+    ],
+    [
+      "insert of child 0 (the root)",
+      [{ op: "create", id: 1, type: "div" }],
+      { op: "insert", parent: 1, child: 0 },
+      /ops\[0\]\.child is not a node id/,
+    ],
+    [
+      "text op with a number",
+      [{ op: "create", id: 1, type: "#text", text: "x" }],
+      { op: "text", id: 1, text: 5 },
+      /ops\[0\]\.text is not a string/,
+    ],
+    [
+      "props that are not an object",
+      [],
+      { op: "create", id: 1, type: "div", props: [1] },
+      /ops\[0\]\.props is not an object/,
+    ],
+    [
+      "props holding a function",
+      [],
+      { op: "create", id: 1, type: "div", props: { onClick: () => 1 } },
+      /ops\[0\]\.props\.onClick is not JSON/,
+    ],
+    [
+      "props holding a class instance",
+      [],
+      { op: "create", id: 1, type: "div", props: { when: new Date(0) } },
+      /ops\[0\]\.props\.when is not a plain object/,
+    ],
+    [
+      "props with children",
+      [],
+      { op: "create", id: 1, type: "div", props: { children: "x" } },
+      /ops\[0\]\.props\.children is not allowed/,
+    ],
     ["a non-array batch", [], undefined, /ops is not an array/],
-    ["a getter that throws", [], { op: "create", id: 1, type: "div", get props(): never { throw new Error("boom"); } }, /unreadable message: Error: boom/],
-    ["a proxy whose traps throw", [], { op: "create", id: 2, type: "div", props: new Proxy({}, { ownKeys: () => { throw new Error("trap"); } }) }, /unreadable message: Error: trap/],
+    [
+      "a getter that throws",
+      [],
+      {
+        op: "create",
+        id: 1,
+        type: "div",
+        get props(): never {
+          throw new Error("boom");
+        },
+      },
+      /unreadable message: Error: boom/,
+    ],
+    [
+      "a proxy whose traps throw",
+      [],
+      {
+        op: "create",
+        id: 2,
+        type: "div",
+        props: new Proxy(
+          {},
+          {
+            ownKeys: () => {
+              throw new Error("trap");
+            },
+          },
+        ),
+      },
+      /unreadable message: Error: trap/,
+    ],
   ];
   for (const [name, setup, bad, reason] of cases) {
     it(name, () => {
@@ -142,7 +212,13 @@ describe("a malformed op is refused once, at the gate, and never applied", () =>
   it("agrees with the wire on non-finite numbers: they arrive as null, not as an error", () => {
     const registry = createMountRegistry();
     registry.receive({ type: "mount-open", mountId: "m1", snapshot: { nodes: [] } });
-    expect(registry.receive({ type: "mount-ops", mountId: "m1", ops: [{ op: "create", id: 1, type: "div", props: { x: Infinity } }] })).toEqual([]);
+    expect(
+      registry.receive({
+        type: "mount-ops",
+        mountId: "m1",
+        ops: [{ op: "create", id: 1, type: "div", props: { x: Infinity } }],
+      }),
+    ).toEqual([]);
     expect(registry.get("m1")!.getNode(1)!.props).toEqual({ x: null });
   });
 });
@@ -151,27 +227,88 @@ describe("createMountStore: every op the table refuses is reported, never thrown
   // [name, ops (setup then the bad op last), expected code]. The bad op must
   // leave the tree as the setup left it.
   const cases: Array<[string, MountOp[], string]> = [
-    ["duplicate create", [{ op: "create", id: 1, type: "div" }, { op: "create", id: 1, type: "span" }], "duplicate-node"],
+    [
+      "duplicate create",
+      [
+        { op: "create", id: 1, type: "div" },
+        { op: "create", id: 1, type: "span" },
+      ],
+      "duplicate-node",
+    ],
     ["insert of a node never created", [{ op: "insert", parent: 0, child: 99 }], "unknown-node"],
-    ["insert into a node never created", [{ op: "create", id: 1, type: "div" }, { op: "insert", parent: 5, child: 1 }], "unknown-node"],
-    ["insert into a text node", [{ op: "create", id: 1, type: "#text", text: "x" }, { op: "create", id: 2, type: "b" }, { op: "insert", parent: 1, child: 2 }], "wrong-node-kind"],
-    ["insert of a node under itself", [{ op: "create", id: 1, type: "div" }, { op: "insert", parent: 1, child: 1 }], "cycle"],
-    ["insert making a cycle", [
-      { op: "create", id: 1, type: "div" }, { op: "create", id: 2, type: "div" },
-      { op: "insert", parent: 1, child: 2 }, { op: "insert", parent: 2, child: 1 },
-    ], "cycle"],
-    ["insert before a non-child", [
-      { op: "create", id: 1, type: "div" }, { op: "create", id: 2, type: "div" }, { op: "create", id: 3, type: "div" },
-      { op: "insert", parent: 1, child: 2, before: 3 },
-    ], "not-a-child"],
-    ["remove of a non-child", [
-      { op: "create", id: 1, type: "div" }, { op: "create", id: 2, type: "div" }, { op: "insert", parent: 0, child: 1 },
-      { op: "remove", parent: 1, child: 2 },
-    ], "not-a-child"],
+    [
+      "insert into a node never created",
+      [
+        { op: "create", id: 1, type: "div" },
+        { op: "insert", parent: 5, child: 1 },
+      ],
+      "unknown-node",
+    ],
+    [
+      "insert into a text node",
+      [
+        { op: "create", id: 1, type: "#text", text: "x" },
+        { op: "create", id: 2, type: "b" },
+        { op: "insert", parent: 1, child: 2 },
+      ],
+      "wrong-node-kind",
+    ],
+    [
+      "insert of a node under itself",
+      [
+        { op: "create", id: 1, type: "div" },
+        { op: "insert", parent: 1, child: 1 },
+      ],
+      "cycle",
+    ],
+    [
+      "insert making a cycle",
+      [
+        { op: "create", id: 1, type: "div" },
+        { op: "create", id: 2, type: "div" },
+        { op: "insert", parent: 1, child: 2 },
+        { op: "insert", parent: 2, child: 1 },
+      ],
+      "cycle",
+    ],
+    [
+      "insert before a non-child",
+      [
+        { op: "create", id: 1, type: "div" },
+        { op: "create", id: 2, type: "div" },
+        { op: "create", id: 3, type: "div" },
+        { op: "insert", parent: 1, child: 2, before: 3 },
+      ],
+      "not-a-child",
+    ],
+    [
+      "remove of a non-child",
+      [
+        { op: "create", id: 1, type: "div" },
+        { op: "create", id: 2, type: "div" },
+        { op: "insert", parent: 0, child: 1 },
+        { op: "remove", parent: 1, child: 2 },
+      ],
+      "not-a-child",
+    ],
     ["remove of an unknown node", [{ op: "remove", parent: 0, child: 3 }], "unknown-node"],
-    ["text op on an element", [{ op: "create", id: 1, type: "div" }, { op: "text", id: 1, text: "x" }], "wrong-node-kind"],
+    [
+      "text op on an element",
+      [
+        { op: "create", id: 1, type: "div" },
+        { op: "text", id: 1, text: "x" },
+      ],
+      "wrong-node-kind",
+    ],
     ["text op on an unknown node", [{ op: "text", id: 8, text: "x" }], "unknown-node"],
-    ["props op on a text node", [{ op: "create", id: 1, type: "#text", text: "x" }, { op: "props", id: 1, props: {} }], "wrong-node-kind"],
+    [
+      "props op on a text node",
+      [
+        { op: "create", id: 1, type: "#text", text: "x" },
+        { op: "props", id: 1, props: {} },
+      ],
+      "wrong-node-kind",
+    ],
     ["props op on an unknown node", [{ op: "props", id: 8, props: {} }], "unknown-node"],
   ];
   for (const [name, ops, code] of cases) {
@@ -215,7 +352,8 @@ describe("createMountStore: every op the table refuses is reported, never thrown
     expect(codes(errors)).toContain("tree-too-deep");
     const { store: t } = store({ maxDepth: 4 });
     const down: MountOp[] = [];
-    for (let id = 1; id <= 6; id++) down.push({ op: "create", id, type: "div" }, { op: "insert", parent: id - 1, child: id });
+    for (let id = 1; id <= 6; id++)
+      down.push({ op: "create", id, type: "div" }, { op: "insert", parent: id - 1, child: id });
     // 5 cannot attach under 4; 6 then attaches under the detached 5, harmlessly.
     expect(codes(t.apply(down))).toEqual(["tree-too-deep"]);
     expect(shape(t)).toBe("div(div(div(div)))");
@@ -223,7 +361,9 @@ describe("createMountStore: every op the table refuses is reported, never thrown
 
   it("caps props size, text length and the mount's total size", () => {
     const { store: s } = store({ maxPropsSize: 1000, maxTextLength: 10, maxTotalSize: 3000 });
-    expect(codes(s.apply([{ op: "create", id: 1, type: "div", props: { title: "x".repeat(2000) } }]))).toEqual(["props-too-large"]);
+    expect(codes(s.apply([{ op: "create", id: 1, type: "div", props: { title: "x".repeat(2000) } }]))).toEqual([
+      "props-too-large",
+    ]);
     expect(codes(s.apply([{ op: "create", id: 2, type: "#text", text: "x".repeat(11) }]))).toEqual(["invalid-text"]);
     s.apply([{ op: "create", id: 3, type: "#text", text: "short" }]);
     expect(codes(s.apply([{ op: "text", id: 3, text: "x".repeat(11) }]))).toEqual(["invalid-text"]);
@@ -244,7 +384,9 @@ describe("createMountStore: every op the table refuses is reported, never thrown
 
   it("survives huge arrays in props (sized only up to the limit)", () => {
     const { store: s } = store();
-    expect(codes(s.apply([{ op: "create", id: 3, type: "div", props: { rows: new Array(1e6).fill("xx") } }]))).toEqual(["props-too-large"]);
+    expect(codes(s.apply([{ op: "create", id: 3, type: "div", props: { rows: new Array(1e6).fill("xx") } }]))).toEqual([
+      "props-too-large",
+    ]);
   });
 });
 
@@ -252,7 +394,10 @@ describe("snapshots", () => {
   const snapshot: MountSnapshot = {
     nodes: [
       {
-        id: 1, type: "form", props: { onSubmit: H }, children: [
+        id: 1,
+        type: "form",
+        props: { onSubmit: H },
+        children: [
           { id: 2, type: "Input", props: { name: "city", defaultValue: "Oslo" }, children: [] },
           { id: 3, type: "Button", props: { type: "submit" }, children: [{ id: 4, type: "#text", text: "Go" }] },
         ],
@@ -271,7 +416,11 @@ describe("snapshots", () => {
   it("round-trips through JSON, ops included", () => {
     const { store: s } = store();
     s.load(snapshot);
-    s.apply([{ op: "create", id: 6, type: "#text", text: "!" }, { op: "insert", parent: 3, child: 6 }, { op: "remove", parent: 0, child: 5 }]);
+    s.apply([
+      { op: "create", id: 6, type: "#text", text: "!" },
+      { op: "insert", parent: 3, child: 6 },
+      { op: "remove", parent: 0, child: 5 },
+    ]);
     const json = JSON.parse(JSON.stringify(s.toSnapshot()));
     const { store: restored, errors } = fromSnapshot(json, { mountId: "m1" });
     expect(errors).toEqual([]);
@@ -291,7 +440,13 @@ describe("snapshots", () => {
   });
 
   it("rejects a malformed snapshot without throwing and renders nothing of it", () => {
-    for (const bad of [null, 5, { nodes: "x" }, { nodes: [{ id: -1, type: "div", props: {}, children: [] }] }, { nodes: [{ id: 1, type: "div" }] }]) {
+    for (const bad of [
+      null,
+      5,
+      { nodes: "x" },
+      { nodes: [{ id: -1, type: "div", props: {}, children: [] }] },
+      { nodes: [{ id: 1, type: "div" }] },
+    ]) {
       const { store: s, errors } = fromSnapshot(bad, { mountId: "m1" });
       expect(codes(errors)).toEqual(["invalid-snapshot"]);
       expect(s.nodeCount).toBe(0);
@@ -299,13 +454,16 @@ describe("snapshots", () => {
   });
 
   it("reports duplicate ids inside a snapshot and keeps the rest", () => {
-    const { errors, store: s } = fromSnapshot({
-      nodes: [
-        { id: 1, type: "p", props: {}, children: [] },
-        { id: 1, type: "span", props: {}, children: [] },
-        { id: 2, type: "b", props: {}, children: [] },
-      ],
-    }, { mountId: "m1" });
+    const { errors, store: s } = fromSnapshot(
+      {
+        nodes: [
+          { id: 1, type: "p", props: {}, children: [] },
+          { id: 1, type: "span", props: {}, children: [] },
+          { id: 2, type: "b", props: {}, children: [] },
+        ],
+      },
+      { mountId: "m1" },
+    );
     expect(codes(errors)).toContain("duplicate-node");
     expect(shape(s)).toContain("b");
   });
@@ -322,7 +480,10 @@ describe("snapshots", () => {
 describe("host-owned control values", () => {
   function input(props: Record<string, unknown> = {}): MountStore {
     const { store: s } = store();
-    s.apply([{ op: "create", id: 1, type: "input", props: { onChange: H, ...props } as never }, { op: "insert", parent: 0, child: 1 }]);
+    s.apply([
+      { op: "create", id: 1, type: "input", props: { onChange: H, ...props } as never },
+      { op: "insert", parent: 0, child: 1 },
+    ]);
     return s;
   }
 
@@ -367,7 +528,9 @@ describe("host-owned control values", () => {
       { op: "create", id: 1, type: "form" },
       { op: "create", id: 2, type: "input", props: { type: "radio", name: "size", value: "s" } },
       { op: "create", id: 3, type: "input", props: { type: "radio", name: "size", value: "m", defaultChecked: true } },
-      { op: "insert", parent: 1, child: 2 }, { op: "insert", parent: 1, child: 3 }, { op: "insert", parent: 0, child: 1 },
+      { op: "insert", parent: 1, child: 2 },
+      { op: "insert", parent: 1, child: 3 },
+      { op: "insert", parent: 0, child: 1 },
     ]);
     s.setControlValue(2, true, false);
     expect(s.getNode(3)!.live).toBe(false);
@@ -396,13 +559,23 @@ describe("collectFormValues", () => {
       { op: "create", id: 15, type: "textarea", props: { name: "notes", value: "hi" } },
       { op: "create", id: 16, type: "input", props: { type: "submit", name: "go", value: "Go" } },
       { op: "insert", parent: 11, child: 12 },
-      ...[2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16].map((child) => ({ op: "insert", parent: 1, child }) as MountOp),
+      ...[2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16].map(
+        (child) => ({ op: "insert", parent: 1, child }) as MountOp,
+      ),
       { op: "insert", parent: 0, child: 1 },
     ];
     expect(s.apply(ops)).toEqual([]);
     s.setControlValue(3, true, false);
     expect(s.collectFormValues(1)).toEqual({
-      email: "a@b.c", agree: true, news: true, volume: 30, range: [10, 90], fruit: "apple", tag: ["x", "y"], native: false, notes: "hi",
+      email: "a@b.c",
+      agree: true,
+      news: true,
+      volume: 30,
+      range: [10, 90],
+      fruit: "apple",
+      tag: ["x", "y"],
+      native: false,
+      notes: "hi",
     });
   });
 });

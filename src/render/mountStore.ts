@@ -24,13 +24,25 @@
  *      dead for good).
  */
 import {
-  ROOT_NODE_ID, TEXT_NODE_TYPE, isHandlerMarker, validateMountMessage,
-  MOUNT_OPEN, MAX_TREE_DEPTH,
-  type FormValues, type MountErrorInfo, type MountOp, type MountSnapshot, type WireProps,
+  ROOT_NODE_ID,
+  TEXT_NODE_TYPE,
+  isHandlerMarker,
+  validateMountMessage,
+  MOUNT_OPEN,
+  MAX_TREE_DEPTH,
+  type FormValues,
+  type MountErrorInfo,
+  type MountOp,
+  type MountSnapshot,
+  type WireProps,
 } from "./contract";
 import {
-  applyRequestedValue, controlKind, createControlState, setLiveValue,
-  type ControlState, type ControlValue,
+  applyRequestedValue,
+  controlKind,
+  createControlState,
+  setLiveValue,
+  type ControlState,
+  type ControlValue,
 } from "./controls";
 import { collectFormValues } from "./mountFormValues";
 import { buildSnapshot, snapshotOps, type MountSnapshotOptions } from "./mountSnapshot";
@@ -193,7 +205,10 @@ function jsonSize(value: unknown, budget: number): number {
 }
 
 /** Props within the node's size limit, frozen; their shape is the gate's (JSON, markers only at the top). */
-function sizedProps(props: WireProps | undefined, maxSize: number): { props: WireProps; size: number } | { code: RenderErrorCode; reason: string } {
+function sizedProps(
+  props: WireProps | undefined,
+  maxSize: number,
+): { props: WireProps; size: number } | { code: RenderErrorCode; reason: string } {
   if (props === undefined) return { props: EMPTY_PROPS, size: 0 };
   let size = 2;
   for (const key of Object.keys(props)) {
@@ -229,7 +244,14 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     closed: false,
   });
 
-  const root: MutableNode = { id: ROOT_NODE_ID, type: ROOT_TYPE, props: EMPTY_PROPS, text: "", children: [], version: 0 };
+  const root: MutableNode = {
+    id: ROOT_NODE_ID,
+    type: ROOT_TYPE,
+    props: EMPTY_PROPS,
+    text: "",
+    children: [],
+    version: 0,
+  };
   nodes.set(ROOT_NODE_ID, root);
 
   // Per batch.
@@ -253,8 +275,12 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     let cached = records.get(id);
     if (!cached || cached.version !== node.version) {
       cached = Object.freeze({
-        id: node.id, type: node.type, props: node.props, text: node.text,
-        children: Object.freeze([...node.children]), version: node.version,
+        id: node.id,
+        type: node.type,
+        props: node.props,
+        text: node.text,
+        children: Object.freeze([...node.children]),
+        version: node.version,
         ...(node.live !== undefined ? { live: node.live } : {}),
       });
       records.set(id, cached);
@@ -264,7 +290,11 @@ export function createMountStore(options: MountStoreOptions): MountStore {
 
   function depthOf(id: number): number {
     let depth = 0;
-    for (let current: number | undefined = id; current !== undefined && current !== ROOT_NODE_ID; current = parents.get(current)) {
+    for (
+      let current: number | undefined = id;
+      current !== undefined && current !== ROOT_NODE_ID;
+      current = parents.get(current)
+    ) {
       depth++;
       if (depth > limits.maxDepth + 1) break;
     }
@@ -350,12 +380,14 @@ export function createMountStore(options: MountStoreOptions): MountStore {
   function opCreate(op: Extract<MountOp, { op: "create" }>): void {
     const { id, type } = op;
     if (nodes.has(id)) return fail("duplicate-node", `node ${id} already exists`, { id });
-    if (nodes.size - 1 >= limits.maxNodes) return fail("too-many-nodes", `a mount holds at most ${limits.maxNodes} nodes`, { id, limit: limits.maxNodes });
+    if (nodes.size - 1 >= limits.maxNodes)
+      return fail("too-many-nodes", `a mount holds at most ${limits.maxNodes} nodes`, { id, limit: limits.maxNodes });
     let size: number;
     const node: MutableNode = { id, type, props: EMPTY_PROPS, text: "", children: [], version: 1 };
     if (type === TEXT_NODE_TYPE) {
       const text = op.text ?? "";
-      if (text.length > limits.maxTextLength) return fail("invalid-text", `text exceeds ${limits.maxTextLength} characters`, { id, length: text.length });
+      if (text.length > limits.maxTextLength)
+        return fail("invalid-text", `text exceeds ${limits.maxTextLength} characters`, { id, length: text.length });
       node.text = text;
       size = text.length;
     } else {
@@ -364,7 +396,8 @@ export function createMountStore(options: MountStoreOptions): MountStore {
       size = checked.size;
       setProps(node, checked.props);
     }
-    if (totalSize + size > limits.maxTotalSize) return fail("props-too-large", `the mount exceeds ${limits.maxTotalSize} characters of props and text`, { id });
+    if (totalSize + size > limits.maxTotalSize)
+      return fail("props-too-large", `the mount exceeds ${limits.maxTotalSize} characters of props and text`, { id });
     totalSize += size;
     sizes.set(id, size);
     nodes.set(id, node);
@@ -377,8 +410,13 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     if (!parent) return fail("unknown-node", `insert into node ${parentId}, which does not exist`, { id: parentId });
     const child = nodes.get(childId);
     if (!child) return fail("unknown-node", `insert of node ${childId}, which does not exist`, { id: childId });
-    if (parent.type === TEXT_NODE_TYPE) return fail("wrong-node-kind", `node ${parentId} is text and cannot have children`, { id: parentId });
-    if (isAncestor(childId, parentId)) return fail("cycle", `inserting ${childId} under ${parentId} would make a cycle`, { parent: parentId, child: childId });
+    if (parent.type === TEXT_NODE_TYPE)
+      return fail("wrong-node-kind", `node ${parentId} is text and cannot have children`, { id: parentId });
+    if (isAncestor(childId, parentId))
+      return fail("cycle", `inserting ${childId} under ${parentId} would make a cycle`, {
+        parent: parentId,
+        child: childId,
+      });
     if (before !== undefined) {
       if (before === childId || !parent.children.includes(before)) {
         return fail("not-a-child", `node ${before} is not a child of ${parentId}`, { parent: parentId, before });
@@ -386,9 +424,16 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     }
     if (rootOf(parentId) === ROOT_NODE_ID) {
       const depth = depthOf(parentId) + heightOf(childId, limits.maxDepth + 1);
-      if (depth > limits.maxDepth) return fail("tree-too-deep", `the tree would be deeper than ${limits.maxDepth}`, { parent: parentId, child: childId });
+      if (depth > limits.maxDepth)
+        return fail("tree-too-deep", `the tree would be deeper than ${limits.maxDepth}`, {
+          parent: parentId,
+          child: childId,
+        });
     } else if (heightOf(childId, limits.maxDepth + 1) + depthOf(parentId) > limits.maxDepth) {
-      return fail("tree-too-deep", `the tree would be deeper than ${limits.maxDepth}`, { parent: parentId, child: childId });
+      return fail("tree-too-deep", `the tree would be deeper than ${limits.maxDepth}`, {
+        parent: parentId,
+        child: childId,
+      });
     }
     detach(childId);
     const index = before === undefined ? parent.children.length : parent.children.indexOf(before);
@@ -399,9 +444,12 @@ export function createMountStore(options: MountStoreOptions): MountStore {
 
   function opRemove(op: Extract<MountOp, { op: "remove" }>): void {
     const { parent: parentId, child: childId } = op;
-    if (!nodes.has(parentId)) return fail("unknown-node", `remove from node ${parentId}, which does not exist`, { id: parentId });
-    if (!nodes.has(childId)) return fail("unknown-node", `remove of node ${childId}, which does not exist`, { id: childId });
-    if (parents.get(childId) !== parentId) return fail("not-a-child", `node ${childId} is not a child of ${parentId}`, { parent: parentId, child: childId });
+    if (!nodes.has(parentId))
+      return fail("unknown-node", `remove from node ${parentId}, which does not exist`, { id: parentId });
+    if (!nodes.has(childId))
+      return fail("unknown-node", `remove of node ${childId}, which does not exist`, { id: childId });
+    if (parents.get(childId) !== parentId)
+      return fail("not-a-child", `node ${childId} is not a child of ${parentId}`, { parent: parentId, child: childId });
     detach(childId);
     destroy(childId);
   }
@@ -411,9 +459,11 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     const node = nodes.get(id);
     if (!node) return fail("unknown-node", `text for node ${id}, which does not exist`, { id });
     if (node.type !== TEXT_NODE_TYPE) return fail("wrong-node-kind", `node ${id} is not a text node`, { id });
-    if (text.length > limits.maxTextLength) return fail("invalid-text", `text exceeds ${limits.maxTextLength} characters`, { id, length: text.length });
+    if (text.length > limits.maxTextLength)
+      return fail("invalid-text", `text exceeds ${limits.maxTextLength} characters`, { id, length: text.length });
     const old = sizes.get(id) ?? 0;
-    if (totalSize - old + text.length > limits.maxTotalSize) return fail("props-too-large", `the mount exceeds ${limits.maxTotalSize} characters of props and text`, { id });
+    if (totalSize - old + text.length > limits.maxTotalSize)
+      return fail("props-too-large", `the mount exceeds ${limits.maxTotalSize} characters of props and text`, { id });
     if (node.text === text) return;
     totalSize += text.length - old;
     sizes.set(id, text.length);
@@ -425,11 +475,13 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     const { id } = op;
     const node = nodes.get(id);
     if (!node) return fail("unknown-node", `props for node ${id}, which does not exist`, { id });
-    if (node.type === TEXT_NODE_TYPE) return fail("wrong-node-kind", `node ${id} is a text node and has no props`, { id });
+    if (node.type === TEXT_NODE_TYPE)
+      return fail("wrong-node-kind", `node ${id} is a text node and has no props`, { id });
     const checked = sizedProps(op.props, limits.maxPropsSize);
     if ("code" in checked) return fail(checked.code, checked.reason, { id, type: node.type });
     const old = sizes.get(id) ?? 0;
-    if (totalSize - old + checked.size > limits.maxTotalSize) return fail("props-too-large", `the mount exceeds ${limits.maxTotalSize} characters of props and text`, { id });
+    if (totalSize - old + checked.size > limits.maxTotalSize)
+      return fail("props-too-large", `the mount exceeds ${limits.maxTotalSize} characters of props and text`, { id });
     totalSize += checked.size - old;
     sizes.set(id, checked.size);
     setProps(node, checked.props);
@@ -470,7 +522,11 @@ export function createMountStore(options: MountStoreOptions): MountStore {
 
   function finishBatch(): RenderError[] {
     if (droppedErrors > 0) {
-      batchErrors.push(renderError("too-many-errors", `${droppedErrors} more errors in this batch were not listed`, { omitted: droppedErrors }));
+      batchErrors.push(
+        renderError("too-many-errors", `${droppedErrors} more errors in this batch were not listed`, {
+          omitted: droppedErrors,
+        }),
+      );
     }
     const errors = batchErrors;
     batchErrors = [];
@@ -493,7 +549,8 @@ export function createMountStore(options: MountStoreOptions): MountStore {
 
   function updateMeta(patch: Partial<MountMeta>): void {
     const next = { ...meta, ...patch };
-    if (Object.keys(patch).every((key) => Object.is(next[key as keyof MountMeta], meta[key as keyof MountMeta]))) return;
+    if (Object.keys(patch).every((key) => Object.is(next[key as keyof MountMeta], meta[key as keyof MountMeta])))
+      return;
     meta = Object.freeze(next);
     metaListeners.forEach((listener) => listener());
   }
@@ -580,12 +637,23 @@ export function createMountStore(options: MountStoreOptions): MountStore {
       setLiveValue(control, value, reported);
       node.live = control.live;
       touch(node);
-      if (node.type === "input" && node.props.type === "radio" && value === true && typeof node.props.name === "string") {
+      if (
+        node.type === "input" &&
+        node.props.type === "radio" &&
+        value === true &&
+        typeof node.props.name === "string"
+      ) {
         // Radios of one group: checking one unchecks the others in the same form (or the mount).
         const scope = closestForm(id) ?? ROOT_NODE_ID;
         for (const other of descendants(scope)) {
           const otherNode = nodes.get(other)!;
-          if (other === id || otherNode.type !== "input" || otherNode.props.type !== "radio" || otherNode.props.name !== node.props.name) continue;
+          if (
+            other === id ||
+            otherNode.type !== "input" ||
+            otherNode.props.type !== "radio" ||
+            otherNode.props.name !== node.props.name
+          )
+            continue;
           const otherControl = controls.get(other);
           if (!otherControl || otherControl.live !== true) continue;
           setLiveValue(otherControl, false, false);
@@ -597,7 +665,11 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     },
 
     collectFormValues(formId) {
-      return collectFormValues(formId, (id) => nodes.get(id), (id) => controls.get(id));
+      return collectFormValues(
+        formId,
+        (id) => nodes.get(id),
+        (id) => controls.get(id),
+      );
     },
 
     report(error, key) {
@@ -609,12 +681,21 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     },
 
     toSnapshot(snapshotOptions) {
-      return buildSnapshot(root.children, (id) => nodes.get(id)!, (id) => controls.get(id), snapshotOptions);
+      return buildSnapshot(
+        root.children,
+        (id) => nodes.get(id)!,
+        (id) => controls.get(id),
+        snapshotOptions,
+      );
     },
   };
 
   function closestForm(id: number): number | undefined {
-    for (let current = parents.get(id); current !== undefined && current !== ROOT_NODE_ID; current = parents.get(current)) {
+    for (
+      let current = parents.get(id);
+      current !== undefined && current !== ROOT_NODE_ID;
+      current = parents.get(current)
+    ) {
       if (nodes.get(current)?.type === "form") return current;
     }
     return undefined;

@@ -19,7 +19,10 @@ describe("createMountStyleSheet", () => {
     const written: string[] = [];
     const calls: string[][] = [];
     let loads = 0;
-    const sheet = createMountStyleSheet({ set: (css) => void written.push(css) }, async () => (loads++, fakeGenerator(calls)));
+    const sheet = createMountStyleSheet(
+      { set: (css) => void written.push(css) },
+      async () => (loads++, fakeGenerator(calls)),
+    );
     expect(written).toEqual([KIT_CSS]);
     sheet.addTokens(["p-4"]);
     sheet.addTokens(["p-4", "m-2"]);

@@ -59,14 +59,19 @@ export function mountStyleSheet(doc: Document | undefined = globalThis.document)
   if (!doc) return NO_SHEET;
   let sheet = sheets.get(doc);
   if (!sheet) {
-    sheet = createMountStyleSheet(createTarget(doc), () => import("./utilityCss").then((module) => module.createUtilityCssGenerator()));
+    sheet = createMountStyleSheet(createTarget(doc), () =>
+      import("./utilityCss").then((module) => module.createUtilityCssGenerator()),
+    );
     sheets.set(doc, sheet);
   }
   return sheet;
 }
 
 /** The logic without the DOM (tests pass a fake target and generator). */
-export function createMountStyleSheet(target: SheetTarget, loadGenerator: () => Promise<UtilityCssGenerator>): MountStyleSheet {
+export function createMountStyleSheet(
+  target: SheetTarget,
+  loadGenerator: () => Promise<UtilityCssGenerator>,
+): MountStyleSheet {
   const tokens = new Set<string>();
   let generator: Promise<UtilityCssGenerator> | undefined;
   let utilityCss = "";

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { isRasterImageType, looksLikeSvg, rasterImageBlob, sniffRasterImageType } from "./rasterImage";
 
 const bytes = (...parts: (number[] | string)[]) =>
-  new Uint8Array(parts.flatMap((part) => (typeof part === "string" ? [...part].map((character) => character.charCodeAt(0)) : part)));
+  new Uint8Array(
+    parts.flatMap((part) => (typeof part === "string" ? [...part].map((character) => character.charCodeAt(0)) : part)),
+  );
 const text = (value: string) => new TextEncoder().encode(value);
 /** An ISO BMFF `ftyp` box of `size` bytes: major brand, minor version, compatible brands. */
 const ftyp = (major: string, ...compatible: string[]) => {
@@ -58,13 +60,30 @@ describe("rasterImageBlob", () => {
   });
 
   it("refuses SVG with its own reason, and anything else as not an image", () => {
-    expect(rasterImageBlob(text("\uFEFF  <svg><script/></svg>"))).toEqual({ ok: false, reason: expect.stringMatching(/^it is an SVG image/) });
-    expect(rasterImageBlob(text("<!doctype html><svg></svg>"))).toEqual({ ok: false, reason: "it is not a PNG, JPEG, GIF, WebP or AVIF image" });
-    expect(rasterImageBlob(text("just text"))).toEqual({ ok: false, reason: "it is not a PNG, JPEG, GIF, WebP or AVIF image" });
+    expect(rasterImageBlob(text("\uFEFF  <svg><script/></svg>"))).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/^it is an SVG image/),
+    });
+    expect(rasterImageBlob(text("<!doctype html><svg></svg>"))).toEqual({
+      ok: false,
+      reason: "it is not a PNG, JPEG, GIF, WebP or AVIF image",
+    });
+    expect(rasterImageBlob(text("just text"))).toEqual({
+      ok: false,
+      reason: "it is not a PNG, JPEG, GIF, WebP or AVIF image",
+    });
     expect(looksLikeSvg(text("<!-- a drawing -->\n<svg/>"))).toBe(true);
   });
 
   it("only raster types count as images", () => {
-    for (const type of ["image/svg+xml", "text/html", "", "application/xhtml+xml", "image/png; charset=utf-8", "IMAGE/PNG"]) expect(isRasterImageType(type)).toBe(false);
+    for (const type of [
+      "image/svg+xml",
+      "text/html",
+      "",
+      "application/xhtml+xml",
+      "image/png; charset=utf-8",
+      "IMAGE/PNG",
+    ])
+      expect(isRasterImageType(type)).toBe(false);
   });
 });

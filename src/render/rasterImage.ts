@@ -67,8 +67,15 @@ export function sniffRasterImageType(bytes: Uint8Array): RasterImageType | null 
 
 /** Looks like SVG (for the reason only: SVG is refused like anything else that is not raster). */
 export function looksLikeSvg(bytes: Uint8Array): boolean {
-  const head = new TextDecoder("utf-8", { fatal: false }).decode(bytes.subarray(0, 1024)).replace(/^\uFEFF/, "").trimStart().toLowerCase();
-  return head.startsWith("<svg") || ((head.startsWith("<?xml") || head.startsWith("<!doctype svg") || head.startsWith("<!--")) && head.includes("<svg"));
+  const head = new TextDecoder("utf-8", { fatal: false })
+    .decode(bytes.subarray(0, 1024))
+    .replace(/^\uFEFF/, "")
+    .trimStart()
+    .toLowerCase();
+  return (
+    head.startsWith("<svg") ||
+    ((head.startsWith("<?xml") || head.startsWith("<!doctype svg") || head.startsWith("<!--")) && head.includes("<svg"))
+  );
 }
 
 export type RasterImageResult = { ok: true; blob: Blob; type: RasterImageType } | { ok: false; reason: string };

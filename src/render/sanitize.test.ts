@@ -1,8 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { COMPONENT_SPECS, specFor } from "./componentSpecs";
 import {
-  KEYFRAMES_PREFIX, MAX_Z_INDEX, MIN_Z_INDEX, isSafeClassToken, sanitizeClassName, sanitizeCssDeclaration,
-  sanitizeGeneratedCss, sanitizeStyle, selectorInScope,
+  KEYFRAMES_PREFIX,
+  MAX_Z_INDEX,
+  MIN_Z_INDEX,
+  isSafeClassToken,
+  sanitizeClassName,
+  sanitizeCssDeclaration,
+  sanitizeGeneratedCss,
+  sanitizeStyle,
+  selectorInScope,
 } from "./sanitizeCss";
 import { sanitizeProps } from "./sanitizeProps";
 import { SHARE_FRAGMENT, isShareLink, sanitizeUrl } from "./sanitizeUrl";
@@ -21,16 +28,28 @@ describe("sanitizeUrl", () => {
   });
 
   it("refuses script schemes however they are spelled", () => {
-    for (const url of ["javascript:alert(1)", " javascript:alert(1)", "java\tscript:alert(1)", "JaVaScRiPt:alert(1)",
-      "\u0000javascript:alert(1)", "vbscript:x", "data:text/html,<script>alert(1)</script>", "file:///etc/passwd"]) {
+    for (const url of [
+      "javascript:alert(1)",
+      " javascript:alert(1)",
+      "java\tscript:alert(1)",
+      "JaVaScRiPt:alert(1)",
+      "\u0000javascript:alert(1)",
+      "vbscript:x",
+      "data:text/html,<script>alert(1)</script>",
+      "file:///etc/passwd",
+    ]) {
       expect(sanitizeUrl(url, "link"), url).toBeNull();
     }
   });
 
   it("refuses links that would open a shared session (#share=…), on any origin, however spelled", () => {
     for (const url of [
-      "https://livemark.example/#share=abc", "http://127.0.0.1:4173/app/#share=abc", "https://livemark.example/#SHARE=abc",
-      "https://livemark.example/#top#share=abc", "https://livemark.example/#sh\tare=abc", "https://livemark.example/?q#share=",
+      "https://livemark.example/#share=abc",
+      "http://127.0.0.1:4173/app/#share=abc",
+      "https://livemark.example/#SHARE=abc",
+      "https://livemark.example/#top#share=abc",
+      "https://livemark.example/#sh\tare=abc",
+      "https://livemark.example/?q#share=",
       "#share=abc",
     ]) {
       expect(sanitizeUrl(url, "link"), url).toBeNull();
@@ -89,9 +108,18 @@ describe("CSS declarations and style props", () => {
 
   it("refuses fetching or running functions, escapes and injection characters", () => {
     for (const value of [
-      "image-set('https://e.example/x.png' 1x)", "-webkit-image-set(url(x) 1x)", "expression(alert(1))",
-      "\\75 rl(https://evil.example/)", "red; position: fixed", "red !important", "attr(data-x url)",
-      "src('https://e.example/')", "element(#app)", "cross-fade(url(a), url(b))", "paint(worklet)", "red /* x */",
+      "image-set('https://e.example/x.png' 1x)",
+      "-webkit-image-set(url(x) 1x)",
+      "expression(alert(1))",
+      "\\75 rl(https://evil.example/)",
+      "red; position: fixed",
+      "red !important",
+      "attr(data-x url)",
+      "src('https://e.example/')",
+      "element(#app)",
+      "cross-fade(url(a), url(b))",
+      "paint(worklet)",
+      "red /* x */",
     ]) {
       expect(sanitizeCssDeclaration("background", value), value).toBeNull();
     }
@@ -112,12 +140,21 @@ describe("CSS declarations and style props", () => {
       expect(sanitizeCssDeclaration(property, value), `${property}: ${value}`).toBeNull();
     }
     // Strings themselves are inert text, whatever they hold.
-    expect(sanitizeCssDeclaration("content", `"url(http://x) image-set(y) ; } @import"`)).toBe(`"url(http://x) image-set(y) ; } @import"`);
-    expect(sanitizeCssDeclaration("background", `url("data:image/png;base64,AA") center / cover, linear-gradient(red, rgb(0 0 0 / 50%))`)).not.toBeNull();
+    expect(sanitizeCssDeclaration("content", `"url(http://x) image-set(y) ; } @import"`)).toBe(
+      `"url(http://x) image-set(y) ; } @import"`,
+    );
+    expect(
+      sanitizeCssDeclaration(
+        "background",
+        `url("data:image/png;base64,AA") center / cover, linear-gradient(red, rgb(0 0 0 / 50%))`,
+      ),
+    ).not.toBeNull();
   });
 
   it("accepts only known property families", () => {
-    expect(sanitizeCssDeclaration("grid-template-columns", "repeat(3, minmax(0, 1fr))")).toBe("repeat(3, minmax(0, 1fr))");
+    expect(sanitizeCssDeclaration("grid-template-columns", "repeat(3, minmax(0, 1fr))")).toBe(
+      "repeat(3, minmax(0, 1fr))",
+    );
     expect(sanitizeCssDeclaration("-webkit-line-clamp", "2")).toBe("2");
     expect(sanitizeCssDeclaration("--brand", "#0af")).toBe("#0af");
     expect(sanitizeCssDeclaration("src", "local(x)")).toBeNull();
@@ -126,10 +163,23 @@ describe("CSS declarations and style props", () => {
 
   it("sanitizes a style object key by key and lists what it dropped", () => {
     const result = sanitizeStyle({
-      position: "fixed", inset: 0, zIndex: 2147483647, color: "red", background: "url(https://evil.example/t.gif)",
-      "--brand": "#f00", MozBinding: "url(x)", "not a prop": "x", width: Number.NaN,
+      position: "fixed",
+      inset: 0,
+      zIndex: 2147483647,
+      color: "red",
+      background: "url(https://evil.example/t.gif)",
+      "--brand": "#f00",
+      MozBinding: "url(x)",
+      "not a prop": "x",
+      width: Number.NaN,
     });
-    expect(result.style).toEqual({ position: "absolute", inset: 0, zIndex: MAX_Z_INDEX, color: "red", "--brand": "#f00" });
+    expect(result.style).toEqual({
+      position: "absolute",
+      inset: 0,
+      zIndex: MAX_Z_INDEX,
+      color: "red",
+      "--brand": "#f00",
+    });
     expect(result.dropped.sort()).toEqual(["MozBinding", "background", "not a prop", "width"].sort());
     expect(sanitizeStyle("color: red").style).toBeUndefined();
   });
@@ -137,13 +187,34 @@ describe("CSS declarations and style props", () => {
 
 describe("class tokens", () => {
   it("keeps Tailwind tokens, including arbitrary values", () => {
-    for (const token of ["p-4", "hover:bg-red-500", "md:flex", "w-[calc(100%-2rem)]", "bg-blue-500/50", "grid-cols-[1fr_2fr]", "!p-2", "-mt-2", "before:content-['x']"]) {
+    for (const token of [
+      "p-4",
+      "hover:bg-red-500",
+      "md:flex",
+      "w-[calc(100%-2rem)]",
+      "bg-blue-500/50",
+      "grid-cols-[1fr_2fr]",
+      "!p-2",
+      "-mt-2",
+      "before:content-['x']",
+    ]) {
       expect(isSafeClassToken(token), token).toBe(true);
     }
   });
 
   it("drops tokens with url(), arbitrary variants and injection characters", () => {
-    for (const token of ["bg-[url(https://evil.example/x)]", "[&_body]:hidden", "[&>*]:p-4", "[body_&]:fixed", "a{b}", "x;y", "a\\b", 'a"b', "a<b", "x".repeat(200)]) {
+    for (const token of [
+      "bg-[url(https://evil.example/x)]",
+      "[&_body]:hidden",
+      "[&>*]:p-4",
+      "[body_&]:fixed",
+      "a{b}",
+      "x;y",
+      "a\\b",
+      'a"b',
+      "a<b",
+      "x".repeat(200),
+    ]) {
       expect(isSafeClassToken(token), token).toBe(false);
     }
   });
@@ -152,7 +223,10 @@ describe("class tokens", () => {
     for (const token of ["lm-ask", "lm-button", "lm-button--primary", "LM-ASK", "Lm-banner--warn", "lm-mount", "lm-"]) {
       expect(isSafeClassToken(token), token).toBe(false);
     }
-    expect(sanitizeClassName("lm-ask p-4 LM-button lm-button--primary lmk-button film-x")).toEqual({ className: "p-4 lmk-button film-x", tokens: ["p-4", "lmk-button", "film-x"] });
+    expect(sanitizeClassName("lm-ask p-4 LM-button lm-button--primary lmk-button film-x")).toEqual({
+      className: "p-4 lmk-button film-x",
+      tokens: ["p-4", "lmk-button", "film-x"],
+    });
     const result = clean("div", { className: "lm-ask lm-button lm-button--primary" });
     expect(result.props.className).toBeUndefined();
     expect(result.classTokens).toEqual([]);
@@ -160,7 +234,10 @@ describe("class tokens", () => {
   });
 
   it("keeps only safe tokens in the class attribute, deduplicated", () => {
-    expect(sanitizeClassName("p-4  p-4 bg-[url(x)] fixed")).toEqual({ className: "p-4 fixed", tokens: ["p-4", "fixed"] });
+    expect(sanitizeClassName("p-4  p-4 bg-[url(x)] fixed")).toEqual({
+      className: "p-4 fixed",
+      tokens: ["p-4", "fixed"],
+    });
     expect(sanitizeClassName(5).className).toBeUndefined();
   });
 });
@@ -182,12 +259,16 @@ describe("sanitizeGeneratedCss", () => {
   });
 
   it("rewrites declarations inside rules and media queries", () => {
-    const css = "@media (min-width: 768px){\n.lm-mount .md\\:fixed{position:fixed;z-index:9999;background:url(https://evil.example/);}\n}";
-    expect(sanitizeGeneratedCss(css)).toBe("@media (min-width: 768px){.lm-mount .md\\:fixed{position:absolute;z-index:100;}}");
+    const css =
+      "@media (min-width: 768px){\n.lm-mount .md\\:fixed{position:fixed;z-index:9999;background:url(https://evil.example/);}\n}";
+    expect(sanitizeGeneratedCss(css)).toBe(
+      "@media (min-width: 768px){.lm-mount .md\\:fixed{position:absolute;z-index:100;}}",
+    );
   });
 
   it("renames keyframes and the animations that use them", () => {
-    const css = "@keyframes spin{from{transform:rotate(0deg)}to{transform:rotate(360deg)}}\n.lm-mount .animate-spin{animation:spin 1s linear infinite;}";
+    const css =
+      "@keyframes spin{from{transform:rotate(0deg)}to{transform:rotate(360deg)}}\n.lm-mount .animate-spin{animation:spin 1s linear infinite;}";
     const out = sanitizeGeneratedCss(css);
     expect(out).toContain(`@keyframes ${KEYFRAMES_PREFIX}spin{`);
     expect(out).toContain(`animation:${KEYFRAMES_PREFIX}spin 1s linear infinite;`);
@@ -212,7 +293,20 @@ describe("sanitizeGeneratedCss", () => {
 describe("utility CSS generation (UnoCSS preset-wind3)", () => {
   it("generates scoped, sanitized CSS for Tailwind tokens", async () => {
     const generator = await createUtilityCssGenerator();
-    const { css } = await generator.generate(new Set(["fixed", "inset-0", "z-50", "p-4", "hover:bg-red-500", "shadow-lg", "animate-spin", "z-[99999]", "md:flex", "dark:bg-black"]));
+    const { css } = await generator.generate(
+      new Set([
+        "fixed",
+        "inset-0",
+        "z-50",
+        "p-4",
+        "hover:bg-red-500",
+        "shadow-lg",
+        "animate-spin",
+        "z-[99999]",
+        "md:flex",
+        "dark:bg-black",
+      ]),
+    );
     expect(css).toContain(".lm-mount .fixed{position:absolute;}");
     expect(css).toContain(".lm-mount .p-4{padding:1rem;}");
     expect(css).toContain(".lm-mount .z-\\[99999\\]{z-index:100;}");
@@ -224,23 +318,35 @@ describe("utility CSS generation (UnoCSS preset-wind3)", () => {
     expect(css).not.toMatch(/(^|\})\s*\*,::before/);
     for (const statement of css.split("\n")) {
       if (statement.startsWith("@")) continue;
-      for (const selector of statement.slice(0, statement.indexOf("{")).split(",")) expect(selectorInScope(selector), selector).toBe(true);
+      for (const selector of statement.slice(0, statement.indexOf("{")).split(","))
+        expect(selectorInScope(selector), selector).toBe(true);
     }
   });
 });
 
 describe("sanitizeProps", () => {
   it("drops raw HTML and says so", () => {
-    const result = clean("div", { dangerouslySetInnerHTML: { __html: "<img src=x onerror=alert(1)>" }, innerHTML: "x" });
+    const result = clean("div", {
+      dangerouslySetInnerHTML: { __html: "<img src=x onerror=alert(1)>" },
+      innerHTML: "x",
+    });
     expect(result.props).toEqual({});
-    expect(result.dropped).toEqual([{ prop: "dangerouslySetInnerHTML", reason: "raw-html" }, { prop: "innerHTML", reason: "raw-html" }]);
+    expect(result.dropped).toEqual([
+      { prop: "dangerouslySetInnerHTML", reason: "raw-html" },
+      { prop: "innerHTML", reason: "raw-html" },
+    ]);
   });
 
   it("keeps only handler markers the spec lists", () => {
     const result = clean("button", { onClick: H, onclick: "alert(1)", onMouseOver: H, onFocus: "x", onPointerDown: H });
     expect(result.handlers).toEqual({ onClick: "plain" });
     expect(result.props).toEqual({});
-    expect(result.dropped.map((entry) => entry.reason).sort()).toEqual(["string-handler", "string-handler", "unsupported-handler", "unsupported-handler"]);
+    expect(result.dropped.map((entry) => entry.reason).sort()).toEqual([
+      "string-handler",
+      "string-handler",
+      "unsupported-handler",
+      "unsupported-handler",
+    ]);
   });
 
   it("lets a form submit and inputs change", () => {
@@ -260,7 +366,9 @@ describe("sanitizeProps", () => {
   });
 
   it("drops render-time function props (formatters, render props)", () => {
-    expect(clean("XAxis", { tickFormatter: H }).dropped).toEqual([{ prop: "tickFormatter", reason: "unsupported-handler" }]);
+    expect(clean("XAxis", { tickFormatter: H }).dropped).toEqual([
+      { prop: "tickFormatter", reason: "unsupported-handler" },
+    ]);
   });
 
   it("allows only http(s)/mailto hrefs", () => {
@@ -301,18 +409,25 @@ describe("sanitizeProps", () => {
   });
 
   it("drops popover, autofocus, contentEditable and unknown props", () => {
-    expect(clean("div", { popover: "manual", autoFocus: true, contentEditable: true, accessKey: "a", is: "x-y" }).props).toEqual({});
+    expect(
+      clean("div", { popover: "manual", autoFocus: true, contentEditable: true, accessKey: "a", is: "x-y" }).props,
+    ).toEqual({});
   });
 
   it("sanitizes style and className", () => {
-    const result = clean("div", { style: { position: "fixed", top: 0 }, className: "fixed inset-0 bg-[url(https://e.example/)]" });
+    const result = clean("div", {
+      style: { position: "fixed", top: 0 },
+      className: "fixed inset-0 bg-[url(https://e.example/)]",
+    });
     expect(result.props).toEqual({ style: { position: "absolute", top: 0 }, className: "fixed inset-0" });
     expect(result.classTokens).toEqual(["fixed", "inset-0"]);
   });
 
   it("keeps aria-* and data-* scalars", () => {
-    expect(clean("div", { "aria-label": "x", "data-row": 3, "data-X": "y", "aria-hidden": true, "data-mount-id": "other" }).props)
-      .toEqual({ "aria-label": "x", "data-row": 3, "aria-hidden": true });
+    expect(
+      clean("div", { "aria-label": "x", "data-row": 3, "data-X": "y", "aria-hidden": true, "data-mount-id": "other" })
+        .props,
+    ).toEqual({ "aria-label": "x", "data-row": 3, "aria-hidden": true });
   });
 
   it("filters SVG paint values", () => {
@@ -321,16 +436,39 @@ describe("sanitizeProps", () => {
   });
 
   it("deep-filters chart config objects", () => {
-    const result = clean("Line", { dot: { r: 3, href: "https://evil.example/", onClick: H, style: { position: "fixed" }, fill: "url(x)" }, dataKey: "y" });
+    const result = clean("Line", {
+      dot: { r: 3, href: "https://evil.example/", onClick: H, style: { position: "fixed" }, fill: "url(x)" },
+      dataKey: "y",
+    });
     expect(result.props).toEqual({ dot: { r: 3, style: { position: "absolute" } }, dataKey: "y" });
   });
 
   it("never lets children, key or ref through", () => {
-    expect(clean("div", { children: "x", key: "k", ref: "r" })).toEqual({ props: {}, handlers: {}, classTokens: [], dropped: [] });
+    expect(clean("div", { children: "x", key: "k", ref: "r" })).toEqual({
+      props: {},
+      handlers: {},
+      classTokens: [],
+      dropped: [],
+    });
   });
 
   it("has no spec for refused elements", () => {
-    for (const type of ["script", "iframe", "object", "embed", "base", "meta", "link", "style", "foreignObject", "use", "image", "animate", "set", "dialog"]) {
+    for (const type of [
+      "script",
+      "iframe",
+      "object",
+      "embed",
+      "base",
+      "meta",
+      "link",
+      "style",
+      "foreignObject",
+      "use",
+      "image",
+      "animate",
+      "set",
+      "dialog",
+    ]) {
       expect(specFor(type), type).toBeUndefined();
     }
     expect(Object.isFrozen(COMPONENT_SPECS)).toBe(true);
@@ -339,7 +477,12 @@ describe("sanitizeProps", () => {
 
 describe("text-security (a plain field drawn as a password field)", () => {
   it("drops it from style props, in every spelling", () => {
-    const result = sanitizeStyle({ WebkitTextSecurity: "disc", textSecurity: "circle", MozTextSecurity: "square", color: "red" });
+    const result = sanitizeStyle({
+      WebkitTextSecurity: "disc",
+      textSecurity: "circle",
+      MozTextSecurity: "square",
+      color: "red",
+    });
     expect(result.style).toEqual({ color: "red" });
     expect(result.dropped.sort()).toEqual(["MozTextSecurity", "WebkitTextSecurity", "textSecurity"]);
     expect(sanitizeCssDeclaration("-webkit-text-security", "disc")).toBeNull();
@@ -352,7 +495,8 @@ describe("text-security (a plain field drawn as a password field)", () => {
   });
 
   it("drops it from a checked style sheet", () => {
-    const css = ".lm-mount input{-webkit-text-security:disc;color:red;}\n.lm-mount .x{text-security:disc !important;}\n@media (min-width:1px){.lm-mount .y{-webkit-text-security:circle;}}";
+    const css =
+      ".lm-mount input{-webkit-text-security:disc;color:red;}\n.lm-mount .x{text-security:disc !important;}\n@media (min-width:1px){.lm-mount .y{-webkit-text-security:circle;}}";
     expect(sanitizeGeneratedCss(css)).toBe(".lm-mount input{color:red;}");
   });
 

@@ -124,7 +124,13 @@ const APP_NAMESPACE = /^lm-/i;
 
 /** A single class token may be handed to the CSS generator and the class attribute. */
 export function isSafeClassToken(token: string): boolean {
-  return token.length > 0 && token.length <= MAX_CLASS_TOKEN_LENGTH && TOKEN_CHARACTERS.test(token) && !TOKEN_DENIED.test(token) && !APP_NAMESPACE.test(token);
+  return (
+    token.length > 0 &&
+    token.length <= MAX_CLASS_TOKEN_LENGTH &&
+    TOKEN_CHARACTERS.test(token) &&
+    !TOKEN_DENIED.test(token) &&
+    !APP_NAMESPACE.test(token)
+  );
 }
 
 export interface ClassNameResult {
@@ -294,7 +300,10 @@ function sanitizeStatements(statements: CssStatement[], keyframes: Map<string, s
         const frames = splitStatements(block);
         if (!frames) continue;
         const kept = frames
-          .filter((frame) => frame.block !== undefined && /^(?:from|to|[\d.]+%)(?:\s*,\s*(?:from|to|[\d.]+%))*$/.test(frame.prelude))
+          .filter(
+            (frame) =>
+              frame.block !== undefined && /^(?:from|to|[\d.]+%)(?:\s*,\s*(?:from|to|[\d.]+%))*$/.test(frame.prelude),
+          )
           .map((frame) => `${frame.prelude}{${sanitizeDeclarations(frame.block!, keyframes)}}`);
         out.push(`@keyframes ${renamed}{${kept.join("")}}`);
       }
@@ -302,7 +311,9 @@ function sanitizeStatements(statements: CssStatement[], keyframes: Map<string, s
       // whole document, @page, @namespace) is dropped.
       continue;
     }
-    const selectors = splitTopLevel(prelude, ",").map((selector) => selector.trim()).filter(Boolean);
+    const selectors = splitTopLevel(prelude, ",")
+      .map((selector) => selector.trim())
+      .filter(Boolean);
     const scoped = selectors.filter(selectorInScope);
     if (scoped.length === 0) continue;
     const declarations = sanitizeDeclarations(block, keyframes);

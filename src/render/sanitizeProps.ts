@@ -27,7 +27,12 @@ export type DropReason =
   | "unknown-prop";
 
 /** Reasons worth telling the model about: it wrote something the host refuses on purpose. */
-export const REPORTED_DROP_REASONS: ReadonlySet<DropReason> = new Set(["raw-html", "string-handler", "unsafe-url", "unsafe-style"]);
+export const REPORTED_DROP_REASONS: ReadonlySet<DropReason> = new Set([
+  "raw-html",
+  "string-handler",
+  "unsafe-url",
+  "unsafe-style",
+]);
 
 export interface DroppedProp {
   prop: string;
@@ -53,12 +58,34 @@ const ID = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
 const ARIA_NAME = /^aria-[a-z]{2,24}$/;
 const DATA_NAME = /^data-[a-z0-9][a-z0-9_.-]{0,39}$/;
 const ARIA_IDREFS = new Set([
-  "aria-labelledby", "aria-describedby", "aria-controls", "aria-owns", "aria-activedescendant",
-  "aria-details", "aria-errormessage", "aria-flowto",
+  "aria-labelledby",
+  "aria-describedby",
+  "aria-controls",
+  "aria-owns",
+  "aria-activedescendant",
+  "aria-details",
+  "aria-errormessage",
+  "aria-flowto",
 ]);
 const SILENT_DROPS = new Set(["children", "key", "ref", "asChild", "xmlns", "xmlnsXlink"]);
 const RAW_HTML = new Set(["dangerouslySetInnerHTML", "innerHTML", "outerHTML", "srcDoc", "srcdoc"]);
-const URL_PROPS = new Set(["href", "src", "srcSet", "srcset", "xlinkHref", "xlink:href", "action", "formAction", "poster", "background", "ping", "cite", "data", "codebase", "manifest"]);
+const URL_PROPS = new Set([
+  "href",
+  "src",
+  "srcSet",
+  "srcset",
+  "xlinkHref",
+  "xlink:href",
+  "action",
+  "formAction",
+  "poster",
+  "background",
+  "ping",
+  "cite",
+  "data",
+  "codebase",
+  "manifest",
+]);
 const PAINT_DENIED = /url\s*\(|javascript:|vbscript:|expression\s*\(|[\\<>{};]/i;
 const JSON_DENIED_KEYS = new Set([...RAW_HTML, ...URL_PROPS, "children", "ref", "key", "is"]);
 
@@ -71,7 +98,10 @@ export function namespaceId(value: unknown, prefix: string): string | null {
 
 function namespaceIds(value: unknown, prefix: string): string | null {
   if (typeof value !== "string") return null;
-  const ids = value.split(/\s+/).filter(Boolean).map((id) => namespaceId(id, prefix));
+  const ids = value
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((id) => namespaceId(id, prefix));
   if (ids.length === 0 || ids.length > 32 || ids.some((id) => id === null)) return null;
   return ids.join(" ");
 }
@@ -97,7 +127,8 @@ function scalarValue(value: unknown): unknown {
 function configValue(value: unknown, depth: number): unknown {
   if (value === null || typeof value === "boolean") return value;
   if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
-  if (typeof value === "string") return value.length <= MAX_ATTRIBUTE_LENGTH && !PAINT_DENIED.test(value) ? value : undefined;
+  if (typeof value === "string")
+    return value.length <= MAX_ATTRIBUTE_LENGTH && !PAINT_DENIED.test(value) ? value : undefined;
   if (depth > 4 || typeof value !== "object" || isHandlerMarker(value)) return undefined;
   if (Array.isArray(value)) {
     if (value.length > 64) return undefined;
@@ -162,7 +193,11 @@ export function clampNumber(prop: string, value: number): number {
   return range ? Math.min(range[1], Math.max(range[0], value)) : value;
 }
 
-function applyRule(rule: PropRule, value: unknown, options: SanitizeOptions): { value: unknown } | { drop: DropReason } {
+function applyRule(
+  rule: PropRule,
+  value: unknown,
+  options: SanitizeOptions,
+): { value: unknown } | { drop: DropReason } {
   const invalid = { drop: "invalid-value" as const };
   if (typeof rule !== "string") {
     return typeof value === "string" && rule.includes(value) ? { value } : invalid;
@@ -223,7 +258,11 @@ function applyRule(rule: PropRule, value: unknown, options: SanitizeOptions): { 
  * Sanitize `props` for a node of the given spec. Never throws; every prop that
  * does not make it is listed in `dropped` with a reason.
  */
-export function sanitizeProps(spec: ComponentSpec, props: WireProps | Record<string, unknown> | undefined, options: SanitizeOptions): SanitizedProps {
+export function sanitizeProps(
+  spec: ComponentSpec,
+  props: WireProps | Record<string, unknown> | undefined,
+  options: SanitizeOptions,
+): SanitizedProps {
   const result: SanitizedProps = { props: {}, handlers: {}, classTokens: [], dropped: [] };
   if (!props) return result;
   const drop = (prop: string, reason: DropReason) => void result.dropped.push({ prop, reason });

@@ -12,7 +12,8 @@ import type { UiEventPayload } from "./contract";
 
 const MIN_PREFIX = 6;
 /** Common provider key shapes (OpenAI, OpenRouter, Anthropic, Groq, Google, generic bearer tokens). */
-const KEY_SHAPE = /(?:^|[^A-Za-z0-9])(?:sk-[A-Za-z0-9_-]{16,}|sk_[A-Za-z0-9]{16,}|gsk_[A-Za-z0-9]{16,}|AIza[A-Za-z0-9_-]{30,}|xai-[A-Za-z0-9]{16,})/;
+const KEY_SHAPE =
+  /(?:^|[^A-Za-z0-9])(?:sk-[A-Za-z0-9_-]{16,}|sk_[A-Za-z0-9]{16,}|gsk_[A-Za-z0-9]{16,}|AIza[A-Za-z0-9_-]{30,}|xai-[A-Za-z0-9]{16,})/;
 
 let secrets: readonly string[] = [];
 

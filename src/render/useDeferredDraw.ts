@@ -28,7 +28,8 @@ export function useDeferredDraw(ref: RefObject<Element | null>): DeferredDraw {
     if (!element || typeof IntersectionObserver === "undefined") return;
     const near = new IntersectionObserver(
       (entries) => {
-        if (entries.some((entry) => entry.isIntersecting)) setState((current) => (current.drawn ? current : { drawn: true }));
+        if (entries.some((entry) => entry.isIntersecting))
+          setState((current) => (current.drawn ? current : { drawn: true }));
       },
       { rootMargin: DRAW_MARGIN },
     );

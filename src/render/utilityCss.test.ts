@@ -26,10 +26,21 @@ function darkRule(css: string, token: string): string | undefined {
 describe("dark theme defaults for neutral text and surfaces", () => {
   it("turns gray text light in the dark theme: body text to the kit's text colour, secondary to its muted one, both AA on the panel", async () => {
     const generator = await createUtilityCssGenerator();
-    const tokens = ["text-gray-900", "text-slate-700", "text-gray-500", "text-zinc-600", "text-neutral-400", "text-black", "bg-white", "bg-gray-100"];
+    const tokens = [
+      "text-gray-900",
+      "text-slate-700",
+      "text-gray-500",
+      "text-zinc-600",
+      "text-neutral-400",
+      "text-black",
+      "bg-white",
+      "bg-gray-100",
+    ];
     const { css } = await generator.generate(new Set(tokens));
-    for (const token of ["text-gray-900", "text-slate-700", "text-black"]) expect(darkRule(css, token)).toBe("color:var(--lmk-fg)");
-    for (const token of ["text-gray-500", "text-zinc-600", "text-neutral-400"]) expect(darkRule(css, token)).toBe("color:var(--lmk-muted)");
+    for (const token of ["text-gray-900", "text-slate-700", "text-black"])
+      expect(darkRule(css, token)).toBe("color:var(--lmk-fg)");
+    for (const token of ["text-gray-500", "text-zinc-600", "text-neutral-400"])
+      expect(darkRule(css, token)).toBe("color:var(--lmk-muted)");
     expect(darkRule(css, "bg-white")).toBe("background-color:var(--lmk-bg)");
     expect(darkRule(css, "bg-gray-100")).toMatch(/^background-color:color-mix\(/);
 
@@ -42,8 +53,24 @@ describe("dark theme defaults for neutral text and surfaces", () => {
   });
 
   it("leaves alone what is readable or chosen: light grays, hues, and the element's own dark: or hover: colour and text on a tinted background", () => {
-    const css = darkThemeDefaults(["text-gray-300", "text-gray-100", "text-blue-600", "bg-gray-800", "bg-blue-50", "dark:text-gray-300", "text-gray-500"]);
-    for (const token of ["text-gray-300", "text-gray-100", "text-blue-600", "bg-gray-800", "bg-blue-50", "dark:text-gray-300"]) expect(darkRule(css, token)).toBeUndefined();
+    const css = darkThemeDefaults([
+      "text-gray-300",
+      "text-gray-100",
+      "text-blue-600",
+      "bg-gray-800",
+      "bg-blue-50",
+      "dark:text-gray-300",
+      "text-gray-500",
+    ]);
+    for (const token of [
+      "text-gray-300",
+      "text-gray-100",
+      "text-blue-600",
+      "bg-gray-800",
+      "bg-blue-50",
+      "dark:text-gray-300",
+    ])
+      expect(darkRule(css, token)).toBeUndefined();
     const rule = css.split("\n").find((line) => line.startsWith(".dark .lm-mount .text-gray-500:"))!;
     expect(rule).toContain(':not([class*="dark:text-"])');
     expect(rule).toContain(':not([class*="hover:text-"])');

@@ -38,7 +38,25 @@ const LIGHT_SURFACE = new RegExp(`^bg-(?:white|${NEUTRALS}-(?:50|100|200))$`);
  * (a light badge, a tinted box). Comma-free, like every selector the
  * sanitizer lets through.
  */
-const NOT_TINTED = ["red", "orange", "amber", "yellow", "lime", "green", "emerald", "teal", "cyan", "sky", "blue", "indigo", "violet", "purple", "fuchsia", "pink", "rose"]
+const NOT_TINTED = [
+  "red",
+  "orange",
+  "amber",
+  "yellow",
+  "lime",
+  "green",
+  "emerald",
+  "teal",
+  "cyan",
+  "sky",
+  "blue",
+  "indigo",
+  "violet",
+  "purple",
+  "fuchsia",
+  "pink",
+  "rose",
+]
   .map((hue) => `:not([class*="bg-${hue}-"] *):not([class*="bg-${hue}-"])`)
   .join("");
 
@@ -62,7 +80,9 @@ export function darkThemeDefaults(tokens: Iterable<string>): string {
       );
     } else if (LIGHT_SURFACE.test(token)) {
       const subtle = /-(?:100|200)$/.test(token);
-      rules.push(`.dark ${SCOPE} .${token}:where(:not([class*="dark:bg-"]):not([class*="hover:bg-"])){background-color:${subtle ? "color-mix(in srgb,var(--lmk-fg) 7%,var(--lmk-bg))" : "var(--lmk-bg)"}}`);
+      rules.push(
+        `.dark ${SCOPE} .${token}:where(:not([class*="dark:bg-"]):not([class*="hover:bg-"])){background-color:${subtle ? "color-mix(in srgb,var(--lmk-fg) 7%,var(--lmk-bg))" : "var(--lmk-bg)"}}`,
+      );
     }
   }
   return rules.join("\n");

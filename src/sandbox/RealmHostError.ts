@@ -23,7 +23,11 @@ export class RealmHostError extends Error {
   readonly code: RealmHostErrorCode;
   readonly details?: Record<string, unknown>;
 
-  constructor(code: RealmHostErrorCode, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(
+    code: RealmHostErrorCode,
+    message: string,
+    options: { cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     if (options.details) this.details = options.details;

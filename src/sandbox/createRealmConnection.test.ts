@@ -22,7 +22,8 @@ function connect(options: { answerPings?: boolean } = {}) {
   let onHostMessage: (message: HostMessage) => void = () => {};
   realm.onmessage = (event: MessageEvent<HostMessage>) => {
     received.push(event.data);
-    if (event.data.type === PING && options.answerPings !== false) realm.postMessage({ type: HEARTBEAT, seq: event.data.seq });
+    if (event.data.type === PING && options.answerPings !== false)
+      realm.postMessage({ type: HEARTBEAT, seq: event.data.seq });
     onHostMessage(event.data);
   };
   const handlers = {
@@ -35,12 +36,23 @@ function connect(options: { answerPings?: boolean } = {}) {
   } satisfies RealmConnectionHandlers;
   let id = 0;
   // Date.now, so the heartbeat tests' fake clock drives the connection's judgement too.
-  const connection = createRealmConnection({ port: channel.port1, handlers, nextId: () => ++id, now: () => Date.now() });
+  const connection = createRealmConnection({
+    port: channel.port1,
+    handlers,
+    nextId: () => ++id,
+    now: () => Date.now(),
+  });
   cleanups.push(() => {
     connection.close(new RealmHostError("disposed", "test over"));
     realm.close();
   });
-  return { connection, realm, received, handlers, onHost: (listener: typeof onHostMessage) => (onHostMessage = listener) };
+  return {
+    connection,
+    realm,
+    received,
+    handlers,
+    onHost: (listener: typeof onHostMessage) => (onHostMessage = listener),
+  };
 }
 
 const tick = (ms = 0) => new Promise((done) => setTimeout(done, ms));
@@ -127,7 +139,8 @@ describe("createRealmConnection", () => {
   it("resolves a flush when the realm answers it, after the messages sent before it", async () => {
     const { connection, received, realm, onHost } = connect();
     onHost((message) => {
-      if (message.type === CALL && message.method === FLUSH) realm.postMessage({ type: RESULT, id: message.id, ok: true, value: null });
+      if (message.type === CALL && message.method === FLUSH)
+        realm.postMessage({ type: RESULT, id: message.id, ok: true, value: null });
     });
     connection.send({ type: BLOCK, event: { type: "block-delta", index: 0, text: "a;" } });
     await connection.request(FLUSH, { timeoutMs: 1_000 });
@@ -169,7 +182,8 @@ describe("createRealmConnection", () => {
   it("resolves an abort when the realm says it stopped", async () => {
     const { connection, realm, onHost } = connect();
     onHost((message) => {
-      if (message.type === CALL && message.method === ABORT) realm.postMessage({ type: RESULT, id: message.id, ok: true, value: null });
+      if (message.type === CALL && message.method === ABORT)
+        realm.postMessage({ type: RESULT, id: message.id, ok: true, value: null });
     });
     await expect(connection.request(ABORT, { timeoutMs: 500 })).resolves.toBeUndefined();
   });

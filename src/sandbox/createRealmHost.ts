@@ -23,9 +23,7 @@
  *     not a Babel load. It is started a while after the current realm is
  *     ready, so it never competes with the first start.
  */
-import {
-  ABORT, BEGIN_REPLY, BLOCK, FLUSH, SERVICE_NAME_PATTERN, TOOLS, WIRE_VERSION,
-} from "../wire/constants";
+import { ABORT, BEGIN_REPLY, BLOCK, FLUSH, SERVICE_NAME_PATTERN, TOOLS, WIRE_VERSION } from "../wire/constants";
 import type { ToolDescriptor } from "../wire/capabilities";
 import { createDeferred } from "../wire/createDeferred";
 import type { ExecEvent } from "../wire/events";
@@ -38,7 +36,14 @@ import { loadRealmBundle } from "./loadRealmBundle";
 import { RealmHostError } from "./RealmHostError";
 import { STARTING, isBooted, nextRealmPhase, type RealmPhase, type RealmPhaseEvent } from "./realmPhase";
 import type {
-  FlushOptions, HostService, RealmErrorCode, RealmEvent, RealmHost, RealmHostOptions, RealmResetReason, RunningStatement,
+  FlushOptions,
+  HostService,
+  RealmErrorCode,
+  RealmEvent,
+  RealmHost,
+  RealmHostOptions,
+  RealmResetReason,
+  RunningStatement,
 } from "./types";
 
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 3_000;
@@ -227,7 +232,8 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
           emit(event);
         },
         onMount(message) {
-          if (role(realm) === "current") notify(mountListeners, { ...message, mountId: qualifyMountId(realm.key, message.mountId) });
+          if (role(realm) === "current")
+            notify(mountListeners, { ...message, mountId: qualifyMountId(realm.key, message.mountId) });
         },
         onInvalid(reason) {
           if (role(realm) !== "current") return;
@@ -287,9 +293,10 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       const is = role(realm);
       if (is === "spare") return discardSpare(realm);
       if (is !== "current") return;
-      const failure = error instanceof RealmHostError
-        ? error
-        : new RealmHostError("bundle-unavailable", `could not load the realm from ${realmUrl}`, { cause: error });
+      const failure =
+        error instanceof RealmHostError
+          ? error
+          : new RealmHostError("bundle-unavailable", `could not load the realm from ${realmUrl}`, { cause: error });
       stopRealm(realm, failure);
       // Settled first, so status() already says "failed" to listeners.
       readiness.reject(failure);
@@ -343,7 +350,10 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
 
   function retryBoot(realm: Realm, what: string): void {
     bootAttempts += 1;
-    const failure = new RealmHostError("boot-failed", `the realm ${what} (attempt ${bootAttempts} of ${MAX_BOOT_ATTEMPTS})`);
+    const failure = new RealmHostError(
+      "boot-failed",
+      `the realm ${what} (attempt ${bootAttempts} of ${MAX_BOOT_ATTEMPTS})`,
+    );
     stopRealm(realm, failure);
     if (bootAttempts >= MAX_BOOT_ATTEMPTS) {
       readiness.reject(failure);
@@ -357,9 +367,12 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     const interrupted = running;
     running = undefined;
     dropping = true;
-    stopRealm(current, new RealmHostError("realm-reset", `the realm was reset (${reason})`, {
-      details: { reason, running: interrupted },
-    }));
+    stopRealm(
+      current,
+      new RealmHostError("realm-reset", `the realm was reset (${reason})`, {
+        details: { reason, running: interrupted },
+      }),
+    );
     if (readiness.settled) readiness = createDeferred();
     bootAttempts = 0;
     const next = spare ?? startRealm();
@@ -378,7 +391,11 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
   function track(event: ExecEvent): void {
     if (event.type === "statement-start") {
       running = { block: event.block, statement: event.statement, source: event.source };
-    } else if (event.type === "statement-end" && running?.block === event.block && running.statement === event.statement) {
+    } else if (
+      event.type === "statement-end" &&
+      running?.block === event.block &&
+      running.statement === event.statement
+    ) {
       running = undefined;
     }
   }
@@ -451,7 +468,8 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     },
 
     provide(name, service) {
-      if (!SERVICE_NAME_PATTERN.test(name)) throw new TypeError(`"${name}" is not a service name (${SERVICE_NAME_PATTERN})`);
+      if (!SERVICE_NAME_PATTERN.test(name))
+        throw new TypeError(`"${name}" is not a service name (${SERVICE_NAME_PATTERN})`);
       services.set(name, service);
       return () => {
         if (services.get(name) === service) services.delete(name);
@@ -483,7 +501,13 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     },
 
     status() {
-      const realm = disposed ? "disposed" : current.phase.name === "active" ? "ready" : readiness.settled ? "failed" : "starting";
+      const realm = disposed
+        ? "disposed"
+        : current.phase.name === "active"
+          ? "ready"
+          : readiness.settled
+            ? "failed"
+            : "starting";
       return { realm, spare: !spare ? "none" : isBooted(spare.phase) ? "ready" : "starting" };
     },
 

@@ -21,7 +21,14 @@
  * window message counts only if it comes from that window with origin
  * "null": a document that is not sandboxed never gets the bundle or the port.
  */
-import { SANDBOX_HELLO, SANDBOX_PING, SANDBOX_PONG, SANDBOX_START, SANDBOX_WORKER_ERROR, WIRE_VERSION } from "../wire/constants";
+import {
+  SANDBOX_HELLO,
+  SANDBOX_PING,
+  SANDBOX_PONG,
+  SANDBOX_START,
+  SANDBOX_WORKER_ERROR,
+  WIRE_VERSION,
+} from "../wire/constants";
 import type { SandboxCommand } from "../wire/types";
 import { serviceWorkerSandboxUrl } from "./sandboxDocument";
 
@@ -105,9 +112,16 @@ function createIframe(src: string, sandboxAttribute: boolean): HTMLIFrameElement
 
 export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
   const viaServiceWorker = options.viaServiceWorker ?? controlledByServiceWorker();
-  const adopted = !viaServiceWorker && options.adopt && isAdoptableFrame(options.adopt, options.sandboxUrl) ? options.adopt : undefined;
+  const adopted =
+    !viaServiceWorker && options.adopt && isAdoptableFrame(options.adopt, options.sandboxUrl)
+      ? options.adopt
+      : undefined;
   if (options.adopt && !adopted) options.adopt.remove();
-  let iframe = adopted ?? (viaServiceWorker ? createIframe(serviceWorkerSandboxUrl(options.sandboxUrl), false) : createIframe(options.sandboxUrl, true));
+  let iframe =
+    adopted ??
+    (viaServiceWorker
+      ? createIframe(serviceWorkerSandboxUrl(options.sandboxUrl), false)
+      : createIframe(options.sandboxUrl, true));
   let hello = false;
   let probe: ReturnType<typeof setInterval> | undefined;
   let started = false;
@@ -134,9 +148,12 @@ export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
       if (started) return;
       started = true;
       // A failed bundle is the host's to report.
-      options.bundle.then((bundle) => {
-        if (!removed) post({ type: SANDBOX_START, version: WIRE_VERSION, bundle }, [options.port]);
-      }, () => {});
+      options.bundle.then(
+        (bundle) => {
+          if (!removed) post({ type: SANDBOX_START, version: WIRE_VERSION, bundle }, [options.port]);
+        },
+        () => {},
+      );
     };
     switch (message.type) {
       case SANDBOX_HELLO:
@@ -183,7 +200,9 @@ export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
     // by unheard only if the frame had loaded already (its navigation's
     // resource timing entry is there): ask at once then, else when it loads;
     // a slow probe covers a browser that gives no entry.
-    const loaded = performance.getEntriesByName(adopted.src).some((entry) => (entry as PerformanceResourceTiming).initiatorType === "iframe");
+    const loaded = performance
+      .getEntriesByName(adopted.src)
+      .some((entry) => (entry as PerformanceResourceTiming).initiatorType === "iframe");
     adopted.addEventListener("load", () => void (hello || ask()), { once: true });
     probe = setInterval(ask, ADOPTED_PROBE_MS);
     if (loaded) ask();

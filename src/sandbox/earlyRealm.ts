@@ -67,7 +67,7 @@ export function startEarlyRealm(): void {
     port: channel.port2,
     onWorkerError: (message) => listener?.(message),
     // index.html's frame, loading since the page began (removed instead when it is not the one wanted).
-    adopt: document.getElementById(EARLY_FRAME_ID) as HTMLIFrameElement | null ?? undefined,
+    adopt: (document.getElementById(EARLY_FRAME_ID) as HTMLIFrameElement | null) ?? undefined,
   });
   early = {
     realmUrl,
@@ -86,11 +86,20 @@ export function startEarlyRealm(): void {
  * bundle, same sandbox page, same container), once. Anyone else gets
  * undefined, and an early realm nobody can use is removed.
  */
-export function takeEarlyRealm(wanted: { realmUrl: string; sandboxUrl: string; container: HTMLElement }): EarlyRealm | undefined {
+export function takeEarlyRealm(wanted: {
+  realmUrl: string;
+  sandboxUrl: string;
+  container: HTMLElement;
+}): EarlyRealm | undefined {
   const taken = early;
   early = undefined;
   if (!taken) return undefined;
-  if (taken.realmUrl === wanted.realmUrl && taken.sandboxUrl === wanted.sandboxUrl && taken.container === wanted.container) return taken;
+  if (
+    taken.realmUrl === wanted.realmUrl &&
+    taken.sandboxUrl === wanted.sandboxUrl &&
+    taken.container === wanted.container
+  )
+    return taken;
   taken.frame.remove();
   taken.port.close();
   return undefined;

@@ -20,7 +20,8 @@ function scriptedFetch(script: (string | number)[]) {
       });
       return new Response(body, { status: 200, headers: { "content-type": "text/javascript" } });
     }
-    if (typeof step === "number") return new Response("nope", { status: step, headers: { "content-type": "text/plain" } });
+    if (typeof step === "number")
+      return new Response("nope", { status: step, headers: { "content-type": "text/plain" } });
     return new Response("self.realm = 1;", { status: 200, headers: { "content-type": "text/javascript" } });
   };
   return { fetch, calls };
@@ -32,7 +33,11 @@ describe("loadRealmBundle", () => {
   it("retries a body that fails after a 200 (fetch resolved, blob() rejected) and returns the bundle", async () => {
     const { fetch, calls } = scriptedFetch(["cut", "network", "ok"]);
     const waits: number[] = [];
-    const blob = await loadRealmBundle(URL_, { fetch, sleep: async (ms) => void waits.push(ms), delaysMs: [10, 20, 40] });
+    const blob = await loadRealmBundle(URL_, {
+      fetch,
+      sleep: async (ms) => void waits.push(ms),
+      delaysMs: [10, 20, 40],
+    });
     expect(await blob.text()).toBe("self.realm = 1;");
     expect(calls).toHaveLength(3);
     // Backoff grows; retries bypass the cache entry that just failed.
@@ -48,7 +53,9 @@ describe("loadRealmBundle", () => {
 
   it("gives up after the last delay with bundle-unavailable, naming the cause", async () => {
     const { fetch, calls } = scriptedFetch(["cut", "cut", "cut", "cut", "ok"]);
-    const error = await loadRealmBundle(URL_, { fetch, ...noSleep, delaysMs: [1, 1, 1] }).catch((caught: unknown) => caught);
+    const error = await loadRealmBundle(URL_, { fetch, ...noSleep, delaysMs: [1, 1, 1] }).catch(
+      (caught: unknown) => caught,
+    );
     expect(isRealmHostError(error, "bundle-unavailable")).toBe(true);
     expect((error as Error).message).toContain("4 attempts");
     expect(calls).toHaveLength(4);

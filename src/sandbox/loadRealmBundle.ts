@@ -28,19 +28,30 @@ export async function loadRealmBundle(url: string, options: LoadRealmBundleOptio
   for (let attempt = 0; ; attempt++) {
     try {
       // A retry must not be answered from whatever cache entry just failed.
-      const response = await fetchBundle(url, { credentials: "same-origin", cache: attempt === 0 ? "default" : "reload" });
+      const response = await fetchBundle(url, {
+        credentials: "same-origin",
+        cache: attempt === 0 ? "default" : "reload",
+      });
       const type = response.headers.get("content-type") ?? "";
       if (!response.ok || type.includes("text/html")) {
-        throw new RealmHostError("bundle-unavailable", `could not load the realm from ${url} (HTTP ${response.status}, ${type || "no content type"})`, {
-          details: { status: response.status, transient: response.status >= 500 },
-        });
+        throw new RealmHostError(
+          "bundle-unavailable",
+          `could not load the realm from ${url} (HTTP ${response.status}, ${type || "no content type"})`,
+          {
+            details: { status: response.status, transient: response.status >= 500 },
+          },
+        );
       }
       return await response.blob();
     } catch (error) {
       const permanent = error instanceof RealmHostError && error.details?.transient !== true;
       if (permanent || attempt >= delays.length) {
         if (error instanceof RealmHostError) throw error;
-        throw new RealmHostError("bundle-unavailable", `could not load the realm from ${url} (${attempt + 1} attempts: ${describe(error)})`, { cause: error });
+        throw new RealmHostError(
+          "bundle-unavailable",
+          `could not load the realm from ${url} (${attempt + 1} attempts: ${describe(error)})`,
+          { cause: error },
+        );
       }
       options.onRetry?.(attempt + 1, error);
       await sleep(delays[attempt]);

@@ -13,7 +13,9 @@ describe("the sandbox document as the service worker serves it", () => {
     expect(directives).toContain("default-src 'none'");
     expect(directives).toContain("connect-src 'none'");
     expect(directives).toContain("worker-src blob:");
-    expect(directives.find((each) => each.startsWith("script-src"))).toMatch(/^script-src 'sha256-[A-Za-z0-9+/]+=*' 'unsafe-eval'$/);
+    expect(directives.find((each) => each.startsWith("script-src"))).toMatch(
+      /^script-src 'sha256-[A-Za-z0-9+/]+=*' 'unsafe-eval'$/,
+    );
     expect(csp).not.toMatch(/allow-same-origin|unsafe-inline/);
   });
 
@@ -26,7 +28,9 @@ describe("the sandbox document as the service worker serves it", () => {
   });
 
   it("is sandbox.html?sw next to the app, whatever the sub-path, and only sandbox.html in the worker's scope matches", () => {
-    expect(serviceWorkerSandboxUrl("https://host.example/some/sub/path/sandbox.html")).toBe("https://host.example/some/sub/path/sandbox.html?sw");
+    expect(serviceWorkerSandboxUrl("https://host.example/some/sub/path/sandbox.html")).toBe(
+      "https://host.example/some/sub/path/sandbox.html?sw",
+    );
     const scope = "https://host.example/some/sub/path/";
     expect(isSandboxDocument("https://host.example/some/sub/path/sandbox.html?sw", scope)).toBe(true);
     expect(isSandboxDocument("https://host.example/some/sub/path/sandbox.html", scope)).toBe(true);

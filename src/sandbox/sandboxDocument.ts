@@ -54,7 +54,11 @@ export function sandboxPolicy(html: string): string {
   const policy = meta?.[1]?.trim();
   if (!policy) throw new Error("sandbox.html has no Content-Security-Policy meta tag");
   const directives = policy.split(";").map((each) => each.trim());
-  if (!directives.includes("default-src 'none'") || !directives.includes("connect-src 'none'") || !directives.some((each) => each.startsWith("script-src 'sha256-"))) {
+  if (
+    !directives.includes("default-src 'none'") ||
+    !directives.includes("connect-src 'none'") ||
+    !directives.some((each) => each.startsWith("script-src 'sha256-"))
+  ) {
     throw new Error(`sandbox.html's policy is not the realm's wall: ${policy}`);
   }
   return policy;

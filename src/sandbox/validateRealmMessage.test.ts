@@ -20,8 +20,20 @@ describe("validateRealmMessage", () => {
       { type: "statement-start", block: 0, statement: 1, line: 3, endLine: 4, source: "a()" },
       { type: "statement-end", block: 0, statement: 1, status: "done", durationMs: 1.5 },
       {
-        type: "statement-end", block: 0, statement: 1, status: "error", durationMs: 0,
-        error: { code: "runtime", name: "TypeError", message: "x is not a function", block: 0, line: 3, column: 1, lineText: "x()" },
+        type: "statement-end",
+        block: 0,
+        statement: 1,
+        status: "error",
+        durationMs: 0,
+        error: {
+          code: "runtime",
+          name: "TypeError",
+          message: "x is not a function",
+          block: 0,
+          line: 3,
+          column: 1,
+          lineText: "x()",
+        },
       },
       { type: "console", block: 1, statement: 0, level: "warn", text: "careful" },
       { type: "console", block: 1, statement: 0, level: "log", text: "later", reply: 2 },
@@ -31,10 +43,20 @@ describe("validateRealmMessage", () => {
       { type: "block-done", block: 5 },
     ];
     for (const event of events) expect(ok({ type: EXEC_EVENT, event })).toEqual({ type: EXEC_EVENT, event });
-    expect(ok({ type: READY, version: 1, loadMs: 300, warmupMs: 12 })).toEqual({ type: READY, version: 1, loadMs: 300, warmupMs: 12 });
+    expect(ok({ type: READY, version: 1, loadMs: 300, warmupMs: 12 })).toEqual({
+      type: READY,
+      version: 1,
+      loadMs: 300,
+      warmupMs: 12,
+    });
     expect(ok({ type: HEARTBEAT, seq: 7 })).toEqual({ type: HEARTBEAT, seq: 7 });
     expect(ok({ type: RESULT, id: 3, ok: true, value: null })).toEqual({ type: RESULT, id: 3, ok: true, value: null });
-    expect(ok({ type: RESULT, id: 4, ok: false, error: { code: "failed", message: "x" } })).toEqual({ type: RESULT, id: 4, ok: false, error: { code: "failed", message: "x" } });
+    expect(ok({ type: RESULT, id: 4, ok: false, error: { code: "failed", message: "x" } })).toEqual({
+      type: RESULT,
+      id: 4,
+      ok: false,
+      error: { code: "failed", message: "x" },
+    });
     expect(ok({ type: CANCEL, id: 5 })).toEqual({ type: CANCEL, id: 5 });
   });
 
@@ -48,15 +70,34 @@ describe("validateRealmMessage", () => {
 
   it("rejects malformed messages with a reason", () => {
     const cases: unknown[] = [
-      null, 42, "ready", [], new Map(), { type: "nope" }, { type: READY }, { type: READY, version: -1, loadMs: 0, warmupMs: 0 },
-      { type: READY, version: 1.5, loadMs: 0, warmupMs: 0 }, { type: READY, version: 1, warmupMs: 0 }, { type: HEARTBEAT, seq: "1" }, { type: RESULT, id: Number.NaN, ok: true, value: null },
-      { type: RESULT, id: 2 ** 60, ok: true, value: null }, { type: RESULT, id: 1, ok: "yes", value: null }, { type: RESULT, id: 1, ok: true, value: () => 1 },
-      { type: RESULT, id: 1, ok: false, error: { code: "Not A Code", message: "x" } }, { type: CANCEL, id: -1 }, { type: "flushed", id: 1 },
-      { type: "service-request", id: 1, service: "echo", payload: null, timeoutMs: null }, { type: EXEC_EVENT }, { type: EXEC_EVENT, event: { type: "mount" } },
+      null,
+      42,
+      "ready",
+      [],
+      new Map(),
+      { type: "nope" },
+      { type: READY },
+      { type: READY, version: -1, loadMs: 0, warmupMs: 0 },
+      { type: READY, version: 1.5, loadMs: 0, warmupMs: 0 },
+      { type: READY, version: 1, warmupMs: 0 },
+      { type: HEARTBEAT, seq: "1" },
+      { type: RESULT, id: Number.NaN, ok: true, value: null },
+      { type: RESULT, id: 2 ** 60, ok: true, value: null },
+      { type: RESULT, id: 1, ok: "yes", value: null },
+      { type: RESULT, id: 1, ok: true, value: () => 1 },
+      { type: RESULT, id: 1, ok: false, error: { code: "Not A Code", message: "x" } },
+      { type: CANCEL, id: -1 },
+      { type: "flushed", id: 1 },
+      { type: "service-request", id: 1, service: "echo", payload: null, timeoutMs: null },
+      { type: EXEC_EVENT },
+      { type: EXEC_EVENT, event: { type: "mount" } },
       { type: EXEC_EVENT, event: { type: "console", block: 0, statement: 0, level: "trace", text: "x" } },
       { type: EXEC_EVENT, event: { type: "console", block: 0, statement: 0, level: "log", text: 5 } },
       { type: EXEC_EVENT, event: { type: "statement-end", block: 0, statement: 0, status: "ok", durationMs: 1 } },
-      { type: EXEC_EVENT, event: { type: "statement-end", block: 0, statement: 0, status: "done", durationMs: Infinity } },
+      {
+        type: EXEC_EVENT,
+        event: { type: "statement-end", block: 0, statement: 0, status: "done", durationMs: Infinity },
+      },
       { type: EXEC_EVENT, event: { type: "error", error: { code: "pwned", name: "X", message: "y", block: 0 } } },
       { type: EXEC_EVENT, event: { type: "error", error: { code: "runtime", name: "X", message: "y", block: -1 } } },
       { type: EXEC_EVENT, event: { type: "block-done", block: 0 }, __proto__: { type: READY } },
@@ -75,20 +116,40 @@ describe("validateRealmMessage", () => {
   });
 
   it("drops unknown fields of every kind of message, nested ones too", () => {
-    expect(ok({ type: CALL, id: 1, method: "echo", payload: { a: 1 }, timeoutMs: null, port: "x" }))
-      .toEqual({ type: CALL, id: 1, method: "echo", payload: { a: 1 }, timeoutMs: null });
-    expect(ok({ type: RESULT, id: 2, ok: true, value: [1], allow: true })).toEqual({ type: RESULT, id: 2, ok: true, value: [1] });
-    expect(ok({ type: "mount-ops", mountId: "m1", ops: [{ op: "insert", parent: 0, child: 1, evil: true }], extra: 1 }))
-      .toEqual({ type: "mount-ops", mountId: "m1", ops: [{ op: "insert", parent: 0, child: 1 }] });
+    expect(ok({ type: CALL, id: 1, method: "echo", payload: { a: 1 }, timeoutMs: null, port: "x" })).toEqual({
+      type: CALL,
+      id: 1,
+      method: "echo",
+      payload: { a: 1 },
+      timeoutMs: null,
+    });
+    expect(ok({ type: RESULT, id: 2, ok: true, value: [1], allow: true })).toEqual({
+      type: RESULT,
+      id: 2,
+      ok: true,
+      value: [1],
+    });
+    expect(
+      ok({ type: "mount-ops", mountId: "m1", ops: [{ op: "insert", parent: 0, child: 1, evil: true }], extra: 1 }),
+    ).toEqual({ type: "mount-ops", mountId: "m1", ops: [{ op: "insert", parent: 0, child: 1 }] });
   });
 
   it("refuses hostile requests and names where they fail", () => {
-    expect(bad({ type: CALL, id: 1, method: "Net.Fetch", payload: null, timeoutMs: null })).toBe("method is not a method name");
-    expect(bad({ type: CALL, id: 1, method: "echo", payload: { f: () => 1 }, timeoutMs: null })).toBe("payload.f is not JSON");
-    expect(bad({ type: CALL, id: 1, method: "echo", payload: null, timeoutMs: -1 })).toBe("timeoutMs is not a duration");
-    expect(bad({ type: EXEC_EVENT, event: { type: "console", block: 0, statement: 0, level: "trace", text: "x" } })).toBe("event.level has an unknown value");
-    expect(bad({ type: "mount-ops", mountId: "m1", ops: [{ op: "props", id: 1, props: { a: [1, { b: new Map() }] } }] }))
-      .toBe("ops[0].props.a[1].b is not a plain object");
+    expect(bad({ type: CALL, id: 1, method: "Net.Fetch", payload: null, timeoutMs: null })).toBe(
+      "method is not a method name",
+    );
+    expect(bad({ type: CALL, id: 1, method: "echo", payload: { f: () => 1 }, timeoutMs: null })).toBe(
+      "payload.f is not JSON",
+    );
+    expect(bad({ type: CALL, id: 1, method: "echo", payload: null, timeoutMs: -1 })).toBe(
+      "timeoutMs is not a duration",
+    );
+    expect(
+      bad({ type: EXEC_EVENT, event: { type: "console", block: 0, statement: 0, level: "trace", text: "x" } }),
+    ).toBe("event.level has an unknown value");
+    expect(
+      bad({ type: "mount-ops", mountId: "m1", ops: [{ op: "props", id: 1, props: { a: [1, { b: new Map() }] } }] }),
+    ).toBe("ops[0].props.a[1].b is not a plain object");
   });
 
   it("caps long strings in mount messages the same way, saying so", () => {
@@ -100,11 +161,25 @@ describe("validateRealmMessage", () => {
   });
 
   it("rejects a mount message bigger than one task should clone and check (the realm sends big first renders in parts)", () => {
-    const creates = (count: number) => Array.from({ length: count }, (_, index) => ({ op: "create", id: index + 1, type: "span", props: {} }));
+    const creates = (count: number) =>
+      Array.from({ length: count }, (_, index) => ({ op: "create", id: index + 1, type: "span", props: {} }));
     expect(ok({ type: "mount-ops", mountId: "m1", ops: creates(MAX_OPS_PER_MESSAGE) }).type).toBe("mount-ops");
-    expect(bad({ type: "mount-ops", mountId: "m1", ops: creates(MAX_OPS_PER_MESSAGE + 1) })).toBe("ops has too many entries");
-    expect(bad({ type: "mount-open-part", mountId: "m1", index: 0, ops: creates(MAX_OPS_PER_MESSAGE + 1) })).toBe("ops has too many entries");
-    const wide = { id: 1, type: "div", props: {}, children: Array.from({ length: MAX_OPS_PER_MESSAGE }, (_, index) => ({ id: index + 2, type: "#text", text: "x" })) };
+    expect(bad({ type: "mount-ops", mountId: "m1", ops: creates(MAX_OPS_PER_MESSAGE + 1) })).toBe(
+      "ops has too many entries",
+    );
+    expect(bad({ type: "mount-open-part", mountId: "m1", index: 0, ops: creates(MAX_OPS_PER_MESSAGE + 1) })).toBe(
+      "ops has too many entries",
+    );
+    const wide = {
+      id: 1,
+      type: "div",
+      props: {},
+      children: Array.from({ length: MAX_OPS_PER_MESSAGE }, (_, index) => ({
+        id: index + 2,
+        type: "#text",
+        text: "x",
+      })),
+    };
     expect(bad({ type: "mount-open", mountId: "m1", snapshot: { nodes: [wide] } })).toBe("snapshot has too many nodes");
   });
 });

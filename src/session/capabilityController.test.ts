@@ -22,12 +22,23 @@ import { CapabilityController, MAX_PENDING_ASKS } from "./capabilityController";
 async function setUp() {
   const store = await openTestStore();
   const controller = new CapabilityController({ agent: () => undefined });
-  const broker = createNetworkBroker({ ask: controller.asker(networkAsk), audit: networkAudit(controller), newId: () => "ask-1" });
+  const broker = createNetworkBroker({
+    ask: controller.asker(networkAsk),
+    audit: networkAudit(controller),
+    newId: () => "ask-1",
+  });
   controller.attach(broker);
   return { store, controller, broker };
 }
 
-const askFor = (host: string) => ({ id: `ask-${host}`, capability: "network" as const, method: "GET", url: `https://${host}/`, host, bodySize: 0 });
+const askFor = (host: string) => ({
+  id: `ask-${host}`,
+  capability: "network" as const,
+  method: "GET",
+  url: `https://${host}/`,
+  host,
+  bodySize: 0,
+});
 
 describe("CapabilityController.open", () => {
   it("keeps an ask the session's code makes while its grants load", async () => {
@@ -63,13 +74,16 @@ describe("CapabilityController.open", () => {
     const opening = controller.open(session, store);
     controller.record({ at: 5, capability: "network", method: "GET", url: "https://api.example/", decision: "denied" });
     await opening;
-    expect(controller.getState().audit.map((entry) => `${entry.sessionId} ${entry.url}`)).toEqual([`${session.id} https://api.example/`]);
+    expect(controller.getState().audit.map((entry) => `${entry.sessionId} ${entry.url}`)).toEqual([
+      `${session.id} https://api.example/`,
+    ]);
   });
 
   it("keeps a record of each ask for the timeline: waiting, then what the person answered or that the call ended", async () => {
     const { store, controller } = await setUp();
     await controller.open(await createSession(store), store);
-    const outcome = () => controller.getState().askRecords.map((record) => `${record.ask.id} ${record.outcome ?? "waiting"}`);
+    const outcome = () =>
+      controller.getState().askRecords.map((record) => `${record.ask.id} ${record.outcome ?? "waiting"}`);
     const answered = controller.ask(askFor("a.example"), new AbortController().signal);
     const cancel = new AbortController();
     const ended = controller.ask(askFor("b.example"), cancel.signal);
@@ -85,8 +99,12 @@ describe("CapabilityController.open", () => {
   it(`draws at most ${MAX_PENDING_ASKS} asks; one more is refused without asking; Deny all denies every one`, async () => {
     const { store, controller } = await setUp();
     await controller.open(await createSession(store), store);
-    const answers = Array.from({ length: MAX_PENDING_ASKS }, (_, index) => controller.ask(askFor(`h${index}.example`), new AbortController().signal));
-    await expect(controller.ask(askFor("one-more.example"), new AbortController().signal)).rejects.toMatchObject({ code: "too-many-asks" });
+    const answers = Array.from({ length: MAX_PENDING_ASKS }, (_, index) =>
+      controller.ask(askFor(`h${index}.example`), new AbortController().signal),
+    );
+    await expect(controller.ask(askFor("one-more.example"), new AbortController().signal)).rejects.toMatchObject({
+      code: "too-many-asks",
+    });
     expect(controller.getState().asks).toHaveLength(MAX_PENDING_ASKS);
     controller.denyAll();
     expect(await Promise.all(answers)).toEqual(Array(MAX_PENDING_ASKS).fill("deny"));
@@ -120,21 +138,26 @@ describe("one queue of asks of every kind", () => {
     View: () => null,
   };
 
-  it("queues a new kind with the network's, answers it with its own \"always\" only, and saves its grant", async () => {
+  it('queues a new kind with the network\'s, answers it with its own "always" only, and saves its grant', async () => {
     const { store, controller } = await setUp();
     const session = await createSession(store);
     await controller.open(session, store);
     const askStorage = controller.asker(storageAsk);
     const stored = askStorage({ id: "s1", capability: "storage", key: "notes" }, new AbortController().signal);
     const fetched = controller.ask(askFor("api.example"), new AbortController().signal);
-    expect(controller.getState().asks.map((ask) => `${ask.capability} ${ask.id}`)).toEqual(["storage s1", "network ask-api.example"]);
+    expect(controller.getState().asks.map((ask) => `${ask.capability} ${ask.id}`)).toEqual([
+      "storage s1",
+      "network ask-api.example",
+    ]);
     // Another kind's "always" is not an answer to it.
     controller.answer("s1", "host");
     controller.answer("ask-api.example", "key");
     expect(controller.getState().asks).toHaveLength(2);
     controller.answer("s1", "key");
     await expect(stored).resolves.toBe("key");
-    await expect.poll(async () => (await listGrants(store, session.id)).map((grant) => `${grant.capability} ${grant.host}`)).toEqual(["storage key:notes"]);
+    await expect
+      .poll(async () => (await listGrants(store, session.id)).map((grant) => `${grant.capability} ${grant.host}`))
+      .toEqual(["storage key:notes"]);
     controller.denyAll();
     await expect(fetched).resolves.toBe("deny");
   });
@@ -143,8 +166,12 @@ describe("one queue of asks of every kind", () => {
     const { store, controller } = await setUp();
     await controller.open(await createSession(store), store);
     const askStorage = controller.asker(storageAsk);
-    const waiting = Array.from({ length: MAX_PENDING_ASKS }, (_, index) => controller.ask(askFor(`h${index}.example`), new AbortController().signal));
-    await expect(askStorage({ id: "s2", capability: "storage", key: "notes" }, new AbortController().signal)).rejects.toThrow(
+    const waiting = Array.from({ length: MAX_PENDING_ASKS }, (_, index) =>
+      controller.ask(askFor(`h${index}.example`), new AbortController().signal),
+    );
+    await expect(
+      askStorage({ id: "s2", capability: "storage", key: "notes" }, new AbortController().signal),
+    ).rejects.toThrow(
       `${MAX_PENDING_ASKS} permission requests are already waiting for the person; storing notes was refused without asking.`,
     );
     controller.denyAll();
@@ -155,9 +182,17 @@ describe("one queue of asks of every kind", () => {
 describe("tool grants are the server's address's", () => {
   async function withTools() {
     const { store, controller } = await setUp();
-    const tools = createToolBroker({ ask: controller.asker(toolAsk), audit: toolAudit(controller), onChange: () => void controller.policyChanged() });
+    const tools = createToolBroker({
+      ask: controller.asker(toolAsk),
+      audit: toolAudit(controller),
+      onChange: () => void controller.policyChanged(),
+    });
     const servers = createMcpServers({ demoServer: createDemoMcpServer, remember: null, redirectUrl: null });
-    controller.attachTools(tools, async () => servers, () => undefined);
+    controller.attachTools(
+      tools,
+      async () => servers,
+      () => undefined,
+    );
     return { store, controller, tools, servers };
   }
 
@@ -165,20 +200,48 @@ describe("tool grants are the server's address's", () => {
     const { store, controller, tools } = await withTools();
     const session = await createSession(store);
     await addGrant(store, { sessionId: session.id, capability: "tool", host: "notes/delete_note", grantedAt: 1 });
-    await addGrant(store, { sessionId: session.id, capability: "tool", host: "https://notes.example/mcp#delete_note", grantedAt: 1 });
-    await updateSessionSettings(store, session.id, { network: "ask", allowedHosts: [], readOnlyToolServers: ["notes", "https://notes.example/mcp"] });
+    await addGrant(store, {
+      sessionId: session.id,
+      capability: "tool",
+      host: "https://notes.example/mcp#delete_note",
+      grantedAt: 1,
+    });
+    await updateSessionSettings(store, session.id, {
+      network: "ask",
+      allowedHosts: [],
+      readOnlyToolServers: ["notes", "https://notes.example/mcp"],
+    });
     await controller.open((await getSession(store, session.id))!, store);
-    expect(tools.state()).toMatchObject({ allowed: ["https://notes.example/mcp#delete_note"], readOnlyServers: ["https://notes.example/mcp"] });
-    await expect.poll(async () => (await listGrants(store, session.id)).map((grant) => grant.host)).toEqual(["https://notes.example/mcp#delete_note"]);
+    expect(tools.state()).toMatchObject({
+      allowed: ["https://notes.example/mcp#delete_note"],
+      readOnlyServers: ["https://notes.example/mcp"],
+    });
+    await expect
+      .poll(async () => (await listGrants(store, session.id)).map((grant) => grant.host))
+      .toEqual(["https://notes.example/mcp#delete_note"]);
   });
 
   it("removing a server removes its grants and its read-only switch, in this session and the saved ones", async () => {
     const { store, controller, tools } = await withTools();
     const [open, other] = [await createSession(store), await createSession(store)];
     for (const session of [open, other]) {
-      await addGrant(store, { sessionId: session.id, capability: "tool", host: "builtin:demo#add_to_watchlist", grantedAt: 1 });
-      await addGrant(store, { sessionId: session.id, capability: "tool", host: "https://other.example/mcp#x", grantedAt: 1 });
-      await updateSessionSettings(store, session.id, { network: "ask", allowedHosts: [], readOnlyToolServers: ["builtin:demo"] });
+      await addGrant(store, {
+        sessionId: session.id,
+        capability: "tool",
+        host: "builtin:demo#add_to_watchlist",
+        grantedAt: 1,
+      });
+      await addGrant(store, {
+        sessionId: session.id,
+        capability: "tool",
+        host: "https://other.example/mcp#x",
+        grantedAt: 1,
+      });
+      await updateSessionSettings(store, session.id, {
+        network: "ask",
+        allowedHosts: [],
+        readOnlyToolServers: ["builtin:demo"],
+      });
     }
     await controller.open((await getSession(store, open.id))!, store);
     await controller.addDemoServer();

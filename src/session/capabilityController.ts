@@ -16,7 +16,12 @@ import type { HostService } from "../sandbox/types";
 import { bytesToBase64, base64ToBytes } from "../capabilities/base64";
 import { MAX_DOWNLOAD_BYTES, MAX_FILE_BYTES, type FileOfferPayload, type FileReadResponse } from "../wire/capabilities";
 import type { ChosenFile, JsonValue } from "../wire/mount";
-import { DEFAULT_NETWORK_POLICY, covers, type NetworkMode, type NetworkPolicyState } from "../capabilities/network/networkPolicy";
+import {
+  DEFAULT_NETWORK_POLICY,
+  covers,
+  type NetworkMode,
+  type NetworkPolicyState,
+} from "../capabilities/network/networkPolicy";
 import { addAuditEntry, addGrant, forgetToolServer, listAudit, listGrants, removeGrant } from "../store/capabilities";
 import { updateSessionSettings } from "../store/sessions";
 import type { Store } from "../store/store";
@@ -24,7 +29,12 @@ import type { AuditEntry, CapabilityDecision, Session } from "../store/types";
 import type { ToolBroker } from "../capabilities/tools/createToolBroker";
 import type { McpServerEntry, McpServers } from "../capabilities/tools/createMcpServers";
 import { hasRememberedServers } from "../capabilities/tools/rememberedServers";
-import { DEFAULT_TOOL_POLICY, isServerAddress, parseToolKey, type ToolPolicyState } from "../capabilities/tools/toolPolicy";
+import {
+  DEFAULT_TOOL_POLICY,
+  isServerAddress,
+  parseToolKey,
+  type ToolPolicyState,
+} from "../capabilities/tools/toolPolicy";
 import type { ToolDescriptor } from "../wire/capabilities";
 import type { AskAnswer, AskKind, AskRequest, AuditInput, PersonSide } from "../capabilities/Capability";
 
@@ -100,7 +110,13 @@ const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
 export class CapabilityController implements PersonSide {
   private state: CapabilityState = {
-    policy: DEFAULT_NETWORK_POLICY, tools: DEFAULT_TOOL_POLICY, toolServers: { servers: [] }, asks: [], askRecords: [], downloads: [], audit: [],
+    policy: DEFAULT_NETWORK_POLICY,
+    tools: DEFAULT_TOOL_POLICY,
+    toolServers: { servers: [] },
+    asks: [],
+    askRecords: [],
+    downloads: [],
+    audit: [],
   };
   private readonly listeners = new Set<() => void>();
   private readonly answers = new Map<string, (answer: AskAnswer) => void>();
@@ -117,7 +133,10 @@ export class CapabilityController implements PersonSide {
   /** Files the person chose in mounted file inputs, by handle (this session only). */
   private readonly chosenFiles = new Map<string, File>();
   /** Downloads arriving in parts, by the realm's offer id. */
-  private readonly offersInProgress = new Map<string, { name: string; mimeType: string; size: number; parts: Uint8Array[] }>();
+  private readonly offersInProgress = new Map<
+    string,
+    { name: string; mimeType: string; size: number; parts: Uint8Array[] }
+  >();
   /** Outside content that entered the realm since the last feedback message (for the untrusted label). */
   private untrusted: string[] = [];
   /** Which session a given open() belongs to: a late load of a previous session is dropped. */
@@ -133,7 +152,8 @@ export class CapabilityController implements PersonSide {
   };
 
   private set(patch: Partial<CapabilityState>): void {
-    if (patch.asks && patch.asks.length !== this.state.asks.length) this.options.agent()?.setWaitingForPermission(patch.asks.length > 0);
+    if (patch.asks && patch.asks.length !== this.state.asks.length)
+      this.options.agent()?.setWaitingForPermission(patch.asks.length > 0);
     this.state = { ...this.state, ...patch };
     for (const listener of this.listeners) listener();
   }
@@ -149,7 +169,11 @@ export class CapabilityController implements PersonSide {
    * `loadServers`). `publish` gets the realm's list of tools whenever a
    * server is added or removed.
    */
-  attachTools(broker: ToolBroker, loadServers: () => Promise<McpServers>, publish: (tools: ToolDescriptor[]) => void): void {
+  attachTools(
+    broker: ToolBroker,
+    loadServers: () => Promise<McpServers>,
+    publish: (tools: ToolDescriptor[]) => void,
+  ): void {
     this.toolBroker = broker;
     this.loadServers = loadServers;
     this.publishTools = publish;
@@ -182,7 +206,12 @@ export class CapabilityController implements PersonSide {
   async addServer(url: string, token?: string): Promise<boolean> {
     if (!this.loadServers) return false;
     if (!url.trim()) {
-      this.set({ toolServers: { ...this.state.toolServers, error: "Enter the MCP server URL first (for example https://example.com/mcp)." } });
+      this.set({
+        toolServers: {
+          ...this.state.toolServers,
+          error: "Enter the MCP server URL first (for example https://example.com/mcp).",
+        },
+      });
       return false;
     }
     this.set({ toolServers: { ...this.state.toolServers, connecting: url.trim(), error: undefined } });
@@ -206,7 +235,9 @@ export class CapabilityController implements PersonSide {
     try {
       const servers = await this.servers()!;
       const failures = await servers.restore();
-      this.set({ toolServers: { servers: servers.list(), ...(failures.length > 0 ? { error: failures.join(" ") } : {}) } });
+      this.set({
+        toolServers: { servers: servers.list(), ...(failures.length > 0 ? { error: failures.join(" ") } : {}) },
+      });
     } catch (error) {
       this.set({ toolServers: { ...this.state.toolServers, error: String((error as Error)?.message ?? error) } });
     }
@@ -215,13 +246,20 @@ export class CapabilityController implements PersonSide {
   /** The page came back from an MCP server's OAuth sign-in (`search`: the address's query). */
   async resumeSignIn(search: string): Promise<void> {
     if (!this.loadServers) return;
-    this.set({ toolServers: { ...this.state.toolServers, connecting: "the server you signed in to", error: undefined } });
+    this.set({
+      toolServers: { ...this.state.toolServers, connecting: "the server you signed in to", error: undefined },
+    });
     try {
       const servers = await this.servers()!;
       await servers.resumeSignIn(search);
       this.set({ toolServers: { servers: servers.list() } });
     } catch (error) {
-      this.set({ toolServers: { servers: this.state.toolServers.servers, error: error instanceof Error ? error.message : String(error) } });
+      this.set({
+        toolServers: {
+          servers: this.state.toolServers.servers,
+          error: error instanceof Error ? error.message : String(error),
+        },
+      });
     }
   }
 
@@ -256,7 +294,9 @@ export class CapabilityController implements PersonSide {
     const { store, state } = this;
     if (!store || !state.sessionId) return;
     const grants = await listGrants(store, state.sessionId).catch(() => []);
-    for (const grant of grants) if (grant.capability === "tool" && grant.host === key && grant.id !== undefined) await removeGrant(store, grant.id).catch(() => undefined);
+    for (const grant of grants)
+      if (grant.capability === "tool" && grant.host === key && grant.id !== undefined)
+        await removeGrant(store, grant.id).catch(() => undefined);
   }
 
   /** Another session is open: its rules, grants and audit replace the previous one's. */
@@ -288,16 +328,28 @@ export class CapabilityController implements PersonSide {
     });
     this.broker?.load(policyWith([]));
     this.toolBroker?.load(toolsWith([]));
-    this.set({ sessionId: session?.id, policy: policyWith([]), tools: toolsWith([]), asks: [], askRecords: [], downloads: [], audit: [] });
+    this.set({
+      sessionId: session?.id,
+      policy: policyWith([]),
+      tools: toolsWith([]),
+      asks: [],
+      askRecords: [],
+      downloads: [],
+      audit: [],
+    });
     if (!session || !store) return;
-    const [grants, saved] = await Promise.all([listGrants(store, session.id).catch(() => []), listAudit(store, session.id).catch(() => [])]);
+    const [grants, saved] = await Promise.all([
+      listGrants(store, session.id).catch(() => []),
+      listAudit(store, session.id).catch(() => []),
+    ]);
     if (generation !== this.generation) return;
     const policy = policyWith(grants.filter((grant) => grant.capability === "network").map((grant) => grant.host));
     this.broker?.load(policy, { keepCalls: true });
     const tools = toolsWith(grants.filter((grant) => grant.capability === "tool").map((grant) => grant.host));
     this.toolBroker?.load(tools, { keepCalls: true });
     for (const grant of grants) {
-      if (grant.capability === "tool" && parseToolKey(grant.host) === undefined && grant.id !== undefined) void removeGrant(store, grant.id).catch(() => undefined);
+      if (grant.capability === "tool" && parseToolKey(grant.host) === undefined && grant.id !== undefined)
+        void removeGrant(store, grant.id).catch(() => undefined);
     }
     // Lines recorded while the list loaded may be in it already (their write went first).
     const key = (entry: AuditEntry) => `${entry.at} ${entry.capability} ${entry.method} ${entry.url} ${entry.decision}`;
@@ -319,7 +371,9 @@ export class CapabilityController implements PersonSide {
   }
 
   /** A capability's kind of ask (once per page): its broker asks the person through what this returns. */
-  asker<Ask extends AskRequest, Always extends string>(kind: AskKind<Ask, Always>): (request: Ask, signal: AbortSignal) => Promise<AskAnswer<Always>> {
+  asker<Ask extends AskRequest, Always extends string>(
+    kind: AskKind<Ask, Always>,
+  ): (request: Ask, signal: AbortSignal) => Promise<AskAnswer<Always>> {
     this.kinds.set(kind.capability, kind as unknown as AskKind);
     return (request, signal) => this.ask(request, signal) as Promise<AskAnswer<Always>>;
   }
@@ -337,7 +391,9 @@ export class CapabilityController implements PersonSide {
         this.answers.delete(request.id);
         this.set({
           asks: this.state.asks.filter((ask) => ask.id !== request.id),
-          askRecords: this.state.askRecords.map((record) => (record.ask.id === request.id ? { ...record, outcome } : record)),
+          askRecords: this.state.askRecords.map((record) =>
+            record.ask.id === request.id ? { ...record, outcome } : record,
+          ),
         });
       };
       const onAbort = () => {
@@ -362,7 +418,10 @@ export class CapabilityController implements PersonSide {
         resolve(answer);
       });
       const ask: PendingAsk = { ...request, ...this.position() };
-      this.set({ asks: [...this.state.asks, ask], askRecords: [...this.state.askRecords, { ask }].slice(-MAX_ASK_RECORDS) });
+      this.set({
+        asks: [...this.state.asks, ask],
+        askRecords: [...this.state.askRecords, { ask }].slice(-MAX_ASK_RECORDS),
+      });
     });
 
   /** The person clicked Allow once, Always allow this host (or this tool), or Deny. */
@@ -384,7 +443,9 @@ export class CapabilityController implements PersonSide {
   private async persistGrant(capability: string, key: string): Promise<void> {
     const { store, state } = this;
     if (!store || !state.sessionId) return;
-    await addGrant(store, { sessionId: state.sessionId, capability, host: key, grantedAt: this.now() }).catch(() => undefined);
+    await addGrant(store, { sessionId: state.sessionId, capability, host: key, grantedAt: this.now() }).catch(
+      () => undefined,
+    );
   }
 
   private now(): number {
@@ -432,7 +493,8 @@ export class CapabilityController implements PersonSide {
     const { store, state } = this;
     if (!store || !state.sessionId) return;
     const grants = await listGrants(store, state.sessionId).catch(() => []);
-    for (const grant of grants) if (grant.host === host && grant.id !== undefined) await removeGrant(store, grant.id).catch(() => undefined);
+    for (const grant of grants)
+      if (grant.host === host && grant.id !== undefined) await removeGrant(store, grant.id).catch(() => undefined);
   }
 
   /** The broker's policy changed (NetworkBrokerOptions.onChange): save the session's rules. */
@@ -460,20 +522,35 @@ export class CapabilityController implements PersonSide {
     subscribe: (listener) => this.subscribe(listener),
     load: async (url, signal) => {
       const covered = covers(this.state.policy, url);
-      const decision: CapabilityDecision = covered ? (this.state.policy.mode === "allowed" ? "allowed-session" : "allowed-host") : "allowed-once";
+      const decision: CapabilityDecision = covered
+        ? this.state.policy.mode === "allowed"
+          ? "allowed-session"
+          : "allowed-host"
+        : "allowed-once";
       const base = { at: this.now(), capability: "network" as const, method: "GET", url, decision, kind: "image" };
       let response: Response;
       try {
         // Never "follow" (the consent covers this URL only): see createNetworkBroker.ts.
-        response = await fetch(url, { credentials: "omit", referrerPolicy: "no-referrer", mode: "cors", cache: "no-store", redirect: "manual", signal });
+        response = await fetch(url, {
+          credentials: "omit",
+          referrerPolicy: "no-referrer",
+          mode: "cors",
+          cache: "no-store",
+          redirect: "manual",
+          signal,
+        });
       } catch (error) {
         if (signal.aborted) throw error;
         this.record({ ...base, result: "cors" });
-        throw new Error("the server does not allow browser requests (no CORS headers) or could not be reached", { cause: error });
+        throw new Error("the server does not allow browser requests (no CORS headers) or could not be reached", {
+          cause: error,
+        });
       }
       if (isRedirect(response)) {
         this.record({ ...base, status: response.status || undefined, result: "redirected" });
-        throw new Error("the server redirected to another address (redirects are not followed; use the image's final URL)");
+        throw new Error(
+          "the server redirected to another address (redirects are not followed; use the image's final URL)",
+        );
       }
       const bytes = new Uint8Array(await response.arrayBuffer());
       if (bytes.length > MAX_IMAGE_BYTES) {
@@ -497,8 +574,22 @@ export class CapabilityController implements PersonSide {
     register: (file) => {
       const handle = crypto.randomUUID();
       this.chosenFiles.set(handle, file);
-      this.record({ at: this.now(), capability: "file", method: "CHOOSE", url: file.name, decision: "chosen", bytes: file.size, result: "ok" });
-      const chosen: ChosenFile = { handle, name: file.name, size: file.size, type: file.type, lastModified: file.lastModified };
+      this.record({
+        at: this.now(),
+        capability: "file",
+        method: "CHOOSE",
+        url: file.name,
+        decision: "chosen",
+        bytes: file.size,
+        result: "ok",
+      });
+      const chosen: ChosenFile = {
+        handle,
+        name: file.name,
+        size: file.size,
+        type: file.type,
+        lastModified: file.lastModified,
+      };
       return chosen;
     },
   };
@@ -507,7 +598,11 @@ export class CapabilityController implements PersonSide {
   readonly fileReadService: HostService = async (payload) => {
     const handle = (payload as { handle?: unknown } | null)?.handle;
     const file = typeof handle === "string" ? this.chosenFiles.get(handle) : undefined;
-    if (!file) throw new HostServiceError("not-found", "no such chosen file (files are handed over only when the person picks them, and only in this session)");
+    if (!file)
+      throw new HostServiceError(
+        "not-found",
+        "no such chosen file (files are handed over only when the person picks them, and only in this session)",
+      );
     if (file.size > MAX_FILE_BYTES) {
       throw new HostServiceError(
         "too-large",
@@ -523,13 +618,29 @@ export class CapabilityController implements PersonSide {
   readonly fileOfferService: HostService = (payload): JsonValue => {
     const input = payload as Partial<Record<keyof FileOfferPayload, unknown>> | null;
     const { offer, part, parts, name, mimeType, size, body } = input ?? {};
-    if (typeof offer !== "string" || typeof part !== "number" || typeof parts !== "number" || typeof name !== "string" ||
-      typeof mimeType !== "string" || typeof size !== "number" || typeof body !== "string" || !Number.isInteger(part) || part < 0 || part >= parts) {
+    if (
+      typeof offer !== "string" ||
+      typeof part !== "number" ||
+      typeof parts !== "number" ||
+      typeof name !== "string" ||
+      typeof mimeType !== "string" ||
+      typeof size !== "number" ||
+      typeof body !== "string" ||
+      !Number.isInteger(part) ||
+      part < 0 ||
+      part >= parts
+    ) {
       throw new HostServiceError("invalid", "download: malformed offer");
     }
-    if (size > MAX_DOWNLOAD_BYTES) throw new HostServiceError("too-large", `download: files up to ${MAX_DOWNLOAD_BYTES / 1024 / 1024} MB can be offered`);
-    const progress = part === 0 ? { name, mimeType, size, parts: [] as Uint8Array[] } : this.offersInProgress.get(offer);
-    if (!progress || progress.parts.length !== part) throw new HostServiceError("invalid", "download: parts out of order");
+    if (size > MAX_DOWNLOAD_BYTES)
+      throw new HostServiceError(
+        "too-large",
+        `download: files up to ${MAX_DOWNLOAD_BYTES / 1024 / 1024} MB can be offered`,
+      );
+    const progress =
+      part === 0 ? { name, mimeType, size, parts: [] as Uint8Array[] } : this.offersInProgress.get(offer);
+    if (!progress || progress.parts.length !== part)
+      throw new HostServiceError("invalid", "download: parts out of order");
     let bytes: Uint8Array;
     try {
       bytes = base64ToBytes(body);
@@ -564,7 +675,15 @@ export class CapabilityController implements PersonSide {
       ...this.position(),
     };
     this.set({ downloads: [...this.state.downloads, offer] });
-    this.record({ at: this.now(), capability: "file", method: "DOWNLOAD", url: file.name, decision: "offered", bytes: file.data.length, result: "ok" });
+    this.record({
+      at: this.now(),
+      capability: "file",
+      method: "DOWNLOAD",
+      url: file.name,
+      decision: "offered",
+      bytes: file.data.length,
+      result: "ok",
+    });
     return offer;
   }
 
@@ -574,6 +693,14 @@ export class CapabilityController implements PersonSide {
     if (!offer) return;
     save(offer.name, offer.data, offer.mimeType);
     this.set({ downloads: this.state.downloads.map((item) => (item.id === id ? { ...item, saved: true } : item)) });
-    this.record({ at: this.now(), capability: "file", method: "DOWNLOAD", url: offer.name, decision: "saved", bytes: offer.size, result: "ok" });
+    this.record({
+      at: this.now(),
+      capability: "file",
+      method: "DOWNLOAD",
+      url: offer.name,
+      decision: "saved",
+      bytes: offer.size,
+      result: "ok",
+    });
   }
 }

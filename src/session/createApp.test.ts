@@ -54,7 +54,12 @@ describe("createApp", () => {
 
   it("sends a UI event with the id the open session's agent noted for it", async () => {
     const { realm, uiEvents } = standInRealm();
-    const app = createApp({ settings: () => ({ ...DEFAULT_SETTINGS, maxTurns: 10 }), capabilities: CAPABILITIES, realm, page });
+    const app = createApp({
+      settings: () => ({ ...DEFAULT_SETTINGS, maxTurns: 10 }),
+      capabilities: CAPABILITIES,
+      realm,
+      page,
+    });
     await app.started;
     expect(app.controller.getState().agent).toBeDefined();
     const event: UiEvent = { mountId: "m1", nodeId: 1, handler: "onClick", payload: {} };
@@ -69,11 +74,22 @@ describe("createApp", () => {
 describe("the system prompt the model reads", () => {
   // The prompt as it was when it was one string in src/llm, with the tools list after it.
   const before = readFileSync(new URL("../llm/__fixtures__/systemPrompt.txt", import.meta.url), "utf8");
-  const tool: ToolDescriptor = { name: "lookup_film", server: "films", tool: "lookup_film", description: "Looks up a film", inputSchema: { type: "object" }, readOnly: true };
+  const tool: ToolDescriptor = {
+    name: "lookup_film",
+    server: "films",
+    tool: "lookup_film",
+    description: "Looks up a film",
+    inputSchema: { type: "object" },
+    readOnly: true,
+  };
 
   it("is the base prompt with the capabilities' lines, then the connected tools, byte for byte as before", () => {
     let tools: ToolDescriptor[] = [];
-    const host = { person: { toolDescriptors: () => tools }, messages: () => [], setTools: () => undefined } as unknown as CapabilityHost;
+    const host = {
+      person: { toolDescriptors: () => tools },
+      messages: () => [],
+      setTools: () => undefined,
+    } as unknown as CapabilityHost;
     const read = systemPrompt(CAPABILITIES, () => host);
     expect(read()).toBe(before);
     tools = [tool];

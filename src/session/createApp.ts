@@ -65,7 +65,10 @@ export interface AppOptions {
   /** The page's realm; tests pass a stand-in. */
   realm?: RealmHost;
   /** The page's address and history (the session link, an MCP sign-in's return); tests pass a stand-in. */
-  page?: { location: Pick<Location, "href" | "search" | "pathname" | "hash" | "protocol">; history: Pick<History, "state" | "replaceState"> };
+  page?: {
+    location: Pick<Location, "href" | "search" | "pathname" | "hash" | "protocol">;
+    history: Pick<History, "state" | "replaceState">;
+  };
 }
 
 /** What the page renders (src/ui/mounts.tsx's MountsContextValue is built from `mounts`). */
@@ -96,9 +99,12 @@ export function createApp(options: AppOptions): App {
   const unknownComponent = (name: string) =>
     controller
       .getState()
-      .agent?.reportRenderProblem(`<${name}> is not a component this app can draw; it was shown as an error. Use the kit or plain HTML elements.`);
+      .agent?.reportRenderProblem(
+        `<${name}> is not a component this app can draw; it was shown as an error. Use the kit or plain HTML elements.`,
+      );
   const registry = createMountRegistry({
-    onError: (mountId, error) => controller.getState().agent?.reportRenderProblem(`${mountId ? `mount ${mountId}: ` : ""}${error.message}`),
+    onError: (mountId, error) =>
+      controller.getState().agent?.reportRenderProblem(`${mountId ? `mount ${mountId}: ` : ""}${error.message}`),
     onUnknownComponent: (_mountId, name) => unknownComponent(name),
   });
   // Validated once, at the port. Mount messages are applied in time slices under the session's caps
@@ -106,7 +112,10 @@ export function createApp(options: AppOptions): App {
   const inbox = createMountInbox({
     registry,
     // Inbox warnings name their mount already.
-    onWarning: (mountId, message) => controller.getState().agent?.reportRenderProblem(mountId && !message.includes(mountId) ? `mount ${mountId}: ${message}` : message),
+    onWarning: (mountId, message) =>
+      controller
+        .getState()
+        .agent?.reportRenderProblem(mountId && !message.includes(mountId) ? `mount ${mountId}: ${message}` : message),
   });
   realm.subscribeMounts((message) => inbox.push(message));
   // A fresh realm has none of the old mounts: they stay visible, inert;
@@ -121,7 +130,8 @@ export function createApp(options: AppOptions): App {
   // itself (agent/limitConsoleEvents.ts), whatever the realm sends.
   const quiet = withoutStartUpErrors(realm);
   const agentRealm = Object.assign(Object.create(quiet) as typeof realm, {
-    subscribe: (listener: Parameters<typeof realm.subscribe>[0]) => quiet.subscribe(limitConsoleEvents({ forward: listener })),
+    subscribe: (listener: Parameters<typeof realm.subscribe>[0]) =>
+      quiet.subscribe(limitConsoleEvents({ forward: listener })),
     subscribeMounts: (listener: Parameters<typeof realm.subscribeMounts>[0]) => inbox.subscribe(listener),
   });
   /** The app's settings with the open session's own model and max tokens over them (Session settings → Model). */
@@ -140,7 +150,9 @@ export function createApp(options: AppOptions): App {
         model: async () => {
           const settings = effectiveSettings();
           // The demo's tools script brings the page's built-in demo MCP server.
-          const demo: DemoModelOptions = { prepare: (script) => (script.usesDemoTools ? capabilities.addDemoServer() : undefined) };
+          const demo: DemoModelOptions = {
+            prepare: (script) => (script.usesDemoTools ? capabilities.addDemoServer() : undefined),
+          };
           if (isDemo(settings)) return (await loadDemoModel()).createDemoModel(demo);
           return (await loadProvider()).createLanguageModel(settings, { demo });
         },
@@ -149,14 +161,25 @@ export function createApp(options: AppOptions): App {
         callSettings: () => {
           const chat = controller.getState().current?.chat;
           // An instruction applied from an imported file is the file's: it goes inside the untrusted bracket.
-          return { temperature: chat?.temperature, instruction: chat?.instruction, importedInstruction: chat?.importedInstruction };
+          return {
+            temperature: chat?.temperature,
+            instruction: chat?.instruction,
+            importedInstruction: chat?.importedInstruction,
+          };
         },
         realm: agentRealm,
         createParser: createProtocolParser,
         describeError: (error) => {
           const current = effectiveSettings();
           // The key never reaches the timeline, the session store or an export, whatever the server echoed.
-          return scrubDescription(describeLlmError(error, { baseURL: current.baseURL, model: current.model, pageProtocol: location.protocol }), current.apiKey);
+          return scrubDescription(
+            describeLlmError(error, {
+              baseURL: current.baseURL,
+              model: current.model,
+              pageProtocol: location.protocol,
+            }),
+            current.apiKey,
+          );
         },
         // Output that follows outside content (a fetched body, a chosen file) is labelled untrusted.
         wrapFeedback: (body, source) => wrapFeedback(body, source, { untrusted: capabilities.takeUntrusted() }),
@@ -221,5 +244,13 @@ export function createApp(options: AppOptions): App {
     pendingMounts: () => inbox.pending,
     snapshots: controller.mounts,
   };
-  return { controller, realm, capabilities, inbox, mounts, started, preloadReply: () => preloadModel(effectiveSettings()) };
+  return {
+    controller,
+    realm,
+    capabilities,
+    inbox,
+    mounts,
+    started,
+    preloadReply: () => preloadModel(effectiveSettings()),
+  };
 }

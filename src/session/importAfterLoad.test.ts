@@ -14,7 +14,13 @@ import { SessionController } from "./sessionController";
 /** Just what the controller asks of an agent. */
 function fakeAgent(messages: ChatMessage[]): Agent {
   const state: AgentState = { messages, phase: "idle", turn: 0, maxTurns: 10, canContinue: false };
-  return { getState: () => state, subscribe: () => () => undefined, close: () => undefined, dispose: () => undefined, busy: false } as unknown as Agent;
+  return {
+    getState: () => state,
+    subscribe: () => () => undefined,
+    close: () => undefined,
+    dispose: () => undefined,
+    busy: false,
+  } as unknown as Agent;
 }
 
 async function sessionFile(title: string): Promise<string> {

@@ -9,7 +9,12 @@ import { cutTree, MountSnapshots, type SavedMount } from "./mountSnapshots";
 function bigTree(rows: number, label = "row"): MountSnapshot {
   const items: SnapshotNode[] = [];
   for (let index = 0; index < rows; index++) {
-    items.push({ id: 2 + index * 2, type: "li", props: { className: "p-1" }, children: [{ id: 3 + index * 2, type: "#text", text: `${label} ${index}` }] });
+    items.push({
+      id: 2 + index * 2,
+      type: "li",
+      props: { className: "p-1" },
+      children: [{ id: 3 + index * 2, type: "#text", text: `${label} ${index}` }],
+    });
   }
   return { nodes: [{ id: 1, type: "ul", props: {}, children: items }] };
 }
@@ -28,14 +33,25 @@ function manualScheduler() {
 
 function fakeWriter() {
   const written: { mountId: string; snapshot: SavedMount }[] = [];
-  const writer = { markMountDirty: (entry: { mountId: string; snapshot: unknown }) => void written.push(entry as never) } as unknown as SessionWriter;
+  const writer = {
+    markMountDirty: (entry: { mountId: string; snapshot: unknown }) => void written.push(entry as never),
+  } as unknown as SessionWriter;
   return { writer, written };
 }
 
 function replyWithMounts(id: string, mountIds: string[]): ChatMessage {
   return {
-    id, role: "assistant", text: "", state: "done", createdAt: 1,
-    reply: { blocks: [], protocolErrors: [], notices: [], mounts: mountIds.map((mountId) => ({ mountId, title: mountId })) },
+    id,
+    role: "assistant",
+    text: "",
+    state: "done",
+    createdAt: 1,
+    reply: {
+      blocks: [],
+      protocolErrors: [],
+      notices: [],
+      mounts: mountIds.map((mountId) => ({ mountId, title: mountId })),
+    },
   } as unknown as ChatMessage;
 }
 
@@ -43,8 +59,15 @@ describe("restoring saved mounts", () => {
   it("rebuilds a big session a slice at a time, never all at once, newest mount first", () => {
     const registry = createMountRegistry();
     const scheduler = manualScheduler();
-    const snapshots = new MountSnapshots(registry, { schedule: scheduler.schedule, now: () => 0, limits: { sliceOps: 2_000 } });
-    const mounts = Array.from({ length: 40 }, (_, index) => ({ mountId: `r1:m${index + 1}`, snapshot: { title: `m${index + 1}`, tree: bigTree(2_450) } }));
+    const snapshots = new MountSnapshots(registry, {
+      schedule: scheduler.schedule,
+      now: () => 0,
+      limits: { sliceOps: 2_000 },
+    });
+    const mounts = Array.from({ length: 40 }, (_, index) => ({
+      mountId: `r1:m${index + 1}`,
+      snapshot: { title: `m${index + 1}`, tree: bigTree(2_450) },
+    }));
     snapshots.restore(mounts);
 
     // Nothing was built in the calling task: every panel says it is being restored.
@@ -85,7 +108,10 @@ describe("restoring saved mounts", () => {
     const registry = createMountRegistry();
     const scheduler = manualScheduler();
     const snapshots = new MountSnapshots(registry, { schedule: scheduler.schedule, now: () => 0 });
-    snapshots.restore([{ mountId: "r1:a", snapshot: { tree: bigTree(3_000) } }, { mountId: "r1:b", snapshot: { tree: bigTree(3_000) } }]);
+    snapshots.restore([
+      { mountId: "r1:a", snapshot: { tree: bigTree(3_000) } },
+      { mountId: "r1:b", snapshot: { tree: bigTree(3_000) } },
+    ]);
     scheduler.runOne();
     snapshots.restore([{ mountId: "r2:c", snapshot: { tree: bigTree(2) } }]);
     while (scheduler.queued > 0) scheduler.runOne();
@@ -96,7 +122,10 @@ describe("restoring saved mounts", () => {
     const errors: string[] = [];
     const registry = createMountRegistry({ onError: (_id, error) => void errors.push(error.code) });
     const snapshots = new MountSnapshots(registry, { schedule: (task) => task(), now: () => 0 });
-    snapshots.restore([{ mountId: "r1:bad", snapshot: { tree: { nodes: "nope" } } }, { mountId: "r1:good", snapshot: { tree: bigTree(2) } }]);
+    snapshots.restore([
+      { mountId: "r1:bad", snapshot: { tree: { nodes: "nope" } } },
+      { mountId: "r1:good", snapshot: { tree: bigTree(2) } },
+    ]);
     expect(registry.ids()).toEqual(["r1:good", "r1:bad"]);
     expect(errors).toContain("invalid-snapshot");
     expect(registry.get("r1:good")!.nodeCount).toBe(5);
@@ -109,11 +138,20 @@ describe("saving", () => {
     const scheduler = manualScheduler();
     let clock = 0;
     // Each saved mount "takes" 3 ms: a slice of 8 ms saves at most three.
-    const snapshots = new MountSnapshots(registry, { schedule: scheduler.schedule, now: () => clock, limits: { sliceMs: 8 } });
+    const snapshots = new MountSnapshots(registry, {
+      schedule: scheduler.schedule,
+      now: () => clock,
+      limits: { sliceMs: 8 },
+    });
     const ids = Array.from({ length: 15 }, (_, index) => `r1:m${index}`);
     for (const id of ids) registry.receive({ type: "mount-open", mountId: id, snapshot: bigTree(500) });
     const written: string[] = [];
-    const writer = { markMountDirty: (entry: { mountId: string }) => { written.push(entry.mountId); clock += 3; } } as unknown as SessionWriter;
+    const writer = {
+      markMountDirty: (entry: { mountId: string }) => {
+        written.push(entry.mountId);
+        clock += 3;
+      },
+    } as unknown as SessionWriter;
     const done = snapshots.save([replyWithMounts("a1", ids)], writer);
     expect(written.length).toBeGreaterThan(0);
     expect(written.length).toBeLessThanOrEqual(3);
@@ -131,7 +169,12 @@ describe("the cap on saved snapshots", () => {
   it("cuts a mount's snapshot over its cap to its first nodes, says so to the person and (once) to the model, and keeps the live tree whole", () => {
     const registry = createMountRegistry();
     const told: string[] = [];
-    const snapshots = new MountSnapshots(registry, { schedule: (task) => task(), now: () => 0, limits: { maxMountChars: 20_000 }, onCut: (_id, message) => void told.push(message) });
+    const snapshots = new MountSnapshots(registry, {
+      schedule: (task) => task(),
+      now: () => 0,
+      limits: { maxMountChars: 20_000 },
+      onCut: (_id, message) => void told.push(message),
+    });
     registry.receive({ type: "mount-open", mountId: "r1:m1", title: "big", snapshot: bigTree(2_000) });
     registry.receive({ type: "mount-open", mountId: "r1:m2", title: "small", snapshot: bigTree(3) });
     const { writer, written } = fakeWriter();
@@ -162,7 +205,11 @@ describe("the cap on saved snapshots", () => {
 
   it("caps the session's snapshots together: the mount that would pass the total is cut, the saved ones stay", () => {
     const registry = createMountRegistry();
-    const snapshots = new MountSnapshots(registry, { schedule: (task) => task(), now: () => 0, limits: { maxMountChars: 1_000_000, maxSessionChars: 250_000 } });
+    const snapshots = new MountSnapshots(registry, {
+      schedule: (task) => task(),
+      now: () => 0,
+      limits: { maxMountChars: 1_000_000, maxSessionChars: 250_000 },
+    });
     const ids = ["r1:a", "r1:b", "r1:c"];
     for (const id of ids) registry.receive({ type: "mount-open", mountId: id, snapshot: bigTree(1_000, id) });
     const { writer, written } = fakeWriter();

@@ -85,7 +85,10 @@ export function cutTree(tree: MountSnapshot, budget: number): { tree: MountSnaps
     const out: SnapshotNode[] = [];
     for (const node of nodes) {
       if (full) break;
-      const cost = node.type === TEXT_NODE_TYPE ? 40 + JSON.stringify((node as { text: string }).text).length : 60 + node.type.length + JSON.stringify((node as { props: unknown }).props).length;
+      const cost =
+        node.type === TEXT_NODE_TYPE
+          ? 40 + JSON.stringify((node as { text: string }).text).length
+          : 60 + node.type.length + JSON.stringify((node as { props: unknown }).props).length;
       if (used + cost > budget) {
         full = true;
         break;
@@ -157,7 +160,9 @@ export class MountSnapshots {
     this.notes = new Map();
     this.told = new Set();
     // Newest first: a session opens at its end.
-    this.jobs = [...mounts].reverse().map((mount) => ({ mountId: mount.mountId, saved: mount.snapshot as SavedMount | null }));
+    this.jobs = [...mounts]
+      .reverse()
+      .map((mount) => ({ mountId: mount.mountId, saved: mount.snapshot as SavedMount | null }));
     this.restoring = new Set(this.jobs.map((job) => job.mountId));
     for (const job of this.jobs) {
       const cut = job.saved?.cut;
@@ -222,7 +227,8 @@ export class MountSnapshots {
     const queue: { mountId: string; title?: string; messageId: string }[] = [];
     for (const message of messages) {
       if (message.role !== "assistant" || !message.reply.mounts) continue;
-      for (const mount of message.reply.mounts) queue.push({ mountId: mount.mountId, title: mount.title, messageId: message.id });
+      for (const mount of message.reply.mounts)
+        queue.push({ mountId: mount.mountId, title: mount.title, messageId: message.id });
     }
     const ticket = ++this.saveGeneration;
     return new Promise<void>((resolve) => {
@@ -252,7 +258,8 @@ export class MountSnapshots {
     ++this.saveGeneration;
     for (const message of messages) {
       if (message.role !== "assistant" || !message.reply.mounts) continue;
-      for (const mount of message.reply.mounts) this.saveOne({ mountId: mount.mountId, title: mount.title, messageId: message.id }, writer);
+      for (const mount of message.reply.mounts)
+        this.saveOne({ mountId: mount.mountId, title: mount.title, messageId: message.id }, writer);
     }
   }
 
@@ -270,7 +277,10 @@ export class MountSnapshots {
     let snapshot: SavedMount = { title: mount.title, tree };
     let text = JSON.stringify(snapshot);
     const previous = this.saved.get(mount.mountId);
-    const budget = Math.min(this.limits.maxMountChars, this.limits.maxSessionChars - (this.totalChars() - (previous?.length ?? 0)));
+    const budget = Math.min(
+      this.limits.maxMountChars,
+      this.limits.maxSessionChars - (this.totalChars() - (previous?.length ?? 0)),
+    );
     if (text.length > budget) {
       const cut = cutTree(tree, Math.max(0, budget - 200 - (mount.title?.length ?? 0)));
       snapshot = { title: mount.title, tree: cut.tree, cut: { kept: cut.kept, total: cut.total } };

@@ -31,7 +31,10 @@ describe("realm status for the page", () => {
     host.emit({ type: "realm-error", code: "boot-failed", message: "no" });
     host.emit({ type: "realm-error", code: "malformed-message", message: "dropped" });
     host.emit({ type: "realm-reset", reason: "crashed" });
-    expect(seen.map((event) => event.type === "realm-error" ? event.code : event.type)).toEqual(["malformed-message", "realm-reset"]);
+    expect(seen.map((event) => (event.type === "realm-error" ? event.code : event.type))).toEqual([
+      "malformed-message",
+      "realm-reset",
+    ]);
     // Everything else is the host's own.
     await expect(port.flush()).resolves.toBeUndefined();
   });

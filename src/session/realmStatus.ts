@@ -24,7 +24,8 @@ export function isStartUpError(event: RealmEvent): boolean {
  * `subscribe` leaves out start-up failures.
  */
 export function withoutStartUpErrors<T extends Pick<RealmPort, "subscribe">>(realm: T): T {
-  const subscribe: RealmPort["subscribe"] = (listener) => realm.subscribe((event) => void (isStartUpError(event) || listener(event)));
+  const subscribe: RealmPort["subscribe"] = (listener) =>
+    realm.subscribe((event) => void (isStartUpError(event) || listener(event)));
   return Object.assign(Object.create(realm) as T, { subscribe });
 }
 
@@ -42,7 +43,9 @@ export function watchRealmStatus(
   const report = () => {
     const state = realm.status().realm;
     const status: RealmStatus =
-      state === "failed" ? { state: "failed", message: lastFailure || "the sandbox could not start" } : { state: state === "ready" ? "ready" : "starting" };
+      state === "failed"
+        ? { state: "failed", message: lastFailure || "the sandbox could not start" }
+        : { state: state === "ready" ? "ready" : "starting" };
     const key = JSON.stringify(status);
     if (key === previous) return;
     previous = key;

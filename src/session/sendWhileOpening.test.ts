@@ -34,7 +34,8 @@ function agents() {
       close: () => undefined,
       dispose: () => undefined,
       busy: false,
-      send: async (text: string, attachments: readonly Attachment[] = []) => void sent.push({ agent: id, messages: messages.length, text, attachments }),
+      send: async (text: string, attachments: readonly Attachment[] = []) =>
+        void sent.push({ agent: id, messages: messages.length, text, attachments }),
     } as unknown as Agent;
   };
   return { sent, makeAgent };

@@ -87,7 +87,8 @@ export class SessionController {
   private unsubscribeAgent: (() => void) | undefined;
   private releaseLock: (() => void) | undefined;
   private readonly channel = createSessionsChannel((message) => {
-    if (message.type === "saved" && message.sessionId === this.state.current?.id && this.state.readOnly) void this.reloadReadOnly();
+    if (message.type === "saved" && message.sessionId === this.state.current?.id && this.state.readOnly)
+      void this.reloadReadOnly();
     if (message.type === "list") void this.refreshList();
   });
   private broadcastTimer: ReturnType<typeof setTimeout> | undefined;
@@ -239,7 +240,9 @@ export class SessionController {
   private async refreshList(): Promise<void> {
     if (!this.store) return;
     const sessions = await listSessions(this.store);
-    const current = this.state.current ? sessions.find((session) => session.id === this.state.current!.id) ?? this.state.current : undefined;
+    const current = this.state.current
+      ? (sessions.find((session) => session.id === this.state.current!.id) ?? this.state.current)
+      : undefined;
     this.set({ sessions, current });
   }
 
@@ -318,7 +321,8 @@ export class SessionController {
     if (!this.store || !writableSessionId) return;
     const store = this.store;
     const writer = createSessionWriter(store, writableSessionId, {
-      onError: (error) => this.notify(`Not saved yet: ${error.message} Your work is kept in this tab and saving is retried.`, "error"),
+      onError: (error) =>
+        this.notify(`Not saved yet: ${error.message} Your work is kept in this tab and saving is retried.`, "error"),
       onRecovered: () => this.dismissBanner(),
     });
     this.writer = writer;
@@ -329,7 +333,11 @@ export class SessionController {
         // (after writes in flight, so none of it comes back).
         const kept = new Set(state.messages.map((message) => message.id));
         const removed = previous.messages.filter((message) => !kept.has(message.id)).map((message) => message.id);
-        if (removed.length > 0) void writer.flush().then(() => removeMessages(store, writableSessionId, removed)).catch((error: Error) => this.notify(`Not saved: ${error.message}`, "error"));
+        if (removed.length > 0)
+          void writer
+            .flush()
+            .then(() => removeMessages(store, writableSessionId, removed))
+            .catch((error: Error) => this.notify(`Not saved: ${error.message}`, "error"));
         writer.markChanged(state.messages);
       }
       if (state.messages.some((message) => message.role === "assistant")) this.realmUsed = true;
@@ -423,7 +431,10 @@ export class SessionController {
     await this.refreshList();
     this.broadcast({ type: "list" });
     await this.open(session.id);
-    this.notify(`Branched into “${session.title}”: its code has not run here yet; use Revive to bring its mounts to life.`, "info");
+    this.notify(
+      `Branched into “${session.title}”: its code has not run here yet; use Revive to bring its mounts to life.`,
+      "info",
+    );
   }
 
   /** The open session's model settings (Session settings → Model). */
@@ -446,7 +457,13 @@ export class SessionController {
   async newSession(): Promise<void> {
     if (!this.store) return;
     // The open session is still empty: it is the new session.
-    if (this.state.current && this.state.agent && !this.state.readOnly && this.state.agent.getState().messages.length === 0) return;
+    if (
+      this.state.current &&
+      this.state.agent &&
+      !this.state.readOnly &&
+      this.state.agent.getState().messages.length === 0
+    )
+      return;
     // Save the open session before creating the new one, so its last write
     // cannot date it after the new one (the list is newest first).
     await this.closeCurrent();

@@ -21,7 +21,10 @@ function scriptedAgent(messages: ChatMessage[]) {
     dispose: () => undefined,
     busy: false,
     say(text: string) {
-      state = { ...state, messages: [...state.messages, { id: `u${Math.random()}`, role: "user", text, createdAt: Date.now() }] };
+      state = {
+        ...state,
+        messages: [...state.messages, { id: `u${Math.random()}`, role: "user", text, createdAt: Date.now() }],
+      };
       for (const listener of listeners) listener(state);
     },
   };

@@ -28,7 +28,9 @@ export function acquireSessionLock(sessionId: string): Promise<{ owned: boolean;
 }
 
 /** The sessions channel between this origin's tabs; a no-op where BroadcastChannel is missing. */
-export function createSessionsChannel(onMessage: (message: SessionsBroadcast) => void): { post(message: SessionsBroadcast): void } {
+export function createSessionsChannel(onMessage: (message: SessionsBroadcast) => void): {
+  post(message: SessionsBroadcast): void;
+} {
   const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel(CHANNEL) : undefined;
   channel?.addEventListener("message", (event: MessageEvent) => {
     const data = event.data as Partial<SessionsBroadcast> | null;

@@ -62,7 +62,8 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-const texts = (messages: readonly ChatMessage[]) => messages.filter((message) => message.role === "user").map((message) => message.text);
+const texts = (messages: readonly ChatMessage[]) =>
+  messages.filter((message) => message.role === "user").map((message) => message.text);
 
 describe("session switch", () => {
   it("the closing session's agent refuses a message from the switch's first moment; the new session takes the next one", async () => {

@@ -13,8 +13,25 @@ afterEach(() => {
 });
 
 const AGENT_MESSAGES: ChatMessage[] = [
-  { id: "u1", role: "user", text: "Make it blue", createdAt: 1, to: "agent", commandId: "c1", selection: { kind: "mount", id: "r:m1", label: "mount “Chart”" }, receivedBy: "coder (agent 1)" },
-  { id: "a1", role: "agent", kind: "status", text: "Looking at the chart", commandId: "c1", agent: "coder (agent 1)", createdAt: 2 },
+  {
+    id: "u1",
+    role: "user",
+    text: "Make it blue",
+    createdAt: 1,
+    to: "agent",
+    commandId: "c1",
+    selection: { kind: "mount", id: "r:m1", label: "mount “Chart”" },
+    receivedBy: "coder (agent 1)",
+  },
+  {
+    id: "a1",
+    role: "agent",
+    kind: "status",
+    text: "Looking at the chart",
+    commandId: "c1",
+    agent: "coder (agent 1)",
+    createdAt: 2,
+  },
   { id: "a2", role: "agent", kind: "question", text: "Which blue?", commandId: "c1", answer: "Navy", createdAt: 3 },
   { id: "u2", role: "user", text: "Navy", createdAt: 4, to: "agent", commandId: "c2", answers: "a2" },
   {
@@ -23,7 +40,11 @@ const AGENT_MESSAGES: ChatMessage[] = [
     kind: "reply",
     text: "Done: the chart is navy.",
     commandId: "c2",
-    summary: { status: "done", changed: { mounts: ["Chart"], data: [], grants: [] }, checks: ["read the chart's colours back"] },
+    summary: {
+      status: "done",
+      changed: { mounts: ["Chart"], data: [], grants: [] },
+      checks: ["read the chart's colours back"],
+    },
     createdAt: 5,
   },
   { id: "a4", role: "agent", kind: "error", text: "Could not save", commandId: "c2", createdAt: 6 },
@@ -45,7 +66,9 @@ describe("agent messages", () => {
     if (!result.ok) return;
     const imported = await loadSession(store, result.sessions[0].id);
     // Unchanged but for the mark every import puts on its messages.
-    expect(imported?.messages.map(({ id: _id, ...rest }) => rest)).toEqual(AGENT_MESSAGES.map(({ id: _id, ...rest }) => ({ ...rest, imported: true })));
+    expect(imported?.messages.map(({ id: _id, ...rest }) => rest)).toEqual(
+      AGENT_MESSAGES.map(({ id: _id, ...rest }) => ({ ...rest, imported: true })),
+    );
   });
 
   it("a report of an unknown kind is refused with its path, and nothing is imported", async () => {

@@ -1,7 +1,17 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../agent/types";
 import { exportSession, importFile, serializeExport } from "./exportImport";
-import { branchSession, createSession, listSessions, loadSession, removeMessages, saveMessages, saveMounts, searchSessions, updateSessionChat } from "./sessions";
+import {
+  branchSession,
+  createSession,
+  listSessions,
+  loadSession,
+  removeMessages,
+  saveMessages,
+  saveMounts,
+  searchSessions,
+  updateSessionChat,
+} from "./sessions";
 import type { Store } from "./store";
 import { assistantMessage, openTestStore, userMessage } from "./testSupport";
 
@@ -24,7 +34,12 @@ describe("edit, regenerate and branch in the store", () => {
   it("removeMessages deletes the messages, their search rows and their mounts' snapshots, nothing else", async () => {
     const store = await open();
     const session = await createSession(store, { title: "Kept" });
-    const messages = [userMessage("u1", "alpha question"), withMount(assistantMessage("a1", "alpha answer"), "r1:m1"), userMessage("u2", "omega question"), withMount(assistantMessage("a2", "omega answer"), "r1:m2")];
+    const messages = [
+      userMessage("u1", "alpha question"),
+      withMount(assistantMessage("a1", "alpha answer"), "r1:m1"),
+      userMessage("u2", "omega question"),
+      withMount(assistantMessage("a2", "omega answer"), "r1:m2"),
+    ];
     await saveMessages(store, session.id, messages);
     await saveMounts(store, session.id, [
       { mountId: "r1:m1", messageId: "a1", snapshot: { one: 1 } },
@@ -40,14 +55,28 @@ describe("edit, regenerate and branch in the store", () => {
 
   it("a branch copies the messages up to there with their mounts under new ids and the model settings; the source is untouched", async () => {
     const store = await open();
-    const source = await updateSessionChat(store, (await createSession(store, { title: "Trip" })).id, { model: "other-model", temperature: 0.4, instruction: "Be brief." });
-    const messages = [userMessage("u1", "plan"), withMount(assistantMessage("a1", "planned"), "r1:m1"), userMessage("u2", "later"), withMount(assistantMessage("a2", "done"), "r1:m2")];
+    const source = await updateSessionChat(store, (await createSession(store, { title: "Trip" })).id, {
+      model: "other-model",
+      temperature: 0.4,
+      instruction: "Be brief.",
+    });
+    const messages = [
+      userMessage("u1", "plan"),
+      withMount(assistantMessage("a1", "planned"), "r1:m1"),
+      userMessage("u2", "later"),
+      withMount(assistantMessage("a2", "done"), "r1:m2"),
+    ];
     await saveMessages(store, source.id, messages);
     await saveMounts(store, source.id, [
       { mountId: "r1:m1", messageId: "a1", snapshot: { tree: "one" } },
       { mountId: "r1:m2", messageId: "a2", snapshot: { tree: "two" } },
     ]);
-    const branch = await branchSession(store, source, messages.slice(0, 2), (await loadSession(store, source.id))!.mounts);
+    const branch = await branchSession(
+      store,
+      source,
+      messages.slice(0, 2),
+      (await loadSession(store, source.id))!.mounts,
+    );
     expect(branch.title).toBe("Branch of Trip");
     expect(branch.chat).toEqual({ model: "other-model", temperature: 0.4, instruction: "Be brief." });
     const copy = (await loadSession(store, branch.id))!;
@@ -62,7 +91,10 @@ describe("edit, regenerate and branch in the store", () => {
 
   it("a session's model settings and its messages' attachments travel in the export and come back on import (the settings as a suggestion)", async () => {
     const store = await open();
-    const session = await updateSessionChat(store, (await createSession(store, { title: "With files" })).id, { model: "m", maxOutputTokens: 2048 });
+    const session = await updateSessionChat(store, (await createSession(store, { title: "With files" })).id, {
+      model: "m",
+      maxOutputTokens: 2048,
+    });
     const attachments = [{ name: "sales.csv", mediaType: "text/csv", size: 4, data: "YSxiCg==" }];
     await saveMessages(store, session.id, [{ ...userMessage("u1", "sum it"), attachments } as ChatMessage]);
     const text = serializeExport(await exportSession(store, session.id));
@@ -83,7 +115,12 @@ describe("edit, regenerate and branch in the store", () => {
   it("an import with a malformed or oversized attachment is refused, saying where", async () => {
     const store = await open();
     const session = await createSession(store, { title: "Bad" });
-    await saveMessages(store, session.id, [{ ...userMessage("u1", "x"), attachments: [{ name: "a.png", mediaType: "image/png", size: 3, data: "not base64!" }] } as ChatMessage]);
+    await saveMessages(store, session.id, [
+      {
+        ...userMessage("u1", "x"),
+        attachments: [{ name: "a.png", mediaType: "image/png", size: 3, data: "not base64!" }],
+      } as ChatMessage,
+    ]);
     const result = await importFile(await open(), serializeExport(await exportSession(store, session.id)));
     expect(result.ok).toBe(false);
     if (result.ok) return;

@@ -37,7 +37,11 @@ export async function forgetToolServer(store: Store, address: string): Promise<v
   const prefix = `${address}#`;
   await guard(() =>
     store.db.transaction("rw", store.db.grants, store.db.sessions, async () => {
-      await store.db.grants.filter((grant) => grant.capability === "tool" && typeof grant.host === "string" && grant.host.startsWith(prefix)).delete();
+      await store.db.grants
+        .filter(
+          (grant) => grant.capability === "tool" && typeof grant.host === "string" && grant.host.startsWith(prefix),
+        )
+        .delete();
       await store.db.sessions
         .filter((session) => session.settings?.readOnlyToolServers?.includes(address) === true)
         .modify((session) => {

@@ -26,19 +26,53 @@ async function writeVersion1(indexedDB: IDBFactory): Promise<void> {
       pinned: true,
       color: { hue: 210 },
     },
-    { id: "s2", title: "Deleted one", createdAt: 1, updatedAt: 2, origin: "local", settings: { network: "off", allowedHosts: [] }, deletedAt: 3 },
+    {
+      id: "s2",
+      title: "Deleted one",
+      createdAt: 1,
+      updatedAt: 2,
+      origin: "local",
+      settings: { network: "off", allowedHosts: [] },
+      deletedAt: 3,
+    },
   ]);
   await v1.table("messages").bulkPut([
     { ...userMessage("u1", "Show me the Quarterly REVENUE"), sessionId: "s1", order: 0, editedAt: 99 },
-    { ...assistantMessage("a1", "Here is the revenue chart", { state: "streaming" }), sessionId: "s1", order: 1, tokens: 1234 },
+    {
+      ...assistantMessage("a1", "Here is the revenue chart", { state: "streaming" }),
+      sessionId: "s1",
+      order: 1,
+      tokens: 1234,
+    },
     // A row of a kind this build does not know at all: kept, never searched.
     { id: "x1", role: "tool-call", payload: { name: "fetch" }, sessionId: "s1", order: 2 },
     // A malformed row an older bug might have left: the upgrade must not choke on it.
     { id: "x2", sessionId: "s1", order: 3, text: 42 },
   ]);
-  await v1.table("mounts").put({ sessionId: "s1", mountId: "mount-1", messageId: "a1", snapshot: sampleSnapshot(1), updatedAt: 30, scroll: 120 });
-  await v1.table("grants").put({ sessionId: "s1", capability: "network", host: "api.example.com", grantedAt: 40, note: "kept" });
-  await v1.table("audit").put({ sessionId: "s1", at: 41, capability: "network", method: "GET", url: "https://api.example.com/x", decision: "allowed-host", status: 200 });
+  await v1
+    .table("mounts")
+    .put({
+      sessionId: "s1",
+      mountId: "mount-1",
+      messageId: "a1",
+      snapshot: sampleSnapshot(1),
+      updatedAt: 30,
+      scroll: 120,
+    });
+  await v1
+    .table("grants")
+    .put({ sessionId: "s1", capability: "network", host: "api.example.com", grantedAt: 40, note: "kept" });
+  await v1
+    .table("audit")
+    .put({
+      sessionId: "s1",
+      at: 41,
+      capability: "network",
+      method: "GET",
+      url: "https://api.example.com/x",
+      decision: "allowed-host",
+      status: 200,
+    });
   v1.close();
 }
 
@@ -97,7 +131,17 @@ describe("schema versions", () => {
     v2.version(2).stores(SCHEMA_V2);
     await v2.open();
     expect(v2.verno).toBe(2);
-    await v2.table("sessions").put({ id: "s3", title: "Written by version 2", createdAt: 50, updatedAt: 60, origin: "imported", settings: { network: "allowed", allowedHosts: ["a.example"] }, importedAt: 55 });
+    await v2
+      .table("sessions")
+      .put({
+        id: "s3",
+        title: "Written by version 2",
+        createdAt: 50,
+        updatedAt: 60,
+        origin: "imported",
+        settings: { network: "allowed", allowedHosts: ["a.example"] },
+        importedAt: 55,
+      });
     await v2.table("messages").put({ ...userMessage("u9", "a version-2 question"), sessionId: "s3", order: 0 });
     await v2.table("searchText").put({ sessionId: "s3", messageId: "u9", text: "a version-2 question" });
     const rowsBefore: Record<string, unknown[]> = {};
@@ -112,9 +156,14 @@ describe("schema versions", () => {
     expect(store.db.tables.map((table) => table.name).sort()).toEqual([...SESSION_TABLES].sort());
     const after = await dumpDatabase(store.db);
     expect(after.settings).toBeUndefined();
-    for (const table of SESSION_TABLES) if (table !== "messages") expect(after[table], table).toEqual(rowsBefore[table]);
+    for (const table of SESSION_TABLES)
+      if (table !== "messages") expect(after[table], table).toEqual(rowsBefore[table]);
     // Version 4 marked the imported session's message (dated before its import) as imported; nothing else changed.
-    expect(after.messages).toEqual((rowsBefore.messages as Record<string, unknown>[]).map((row) => (row.sessionId === "s3" ? { ...row, imported: true } : row)));
+    expect(after.messages).toEqual(
+      (rowsBefore.messages as Record<string, unknown>[]).map((row) =>
+        row.sessionId === "s3" ? { ...row, imported: true } : row,
+      ),
+    );
     expect((await loadSession(store, "s3"))?.messages.map((message) => message.text)).toEqual(["a version-2 question"]);
     expect((await searchSessions(store, "version-2")).map((hit) => hit.session.id)).toEqual(["s3"]);
     store.db.close();
@@ -130,9 +179,32 @@ describe("schema versions", () => {
     const YEAR_2099 = Date.UTC(2099, 0, 1);
     const UPGRADED_AT = 1_000;
     await v3.table("sessions").bulkPut([
-      { id: "imp", title: "From a file", createdAt: 5, updatedAt: 300, origin: "imported", settings: { network: "ask", allowedHosts: [] }, importedAt: 100 },
-      { id: "tail", title: "File ending in 2099", createdAt: 5, updatedAt: 300, origin: "imported", settings: { network: "ask", allowedHosts: [] }, importedAt: 100 },
-      { id: "own", title: "Mine", createdAt: 5, updatedAt: 300, origin: "local", settings: { network: "ask", allowedHosts: [] } },
+      {
+        id: "imp",
+        title: "From a file",
+        createdAt: 5,
+        updatedAt: 300,
+        origin: "imported",
+        settings: { network: "ask", allowedHosts: [] },
+        importedAt: 100,
+      },
+      {
+        id: "tail",
+        title: "File ending in 2099",
+        createdAt: 5,
+        updatedAt: 300,
+        origin: "imported",
+        settings: { network: "ask", allowedHosts: [] },
+        importedAt: 100,
+      },
+      {
+        id: "own",
+        title: "Mine",
+        createdAt: 5,
+        updatedAt: 300,
+        origin: "local",
+        settings: { network: "ask", allowedHosts: [] },
+      },
     ]);
     await v3.table("messages").bulkPut([
       // The file's messages (the old rule, createdAt <= importedAt, missed the one dated 2099), then the person's.
@@ -156,14 +228,31 @@ describe("schema versions", () => {
     expect(store.db.verno).toBe(SCHEMA_VERSION);
     expect(SCHEMA_VERSION).toBe(4);
     const after = await dumpDatabase(store.db);
-    for (const table of SESSION_TABLES) if (table !== "messages") expect(after[table], table).toEqual(rowsBefore[table]);
-    const marked = Object.fromEntries((after.messages as { id: string; imported?: boolean }[]).map((row) => [row.id, row.imported === true]));
-    expect(marked).toEqual({ i0: true, i1: true, i2: true, i3: false, i4: false, t0: true, t1: true, t2: false, o0: false });
+    for (const table of SESSION_TABLES)
+      if (table !== "messages") expect(after[table], table).toEqual(rowsBefore[table]);
+    const marked = Object.fromEntries(
+      (after.messages as { id: string; imported?: boolean }[]).map((row) => [row.id, row.imported === true]),
+    );
+    expect(marked).toEqual({
+      i0: true,
+      i1: true,
+      i2: true,
+      i3: false,
+      i4: false,
+      t0: true,
+      t1: true,
+      t2: false,
+      o0: false,
+    });
     // Only the mark is added.
-    const strip = (rows: unknown[]) => (rows as Record<string, unknown>[]).map(({ imported: _imported, ...row }) => row);
+    const strip = (rows: unknown[]) =>
+      (rows as Record<string, unknown>[]).map(({ imported: _imported, ...row }) => row);
     expect(strip(after.messages)).toEqual(strip(rowsBefore.messages));
     const loaded = await loadSession(store, "imp");
-    expect(loaded?.messages.find((message) => message.id === "i2")).toMatchObject({ imported: true, futureField: "kept" });
+    expect(loaded?.messages.find((message) => message.id === "i2")).toMatchObject({
+      imported: true,
+      futureField: "kept",
+    });
     store.db.close();
   });
 
@@ -225,7 +314,10 @@ describe("schema versions", () => {
   it("says plainly when IndexedDB is unusable (private mode)", async () => {
     const refusing = {
       open() {
-        throw new DOMException("A mutation operation was attempted on a database that did not allow mutations.", "InvalidStateError");
+        throw new DOMException(
+          "A mutation operation was attempted on a database that did not allow mutations.",
+          "InvalidStateError",
+        );
       },
     } as unknown as IDBFactory;
     const opened = await openStore({ name: NAME, indexedDB: refusing, IDBKeyRange });

@@ -1,12 +1,5 @@
 import Dexie, { type DexieOptions, type Table, type Transaction } from "dexie";
-import type {
-  AuditEntry,
-  GrantRecord,
-  MessageRecord,
-  MountSnapshot,
-  SearchTextRecord,
-  Session,
-} from "./types";
+import type { AuditEntry, GrantRecord, MessageRecord, MountSnapshot, SearchTextRecord, Session } from "./types";
 import { searchRowOf } from "./searchText";
 
 /**
@@ -91,9 +84,14 @@ async function backfillSearchText(transaction: Transaction): Promise<void> {
  * as they are.
  */
 async function markImportedMessages(transaction: Transaction, now: number): Promise<void> {
-  const sessions = (await transaction.table("sessions").toArray()) as { id?: unknown; origin?: unknown; importedAt?: unknown }[];
+  const sessions = (await transaction.table("sessions").toArray()) as {
+    id?: unknown;
+    origin?: unknown;
+    importedAt?: unknown;
+  }[];
   for (const session of sessions) {
-    if (session.origin !== "imported" || typeof session.importedAt !== "number" || typeof session.id !== "string") continue;
+    if (session.origin !== "imported" || typeof session.importedAt !== "number" || typeof session.id !== "string")
+      continue;
     const importedAt = session.importedAt;
     const rows = (await transaction
       .table("messages")
@@ -104,8 +102,12 @@ async function markImportedMessages(transaction: Transaction, now: number): Prom
     rows.forEach((row, index) => {
       if (typeof row.createdAt === "number" && (row.createdAt <= importedAt || row.createdAt > now)) last = index;
     });
-    const marked = rows.slice(0, last + 1).filter((row) => row.imported !== true).map((row) => ({ ...row, imported: true }));
-    for (let start = 0; start < marked.length; start += 500) await transaction.table("messages").bulkPut(marked.slice(start, start + 500));
+    const marked = rows
+      .slice(0, last + 1)
+      .filter((row) => row.imported !== true)
+      .map((row) => ({ ...row, imported: true }));
+    for (let start = 0; start < marked.length; start += 500)
+      await transaction.table("messages").bulkPut(marked.slice(start, start + 500));
   }
 }
 
@@ -113,7 +115,9 @@ export function defineSchema(db: Dexie, now: () => number = () => Date.now()): v
   db.version(1).stores(SCHEMA_V1);
   db.version(2).stores(SCHEMA_V2).upgrade(backfillSearchText);
   db.version(3).stores(SCHEMA_V3);
-  db.version(4).stores(SCHEMA_V4).upgrade((transaction) => markImportedMessages(transaction, now()));
+  db.version(4)
+    .stores(SCHEMA_V4)
+    .upgrade((transaction) => markImportedMessages(transaction, now()));
 }
 
 export class LivemarkDatabase extends Dexie {

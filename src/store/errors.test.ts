@@ -7,8 +7,16 @@ const dom = (name: string, message = name) => new DOMException(message, name);
 describe("storage error mapping", () => {
   const cases: [string, unknown, StoreErrorCode][] = [
     ["a DOM quota error", dom("QuotaExceededError"), "quota-exceeded"],
-    ["quota inside Dexie's AbortError", new Dexie.AbortError("Transaction aborted", dom("QuotaExceededError")), "quota-exceeded"],
-    ["quota inside a BulkError", new Dexie.BulkError("bulkPut failed", { 0: dom("QuotaExceededError") }), "quota-exceeded"],
+    [
+      "quota inside Dexie's AbortError",
+      new Dexie.AbortError("Transaction aborted", dom("QuotaExceededError")),
+      "quota-exceeded",
+    ],
+    [
+      "quota inside a BulkError",
+      new Dexie.BulkError("bulkPut failed", { 0: dom("QuotaExceededError") }),
+      "quota-exceeded",
+    ],
     ["Firefox's quota name", Object.assign(new Error("x"), { name: "NS_ERROR_DOM_QUOTA_REACHED" }), "quota-exceeded"],
     ["legacy quota code 22", Object.assign(new Error("x"), { name: "Error", code: 22 }), "quota-exceeded"],
     ["no IndexedDB", new Dexie.MissingAPIError(), "unavailable"],
@@ -17,7 +25,11 @@ describe("storage error mapping", () => {
     ["a newer database", new Dexie.VersionError("higher version"), "version-too-new"],
     ["another tab's upgrade", new Dexie.VersionChangeError(), "version-change"],
     ["a closed database", new Dexie.DatabaseClosedError(), "closed"],
-    ["Safari's lost connection", dom("UnknownError", "Connection to Indexed Database server lost. Refresh the page to try again"), "connection-lost"],
+    [
+      "Safari's lost connection",
+      dom("UnknownError", "Connection to Indexed Database server lost. Refresh the page to try again"),
+      "connection-lost",
+    ],
     ["a key collision", new Dexie.ConstraintError("Key already exists"), "conflict"],
     ["an uncloneable value", dom("DataCloneError"), "not-storable"],
     ["a bare abort", new Dexie.AbortError("Transaction aborted"), "aborted"],
@@ -55,8 +67,19 @@ describe("storage error mapping", () => {
 
   it("says what to do next in every message", () => {
     const codes: StoreErrorCode[] = [
-      "quota-exceeded", "unavailable", "version-too-new", "upgrade-blocked", "version-change", "closed",
-      "connection-lost", "not-found", "conflict", "not-storable", "aborted", "timeout", "unknown",
+      "quota-exceeded",
+      "unavailable",
+      "version-too-new",
+      "upgrade-blocked",
+      "version-change",
+      "closed",
+      "connection-lost",
+      "not-found",
+      "conflict",
+      "not-storable",
+      "aborted",
+      "timeout",
+      "unknown",
     ];
     for (const code of codes) {
       const { message } = storeError(code);

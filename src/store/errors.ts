@@ -62,8 +62,7 @@ const CATALOG: Record<StoreErrorCode, { message: string; retryable: boolean }> =
     retryable: true,
   },
   "version-change": {
-    message:
-      "Livemark was updated in another tab. Reload this tab to continue with the new version.",
+    message: "Livemark was updated in another tab. Reload this tab to continue with the new version.",
     retryable: false,
   },
   closed: {
@@ -170,7 +169,8 @@ export function toStoreError(error: unknown, during?: "open"): StoreErrorInfo {
   }
   if (has("MissingAPIError", "SecurityError")) return storeError("unavailable", error);
   // Firefox's private mode (before v115) refuses to open with InvalidStateError.
-  if (has("InvalidStateError") && (during === "open" || has("OpenFailedError"))) return storeError("unavailable", error);
+  if (has("InvalidStateError") && (during === "open" || has("OpenFailedError")))
+    return storeError("unavailable", error);
   if (has("VersionError")) return storeError("version-too-new", error);
   if (has("VersionChangeError")) return storeError("version-change", error);
   if (has("DatabaseClosedError", "InvalidStateError", "TransactionInactiveError")) return storeError("closed", error);

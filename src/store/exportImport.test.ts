@@ -5,7 +5,15 @@ import { parseExportText } from "./exportSchema";
 import { addAuditEntry, addGrant, listGrants } from "./capabilities";
 import { exportAll, exportFileName, exportSession, importFile, serializeExport } from "./exportImport";
 import type { SessionExport } from "./exportSchema";
-import { createSession, deleteSession, listSessions, loadSession, saveMessages, saveMounts, updateSessionSettings } from "./sessions";
+import {
+  createSession,
+  deleteSession,
+  listSessions,
+  loadSession,
+  saveMessages,
+  saveMounts,
+  updateSessionSettings,
+} from "./sessions";
 import type { OpenStoreOptions, Store } from "./store";
 import { assistantMessage, conversation, dumpDatabase, openTestStore, sampleSnapshot } from "./testSupport";
 
@@ -32,7 +40,10 @@ async function populated(store: Store, title = "Sales by region") {
   await updateSessionSettings(store, session.id, { network: "allowed", allowedHosts: ["api.example.com"] });
   const messages: ChatMessage[] = [
     ...conversation(40, "m"),
-    { ...assistantMessage("tail", "cut mid-stream", { state: "streaming" }), futureField: { kept: [1, 2] } } as unknown as ChatMessage,
+    {
+      ...assistantMessage("tail", "cut mid-stream", { state: "streaming" }),
+      futureField: { kept: [1, 2] },
+    } as unknown as ChatMessage,
   ];
   await saveMessages(store, session.id, messages);
   await saveMounts(store, session.id, [
@@ -40,8 +51,23 @@ async function populated(store: Store, title = "Sales by region") {
     { mountId: "mount-2", messageId: "m3", snapshot: { weird: ["nested", { deep: [null, true, 1.5] }] } },
   ]);
   await addGrant(store, { sessionId: session.id, capability: "network", host: "api.example.com", grantedAt: 5 });
-  await addAuditEntry(store, { sessionId: session.id, at: 6, capability: "network", method: "GET", url: "https://api.example.com/sales", decision: "allowed-host", status: 200 });
-  await addAuditEntry(store, { sessionId: session.id, at: 7, capability: "network", method: "POST", url: "https://evil.example/steal", decision: "denied" });
+  await addAuditEntry(store, {
+    sessionId: session.id,
+    at: 6,
+    capability: "network",
+    method: "GET",
+    url: "https://api.example.com/sales",
+    decision: "allowed-host",
+    status: 200,
+  });
+  await addAuditEntry(store, {
+    sessionId: session.id,
+    at: 7,
+    capability: "network",
+    method: "POST",
+    url: "https://evil.example/steal",
+    decision: "denied",
+  });
   return session;
 }
 
@@ -58,8 +84,21 @@ describe("export", () => {
     const store = await open();
     const session = await populated(store);
     const document = await exportSession(store, session.id);
-    expect(document).toMatchObject({ format: "livemark.session", version: 1, session: { id: session.id, title: "Sales by region" } });
-    expect(Object.keys(document)).toEqual(["format", "version", "exportedAt", "session", "messages", "mounts", "grants", "audit"]);
+    expect(document).toMatchObject({
+      format: "livemark.session",
+      version: 1,
+      session: { id: session.id, title: "Sales by region" },
+    });
+    expect(Object.keys(document)).toEqual([
+      "format",
+      "version",
+      "exportedAt",
+      "session",
+      "messages",
+      "mounts",
+      "grants",
+      "audit",
+    ]);
     expect(document.messages).toHaveLength(41);
     expect(document.messages.at(-1)).toMatchObject({ state: "interrupted", futureField: { kept: [1, 2] } });
     expect(document.mounts).toHaveLength(2);
@@ -96,10 +135,33 @@ describe("tool capability records", () => {
   it("tool grants, tool audit entries and the read-only switch export; an import keeps the audit as history, never the grants or the switch", async () => {
     const store = await open();
     const session = await createSession(store, { title: "Films" });
-    await updateSessionSettings(store, session.id, { network: "ask", allowedHosts: [], readOnlyToolServers: ["films"] });
+    await updateSessionSettings(store, session.id, {
+      network: "ask",
+      allowedHosts: [],
+      readOnlyToolServers: ["films"],
+    });
     await addGrant(store, { sessionId: session.id, capability: "tool", host: "films/lookup_film", grantedAt: 5 });
-    await addAuditEntry(store, { sessionId: session.id, at: 6, capability: "tool", method: "CALL", url: "films/lookup_film", decision: "allowed-tool", bytesOut: 17, bytes: 80, result: "ok" });
-    await addAuditEntry(store, { sessionId: session.id, at: 7, capability: "tool", method: "CALL", url: "films/add_to_watchlist", decision: "allowed-read-only", bytesOut: 17, result: "ok" });
+    await addAuditEntry(store, {
+      sessionId: session.id,
+      at: 6,
+      capability: "tool",
+      method: "CALL",
+      url: "films/lookup_film",
+      decision: "allowed-tool",
+      bytesOut: 17,
+      bytes: 80,
+      result: "ok",
+    });
+    await addAuditEntry(store, {
+      sessionId: session.id,
+      at: 7,
+      capability: "tool",
+      method: "CALL",
+      url: "films/add_to_watchlist",
+      decision: "allowed-read-only",
+      bytesOut: 17,
+      result: "ok",
+    });
     const document = await exportSession(store, session.id);
     expect(document.session.settings).toEqual({ network: "ask", allowedHosts: [], readOnlyToolServers: ["films"] });
     expect(document.grants).toEqual([{ capability: "tool", host: "films/lookup_film", grantedAt: 5 }]);
@@ -130,7 +192,14 @@ describe("import", () => {
     expect(result).toEqual({
       ok: true,
       droppedGrants: 1,
-      sessions: [{ id: session.id, originalId: session.id, title: "Sales by region", remapped: { session: false, messages: 0, mounts: 0 } }],
+      sessions: [
+        {
+          id: session.id,
+          originalId: session.id,
+          title: "Sales by region",
+          remapped: { session: false, messages: 0, mounts: 0 },
+        },
+      ],
     });
     const original = await loadSession(source, session.id);
     const imported = await loadSession(target, session.id);
@@ -181,12 +250,16 @@ describe("import", () => {
     expect(copy!.messages.every((message) => message.imported === true)).toBe(true);
     const positionOf = (messages: ChatMessage[], id: string) => messages.findIndex((message) => message.id === id);
     for (const [index, mount] of copy!.mounts.entries()) {
-      const originalMount = before!.mounts.find((candidate) => candidate.snapshot && JSON.stringify(candidate.snapshot) === JSON.stringify(mount.snapshot))!;
-      expect(positionOf(copy!.messages, mount.messageId), `mount ${index}`).toBe(positionOf(before!.messages, originalMount.messageId));
+      const originalMount = before!.mounts.find(
+        (candidate) => candidate.snapshot && JSON.stringify(candidate.snapshot) === JSON.stringify(mount.snapshot),
+      )!;
+      expect(positionOf(copy!.messages, mount.messageId), `mount ${index}`).toBe(
+        positionOf(before!.messages, originalMount.messageId),
+      );
       expect(mount.mountId).not.toBe(originalMount.mountId);
     }
     const all = new Set<string>();
-    for (const message of (await store.db.messages.toArray())) all.add(`${message.sessionId}/${message.id}`);
+    for (const message of await store.db.messages.toArray()) all.add(`${message.sessionId}/${message.id}`);
     expect(all.size).toBe(82);
     // Importing the same file a third time still works and still overwrites nothing.
     const third = await importFile(store, serializeExport(document));
@@ -212,7 +285,8 @@ describe("import", () => {
     const session = await populated(store);
     const text = serializeExport(await exportSession(store, session.id));
     const before = await dumpDatabase(store.db);
-    store.db.audit.bulkAdd = (() => Promise.reject(new DOMException("The quota has been exceeded.", "QuotaExceededError"))) as never;
+    store.db.audit.bulkAdd = (() =>
+      Promise.reject(new DOMException("The quota has been exceeded.", "QuotaExceededError"))) as never;
     const result = await importFile(store, text);
     expect(result.ok).toBe(false);
     if (!result.ok) {
@@ -243,8 +317,20 @@ describe("import", () => {
       { type: "statement-end", block: 1, statement: 0, status: "done", durationMs: 1 },
       { type: "statement-start", block: 1, statement: 1, line: 4, endLine: 4, source: "throw new Error('x');" },
       {
-        type: "statement-end", block: 1, statement: 1, status: "error", durationMs: 1,
-        error: { code: "runtime", name: "Error", message: "x", block: 1, line: 4, column: 1, lineText: "throw new Error('x');" },
+        type: "statement-end",
+        block: 1,
+        statement: 1,
+        status: "error",
+        durationMs: 1,
+        error: {
+          code: "runtime",
+          name: "Error",
+          message: "x",
+          block: 1,
+          line: 4,
+          column: 1,
+          lineText: "throw new Error('x');",
+        },
       },
       { type: "skipped", block: 1, fromStatement: 2, count: 1, fromLine: 5, reason: "error" },
       { type: "skipped", block: 2, fromStatement: 0, count: 0, fromLine: 8, reason: "error" },
@@ -254,7 +340,15 @@ describe("import", () => {
     }
     const store = await open();
     const session = await createSession(store);
-    const message: ChatMessage = { id: "a1", role: "assistant", text: "…", reply, state: "done", createdAt: 1, error: { code: "disconnected", message: "lost", retryable: true } };
+    const message: ChatMessage = {
+      id: "a1",
+      role: "assistant",
+      text: "…",
+      reply,
+      state: "done",
+      createdAt: 1,
+      error: { code: "disconnected", message: "lost", retryable: true },
+    };
     await saveMessages(store, session.id, [message]);
     const parsed = parseExportText(serializeExport(await exportSession(store, session.id)));
     if (!parsed.ok) throw new Error(parsed.error.message);
@@ -269,7 +363,10 @@ describe("import", () => {
     last.state = "streaming";
     const result = await importFile(store, JSON.stringify(document));
     if (!result.ok) throw new Error(result.error.message);
-    const loaded = await store.db.messages.where("[sessionId+order]").between([result.sessions[0].id, 0], [result.sessions[0].id, Infinity]).last();
+    const loaded = await store.db.messages
+      .where("[sessionId+order]")
+      .between([result.sessions[0].id, 0], [result.sessions[0].id, Infinity])
+      .last();
     expect(loaded).toMatchObject({ state: "interrupted" });
   });
 });

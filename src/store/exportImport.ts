@@ -57,7 +57,9 @@ function exportedSession(session: Session): ExportedSession {
       network: session.settings.network,
       allowedHosts: [...session.settings.allowedHosts],
       ...(session.settings.strict ? { strict: true } : {}),
-      ...(session.settings.readOnlyToolServers?.length ? { readOnlyToolServers: [...session.settings.readOnlyToolServers] } : {}),
+      ...(session.settings.readOnlyToolServers?.length
+        ? { readOnlyToolServers: [...session.settings.readOnlyToolServers] }
+        : {}),
     },
   };
   if (session.importedAt !== undefined) exported.importedAt = session.importedAt;
@@ -106,9 +108,12 @@ async function readBody(store: Store, id: string): Promise<SessionBody | undefin
     return {
       session: exportedSession(session),
       messages: records.map(messageFromRecord),
-      mounts: mounts.map(
-        (mount): ExportedMount => ({ mountId: mount.mountId, messageId: mount.messageId, snapshot: mount.snapshot, updatedAt: mount.updatedAt }),
-      ),
+      mounts: mounts.map((mount): ExportedMount => ({
+        mountId: mount.mountId,
+        messageId: mount.messageId,
+        snapshot: mount.snapshot,
+        updatedAt: mount.updatedAt,
+      })),
       grants: grants.map((grant) => withoutKeys(grant, ["id", "sessionId"]) as ExportedGrant),
       audit: audit.map((entry) => withoutKeys(entry, ["id", "sessionId"]) as ExportedAudit),
     };
@@ -131,7 +136,12 @@ export async function exportAll(store: Store): Promise<BackupExport> {
     const body = await guard(() => readBody(store, session.id));
     if (body) bodies.push(body);
   }
-  return { format: BACKUP_FORMAT, version: EXPORT_VERSION, exportedAt: new Date(store.now()).toISOString(), sessions: bodies };
+  return {
+    format: BACKUP_FORMAT,
+    version: EXPORT_VERSION,
+    exportedAt: new Date(store.now()).toISOString(),
+    sessions: bodies,
+  };
 }
 
 /** The text to save: indented so a person can read it. */
@@ -165,8 +175,7 @@ export interface ImportedSession {
 }
 
 export type ImportResult =
-  | { ok: true; sessions: ImportedSession[]; droppedGrants: number }
-  | { ok: false; error: ImportProblem };
+  { ok: true; sessions: ImportedSession[]; droppedGrants: number } | { ok: false; error: ImportProblem };
 
 function fresh(store: Store, taken: Set<string>): string {
   for (;;) {
@@ -175,7 +184,10 @@ function fresh(store: Store, taken: Set<string>): string {
   }
 }
 
-async function writeImport(store: Store, bodies: SessionBody[]): Promise<{ sessions: ImportedSession[]; droppedGrants: number }> {
+async function writeImport(
+  store: Store,
+  bodies: SessionBody[],
+): Promise<{ sessions: ImportedSession[]; droppedGrants: number }> {
   const { db } = store;
   const now = store.now();
   return db.transaction("rw", [db.sessions, db.messages, db.mounts, db.audit, db.searchText], async () => {
@@ -214,20 +226,52 @@ async function writeImport(store: Store, bodies: SessionBody[]): Promise<{ sessi
         takenMessages.add(messageId);
         messageMap.set(message.id, messageId);
         // Nothing streams in an imported session: a reply cut mid-stream stays cut.
-        const state = message.role === "assistant" && message.state === "streaming" ? { state: "interrupted" as const } : {};
-        const mounts = message.role === "assistant" && message.reply.mounts?.some((mount) => mountMap.get(mount.mountId) !== mount.mountId)
-          ? { reply: { ...message.reply, mounts: message.reply.mounts.map((mount) => ({ ...mount, mountId: mountMap.get(mount.mountId) ?? mount.mountId })) } }
-          : {};
+        const state =
+          message.role === "assistant" && message.state === "streaming" ? { state: "interrupted" as const } : {};
+        const mounts =
+          message.role === "assistant" &&
+          message.reply.mounts?.some((mount) => mountMap.get(mount.mountId) !== mount.mountId)
+            ? {
+                reply: {
+                  ...message.reply,
+                  mounts: message.reply.mounts.map((mount) => ({
+                    ...mount,
+                    mountId: mountMap.get(mount.mountId) ?? mount.mountId,
+                  })),
+                },
+              }
+            : {};
         // Marked here, never told apart later by dates the file chose; a time past the import is the import's.
-        const record = { ...message, ...state, ...mounts, id: messageId, sessionId, order, createdAt: Math.min(message.createdAt, now), imported: true } as MessageRecord;
+        const record = {
+          ...message,
+          ...state,
+          ...mounts,
+          id: messageId,
+          sessionId,
+          order,
+          createdAt: Math.min(message.createdAt, now),
+          imported: true,
+        } as MessageRecord;
         messages.push(record);
         const row = searchRowOf(record);
         if (row) rows.push(row);
       });
       for (const mount of body.mounts) {
-        mounts.push({ sessionId, mountId: mountMap.get(mount.mountId)!, messageId: messageMap.get(mount.messageId)!, snapshot: mount.snapshot, updatedAt: Math.min(mount.updatedAt, now) });
+        mounts.push({
+          sessionId,
+          mountId: mountMap.get(mount.mountId)!,
+          messageId: messageMap.get(mount.messageId)!,
+          snapshot: mount.snapshot,
+          updatedAt: Math.min(mount.updatedAt, now),
+        });
       }
-      for (const entry of body.audit) audit.push({ ...(withoutKeys(entry, ["id", "sessionId"]) as ExportedAudit), sessionId, at: Math.min(entry.at, now), fromFile: true } as AuditEntry);
+      for (const entry of body.audit)
+        audit.push({
+          ...(withoutKeys(entry, ["id", "sessionId"]) as ExportedAudit),
+          sessionId,
+          at: Math.min(entry.at, now),
+          fromFile: true,
+        } as AuditEntry);
       droppedGrants += body.grants.length;
       const suggestion = suggestionOf(body.session);
       sessions.push({

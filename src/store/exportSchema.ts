@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { EXEC_ERROR_CODE_LIST } from "../wire/events";
 import type { ChatMessage } from "../agent/types";
-import { formatPath, parseJsonSafely, type ImportProblem, type JsonLimits, IMPORT_LIMITS, type PathSegment } from "./safeJson";
+import {
+  formatPath,
+  parseJsonSafely,
+  type ImportProblem,
+  type JsonLimits,
+  IMPORT_LIMITS,
+  type PathSegment,
+} from "./safeJson";
 import { REPORT_KINDS, reportSummarySchema } from "../wire/bridge";
 import { MAX_TITLE_LENGTH, type AuditEntry, type GrantRecord, type MountSnapshot, type Session } from "./types";
 import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from "../agent/attachments";
@@ -24,7 +31,6 @@ export const SESSION_FORMAT = "livemark.session";
 export const BACKUP_FORMAT = "livemark.backup";
 export const EXPORT_VERSION = 1;
 
-
 /**
  * Compile-time agreement between a schema and a type another area owns (the
  * agent's `ChatMessage`, the store's capability records): what the schema
@@ -33,7 +39,8 @@ export const EXPORT_VERSION = 1;
  * side fails `npm run typecheck`; no cast joins them.
  */
 function agreesWith<T>() {
-  return <S extends z.ZodType<T>>(schema: S & ([T] extends [Known<z.input<S>>] ? unknown : never)): z.ZodType<T> => schema;
+  return <S extends z.ZodType<T>>(schema: S & ([T] extends [Known<z.input<S>>] ? unknown : never)): z.ZodType<T> =>
+    schema;
 }
 
 /**
@@ -131,65 +138,84 @@ const attachment = z.strictObject({
   name: text(255),
   mediaType: z.string().max(255),
   size: z.number().int().min(0).max(MAX_ATTACHMENT_BYTES),
-  data: z.string().max(Math.ceil(MAX_ATTACHMENT_BYTES / 3) * 4).regex(/^[A-Za-z0-9+/]*={0,2}$/, "base64"),
+  data: z
+    .string()
+    .max(Math.ceil(MAX_ATTACHMENT_BYTES / 3) * 4)
+    .regex(/^[A-Za-z0-9+/]*={0,2}$/, "base64"),
 });
 
 /** True on every message an import wrote, whatever the file said (src/agent `ImportMark`); a file's own value is overwritten. */
 const imported = z.boolean().optional();
 
-const message = agreesWith<ChatMessage>()(z.discriminatedUnion("role", [
-  z.looseObject({
-    id,
-    role: z.literal("user"),
-    text: text(),
-    createdAt: timestamp,
-    imported,
-    attachments: z.array(attachment).max(MAX_ATTACHMENTS).optional(),
-    // Sent to an invited agent (src/agent/externalAgentTypes.ts); absent in older files.
-    to: z.literal("agent").optional(),
-    commandId: id.optional(),
-    selection: z.looseObject({ kind: z.enum(["message", "mount"]), id: text(200), label: text(MAX_SHORT) }).optional(),
-    answers: id.optional(),
-    receivedBy: text(MAX_SHORT).optional(),
-  }),
-  z.looseObject({
-    id,
-    role: z.literal("assistant"),
-    text: text(),
-    reply,
-    state: z.enum(["streaming", "done", "interrupted", "stopped", "error"]),
-    error: z
-      .looseObject({ code: text(64), message: text(MAX_SHORT), retryAfterMs: timestamp.optional(), retryable: z.boolean() })
-      .optional(),
-    createdAt: timestamp,
-    imported,
-    by: text(MAX_SHORT).optional(),
-  }),
-  z.looseObject({
-    id,
-    role: z.literal("feedback"),
-    text: text(),
-    body: text(),
-    source: z.enum(["runtime", "ui-event"]),
-    createdAt: timestamp,
-    imported,
-    to: z.literal("agent").optional(),
-  }),
-  z.looseObject({ id, role: z.literal("notice"), text: text(), level: z.enum(["info", "warn", "error"]), createdAt: timestamp, imported }),
-  /** An invited agent's report (DESIGN.md §4b); absent in older files. */
-  z.looseObject({
-    id,
-    role: z.literal("agent"),
-    kind: z.enum(REPORT_KINDS),
-    text: text(),
-    commandId: id,
-    agent: text(MAX_SHORT).optional(),
-    summary: reportSummarySchema.optional(),
-    answer: text().optional(),
-    createdAt: timestamp,
-    imported,
-  }),
-]));
+const message = agreesWith<ChatMessage>()(
+  z.discriminatedUnion("role", [
+    z.looseObject({
+      id,
+      role: z.literal("user"),
+      text: text(),
+      createdAt: timestamp,
+      imported,
+      attachments: z.array(attachment).max(MAX_ATTACHMENTS).optional(),
+      // Sent to an invited agent (src/agent/externalAgentTypes.ts); absent in older files.
+      to: z.literal("agent").optional(),
+      commandId: id.optional(),
+      selection: z
+        .looseObject({ kind: z.enum(["message", "mount"]), id: text(200), label: text(MAX_SHORT) })
+        .optional(),
+      answers: id.optional(),
+      receivedBy: text(MAX_SHORT).optional(),
+    }),
+    z.looseObject({
+      id,
+      role: z.literal("assistant"),
+      text: text(),
+      reply,
+      state: z.enum(["streaming", "done", "interrupted", "stopped", "error"]),
+      error: z
+        .looseObject({
+          code: text(64),
+          message: text(MAX_SHORT),
+          retryAfterMs: timestamp.optional(),
+          retryable: z.boolean(),
+        })
+        .optional(),
+      createdAt: timestamp,
+      imported,
+      by: text(MAX_SHORT).optional(),
+    }),
+    z.looseObject({
+      id,
+      role: z.literal("feedback"),
+      text: text(),
+      body: text(),
+      source: z.enum(["runtime", "ui-event"]),
+      createdAt: timestamp,
+      imported,
+      to: z.literal("agent").optional(),
+    }),
+    z.looseObject({
+      id,
+      role: z.literal("notice"),
+      text: text(),
+      level: z.enum(["info", "warn", "error"]),
+      createdAt: timestamp,
+      imported,
+    }),
+    /** An invited agent's report (DESIGN.md §4b); absent in older files. */
+    z.looseObject({
+      id,
+      role: z.literal("agent"),
+      kind: z.enum(REPORT_KINDS),
+      text: text(),
+      commandId: id,
+      agent: text(MAX_SHORT).optional(),
+      summary: reportSummarySchema.optional(),
+      answer: text().optional(),
+      createdAt: timestamp,
+      imported,
+    }),
+  ]),
+);
 
 const capability = z.enum(["network", "file", "tool"]);
 
@@ -200,53 +226,71 @@ const chatShape = {
   instruction: text(20_000).optional(),
 };
 
-const session = agreesWith<Omit<Session, "deletedAt">>()(z.strictObject({
-  id,
-  title: text(MAX_TITLE_LENGTH),
-  createdAt: timestamp,
-  updatedAt: timestamp,
-  origin: z.enum(["local", "imported"]),
-  settings: z.strictObject({
-    network: z.enum(["off", "ask", "allowed"]),
-    allowedHosts: z.array(text(253)).max(1_000),
-    strict: z.boolean().optional(),
-    // Server addresses (origin and path of the URL).
-    readOnlyToolServers: z.array(text(4_096)).max(100).optional(),
+const session = agreesWith<Omit<Session, "deletedAt">>()(
+  z.strictObject({
+    id,
+    title: text(MAX_TITLE_LENGTH),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    origin: z.enum(["local", "imported"]),
+    settings: z.strictObject({
+      network: z.enum(["off", "ask", "allowed"]),
+      allowedHosts: z.array(text(253)).max(1_000),
+      strict: z.boolean().optional(),
+      // Server addresses (origin and path of the URL).
+      readOnlyToolServers: z.array(text(4_096)).max(100).optional(),
+    }),
+    importedAt: timestamp.optional(),
+    // The session's model settings (Session settings → Model); never a key or an endpoint.
+    // Whatever a file says here is only a suggestion where it is imported (exportImport.ts).
+    chat: z
+      .strictObject({
+        ...chatShape,
+        importedInstruction: text(20_000).optional(),
+      })
+      .optional(),
+    suggestedChat: z.strictObject(chatShape).optional(),
   }),
-  importedAt: timestamp.optional(),
-  // The session's model settings (Session settings → Model); never a key or an endpoint.
-  // Whatever a file says here is only a suggestion where it is imported (exportImport.ts).
-  chat: z
-    .strictObject({
-      ...chatShape,
-      importedInstruction: text(20_000).optional(),
-    })
-    .optional(),
-  suggestedChat: z.strictObject(chatShape).optional(),
-}));
+);
 
-const mount = agreesWith<Omit<MountSnapshot, "sessionId">>()(z.strictObject({
-  mountId: id,
-  messageId: id,
-  snapshot: z.unknown().refine((value): boolean => value !== undefined, "a JSON value (the mount's tree)"),
-  updatedAt: timestamp,
-}));
+const mount = agreesWith<Omit<MountSnapshot, "sessionId">>()(
+  z.strictObject({
+    mountId: id,
+    messageId: id,
+    snapshot: z.unknown().refine((value): boolean => value !== undefined, "a JSON value (the mount's tree)"),
+    updatedAt: timestamp,
+  }),
+);
 
 /** A capability record as exported: no database key, no session (the records carry extra fields along). */
 type Exported<T> = Omit<Known<T>, "id" | "sessionId">;
 
 // A network grant's host (253), or a tool grant's `<server address>#<tool>` (a URL's origin and path, and a name).
-const grant = agreesWith<Exported<GrantRecord>>()(z.looseObject({ capability, host: text(4_096), grantedAt: timestamp }));
+const grant = agreesWith<Exported<GrantRecord>>()(
+  z.looseObject({ capability, host: text(4_096), grantedAt: timestamp }),
+);
 
-const audit = agreesWith<Exported<AuditEntry>>()(z.looseObject({
-  at: timestamp,
-  capability,
-  method: z.string().regex(/^[A-Za-z]{1,16}$/, "an HTTP method such as GET or POST"),
-  url: text(8_192),
-  decision: z.enum(["allowed-once", "allowed-host", "allowed-session", "allowed-tool", "allowed-read-only", "denied", "chosen", "offered", "saved"]),
-  // Set to true by the import on every entry it writes; a file's own value is overwritten.
-  fromFile: z.boolean().optional(),
-}));
+const audit = agreesWith<Exported<AuditEntry>>()(
+  z.looseObject({
+    at: timestamp,
+    capability,
+    method: z.string().regex(/^[A-Za-z]{1,16}$/, "an HTTP method such as GET or POST"),
+    url: text(8_192),
+    decision: z.enum([
+      "allowed-once",
+      "allowed-host",
+      "allowed-session",
+      "allowed-tool",
+      "allowed-read-only",
+      "denied",
+      "chosen",
+      "offered",
+      "saved",
+    ]),
+    // Set to true by the import on every entry it writes; a file's own value is overwritten.
+    fromFile: z.boolean().optional(),
+  }),
+);
 
 const bodyShape = {
   session,
@@ -353,7 +397,12 @@ function problemFromIssue(issue: z.core.$ZodIssue, root: unknown, more: number):
       expected = limitWords(issue.origin, issue.minimum, false);
       break;
     case "invalid_format":
-      expected = issue.format === "regex" ? issue.message : issue.format === "datetime" ? "a date and time in ISO 8601 form (2025-01-31T12:00:00.000Z)" : `a ${issue.format}`;
+      expected =
+        issue.format === "regex"
+          ? issue.message
+          : issue.format === "datetime"
+            ? "a date and time in ISO 8601 form (2025-01-31T12:00:00.000Z)"
+            : `a ${issue.format}`;
       break;
     case "unrecognized_keys":
       segments = [...segments, issue.keys[0]];
@@ -469,7 +518,9 @@ export function validateExportValue(value: unknown): ParseExportResult {
   }
   const document: ExportDocument = parsed.data;
   const bodies: [SessionBody, PathSegment[]][] =
-    document.format === SESSION_FORMAT ? [[document, []]] : document.sessions.map((body, index) => [body, ["sessions", index]]);
+    document.format === SESSION_FORMAT
+      ? [[document, []]]
+      : document.sessions.map((body, index) => [body, ["sessions", index]]);
   for (const [body, prefix] of bodies) {
     const problem = checkReferences(body, prefix);
     if (problem) return { ok: false, error: problem };
@@ -487,7 +538,11 @@ export function parseExportText(text: string, limits: JsonLimits = IMPORT_LIMITS
     // A bug in the validator must still leave the database untouched and say something.
     return {
       ok: false,
-      error: { code: "invalid", message: "This file could not be checked (an internal error in Livemark). Nothing was imported.", cause: error },
+      error: {
+        code: "invalid",
+        message: "This file could not be checked (an internal error in Livemark). Nothing was imported.",
+        cause: error,
+      },
     };
   }
 }

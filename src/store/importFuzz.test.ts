@@ -24,7 +24,14 @@ beforeAll(async () => {
   await saveMessages(store, session.id, conversation(12));
   await saveMounts(store, session.id, [{ mountId: "mount-1", messageId: "m1", snapshot: sampleSnapshot(1) }]);
   await addGrant(store, { sessionId: session.id, capability: "network", host: "api.example.com", grantedAt: 1 });
-  await addAuditEntry(store, { sessionId: session.id, at: 2, capability: "network", method: "GET", url: "https://api.example.com/", decision: "allowed-host" });
+  await addAuditEntry(store, {
+    sessionId: session.id,
+    at: 2,
+    capability: "network",
+    method: "GET",
+    url: "https://api.example.com/",
+    decision: "allowed-host",
+  });
   valid = await exportSession(store, session.id);
   validText = serializeExport(valid);
   baseline = await dumpDatabase(store.db);
@@ -72,7 +79,9 @@ describe("import refuses broken and hostile files, changing nothing", () => {
   it("names the format and the version of files it cannot read", async () => {
     const wrongVersion = { ...clone(valid), version: 7 };
     const error = await expectRefused(JSON.stringify(wrongVersion), "unsupported-version", "$.version", false);
-    expect(error?.message).toBe("This is a livemark.session version 7 file; this app reads version 1. Open it with a newer Livemark.");
+    expect(error?.message).toBe(
+      "This is a livemark.session version 7 file; this app reads version 1. Open it with a newer Livemark.",
+    );
     await expectRefused(JSON.stringify({ ...clone(valid), version: "1" }), "unsupported-version", "$.version");
     await expectRefused(JSON.stringify({ ...clone(valid), version: 0 }), "unsupported-version", "$.version", false);
     await expectRefused(JSON.stringify({ ...clone(valid), format: "chatgpt.export" }), "wrong-format", "$.format");
@@ -106,7 +115,12 @@ describe("import refuses broken and hostile files, changing nothing", () => {
     setAt(longText, ["messages", 0, "text"], "x".repeat(IMPORT_LIMITS.maxStringLength + 1));
     await expectRefused(JSON.stringify(longText), "string-too-long", "$.messages[0].text");
     const tooMany = clone(valid);
-    tooMany.messages = Array.from({ length: 100_001 }, (_, index) => ({ id: `u${index}`, role: "user", text: "", createdAt: 1 }));
+    tooMany.messages = Array.from({ length: 100_001 }, (_, index) => ({
+      id: `u${index}`,
+      role: "user",
+      text: "",
+      createdAt: 1,
+    }));
     const error2 = await expectRefused(JSON.stringify(tooMany), "invalid", "$.messages");
     expect(error2?.message).toMatch(/at most 100000 items/);
     await expectUnchanged();
@@ -137,7 +151,12 @@ describe("import refuses broken and hostile files, changing nothing", () => {
 
   it("refuses script strings where only ids belong, and keeps them as inert text elsewhere", async () => {
     const script = "<script>alert(document.cookie)</script>";
-    for (const path of [["session", "id"], ["messages", 0, "id"], ["mounts", 0, "mountId"], ["mounts", 0, "messageId"]] as PathSegment[][]) {
+    for (const path of [
+      ["session", "id"],
+      ["messages", 0, "id"],
+      ["mounts", 0, "mountId"],
+      ["mounts", 0, "messageId"],
+    ] as PathSegment[][]) {
       const document = clone(valid);
       setAt(document, path, script);
       const error = await expectRefused(JSON.stringify(document), "invalid", formatPath(path));
@@ -180,14 +199,16 @@ describe("import refuses broken and hostile files, changing nothing", () => {
     const walk = (value: unknown, path: PathSegment[]) => {
       if (path.includes("snapshot")) return; // the mount tree is free-form JSON
       if (value !== null && typeof value === "object") {
-        for (const [key, child] of Object.entries(value)) walk(child, [...path, Array.isArray(value) ? Number(key) : key]);
+        for (const [key, child] of Object.entries(value))
+          walk(child, [...path, Array.isArray(value) ? Number(key) : key]);
       } else {
         leaves.push(path);
       }
     };
     walk(valid, []);
     expect(leaves.length).toBeGreaterThan(100);
-    const wrongFor = (value: unknown): unknown => (typeof value === "string" ? 42 : typeof value === "number" ? "42" : typeof value === "boolean" ? "yes" : 0);
+    const wrongFor = (value: unknown): unknown =>
+      typeof value === "string" ? 42 : typeof value === "number" ? "42" : typeof value === "boolean" ? "yes" : 0;
     for (const path of leaves) {
       const document = clone(valid) as unknown;
       let original: unknown = document;
@@ -211,7 +232,13 @@ describe("import refuses broken and hostile files, changing nothing", () => {
       }
     }
     // Required fields really are required (a sample that must fail when missing).
-    for (const path of [["session", "title"], ["messages", 0, "role"], ["messages", 1, "reply"], ["mounts", 0, "updatedAt"], ["exportedAt"]] as PathSegment[][]) {
+    for (const path of [
+      ["session", "title"],
+      ["messages", 0, "role"],
+      ["messages", 1, "reply"],
+      ["mounts", 0, "updatedAt"],
+      ["exportedAt"],
+    ] as PathSegment[][]) {
       const without = clone(valid) as unknown;
       deleteAt(without, path);
       const result = parseExportText(JSON.stringify(without));
@@ -219,7 +246,12 @@ describe("import refuses broken and hostile files, changing nothing", () => {
       if (!result.ok) expect(result.error.path).toBe(formatPath(path));
     }
     // Wrong container types.
-    for (const [path, value] of [[["messages"], {}], [["session"], []], [["messages", 1, "reply", "blocks"], "none"], [["session", "settings", "allowedHosts"], "all"]] as [PathSegment[], unknown][]) {
+    for (const [path, value] of [
+      [["messages"], {}],
+      [["session"], []],
+      [["messages", 1, "reply", "blocks"], "none"],
+      [["session", "settings", "allowedHosts"], "all"],
+    ] as [PathSegment[], unknown][]) {
       const document = clone(valid);
       setAt(document, path, value);
       const result = parseExportText(JSON.stringify(document));
@@ -272,7 +304,10 @@ describe("import refuses broken and hostile files, changing nothing", () => {
           for (const imported of result.sessions) {
             await store.db.transaction("rw", store.db.tables, async () => {
               await store.db.sessions.delete(imported.id);
-              await store.db.messages.where("[sessionId+order]").between([imported.id, 0], [imported.id, Infinity]).delete();
+              await store.db.messages
+                .where("[sessionId+order]")
+                .between([imported.id, 0], [imported.id, Infinity])
+                .delete();
               await store.db.mounts.where("sessionId").equals(imported.id).delete();
               await store.db.audit.where("sessionId").equals(imported.id).delete();
               await store.db.searchText.where("sessionId").equals(imported.id).delete();

@@ -27,10 +27,24 @@ export {
   type MountSnapshotInput,
   type SessionChanges,
 } from "./sessions";
-export { createSessionWriter, flushOnPageHide, type SessionWriter, type SessionWriterOptions, type SessionFlushResult } from "./sessionWriter";
+export {
+  createSessionWriter,
+  flushOnPageHide,
+  type SessionWriter,
+  type SessionWriterOptions,
+  type SessionFlushResult,
+} from "./sessionWriter";
 export { createWriteBehind, type WriteBehind, type Timer, type FlushResult } from "./writeBehind";
 export { StoreError, toStoreError, type StoreErrorCode, type StoreErrorInfo } from "./errors";
-export { exportSession, exportAll, importFile, serializeExport, exportFileName, type ImportResult, type ImportedSession } from "./exportImport";
+export {
+  exportSession,
+  exportAll,
+  importFile,
+  serializeExport,
+  exportFileName,
+  type ImportResult,
+  type ImportedSession,
+} from "./exportImport";
 export {
   SESSION_FORMAT,
   BACKUP_FORMAT,

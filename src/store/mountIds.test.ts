@@ -18,7 +18,10 @@ afterEach(() => {
 });
 
 function exportWithMounts(mountIds: string[]) {
-  const reply = { ...sampleReply(1), mounts: mountIds.map((mountId, index) => ({ mountId, afterBlock: index, title: `Panel ${index}` })) };
+  const reply = {
+    ...sampleReply(1),
+    mounts: mountIds.map((mountId, index) => ({ mountId, afterBlock: index, title: `Panel ${index}` })),
+  };
   const messages: ChatMessage[] = [
     { id: "u1", role: "user", text: "Order a pizza", createdAt: 1 },
     { id: "a1", role: "assistant", text: "Here.", reply, state: "done", createdAt: 2 },
@@ -27,9 +30,21 @@ function exportWithMounts(mountIds: string[]) {
     format: SESSION_FORMAT,
     version: EXPORT_VERSION,
     exportedAt: "2026-01-01T00:00:00.000Z",
-    session: { id: "s1", title: "Pizza", createdAt: 1, updatedAt: 2, origin: "local", settings: { network: "ask", allowedHosts: [] } },
+    session: {
+      id: "s1",
+      title: "Pizza",
+      createdAt: 1,
+      updatedAt: 2,
+      origin: "local",
+      settings: { network: "ask", allowedHosts: [] },
+    },
     messages,
-    mounts: mountIds.map((mountId, index) => ({ mountId, messageId: "a1", snapshot: sampleSnapshot(index + 1), updatedAt: 2 })),
+    mounts: mountIds.map((mountId, index) => ({
+      mountId,
+      messageId: "a1",
+      snapshot: sampleSnapshot(index + 1),
+      updatedAt: 2,
+    })),
     grants: [],
     audit: [],
   });
@@ -38,7 +53,9 @@ function exportWithMounts(mountIds: string[]) {
 /** Each reply's mount ids, and the session's mount records by id. */
 async function mountsOf(store: Store, sessionId: string) {
   const loaded = (await loadSession(store, sessionId))!;
-  const named = loaded.messages.flatMap((message) => (message.role === "assistant" ? (message.reply.mounts ?? []).map((mount) => mount.mountId) : []));
+  const named = loaded.messages.flatMap((message) =>
+    message.role === "assistant" ? (message.reply.mounts ?? []).map((mount) => mount.mountId) : [],
+  );
   const records = new Map(loaded.mounts.map((mount) => [mount.mountId, mount.snapshot]));
   return { named, records };
 }
@@ -63,7 +80,10 @@ describe("mount ids on import", () => {
     const second = await importFile(store, exportWithMounts(["m1", "m2"]));
     expect(first.ok && second.ok).toBe(true);
     if (!first.ok || !second.ok) return;
-    for (const [imported, seed] of [[first, 0], [second, 0]] as const) {
+    for (const [imported, seed] of [
+      [first, 0],
+      [second, 0],
+    ] as const) {
       const { named, records } = await mountsOf(store, imported.sessions[0].id);
       expect(named).toHaveLength(2);
       // Every mount the reply shows is a record of its session, holding that mount's tree.

@@ -14,9 +14,12 @@ const parses = (text: string) => {
 describe("safe JSON", () => {
   it("locates an error exactly when JSON.parse rejects (random text)", () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom(..."{}[]:,\"\\ 0123456789-.eE+truefalsn\n\tu".split("")), maxLength: 40 }), (text) => {
-        expect(locateJsonError(text) === undefined).toBe(parses(text));
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom(...'{}[]:,"\\ 0123456789-.eE+truefalsn\n\tu'.split("")), maxLength: 40 }),
+        (text) => {
+          expect(locateJsonError(text) === undefined).toBe(parses(text));
+        },
+      ),
       { numRuns: 2_000 },
     );
   });
@@ -43,9 +46,17 @@ describe("safe JSON", () => {
     for (let level = 0; level < 200; level += 1) deep = { next: deep };
     expect(checkJsonValue(deep)?.code).toBe("too-deep");
     expect(checkJsonValue({ a: [1, 2, { b: "x" }] })).toBeUndefined();
-    expect(checkJsonValue(Array.from({ length: 20 }, () => 1), { ...IMPORT_LIMITS, maxValues: 10 })?.code).toBe("too-many-values");
+    expect(
+      checkJsonValue(
+        Array.from({ length: 20 }, () => 1),
+        { ...IMPORT_LIMITS, maxValues: 10 },
+      )?.code,
+    ).toBe("too-many-values");
     expect(checkJsonValue({ ["k".repeat(300)]: 1 })?.code).toBe("invalid");
-    expect(checkJsonValue(JSON.parse('{"a":{"__proto__":{"x":1}}}'))).toMatchObject({ code: "forbidden-key", path: "$.a.__proto__" });
+    expect(checkJsonValue(JSON.parse('{"a":{"__proto__":{"x":1}}}'))).toMatchObject({
+      code: "forbidden-key",
+      path: "$.a.__proto__",
+    });
   });
 
   it("parses with a BOM and refuses what is not JSON", () => {

@@ -116,7 +116,11 @@ export function locateJsonError(text: string): { offset: number; expected: strin
   type State = "value" | "afterValue" | "key" | "colon" | "keyOrEnd" | "valueOrEnd";
   let state: State = "value";
   const skipSpace = () => {
-    while (index < text.length && (text[index] === " " || text[index] === "\n" || text[index] === "\r" || text[index] === "\t")) index += 1;
+    while (
+      index < text.length &&
+      (text[index] === " " || text[index] === "\n" || text[index] === "\r" || text[index] === "\t")
+    )
+      index += 1;
   };
   const scanString = (): { offset: number; expected: string } | undefined => {
     index += 1;
@@ -127,17 +131,19 @@ export function locateJsonError(text: string): { offset: number; expected: strin
         index += 1;
         return undefined;
       }
-      if (code < 0x20) return { offset: index, expected: 'a closing " (a line break inside a text must be written \\n)' };
+      if (code < 0x20)
+        return { offset: index, expected: 'a closing " (a line break inside a text must be written \\n)' };
       if (code === 0x5c) {
         const next = text[index + 1];
         if (next === undefined) return { offset: index + 1, expected: "an escape sequence" };
         if (next === "u") {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(index + 2, index + 6))) return { offset: index, expected: "\\u followed by 4 hex digits" };
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(index + 2, index + 6)))
+            return { offset: index, expected: "\\u followed by 4 hex digits" };
           index += 6;
         } else if ('"\\/bfnrt'.includes(next)) {
           index += 2;
         } else {
-          return { offset: index, expected: "a valid escape such as \\n or \\\"" };
+          return { offset: index, expected: 'a valid escape such as \\n or \\"' };
         }
         continue;
       }
@@ -181,8 +187,13 @@ export function locateJsonError(text: string): { offset: number; expected: strin
         } else {
           const literal = ["true", "false", "null"].find((word) => text.startsWith(word, index));
           if (!literal) {
-            const partial = ["true", "false", "null"].find((word) => word.startsWith(text.slice(index)) && index < text.length);
-            return { offset: partial ? text.length : index, expected: "a value (an object, a list, a text in double quotes, a number, true, false or null)" };
+            const partial = ["true", "false", "null"].find(
+              (word) => word.startsWith(text.slice(index)) && index < text.length,
+            );
+            return {
+              offset: partial ? text.length : index,
+              expected: "a value (an object, a list, a text in double quotes, a number, true, false or null)",
+            };
           }
           index += literal.length;
           state = "afterValue";
@@ -191,7 +202,8 @@ export function locateJsonError(text: string): { offset: number; expected: strin
       }
       case "afterValue": {
         const top = stack.at(-1);
-        if (top === undefined) return index < text.length ? { offset: index, expected: "the end of the file" } : undefined;
+        if (top === undefined)
+          return index < text.length ? { offset: index, expected: "the end of the file" } : undefined;
         if (char === ",") {
           index += 1;
           state = top === "{" ? "key" : "value";
@@ -288,7 +300,12 @@ export function checkJsonValue(root: unknown, limits: JsonLimits = IMPORT_LIMITS
     if (typeof value === "number") {
       if (!Number.isFinite(value)) {
         const path = framePath(frame);
-        return { code: "invalid", message: `${path} is a number too large to represent.`, path, expected: "a finite number" };
+        return {
+          code: "invalid",
+          message: `${path} is a number too large to represent.`,
+          path,
+          expected: "a finite number",
+        };
       }
       continue;
     }
@@ -329,7 +346,12 @@ export function checkJsonValue(root: unknown, limits: JsonLimits = IMPORT_LIMITS
       }
     }
     for (let index = keys.length - 1; index >= 0; index -= 1) {
-      stack.push({ value: (value as Record<string, unknown>)[keys[index]], depth: frame.depth + 1, parent: frame, key: keys[index] });
+      stack.push({
+        value: (value as Record<string, unknown>)[keys[index]],
+        depth: frame.depth + 1,
+        parent: frame,
+        key: keys[index],
+      });
     }
   }
   return undefined;
@@ -338,7 +360,8 @@ export function checkJsonValue(root: unknown, limits: JsonLimits = IMPORT_LIMITS
 export type SafeJsonResult = { ok: true; value: unknown } | { ok: false; error: ImportProblem };
 
 export function parseJsonSafely(text: string, limits: JsonLimits = IMPORT_LIMITS): SafeJsonResult {
-  if (typeof text !== "string") return { ok: false, error: { code: "not-json", message: "The file could not be read as text." } };
+  if (typeof text !== "string")
+    return { ok: false, error: { code: "not-json", message: "The file could not be read as text." } };
   if (text.length > limits.maxLength) {
     return {
       ok: false,

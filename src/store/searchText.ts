@@ -12,14 +12,17 @@ export const MAX_SEARCH_TEXT = 100_000;
 
 /** Compatibility forms folded, accents dropped, lower case: "Zürich" and "ZURICH" match "zurich". */
 export function normalizeForSearch(text: string): string {
-  return text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase();
+  return text
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase();
 }
 
 /** Where `term` (already normalised) starts in the original `text`, or -1. */
 export function indexInOriginal(text: string, term: string): number {
   let normalized = "";
   const origins: number[] = [];
-  for (let index = 0; index < text.length; ) {
+  for (let index = 0; index < text.length;) {
     const codePoint = text.codePointAt(index)!;
     const width = codePoint > 0xffff ? 2 : 1;
     const piece = normalizeForSearch(text.slice(index, index + width));

@@ -155,7 +155,12 @@ describe("session writer", () => {
     expect(loaded?.messages[3]).toMatchObject({ text: "now this", state: "done" });
     // The retry writes the same places again: nothing doubled or reordered.
     expect((await writer.flush()).ok).toBe(true);
-    expect((await loadSession(store, session.id))?.messages.map((message) => message.id)).toEqual(["u1", "a1", "u2", "a2"]);
+    expect((await loadSession(store, session.id))?.messages.map((message) => message.id)).toEqual([
+      "u1",
+      "a1",
+      "u2",
+      "a2",
+    ]);
     expect(errors).toEqual([]);
   });
 
@@ -186,7 +191,12 @@ describe("session writer", () => {
     await drainJobs();
     expect((await loadSession(store, session.id))?.messages.map((message) => message.id)).toEqual(["u1", "a1", "u3"]);
     expect((await blind.close()).ok).toBe(true);
-    expect((await loadSession(store, session.id))?.messages.map((message) => message.id)).toEqual(["u1", "a1", "u3", "u4"]);
+    expect((await loadSession(store, session.id))?.messages.map((message) => message.id)).toEqual([
+      "u1",
+      "a1",
+      "u3",
+      "u4",
+    ]);
   });
 
   it("flushes when the page is hidden or goes away", async () => {

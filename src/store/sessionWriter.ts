@@ -68,7 +68,11 @@ export function openSessionWriters(): readonly SessionWriter[] {
 
 type Change = { kind: "message"; message: ChatMessage } | { kind: "mount"; mount: MountSnapshotInput };
 
-export function createSessionWriter(store: Store, sessionId: string, options: SessionWriterOptions = {}): SessionWriter {
+export function createSessionWriter(
+  store: Store,
+  sessionId: string,
+  options: SessionWriterOptions = {},
+): SessionWriter {
   let abortedByWriteNow = false;
   const scheduler = createWriteBehind<Change>({
     key: (change) => (change.kind === "message" ? `message:${change.message.id}` : `mount:${change.mount.mountId}`),

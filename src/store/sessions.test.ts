@@ -19,7 +19,14 @@ import {
 } from "./sessions";
 import { addAuditEntry, addGrant, listAudit, listGrants } from "./capabilities";
 import type { Store } from "./store";
-import { assistantMessage, conversation, dumpDatabase, openTestStore, sampleSnapshot, userMessage } from "./testSupport";
+import {
+  assistantMessage,
+  conversation,
+  dumpDatabase,
+  openTestStore,
+  sampleSnapshot,
+  userMessage,
+} from "./testSupport";
 
 let store: Store | undefined;
 afterEach(() => store?.db.close());
@@ -34,7 +41,11 @@ describe("sessions", () => {
     const s = await fresh();
     const first = await createSession(s);
     const second = await createSession(s, { title: "  Sales \n by   region " });
-    expect(first).toMatchObject({ title: "New session", origin: "local", settings: { network: "ask", allowedHosts: [] } });
+    expect(first).toMatchObject({
+      title: "New session",
+      origin: "local",
+      settings: { network: "ask", allowedHosts: [] },
+    });
     expect(second.title).toBe("Sales by region");
     expect((await listSessions(s)).map((session) => session.id)).toEqual([second.id, first.id]);
 
@@ -61,7 +72,10 @@ describe("sessions", () => {
     const s = await fresh();
     const session = await createSession(s);
     await updateSessionSettings(s, session.id, { network: "allowed", allowedHosts: ["api.example.com"] });
-    expect((await getSession(s, session.id))?.settings).toEqual({ network: "allowed", allowedHosts: ["api.example.com"] });
+    expect((await getSession(s, session.id))?.settings).toEqual({
+      network: "allowed",
+      allowedHosts: ["api.example.com"],
+    });
   });
 
   it("soft-deletes with undo, and purges everything of a deleted session", async () => {
@@ -71,7 +85,14 @@ describe("sessions", () => {
     await saveMessages(s, doomed.id, [userMessage("u1", "needle in doomed"), assistantMessage("a1", "reply")]);
     await saveMounts(s, doomed.id, [{ mountId: "mount-1", messageId: "a1", snapshot: sampleSnapshot(1) }]);
     await addGrant(s, { sessionId: doomed.id, capability: "network", host: "example.com", grantedAt: 1 });
-    await addAuditEntry(s, { sessionId: doomed.id, at: 1, capability: "network", method: "GET", url: "https://example.com", decision: "allowed-once" });
+    await addAuditEntry(s, {
+      sessionId: doomed.id,
+      at: 1,
+      capability: "network",
+      method: "GET",
+      url: "https://example.com",
+      decision: "allowed-once",
+    });
     await saveMessages(s, keep.id, [userMessage("k1", "kept")]);
 
     await deleteSession(s, doomed.id);
@@ -89,7 +110,10 @@ describe("sessions", () => {
     expect(await purgeDeleted(s)).toBe(1);
     const dump = await dumpDatabase(s.db);
     for (const table of ["sessions", "messages", "mounts", "grants", "audit", "searchText"]) {
-      expect(dump[table].some((row) => JSON.stringify(row).includes(doomed.id)), table).toBe(false);
+      expect(
+        dump[table].some((row) => JSON.stringify(row).includes(doomed.id)),
+        table,
+      ).toBe(false);
     }
     expect(dump.messages).toHaveLength(1);
     const error = await undoDelete(s, doomed.id).catch((caught) => caught);
@@ -100,10 +124,20 @@ describe("sessions", () => {
     const s = await fresh();
     const sales = await createSession(s, { title: "Sales dashboard" });
     const weather = await createSession(s, { title: "Weather" });
-    await saveMessages(s, sales.id, [userMessage("u1", "Plot the revenue per Region"), assistantMessage("a1", "Here is the chart of revenue.")]);
+    await saveMessages(s, sales.id, [
+      userMessage("u1", "Plot the revenue per Region"),
+      assistantMessage("a1", "Here is the chart of revenue."),
+    ]);
     await saveMessages(s, weather.id, [
       userMessage("w1", "Fetch the forecast for Zürich"),
-      { id: "f1", role: "feedback", text: "<runtime>temperature 21</runtime>", body: "temperature 21", source: "runtime", createdAt: 3 },
+      {
+        id: "f1",
+        role: "feedback",
+        text: "<runtime>temperature 21</runtime>",
+        body: "temperature 21",
+        source: "runtime",
+        createdAt: 3,
+      },
     ]);
     const ids = async (query: string) => (await searchSessions(s, query)).map((hit) => hit.session.id);
     expect(await ids("REVENUE")).toEqual([sales.id]);
@@ -137,7 +171,15 @@ describe("sessions", () => {
     expect(loaded?.messages.map((message) => message.id)).toEqual([...messages.map((message) => message.id), "live"]);
     expect(loaded?.messages.slice(0, 30)).toEqual(messages);
     expect(loaded?.messages[30]).toEqual({ ...streaming, state: "interrupted" });
-    expect(loaded?.mounts).toEqual([{ sessionId: session.id, mountId: "mount-1", messageId: "m1", snapshot: sampleSnapshot(1), updatedAt: expect.any(Number) }]);
+    expect(loaded?.mounts).toEqual([
+      {
+        sessionId: session.id,
+        mountId: "mount-1",
+        messageId: "m1",
+        snapshot: sampleSnapshot(1),
+        updatedAt: expect.any(Number),
+      },
+    ]);
     expect(await loadSession(s, "nope")).toBeUndefined();
   });
 
@@ -181,9 +223,26 @@ describe("sessions", () => {
   it("keeps grants and audit", async () => {
     const s = await fresh();
     const session = await createSession(s);
-    await addAuditEntry(s, { sessionId: session.id, at: 5, capability: "network", method: "POST", url: "https://b.example", decision: "denied" });
-    await addAuditEntry(s, { sessionId: session.id, at: 2, capability: "network", method: "GET", url: "https://a.example", decision: "allowed-once" });
-    expect((await listAudit(s, session.id)).map((entry) => entry.url)).toEqual(["https://a.example", "https://b.example"]);
+    await addAuditEntry(s, {
+      sessionId: session.id,
+      at: 5,
+      capability: "network",
+      method: "POST",
+      url: "https://b.example",
+      decision: "denied",
+    });
+    await addAuditEntry(s, {
+      sessionId: session.id,
+      at: 2,
+      capability: "network",
+      method: "GET",
+      url: "https://a.example",
+      decision: "allowed-once",
+    });
+    expect((await listAudit(s, session.id)).map((entry) => entry.url)).toEqual([
+      "https://a.example",
+      "https://b.example",
+    ]);
     await addGrant(s, { sessionId: session.id, capability: "network", host: "a.example", grantedAt: 3 });
     expect(await listGrants(s, session.id)).toHaveLength(1);
   });

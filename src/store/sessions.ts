@@ -40,7 +40,9 @@ export async function guard<T>(work: () => Promise<T>): Promise<T> {
 }
 
 function notFound(id: string): StoreError {
-  return new StoreError(storeError("not-found", undefined, `There is no session with id "${id}"; it may have been deleted in another tab.`));
+  return new StoreError(
+    storeError("not-found", undefined, `There is no session with id "${id}"; it may have been deleted in another tab.`),
+  );
 }
 
 export function cleanTitle(title: string | undefined): string {
@@ -76,7 +78,9 @@ export async function createSession(store: Store, init: NewSession = {}): Promis
       allowedHosts: [...(init.settings?.allowedHosts ?? DEFAULT_SESSION_SETTINGS.allowedHosts)],
     },
     ...(init.chat && Object.keys(init.chat).length > 0 ? { chat: { ...init.chat } } : {}),
-    ...(init.suggestedChat && Object.keys(init.suggestedChat).length > 0 ? { suggestedChat: { ...init.suggestedChat } } : {}),
+    ...(init.suggestedChat && Object.keys(init.suggestedChat).length > 0
+      ? { suggestedChat: { ...init.suggestedChat } }
+      : {}),
   };
   await guard(() => store.db.sessions.add(session));
   store.orders.set(session.id, { byId: new Map(), next: 0 });
@@ -133,7 +137,9 @@ export function updateSessionSettings(store: Store, id: string, settings: Sessio
 /** The session's model settings; an empty object clears them (the app's Settings apply). */
 export function updateSessionChat(store: Store, id: string, chat: SessionChatSettings): Promise<Session> {
   return modifySession(store, id, (session) => {
-    const kept = Object.fromEntries(Object.entries(chat).filter(([, value]) => value !== undefined && value !== "")) as SessionChatSettings;
+    const kept = Object.fromEntries(
+      Object.entries(chat).filter(([, value]) => value !== undefined && value !== ""),
+    ) as SessionChatSettings;
     if (Object.keys(kept).length > 0) session.chat = kept;
     else delete session.chat;
     session.updatedAt = store.now();
@@ -218,7 +224,13 @@ export async function loadSession(store: Store, id: string): Promise<LoadedSessi
       // Mount snapshots can be megabytes each: read them with a cursor, one record per event, so the
       // browser does not deserialize every one of them in a single task.
       const mounts: MountSnapshot[] = [];
-      const [records] = await Promise.all([sessionMessages(store, id).toArray(), db.mounts.where("sessionId").equals(id).each((mount) => void mounts.push(mount))]);
+      const [records] = await Promise.all([
+        sessionMessages(store, id).toArray(),
+        db.mounts
+          .where("sessionId")
+          .equals(id)
+          .each((mount) => void mounts.push(mount)),
+      ]);
       return { session, records, mounts };
     }),
   );
@@ -271,14 +283,17 @@ export async function writeSessionChanges(
       store.writing.add(write);
       if (!(await db.sessions.get(sessionId))) throw notFound(sessionId);
       if (pending.length > 0) {
-        const existing = await db.messages.bulkGet(pending.map((message) => [sessionId, message.id] as [string, string]));
+        const existing = await db.messages.bulkGet(
+          pending.map((message) => [sessionId, message.id] as [string, string]),
+        );
         let nextOrder: number | undefined;
         const records: MessageRecord[] = [];
         const rows: SearchTextRecord[] = [];
         for (let position = 0; position < pending.length; position += 1) {
           let order = existing[position]?.order;
           if (order === undefined) {
-            if (nextOrder === undefined) nextOrder = ((await sessionMessages(store, sessionId).last())?.order ?? -1) + 1;
+            if (nextOrder === undefined)
+              nextOrder = ((await sessionMessages(store, sessionId).last())?.order ?? -1) + 1;
             order = nextOrder;
             nextOrder += 1;
           }
@@ -383,7 +398,11 @@ export function putSessionChangesNow(store: Store, sessionId: string, changes: S
   return aborted;
 }
 
-export async function saveMounts(store: Store, sessionId: string, mounts: readonly MountSnapshotInput[]): Promise<number> {
+export async function saveMounts(
+  store: Store,
+  sessionId: string,
+  mounts: readonly MountSnapshotInput[],
+): Promise<number> {
   return (await writeSessionChanges(store, sessionId, { mounts })).mounts;
 }
 
@@ -403,7 +422,11 @@ export async function removeMessages(store: Store, sessionId: string, messageIds
     db.transaction("rw", [db.messages, db.mounts, db.searchText], async () => {
       await db.messages.bulkDelete(messageIds.map((id) => [sessionId, id] as [string, string]));
       await db.searchText.bulkDelete(messageIds.map((id) => [sessionId, id] as [string, string]));
-      await db.mounts.where("sessionId").equals(sessionId).filter((mount) => ids.has(mount.messageId)).delete();
+      await db.mounts
+        .where("sessionId")
+        .equals(sessionId)
+        .filter((mount) => ids.has(mount.messageId))
+        .delete();
     }),
   );
 }
@@ -431,7 +454,16 @@ export async function branchSession(
   for (const mount of mounts) if (kept.has(mount.messageId)) renamed.set(mount.mountId, store.newId());
   const copies = messages.map((message): ChatMessage =>
     message.role === "assistant" && message.reply.mounts?.length
-      ? { ...message, reply: { ...message.reply, mounts: message.reply.mounts.map((mount) => ({ ...mount, mountId: renamed.get(mount.mountId) ?? mount.mountId })) } }
+      ? {
+          ...message,
+          reply: {
+            ...message.reply,
+            mounts: message.reply.mounts.map((mount) => ({
+              ...mount,
+              mountId: renamed.get(mount.mountId) ?? mount.mountId,
+            })),
+          },
+        }
       : { ...message },
   );
   await writeSessionChanges(store, session.id, {
@@ -456,13 +488,20 @@ export interface SearchHit {
  * or in any message, case-insensitively; most recent first. An empty query
  * lists every session.
  */
-export async function searchSessions(store: Store, query: string, options: { limit?: number } = {}): Promise<SearchHit[]> {
+export async function searchSessions(
+  store: Store,
+  query: string,
+  options: { limit?: number } = {},
+): Promise<SearchHit[]> {
   const limit = options.limit ?? 50;
   const terms = queryTerms(query);
   const sessions = await listSessions(store);
   if (terms.length === 0) return sessions.slice(0, limit).map((session) => ({ session }));
   // Per session: the words not found yet, and the message matching the most words (for the snippet).
-  const progress = new Map<string, { missing: Set<string>; best: number; messageId?: string; term?: string; text?: string }>();
+  const progress = new Map<
+    string,
+    { missing: Set<string>; best: number; messageId?: string; term?: string; text?: string }
+  >();
   for (const session of sessions) {
     const title = normalizeForSearch(session.title);
     progress.set(session.id, { missing: new Set(terms.filter((term) => !title.includes(term))), best: 0 });
@@ -473,7 +512,8 @@ export async function searchSessions(store: Store, query: string, options: { lim
       if (!entry || entry.best === terms.length) return;
       const matched = terms.filter((term) => row.text.includes(term));
       for (const term of matched) entry.missing.delete(term);
-      if (matched.length > entry.best) Object.assign(entry, { best: matched.length, messageId: row.messageId, term: matched[0], text: row.text });
+      if (matched.length > entry.best)
+        Object.assign(entry, { best: matched.length, messageId: row.messageId, term: matched[0], text: row.text });
     }),
   );
   const hits: SearchHit[] = [];
@@ -492,7 +532,8 @@ export async function searchSessions(store: Store, query: string, options: { lim
     const entry = progress.get(hit.session.id)!;
     const original = originals[position];
     const text = original ? (original.role === "feedback" ? original.body : original.text) : undefined;
-    hit.snippet = typeof text === "string" ? snippetAround(text, entry.term!, 80, true) : snippetAround(entry.text!, entry.term!);
+    hit.snippet =
+      typeof text === "string" ? snippetAround(text, entry.term!, 80, true) : snippetAround(entry.text!, entry.term!);
   });
   return hits;
 }

@@ -48,7 +48,9 @@ describe("share links", () => {
     expect(result.ok).toBe(false);
     if (!result.ok) {
       expect(result.error.code).toBe("share-too-large");
-      expect(result.error.message).toMatch(/too big for a share link: it takes \d+ KB compressed and a link holds at most 32 KB\. Use Export/);
+      expect(result.error.message).toMatch(
+        /too big for a share link: it takes \d+ KB compressed and a link holds at most 32 KB\. Use Export/,
+      );
     }
   });
 
@@ -69,9 +71,16 @@ describe("share links", () => {
     // Valid compression, but not JSON / not a session / hostile: the import validator answers.
     const notJson = await decodeShare("#share=" + (await deflate("hello")));
     expect(notJson).toMatchObject({ ok: false, error: { code: "not-json" } });
-    const backup = await decodeShare("#share=" + (await deflate(JSON.stringify({ format: "livemark.backup", version: 1, exportedAt: "2025-01-01T00:00:00Z", sessions: [] }))));
+    const backup = await decodeShare(
+      "#share=" +
+        (await deflate(
+          JSON.stringify({ format: "livemark.backup", version: 1, exportedAt: "2025-01-01T00:00:00Z", sessions: [] }),
+        )),
+    );
     expect(backup).toMatchObject({ ok: false, error: { code: "wrong-format" } });
-    const polluted = await decodeShare("#share=" + (await deflate('{"format":"livemark.session","version":1,"__proto__":{"x":1}}')));
+    const polluted = await decodeShare(
+      "#share=" + (await deflate('{"format":"livemark.session","version":1,"__proto__":{"x":1}}')),
+    );
     expect(polluted).toMatchObject({ ok: false, error: { code: "forbidden-key", path: "$.__proto__" } });
     const future = await decodeShare("#share=" + (await deflate('{"format":"livemark.session","version":7}')));
     expect(future).toMatchObject({ ok: false, error: { code: "unsupported-version" } });

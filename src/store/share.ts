@@ -129,18 +129,29 @@ export async function decodeShare(fragmentOrUrl: string): Promise<DecodeShareRes
       };
     }
     if (payload === "" || !/^[A-Za-z0-9_-]+$/.test(payload) || payload.length % 4 === 1) {
-      return invalid("This share link is damaged: it holds characters a share link never has, or was cut short. Ask for the link again.");
+      return invalid(
+        "This share link is damaged: it holds characters a share link never has, or was cut short. Ask for the link again.",
+      );
     }
     let bytes: Uint8Array | undefined;
     try {
-      bytes = await readAll(streamOf(fromBase64Url(payload)).pipeThrough(new DecompressionStream("deflate-raw")), MAX_SHARE_JSON_BYTES);
+      bytes = await readAll(
+        streamOf(fromBase64Url(payload)).pipeThrough(new DecompressionStream("deflate-raw")),
+        MAX_SHARE_JSON_BYTES,
+      );
     } catch (error) {
-      return invalid("This share link is damaged (it does not decompress); it was probably cut short when copied. Ask for the link again.", error);
+      return invalid(
+        "This share link is damaged (it does not decompress); it was probably cut short when copied. Ask for the link again.",
+        error,
+      );
     }
     if (!bytes) {
       return {
         ok: false,
-        error: { code: "share-too-large", message: `This share link expands to more than ${kilobytes(MAX_SHARE_JSON_BYTES)}; Livemark does not open it.` },
+        error: {
+          code: "share-too-large",
+          message: `This share link expands to more than ${kilobytes(MAX_SHARE_JSON_BYTES)}; Livemark does not open it.`,
+        },
       };
     }
     let text: string;
@@ -152,7 +163,14 @@ export async function decodeShare(fragmentOrUrl: string): Promise<DecodeShareRes
     const parsed = parseExportText(text);
     if (!parsed.ok) return parsed;
     if (parsed.document.format !== SESSION_FORMAT) {
-      return { ok: false, error: { code: "wrong-format", message: `A share link holds one session ("format": "${SESSION_FORMAT}"), not a backup.`, path: "$.format" } };
+      return {
+        ok: false,
+        error: {
+          code: "wrong-format",
+          message: `A share link holds one session ("format": "${SESSION_FORMAT}"), not a backup.`,
+          path: "$.format",
+        },
+      };
     }
     return { ok: true, document: parsed.document };
   } catch (error) {

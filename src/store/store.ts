@@ -105,7 +105,10 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<OpenSto
   const installed = store.db.backendDB()?.version ?? 0;
   if (installed >= (SCHEMA_VERSION + 1) * 10) {
     store.db.close();
-    return { ok: false, error: storeError("version-too-new", { installedVersion: installed / 10, appVersion: SCHEMA_VERSION }) };
+    return {
+      ok: false,
+      error: storeError("version-too-new", { installedVersion: installed / 10, appVersion: SCHEMA_VERSION }),
+    };
   }
   return { ok: true, store };
 }

@@ -111,7 +111,14 @@ export function sampleReply(seed: number): ReplyView {
         unterminated: false,
         status: "done",
         statements: [
-          { statement: 0, line: 3, endLine: 3, source: `const rows${seed} = new Data({ rows: [] });`, status: "done", logs: [] },
+          {
+            statement: 0,
+            line: 3,
+            endLine: 3,
+            source: `const rows${seed} = new Data({ rows: [] });`,
+            status: "done",
+            logs: [],
+          },
           {
             statement: 1,
             line: 4,
@@ -138,7 +145,11 @@ export function sampleReply(seed: number): ReplyView {
   };
 }
 
-export function assistantMessage(id: string, text: string, options: { state?: "streaming" | "done" | "interrupted"; seed?: number; createdAt?: number } = {}): ChatMessage {
+export function assistantMessage(
+  id: string,
+  text: string,
+  options: { state?: "streaming" | "done" | "interrupted"; seed?: number; createdAt?: number } = {},
+): ChatMessage {
   return {
     id,
     role: "assistant",
@@ -155,13 +166,25 @@ export function conversation(count: number, prefix = "m"): ChatMessage[] {
   for (let index = 0; index < count; index += 1) {
     const id = `${prefix}${index}`;
     if (index % 10 === 9) {
-      messages.push({ id, role: "feedback", text: `<runtime-output>\nrows ${index}\n</runtime-output>`, body: `rows ${index}`, source: "runtime", createdAt: index });
+      messages.push({
+        id,
+        role: "feedback",
+        text: `<runtime-output>\nrows ${index}\n</runtime-output>`,
+        body: `rows ${index}`,
+        source: "runtime",
+        createdAt: index,
+      });
     } else if (index % 25 === 24) {
       messages.push({ id, role: "notice", text: `Notice ${index}`, level: "info", createdAt: index });
     } else if (index % 2 === 0) {
       messages.push(userMessage(id, `Question ${index}: show the sales by region for year ${2000 + index}`, index));
     } else {
-      messages.push(assistantMessage(id, `Answer ${index}\n\`\`\`tsx agent.run\nconsole.log(${index})\n\`\`\`\n`, { seed: index, createdAt: index }));
+      messages.push(
+        assistantMessage(id, `Answer ${index}\n\`\`\`tsx agent.run\nconsole.log(${index})\n\`\`\`\n`, {
+          seed: index,
+          createdAt: index,
+        }),
+      );
     }
   }
   return messages;

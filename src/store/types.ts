@@ -102,7 +102,15 @@ export type Capability = "network" | "file" | "tool";
  * switch (`allowed-read-only`), or denied.
  */
 export type CapabilityDecision =
-  | "allowed-once" | "allowed-host" | "allowed-session" | "allowed-tool" | "allowed-read-only" | "denied" | "chosen" | "offered" | "saved";
+  | "allowed-once"
+  | "allowed-host"
+  | "allowed-session"
+  | "allowed-tool"
+  | "allowed-read-only"
+  | "denied"
+  | "chosen"
+  | "offered"
+  | "saved";
 
 /** One use of a capability, allowed or not (DESIGN.md §4 audit list). */
 export interface AuditEntry {

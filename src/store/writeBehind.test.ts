@@ -48,7 +48,8 @@ describe("write-behind", () => {
     expect(sink.writes.length).toBeLessThanOrEqual(2 * seconds);
     expect(sink.writes.length).toBeGreaterThanOrEqual(seconds); // it did write while streaming
     const perSecond = new Map<number, number>();
-    for (const write of sink.writes) perSecond.set(Math.floor(write.at / 1000), (perSecond.get(Math.floor(write.at / 1000)) ?? 0) + 1);
+    for (const write of sink.writes)
+      perSecond.set(Math.floor(write.at / 1000), (perSecond.get(Math.floor(write.at / 1000)) ?? 0) + 1);
     expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(2);
     // Never more than half a second of text only in memory while streaming.
     for (let index = 1; index < sink.writes.length; index += 1) {
@@ -69,7 +70,15 @@ describe("write-behind", () => {
     await timer.advance(499);
     expect(sink.writes).toHaveLength(0);
     await timer.advance(1);
-    expect(sink.writes).toEqual([{ at: 500, items: [{ id: "user", text: "hi" }, { id: "reply", text: "ab" }] }]);
+    expect(sink.writes).toEqual([
+      {
+        at: 500,
+        items: [
+          { id: "user", text: "hi" },
+          { id: "reply", text: "ab" },
+        ],
+      },
+    ]);
   });
 
   it("flush writes at once, after the write in flight, and resolves when done", async () => {
@@ -127,7 +136,14 @@ describe("write-behind", () => {
     expect(errors).toEqual([1, 2]);
     await timer.advance(2000); // then 2000 ms
     expect(sink.writes).toEqual([
-      { at: 3500, items: [{ id: "a", text: "2" }, { id: "b", text: "1" }, { id: "c", text: "1" }] },
+      {
+        at: 3500,
+        items: [
+          { id: "a", text: "2" },
+          { id: "b", text: "1" },
+          { id: "c", text: "1" },
+        ],
+      },
     ]);
     expect(writer.failing).toBe(false);
     expect(recovered).toBe(1);
@@ -149,7 +165,12 @@ describe("write-behind", () => {
   it("does not retry on the timer when told the error will not heal, but keeps the items", async () => {
     const timer = new ManualTimer();
     const sink = recorder(timer);
-    const writer = createWriteBehind<Item>({ key: (item) => item.id, write: sink.write, timer, shouldRetry: () => false });
+    const writer = createWriteBehind<Item>({
+      key: (item) => item.id,
+      write: sink.write,
+      timer,
+      shouldRetry: () => false,
+    });
     sink.failTimes(1);
     writer.markDirty({ id: "a", text: "1" });
     await timer.advance(500);
@@ -159,7 +180,15 @@ describe("write-behind", () => {
     expect(sink.writes).toHaveLength(0);
     writer.markDirty({ id: "b", text: "1" }); // new activity tries again, with both
     await timer.advance(1_000);
-    expect(sink.writes).toEqual([{ at: 61_500, items: [{ id: "a", text: "1" }, { id: "b", text: "1" }] }]);
+    expect(sink.writes).toEqual([
+      {
+        at: 61_500,
+        items: [
+          { id: "a", text: "1" },
+          { id: "b", text: "1" },
+        ],
+      },
+    ]);
   });
 
   it("survives a throwing error listener without losing the batch", async () => {

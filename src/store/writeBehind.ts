@@ -107,11 +107,14 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
   function arm(delay: number): void {
     if (armed || inFlight || disposed || pending.size === 0) return;
     armed = true;
-    handle = timer.setTimeout(() => {
-      armed = false;
-      handle = undefined;
-      void writeNow();
-    }, Math.max(0, delay));
+    handle = timer.setTimeout(
+      () => {
+        armed = false;
+        handle = undefined;
+        void writeNow();
+      },
+      Math.max(0, delay),
+    );
   }
 
   async function writeNow(): Promise<FlushResult> {

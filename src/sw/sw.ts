@@ -16,15 +16,26 @@
  */
 import { cleanupOutdatedCaches, createHandlerBoundToURL, matchPrecache, precacheAndRoute } from "workbox-precaching";
 import { NavigationRoute, registerRoute } from "workbox-routing";
-import { isSandboxDocument, SANDBOX_DIRECTIVE, SANDBOX_DOCUMENT, sandboxDocumentHeaders } from "../sandbox/sandboxDocument";
+import {
+  isSandboxDocument,
+  SANDBOX_DIRECTIVE,
+  SANDBOX_DOCUMENT,
+  sandboxDocumentHeaders,
+} from "../sandbox/sandboxDocument";
 
-declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<string | { url: string; revision: string | null }> };
+declare const self: ServiceWorkerGlobalScope & {
+  __WB_MANIFEST: Array<string | { url: string; revision: string | null }>;
+};
 
 /** Served when the sandbox document cannot be: sandboxed, runs nothing, so the page falls back or reports. */
 function unavailable(reason: string): Response {
   return new Response(`The sandbox document is unavailable: ${reason}`, {
     status: 503,
-    headers: { "Content-Type": "text/plain; charset=utf-8", "Content-Security-Policy": `${SANDBOX_DIRECTIVE}; default-src 'none'`, "Cache-Control": "no-store" },
+    headers: {
+      "Content-Type": "text/plain; charset=utf-8",
+      "Content-Security-Policy": `${SANDBOX_DIRECTIVE}; default-src 'none'`,
+      "Cache-Control": "no-store",
+    },
   });
 }
 

@@ -70,7 +70,12 @@ function AnswerForm({ questionId }: { questionId: string }) {
     >
       <label>
         <span className="lm-visually-hidden">Your answer</span>
-        <input value={text} placeholder="Your answer…" aria-label="Your answer" onChange={(event) => setText(event.target.value)} />
+        <input
+          value={text}
+          placeholder="Your answer…"
+          aria-label="Your answer"
+          onChange={(event) => setText(event.target.value)}
+        />
       </label>
       <button type="submit" className="lm-button lm-button--primary" disabled={!text.trim()}>
         Answer

@@ -18,7 +18,9 @@ import { AgentChannelContext } from "./agentChannelContext";
 import { useInviteAgent } from "./useInviteAgent";
 import { useFollowLatest } from "./useFollowLatest";
 
-const InviteAgentDialog = lazy(() => import("./InviteAgentDialog").then((module) => ({ default: module.InviteAgentDialog })));
+const InviteAgentDialog = lazy(() =>
+  import("./InviteAgentDialog").then((module) => ({ default: module.InviteAgentDialog })),
+);
 import { MessageActionsContext, type MessageActions } from "./MessageActions";
 import { ATTACH_FILES_EVENT, NOT_SENT_BUSY, NOT_SENT_WAITING } from "./Composer";
 import { joinDraftTexts, readDraft, writeDraft } from "../session/drafts";
@@ -32,7 +34,9 @@ import { ArrowDownIcon, BotIcon, DownloadIcon, MenuIcon, SettingsIcon, ShareIcon
 const ShortcutsDialog = lazy(() => import("./ShortcutsDialog").then((module) => ({ default: module.ShortcutsDialog })));
 const UpdateBanner = lazy(() => import("./UpdateBanner").then((module) => ({ default: module.UpdateBanner })));
 const SettingsDialog = lazy(() => import("./SettingsDialog").then((module) => ({ default: module.SettingsDialog })));
-const SessionModelSettings = lazy(() => import("./SessionModelSettings").then((module) => ({ default: module.SessionModelSettings })));
+const SessionModelSettings = lazy(() =>
+  import("./SessionModelSettings").then((module) => ({ default: module.SessionModelSettings })),
+);
 
 const PHASE_WORD: Record<Phase, string> = {
   idle: "Ready",
@@ -104,7 +108,8 @@ function SessionView({
   const waitingForPermission = busy && capabilities.state.asks.length > 0;
   // While an agent is joined the composer sends to it (the person can switch back to the model).
   const channelState = useChannelState(channel);
-  const joined = channel !== undefined && channelState !== undefined && channelState.code !== undefined && channelState.everJoined;
+  const joined =
+    channel !== undefined && channelState !== undefined && channelState.code !== undefined && channelState.everJoined;
   const toAgent = joined && channelState.sendToAgent;
   const selection = useTimelineSelection(joined, state.messages);
   const follow = useFollowLatest();
@@ -137,7 +142,10 @@ function SessionView({
     capabilityController?.denyAll();
   }, [agent, capabilityController]);
   // One value while nothing changes: a fresh object each render would make React search the whole timeline for readers.
-  const channelActions = useMemo(() => ({ answer: (id: string, text: string) => channel?.answer(id, text), open: joined }), [channel, joined]);
+  const channelActions = useMemo(
+    () => ({ answer: (id: string, text: string) => channel?.answer(id, text), open: joined }),
+    [channel, joined],
+  );
   const actions = useMemo<MessageActions>(
     () => ({
       disabled: busy || readOnly,
@@ -202,12 +210,14 @@ function SessionView({
         </div>
         {realmFailed && !readOnly && (
           <p className="lm-notice lm-notice--error lm-realm-failed" role="alert">
-            The sandbox could not start ({realm.message}), so code in replies cannot run: replies show their text and code, but nothing runs. Press
-            Retry to start it again.
+            The sandbox could not start ({realm.message}), so code in replies cannot run: replies show their text and
+            code, but nothing runs. Press Retry to start it again.
           </p>
         )}
         {readOnly ? (
-          <p className="lm-readonly">This session is open in another tab. It is shown here read-only and follows that tab.</p>
+          <p className="lm-readonly">
+            This session is open in another tab. It is shown here read-only and follows that tab.
+          </p>
         ) : (
           <>
             {channel && channelState && !inviteOpen && <AgentAdmissions channel={channel} state={channelState} />}
@@ -229,7 +239,11 @@ function SessionView({
                 const opening = initialDraft?.();
                 const kept = sessionId === undefined ? undefined : readDraft(sessionId);
                 if (kept === undefined) return opening;
-                return { ...opening, text: joinDraftTexts(kept, opening?.text ?? ""), attachments: opening?.attachments ?? [] };
+                return {
+                  ...opening,
+                  text: joinDraftTexts(kept, opening?.text ?? ""),
+                  attachments: opening?.attachments ?? [],
+                };
               }}
               onTextChange={sessionId === undefined ? undefined : (text) => writeDraft(sessionId, text)}
             />
@@ -245,7 +259,15 @@ function SessionView({
  * composer already works. A message sent now is shown as sent and goes to
  * the session that opens; Stop takes it back into the composer.
  */
-function OpeningView({ controller, queued, draft }: { controller: SessionController; queued: SessionsState["queued"]; draft: { current?: ComposerDraft } }) {
+function OpeningView({
+  controller,
+  queued,
+  draft,
+}: {
+  controller: SessionController;
+  queued: SessionsState["queued"];
+  draft: { current?: ComposerDraft };
+}) {
   // A new composer (with the message's text) when Stop takes the message back.
   const [generation, setGeneration] = useState(0);
   return (
@@ -278,7 +300,8 @@ function OpeningView({ controller, queued, draft }: { controller: SessionControl
           busyReason={NOT_SENT_WAITING}
           onSend={(text, attachments) => {
             // Refused only if the session opened this very moment: the text stays and moves into its composer.
-            if (!controller.sendWhenOpen(text, attachments)) return "Not sent: your session has just opened. Your message is kept here; send it again.";
+            if (!controller.sendWhenOpen(text, attachments))
+              return "Not sent: your session has just opened. Your message is kept here; send it again.";
             draft.current = undefined;
             return undefined;
           }}
@@ -287,7 +310,10 @@ function OpeningView({ controller, queued, draft }: { controller: SessionControl
             if (!taken) return;
             // What was typed since stays too, after the message taken back.
             const typed = draft.current;
-            draft.current = { text: joinDraftTexts(taken.text, typed?.text ?? ""), attachments: [...taken.attachments, ...(typed?.attachments ?? [])] };
+            draft.current = {
+              text: joinDraftTexts(taken.text, typed?.text ?? ""),
+              attachments: [...taken.attachments, ...(typed?.attachments ?? [])],
+            };
             setGeneration((value) => value + 1);
           }}
           initialDraft={() => draft.current}
@@ -421,7 +447,13 @@ export function App({
     <div className={`lm-shell${dragging ? " lm-shell--dragging" : ""}`}>
       <Sidebar controller={controller} state={sessions} open={drawerOpen} onNavigate={() => setDrawerOpen(false)}>
         <ThemePicker />
-        <button type="button" className="lm-button" aria-haspopup="dialog" title="Keyboard shortcuts (?)" onClick={() => setShortcutsOpen(true)}>
+        <button
+          type="button"
+          className="lm-button"
+          aria-haspopup="dialog"
+          title="Keyboard shortcuts (?)"
+          onClick={() => setShortcutsOpen(true)}
+        >
           Shortcuts
         </button>
       </Sidebar>
@@ -452,15 +484,30 @@ export function App({
           >
             ⚙
           </button>
-          <span className="lm-model" title={usingDemo ? "Scripted offline model" : `${sessions.current?.chat?.model ?? settings.model} at ${settings.baseURL}`}>
+          <span
+            className="lm-model"
+            title={
+              usingDemo
+                ? "Scripted offline model"
+                : `${sessions.current?.chat?.model ?? settings.model} at ${settings.baseURL}`
+            }
+          >
             {answeringModel({ ...settings, model: sessions.current?.chat?.model ?? settings.model }).label}
           </span>
           <span
             className={`lm-realm lm-realm--${realmStatus.state}`}
-            title={realmStatus.state === "failed" ? `The sandbox where code runs could not start: ${realmStatus.message}` : "The sandbox where code runs"}
+            title={
+              realmStatus.state === "failed"
+                ? `The sandbox where code runs could not start: ${realmStatus.message}`
+                : "The sandbox where code runs"
+            }
           >
             <span className="lm-header__label">
-              {realmStatus.state === "ready" ? "Sandbox ready" : realmStatus.state === "starting" ? "Sandbox starting…" : "Sandbox failed"}
+              {realmStatus.state === "ready"
+                ? "Sandbox ready"
+                : realmStatus.state === "starting"
+                  ? "Sandbox starting…"
+                  : "Sandbox failed"}
             </span>
           </span>
           <button
@@ -496,7 +543,12 @@ export function App({
             <BotIcon className="lm-header__icon" />
             <span className="lm-header__label">Invite agent</span>
           </button>
-          <button type="button" className="lm-button" title="Settings: endpoint, key, model" onClick={() => setSettingsOpen(true)}>
+          <button
+            type="button"
+            className="lm-button"
+            title="Settings: endpoint, key, model"
+            onClick={() => setSettingsOpen(true)}
+          >
             <SettingsIcon className="lm-header__icon" />
             <span className="lm-header__label">Settings</span>
           </button>
@@ -511,11 +563,20 @@ export function App({
           <div className={`lm-banner lm-banner--${banner.level}`} role={banner.level === "error" ? "alert" : "note"}>
             <span>{banner.text}</span>
             {banner.undoSessionId && (
-              <button type="button" className="lm-button" onClick={() => void controller.undoRemove(banner.undoSessionId!)}>
+              <button
+                type="button"
+                className="lm-button"
+                onClick={() => void controller.undoRemove(banner.undoSessionId!)}
+              >
                 Undo
               </button>
             )}
-            <button type="button" className="lm-icon-button" aria-label="Dismiss" onClick={() => controller.dismissBanner()}>
+            <button
+              type="button"
+              className="lm-icon-button"
+              aria-label="Dismiss"
+              onClick={() => controller.dismissBanner()}
+            >
               ×
             </button>
           </div>
@@ -527,7 +588,12 @@ export function App({
             <button type="button" className="lm-button" onClick={() => void navigator.clipboard?.writeText(shareUrl)}>
               Copy
             </button>
-            <button type="button" className="lm-icon-button" aria-label="Close share link" onClick={() => setShareUrl(undefined)}>
+            <button
+              type="button"
+              className="lm-icon-button"
+              aria-label="Close share link"
+              onClick={() => setShareUrl(undefined)}
+            >
               ×
             </button>
           </div>
@@ -535,10 +601,14 @@ export function App({
         {sessions.preview && (
           <div className="lm-banner lm-banner--info" role="dialog" aria-label="Shared session preview">
             <span>
-              A shared session: “{sessions.preview.session.title}” with {sessions.preview.messages.length} messages. It is shown only after you
-              import it; its code does not run until you Revive it.
+              A shared session: “{sessions.preview.session.title}” with {sessions.preview.messages.length} messages. It
+              is shown only after you import it; its code does not run until you Revive it.
             </span>
-            <button type="button" className="lm-button lm-button--primary" onClick={() => void controller.importPreview()}>
+            <button
+              type="button"
+              className="lm-button lm-button--primary"
+              onClick={() => void controller.importPreview()}
+            >
               Import
             </button>
             <button type="button" className="lm-button" onClick={() => controller.dismissPreview()}>

@@ -82,7 +82,15 @@ export interface AlwaysOption {
   question: string;
 }
 
-export function AskActions({ askId, controller, always }: { askId: string; controller: Pick<CapabilityController, "answer">; always: AlwaysOption }) {
+export function AskActions({
+  askId,
+  controller,
+  always,
+}: {
+  askId: string;
+  controller: Pick<CapabilityController, "answer">;
+  always: AlwaysOption;
+}) {
   const [confirming, setConfirming] = useState(false);
   const { ref, armed, accept } = useAskArming(confirming ? "confirm" : "answer");
   const button = (label: string, onPress: () => void, options: { primary?: boolean; title?: string } = {}) => (

@@ -8,7 +8,15 @@ import { HighlightedLineView } from "./HighlightedLineView";
  * once its fence is closed (while it streams, at most every 200 ms, the
  * newest lines plain until then), collapsed when long.
  */
-export const CodeFence = memo(function CodeFence({ code, lang, settled }: { code: string; lang?: string; settled: boolean }) {
+export const CodeFence = memo(function CodeFence({
+  code,
+  lang,
+  settled,
+}: {
+  code: string;
+  lang?: string;
+  settled: boolean;
+}) {
   const text = code.replace(/\n$/, "");
   const lines = text.split("\n");
   const highlighted = useHighlight(text, lang, settled);
@@ -16,11 +24,19 @@ export const CodeFence = memo(function CodeFence({ code, lang, settled }: { code
     <div className="lm-fence" data-lang={lang || undefined}>
       {lang && <span className="lm-fence__lang">{lang}</span>}
       <Collapsible lineCount={lines.length} className="lm-fence__scroll">
-        <pre className="lm-hl" tabIndex={0} data-highlighted={highlighted ? (highlighted.validLines >= lines.length ? "all" : "partial") : "none"}>
+        <pre
+          className="lm-hl"
+          tabIndex={0}
+          data-highlighted={highlighted ? (highlighted.validLines >= lines.length ? "all" : "partial") : "none"}
+        >
           <code>
             {lines.map((line, index) => (
               <span key={index} className="lm-hl__line">
-                {highlighted && index < highlighted.validLines && highlighted.lines[index] ? <HighlightedLineView line={highlighted.lines[index]} /> : line}
+                {highlighted && index < highlighted.validLines && highlighted.lines[index] ? (
+                  <HighlightedLineView line={highlighted.lines[index]} />
+                ) : (
+                  line
+                )}
                 {index < lines.length - 1 ? "\n" : ""}
               </span>
             ))}

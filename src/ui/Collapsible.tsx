@@ -30,7 +30,13 @@ export function Collapsible({
       </div>
       {long && (
         <div className="lm-collapsible__bar">
-          <button type="button" className="lm-button lm-button--quiet" aria-expanded={expanded} aria-controls={id} onClick={() => setExpanded(!expanded)}>
+          <button
+            type="button"
+            className="lm-button lm-button--quiet"
+            aria-expanded={expanded}
+            aria-controls={id}
+            onClick={() => setExpanded(!expanded)}
+          >
             {expanded ? "Collapse" : "Expand"}
           </button>
           <span className="lm-collapsible__count">{lineCount} lines</span>

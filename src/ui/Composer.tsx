@@ -35,7 +35,8 @@ function useNarrowScreen(): boolean {
 export const ATTACH_FILES_EVENT = "livemark:attach-files";
 
 /** Said when the person presses Enter while a reply runs; the message stays in the composer. */
-export const NOT_SENT_BUSY = "Not sent: a reply is still running. Your message is kept here; send it when it has finished, or press Stop.";
+export const NOT_SENT_BUSY =
+  "Not sent: a reply is still running. Your message is kept here; send it when it has finished, or press Stop.";
 
 /** Said by the composer shown while sessions open when a message already waits for them; this one stays. */
 export const NOT_SENT_WAITING =
@@ -82,7 +83,10 @@ export function Composer({
   const [selection, setSelection] = useState<readonly [number, number] | undefined>();
   const draftListener = useRef(onDraftChange);
   draftListener.current = onDraftChange;
-  useEffect(() => draftListener.current?.({ text, attachments, focused, selection }), [text, attachments, focused, selection]);
+  useEffect(
+    () => draftListener.current?.({ text, attachments, focused, selection }),
+    [text, attachments, focused, selection],
+  );
   const textListener = useRef(onTextChange);
   textListener.current = onTextChange;
   useEffect(() => textListener.current?.(text), [text]);
@@ -91,7 +95,8 @@ export function Composer({
   // here, at the same caret, not on the page.
   useLayoutEffect(() => {
     const element = box.current;
-    if (!element || !initial?.focused || (document.activeElement !== null && document.activeElement !== document.body)) return;
+    if (!element || !initial?.focused || (document.activeElement !== null && document.activeElement !== document.body))
+      return;
     element.focus();
     const [start, end] = initial.selection ?? [element.value.length, element.value.length];
     element.setSelectionRange(start, end);
@@ -133,7 +138,12 @@ export function Composer({
         continue;
       }
       try {
-        added.push({ name: file.name || "pasted-image.png", mediaType: file.type || "application/octet-stream", size: file.size, data: await readBase64(file) });
+        added.push({
+          name: file.name || "pasted-image.png",
+          mediaType: file.type || "application/octet-stream",
+          size: file.size,
+          data: await readBase64(file),
+        });
       } catch (error) {
         problems.push(`“${file.name}” could not be read: ${(error as Error).message}.`);
       }
@@ -181,7 +191,10 @@ export function Composer({
               {attachments.map((attachment, index) => (
                 <li key={index}>
                   {attachment.name} ({formatBytes(attachment.size)}
-                  {isImageAttachment(attachment) ? ", sent to the model as an image" : ", available to code as attachment(name)"})
+                  {isImageAttachment(attachment)
+                    ? ", sent to the model as an image"
+                    : ", available to code as attachment(name)"}
+                  )
                   <button
                     type="button"
                     className="lm-icon-button"
@@ -210,9 +223,18 @@ export function Composer({
         value={text}
         onFocus={follow ? () => setFocused(true) : undefined}
         onBlur={follow ? () => setFocused(false) : undefined}
-        onSelect={follow ? (event) => setSelection([event.currentTarget.selectionStart, event.currentTarget.selectionEnd]) : undefined}
+        onSelect={
+          follow
+            ? (event) => setSelection([event.currentTarget.selectionStart, event.currentTarget.selectionEnd])
+            : undefined
+        }
         rows={2}
-        placeholder={placeholder ?? (narrow ? "Ask for something that runs…" : "Ask for something that runs… (Enter sends, Shift+Enter for a new line)")}
+        placeholder={
+          placeholder ??
+          (narrow
+            ? "Ask for something that runs…"
+            : "Ask for something that runs… (Enter sends, Shift+Enter for a new line)")
+        }
         onChange={(event) => setText(event.target.value)}
         onKeyDown={onKeyDown}
         onPaste={(event) => {

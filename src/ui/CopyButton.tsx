@@ -1,7 +1,13 @@
 import { useState } from "react";
 
 /** Copy `text` to the clipboard; says "Copied" (or why not) next to the button. */
-export function CopyButton({ text, title = "Copy to the clipboard" }: { text: string | (() => string); title?: string }) {
+export function CopyButton({
+  text,
+  title = "Copy to the clipboard",
+}: {
+  text: string | (() => string);
+  title?: string;
+}) {
   const [said, setSaid] = useState<string | undefined>();
   return (
     <>
@@ -29,4 +35,3 @@ export function CopyButton({ text, title = "Copy to the clipboard" }: { text: st
     </>
   );
 }
-

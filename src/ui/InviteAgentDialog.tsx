@@ -59,11 +59,18 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
   const prompt = code ? agentPrompt(code) : "";
   const ended = state.connection === "ended";
   return (
-    <dialog ref={dialog} className="lm-dialog lm-dialog--wide" aria-labelledby="lm-invite-title" onClose={onClose} onCancel={onClose}>
+    <dialog
+      ref={dialog}
+      className="lm-dialog lm-dialog--wide"
+      aria-labelledby="lm-invite-title"
+      onClose={onClose}
+      onCancel={onClose}
+    >
       <h2 id="lm-invite-title">Invite agent</h2>
       <p className="lm-dialog__hint">
-        Bring the agent you already use (any MCP client) into this session. Start the bridge with <code>npm run bridge</code>, then paste the prompt
-        into your agent. Its code runs in this session's sandbox under this session's rights; you can end the channel at any moment.
+        Bring the agent you already use (any MCP client) into this session. Start the bridge with{" "}
+        <code>npm run bridge</code>, then paste the prompt into your agent. Its code runs in this session's sandbox
+        under this session's rights; you can end the channel at any moment.
       </p>
       <div className="lm-field">
         <label htmlFor="lm-invite-address">Bridge address</label>
@@ -84,16 +91,27 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
           <CopyButton label="address" value={address} />
         </div>
         {!isLoopbackAddress(address.trim()) && (
-          <small className="lm-notice--error">The bridge runs on this computer: use ws://127.0.0.1:PORT/page or ws://localhost:PORT/page.</small>
+          <small className="lm-notice--error">
+            The bridge runs on this computer: use ws://127.0.0.1:PORT/page or ws://localhost:PORT/page.
+          </small>
         )}
       </div>
       <div className="lm-field">
         <label htmlFor="lm-invite-code">Channel code</label>
         <div className="lm-invite__row">
-          <input id="lm-invite-code" readOnly value={code} placeholder={ended ? "ended" : "—"} onFocus={(event) => event.target.select()} />
+          <input
+            id="lm-invite-code"
+            readOnly
+            value={code}
+            placeholder={ended ? "ended" : "—"}
+            onFocus={(event) => event.target.select()}
+          />
           <CopyButton label="code" value={code} />
         </div>
-        <small>A code admits one agent: once an agent joins, a new code shows here, and any further agent waits for you to press Admit. An unused code expires after 10 minutes.</small>
+        <small>
+          A code admits one agent: once an agent joins, a new code shows here, and any further agent waits for you to
+          press Admit. An unused code expires after 10 minutes.
+        </small>
       </div>
       <div className="lm-field">
         <label htmlFor="lm-invite-prompt">Prompt for your agent</label>
@@ -104,10 +122,15 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
       </div>
       <p aria-live="polite" className="lm-field">
         <span>
-          Connection: <span className={`lm-invite__state lm-invite__state--${state.connection}`}>{CONNECTION_WORDS[state.connection]}</span>
+          Connection:{" "}
+          <span className={`lm-invite__state lm-invite__state--${state.connection}`}>
+            {CONNECTION_WORDS[state.connection]}
+          </span>
           {state.connection === "joined" && state.agents > 1 ? ` (${state.agents} agents)` : ""}
         </span>
-        {state.connection === "not-running" && <small>Start it with npm run bridge; this page retries every few seconds.</small>}
+        {state.connection === "not-running" && (
+          <small>Start it with npm run bridge; this page retries every few seconds.</small>
+        )}
       </p>
       <AgentAdmissions channel={channel} state={state} />
       <div className="lm-dialog__actions">

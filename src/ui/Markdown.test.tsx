@@ -20,7 +20,9 @@ describe("Markdown (GFM)", () => {
   });
 
   it("renders task lists, strikethrough, autolinks and blockquotes", () => {
-    const out = html("- [x] shipped\n- [ ] tested\n\n~~old~~ new, ~5 min\n\nSee https://example.com/docs now.\n\n> quoted *words*\n");
+    const out = html(
+      "- [x] shipped\n- [ ] tested\n\n~~old~~ new, ~5 min\n\nSee https://example.com/docs now.\n\n> quoted *words*\n",
+    );
     const boxes = out.match(/<input[^>]*>/g) ?? [];
     expect(boxes[0]).toMatch(/type="checkbox"/);
     expect(boxes[0]).toMatch(/checked=""/);
@@ -29,7 +31,9 @@ describe("Markdown (GFM)", () => {
     expect((out.match(/type="checkbox"/g) ?? []).length).toBe(2);
     expect(out).toContain("<del>old</del>");
     expect(out).toContain("~5 min"); // one tilde is prose
-    expect(out).toMatch(/<a href="https:\/\/example.com\/docs"[^>]*rel="noopener noreferrer nofollow"[^>]*>https:\/\/example.com\/docs<\/a>/);
+    expect(out).toMatch(
+      /<a href="https:\/\/example.com\/docs"[^>]*rel="noopener noreferrer nofollow"[^>]*>https:\/\/example.com\/docs<\/a>/,
+    );
     expect(out).toContain("<blockquote>");
     expect(out).toContain("<em>words</em>");
   });
@@ -68,7 +72,7 @@ describe("Markdown (GFM)", () => {
   });
 
   it("still never renders raw HTML or unsafe links", () => {
-    const out = html('<img src=x onerror=alert(1)> [x](javascript:alert(1)) | a |\n| - |\n| <b>b</b> |\n');
+    const out = html("<img src=x onerror=alert(1)> [x](javascript:alert(1)) | a |\n| - |\n| <b>b</b> |\n");
     expect(out).not.toContain("<img");
     expect(out).not.toContain("<b>");
     expect(out).not.toContain("javascript:");
@@ -90,7 +94,9 @@ describe("Markdown math (KaTeX)", () => {
 
   it("keeps Markdown around amounts in dollars: bold prices, links, and formulas that start with a digit", async () => {
     await loadMath();
-    const out = html("The dashboard: **$12,930** from **277 orders**, about $46.68 per order; [$5 off](https://example.com).\n\nAnd $2x + 1$ and `$5 in code`.\n");
+    const out = html(
+      "The dashboard: **$12,930** from **277 orders**, about $46.68 per order; [$5 off](https://example.com).\n\nAnd $2x + 1$ and `$5 in code`.\n",
+    );
     expect(out).toContain("<strong>$12,930</strong>");
     expect(out).toContain("<strong>277 orders</strong>");
     expect(out).toContain("about $46.68 per order");
@@ -117,14 +123,18 @@ describe("the pipeline built once", () => {
     "# Title\n\nSome *emphasis*, **strong**, `code`, ~~gone~~ and ~5 min.\n",
     TABLE,
     "- [x] shipped\n- [ ] tested\n  1. nested\n  2. list\n",
-    "See https://example.com/docs, <https://example.org>, [ref][r] and [bad](javascript:alert(1)) or [mail](mailto:a@b.c).\n\n[r]: https://example.net/x \"T\"\n",
-    '<img src=x onerror=alert(1)> inline <b>html</b> <!-- comment -->\n\n<div>block html</div>\n\n![alt](https://example.com/i.png) ![local](data:image/png;base64,AAAA)\n',
+    'See https://example.com/docs, <https://example.org>, [ref][r] and [bad](javascript:alert(1)) or [mail](mailto:a@b.c).\n\n[r]: https://example.net/x "T"\n',
+    "<img src=x onerror=alert(1)> inline <b>html</b> <!-- comment -->\n\n<div>block html</div>\n\n![alt](https://example.com/i.png) ![local](data:image/png;base64,AAAA)\n",
     "> quoted\n> > nested *words*\n\n---\n\nA footnote[^1].\n\n[^1]: The note.\n",
     "```ts\nconst x: number = 1\n```\n\n    indented code\n\n```\nno language\n",
     "Inline $x^2$ costs $5 and $10.\n\n$$\n\\frac{a}{b}\n$$\n",
   ];
   const components: Components = {
-    a: ({ href, children }) => <a href={href} data-link="">{children}</a>,
+    a: ({ href, children }) => (
+      <a href={href} data-link="">
+        {children}
+      </a>
+    ),
     pre: ({ node, children }) => <pre data-children={String(node?.children.length)}>{children}</pre>,
   };
   const reference = (source: string, math?: Awaited<ReturnType<typeof loadMath>>) =>
@@ -139,12 +149,14 @@ describe("the pipeline built once", () => {
         {math ? math.prepare(source) : source}
       </ReactMarkdown>,
     );
-  const ours = (source: string, math?: Awaited<ReturnType<typeof loadMath>>) => renderToStaticMarkup(<>{renderMarkdown(source, components, math)}</>);
+  const ours = (source: string, math?: Awaited<ReturnType<typeof loadMath>>) =>
+    renderToStaticMarkup(<>{renderMarkdown(source, components, math)}</>);
 
   it("renders every block, and every prefix of it, as react-markdown does", () => {
     for (const block of CORPUS) {
       const ends = [...Array.from({ length: Math.ceil(block.length / 3) }, (_, step) => step * 3 + 1), block.length];
-      for (const end of ends) expect(ours(block.slice(0, end)), block.slice(0, end)).toBe(reference(block.slice(0, end)));
+      for (const end of ends)
+        expect(ours(block.slice(0, end)), block.slice(0, end)).toBe(reference(block.slice(0, end)));
     }
   });
 

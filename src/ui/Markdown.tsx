@@ -48,7 +48,12 @@ type MarkdownProcessor = Processor<any, any, any, any, any>;
 
 /** react-markdown's processor (remark-parse, the plugins, remark-rehype keeping raw HTML as `raw` nodes for `toReact` to drop), frozen. */
 function buildProcessor(remark: Plugins, rehype: Plugins = []): MarkdownProcessor {
-  return unified().use(remarkParse).use(remark).use(remarkRehype, { allowDangerousHtml: true }).use(rehype).freeze() as MarkdownProcessor;
+  return unified()
+    .use(remarkParse)
+    .use(remark)
+    .use(remarkRehype, { allowDangerousHtml: true })
+    .use(rehype)
+    .freeze() as MarkdownProcessor;
 }
 
 let plainProcessor: MarkdownProcessor | undefined;
@@ -76,19 +81,30 @@ function toReact(tree: HastParent, components: Components): ReactNode {
         for (const key in urlAttributes) {
           if (!Object.hasOwn(urlAttributes, key) || !Object.hasOwn(child.properties, key)) continue;
           const tags = urlAttributes[key];
-          if (tags === null || tags.includes(child.tagName ?? "")) child.properties[key] = safeUrl(String(child.properties[key] || ""));
+          if (tags === null || tags.includes(child.tagName ?? ""))
+            child.properties[key] = safeUrl(String(child.properties[key] || ""));
         }
       }
       clean(child);
     }
   };
   clean(tree);
-  return toJsxRuntime(tree as Parameters<typeof toJsxRuntime>[0], { Fragment, components, ignoreInvalidStyle: true, jsx, jsxs, passKeys: true, passNode: true });
+  return toJsxRuntime(tree as Parameters<typeof toJsxRuntime>[0], {
+    Fragment,
+    components,
+    ignoreInvalidStyle: true,
+    jsx,
+    jsxs,
+    passKeys: true,
+    passNode: true,
+  });
 }
 
 /** One Markdown block as React elements. */
 export function renderMarkdown(source: string, components: Components, math?: MathPlugins): ReactNode {
-  const processor = math ? (math.processor ??= buildProcessor(math.remark, math.rehype)) : (plainProcessor ??= buildProcessor(REMARK_PLUGINS));
+  const processor = math
+    ? (math.processor ??= buildProcessor(math.remark, math.rehype))
+    : (plainProcessor ??= buildProcessor(REMARK_PLUGINS));
   const text = math ? math.prepare(source) : source;
   // The file carries the text: plugins read it (remarkDollarGuard).
   return toReact(processor.runSync(processor.parse(text), text) as HastParent, components);
@@ -163,10 +179,16 @@ function fenceComponents(settled: boolean): Components {
     // Remote images load only once the network capability covers their host (a placeholder with Load until then).
     img: ({ alt, src }) => {
       const remote = remoteImageUrl(src);
-      return remote ? <RemoteImage url={remote} alt={alt} /> : <span className="lm-image-placeholder">[image: {alt || "untitled"}]</span>;
+      return remote ? (
+        <RemoteImage url={remote} alt={alt} />
+      ) : (
+        <span className="lm-image-placeholder">[image: {alt || "untitled"}]</span>
+      );
     },
     pre: ({ node, children }) => {
-      const code = (node as HastLike | undefined)?.children?.find((child) => child.type === "element" && child.tagName === "code");
+      const code = (node as HastLike | undefined)?.children?.find(
+        (child) => child.type === "element" && child.tagName === "code",
+      );
       if (!code) return <pre>{children}</pre>;
       const classes = Array.isArray(code.properties?.className) ? (code.properties.className as string[]) : [];
       const lang = classes.find((name) => name.startsWith("language-"))?.slice("language-".length);
@@ -206,7 +228,15 @@ function renderBlock(source: string, settled: boolean, math: MathPlugins | undef
   return rendered;
 }
 
-const MarkdownBlock = memo(function MarkdownBlock({ source, settled, math }: { source: string; settled: boolean; math: MathPlugins | undefined }) {
+const MarkdownBlock = memo(function MarkdownBlock({
+  source,
+  settled,
+  math,
+}: {
+  source: string;
+  settled: boolean;
+  math: MathPlugins | undefined;
+}) {
   const withMath = math && !hasOpenDisplayMath(source) ? math : undefined;
   return renderBlock(source, settled, withMath);
 });

@@ -40,18 +40,29 @@ export function prepareTimeFormat(): void {
 }
 
 /** `gpt-4.1-mini · 14:03 · 1,234 in / 56 out · $0.0012`: what the API reported, the cost only with a price. */
-export function replyMetaText(message: Extract<ChatMessage, { role: "assistant" }>, price: Parameters<typeof costOf>[2]): string {
+export function replyMetaText(
+  message: Extract<ChatMessage, { role: "assistant" }>,
+  price: Parameters<typeof costOf>[2],
+): string {
   const parts = [message.model ?? "model unknown", timeOf(message.createdAt)];
   const usage = message.usage;
   if (usage) {
-    parts.push(`${(usage.inputTokens ?? 0).toLocaleString("en-US")} in / ${(usage.outputTokens ?? 0).toLocaleString("en-US")} out`);
+    parts.push(
+      `${(usage.inputTokens ?? 0).toLocaleString("en-US")} in / ${(usage.outputTokens ?? 0).toLocaleString("en-US")} out`,
+    );
     const cost = costOf(usage.inputTokens, usage.outputTokens, price);
     if (cost !== undefined) parts.push(formatCost(cost));
   }
   return parts.join(" · ");
 }
 
-export function ReplyFooter({ message, lastOfInteraction }: { message: Extract<ChatMessage, { role: "assistant" }>; lastOfInteraction: boolean }) {
+export function ReplyFooter({
+  message,
+  lastOfInteraction,
+}: {
+  message: Extract<ChatMessage, { role: "assistant" }>;
+  lastOfInteraction: boolean;
+}) {
   const actions = useContext(MessageActionsContext);
   const price = useContext(TokenPriceContext);
   if (message.state === "streaming") return null;
@@ -104,7 +115,11 @@ function AttachmentList({ attachments }: { attachments: readonly Attachment[] })
       {attachments.map((attachment, index) =>
         isImageAttachment(attachment) ? (
           <li key={index}>
-            <img className="lm-attachment__image" src={`data:${attachment.mediaType};base64,${attachment.data}`} alt={attachment.name} />
+            <img
+              className="lm-attachment__image"
+              src={`data:${attachment.mediaType};base64,${attachment.data}`}
+              alt={attachment.name}
+            />
           </li>
         ) : (
           <li key={index} className="lm-attachment__file">
@@ -137,7 +152,12 @@ export const UserMessage = memo(function UserMessage({ message }: { message: Ext
             if (event.key === "Escape") {
               event.preventDefault();
               setEditing(undefined);
-            } else if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !actions.disabled && (editing.trim() || message.attachments?.length)) {
+            } else if (
+              event.key === "Enter" &&
+              (event.ctrlKey || event.metaKey) &&
+              !actions.disabled &&
+              (editing.trim() || message.attachments?.length)
+            ) {
               event.preventDefault();
               actions.editAndResend(message.id, editing);
               setEditing(undefined);
@@ -145,7 +165,8 @@ export const UserMessage = memo(function UserMessage({ message }: { message: Ext
           }}
         />
         <p className="lm-edit-note">
-          Resending replaces this message and everything after it in this session (Branch first to keep them). Ctrl+Enter resends, Escape cancels.
+          Resending replaces this message and everything after it in this session (Branch first to keep them).
+          Ctrl+Enter resends, Escape cancels.
         </p>
         <div className="lm-message-actions">
           <button
@@ -182,10 +203,21 @@ export const UserMessage = memo(function UserMessage({ message }: { message: Ext
         <CopyButton text={message.text} title="Copy this message" />
         {actions && (
           <>
-            <button type="button" className="lm-button lm-button--quiet" disabled={actions.disabled} onClick={() => setEditing(message.text)}>
+            <button
+              type="button"
+              className="lm-button lm-button--quiet"
+              disabled={actions.disabled}
+              onClick={() => setEditing(message.text)}
+            >
               Edit
             </button>
-            <button type="button" className="lm-button lm-button--quiet" disabled={actions.disabled} title="A new session with this session's messages up to here" onClick={() => actions.branch(message.id)}>
+            <button
+              type="button"
+              className="lm-button lm-button--quiet"
+              disabled={actions.disabled}
+              title="A new session with this session's messages up to here"
+              onClick={() => actions.branch(message.id)}
+            >
               Branch
             </button>
           </>

@@ -58,8 +58,9 @@ export function SessionModelSettings({
         <section className="lm-suggested" aria-label="Suggested by the file">
           <h3 className="lm-dialog__subtitle">Suggested by the file</h3>
           <p className="lm-dialog__hint">
-            This session came from a file or a share link. Its model settings are not applied: they would choose what your key is spent on. Applied, its instruction
-            is sent to the model as untrusted content from the file, never as yours.
+            This session came from a file or a share link. Its model settings are not applied: they would choose what
+            your key is spent on. Applied, its instruction is sent to the model as untrusted content from the file,
+            never as yours.
           </p>
           <dl className="lm-suggested__list">
             {suggestion.model !== undefined && (
@@ -108,19 +109,56 @@ export function SessionModelSettings({
         </section>
       )}
       <label htmlFor="lm-session-model">Session model</label>
-      <input id="lm-session-model" spellCheck={false} placeholder={`${appModel} (from Settings)`} value={model} onChange={(event) => setModel(event.target.value)} />
+      <input
+        id="lm-session-model"
+        spellCheck={false}
+        placeholder={`${appModel} (from Settings)`}
+        value={model}
+        onChange={(event) => setModel(event.target.value)}
+      />
       <label htmlFor="lm-session-temperature">Temperature</label>
-      <input id="lm-session-temperature" type="number" min={0} max={2} step={0.1} placeholder="provider default" value={temperature} onChange={(event) => setTemperature(event.target.value)} />
+      <input
+        id="lm-session-temperature"
+        type="number"
+        min={0}
+        max={2}
+        step={0.1}
+        placeholder="provider default"
+        value={temperature}
+        onChange={(event) => setTemperature(event.target.value)}
+      />
       <label htmlFor="lm-session-max-tokens">Max tokens per reply (this session)</label>
-      <input id="lm-session-max-tokens" type="number" min={256} step={256} placeholder="from Settings" value={maxTokens} onChange={(event) => setMaxTokens(event.target.value)} />
+      <input
+        id="lm-session-max-tokens"
+        type="number"
+        min={256}
+        step={256}
+        placeholder="from Settings"
+        value={maxTokens}
+        onChange={(event) => setMaxTokens(event.target.value)}
+      />
       <label htmlFor="lm-session-instruction">Extra system instruction</label>
-      <textarea id="lm-session-instruction" rows={3} placeholder="e.g. Answer in French. Prefer tables to charts." value={instruction} onChange={(event) => setInstruction(event.target.value)} />
+      <textarea
+        id="lm-session-instruction"
+        rows={3}
+        placeholder="e.g. Answer in French. Prefer tables to charts."
+        value={instruction}
+        onChange={(event) => setInstruction(event.target.value)}
+      />
       {importedInstruction !== undefined && (
         <section className="lm-suggested" aria-label="Instruction from the file">
           <h3 className="lm-dialog__subtitle">Instruction from the file</h3>
-          <p className="lm-dialog__hint">Applied from the imported file: sent to the model as untrusted content from the file, not as your instruction.</p>
+          <p className="lm-dialog__hint">
+            Applied from the imported file: sent to the model as untrusted content from the file, not as your
+            instruction.
+          </p>
           <pre className="lm-suggested__text">{importedInstruction}</pre>
-          <button type="button" className="lm-button" disabled={disabled} onClick={() => setImportedInstruction(undefined)}>
+          <button
+            type="button"
+            className="lm-button"
+            disabled={disabled}
+            onClick={() => setImportedInstruction(undefined)}
+          >
             Remove the file’s instruction
           </button>
         </section>
@@ -146,7 +184,9 @@ export function SessionModelSettings({
         Save model settings
       </button>
       {saved === "saved" && <small aria-live="polite">Saved: the next reply in this session uses them.</small>}
-      {saved === "applied" && <small aria-live="polite">Applied: the next reply in this session uses the file’s settings.</small>}
+      {saved === "applied" && (
+        <small aria-live="polite">Applied: the next reply in this session uses the file’s settings.</small>
+      )}
     </fieldset>
   );
 }

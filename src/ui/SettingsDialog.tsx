@@ -25,7 +25,13 @@ export function SettingsDialog({
   const [models, setModels] = useState<string[] | undefined>();
   const [report, setReport] = useState<ConnectionReport | { busy: string } | undefined>();
   const [keyNote, setKeyNote] = useState<string | undefined>();
-  const endpoint = () => ({ ...draft, provider: "openai" as const, baseURL: draft.baseURL.trim(), model: draft.model.trim(), apiKey: draft.apiKey.trim() });
+  const endpoint = () => ({
+    ...draft,
+    provider: "openai" as const,
+    baseURL: draft.baseURL.trim(),
+    model: draft.model.trim(),
+    apiKey: draft.apiKey.trim(),
+  });
   const runTest = async () => {
     setReport({ busy: "Testing the connection…" });
     const { testConnection } = await connection();
@@ -44,12 +50,15 @@ export function SettingsDialog({
     } else setReport(result);
   };
   // Kept as typed; read (and bounded) on save, so typing "8192" never jumps.
-  const [maxTokensText, setMaxTokensText] = useState(settings.maxOutputTokens === undefined ? "" : String(settings.maxOutputTokens));
+  const [maxTokensText, setMaxTokensText] = useState(
+    settings.maxOutputTokens === undefined ? "" : String(settings.maxOutputTokens),
+  );
   const [priceInText, setPriceInText] = useState(settings.price ? String(settings.price.inputPerMillion) : "");
   const [priceOutText, setPriceOutText] = useState(settings.price ? String(settings.price.outputPerMillion) : "");
   // Modal: focus stays inside and returns to the opener on close (useModalDialog.ts).
   const dialog = useModalDialog();
-  const set = <K extends keyof Settings>(key: K, value: Settings[K]) => setDraft((current) => ({ ...current, [key]: value }));
+  const set = <K extends keyof Settings>(key: K, value: Settings[K]) =>
+    setDraft((current) => ({ ...current, [key]: value }));
   // Typing into an endpoint field is choosing the endpoint: Save must not
   // quietly keep the demo model with a key next to it.
   const setEndpoint = (key: "apiKey" | "baseURL" | "model", value: string) =>
@@ -64,18 +73,35 @@ export function SettingsDialog({
           const { maxOutputTokens: _previous, price: _price, ...rest } = draft;
           const maxOutputTokens = readMaxOutputTokens(maxTokensText);
           const price = readTokenPrice(priceInText, priceOutText);
-          onSave({ ...rest, ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}), ...(price ? { price } : {}), baseURL: draft.baseURL.trim().replace(/\/+$/, ""), model: draft.model.trim(), apiKey: draft.apiKey.trim() });
+          onSave({
+            ...rest,
+            ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+            ...(price ? { price } : {}),
+            baseURL: draft.baseURL.trim().replace(/\/+$/, ""),
+            model: draft.model.trim(),
+            apiKey: draft.apiKey.trim(),
+          });
         }}
       >
         <h2 id="lm-settings-title">Settings</h2>
         <fieldset className="lm-field">
           <legend>Model provider</legend>
           <label>
-            <input type="radio" name="provider" checked={draft.provider === "demo"} onChange={() => set("provider", "demo")} />
+            <input
+              type="radio"
+              name="provider"
+              checked={draft.provider === "demo"}
+              onChange={() => set("provider", "demo")}
+            />
             Offline demo model (scripted, no key needed)
           </label>
           <label>
-            <input type="radio" name="provider" checked={draft.provider === "openai"} onChange={() => set("provider", "openai")} />
+            <input
+              type="radio"
+              name="provider"
+              checked={draft.provider === "openai"}
+              onChange={() => set("provider", "openai")}
+            />
             OpenAI-compatible endpoint
           </label>
         </fieldset>
@@ -99,7 +125,9 @@ export function SettingsDialog({
               </option>
             ))}
           </select>
-          <small>Fills the base URL. Servers on this machine need no key, but must allow requests from this page (CORS).</small>
+          <small>
+            Fills the base URL. Servers on this machine need no key, but must allow requests from this page (CORS).
+          </small>
         </div>
         <div className="lm-field">
           <label htmlFor="lm-api-key">API key</label>
@@ -147,14 +175,30 @@ export function SettingsDialog({
               setEndpoint("baseURL", event.target.value);
             }}
           />
-          <small>OpenAI, OpenRouter, Groq, Together, Ollama, LM Studio, vLLM, llama.cpp — any chat-completions endpoint.</small>
+          <small>
+            OpenAI, OpenRouter, Groq, Together, Ollama, LM Studio, vLLM, llama.cpp — any chat-completions endpoint.
+          </small>
         </div>
         <div className="lm-field">
           <label htmlFor="lm-model">Model</label>
-          <input id="lm-model" spellCheck={false} list="lm-model-list" value={draft.model} onChange={(event) => setEndpoint("model", event.target.value)} />
-          <datalist id="lm-model-list">{models?.map((model) => <option key={model} value={model} />)}</datalist>
+          <input
+            id="lm-model"
+            spellCheck={false}
+            list="lm-model-list"
+            value={draft.model}
+            onChange={(event) => setEndpoint("model", event.target.value)}
+          />
+          <datalist id="lm-model-list">
+            {models?.map((model) => (
+              <option key={model} value={model} />
+            ))}
+          </datalist>
           {models && models.length > 0 && (
-            <select aria-label="Available models" value={models.includes(draft.model.trim()) ? draft.model.trim() : ""} onChange={(event) => event.target.value && setEndpoint("model", event.target.value)}>
+            <select
+              aria-label="Available models"
+              value={models.includes(draft.model.trim()) ? draft.model.trim() : ""}
+              onChange={(event) => event.target.value && setEndpoint("model", event.target.value)}
+            >
               <option value="">{models.length} models at this endpoint…</option>
               {models.map((model) => (
                 <option key={model} value={model}>
@@ -209,13 +253,32 @@ export function SettingsDialog({
             value={maxTokensText}
             onChange={(event) => setMaxTokensText(event.target.value)}
           />
-          <small>A reply that reaches this limit is cut; raise it if replies stop with “cut at the token limit”. Empty: the provider’s default.</small>
+          <small>
+            A reply that reaches this limit is cut; raise it if replies stop with “cut at the token limit”. Empty: the
+            provider’s default.
+          </small>
         </div>
         <div className="lm-field">
           <label htmlFor="lm-price-in">Price per 1M input tokens (USD)</label>
-          <input id="lm-price-in" type="number" min={0} step="any" placeholder="unknown" value={priceInText} onChange={(event) => setPriceInText(event.target.value)} />
+          <input
+            id="lm-price-in"
+            type="number"
+            min={0}
+            step="any"
+            placeholder="unknown"
+            value={priceInText}
+            onChange={(event) => setPriceInText(event.target.value)}
+          />
           <label htmlFor="lm-price-out">Price per 1M output tokens (USD)</label>
-          <input id="lm-price-out" type="number" min={0} step="any" placeholder="unknown" value={priceOutText} onChange={(event) => setPriceOutText(event.target.value)} />
+          <input
+            id="lm-price-out"
+            type="number"
+            min={0}
+            step="any"
+            placeholder="unknown"
+            value={priceOutText}
+            onChange={(event) => setPriceOutText(event.target.value)}
+          />
           <small>With both prices, each interaction's summary shows its cost from the tokens the API reports.</small>
         </div>
         <p className="lm-settings__answering" aria-live="polite">

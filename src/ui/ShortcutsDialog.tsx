@@ -25,7 +25,12 @@ export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
         </tbody>
       </table>
       <div className="lm-dialog__actions">
-        <button type="button" className="lm-button lm-button--primary" autoFocus onClick={() => dialog.current?.close()}>
+        <button
+          type="button"
+          className="lm-button lm-button--primary"
+          autoFocus
+          onClick={() => dialog.current?.close()}
+        >
           Close
         </button>
       </div>

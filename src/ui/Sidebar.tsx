@@ -44,7 +44,12 @@ export function Sidebar({
   return (
     <nav id="lm-sidebar" className={`lm-sidebar${open ? " lm-sidebar--open" : ""}`} aria-label="Sessions">
       {onNavigate && (
-        <button type="button" className="lm-icon-button lm-drawer-close" aria-label="Close sessions" onClick={onNavigate}>
+        <button
+          type="button"
+          className="lm-icon-button lm-drawer-close"
+          aria-label="Close sessions"
+          onClick={onNavigate}
+        >
           ×
         </button>
       )}
@@ -78,7 +83,10 @@ export function Sidebar({
       )}
       <ul className="lm-sidebar__list">
         {list.map((session) => (
-          <li key={session.id} className={session.id === state.current?.id ? "lm-session lm-session--current" : "lm-session"}>
+          <li
+            key={session.id}
+            className={session.id === state.current?.id ? "lm-session lm-session--current" : "lm-session"}
+          >
             {renaming === session.id ? (
               <form
                 onSubmit={(event) => {

@@ -7,11 +7,18 @@ import { thinkingSeconds } from "../agent/thinking";
  * "Thinking…" while it streams, then "Thought for N s", which expands. Plain
  * text (a fence in it is a draft, shown as written and never run).
  */
-export const ThinkingView = memo(function ThinkingView({ thinking, streaming }: { thinking: Thinking; streaming: boolean }) {
+export const ThinkingView = memo(function ThinkingView({
+  thinking,
+  streaming,
+}: {
+  thinking: Thinking;
+  streaming: boolean;
+}) {
   const seconds = thinkingSeconds(thinking);
   // Saved mid-stream and reopened (tab closed, crash): it will not close any more.
   const endedInside = thinking.unterminated || (!thinking.closed && !streaming);
-  const label = !thinking.closed && streaming ? "Thinking…" : seconds === undefined ? "Thought" : `Thought for ${seconds} s`;
+  const label =
+    !thinking.closed && streaming ? "Thinking…" : seconds === undefined ? "Thought" : `Thought for ${seconds} s`;
   return (
     <details className="lm-thinking" data-state={thinking.closed || !streaming ? "done" : "streaming"}>
       <summary>

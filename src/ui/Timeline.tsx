@@ -64,7 +64,12 @@ const AssistantMessage = memo(function AssistantMessage({
   const lastBlock = reply.blocks[reply.blocks.length - 1]?.index;
   const mounts = reply.mounts ?? [];
   return (
-    <article className="lm-message lm-message--assistant" aria-label="Reply" data-state={message.state} data-message-id={message.id}>
+    <article
+      className="lm-message lm-message--assistant"
+      aria-label="Reply"
+      data-state={message.state}
+      data-message-id={message.id}
+    >
       {message.by && <p className="lm-message__to">From the agent · {message.by}</p>}
       {reply.thinking && <ThinkingView thinking={reply.thinking} streaming={message.state === "streaming"} />}
       {reply.blocks.map((block) => {
@@ -91,7 +96,10 @@ const AssistantMessage = memo(function AssistantMessage({
         .map((mount) => (
           <MountSlot key={mount.mountId} mountId={mount.mountId} />
         ))}
-      <CapabilitySlot replyId={message.id} rest={reply.blocks.filter((block) => block.kind === "code").map((block) => block.index)} />
+      <CapabilitySlot
+        replyId={message.id}
+        rest={reply.blocks.filter((block) => block.kind === "code").map((block) => block.index)}
+      />
       {reply.protocolErrors.map((error, index) => (
         <p key={`p${index}`} className="lm-notice lm-notice--warn">
           Line {error.line}: “{error.info}” is not a valid agent fence ({error.message}); shown as plain code.
@@ -99,7 +107,9 @@ const AssistantMessage = memo(function AssistantMessage({
       ))}
       {message.state === "stopped" && <p className="lm-notice lm-notice--warn">Stopped.</p>}
       {message.state === "interrupted" && !message.error && (
-        <p className="lm-notice lm-notice--warn">This reply was interrupted before it finished (the page closed while it streamed).</p>
+        <p className="lm-notice lm-notice--warn">
+          This reply was interrupted before it finished (the page closed while it streamed).
+        </p>
       )}
       {message.summary && <InteractionSummaryView summary={message.summary} />}
       <ReplyFooter message={message} lastOfInteraction={lastOfInteraction} />
@@ -119,12 +129,20 @@ const AssistantMessage = memo(function AssistantMessage({
   );
 });
 
-const FeedbackMessage = memo(function FeedbackMessage({ message }: { message: Extract<ChatMessage, { role: "feedback" }> }) {
+const FeedbackMessage = memo(function FeedbackMessage({
+  message,
+}: {
+  message: Extract<ChatMessage, { role: "feedback" }>;
+}) {
   const lines = message.body.split("\n");
   return (
-    <details className="lm-feedback" aria-label={message.to === "agent" ? "Runtime output sent to the agent" : "Runtime output sent to the model"}>
+    <details
+      className="lm-feedback"
+      aria-label={message.to === "agent" ? "Runtime output sent to the agent" : "Runtime output sent to the model"}
+    >
       <summary>
-        {message.source === "ui-event" ? "UI event" : "Runtime output"} → {message.to === "agent" ? "agent" : "model"} · {lines.length} line{lines.length === 1 ? "" : "s"}
+        {message.source === "ui-event" ? "UI event" : "Runtime output"} → {message.to === "agent" ? "agent" : "model"} ·{" "}
+        {lines.length} line{lines.length === 1 ? "" : "s"}
         <span className="lm-feedback__preview">{lines[0].slice(0, 90)}</span>
       </summary>
       <pre>{message.body}</pre>
@@ -179,7 +197,13 @@ export function Timeline({
           case "user":
             return <UserMessage key={message.id} message={message} />;
           case "assistant":
-            return <AssistantMessage key={message.id} message={message} lastOfInteraction={endsInteraction(messages, index)} />;
+            return (
+              <AssistantMessage
+                key={message.id}
+                message={message}
+                lastOfInteraction={endsInteraction(messages, index)}
+              />
+            );
           case "feedback":
             return <FeedbackMessage key={message.id} message={message} />;
           case "agent":

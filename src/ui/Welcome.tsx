@@ -17,10 +17,14 @@ export function Welcome({
     <section className="lm-empty lm-welcome" aria-labelledby="lm-welcome-title">
       <h2 id="lm-welcome-title">Welcome to Livemark</h2>
       <p className="lm-welcome__lead">
-        Chat with a model whose replies run: code in a reply executes while it streams, in a sandbox that cannot see your key, and can put live
-        forms and charts in the chat.
+        Chat with a model whose replies run: code in a reply executes while it streams, in a sandbox that cannot see
+        your key, and can put live forms and charts in the chat.
       </p>
-      <button type="button" className="lm-button lm-button--primary lm-welcome__start" onClick={() => onSuggestion(first)}>
+      <button
+        type="button"
+        className="lm-button lm-button--primary lm-welcome__start"
+        onClick={() => onSuggestion(first)}
+      >
         Start the demo
       </button>
       <p className="lm-welcome__key">

@@ -19,7 +19,8 @@ export function useChannelState(channel: AgentChannel | undefined): AgentChannel
 }
 
 const MAX_SELECTION_CHARS = 50_000;
-const INTERACTIVE = "button, input, select, textarea, a, label, summary, [role=button], [role=checkbox], [role=switch], [role=tab], [role=slider]";
+const INTERACTIVE =
+  "button, input, select, textarea, a, label, summary, [role=button], [role=checkbox], [role=switch], [role=tab], [role=slider]";
 
 function messageLabel(message: ChatMessage): string {
   switch (message.role) {
@@ -78,16 +79,26 @@ export function useTimelineSelection(enabled: boolean, messages: readonly ChatMe
     if (!selected) return undefined;
     if (selected.kind === "mount") {
       const title = messagesRef.current
-        .flatMap((message) => (message.role === "assistant" ? message.reply.mounts ?? [] : []))
+        .flatMap((message) => (message.role === "assistant" ? (message.reply.mounts ?? []) : []))
         .find((mount) => mount.mountId === selected.id)?.title;
       const snapshot = mounts?.registry.get(selected.id)?.toSnapshot();
       const content = JSON.stringify({ title, tree: snapshot }) ?? "";
-      return { kind: "mount", id: selected.id, label: title ? `mount “${title}”` : "a mount", content: content.slice(0, MAX_SELECTION_CHARS) };
+      return {
+        kind: "mount",
+        id: selected.id,
+        label: title ? `mount “${title}”` : "a mount",
+        content: content.slice(0, MAX_SELECTION_CHARS),
+      };
     }
     const message = messagesRef.current.find((item) => item.id === selected.id);
     if (!message) return undefined;
     const text = message.role === "feedback" ? message.body : message.text;
-    return { kind: "message", id: message.id, label: messageLabel(message), content: text.slice(0, MAX_SELECTION_CHARS) };
+    return {
+      kind: "message",
+      id: message.id,
+      label: messageLabel(message),
+      content: text.slice(0, MAX_SELECTION_CHARS),
+    };
   }, [selected, mounts]);
   return { selected, describe, onClick, clear: () => setSelected(undefined) };
 }
@@ -103,7 +114,8 @@ export function AgentAdmissions({ channel, state }: { channel: AgentChannel; sta
       {state.admissions.map((admission) => (
         <p key={admission.id} className="lm-agent-admission">
           <span>
-            Another agent asks to join this session: <strong>{admission.agent}</strong>. It would receive your messages and run code here.
+            Another agent asks to join this session: <strong>{admission.agent}</strong>. It would receive your messages
+            and run code here.
           </span>
           <button type="button" className="lm-button" onClick={() => channel.admit(admission.id)}>
             Admit
@@ -131,9 +143,17 @@ export function AgentComposerBar({
   return (
     <div className="lm-agent-bar">
       <label className="lm-agent-target">
-        <input type="checkbox" checked={state.sendToAgent} onChange={(event) => channel.setSendToAgent(event.target.checked)} />
+        <input
+          type="checkbox"
+          checked={state.sendToAgent}
+          onChange={(event) => channel.setSendToAgent(event.target.checked)}
+        />
         Send to the agent{" "}
-        {!state.sendToAgent ? "(messages go to the model)" : state.agents === 0 ? "(it is away: messages wait for it)" : ""}
+        {!state.sendToAgent
+          ? "(messages go to the model)"
+          : state.agents === 0
+            ? "(it is away: messages wait for it)"
+            : ""}
       </label>
       {state.sendToAgent && (
         <p className="lm-agent-context">

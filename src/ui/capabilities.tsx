@@ -6,7 +6,17 @@
  * button; and the **Session settings** dialog (network mode, granted hosts
  * with **Revoke**, strict mode, audit list).
  */
-import { createContext, lazy, Suspense, useContext, useEffect, useLayoutEffect, useRef, useSyncExternalStore, type ReactNode } from "react";
+import {
+  createContext,
+  lazy,
+  Suspense,
+  useContext,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useSyncExternalStore,
+  type ReactNode,
+} from "react";
 import type { AskRecord, CapabilityController, CapabilityState, PendingAsk } from "../session/capabilityController";
 import type { AskKind } from "../capabilities/Capability";
 import type { NetworkMode } from "../capabilities/network/networkPolicy";
@@ -15,8 +25,12 @@ import { costOf, formatCost, TokenPriceContext } from "./cost";
 import { saveFile } from "./saveFile";
 
 // Session settings' tools sections load with the dialog, not with the page.
-const ToolServersSection = lazy(() => import("./toolServers").then((module) => ({ default: module.ToolServersSection })));
-const GrantedToolsSection = lazy(() => import("./toolServers").then((module) => ({ default: module.GrantedToolsSection })));
+const ToolServersSection = lazy(() =>
+  import("./toolServers").then((module) => ({ default: module.ToolServersSection })),
+);
+const GrantedToolsSection = lazy(() =>
+  import("./toolServers").then((module) => ({ default: module.GrantedToolsSection })),
+);
 import { useModalDialog } from "./useModalDialog";
 
 export const CapabilitiesContext = createContext<CapabilityController | undefined>(undefined);
@@ -52,7 +66,15 @@ export function formatBytes(bytes: number): string {
  * The ask records and offered files of one reply that belong after code
  * block `afterBlock` (or, with `rest`, those whose block is not among `blocks`).
  */
-export function CapabilitySlot({ replyId, afterBlock, rest }: { replyId: string; afterBlock?: number; rest?: readonly number[] }) {
+export function CapabilitySlot({
+  replyId,
+  afterBlock,
+  rest,
+}: {
+  replyId: string;
+  afterBlock?: number;
+  rest?: readonly number[];
+}) {
   const { controller, state } = useCapabilities();
   if (!controller) return null;
   const here = (item: { replyId?: string; afterBlock: number }) =>
@@ -100,7 +122,11 @@ function outcomeWords(record: AskRecord, kind: AskKind<PendingAsk> | undefined):
 function AskRecordView({ record }: { record: AskRecord }) {
   const kind = useContext(AskKindsContext).get(record.ask.capability);
   return (
-    <p className={`lm-ask-record${record.outcome === undefined ? " lm-ask-record--waiting" : ""}`} role="note" aria-label="Permission record">
+    <p
+      className={`lm-ask-record${record.outcome === undefined ? " lm-ask-record--waiting" : ""}`}
+      role="note"
+      aria-label="Permission record"
+    >
       {outcomeWords(record, kind)} <code className="lm-ask__url">{kind?.action(record.ask)}</code>
     </p>
   );
@@ -118,7 +144,15 @@ export function PendingAsks({ onHeight }: { onHeight?: (height: number) => void 
   return <AsksArea controller={controller} asks={state.asks} onHeight={onHeight} />;
 }
 
-function AsksArea({ controller, asks, onHeight }: { controller: CapabilityController; asks: readonly PendingAsk[]; onHeight?: (height: number) => void }) {
+function AsksArea({
+  controller,
+  asks,
+  onHeight,
+}: {
+  controller: CapabilityController;
+  asks: readonly PendingAsk[];
+  onHeight?: (height: number) => void;
+}) {
   const area = useRef<HTMLElement>(null);
   const kinds = useContext(AskKindsContext);
   useLayoutEffect(() => {
@@ -166,22 +200,39 @@ export function SessionSettingsDialog({ onClose, children }: { onClose: () => vo
   const dialog = useModalDialog();
   const { policy, audit } = state;
   return (
-    <dialog ref={dialog} className="lm-dialog lm-dialog--wide" aria-labelledby="lm-session-settings-title" onClose={onClose}>
+    <dialog
+      ref={dialog}
+      className="lm-dialog lm-dialog--wide"
+      aria-labelledby="lm-session-settings-title"
+      onClose={onClose}
+    >
       <h2 id="lm-session-settings-title">Session settings</h2>
-      <p className="lm-dialog__hint">Rights belong to this session: what its code may reach. Generated code never sees your API key.</p>
+      <p className="lm-dialog__hint">
+        Rights belong to this session: what its code may reach. Generated code never sees your API key.
+      </p>
       {children}
       <fieldset className="lm-field">
         <legend>Network</legend>
         {MODES.map((mode) => (
           <label key={mode.value}>
-            <input type="radio" name="lm-network-mode" checked={policy.mode === mode.value} onChange={() => controller?.setMode(mode.value)} />
+            <input
+              type="radio"
+              name="lm-network-mode"
+              checked={policy.mode === mode.value}
+              onChange={() => controller?.setMode(mode.value)}
+            />
             {mode.label} <small>({mode.hint})</small>
           </label>
         ))}
       </fieldset>
       <div className="lm-field">
         <label>
-          <input type="checkbox" checked={policy.strict} onChange={(event) => controller?.setStrict(event.target.checked)} /> Strict mode
+          <input
+            type="checkbox"
+            checked={policy.strict}
+            onChange={(event) => controller?.setStrict(event.target.checked)}
+          />{" "}
+          Strict mode
         </label>
         <small>Ask for every request and every tool call, even to allowed hosts and tools.</small>
       </div>
@@ -209,7 +260,10 @@ export function SessionSettingsDialog({ onClose, children }: { onClose: () => vo
       <section className="lm-field" aria-label="Audit list">
         <h3 className="lm-dialog__subtitle">Audit list</h3>
         {audit.some((entry) => entry.fromFile === true) && (
-          <p className="lm-dialog__hint">Lines marked “from the file” came with the imported file: what the browser that exported it recorded, not what this session did here.</p>
+          <p className="lm-dialog__hint">
+            Lines marked “from the file” came with the imported file: what the browser that exported it recorded, not
+            what this session did here.
+          </p>
         )}
         {audit.length === 0 ? (
           <p className="lm-dialog__hint">Nothing yet: no code of this session has used a capability.</p>
@@ -236,7 +290,10 @@ export function SessionSettingsDialog({ onClose, children }: { onClose: () => vo
                       {entry.fromFile === true && (
                         <>
                           {" "}
-                          <span className="lm-audit__from-file" title="Recorded in the browser that exported the file, not by this session here">
+                          <span
+                            className="lm-audit__from-file"
+                            title="Recorded in the browser that exported the file, not by this session here"
+                          >
                             from the file
                           </span>
                         </>
@@ -244,7 +301,9 @@ export function SessionSettingsDialog({ onClose, children }: { onClose: () => vo
                     </td>
                     <td>{entry.decision}</td>
                     <td>{typeof entry.bytes === "number" ? formatBytes(entry.bytes) : ""}</td>
-                    <td>{[entry.status, entry.result].filter((part) => part !== undefined && part !== "").join(" ")}</td>
+                    <td>
+                      {[entry.status, entry.result].filter((part) => part !== undefined && part !== "").join(" ")}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -281,7 +340,9 @@ export function InteractionSummaryView({ summary }: { summary: InteractionSummar
   const cost = costOf(summary.tokensIn, summary.tokensOut, useContext(TokenPriceContext));
   const end = summary.startedAt + summary.durationMs;
   // What came with an imported file is another browser's history, never this interaction's.
-  const used = state.audit.filter((entry) => entry.fromFile !== true && entry.at >= summary.startedAt && entry.at <= end);
+  const used = state.audit.filter(
+    (entry) => entry.fromFile !== true && entry.at >= summary.startedAt && entry.at <= end,
+  );
   const network = used.filter((entry) => entry.capability === "network");
   const denied = network.filter((entry) => entry.decision === "denied").length;
   const files = used.filter((entry) => entry.capability === "file");
@@ -289,8 +350,15 @@ export function InteractionSummaryView({ summary }: { summary: InteractionSummar
   const toolsDenied = toolCalls.filter((entry) => entry.decision === "denied").length;
   const capabilities = [
     network.length > 0 ? `network: ${plural(network.length, "request")}${denied ? ` (${denied} denied)` : ""}` : "",
-    files.length > 0 ? `files: ${files.map((entry) => `${entry.decision} ${entry.url}`).slice(0, 3).join(", ")}` : "",
-    toolCalls.length > 0 ? `tools: ${plural(toolCalls.length, "call")}${toolsDenied ? ` (${toolsDenied} denied)` : ""}` : "",
+    files.length > 0
+      ? `files: ${files
+          .map((entry) => `${entry.decision} ${entry.url}`)
+          .slice(0, 3)
+          .join(", ")}`
+      : "",
+    toolCalls.length > 0
+      ? `tools: ${plural(toolCalls.length, "call")}${toolsDenied ? ` (${toolsDenied} denied)` : ""}`
+      : "",
   ].filter(Boolean);
   const parts = [
     plural(summary.turns, "turn"),
@@ -307,7 +375,10 @@ export function InteractionSummaryView({ summary }: { summary: InteractionSummar
   return (
     <details className="lm-summary" aria-label="Interaction summary">
       <summary>
-        <span className={`lm-summary__outcome lm-summary__outcome--${summary.outcome}`}>{STATE_WORD[summary.outcome]}</span> · {parts.join(" · ")}
+        <span className={`lm-summary__outcome lm-summary__outcome--${summary.outcome}`}>
+          {STATE_WORD[summary.outcome]}
+        </span>{" "}
+        · {parts.join(" · ")}
       </summary>
       <ol className="lm-summary__steps" aria-label="Lifecycle">
         {summary.steps.map((step, index) => (

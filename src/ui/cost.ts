@@ -19,7 +19,11 @@ export function readTokenPrice(input: unknown, output: unknown): TokenPrice | un
 }
 
 /** The cost of reported usage at a price; absent when there is no price or no usage. */
-export function costOf(tokensIn: number | undefined, tokensOut: number | undefined, price: TokenPrice | undefined): number | undefined {
+export function costOf(
+  tokensIn: number | undefined,
+  tokensOut: number | undefined,
+  price: TokenPrice | undefined,
+): number | undefined {
   if (!price || (tokensIn === undefined && tokensOut === undefined)) return undefined;
   return ((tokensIn ?? 0) * price.inputPerMillion + (tokensOut ?? 0) * price.outputPerMillion) / 1_000_000;
 }

@@ -64,7 +64,9 @@ export async function highlight(code: string, lang: string | undefined): Promise
   const instance = await core();
   let grammar = loaded.get(name);
   if (!grammar) {
-    grammar = GRAMMARS[name]().then((module) => instance.loadLanguage((module as { default: Parameters<HighlighterCore["loadLanguage"]>[0] }).default));
+    grammar = GRAMMARS[name]().then((module) =>
+      instance.loadLanguage((module as { default: Parameters<HighlighterCore["loadLanguage"]>[0] }).default),
+    );
     loaded.set(name, grammar);
   }
   await grammar;
@@ -73,7 +75,12 @@ export async function highlight(code: string, lang: string | undefined): Promise
     themes: { light: "github-light", dark: "github-dark" },
     defaultColor: false,
   });
-  return tokens.map((line) => line.map((token) => ({ content: token.content, style: readableStyle((token.htmlStyle ?? {}) as Record<string, string>) })));
+  return tokens.map((line) =>
+    line.map((token) => ({
+      content: token.content,
+      style: readableStyle((token.htmlStyle ?? {}) as Record<string, string>),
+    })),
+  );
 }
 
 /** Both themes' colours at AA contrast on the code background (contrast.ts). */

@@ -12,7 +12,10 @@ interface Request {
   lang: string;
 }
 
-const scope = self as unknown as { onmessage: ((event: MessageEvent<Request>) => void) | null; postMessage(message: unknown): void };
+const scope = self as unknown as {
+  onmessage: ((event: MessageEvent<Request>) => void) | null;
+  postMessage(message: unknown): void;
+};
 scope.onmessage = (event) => {
   const { id, code, lang } = event.data;
   highlight(code, lang).then(

@@ -55,9 +55,15 @@ export function escapeCurrency(source: string): string {
   if (!source.includes("$")) return source;
   return source
     .split(/(`+[^`]*`+)/)
-    .map((part, index) => (index % 2 === 1 ? part : part.replace(/(^|[^\\$])\$(?=\d[\d,.]*(?:[kKmMbB]|bn)?(?:[\s*_).,;:!?'"\]]|$))/g, "$1\\$")))
+    .map((part, index) =>
+      index % 2 === 1
+        ? part
+        : part.replace(/(^|[^\\$])\$(?=\d[\d,.]*(?:[kKmMbB]|bn)?(?:[\s*_).,;:!?'"\]]|$))/g, "$1\\$"),
+    )
     .join("");
 }
 
 export const REMARK_MATH_PLUGINS = [remarkMath, remarkDollarGuard];
-export const REHYPE_MATH_PLUGINS = [[rehypeKatex, { throwOnError: false, strict: "ignore", errorColor: "var(--lm-err)" }]];
+export const REHYPE_MATH_PLUGINS = [
+  [rehypeKatex, { throwOnError: false, strict: "ignore", errorColor: "var(--lm-err)" }],
+];

@@ -35,10 +35,16 @@ export const MountsContext = createContext<MountsContextValue | undefined>(undef
 
 export function MountSlot({ mountId }: { mountId: string }) {
   const context = useContext(MountsContext);
-  const subscribe = useCallback((listener: () => void) => context?.registry.subscribe(listener) ?? (() => undefined), [context]);
+  const subscribe = useCallback(
+    (listener: () => void) => context?.registry.subscribe(listener) ?? (() => undefined),
+    [context],
+  );
   const store = useSyncExternalStore(subscribe, () => context?.registry.get(mountId));
   const snapshots = context?.snapshots;
-  const restoring = useSyncExternalStore(snapshots?.subscribe ?? noSubscription, () => snapshots?.isRestoring(mountId) ?? false);
+  const restoring = useSyncExternalStore(
+    snapshots?.subscribe ?? noSubscription,
+    () => snapshots?.isRestoring(mountId) ?? false,
+  );
   const note = useSyncExternalStore(snapshots?.subscribe ?? noSubscription, () => snapshots?.note(mountId));
   if (!context) return null;
   if (!store && restoring) {
@@ -58,7 +64,12 @@ export function MountSlot({ mountId }: { mountId: string }) {
   return (
     <div className="lm-mount" aria-label="Mounted UI" data-mount-id={mountId}>
       <Suspense fallback={null}>
-        <MountView store={store} sendEvent={context.sendEvent} onRevive={context.revive} onUnknownComponent={context.onUnknownComponent} />
+        <MountView
+          store={store}
+          sendEvent={context.sendEvent}
+          onRevive={context.revive}
+          onUnknownComponent={context.onUnknownComponent}
+        />
       </Suspense>
       {note && (
         <p className="lm-notice lm-notice--warn" aria-label="Saved UI was cut">

@@ -15,14 +15,17 @@ describe("max tokens per reply", () => {
     expect(readMaxOutputTokens(" 1000.7 ")).toBe(1000);
     expect(readMaxOutputTokens("10")).toBe(256);
     expect(readMaxOutputTokens(5e9)).toBe(1_000_000);
-    for (const value of ["", "  ", "lots", NaN, Infinity, null, undefined, {}]) expect(readMaxOutputTokens(value)).toBeUndefined();
+    for (const value of ["", "  ", "lots", NaN, Infinity, null, undefined, {}])
+      expect(readMaxOutputTokens(value)).toBeUndefined();
   });
 
   it("survives a save and a reload, and a bad stored value falls back to the provider default", () => {
     const storage = memoryStorage();
     saveSettings({ ...DEFAULT_SETTINGS, maxOutputTokens: 16_000 }, storage);
     expect(loadSettings(storage).maxOutputTokens).toBe(16_000);
-    expect(loadSettings(memoryStorage(JSON.stringify({ maxOutputTokens: "many" })))).not.toHaveProperty("maxOutputTokens");
+    expect(loadSettings(memoryStorage(JSON.stringify({ maxOutputTokens: "many" })))).not.toHaveProperty(
+      "maxOutputTokens",
+    );
     expect(loadSettings(memoryStorage(JSON.stringify({})))).toEqual(DEFAULT_SETTINGS);
   });
 
@@ -30,7 +33,9 @@ describe("max tokens per reply", () => {
     const storage = memoryStorage();
     saveSettings({ ...DEFAULT_SETTINGS, price: { inputPerMillion: 2.5, outputPerMillion: 10 } }, storage);
     expect(loadSettings(storage).price).toEqual({ inputPerMillion: 2.5, outputPerMillion: 10 });
-    expect(loadSettings(memoryStorage(JSON.stringify({ price: { inputPerMillion: -1, outputPerMillion: 10 } })))).not.toHaveProperty("price");
+    expect(
+      loadSettings(memoryStorage(JSON.stringify({ price: { inputPerMillion: -1, outputPerMillion: 10 } }))),
+    ).not.toHaveProperty("price");
     expect(loadSettings(memoryStorage(JSON.stringify({ price: "cheap" })))).not.toHaveProperty("price");
   });
 });

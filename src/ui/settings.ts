@@ -66,15 +66,22 @@ export function loadSettings(storage: Pick<Storage, "getItem"> | undefined = glo
         typeof parsed.maxTurns === "number" && parsed.maxTurns >= 1 && parsed.maxTurns <= 50
           ? Math.floor(parsed.maxTurns)
           : DEFAULT_SETTINGS.maxTurns,
-      ...(readMaxOutputTokens(parsed.maxOutputTokens) !== undefined ? { maxOutputTokens: readMaxOutputTokens(parsed.maxOutputTokens) } : {}),
-      ...(parsed.price && readTokenPrice(parsed.price.inputPerMillion, parsed.price.outputPerMillion) ? { price: readTokenPrice(parsed.price.inputPerMillion, parsed.price.outputPerMillion) } : {}),
+      ...(readMaxOutputTokens(parsed.maxOutputTokens) !== undefined
+        ? { maxOutputTokens: readMaxOutputTokens(parsed.maxOutputTokens) }
+        : {}),
+      ...(parsed.price && readTokenPrice(parsed.price.inputPerMillion, parsed.price.outputPerMillion)
+        ? { price: readTokenPrice(parsed.price.inputPerMillion, parsed.price.outputPerMillion) }
+        : {}),
     };
   } catch {
     return { ...DEFAULT_SETTINGS };
   }
 }
 
-export function saveSettings(settings: Settings, storage: Pick<Storage, "setItem"> | undefined = globalThis.localStorage): void {
+export function saveSettings(
+  settings: Settings,
+  storage: Pick<Storage, "setItem"> | undefined = globalThis.localStorage,
+): void {
   if (settings.keyStorage === "tab") {
     tabOnlyKey = settings.apiKey;
     storage?.setItem(STORAGE_KEY, JSON.stringify({ ...settings, apiKey: "" }));
@@ -85,7 +92,10 @@ export function saveSettings(settings: Settings, storage: Pick<Storage, "setItem
 }
 
 /** Forget key: the key is removed from storage and memory; everything else stays. */
-export function forgetKey(settings: Settings, storage: Pick<Storage, "setItem"> | undefined = globalThis.localStorage): Settings {
+export function forgetKey(
+  settings: Settings,
+  storage: Pick<Storage, "setItem"> | undefined = globalThis.localStorage,
+): Settings {
   const next = { ...settings, apiKey: "" };
   saveSettings(next, storage);
   return next;

@@ -22,13 +22,15 @@ export const SHORTCUTS: readonly Shortcut[] = Object.freeze([
     id: "new-session",
     description: "New session",
     keys: (mac: boolean) => [mac ? "⌘" : "Ctrl", "Shift", "O"],
-    matches: (event: KeyboardEvent) => command(event) && event.shiftKey && !event.altKey && event.key.toLowerCase() === "o",
+    matches: (event: KeyboardEvent) =>
+      command(event) && event.shiftKey && !event.altKey && event.key.toLowerCase() === "o",
   },
   {
     id: "focus-composer",
     description: "Focus the message box",
     keys: () => ["/"],
-    matches: (event: KeyboardEvent, typing: boolean) => !typing && !command(event) && !event.altKey && event.key === "/",
+    matches: (event: KeyboardEvent, typing: boolean) =>
+      !typing && !command(event) && !event.altKey && event.key === "/",
   },
   {
     id: "stop",
@@ -40,13 +42,15 @@ export const SHORTCUTS: readonly Shortcut[] = Object.freeze([
     id: "search-sessions",
     description: "Search sessions",
     keys: (mac: boolean) => [mac ? "⌘" : "Ctrl", "K"],
-    matches: (event: KeyboardEvent) => command(event) && !event.shiftKey && !event.altKey && event.key.toLowerCase() === "k",
+    matches: (event: KeyboardEvent) =>
+      command(event) && !event.shiftKey && !event.altKey && event.key.toLowerCase() === "k",
   },
   {
     id: "help",
     description: "Show these shortcuts",
     keys: () => ["?"],
-    matches: (event: KeyboardEvent, typing: boolean) => !typing && !command(event) && !event.altKey && event.key === "?",
+    matches: (event: KeyboardEvent, typing: boolean) =>
+      !typing && !command(event) && !event.altKey && event.key === "?",
   },
 ]);
 
@@ -55,7 +59,8 @@ export function isTyping(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
   if (target.isContentEditable) return true;
   if (target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return true;
-  if (target instanceof HTMLInputElement) return !["button", "checkbox", "radio", "submit", "reset", "range", "color", "file"].includes(target.type);
+  if (target instanceof HTMLInputElement)
+    return !["button", "checkbox", "radio", "submit", "reset", "range", "color", "file"].includes(target.type);
   return false;
 }
 
@@ -65,4 +70,5 @@ export function matchShortcut(event: KeyboardEvent): ShortcutId | undefined {
   return SHORTCUTS.find((shortcut) => shortcut.matches(event, typing))?.id;
 }
 
-export const IS_MAC = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
+export const IS_MAC =
+  typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);

@@ -28,13 +28,21 @@ export function ToolServersSection() {
     <section className="lm-field" aria-label="Tools">
       <h3 className="lm-dialog__subtitle">Tools (MCP servers)</h3>
       <p className="lm-dialog__hint">
-        The code can call the tools of MCP servers you connect, as <code>tools.name(args)</code>. This page connects to them itself; a token stays here and
-        never reaches the code, the model or an export. Each tool asks before it runs.
+        The code can call the tools of MCP servers you connect, as <code>tools.name(args)</code>. This page connects to
+        them itself; a token stays here and never reaches the code, the model or an export. Each tool asks before it
+        runs.
       </p>
       <form className="lm-tools-form" onSubmit={(event) => void submit(event)}>
         <label>
           MCP server URL
-          <input type="url" value={url} placeholder="https://example.com/mcp" onChange={(event) => setUrl(event.target.value)} autoComplete="off" spellCheck={false} />
+          <input
+            type="url"
+            value={url}
+            placeholder="https://example.com/mcp"
+            onChange={(event) => setUrl(event.target.value)}
+            autoComplete="off"
+            spellCheck={false}
+          />
         </label>
         <label>
           Bearer token (optional)
@@ -44,7 +52,11 @@ export function ToolServersSection() {
           Add server
         </button>
       </form>
-      {connecting && <p className="lm-dialog__hint" aria-live="polite">Connecting to {connecting}…</p>}
+      {connecting && (
+        <p className="lm-dialog__hint" aria-live="polite">
+          Connecting to {connecting}…
+        </p>
+      )}
       {error && (
         <p className="lm-tools-error" role="alert">
           {error}
@@ -64,11 +76,19 @@ export function ToolServersSection() {
                     · {server.tools.length} tool{server.tools.length === 1 ? "" : "s"}
                     {server.hasToken ? " · token" : ""}
                   </small>
-                  <button type="button" className="lm-button" aria-label={`Remove ${server.name}`} onClick={() => void controller?.removeServer(server.id)}>
+                  <button
+                    type="button"
+                    className="lm-button"
+                    aria-label={`Remove ${server.name}`}
+                    onClick={() => void controller?.removeServer(server.id)}
+                  >
                     Remove
                   </button>
                 </div>
-                <p className="lm-tool-servers__tools">{server.tools.map((tool) => tool.name + (tool.readOnly ? " (read-only)" : "")).join(", ") || "no tools"}</p>
+                <p className="lm-tool-servers__tools">
+                  {server.tools.map((tool) => tool.name + (tool.readOnly ? " (read-only)" : "")).join(", ") ||
+                    "no tools"}
+                </p>
                 <label>
                   <input
                     type="checkbox"
@@ -108,7 +128,12 @@ export function GrantedToolsSection() {
             <li key={key}>
               <code>{label}</code>
               {parsed && <small className="lm-granted-tool__server"> at {parsed.address}</small>}
-              <button type="button" className="lm-button" aria-label={`Revoke ${label}`} onClick={() => void controller?.revokeTool(key)}>
+              <button
+                type="button"
+                className="lm-button"
+                aria-label={`Revoke ${label}`}
+                onClick={() => void controller?.revokeTool(key)}
+              >
                 Revoke
               </button>
             </li>

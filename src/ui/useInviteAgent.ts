@@ -28,7 +28,8 @@ export function useInviteAgent(controller: SessionController) {
         mountSnapshot: (mountId) => mounts?.registry.get(mountId)?.toSnapshot(),
         mountsApplied: async () => {
           // The realm sent its mount frames before the run settled; the inbox may still be applying them.
-          for (let frame = 0; frame < 300 && (mounts?.pendingMounts?.() ?? 0) > 0; frame += 1) await new Promise((resolve) => setTimeout(resolve, 16));
+          for (let frame = 0; frame < 300 && (mounts?.pendingMounts?.() ?? 0) > 0; frame += 1)
+            await new Promise((resolve) => setTimeout(resolve, 16));
         },
       });
       current.connect();

@@ -14,7 +14,8 @@ export function useModalDialog() {
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : undefined;
     if (element && !element.open) element.showModal();
     return () => {
-      if (opener?.isConnected && (document.activeElement === document.body || document.activeElement === null)) opener.focus();
+      if (opener?.isConnected && (document.activeElement === document.body || document.activeElement === null))
+        opener.focus();
     };
   }, []);
   return dialog;

@@ -8,7 +8,11 @@ function check(answer: () => Promise<Response>, url = "https://app.example/livem
     requests.push({ url: String(input), init });
     return answer();
   }) as typeof globalThis.fetch;
-  return { run: () => warnWithoutCspHeader({ url, fetch, warn: (message) => void warnings.push(message) }), warnings, requests };
+  return {
+    run: () => warnWithoutCspHeader({ url, fetch, warn: (message) => void warnings.push(message) }),
+    warnings,
+    requests,
+  };
 }
 
 describe("warnWithoutCspHeader", () => {
@@ -17,11 +21,15 @@ describe("warnWithoutCspHeader", () => {
     await expect(probe.run()).resolves.toBe(true);
     expect(probe.warnings).toEqual([CSP_HEADER_WARNING]);
     expect(probe.warnings[0]).toMatch(/Content-Security-Policy HTTP header.*"Hosting"/);
-    expect(probe.requests).toEqual([{ url: "https://app.example/livemark/", init: expect.objectContaining({ method: "HEAD", cache: "no-store" }) }]);
+    expect(probe.requests).toEqual([
+      { url: "https://app.example/livemark/", init: expect.objectContaining({ method: "HEAD", cache: "no-store" }) },
+    ]);
   });
 
   it("stays silent when the header is there", async () => {
-    const probe = check(async () => new Response(null, { status: 200, headers: { "Content-Security-Policy": "default-src 'self'" } }));
+    const probe = check(
+      async () => new Response(null, { status: 200, headers: { "Content-Security-Policy": "default-src 'self'" } }),
+    );
     await expect(probe.run()).resolves.toBe(false);
     expect(probe.warnings).toEqual([]);
   });

@@ -12,7 +12,7 @@
 export const CSP_HEADER_WARNING =
   "Livemark: this page was served without a Content-Security-Policy HTTP header. The policy in the page's <meta> tag " +
   "still applies, but only the header can also refuse framing (frame-ancestors); " +
-  "see the README's \"Hosting\" section for the header to add on Netlify, Vercel, nginx and others.";
+  'see the README\'s "Hosting" section for the header to add on Netlify, Vercel, nginx and others.';
 
 /** A performance mark once the check has settled (warned or not): what a test waits for. */
 export const CSP_HEADER_CHECKED_MARK = "livemark:csp-header-checked";
@@ -31,7 +31,12 @@ export async function warnWithoutCspHeader(options: CspHeaderCheckOptions = {}):
   const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   let response: Response;
   try {
-    response = await fetchImpl(address.href, { method: "HEAD", cache: "no-store", credentials: "same-origin", redirect: "manual" });
+    response = await fetchImpl(address.href, {
+      method: "HEAD",
+      cache: "no-store",
+      credentials: "same-origin",
+      redirect: "manual",
+    });
   } catch {
     return false;
   }

@@ -28,7 +28,9 @@ const fieldsOf = (shape: object) => Object.keys(shape).sort();
 describe("public/sandbox.html and the bootstrap tables", () => {
   it("uses exactly the bootstrap tags, and no other livemark- tag", () => {
     const tags = new Set([...sandboxCommandSchema.tags, ...sandboxMessageSchema.tags, ...realmConnectSchema.tags]);
-    const spelled = new Set([...script.matchAll(/"(livemark-[a-z-]+)"/g)].map((each) => each[1]).filter((tag) => tag !== "livemark-realm"));
+    const spelled = new Set(
+      [...script.matchAll(/"(livemark-[a-z-]+)"/g)].map((each) => each[1]).filter((tag) => tag !== "livemark-realm"),
+    );
     expect([...spelled].sort()).toEqual([...tags].sort());
   });
 
@@ -42,7 +44,10 @@ describe("public/sandbox.html and the bootstrap tables", () => {
   it("reads only the fields of the commands it receives", () => {
     for (const tag of sandboxCommandSchema.tags) expect(script).toMatch(new RegExp(`data\\.type [!=]== "${tag}"`));
     const read = new Set([...script.matchAll(/\bdata\.(\w+)/g)].map((each) => each[1]));
-    const declared = new Set(["type", ...Object.values(sandboxCommandSchema.entries).flatMap((shape) => Object.keys(shape))]);
+    const declared = new Set([
+      "type",
+      ...Object.values(sandboxCommandSchema.entries).flatMap((shape) => Object.keys(shape)),
+    ]);
     for (const field of read) expect(declared.has(field), `data.${field}`).toBe(true);
   });
 

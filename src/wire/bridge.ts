@@ -76,7 +76,11 @@ export const pageRequestSchema = z.discriminatedUnion("method", [
     text: z.string().max(MAX_TEXT),
     summary: reportSummarySchema.optional(),
   }),
-  z.object({ method: z.literal("read-session"), from: z.number().int().nonnegative().optional(), to: z.number().int().nonnegative().optional() }),
+  z.object({
+    method: z.literal("read-session"),
+    from: z.number().int().nonnegative().optional(),
+    to: z.number().int().nonnegative().optional(),
+  }),
 ]);
 export type PageRequest = z.infer<typeof pageRequestSchema>;
 
@@ -96,8 +100,19 @@ export const pageResultSchemas = {
   report: z.object({ shown: z.literal(true) }),
   "read-session": z.object({
     total: z.number().int().nonnegative(),
-    messages: z.array(z.object({ index: z.number().int().nonnegative(), id, role: shortText, text: z.string().max(MAX_TEXT) })).max(10_000),
-    mounts: z.array(z.object({ mountId: id, messageId: id.optional(), title: shortText.optional(), snapshot: z.string().max(MAX_TEXT) })).max(10_000),
+    messages: z
+      .array(z.object({ index: z.number().int().nonnegative(), id, role: shortText, text: z.string().max(MAX_TEXT) }))
+      .max(10_000),
+    mounts: z
+      .array(
+        z.object({
+          mountId: id,
+          messageId: id.optional(),
+          title: shortText.optional(),
+          snapshot: z.string().max(MAX_TEXT),
+        }),
+      )
+      .max(10_000),
   }),
 } as const;
 export type PageResult<M extends PageRequest["method"]> = z.infer<(typeof pageResultSchemas)[M]>;
@@ -127,7 +142,10 @@ export const bridgeMessageSchema = z.discriminatedUnion("type", [
 export type BridgeMessage = z.infer<typeof bridgeMessageSchema>;
 
 /** Parse one WebSocket frame; a frame that is not JSON or not in the schema is a readable problem, never a throw. */
-export function parseFrame<T>(schema: z.ZodType<T>, data: string): { ok: true; message: T } | { ok: false; problem: string } {
+export function parseFrame<T>(
+  schema: z.ZodType<T>,
+  data: string,
+): { ok: true; message: T } | { ok: false; problem: string } {
   let value: unknown;
   try {
     value = JSON.parse(data);
@@ -140,6 +158,13 @@ export function parseFrame<T>(schema: z.ZodType<T>, data: string): { ok: true; m
   } catch {
     return { ok: false, problem: "unreadable" };
   }
-  if (!parsed.success) return { ok: false, problem: parsed.error.issues.map((issue) => `${issue.path.join(".") || "$"}: ${issue.message}`).join("; ").slice(0, 500) };
+  if (!parsed.success)
+    return {
+      ok: false,
+      problem: parsed.error.issues
+        .map((issue) => `${issue.path.join(".") || "$"}: ${issue.message}`)
+        .join("; ")
+        .slice(0, 500),
+    };
   return { ok: true, message: parsed.data };
 }

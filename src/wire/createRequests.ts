@@ -28,7 +28,10 @@ const setTimer = setTimeout.bind(globalThis);
 const clearTimer = clearTimeout.bind(globalThis);
 
 /** Serves one method of a call from the other side; its value (JSON) is the answer. */
-export type RequestHandler = (payload: JsonValue, context: { signal: AbortSignal; method: string }) => JsonValue | Promise<JsonValue>;
+export type RequestHandler = (
+  payload: JsonValue,
+  context: { signal: AbortSignal; method: string },
+) => JsonValue | Promise<JsonValue>;
 
 export interface CallOptions {
   /** `null` (or `Infinity`): wait until answered or cancelled. */
@@ -92,7 +95,8 @@ export function createRequests<E extends Error>(options: RequestsOptions<E>): Re
 
   function call(method: string, payload: JsonValue, { signal, timeoutMs }: CallOptions): Promise<JsonValue> {
     if (closed) return Promise.reject(options.error("realm-reset", `${method}: the other side is gone`));
-    if (signal?.aborted) return Promise.reject(options.error("cancelled", `${method} was cancelled`, { cause: signal.reason }));
+    if (signal?.aborted)
+      return Promise.reject(options.error("cancelled", `${method} was cancelled`, { cause: signal.reason }));
     const id = options.nextId();
     return new Promise<JsonValue>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -122,7 +126,10 @@ export function createRequests<E extends Error>(options: RequestsOptions<E>): Re
       const limit = finite ? Math.max(0, timeoutMs) : null;
       if (limit !== null) {
         timer = setTimer(
-          () => withdraw(options.error("timeout", `${method} got no answer within ${limit} ms`, { details: { timeoutMs: limit } })),
+          () =>
+            withdraw(
+              options.error("timeout", `${method} got no answer within ${limit} ms`, { details: { timeoutMs: limit } }),
+            ),
           limit,
         );
       }
@@ -139,23 +146,41 @@ export function createRequests<E extends Error>(options: RequestsOptions<E>): Re
     if (entry.timer !== undefined) clearTimer(entry.timer);
     if (!result.ok) entry.controller.abort(options.error("cancelled", result.error.message));
     try {
-      send(result.ok ? { type: RESULT, id, ok: true, value: result.value ?? null } : { type: RESULT, id, ok: false, error: result.error });
+      send(
+        result.ok
+          ? { type: RESULT, id, ok: true, value: result.value ?? null }
+          : { type: RESULT, id, ok: false, error: result.error },
+      );
     } catch (error) {
       // A handler answered something structured clone cannot carry: its bug, not the caller's.
-      send({ type: RESULT, id, ok: false, error: { code: "failed", message: `the answer could not be sent: ${String(error)}` } });
+      send({
+        type: RESULT,
+        id,
+        ok: false,
+        error: { code: "failed", message: `the answer could not be sent: ${String(error)}` },
+      });
     }
   };
 
   const serve = (id: RequestId, method: string, payload: JsonValue, timeoutMs: number | null) => {
     if (served.has(id)) return options.onStray?.(`${CALL} reuses the id ${id} of a request in flight`);
-    const entry: { controller: AbortController; timer?: ReturnType<typeof setTimeout> } = { controller: new AbortController() };
+    const entry: { controller: AbortController; timer?: ReturnType<typeof setTimeout> } = {
+      controller: new AbortController(),
+    };
     served.set(id, entry);
     const handler = options.handler?.(method);
-    if (!handler) return answer(id, { ok: false, error: { code: "unknown-service", message: `${options.who} offers no service "${method}"` } });
+    if (!handler)
+      return answer(id, {
+        ok: false,
+        error: { code: "unknown-service", message: `${options.who} offers no service "${method}"` },
+      });
     if (timeoutMs !== null) {
       entry.timer = setTimer(() => {
         if (options.answerTimeouts) {
-          return answer(id, { ok: false, error: { code: "timeout", message: `${method} got no answer within ${timeoutMs} ms` } });
+          return answer(id, {
+            ok: false,
+            error: { code: "timeout", message: `${method} got no answer within ${timeoutMs} ms` },
+          });
         }
         served.delete(id);
         entry.controller.abort(options.error("timeout", `${method} got no answer within ${timeoutMs} ms`));

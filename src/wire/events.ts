@@ -28,8 +28,14 @@ export type ExecErrorCode =
 
 /** Every code, as a value: the host's gate and the export schema check against it (`satisfies` keeps it complete). */
 export const EXEC_ERROR_CODES = {
-  syntax: true, runtime: true, "loop-guard": true, "shadow-global": true, unsupported: true,
-  aborted: true, "unknown-target": true, "data-invalid": true,
+  syntax: true,
+  runtime: true,
+  "loop-guard": true,
+  "shadow-global": true,
+  unsupported: true,
+  aborted: true,
+  "unknown-target": true,
+  "data-invalid": true,
 } as const satisfies Record<ExecErrorCode, true>;
 
 export const EXEC_ERROR_CODE_LIST = Object.keys(EXEC_ERROR_CODES) as [ExecErrorCode, ...ExecErrorCode[]];
@@ -53,7 +59,10 @@ export const execErrorSchema = object({
 export type ExecError = Infer<typeof execErrorSchema>;
 
 export type ConsoleLevel = "debug" | "log" | "info" | "warn" | "error";
-const CONSOLE_LEVELS = { debug: true, log: true, info: true, warn: true, error: true } as const satisfies Record<ConsoleLevel, true>;
+const CONSOLE_LEVELS = { debug: true, log: true, info: true, warn: true, error: true } as const satisfies Record<
+  ConsoleLevel,
+  true
+>;
 
 /**
  * What the executor reports, one variant per `type`.
@@ -77,7 +86,11 @@ const CONSOLE_LEVELS = { debug: true, log: true, info: true, warn: true, error: 
 export const execEventSchema = variants("type", {
   "statement-start": { block: count, statement: count, line: count, endLine: count, source: text() },
   "statement-end": {
-    block: count, statement: count, status: oneOf({ done: true, error: true }), error: optional(execErrorSchema), durationMs: duration(),
+    block: count,
+    statement: count,
+    status: oneOf({ done: true, error: true }),
+    error: optional(execErrorSchema),
+    durationMs: duration(),
   },
   /**
    * One console line. With `omitted` (and empty `text`), a count instead:
@@ -85,14 +98,26 @@ export const execEventSchema = variants("type", {
    * realm bounds console output per statement and per second).
    */
   console: {
-    block: count, statement: count, level: oneOf(CONSOLE_LEVELS), text: text(), reply: optional(count), cause: optional(count), omitted: optional(count),
+    block: count,
+    statement: count,
+    level: oneOf(CONSOLE_LEVELS),
+    text: text(),
+    reply: optional(count),
+    cause: optional(count),
+    omitted: optional(count),
   },
   /**
    * Code the realm will not run because an earlier statement failed or the run
    * was aborted. Sent when the block ends (so `count` is final); `count` is 0
    * for a data block. A syntax error's unparseable rest counts as 1.
    */
-  skipped: { block: count, fromStatement: count, count, fromLine: count, reason: oneOf({ error: true, aborted: true }) },
+  skipped: {
+    block: count,
+    fromStatement: count,
+    count,
+    fromLine: count,
+    reason: oneOf({ error: true, aborted: true }),
+  },
   /**
    * An error that belongs to no running statement: a syntax error (sent as soon
    * as it is certain; `statement` is the index the broken statement would
@@ -107,9 +132,10 @@ export type ExecEvent = Infer<typeof execEventSchema>;
 
 /** Format an error the way the model reads it (DESIGN.md §1). */
 export function formatExecError(error: ExecError): string {
-  const where = error.line !== undefined
-    ? ` (block ${error.block}, line ${error.line}${error.column !== undefined ? `, column ${error.column}` : ""})`
-    : ` (block ${error.block})`;
+  const where =
+    error.line !== undefined
+      ? ` (block ${error.block}, line ${error.line}${error.column !== undefined ? `, column ${error.column}` : ""})`
+      : ` (block ${error.block})`;
   const text = error.lineText !== undefined ? `\n  > ${error.lineText.trim()}` : "";
   return `${error.name}: ${error.message}${where}${text}`;
 }

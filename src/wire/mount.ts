@@ -87,8 +87,32 @@
  * from scratch. The realm checks host events with `validateUiEvent`.
  */
 import {
-  Invalid, array, bool, capText, check, custom, duration, fail, failWhole, fields, int, literal, name, nullable, object, optional, plainRecord,
-  put, record, text, variants, within, type CheckResult, type Infer, type Key, type Schema,
+  Invalid,
+  array,
+  bool,
+  capText,
+  check,
+  custom,
+  duration,
+  fail,
+  failWhole,
+  fields,
+  int,
+  literal,
+  name,
+  nullable,
+  object,
+  optional,
+  plainRecord,
+  put,
+  record,
+  text,
+  variants,
+  within,
+  type CheckResult,
+  type Infer,
+  type Key,
+  type Schema,
 } from "./schema";
 
 // Realm → host.
@@ -157,17 +181,58 @@ export type WireProps = Record<string, JsonValue | HandlerMarker>;
  */
 export const KIT_COMPONENTS = Object.freeze([
   // shadcn/ui
-  "Card", "CardHeader", "CardTitle", "CardDescription", "CardContent", "CardFooter",
-  "Button", "Input", "Textarea", "Label",
-  "Select", "SelectTrigger", "SelectValue", "SelectContent", "SelectItem",
-  "Checkbox", "Switch", "Slider", "Badge",
-  "Alert", "AlertTitle", "AlertDescription",
-  "Progress", "Skeleton", "Separator",
-  "Tabs", "TabsList", "TabsTrigger", "TabsContent",
-  "Table", "TableHeader", "TableBody", "TableRow", "TableHead", "TableCell", "TableCaption",
+  "Card",
+  "CardHeader",
+  "CardTitle",
+  "CardDescription",
+  "CardContent",
+  "CardFooter",
+  "Button",
+  "Input",
+  "Textarea",
+  "Label",
+  "Select",
+  "SelectTrigger",
+  "SelectValue",
+  "SelectContent",
+  "SelectItem",
+  "Checkbox",
+  "Switch",
+  "Slider",
+  "Badge",
+  "Alert",
+  "AlertTitle",
+  "AlertDescription",
+  "Progress",
+  "Skeleton",
+  "Separator",
+  "Tabs",
+  "TabsList",
+  "TabsTrigger",
+  "TabsContent",
+  "Table",
+  "TableHeader",
+  "TableBody",
+  "TableRow",
+  "TableHead",
+  "TableCell",
+  "TableCaption",
   // Recharts
-  "ResponsiveContainer", "LineChart", "BarChart", "AreaChart", "PieChart",
-  "Line", "Bar", "Area", "Pie", "Cell", "XAxis", "YAxis", "CartesianGrid", "Tooltip", "Legend",
+  "ResponsiveContainer",
+  "LineChart",
+  "BarChart",
+  "AreaChart",
+  "PieChart",
+  "Line",
+  "Bar",
+  "Area",
+  "Pie",
+  "Cell",
+  "XAxis",
+  "YAxis",
+  "CartesianGrid",
+  "Tooltip",
+  "Legend",
   // lucide: <Icon name="Star" />, any lucide icon name
   "Icon",
 ] as const);
@@ -184,22 +249,107 @@ export const ICON_SUFFIX = "Icon";
  * The host may render any `<Name>Icon` type whose base is a lucide icon.
  */
 export const KIT_ICON_NAMES = Object.freeze([
-  "Activity", "AlertCircle", "AlertTriangle", "Archive", "ArrowDown", "ArrowLeft", "ArrowRight", "ArrowUp",
-  "ArrowUpRight", "BarChart3", "Bell", "Bookmark", "Calendar", "Camera", "Check", "CheckCircle", "ChevronDown",
-  "ChevronLeft", "ChevronRight", "ChevronUp", "Circle", "Clock", "Cloud", "CloudRain", "Code", "Copy", "CreditCard",
-  "Database", "DollarSign", "Download", "Edit", "Eye", "EyeOff", "File", "FileText", "Filter", "Flag", "Folder",
-  "Gift", "Globe", "Heart", "HelpCircle", "Home", "Image", "Info", "Key", "Layers", "LayoutDashboard", "Link",
-  "Loader2", "Lock", "LogIn", "LogOut", "Mail", "MapPin", "Menu", "MessageSquare", "Minus", "Moon",
-  "MoreHorizontal", "MoreVertical", "Music", "Package", "Pause", "Pencil", "Phone", "PieChart", "Play", "Plus",
-  "RefreshCw", "Save", "Search", "Send", "Settings", "Share", "ShoppingCart", "Sparkles", "Star", "Sun", "Tag",
-  "Target", "Thermometer", "ThumbsDown", "ThumbsUp", "Trash2", "TrendingDown", "TrendingUp", "Trophy", "Upload",
-  "User", "Users", "Wallet", "Wind", "X", "XCircle", "Zap",
+  "Activity",
+  "AlertCircle",
+  "AlertTriangle",
+  "Archive",
+  "ArrowDown",
+  "ArrowLeft",
+  "ArrowRight",
+  "ArrowUp",
+  "ArrowUpRight",
+  "BarChart3",
+  "Bell",
+  "Bookmark",
+  "Calendar",
+  "Camera",
+  "Check",
+  "CheckCircle",
+  "ChevronDown",
+  "ChevronLeft",
+  "ChevronRight",
+  "ChevronUp",
+  "Circle",
+  "Clock",
+  "Cloud",
+  "CloudRain",
+  "Code",
+  "Copy",
+  "CreditCard",
+  "Database",
+  "DollarSign",
+  "Download",
+  "Edit",
+  "Eye",
+  "EyeOff",
+  "File",
+  "FileText",
+  "Filter",
+  "Flag",
+  "Folder",
+  "Gift",
+  "Globe",
+  "Heart",
+  "HelpCircle",
+  "Home",
+  "Image",
+  "Info",
+  "Key",
+  "Layers",
+  "LayoutDashboard",
+  "Link",
+  "Loader2",
+  "Lock",
+  "LogIn",
+  "LogOut",
+  "Mail",
+  "MapPin",
+  "Menu",
+  "MessageSquare",
+  "Minus",
+  "Moon",
+  "MoreHorizontal",
+  "MoreVertical",
+  "Music",
+  "Package",
+  "Pause",
+  "Pencil",
+  "Phone",
+  "PieChart",
+  "Play",
+  "Plus",
+  "RefreshCw",
+  "Save",
+  "Search",
+  "Send",
+  "Settings",
+  "Share",
+  "ShoppingCart",
+  "Sparkles",
+  "Star",
+  "Sun",
+  "Tag",
+  "Target",
+  "Thermometer",
+  "ThumbsDown",
+  "ThumbsUp",
+  "Trash2",
+  "TrendingDown",
+  "TrendingUp",
+  "Trophy",
+  "Upload",
+  "User",
+  "Users",
+  "Wallet",
+  "Wind",
+  "X",
+  "XCircle",
+  "Zap",
 ] as const);
 
 export function isHandlerMarker(value: unknown): value is HandlerMarker {
   return typeof value === "object" && value !== null && (value as Record<string, unknown>)[HANDLER_MARKER_KEY] === true;
 }
-
 
 // ---------------------------------------------------------------------------
 // The mount messages, declared once as schemas (schema.ts): their types are
@@ -282,7 +432,8 @@ export const wirePropsSchema: Schema<WireProps> = custom((value, key) => {
   } catch (error) {
     if (!(error instanceof Invalid) || error.path !== "") throw within(error, key);
     // A value failed in the pass that names no path: find it, with its path.
-    for (const entry of Object.keys(input)) if (!isHandlerMarker(input[entry])) checkWithin(() => jsonAt(input[entry], 1, entry), key);
+    for (const entry of Object.keys(input))
+      if (!isHandlerMarker(input[entry])) checkWithin(() => jsonAt(input[entry], 1, entry), key);
     throw error;
   }
   return output;
@@ -320,7 +471,12 @@ export const mountOpSchema = custom<
         const id = nodeIdSchema.parse(input.id, "id");
         const type = nodeTypeSchema.parse(input.type, "type");
         if (type === TEXT_NODE_TYPE) return { op: "create", id, type, text: TEXT.parse(input.text, "text") };
-        return { op: "create", id, type, props: input.props === undefined ? {} : wirePropsSchema.parse(input.props, "props") };
+        return {
+          op: "create",
+          id,
+          type,
+          props: input.props === undefined ? {} : wirePropsSchema.parse(input.props, "props"),
+        };
       }
       case "insert": {
         const parent = parentIdSchema.parse(input.parent, "parent");
@@ -329,11 +485,19 @@ export const mountOpSchema = custom<
         return { op: "insert", parent, child, before: nodeIdSchema.parse(input.before, "before") };
       }
       case "remove":
-        return { op: "remove", parent: parentIdSchema.parse(input.parent, "parent"), child: nodeIdSchema.parse(input.child, "child") };
+        return {
+          op: "remove",
+          parent: parentIdSchema.parse(input.parent, "parent"),
+          child: nodeIdSchema.parse(input.child, "child"),
+        };
       case "text":
         return { op: "text", id: nodeIdSchema.parse(input.id, "id"), text: TEXT.parse(input.text, "text") };
       case "props":
-        return { op: "props", id: nodeIdSchema.parse(input.id, "id"), props: wirePropsSchema.parse(input.props, "props") };
+        return {
+          op: "props",
+          id: nodeIdSchema.parse(input.id, "id"),
+          props: wirePropsSchema.parse(input.props, "props"),
+        };
       default:
         return fail("is unknown", "op");
     }
@@ -366,7 +530,12 @@ export interface MountSnapshot {
   nodes: SnapshotNode[];
 }
 
-function snapshotNodes(value: unknown, depth: number, budget: { nodes: number; max: number }, key: Key): SnapshotNode[] {
+function snapshotNodes(
+  value: unknown,
+  depth: number,
+  budget: { nodes: number; max: number },
+  key: Key,
+): SnapshotNode[] {
   if (!Array.isArray(value)) fail("is not an array", key);
   try {
     return value.map((node, index) => snapshotNode(node, depth, budget, index));
@@ -428,16 +597,18 @@ function mountMessageEntries(maxEntries: number) {
   const nodes = int(0, MAX_NODES_PER_MESSAGE);
   return {
     /** `parts` (with `nodes`, the node count the whole tree will have): that many MOUNT_OPEN_PART follow, and the mount is shown when the last one is applied. */
-    [MOUNT_OPEN]: fields<{ mountId: MountId; title?: string; snapshot: MountSnapshot; parts?: number; nodes?: number }>((input, output) => {
-      output.mountId = mountIdSchema.parse(input.mountId, "mountId");
-      output.snapshot = snapshot.parse(input.snapshot, "snapshot");
-      if (input.title !== undefined) output.title = TEXT.parse(input.title, "title");
-      // Both or neither.
-      if (input.parts !== undefined || input.nodes !== undefined) {
-        output.parts = parts.parse(input.parts, "parts");
-        output.nodes = nodes.parse(input.nodes, "nodes");
-      }
-    }),
+    [MOUNT_OPEN]: fields<{ mountId: MountId; title?: string; snapshot: MountSnapshot; parts?: number; nodes?: number }>(
+      (input, output) => {
+        output.mountId = mountIdSchema.parse(input.mountId, "mountId");
+        output.snapshot = snapshot.parse(input.snapshot, "snapshot");
+        if (input.title !== undefined) output.title = TEXT.parse(input.title, "title");
+        // Both or neither.
+        if (input.parts !== undefined || input.nodes !== undefined) {
+          output.parts = parts.parse(input.parts, "parts");
+          output.nodes = nodes.parse(input.nodes, "nodes");
+        }
+      },
+    ),
     /** Part `index` (0-based) of a first render announced by MOUNT_OPEN `parts`. */
     [MOUNT_OPEN_PART]: { mountId: mountIdSchema, index: int(0, MAX_OPEN_PARTS - 1), ops },
     /** `eventId`: the UI event (UiEventMessage `eventId`) whose handler — or an await or timer it started — made these changes. */
@@ -486,10 +657,14 @@ const mountSchemas = new Map<number, Schema<MountRealmMessage>>([
 ]);
 
 /** Host side: check one mount message; the result shares nothing with the input. */
-export function validateMountMessage(value: unknown, options: MountValidationOptions = {}): MountValidationResult<MountRealmMessage> {
+export function validateMountMessage(
+  value: unknown,
+  options: MountValidationOptions = {},
+): MountValidationResult<MountRealmMessage> {
   const maxEntries = options.maxEntries ?? MAX_NODES_PER_MESSAGE;
   let schema = mountSchemas.get(maxEntries);
-  if (schema === undefined) mountSchemas.set(maxEntries, (schema = variants("type", mountMessageEntries(maxEntries), NOT_MOUNT)));
+  if (schema === undefined)
+    mountSchemas.set(maxEntries, (schema = variants("type", mountMessageEntries(maxEntries), NOT_MOUNT)));
   return check(schema, value);
 }
 

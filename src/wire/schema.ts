@@ -154,7 +154,8 @@ export function text(): Schema<string> {
 export function name(max: number, pattern?: RegExp, what = "a short non-empty string"): Schema<string> {
   return {
     parse(value, key) {
-      if (typeof value !== "string" || value.length === 0 || value.length > max) fail("is not a short non-empty string", key);
+      if (typeof value !== "string" || value.length === 0 || value.length > max)
+        fail("is not a short non-empty string", key);
       if (pattern !== undefined && !pattern.test(value)) fail(`is not ${what}`, key);
       return value;
     },
@@ -163,7 +164,9 @@ export function name(max: number, pattern?: RegExp, what = "a short non-empty st
 
 /** A safe integer in [min, max]; `what` names it in a reason ("a node id"). */
 export function int(min = 0, max = Number.MAX_SAFE_INTEGER, what?: string): Schema<number> {
-  const description = what ?? (max === Number.MAX_SAFE_INTEGER && min === 0 ? "a non-negative integer" : `an integer in [${min}, ${max}]`);
+  const description =
+    what ??
+    (max === Number.MAX_SAFE_INTEGER && min === 0 ? "a non-negative integer" : `an integer in [${min}, ${max}]`);
   return {
     parse(value, key) {
       if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) {
@@ -330,13 +333,16 @@ export function fields<T extends object>(fill: Fill): Fields<T> {
 
 type VariantEntry = Shape | Fields<object> | Schema<object>;
 type VariantEntries = Record<string, VariantEntry>;
-type InferVariant<K extends string, Tag extends string, E> = E extends Fields<infer T>
-  ? Simplify<{ [P in K]: Tag } & T>
-  : E extends Schema<infer T>
-    ? T extends unknown ? Simplify<{ [P in K]: Tag } & T> : never
-    : E extends Shape
-      ? Simplify<{ [P in K]: Tag } & InferShape<E>>
-      : never;
+type InferVariant<K extends string, Tag extends string, E> =
+  E extends Fields<infer T>
+    ? Simplify<{ [P in K]: Tag } & T>
+    : E extends Schema<infer T>
+      ? T extends unknown
+        ? Simplify<{ [P in K]: Tag } & T>
+        : never
+      : E extends Shape
+        ? Simplify<{ [P in K]: Tag } & InferShape<E>>
+        : never;
 export type InferVariants<K extends string, E extends VariantEntries> = {
   [Tag in keyof E & string]: InferVariant<K, Tag, E[Tag]>;
 }[keyof E & string];

@@ -28,12 +28,43 @@
 import { execEventSchema } from "./events";
 import { MOUNT_REALM_ENTRIES, UI_EVENT, UI_EVENT_ENTRY, jsonSchema, type JsonValue } from "./mount";
 import {
-  BEGIN_REPLY, BLOCK, CALL, CANCEL, EXEC_EVENT, HEARTBEAT, PING, READY, REALM_CONNECT, RESULT, SANDBOX_HELLO, SANDBOX_START, SANDBOX_PING,
-  SANDBOX_PONG, SANDBOX_WORKER_ERROR, SERVICE_NAME_PATTERN, SERVICE_ERROR_CODE_PATTERN, TOOLS,
+  BEGIN_REPLY,
+  BLOCK,
+  CALL,
+  CANCEL,
+  EXEC_EVENT,
+  HEARTBEAT,
+  PING,
+  READY,
+  REALM_CONNECT,
+  RESULT,
+  SANDBOX_HELLO,
+  SANDBOX_START,
+  SANDBOX_PING,
+  SANDBOX_PONG,
+  SANDBOX_WORKER_ERROR,
+  SERVICE_NAME_PATTERN,
+  SERVICE_ERROR_CODE_PATTERN,
+  TOOLS,
 } from "./constants";
 import type { ToolDescriptor } from "./capabilities";
 import {
-  bool, check, custom, duration, fail, int, name, nullable, object, optional, plainRecord, text, variants, within, type CheckResult, type Infer,
+  bool,
+  check,
+  custom,
+  duration,
+  fail,
+  int,
+  name,
+  nullable,
+  object,
+  optional,
+  plainRecord,
+  text,
+  variants,
+  within,
+  type CheckResult,
+  type Infer,
 } from "./schema";
 
 export type RequestId = number;
@@ -91,19 +122,19 @@ export type BlockEvent = Infer<typeof blockEventSchema>;
 const serviceErrorSchema = object({ code: name(32, SERVICE_ERROR_CODE_PATTERN, "an error code"), message: text() });
 
 /** The fields of RESULT after `type`: a JSON value, or an error with a code. */
-const resultSchema = custom<{ id: RequestId; ok: true; value: JsonValue } | { id: RequestId; ok: false; error: ServiceError }>(
-  (value, key) => {
-    const input = plainRecord(value, key);
-    try {
-      const id = requestId.parse(input.id, "id");
-      if (input.ok === true) return { id, ok: true, value: jsonSchema.parse(input.value, "value") };
-      if (input.ok !== false) fail("is not a boolean", "ok");
-      return { id, ok: false, error: serviceErrorSchema.parse(input.error, "error") };
-    } catch (error) {
-      throw within(error, key);
-    }
-  },
-);
+const resultSchema = custom<
+  { id: RequestId; ok: true; value: JsonValue } | { id: RequestId; ok: false; error: ServiceError }
+>((value, key) => {
+  const input = plainRecord(value, key);
+  try {
+    const id = requestId.parse(input.id, "id");
+    if (input.ok === true) return { id, ok: true, value: jsonSchema.parse(input.value, "value") };
+    if (input.ok !== false) fail("is not a boolean", "ok");
+    return { id, ok: false, error: serviceErrorSchema.parse(input.error, "error") };
+  } catch (error) {
+    throw within(error, key);
+  }
+});
 
 /**
  * The request entries, the same in both tables (createRequests.ts runs them on
@@ -112,7 +143,12 @@ const resultSchema = custom<{ id: RequestId; ok: true; value: JsonValue } | { id
  */
 const REQUEST_ENTRIES = {
   /** Call a method of the other side: a host service (realm → host) or FLUSH / ABORT (host → realm). */
-  [CALL]: { id: requestId, method: name(64, SERVICE_NAME_PATTERN, "a method name"), payload: jsonSchema, timeoutMs: nullable(duration()) },
+  [CALL]: {
+    id: requestId,
+    method: name(64, SERVICE_NAME_PATTERN, "a method name"),
+    payload: jsonSchema,
+    timeoutMs: nullable(duration()),
+  },
   /** The one answer to a CALL of the other side. */
   [RESULT]: resultSchema,
   /** Withdraw a CALL of ours; the other side stops its work and sends no answer. */

@@ -11,14 +11,19 @@ import type { JsonValue } from "../../wire/mount";
  * the consent), registered like a file chosen in a mounted input (handle,
  * audit "chosen", read with FILE_READ, untrusted when read).
  */
-export function createAttachmentService(options: { messages: () => readonly ChatMessage[]; chooser: FileChooser }): HostService {
+export function createAttachmentService(options: {
+  messages: () => readonly ChatMessage[];
+  chooser: FileChooser;
+}): HostService {
   return (payload) => {
     const name = (payload as { name?: unknown } | null)?.name;
     if (typeof name !== "string") throw new HostServiceError("invalid", "attachment(name): name must be a string");
     const messages = options.messages();
     const found = findAttachment(messages, name);
     if (!found) {
-      const names = messages.flatMap((message) => (message.role === "user" ? message.attachments ?? [] : [])).map((item) => JSON.stringify(item.name));
+      const names = messages
+        .flatMap((message) => (message.role === "user" ? (message.attachments ?? []) : []))
+        .map((item) => JSON.stringify(item.name));
       throw new HostServiceError(
         "not-found",
         `no file named ${JSON.stringify(name)} is attached to this session${names.length > 0 ? `; attached: ${[...new Set(names)].join(", ")}` : " (the person attaches files in the composer)"}`,

@@ -37,7 +37,10 @@ export const filesPrompt: PromptLines = {
     untrusted: "a chosen file",
   },
   examples: [
-    { lead: `Reading a file the person chooses (its output comes back as a \`${UI_EVENT_MARKER}\` message):`, code: EXAMPLE_FILE_INPUT },
+    {
+      lead: `Reading a file the person chooses (its output comes back as a \`${UI_EVENT_MARKER}\` message):`,
+      code: EXAMPLE_FILE_INPUT,
+    },
     { lead: "Offering a file (offered, not yet saved):", code: EXAMPLE_DOWNLOAD },
   ],
 };

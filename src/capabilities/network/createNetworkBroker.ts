@@ -18,8 +18,18 @@ import type { JsonValue } from "../../wire/mount";
 import { base64ToBytes, bytesToBase64 } from "../base64";
 import { createCapabilityCore, sha256Hex } from "../createCapabilityCore";
 import {
-  DEFAULT_NETWORK_POLICY, answerAsk, decideNetwork, hostOf, normaliseUrl, revokeHost as withoutHost, spendGrant,
-  type NetworkAction, type NetworkAuditDecision, type NetworkMode, type NetworkPolicyState, type PersonAnswer,
+  DEFAULT_NETWORK_POLICY,
+  answerAsk,
+  decideNetwork,
+  hostOf,
+  normaliseUrl,
+  revokeHost as withoutHost,
+  spendGrant,
+  type NetworkAction,
+  type NetworkAuditDecision,
+  type NetworkMode,
+  type NetworkPolicyState,
+  type PersonAnswer,
 } from "./networkPolicy";
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -90,14 +100,18 @@ const FORBIDDEN_HEADERS = new Set(["cookie", "cookie2", "host", "origin", "refer
 
 function readPayload(payload: JsonValue): { request: FetchRequestPayload; body: Uint8Array | null } {
   const input = payload as Partial<Record<keyof FetchRequestPayload, unknown>> | null;
-  if (!input || typeof input !== "object" || Array.isArray(input)) throw new HostServiceError("invalid", "fetch payload is not an object");
+  if (!input || typeof input !== "object" || Array.isArray(input))
+    throw new HostServiceError("invalid", "fetch payload is not an object");
   const { url, method, headers, body } = input;
-  if (typeof url !== "string" || url.length > 8_192) throw new HostServiceError("invalid", "fetch needs a URL (at most 8,192 characters)");
-  if (typeof method !== "string" || !/^[A-Za-z]{1,16}$/.test(method)) throw new HostServiceError("invalid", "fetch needs an HTTP method");
+  if (typeof url !== "string" || url.length > 8_192)
+    throw new HostServiceError("invalid", "fetch needs a URL (at most 8,192 characters)");
+  if (typeof method !== "string" || !/^[A-Za-z]{1,16}$/.test(method))
+    throw new HostServiceError("invalid", "fetch needs an HTTP method");
   const pairs: [string, string][] = [];
   if (Array.isArray(headers)) {
     for (const pair of headers.slice(0, 100)) {
-      if (Array.isArray(pair) && typeof pair[0] === "string" && typeof pair[1] === "string") pairs.push([pair[0], pair[1]]);
+      if (Array.isArray(pair) && typeof pair[0] === "string" && typeof pair[1] === "string")
+        pairs.push([pair[0], pair[1]]);
     }
   }
   let bytes: Uint8Array | null = null;
@@ -111,7 +125,10 @@ function readPayload(payload: JsonValue): { request: FetchRequestPayload; body: 
       throw new HostServiceError("too-large", `request bodies are limited to ${MAX_FETCH_REQUEST_BODY / 1024} KB`);
     }
   }
-  return { request: { url, method: method.toUpperCase(), headers: pairs, body: typeof body === "string" ? body : null }, body: bytes };
+  return {
+    request: { url, method: method.toUpperCase(), headers: pairs, body: typeof body === "string" ? body : null },
+    body: bytes,
+  };
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -126,8 +143,10 @@ export function isRedirect(response: Response): boolean {
 
 /** The words for a redirect that was not followed (the code's error and the image placeholder). */
 export function redirectedMessage(method: string, url: string): string {
-  return `${method} ${url} was not followed: the server redirected to another address; fetch the final URL directly ` +
-    "(the person decides about each address, so a redirect is never followed)";
+  return (
+    `${method} ${url} was not followed: the server redirected to another address; fetch the final URL directly ` +
+    "(the person decides about each address, so a redirect is never followed)"
+  );
 }
 
 export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroker {
@@ -139,7 +158,13 @@ export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroke
   const timeoutMs = options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
   const core = createCapabilityCore({
     initial: options.initial ?? DEFAULT_NETWORK_POLICY,
-    rules: { decide: decideNetwork, answer: answerAsk, spend: spendGrant, remembers: "host" as PersonAnswer, refuses: "deny" as PersonAnswer },
+    rules: {
+      decide: decideNetwork,
+      answer: answerAsk,
+      spend: spendGrant,
+      remembers: "host" as PersonAnswer,
+      refuses: "deny" as PersonAnswer,
+    },
     onChange: options.onChange,
     newId,
   });
@@ -149,11 +174,29 @@ export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroke
     const bodyHash = body ? await sha256(body) : "";
     const action: NetworkAction = { method: request.method, url: request.url, bodyHash, bodySize: body?.length ?? 0 };
     const record = (entry: Omit<NetworkAuditRecord, "at" | "capability" | "method" | "url" | "bytesOut">) =>
-      options.audit({ at: now(), capability: "network", method: action.method, url: action.url, bytesOut: action.bodySize, ...entry });
+      options.audit({
+        at: now(),
+        capability: "network",
+        method: action.method,
+        url: action.url,
+        bytesOut: action.bodySize,
+        ...entry,
+      });
     const description = `${action.method} ${action.url}`;
 
     const verdict = await core.decide(action, {
-      ask: (id) => options.ask({ id, capability: "network", method: action.method, url: action.url, host: hostOf(action.url) ?? "", bodySize: action.bodySize }, signal),
+      ask: (id) =>
+        options.ask(
+          {
+            id,
+            capability: "network",
+            method: action.method,
+            url: action.url,
+            host: hostOf(action.url) ?? "",
+            bodySize: action.bodySize,
+          },
+          signal,
+        ),
       scope: hostOf(action.url) ?? "",
       signal,
       description,
@@ -162,13 +205,27 @@ export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroke
     if (!verdict.allowed) {
       const { reason, message } = verdict.decision;
       record({ decision: "denied", result: reason === "person" ? "denied" : reason, reason: verdict.reason });
-      throw new HostServiceError(reason === "person" ? "denied" : reason === "off" ? "network-off" : "invalid-url", message);
+      throw new HostServiceError(
+        reason === "person" ? "denied" : reason === "off" ? "network-off" : "invalid-url",
+        message,
+      );
     }
     const { decision, auditDecision } = verdict;
 
-    const call = { scope: hostOf(action.url) ?? "", basis: decision.basis, description, signal, timeoutMs, cancelledMessage: "the request was cancelled", auditDecision, record };
+    const call = {
+      scope: hostOf(action.url) ?? "",
+      basis: decision.basis,
+      description,
+      signal,
+      timeoutMs,
+      cancelledMessage: "the request was cancelled",
+      auditDecision,
+      record,
+    };
     return core.perform(call, async (callSignal, ended) => {
-      const headers = request.headers.filter(([name]) => !FORBIDDEN_HEADERS.has(name.toLowerCase()) && !name.toLowerCase().startsWith("sec-"));
+      const headers = request.headers.filter(
+        ([name]) => !FORBIDDEN_HEADERS.has(name.toLowerCase()) && !name.toLowerCase().startsWith("sec-"),
+      );
       let response: Response;
       try {
         response = await fetchImpl(normaliseUrl(action.url), {
@@ -204,7 +261,10 @@ export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroke
       if (Number.isFinite(declared) && declared > maxBytes) {
         response.body?.cancel().catch(() => undefined);
         record({ decision: auditDecision, status: response.status, result: "too-large" });
-        throw new HostServiceError("too-large", `the response of ${action.url} is ${declared} bytes, over the ${maxBytes / 1024 / 1024} MB limit`);
+        throw new HostServiceError(
+          "too-large",
+          `the response of ${action.url} is ${declared} bytes, over the ${maxBytes / 1024 / 1024} MB limit`,
+        );
       }
       const chunks: Uint8Array[] = [];
       let size = 0;
@@ -217,14 +277,20 @@ export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroke
           if (size > maxBytes) {
             await reader.cancel().catch(() => undefined);
             record({ decision: auditDecision, status: response.status, bytes: size, result: "too-large" });
-            throw new HostServiceError("too-large", `the response of ${action.url} is over the ${maxBytes / 1024 / 1024} MB limit`);
+            throw new HostServiceError(
+              "too-large",
+              `the response of ${action.url} is over the ${maxBytes / 1024 / 1024} MB limit`,
+            );
           }
           chunks.push(value);
         }
       } catch (error) {
         if (error instanceof HostServiceError && !ended()) throw error;
         if (ended()) throw ended();
-        throw new HostServiceError("failed", `reading the response of ${action.url} failed: ${String((error as Error)?.message ?? error)}`);
+        throw new HostServiceError(
+          "failed",
+          `reading the response of ${action.url} failed: ${String((error as Error)?.message ?? error)}`,
+        );
       }
       const all = new Uint8Array(size);
       let offset = 0;
@@ -232,7 +298,12 @@ export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroke
         all.set(chunk, offset);
         offset += chunk.length;
       }
-      record({ decision: auditDecision, status: response.status, bytes: size, result: response.ok ? "ok" : "http-error" });
+      record({
+        decision: auditDecision,
+        status: response.status,
+        bytes: size,
+        result: response.ok ? "ok" : "http-error",
+      });
       const answer: FetchResponsePayload = {
         url: response.url || normaliseUrl(action.url),
         status: response.status,
@@ -249,11 +320,16 @@ export function createNetworkBroker(options: NetworkBrokerOptions): NetworkBroke
     service,
     state: core.state,
     load(state, options) {
-      if (!options?.keepCalls) core.abortWhere(() => true, new HostServiceError("aborted", "another session was opened"));
+      if (!options?.keepCalls)
+        core.abortWhere(() => true, new HostServiceError("aborted", "another session was opened"));
       core.change(state, false);
     },
     setMode(mode) {
-      if (mode === "off") core.abortWhere(() => true, new HostServiceError("network-off", "the person turned the network off; the request was aborted"));
+      if (mode === "off")
+        core.abortWhere(
+          () => true,
+          new HostServiceError("network-off", "the person turned the network off; the request was aborted"),
+        );
       core.change({ ...core.state(), mode });
     },
     setStrict(strict) {

@@ -15,7 +15,8 @@ import { networkPrompt } from "./prompt";
 export const networkAudit =
   (person: Pick<PersonSide, "record" | "noteUntrusted">) =>
   (record: NetworkAuditRecord): void => {
-    if (record.result === "ok" || record.result === "http-error") person.noteUntrusted(`a network response: ${record.method} ${record.url}`);
+    if (record.result === "ok" || record.result === "http-error")
+      person.noteUntrusted(`a network response: ${record.method} ${record.url}`);
     person.record({
       at: record.at,
       capability: "network",

@@ -1,44 +1,89 @@
 import { describe, expect, it } from "vitest";
 import {
-  DEFAULT_NETWORK_POLICY, allowHost, answerAsk, covers, decideNetwork, fingerprint, revokeHost, spendGrant,
-  type NetworkAction, type NetworkPolicyState,
+  DEFAULT_NETWORK_POLICY,
+  allowHost,
+  answerAsk,
+  covers,
+  decideNetwork,
+  fingerprint,
+  revokeHost,
+  spendGrant,
+  type NetworkAction,
+  type NetworkPolicyState,
 } from "./networkPolicy";
 
-const get = (url: string, extra: Partial<NetworkAction> = {}): NetworkAction => ({ method: "GET", url, bodyHash: "", bodySize: 0, ...extra });
-const state = (patch: Partial<NetworkPolicyState> = {}): NetworkPolicyState => ({ ...DEFAULT_NETWORK_POLICY, ...patch });
+const get = (url: string, extra: Partial<NetworkAction> = {}): NetworkAction => ({
+  method: "GET",
+  url,
+  bodyHash: "",
+  bodySize: 0,
+  ...extra,
+});
+const state = (patch: Partial<NetworkPolicyState> = {}): NetworkPolicyState => ({
+  ...DEFAULT_NETWORK_POLICY,
+  ...patch,
+});
 
 describe("decideNetwork", () => {
   it("asks by default, naming the host with its port", () => {
-    expect(decideNetwork(DEFAULT_NETWORK_POLICY, get("http://127.0.0.1:8080/data.json")).decision).toEqual({ kind: "ask", host: "127.0.0.1:8080" });
+    expect(decideNetwork(DEFAULT_NETWORK_POLICY, get("http://127.0.0.1:8080/data.json")).decision).toEqual({
+      kind: "ask",
+      host: "127.0.0.1:8080",
+    });
   });
 
   it("denies everything when the network is off, with an audit entry", () => {
     const { decision, audit } = decideNetwork(state({ mode: "off", hosts: ["a.example"] }), get("https://a.example/x"));
     expect(decision).toMatchObject({ kind: "deny", reason: "off" });
-    expect(audit).toMatchObject({ capability: "network", method: "GET", url: "https://a.example/x", decision: "denied" });
+    expect(audit).toMatchObject({
+      capability: "network",
+      method: "GET",
+      url: "https://a.example/x",
+      decision: "denied",
+    });
   });
 
   it("allows an allowed host and asks for another one (localhost is not 127.0.0.1, ports differ)", () => {
     const policy = state({ hosts: ["127.0.0.1:8080"] });
-    expect(decideNetwork(policy, get("http://127.0.0.1:8080/a")).decision).toEqual({ kind: "allow", basis: "host", host: "127.0.0.1:8080" });
+    expect(decideNetwork(policy, get("http://127.0.0.1:8080/a")).decision).toEqual({
+      kind: "allow",
+      basis: "host",
+      host: "127.0.0.1:8080",
+    });
     expect(decideNetwork(policy, get("http://127.0.0.1:8080/a")).audit?.decision).toBe("allowed-host");
     expect(decideNetwork(policy, get("http://localhost:8080/a")).decision.kind).toBe("ask");
     expect(decideNetwork(policy, get("http://127.0.0.1:9090/a")).decision.kind).toBe("ask");
   });
 
   it("allows every host when the network is allowed", () => {
-    expect(decideNetwork(state({ mode: "allowed" }), get("https://anything.example/")).decision).toEqual({ kind: "allow", basis: "session" });
+    expect(decideNetwork(state({ mode: "allowed" }), get("https://anything.example/")).decision).toEqual({
+      kind: "allow",
+      basis: "session",
+    });
   });
 
   it("strict mode asks even on an allowed host and with the network allowed", () => {
-    expect(decideNetwork(state({ strict: true, hosts: ["a.example"] }), get("https://a.example/")).decision.kind).toBe("ask");
-    expect(decideNetwork(state({ strict: true, mode: "allowed" }), get("https://a.example/")).decision.kind).toBe("ask");
+    expect(decideNetwork(state({ strict: true, hosts: ["a.example"] }), get("https://a.example/")).decision.kind).toBe(
+      "ask",
+    );
+    expect(decideNetwork(state({ strict: true, mode: "allowed" }), get("https://a.example/")).decision.kind).toBe(
+      "ask",
+    );
     expect(decideNetwork(state({ strict: true, mode: "off" }), get("https://a.example/")).decision.kind).toBe("deny");
   });
 
   it("refuses URLs that are not absolute http(s) or carry credentials", () => {
-    for (const url of ["/relative", "file:///etc/passwd", "javascript:alert(1)", "data:text/plain,hi", "https://user:pw@a.example/"]) {
-      expect(decideNetwork(state({ mode: "allowed" }), get(url)).decision).toMatchObject({ kind: "deny", reason: "invalid-url" });
+    for (const url of [
+      "/relative",
+      "file:///etc/passwd",
+      "javascript:alert(1)",
+      "data:text/plain,hi",
+      "https://user:pw@a.example/",
+    ]) {
+      expect(decideNetwork(state({ mode: "allowed" }), get(url)).decision).toMatchObject({
+        kind: "deny",
+        reason: "invalid-url",
+      });
     }
   });
 
@@ -65,7 +110,9 @@ describe("answers and one-time grants", () => {
     const answered = answerAsk(DEFAULT_NETWORK_POLICY, action, "host", "g1");
     expect(answered.decision).toEqual({ kind: "allow", basis: "host", host: "a.example" });
     expect(decideNetwork(answered.state, get("https://a.example/other")).decision.kind).toBe("allow");
-    expect(decideNetwork(revokeHost(answered.state, "a.example"), get("https://a.example/other")).decision.kind).toBe("ask");
+    expect(decideNetwork(revokeHost(answered.state, "a.example"), get("https://a.example/other")).decision.kind).toBe(
+      "ask",
+    );
   });
 
   it("Allow once issues a grant that is spent by exactly one call", () => {

@@ -112,19 +112,27 @@ const describe = (action: NetworkAction) => `${action.method.toUpperCase()} ${ac
  * What happens to a call before anyone is asked. `audit` is set when the
  * decision is final (allowed or denied); an `ask` is audited when answered.
  */
-export function decideNetwork(state: NetworkPolicyState, action: NetworkAction): { decision: NetworkDecision; audit?: NetworkAuditEntry } {
+export function decideNetwork(
+  state: NetworkPolicyState,
+  action: NetworkAction,
+): { decision: NetworkDecision; audit?: NetworkAuditEntry } {
   const host = hostOf(action.url);
   if (host === undefined) {
     const message = `fetch needs an absolute http:// or https:// URL without credentials, not "${action.url.slice(0, 200)}"`;
-    return { decision: { kind: "deny", reason: "invalid-url", message }, audit: audit(action, "denied", "invalid URL") };
+    return {
+      decision: { kind: "deny", reason: "invalid-url", message },
+      audit: audit(action, "denied", "invalid URL"),
+    };
   }
   if (state.mode === "off") {
     const message = `The network is off for this session (Session settings): ${describe(action)} was not sent.`;
     return { decision: { kind: "deny", reason: "off", message }, audit: audit(action, "denied", "network off") };
   }
   if (state.strict) return { decision: { kind: "ask", host } };
-  if (state.mode === "allowed") return { decision: { kind: "allow", basis: "session" }, audit: audit(action, "allowed-session") };
-  if (state.hosts.includes(host)) return { decision: { kind: "allow", basis: "host", host }, audit: audit(action, "allowed-host") };
+  if (state.mode === "allowed")
+    return { decision: { kind: "allow", basis: "session" }, audit: audit(action, "allowed-session") };
+  if (state.hosts.includes(host))
+    return { decision: { kind: "allow", basis: "host", host }, audit: audit(action, "allowed-host") };
   return { decision: { kind: "ask", host } };
 }
 
@@ -146,15 +154,27 @@ export function answerAsk(
   switch (answer) {
     case "once": {
       const grant: OneTimeGrant = { id: grantId, fingerprint: fingerprint(action), spent: false };
-      return { state: { ...state, grants: [...state.grants, grant] }, decision: { kind: "allow", basis: "once", grantId }, grant };
+      return {
+        state: { ...state, grants: [...state.grants, grant] },
+        decision: { kind: "allow", basis: "once", grantId },
+        grant,
+      };
     }
     case "host": {
       const hosts = state.hosts.includes(host) ? state.hosts : [...state.hosts, host];
-      return { state: { ...state, hosts }, decision: { kind: "allow", basis: "host", host }, audit: audit(action, "allowed-host") };
+      return {
+        state: { ...state, hosts },
+        decision: { kind: "allow", basis: "host", host },
+        audit: audit(action, "allowed-host"),
+      };
     }
     case "deny": {
       const message = `The person denied this request: ${describe(action)}. Do not retry it; say what you wanted it for, or ask the person.`;
-      return { state, decision: { kind: "deny", reason: "person", message }, audit: audit(action, "denied", "the person denied it") };
+      return {
+        state,
+        decision: { kind: "deny", reason: "person", message },
+        audit: audit(action, "denied", "the person denied it"),
+      };
     }
     default: {
       const never: never = answer;

@@ -18,7 +18,8 @@ export function ToolAskView({ ask, controller }: AskViewProps<ToolPermissionAsk>
   return (
     <div className="lm-ask" role="group" aria-label="Permission request">
       <p className="lm-ask__what">
-        The code wants to call a tool: <strong>{showInvisibles(ask.tool)}</strong> on the MCP server <code>{ask.server}</code> at <code>{ask.serverUrl}</code>
+        The code wants to call a tool: <strong>{showInvisibles(ask.tool)}</strong> on the MCP server{" "}
+        <code>{ask.server}</code> at <code>{ask.serverUrl}</code>
         {ask.readOnly ? <span> · marked read-only by its server</span> : <span> · may change things</span>}
       </p>
       <ToolArguments list={ask.arguments} />
@@ -37,7 +38,12 @@ export function ToolAskView({ ask, controller }: AskViewProps<ToolPermissionAsk>
 }
 
 function ToolArguments({ list }: { list: readonly ShownArgument[] }) {
-  if (list.length === 0) return <p className="lm-ask__arguments lm-ask__arguments--none" aria-label="Arguments">No arguments</p>;
+  if (list.length === 0)
+    return (
+      <p className="lm-ask__arguments lm-ask__arguments--none" aria-label="Arguments">
+        No arguments
+      </p>
+    );
   return (
     <ul className="lm-ask__arguments" aria-label="Arguments">
       {list.map((argument, index) => (
@@ -52,12 +58,18 @@ function ToolArgument({ argument }: { argument: ShownArgument }) {
   const preview = previewArgument(argument.value);
   return (
     <li className="lm-ask__argument">
-      <span className="lm-ask__argument-name">{argument.name}</span>: <span className="lm-ask__argument-value" data-open={preview && open ? "" : undefined}>
+      <span className="lm-ask__argument-name">{argument.name}</span>:{" "}
+      <span className="lm-ask__argument-value" data-open={preview && open ? "" : undefined}>
         {preview && !open ? preview.text : argument.value}
       </span>
       {preview && (
         <>
-          {!open && <span className="lm-ask__argument-more"> … {preview.hiddenCharacters.toLocaleString("en")} more characters</span>}{" "}
+          {!open && (
+            <span className="lm-ask__argument-more">
+              {" "}
+              … {preview.hiddenCharacters.toLocaleString("en")} more characters
+            </span>
+          )}{" "}
           <button type="button" className="lm-link-button" aria-expanded={open} onClick={() => setOpen(!open)}>
             {open ? "Show less" : "Show all"}
           </button>

@@ -67,7 +67,11 @@ const MAX_DESCRIPTION = 1_000;
 const MAX_SCHEMA_CHARS = 20_000;
 
 export function serverNameOf(name: string, url: string, taken: readonly string[]): string {
-  let base = name.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40);
+  let base = name
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40);
   if (!base) {
     try {
       base = new URL(url).hostname.replace(/[^a-z0-9_-]+/g, "-").slice(0, 40) || "server";
@@ -83,7 +87,8 @@ export function serverNameOf(name: string, url: string, taken: readonly string[]
 /** The realm's view of every server's tools: plain names where unique, `server/tool` where shared. */
 export function describeTools(servers: readonly { name: string; tools: readonly McpToolInfo[] }[]): ToolDescriptor[] {
   const counts = new Map<string, number>();
-  for (const server of servers) for (const tool of server.tools) counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
+  for (const server of servers)
+    for (const tool of server.tools) counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
   const descriptors: ToolDescriptor[] = [];
   for (const server of servers) {
     for (const tool of server.tools) {
@@ -133,7 +138,10 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
   const servers: { entry: McpServerEntry; connection: McpConnection }[] = [];
   const listeners = new Set<() => void>();
   let demo: Promise<McpServerEntry> | undefined;
-  const memory = options.remember === null ? undefined : options.remember ?? (typeof sessionStorage === "undefined" ? undefined : sessionStorage);
+  const memory =
+    options.remember === null
+      ? undefined
+      : (options.remember ?? (typeof sessionStorage === "undefined" ? undefined : sessionStorage));
   /** What to reconnect after a reload, by entry id (not the demo: it comes back with its script). */
   const remembered = new Map<string, Remembered>();
   const save = () => {
@@ -148,12 +156,21 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
     for (const listener of [...listeners]) listener();
   };
 
-  const register = (url: string, connection: McpConnection, hasToken: boolean, remember?: Remembered): McpServerEntry => {
+  const register = (
+    url: string,
+    connection: McpConnection,
+    hasToken: boolean,
+    remember?: Remembered,
+  ): McpServerEntry => {
     const entry: McpServerEntry = {
       id: newId(),
       url,
       address: serverAddress(url),
-      name: serverNameOf(connection.serverName, url, servers.map((server) => server.entry.name)),
+      name: serverNameOf(
+        connection.serverName,
+        url,
+        servers.map((server) => server.entry.name),
+      ),
       transport: connection.transport,
       tools: connection.tools,
       hasToken,
@@ -169,12 +186,21 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
 
   const descriptors = () => describeTools(servers.map((server) => server.entry));
 
-  const redirectUrl = options.redirectUrl === null ? undefined : options.redirectUrl ?? (typeof location === "undefined" ? undefined : `${location.origin}${location.pathname}`);
+  const redirectUrl =
+    options.redirectUrl === null
+      ? undefined
+      : (options.redirectUrl ??
+        (typeof location === "undefined" ? undefined : `${location.origin}${location.pathname}`));
   /** The OAuth side of a server added without a token (used only if the server asks for sign-in). */
   const signIn = async (serverUrl: string, stay = false) => {
     if (redirectUrl === undefined) return undefined;
     const navigate = stay ? () => undefined : options.navigate;
-    return createBrowserOAuthProvider({ serverUrl, redirectUrl, ...(options.storage ? { storage: options.storage } : {}), ...(navigate ? { navigate } : {}) });
+    return createBrowserOAuthProvider({
+      serverUrl,
+      redirectUrl,
+      ...(options.storage ? { storage: options.storage } : {}),
+      ...(navigate ? { navigate } : {}),
+    });
   };
 
   return {
@@ -182,14 +208,22 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
       const trimmed = url.trim();
       const bearer = token?.trim();
       const authProvider = bearer ? undefined : await signIn(trimmed);
-      const connection = await connectMcpServer({ url: trimmed, ...(bearer ? { token: bearer } : {}), ...(authProvider ? { authProvider } : {}) });
+      const connection = await connectMcpServer({
+        url: trimmed,
+        ...(bearer ? { token: bearer } : {}),
+        ...(authProvider ? { authProvider } : {}),
+      });
       return register(trimmed, connection, Boolean(bearer), { url: trimmed, ...(bearer ? { token: bearer } : {}) });
     },
     async restore() {
       let list: Remembered[] = [];
       try {
         const parsed: unknown = JSON.parse(memory?.getItem(REMEMBERED) ?? "[]");
-        if (Array.isArray(parsed)) list = parsed.filter((item): item is Remembered => typeof item?.url === "string" && (item.token === undefined || typeof item.token === "string"));
+        if (Array.isArray(parsed))
+          list = parsed.filter(
+            (item): item is Remembered =>
+              typeof item?.url === "string" && (item.token === undefined || typeof item.token === "string"),
+          );
       } catch {
         list = [];
       }
@@ -197,16 +231,29 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
       list = list.filter((item) => !servers.some((server) => server.entry.url === item.url));
       if (list.length === 0) return [];
       const failures: string[] = [];
-      const results = await Promise.all(list.map(async (item) => {
-        try {
-          const authProvider = item.token ? undefined : await signIn(item.url, true);
-          return { item, connection: await connectMcpServer({ url: item.url, ...(item.token ? { token: item.token } : {}), ...(authProvider ? { authProvider } : {}) }) };
-        } catch (error) {
-          const code = (error as { code?: unknown }).code;
-          failures.push(code === "signing-in" ? `${item.url} needs you to sign in again: add it again in Session settings.` : String((error as Error)?.message ?? error));
-          return undefined;
-        }
-      }));
+      const results = await Promise.all(
+        list.map(async (item) => {
+          try {
+            const authProvider = item.token ? undefined : await signIn(item.url, true);
+            return {
+              item,
+              connection: await connectMcpServer({
+                url: item.url,
+                ...(item.token ? { token: item.token } : {}),
+                ...(authProvider ? { authProvider } : {}),
+              }),
+            };
+          } catch (error) {
+            const code = (error as { code?: unknown }).code;
+            failures.push(
+              code === "signing-in"
+                ? `${item.url} needs you to sign in again: add it again in Session settings.`
+                : String((error as Error)?.message ?? error),
+            );
+            return undefined;
+          }
+        }),
+      );
       // In the order they were added, so names (`films`, `films-2`) come out as before. A server this page
       // connected meanwhile (a sign-in's return finishing first, which remembers it too) is not added twice.
       const restored = new Set<string>();
@@ -259,7 +306,11 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
       const all = descriptors();
       return all.map((descriptor) => {
         const server = servers.find((item) => item.entry.name === descriptor.server)!;
-        return { descriptor, address: server.entry.address, call: (args, signal) => server.connection.call(descriptor.tool, args, signal) };
+        return {
+          descriptor,
+          address: server.entry.address,
+          call: (args, signal) => server.connection.call(descriptor.tool, args, signal),
+        };
       });
     },
     subscribe(listener) {

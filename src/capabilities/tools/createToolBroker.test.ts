@@ -11,7 +11,18 @@ import type { JsonValue } from "../../wire/mount";
 import { createMcpServers, describeTools, serverNameOf } from "./createMcpServers";
 import { createDemoMcpServer } from "./demoMcpServer";
 import { createToolBroker, type ConnectedTool, type ToolAuditRecord, type ToolPermissionAsk } from "./createToolBroker";
-import { answerToolAsk, canonicalJson, decideTool, DEFAULT_TOOL_POLICY, parseToolKey, serverAddress, spendToolGrant, toolKey, type ToolAction, type ToolAnswer } from "./toolPolicy";
+import {
+  answerToolAsk,
+  canonicalJson,
+  decideTool,
+  DEFAULT_TOOL_POLICY,
+  parseToolKey,
+  serverAddress,
+  spendToolGrant,
+  toolKey,
+  type ToolAction,
+  type ToolAnswer,
+} from "./toolPolicy";
 
 const context = (signal = new AbortController().signal): HostServiceContext => ({ signal, service: "tool.call" });
 
@@ -46,13 +57,23 @@ async function setUp(answers: ToolAnswer[] = []) {
 }
 
 describe("tool rules (pure)", () => {
-  const action: ToolAction = { server: "https://films.example/mcp", tool: "lookup_film", label: "films/lookup_film", readOnly: true, argumentsHash: "h1", argumentsSize: 10 };
+  const action: ToolAction = {
+    server: "https://films.example/mcp",
+    tool: "lookup_film",
+    label: "films/lookup_film",
+    readOnly: true,
+    argumentsHash: "h1",
+    argumentsSize: 10,
+  };
   it("asks by default, even for a read-only tool", () => {
     expect(decideTool(DEFAULT_TOOL_POLICY, action).decision).toEqual({ kind: "ask" });
   });
   it("a one-time grant is bound to the call's arguments and spent once", () => {
     const { state } = answerToolAsk(DEFAULT_TOOL_POLICY, action, "once", "g1");
-    expect(spendToolGrant(state, "g1", { ...action, argumentsHash: "other" })).toMatchObject({ ok: false, reason: "mismatch" });
+    expect(spendToolGrant(state, "g1", { ...action, argumentsHash: "other" })).toMatchObject({
+      ok: false,
+      reason: "mismatch",
+    });
     const spent = spendToolGrant(state, "g1", action);
     expect(spent.ok).toBe(true);
     expect(spendToolGrant(spent.state, "g1", action)).toMatchObject({ ok: false, reason: "spent" });
@@ -67,7 +88,9 @@ describe("tool rules (pure)", () => {
     expect(decideTool({ ...state, strict: true }, action).decision).toEqual({ kind: "ask" });
   });
   it("canonical JSON ignores key order", () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { f: 2, e: 3 }], c: null } })).toBe(canonicalJson({ a: { c: null, d: [1, { e: 3, f: 2 }] }, b: 1 }));
+    expect(canonicalJson({ b: 1, a: { d: [1, { f: 2, e: 3 }], c: null } })).toBe(
+      canonicalJson({ a: { c: null, d: [1, { e: 3, f: 2 }] }, b: 1 }),
+    );
   });
 });
 
@@ -87,9 +110,17 @@ describe("tool names", () => {
 describe("tool broker", () => {
   it("Allow once lets exactly one call through; the next call asks again", async () => {
     const { call, calls, asked, audit } = await setUp(["once", "once"]);
-    await expect(call("lookup_film", { title: "Dune" })).resolves.toMatchObject({ structured: { title: "Dune", year: 2021, director: "Denis Villeneuve" } });
+    await expect(call("lookup_film", { title: "Dune" })).resolves.toMatchObject({
+      structured: { title: "Dune", year: 2021, director: "Denis Villeneuve" },
+    });
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatchObject({ capability: "tool", name: "lookup_film", server: "demo-films", tool: "lookup_film", readOnly: true });
+    expect(asked[0]).toMatchObject({
+      capability: "tool",
+      name: "lookup_film",
+      server: "demo-films",
+      tool: "lookup_film",
+      readOnly: true,
+    });
     expect(asked[0].arguments).toEqual([{ name: "title", value: '"Dune"' }]);
     await call("lookup_film", { title: "Dune" });
     expect(asked).toHaveLength(2);
@@ -115,7 +146,10 @@ describe("tool broker", () => {
 
   it("Deny refuses the call: the server never sees it", async () => {
     const { call, calls, audit } = await setUp(["deny"]);
-    await expect(call("add_to_watchlist", { title: "Dune" })).rejects.toMatchObject({ code: "denied", message: expect.stringMatching(/denied this tool call: demo-films\/add_to_watchlist/) });
+    await expect(call("add_to_watchlist", { title: "Dune" })).rejects.toMatchObject({
+      code: "denied",
+      message: expect.stringMatching(/denied this tool call: demo-films\/add_to_watchlist/),
+    });
     expect(calls).toEqual([]);
     expect(audit).toMatchObject([{ decision: "denied", result: "denied" }]);
   });
@@ -125,7 +159,10 @@ describe("tool broker", () => {
     broker.setReadOnlyAllowed("builtin:demo", true);
     await call("lookup_film", { title: "Dune" });
     expect(asked).toHaveLength(0);
-    await expect(call("add_to_watchlist", { title: "Dune" })).resolves.toMatchObject({ structured: null, text: "Watch list: Dune" });
+    await expect(call("add_to_watchlist", { title: "Dune" })).resolves.toMatchObject({
+      structured: null,
+      text: "Watch list: Dune",
+    });
     expect(asked.map((ask) => ask.tool)).toEqual(["add_to_watchlist"]);
     broker.setStrict(true);
     await call("lookup_film", { title: "Dune" });
@@ -135,7 +172,9 @@ describe("tool broker", () => {
   it("the ask shows every top-level argument whole: a 4,100-character argument does not hide the next one", async () => {
     const { call, asked } = await setUp(["deny"]);
     // The demo's tools take a title only; the server would refuse the extra argument, but the ask comes first.
-    await expect(call("add_to_watchlist", { title: "x".repeat(4_100), to: "attacker@evil.example" })).rejects.toMatchObject({ code: "denied" });
+    await expect(
+      call("add_to_watchlist", { title: "x".repeat(4_100), to: "attacker@evil.example" }),
+    ).rejects.toMatchObject({ code: "denied" });
     expect(asked[0].arguments).toEqual([
       { name: "title", value: JSON.stringify("x".repeat(4_100)) },
       { name: "to", value: '"attacker@evil.example"' },
@@ -144,12 +183,19 @@ describe("tool broker", () => {
 
   it("a call too large to show whole is refused without asking (too-large-to-ask), and recorded", async () => {
     const { call, calls, asked, audit } = await setUp(["once"]);
-    await expect(call("add_to_watchlist", { title: "x".repeat(70_000), to: "attacker@evil.example" })).rejects.toMatchObject({
+    await expect(
+      call("add_to_watchlist", { title: "x".repeat(70_000), to: "attacker@evil.example" }),
+    ).rejects.toMatchObject({
       code: "too-large-to-ask",
-      message: expect.stringMatching(/demo-films\/add_to_watchlist was not called: its arguments are \d+ bytes of JSON, more than the 64 KB/),
+      message: expect.stringMatching(
+        /demo-films\/add_to_watchlist was not called: its arguments are \d+ bytes of JSON, more than the 64 KB/,
+      ),
     });
     const many = Object.fromEntries(Array.from({ length: 51 }, (_, index) => [`a${index}`, index]));
-    await expect(call("add_to_watchlist", many)).rejects.toMatchObject({ code: "too-large-to-ask", message: expect.stringMatching(/51 top-level arguments/) });
+    await expect(call("add_to_watchlist", many)).rejects.toMatchObject({
+      code: "too-large-to-ask",
+      message: expect.stringMatching(/51 top-level arguments/),
+    });
     expect(asked).toEqual([]);
     expect(calls).toEqual([]);
     expect(audit).toMatchObject([
@@ -160,14 +206,19 @@ describe("tool broker", () => {
 
   it("an isError result fails with the tool's message, code tool-error", async () => {
     const { call, audit } = await setUp(["once"]);
-    await expect(call("lookup_film", { title: "Nope" })).rejects.toMatchObject({ code: "tool-error", message: expect.stringContaining('No film titled "Nope"') });
+    await expect(call("lookup_film", { title: "Nope" })).rejects.toMatchObject({
+      code: "tool-error",
+      message: expect.stringContaining('No film titled "Nope"'),
+    });
     expect(audit).toMatchObject([{ decision: "allowed-once", result: "tool-error" }]);
   });
 
   it("an unknown tool or malformed payload is refused without asking", async () => {
     const { broker, call, asked } = await setUp();
     await expect(call("send_mail", {})).rejects.toMatchObject({ code: "unknown-tool" });
-    await expect(broker.service({ name: "lookup_film", arguments: [] }, context())).rejects.toMatchObject({ code: "invalid" });
+    await expect(broker.service({ name: "lookup_film", arguments: [] }, context())).rejects.toMatchObject({
+      code: "invalid",
+    });
     await expect(broker.service("lookup_film", context())).rejects.toMatchObject({ code: "invalid" });
     expect(asked).toEqual([]);
   });
@@ -177,14 +228,23 @@ describe("tool broker", () => {
     let release: () => void = () => undefined;
     let started: () => void = () => undefined;
     const reached = new Promise<void>((resolve) => (started = resolve));
-    broker.setTools([{
-      descriptor: { name: "slow", server: "s", tool: "slow", description: "", inputSchema: { type: "object" }, readOnly: false },
-      address: "https://s.example/mcp",
-      call: () => {
-        started();
-        return new Promise((resolve) => (release = () => resolve({ content: [{ type: "text", text: "late" }] })));
+    broker.setTools([
+      {
+        descriptor: {
+          name: "slow",
+          server: "s",
+          tool: "slow",
+          description: "",
+          inputSchema: { type: "object" },
+          readOnly: false,
+        },
+        address: "https://s.example/mcp",
+        call: () => {
+          started();
+          return new Promise((resolve) => (release = () => resolve({ content: [{ type: "text", text: "late" }] })));
+        },
       },
-    }]);
+    ]);
     broker.allowTool("https://s.example/mcp#slow");
     const pending = broker.service({ name: "slow", arguments: {} }, context());
     await reached;
@@ -200,7 +260,9 @@ describe("tool broker", () => {
     await servers.remove(servers.list()[0].id);
     broker.setTools(servers.connected());
     expect(servers.descriptors()).toEqual([]);
-    await expect(broker.service({ name: "lookup_film", arguments: { title: "Dune" } }, context())).rejects.toMatchObject({ code: "unknown-tool" });
+    await expect(
+      broker.service({ name: "lookup_film", arguments: { title: "Dune" } }, context()),
+    ).rejects.toMatchObject({ code: "unknown-tool" });
   });
 });
 
@@ -211,7 +273,10 @@ describe("a tool grant belongs to the server's URL, not to the name it gives its
     expect(serverAddress("http://127.0.0.1:8081/mcp")).not.toBe(serverAddress("http://127.0.0.1:8080/mcp"));
     expect(serverAddress("builtin:demo")).toBe("builtin:demo");
     expect(toolKey("https://notes.example/mcp", "delete_note")).toBe("https://notes.example/mcp#delete_note");
-    expect(parseToolKey("https://notes.example/mcp#a#b")).toEqual({ address: "https://notes.example/mcp", tool: "a#b" });
+    expect(parseToolKey("https://notes.example/mcp#a#b")).toEqual({
+      address: "https://notes.example/mcp",
+      tool: "a#b",
+    });
     // A grant of an older version (keyed by the self-declared name) is not a key: it allows nothing.
     expect(parseToolKey("notes/delete_note")).toBeUndefined();
     expect(parseToolKey("notes#delete_note")).toBeUndefined();
@@ -231,7 +296,14 @@ describe("a tool grant belongs to the server's URL, not to the name it gives its
     });
     // Both call themselves "notes"; each is the only server when it is connected, so both are `notes` and their tool is `delete_note`.
     const notes = (address: string): ConnectedTool => ({
-      descriptor: { name: "delete_note", server: "notes", tool: "delete_note", description: "", inputSchema: { type: "object" }, readOnly: true },
+      descriptor: {
+        name: "delete_note",
+        server: "notes",
+        tool: "delete_note",
+        description: "",
+        inputSchema: { type: "object" },
+        readOnly: true,
+      },
       address,
       call: async (args) => {
         calls.push(`${address} ${JSON.stringify(args)}`);
@@ -239,7 +311,15 @@ describe("a tool grant belongs to the server's URL, not to the name it gives its
       },
     });
     const call = (id: string) => broker.service({ name: "delete_note", arguments: { id } }, context());
-    return { broker, asked, audit, calls, call, first: notes("http://127.0.0.1:4001/mcp"), second: notes("http://127.0.0.1:4002/mcp") };
+    return {
+      broker,
+      asked,
+      audit,
+      calls,
+      call,
+      first: notes("http://127.0.0.1:4001/mcp"),
+      second: notes("http://127.0.0.1:4002/mcp"),
+    };
   }
 
   it("Always allow notes/delete_note on one server does not cover another server that calls itself notes", async () => {
@@ -249,11 +329,17 @@ describe("a tool grant belongs to the server's URL, not to the name it gives its
     expect(asked[0]).toMatchObject({ server: "notes", serverUrl: "http://127.0.0.1:4001/mcp", tool: "delete_note" });
     expect(broker.state().allowed).toEqual(["http://127.0.0.1:4001/mcp#delete_note"]);
     broker.setTools([second]);
-    await expect(call("2")).rejects.toMatchObject({ code: "denied", message: expect.stringContaining("notes/delete_note") });
+    await expect(call("2")).rejects.toMatchObject({
+      code: "denied",
+      message: expect.stringContaining("notes/delete_note"),
+    });
     expect(asked).toHaveLength(2);
     expect(asked[1]).toMatchObject({ server: "notes", serverUrl: "http://127.0.0.1:4002/mcp" });
     // The first server again: its grant holds, whatever it is called now.
-    broker.setTools([second, { ...first, descriptor: { ...first.descriptor, name: "notes-2/delete_note", server: "notes-2" } }]);
+    broker.setTools([
+      second,
+      { ...first, descriptor: { ...first.descriptor, name: "notes-2/delete_note", server: "notes-2" } },
+    ]);
     await broker.service({ name: "notes-2/delete_note", arguments: { id: "3" } }, context());
     expect(asked).toHaveLength(2);
     expect(calls).toEqual(['http://127.0.0.1:4001/mcp {"id":"1"}', 'http://127.0.0.1:4001/mcp {"id":"3"}']);

@@ -20,8 +20,21 @@ import type { JsonValue } from "../../wire/mount";
 import { createCapabilityCore, sha256Hex } from "../createCapabilityCore";
 import { formatToolArguments, type ShownArgument } from "./toolArguments";
 import {
-  DEFAULT_TOOL_POLICY, allowTool, answerToolAsk, canonicalJson, decideTool, forgetServer, parseToolKey, revokeTool as withoutTool, setReadOnlyAllowed, spendToolGrant, toolKey,
-  type ToolAction, type ToolAnswer, type ToolAuditDecision, type ToolPolicyState,
+  DEFAULT_TOOL_POLICY,
+  allowTool,
+  answerToolAsk,
+  canonicalJson,
+  decideTool,
+  forgetServer,
+  parseToolKey,
+  revokeTool as withoutTool,
+  setReadOnlyAllowed,
+  spendToolGrant,
+  toolKey,
+  type ToolAction,
+  type ToolAnswer,
+  type ToolAuditDecision,
+  type ToolPolicyState,
 } from "./toolPolicy";
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
@@ -123,11 +136,17 @@ export function resultText(content: readonly unknown[] | undefined): string {
   if (!Array.isArray(content)) return "";
   return content
     .map((part) => {
-      const item = part as { type?: unknown; text?: unknown; mimeType?: unknown; resource?: { uri?: unknown; text?: unknown } } | null;
+      const item = part as {
+        type?: unknown;
+        text?: unknown;
+        mimeType?: unknown;
+        resource?: { uri?: unknown; text?: unknown };
+      } | null;
       if (!item || typeof item !== "object") return "";
       if (item.type === "text" && typeof item.text === "string") return item.text;
       if (item.type === "resource" && typeof item.resource?.text === "string") return item.resource.text;
-      if (item.type === "resource_link" || item.type === "resource") return `[resource ${String((item as { uri?: unknown }).uri ?? item.resource?.uri ?? "")}]`;
+      if (item.type === "resource_link" || item.type === "resource")
+        return `[resource ${String((item as { uri?: unknown }).uri ?? item.resource?.uri ?? "")}]`;
       return `[${String(item.type)}${typeof item.mimeType === "string" ? ` ${item.mimeType}` : ""}]`;
     })
     .filter((text) => text !== "")
@@ -148,22 +167,33 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
   const maxBytes = options.maxResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES;
   const core = createCapabilityCore({
     initial: options.initial ?? DEFAULT_TOOL_POLICY,
-    rules: { decide: decideTool, answer: answerToolAsk, spend: spendToolGrant, remembers: "tool" as ToolAnswer, refuses: "deny" as ToolAnswer },
+    rules: {
+      decide: decideTool,
+      answer: answerToolAsk,
+      spend: spendToolGrant,
+      remembers: "tool" as ToolAnswer,
+      refuses: "deny" as ToolAnswer,
+    },
     onChange: options.onChange,
     newId,
   });
 
   const service: HostService = async (payload, { signal }) => {
     const input = payload as { name?: unknown; arguments?: unknown } | null;
-    if (!input || typeof input !== "object" || typeof input.name !== "string") throw new HostServiceError("invalid", "a tool call needs a tool name");
+    if (!input || typeof input !== "object" || typeof input.name !== "string")
+      throw new HostServiceError("invalid", "a tool call needs a tool name");
     const args = input.arguments;
-    if (!args || typeof args !== "object" || Array.isArray(args)) throw new HostServiceError("invalid", "a tool's arguments are one object");
+    if (!args || typeof args !== "object" || Array.isArray(args))
+      throw new HostServiceError("invalid", "a tool's arguments are one object");
     const tool = connected.get(input.name);
     if (!tool) {
       const names = [...connected.keys()];
       throw new HostServiceError(
         "unknown-tool",
-        `no connected tool is named "${input.name.slice(0, 100)}"` + (names.length > 0 ? `; connected: ${names.slice(0, 20).join(", ")}` : "; no MCP server is connected (Session settings)"),
+        `no connected tool is named "${input.name.slice(0, 100)}"` +
+          (names.length > 0
+            ? `; connected: ${names.slice(0, 20).join(", ")}`
+            : "; no MCP server is connected (Session settings)"),
       );
     }
     const { descriptor } = tool;
@@ -179,7 +209,15 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
     };
     const key = toolKey(tool.address, descriptor.tool);
     const record = (entry: Omit<ToolAuditRecord, "at" | "capability" | "method" | "url" | "server" | "bytesOut">) =>
-      options.audit({ at: now(), capability: "tool", method: "CALL", url: label, server: tool.address, bytesOut: action.argumentsSize, ...entry });
+      options.audit({
+        at: now(),
+        capability: "tool",
+        method: "CALL",
+        url: label,
+        server: tool.address,
+        bytesOut: action.argumentsSize,
+        ...entry,
+      });
 
     const verdict = await core.decide(action, {
       ask: (id) => {
@@ -215,7 +253,16 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
     }
     const { decision, auditDecision } = verdict;
 
-    const call = { scope: key, basis: decision.basis, description: label, signal, timeoutMs, cancelledMessage: `${label} was cancelled`, auditDecision, record };
+    const call = {
+      scope: key,
+      basis: decision.basis,
+      description: label,
+      signal,
+      timeoutMs,
+      cancelledMessage: `${label} was cancelled`,
+      auditDecision,
+      record,
+    };
     return core.perform(call, async (callSignal, ended) => {
       let result: McpToolResult;
       try {
@@ -229,7 +276,10 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
       // A call ended meanwhile (cancel, timeout, revoke) was settled and recorded already; a late result is dropped.
       if (ended()) throw ended();
       const text = resultText(result.content);
-      const structured = result.structuredContent !== undefined && result.structuredContent !== null ? (result.structuredContent as JsonValue) : null;
+      const structured =
+        result.structuredContent !== undefined && result.structuredContent !== null
+          ? (result.structuredContent as JsonValue)
+          : null;
       const answer: ToolCallResponse = { structured, text };
       const size = new TextEncoder().encode(JSON.stringify(answer)).length;
       if (result.isError) {
@@ -238,7 +288,10 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
       }
       if (size > maxBytes) {
         record({ decision: auditDecision, bytes: size, result: "too-large" });
-        throw new HostServiceError("too-large", `the result of ${label} is ${size} bytes, over the ${maxBytes / 1024 / 1024} MB limit`);
+        throw new HostServiceError(
+          "too-large",
+          `the result of ${label} is ${size} bytes, over the ${maxBytes / 1024 / 1024} MB limit`,
+        );
       }
       record({ decision: auditDecision, bytes: size, result: "ok" });
       return answer as unknown as JsonValue;
@@ -249,7 +302,8 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
     service,
     state: core.state,
     load(state, options) {
-      if (!options?.keepCalls) core.abortWhere(() => true, new HostServiceError("aborted", "another session was opened"));
+      if (!options?.keepCalls)
+        core.abortWhere(() => true, new HostServiceError("aborted", "another session was opened"));
       core.change(state, false);
     },
     setStrict(strict) {
@@ -259,14 +313,20 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
       core.change(allowTool(core.state(), key));
     },
     revokeTool(key) {
-      core.abortWhere((flight) => flight.scope === key && flight.basis === "tool", new HostServiceError("revoked", `the person revoked ${labelOf(key)}; the call was aborted`));
+      core.abortWhere(
+        (flight) => flight.scope === key && flight.basis === "tool",
+        new HostServiceError("revoked", `the person revoked ${labelOf(key)}; the call was aborted`),
+      );
       core.change(withoutTool(core.state(), key));
     },
     setReadOnlyAllowed(address, allowed) {
       if (!allowed) {
         core.abortWhere(
           (flight) => parseToolKey(flight.scope)?.address === address && flight.basis === "read-only",
-          new HostServiceError("revoked", `the person stopped allowing the read-only tools of ${address}; the call was aborted`),
+          new HostServiceError(
+            "revoked",
+            `the person stopped allowing the read-only tools of ${address}; the call was aborted`,
+          ),
         );
       }
       core.change(setReadOnlyAllowed(core.state(), address, allowed));
@@ -281,7 +341,10 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
     setTools(tools) {
       connected = new Map(tools.map((tool) => [tool.descriptor.name, tool]));
       const keys = new Set(tools.map((tool) => toolKey(tool.address, tool.descriptor.tool)));
-      core.abortWhere((flight) => !keys.has(flight.scope), new HostServiceError("aborted", "its MCP server was removed; the call was aborted"));
+      core.abortWhere(
+        (flight) => !keys.has(flight.scope),
+        new HostServiceError("aborted", "its MCP server was removed; the call was aborted"),
+      );
     },
     tools: () => [...connected.values()].map((tool) => tool.descriptor),
     inFlight: core.inFlight,

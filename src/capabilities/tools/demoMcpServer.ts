@@ -31,13 +31,27 @@ export function createDemoMcpServer(): McpServer {
     {
       description: "Look up a film by its title: year, director, running time and rating.",
       inputSchema: { title: z.string().min(1).describe("The film's title, e.g. Dune") },
-      outputSchema: { title: z.string(), year: z.number(), director: z.string(), minutes: z.number(), rating: z.number() },
+      outputSchema: {
+        title: z.string(),
+        year: z.number(),
+        director: z.string(),
+        minutes: z.number(),
+        rating: z.number(),
+      },
       annotations: { readOnlyHint: true },
     },
     async ({ title }) => {
       const film = find(title);
       if (!film) {
-        return { isError: true, content: [{ type: "text", text: `No film titled "${title}" in the demo catalogue (try ${DEMO_FILMS.map((item) => item.title).join(", ")}).` }] };
+        return {
+          isError: true,
+          content: [
+            {
+              type: "text",
+              text: `No film titled "${title}" in the demo catalogue (try ${DEMO_FILMS.map((item) => item.title).join(", ")}).`,
+            },
+          ],
+        };
       }
       return { structuredContent: { ...film }, content: [{ type: "text", text: JSON.stringify(film) }] };
     },
@@ -52,7 +66,8 @@ export function createDemoMcpServer(): McpServer {
     },
     async ({ title }) => {
       const film = find(title);
-      if (!film) return { isError: true, content: [{ type: "text", text: `No film titled "${title}" in the demo catalogue.` }] };
+      if (!film)
+        return { isError: true, content: [{ type: "text", text: `No film titled "${title}" in the demo catalogue.` }] };
       if (!watchlist.includes(film.title)) watchlist.push(film.title);
       return { content: [{ type: "text", text: `Watch list: ${watchlist.join(", ")}` }] };
     },

@@ -44,7 +44,9 @@ export const tools: Capability = {
       broker,
       () =>
         import("./createMcpServers").then(({ createMcpServers }) =>
-          createMcpServers({ demoServer: () => import("./demoMcpServer").then((module) => module.createDemoMcpServer()) }),
+          createMcpServers({
+            demoServer: () => import("./demoMcpServer").then((module) => module.createDemoMcpServer()),
+          }),
         ),
       setTools,
     );

@@ -33,7 +33,9 @@ async function sseOnly(): Promise<{ url: string; authorizations: (string | undef
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     if (url.pathname === "/sse" && request.method === "GET") {
       const server = new McpServer({ name: "Old Server", version: "1.0.0" });
-      server.registerTool("echo", { description: "Echo", inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text }] }));
+      server.registerTool("echo", { description: "Echo", inputSchema: { text: z.string() } }, async ({ text }) => ({
+        content: [{ type: "text", text }],
+      }));
       const transport = new SSEServerTransport("/messages", response);
       transports.set(transport.sessionId, transport);
       void server.connect(transport);
@@ -46,10 +48,13 @@ async function sseOnly(): Promise<{ url: string; authorizations: (string | undef
     response.writeHead(405).end();
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  closers.push(() => new Promise((resolve) => {
-    http.closeAllConnections();
-    http.close(() => resolve());
-  }));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  );
   return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/sse`, authorizations };
 }
 
@@ -59,7 +64,10 @@ describe("the host's MCP client", () => {
     const connection = await connectMcpServer({ url: server.url, token: "tok-1" });
     expect(connection.transport).toBe("streamable-http");
     expect(connection.serverName).toBe("Films");
-    expect(connection.tools.map((tool) => [tool.name, tool.readOnly])).toEqual([["lookup_film", true], ["add_to_watchlist", false]]);
+    expect(connection.tools.map((tool) => [tool.name, tool.readOnly])).toEqual([
+      ["lookup_film", true],
+      ["add_to_watchlist", false],
+    ]);
     const result = await connection.call("lookup_film", { title: "Dune" }, new AbortController().signal);
     expect(result.structuredContent).toEqual({ title: "Dune", year: 2021, director: "Denis Villeneuve" });
     await connection.close();
@@ -72,7 +80,9 @@ describe("the host's MCP client", () => {
     const connection = await connectMcpServer({ url: server.url, token: "tok-2" });
     expect(connection.transport).toBe("sse");
     expect(connection.tools.map((tool) => tool.name)).toEqual(["echo"]);
-    expect((await connection.call("echo", { text: "hi" }, new AbortController().signal)).content).toEqual([{ type: "text", text: "hi" }]);
+    expect((await connection.call("echo", { text: "hi" }, new AbortController().signal)).content).toEqual([
+      { type: "text", text: "hi" },
+    ]);
     await connection.close();
     expect(server.authorizations.filter((value) => value !== "Bearer tok-2")).toEqual([]);
   });
@@ -89,8 +99,13 @@ describe("the host's MCP client", () => {
     await new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve));
     closers.push(() => new Promise((resolve) => refusing.close(() => resolve())));
     const url = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/mcp`;
-    await expect(connectMcpServer({ url, token: "wrong" })).rejects.toMatchObject({ code: "unauthorized", message: expect.stringMatching(/refused the token/) });
-    await expect(connectMcpServer({ url: "http://user:pw@127.0.0.1/mcp" })).rejects.toMatchObject({ code: "invalid-url" });
+    await expect(connectMcpServer({ url, token: "wrong" })).rejects.toMatchObject({
+      code: "unauthorized",
+      message: expect.stringMatching(/refused the token/),
+    });
+    await expect(connectMcpServer({ url: "http://user:pw@127.0.0.1/mcp" })).rejects.toMatchObject({
+      code: "invalid-url",
+    });
     await expect(connectMcpServer({ url: "file:///etc/passwd" })).rejects.toMatchObject({ code: "invalid-url" });
     await expect(connectMcpServer({ url: "not a url" })).rejects.toMatchObject({ code: "invalid-url" });
   });

@@ -77,7 +77,13 @@ const zodValidator: jsonSchemaValidator = {
       const result = check.safeParse(input);
       return result.success
         ? { valid: true, data: input as T, errorMessage: undefined }
-        : { valid: false, data: undefined, errorMessage: result.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ") };
+        : {
+            valid: false,
+            data: undefined,
+            errorMessage: result.error.issues
+              .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
+              .join("; "),
+          };
     };
   },
 };
@@ -120,7 +126,9 @@ function connection(client: Client, transport: McpConnection["transport"], tools
 }
 
 /** The demo server (or any server object) in this page: no network at all. */
-export async function connectInMemory(server: { connect(transport: Transport): Promise<void> }): Promise<McpConnection> {
+export async function connectInMemory(server: {
+  connect(transport: Transport): Promise<void>;
+}): Promise<McpConnection> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = newClient();
@@ -161,10 +169,18 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
   try {
     url = new URL(options.url);
   } catch {
-    throw new McpConnectError("invalid-url", `“${options.url.slice(0, 200)}” is not a URL; an MCP server URL looks like https://example.com/mcp`);
+    throw new McpConnectError(
+      "invalid-url",
+      `“${options.url.slice(0, 200)}” is not a URL; an MCP server URL looks like https://example.com/mcp`,
+    );
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw new McpConnectError("invalid-url", "an MCP server URL starts with https:// (or http:// for a server on this computer)");
-  if (url.username || url.password) throw new McpConnectError("invalid-url", "put credentials in the token field, not in the URL");
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    throw new McpConnectError(
+      "invalid-url",
+      "an MCP server URL starts with https:// (or http:// for a server on this computer)",
+    );
+  if (url.username || url.password)
+    throw new McpConnectError("invalid-url", "put credentials in the token field, not in the URL");
 
   const baseFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
   // Whether the browser refused or failed a request outright (a CORS refusal
@@ -173,7 +189,12 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
   let refused = false;
   const pageFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     try {
-      const response = await baseFetch(input, { ...init, credentials: "omit", referrerPolicy: "no-referrer", mode: "cors" });
+      const response = await baseFetch(input, {
+        ...init,
+        credentials: "omit",
+        referrerPolicy: "no-referrer",
+        mode: "cors",
+      });
       if (response.status === 401 || response.status === 403) refused = true;
       return response;
     } catch (error) {
@@ -187,30 +208,45 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
   if (options.authProvider) {
     const provider = options.authProvider;
     const redirect = provider.redirectToAuthorization.bind(provider);
-    options = { ...options, authProvider: Object.assign(Object.create(provider) as OAuthClientProvider, {
-      redirectToAuthorization: (target: URL) => {
-        redirected = true;
-        return redirect(target);
-      },
-    }) };
+    options = {
+      ...options,
+      authProvider: Object.assign(Object.create(provider) as OAuthClientProvider, {
+        redirectToAuthorization: (target: URL) => {
+          redirected = true;
+          return redirect(target);
+        },
+      }),
+    };
   }
   const requestInit: RequestInit = { headers };
 
   const attempt = async (kind: "streamable-http" | "sse"): Promise<McpConnection> => {
     if (kind === "streamable-http" && options.signInCode !== undefined && options.authProvider) {
       // Back from the server's sign-in page: exchange the code (PKCE) for tokens first.
-      await new StreamableHTTPClientTransport(url, { requestInit, fetch: pageFetch, authProvider: options.authProvider }).finishAuth(options.signInCode);
-    }
-    const client = newClient();
-    const transport = kind === "streamable-http"
-      ? new StreamableHTTPClientTransport(url, { requestInit, fetch: pageFetch, ...(options.authProvider ? { authProvider: options.authProvider } : {}) })
-      : new SSEClientTransport(url, {
+      await new StreamableHTTPClientTransport(url, {
         requestInit,
         fetch: pageFetch,
-        // The SSE stream itself is opened with this page's fetch too, so it carries the same header.
-        eventSourceInit: { fetch: (input: RequestInfo | URL, init?: RequestInit) => pageFetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) } as EventSourceInit,
-        ...(options.authProvider ? { authProvider: options.authProvider } : {}),
-      });
+        authProvider: options.authProvider,
+      }).finishAuth(options.signInCode);
+    }
+    const client = newClient();
+    const transport =
+      kind === "streamable-http"
+        ? new StreamableHTTPClientTransport(url, {
+            requestInit,
+            fetch: pageFetch,
+            ...(options.authProvider ? { authProvider: options.authProvider } : {}),
+          })
+        : new SSEClientTransport(url, {
+            requestInit,
+            fetch: pageFetch,
+            // The SSE stream itself is opened with this page's fetch too, so it carries the same header.
+            eventSourceInit: {
+              fetch: (input: RequestInfo | URL, init?: RequestInit) =>
+                pageFetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
+            } as EventSourceInit,
+            ...(options.authProvider ? { authProvider: options.authProvider } : {}),
+          });
     try {
       await client.connect(transport);
       return connection(client, kind, await listTools(client));
@@ -232,7 +268,12 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
       );
     }
     const status = (error as { code?: unknown }).code;
-    if (error instanceof UnauthorizedError || status === 401 || status === 403 || /\b(401|403)\b/.test(String((error as Error)?.message))) {
+    if (
+      error instanceof UnauthorizedError ||
+      status === 401 ||
+      status === 403 ||
+      /\b(401|403)\b/.test(String((error as Error)?.message))
+    ) {
       return new McpConnectError(
         "unauthorized",
         options.token
@@ -243,9 +284,17 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
     }
     const message = String((error as Error)?.message ?? error);
     if (/json|parse|content-type|unexpected/i.test(message) || (typeof status === "number" && status >= 400)) {
-      return new McpConnectError("not-mcp", `${url.href} answered, but not as an MCP server (${message.slice(0, 200)}). Check the URL (often it ends in /mcp).`, { cause: error });
+      return new McpConnectError(
+        "not-mcp",
+        `${url.href} answered, but not as an MCP server (${message.slice(0, 200)}). Check the URL (often it ends in /mcp).`,
+        { cause: error },
+      );
     }
-    return new McpConnectError("failed", `Could not connect to the MCP server at ${url.href}: ${message.slice(0, 300)}`, { cause: error });
+    return new McpConnectError(
+      "failed",
+      `Could not connect to the MCP server at ${url.href}: ${message.slice(0, 300)}`,
+      { cause: error },
+    );
   };
 
   try {
@@ -254,7 +303,15 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
     // Older servers speak the HTTP+SSE transport: they answer the Streamable
     // HTTP POST with 4xx (404, 405). Nothing else is worth a second try.
     const status = first instanceof StreamableHTTPError ? first.code : undefined;
-    if (blocked !== undefined || first instanceof UnauthorizedError || typeof status !== "number" || status < 400 || status >= 500 || status === 401 || status === 403) {
+    if (
+      blocked !== undefined ||
+      first instanceof UnauthorizedError ||
+      typeof status !== "number" ||
+      status < 400 ||
+      status >= 500 ||
+      status === 401 ||
+      status === 403
+    ) {
       throw explain(first);
     }
     try {

@@ -12,7 +12,11 @@
  * export. Closing the tab forgets it; signing in again is one click.
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 
 const PREFIX = "livemark.mcp.oauth:";
 const PENDING = `${PREFIX}pending`;
@@ -82,12 +86,16 @@ export function createBrowserOAuthProvider(options: BrowserOAuthOptions): OAuthC
     discoveryState: () => read(storage, key("discovery")),
     saveDiscoveryState: (discovery) => storage.setItem(key("discovery"), JSON.stringify(discovery)),
     redirectToAuthorization(url) {
-      const pending: PendingSignIn = { serverUrl: options.serverUrl, state: url.searchParams.get("state") ?? state ?? "" };
+      const pending: PendingSignIn = {
+        serverUrl: options.serverUrl,
+        state: url.searchParams.get("state") ?? state ?? "",
+      };
       storage.setItem(PENDING, JSON.stringify(pending));
       navigate(url);
     },
     invalidateCredentials(scope) {
-      const parts = scope === "all" ? ["client", "tokens", "verifier", "discovery"] : [scope === "verifier" ? "verifier" : scope];
+      const parts =
+        scope === "all" ? ["client", "tokens", "verifier", "discovery"] : [scope === "verifier" ? "verifier" : scope];
       for (const part of parts) storage.removeItem(key(part));
     },
   };
@@ -98,7 +106,10 @@ export function createBrowserOAuthProvider(options: BrowserOAuthOptions): OAuthC
  * whose state matches, and the code. Anything else (no pending sign-in, a
  * state that does not match: a forged or stale link) is not a sign-in.
  */
-export function takePendingSignIn(search: string, storage: Store = sessionStorage): { pending: PendingSignIn; code: string } | { error: string } | undefined {
+export function takePendingSignIn(
+  search: string,
+  storage: Store = sessionStorage,
+): { pending: PendingSignIn; code: string } | { error: string } | undefined {
   const params = new URLSearchParams(search);
   const code = params.get("code");
   const error = params.get("error");
@@ -107,6 +118,9 @@ export function takePendingSignIn(search: string, storage: Store = sessionStorag
   if (!pending || (!code && !error)) return undefined;
   if (returned !== pending.state) return undefined;
   storage.removeItem(PENDING);
-  if (!code) return { error: `${pending.serverUrl} did not sign you in (${(params.get("error_description") ?? error ?? "").slice(0, 200)})` };
+  if (!code)
+    return {
+      error: `${pending.serverUrl} did not sign you in (${(params.get("error_description") ?? error ?? "").slice(0, 200)})`,
+    };
   return { pending, code };
 }

@@ -5,7 +5,9 @@
  */
 export const REMEMBERED_SERVERS_KEY = "livemark.mcp.servers";
 
-export function hasRememberedServers(storage: Pick<Storage, "getItem"> | undefined = typeof sessionStorage === "undefined" ? undefined : sessionStorage): boolean {
+export function hasRememberedServers(
+  storage: Pick<Storage, "getItem"> | undefined = typeof sessionStorage === "undefined" ? undefined : sessionStorage,
+): boolean {
   try {
     const text = storage?.getItem(REMEMBERED_SERVERS_KEY);
     return Boolean(text && text !== "[]");

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { MAX_ASKED_ARGUMENTS, MAX_ASKED_ARGUMENTS_BYTES, formatToolArguments, previewArgument, showInvisibles } from "./toolArguments";
+import {
+  MAX_ASKED_ARGUMENTS,
+  MAX_ASKED_ARGUMENTS_BYTES,
+  formatToolArguments,
+  previewArgument,
+  showInvisibles,
+} from "./toolArguments";
 
 describe("what the tool ask shows of a call's arguments", () => {
   it("every top-level argument is its own entry, however long the one before it", () => {
@@ -23,13 +29,39 @@ describe("what the tool ask shows of a call's arguments", () => {
 
   it("a bidi override and other invisible characters are shown as marks, in values and names", () => {
     // "\u202E" makes "elpmaxe.live@rekcatta" read as "attacker@evil.example".
-    const shown = formatToolArguments({ to: "\u202Eelpmaxe.live@rekcatta", ["n\u200Bame"]: "a\u2028b\u2066c\u2069\u0085\u0000" });
+    const shown = formatToolArguments({
+      to: "\u202Eelpmaxe.live@rekcatta",
+      ["n\u200Bame"]: "a\u2028b\u2066c\u2069\u0085\u0000",
+    });
     expect(shown.ok && shown.arguments).toEqual([
       { name: "to", value: '"⟨U+202E⟩elpmaxe.live@rekcatta"' },
       { name: '"n⟨U+200B⟩ame"', value: '"a⟨U+2028⟩b⟨U+2066⟩c⟨U+2069⟩⟨U+0085⟩\\u0000"' },
     ]);
-    for (const character of ["\u202A", "\u202B", "\u202C", "\u202D", "\u2067", "\u2068", "\u200E", "\u200F", "\u061C", "\u2029", "\u200C", "\u200D", "\u2060", "\uFEFF", "\u00AD", "\u007F", "\u009B", "\u3164", "\u{E0041}", "\u{E0100}"]) {
-      expect(showInvisibles(`a${character}b`)).toBe(`a⟨U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩b`);
+    for (const character of [
+      "\u202A",
+      "\u202B",
+      "\u202C",
+      "\u202D",
+      "\u2067",
+      "\u2068",
+      "\u200E",
+      "\u200F",
+      "\u061C",
+      "\u2029",
+      "\u200C",
+      "\u200D",
+      "\u2060",
+      "\uFEFF",
+      "\u00AD",
+      "\u007F",
+      "\u009B",
+      "\u3164",
+      "\u{E0041}",
+      "\u{E0100}",
+    ]) {
+      expect(showInvisibles(`a${character}b`)).toBe(
+        `a⟨U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩b`,
+      );
     }
     expect(showInvisibles("line\nbreak")).toBe("line⟨U+000A⟩break");
     expect(showInvisibles("line\nbreak", { keepNewlines: true })).toBe("line\nbreak");
@@ -44,9 +76,15 @@ describe("what the tool ask shows of a call's arguments", () => {
   it("a call too large to show whole is not shown: too many bytes or too many arguments", () => {
     const big = formatToolArguments({ body: "x".repeat(MAX_ASKED_ARGUMENTS_BYTES), to: "a@b.example" });
     expect(big).toMatchObject({ ok: false, reason: expect.stringMatching(/64 KB/) });
-    const many = formatToolArguments(Object.fromEntries(Array.from({ length: MAX_ASKED_ARGUMENTS + 1 }, (_, index) => [`a${index}`, index])));
+    const many = formatToolArguments(
+      Object.fromEntries(Array.from({ length: MAX_ASKED_ARGUMENTS + 1 }, (_, index) => [`a${index}`, index])),
+    );
     expect(many).toMatchObject({ ok: false, reason: expect.stringMatching(/51 top-level arguments/) });
-    expect(formatToolArguments(Object.fromEntries(Array.from({ length: MAX_ASKED_ARGUMENTS }, (_, index) => [`a${index}`, index]))).ok).toBe(true);
+    expect(
+      formatToolArguments(
+        Object.fromEntries(Array.from({ length: MAX_ASKED_ARGUMENTS }, (_, index) => [`a${index}`, index])),
+      ).ok,
+    ).toBe(true);
   });
 
   it("a long value is collapsed to its start, never inside a mark or a surrogate pair", () => {

@@ -37,7 +37,8 @@ export type FormattedArguments = { ok: true; arguments: ShownArgument[] } | { ok
 // BOM, soft hyphen, interlinear annotations, tag characters. Zl/Zp: U+2028/U+2029. Then the fillers and
 // joiners that render as nothing although they are not Cf (Hangul fillers, combining grapheme joiner,
 // Mongolian variation selectors) and every variation selector.
-const INVISIBLE = /^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u034F\u115F\u1160\u180B-\u180D\u3164\uFFA0\uFE00-\uFE0F\u{E0100}-\u{E01EF}]$/u;
+const INVISIBLE =
+  /^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u034F\u115F\u1160\u180B-\u180D\u3164\uFFA0\uFE00-\uFE0F\u{E0100}-\u{E01EF}]$/u;
 const VARIATION_SELECTOR = /^[\u180B-\u180D\uFE00-\uFE0F\u{E0100}-\u{E01EF}]$/u;
 const EMOJI = /^\p{Emoji}$/u;
 
@@ -63,7 +64,12 @@ export function showInvisibles(text: string, options: { keepNewlines?: boolean }
     const presentation = character === "\uFE0E" || character === "\uFE0F";
     const previous = characters[index - 1];
     const next = characters[index + 1];
-    if (presentation && previous !== undefined && EMOJI.test(previous) && !(next !== undefined && VARIATION_SELECTOR.test(next))) {
+    if (
+      presentation &&
+      previous !== undefined &&
+      EMOJI.test(previous) &&
+      !(next !== undefined && VARIATION_SELECTOR.test(next))
+    ) {
       shown += character;
       return;
     }
@@ -95,13 +101,22 @@ export function showArgumentValue(value: unknown): string {
 export function formatToolArguments(args: Record<string, unknown>, jsonBytes?: number): FormattedArguments {
   const names = Object.keys(args);
   if (names.length > MAX_ASKED_ARGUMENTS) {
-    return { ok: false, reason: `it has ${names.length} top-level arguments, more than the ${MAX_ASKED_ARGUMENTS} a permission ask shows` };
+    return {
+      ok: false,
+      reason: `it has ${names.length} top-level arguments, more than the ${MAX_ASKED_ARGUMENTS} a permission ask shows`,
+    };
   }
   const bytes = jsonBytes ?? new TextEncoder().encode(JSON.stringify(args)).length;
   if (bytes > MAX_ASKED_ARGUMENTS_BYTES) {
-    return { ok: false, reason: `its arguments are ${bytes} bytes of JSON, more than the ${MAX_ASKED_ARGUMENTS_BYTES / 1024} KB a permission ask shows whole` };
+    return {
+      ok: false,
+      reason: `its arguments are ${bytes} bytes of JSON, more than the ${MAX_ASKED_ARGUMENTS_BYTES / 1024} KB a permission ask shows whole`,
+    };
   }
-  return { ok: true, arguments: names.map((name) => ({ name: showArgumentName(name), value: showArgumentValue(args[name]) })) };
+  return {
+    ok: true,
+    arguments: names.map((name) => ({ name: showArgumentName(name), value: showArgumentValue(args[name]) })),
+  };
 }
 
 /** How much of a value the ask shows before **Show all**. */
@@ -113,7 +128,10 @@ export const ARGUMENT_PREVIEW = Object.freeze({ maxCharacters: 300, maxLines: 6 
  * how many characters are behind **Show all**; undefined when it is short
  * enough to show as it is.
  */
-export function previewArgument(value: string, limits: { maxCharacters: number; maxLines: number } = ARGUMENT_PREVIEW): { text: string; hiddenCharacters: number } | undefined {
+export function previewArgument(
+  value: string,
+  limits: { maxCharacters: number; maxLines: number } = ARGUMENT_PREVIEW,
+): { text: string; hiddenCharacters: number } | undefined {
   let end = Math.min(value.length, limits.maxCharacters);
   let lineBreak = -1;
   for (let line = 0; line < limits.maxLines; line += 1) {

@@ -114,20 +114,33 @@ export function toolFingerprint(action: ToolAction): string {
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
   }
   return JSON.stringify(value ?? null);
 }
 
 function audit(action: ToolAction, decision: ToolAuditDecision, reason?: string): ToolAuditEntry {
-  return { capability: "tool", method: "CALL", url: action.label, decision, bytes: action.argumentsSize, ...(reason ? { reason } : {}) };
+  return {
+    capability: "tool",
+    method: "CALL",
+    url: action.label,
+    decision,
+    bytes: action.argumentsSize,
+    ...(reason ? { reason } : {}),
+  };
 }
 
 /** What happens to a call before anyone is asked; `audit` is set when the decision is final. */
-export function decideTool(state: ToolPolicyState, action: ToolAction): { decision: ToolDecision; audit?: ToolAuditEntry } {
+export function decideTool(
+  state: ToolPolicyState,
+  action: ToolAction,
+): { decision: ToolDecision; audit?: ToolAuditEntry } {
   if (state.strict) return { decision: { kind: "ask" } };
-  if (state.allowed.includes(toolKey(action.server, action.tool))) return { decision: { kind: "allow", basis: "tool" }, audit: audit(action, "allowed-tool") };
+  if (state.allowed.includes(toolKey(action.server, action.tool)))
+    return { decision: { kind: "allow", basis: "tool" }, audit: audit(action, "allowed-tool") };
   if (action.readOnly && state.readOnlyServers.includes(action.server)) {
     return { decision: { kind: "allow", basis: "read-only" }, audit: audit(action, "allowed-read-only") };
   }
@@ -143,13 +156,24 @@ export function answerToolAsk(
   switch (answer) {
     case "once": {
       const grant: OneTimeGrant = { id: grantId, fingerprint: toolFingerprint(action), spent: false };
-      return { state: { ...state, grants: [...state.grants, grant] }, decision: { kind: "allow", basis: "once", grantId } };
+      return {
+        state: { ...state, grants: [...state.grants, grant] },
+        decision: { kind: "allow", basis: "once", grantId },
+      };
     }
     case "tool":
-      return { state: allowTool(state, toolKey(action.server, action.tool)), decision: { kind: "allow", basis: "tool" }, audit: audit(action, "allowed-tool") };
+      return {
+        state: allowTool(state, toolKey(action.server, action.tool)),
+        decision: { kind: "allow", basis: "tool" },
+        audit: audit(action, "allowed-tool"),
+      };
     case "deny": {
       const message = `The person denied this tool call: ${action.label}. Do not retry it; say what you wanted it for, or ask the person.`;
-      return { state, decision: { kind: "deny", reason: "person", message }, audit: audit(action, "denied", "the person denied it") };
+      return {
+        state,
+        decision: { kind: "deny", reason: "person", message },
+        audit: audit(action, "denied", "the person denied it"),
+      };
     }
     default: {
       const never: never = answer;
@@ -167,7 +191,8 @@ export function spendToolGrant(state: ToolPolicyState, grantId: string, action: 
   const grant = state.grants.find((item) => item.id === grantId);
   if (!grant) return { ok: false, state, reason: "unknown", audit: audit(action, "denied", "unknown grant") };
   if (grant.spent) return { ok: false, state, reason: "spent", audit: audit(action, "denied", "grant already used") };
-  if (grant.fingerprint !== toolFingerprint(action)) return { ok: false, state, reason: "mismatch", audit: audit(action, "denied", "grant is for another call") };
+  if (grant.fingerprint !== toolFingerprint(action))
+    return { ok: false, state, reason: "mismatch", audit: audit(action, "denied", "grant is for another call") };
   const grants = state.grants.map((item) => (item.id === grantId ? { ...item, spent: true } : item));
   return { ok: true, state: { ...state, grants }, audit: audit(action, "allowed-once") };
 }
@@ -191,5 +216,10 @@ export function forgetServer(state: ToolPolicyState, address: string): ToolPolic
 export function setReadOnlyAllowed(state: ToolPolicyState, server: string, allowed: boolean): ToolPolicyState {
   const has = state.readOnlyServers.includes(server);
   if (has === allowed) return state;
-  return { ...state, readOnlyServers: allowed ? [...state.readOnlyServers, server] : state.readOnlyServers.filter((item) => item !== server) };
+  return {
+    ...state,
+    readOnlyServers: allowed
+      ? [...state.readOnlyServers, server]
+      : state.readOnlyServers.filter((item) => item !== server),
+  };
 }

@@ -54,11 +54,16 @@ function createRealm(quoteStrings: boolean) {
   const output: string[] = [];
   const format = (value: unknown) => (typeof value === "string" && !quoteStrings ? value : inspect(value));
   const log = (...values: unknown[]) => output.push(values.map(format).join(" "));
-  const context = vm.createContext({ console: { log, info: log, warn: log, error: log, debug: log }, sleep: () => Promise.resolve() });
+  const context = vm.createContext({
+    console: { log, info: log, warn: log, error: log, debug: log },
+    sleep: () => Promise.resolve(),
+  });
   async function run(code: string): Promise<void> {
     const source = ts.createSourceFile("block.tsx", code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TSX);
     for (const statement of source.statements) {
-      const js = ts.transpileModule(statement.getText(source), { compilerOptions: { target: ts.ScriptTarget.ES2022 } }).outputText;
+      const js = ts.transpileModule(statement.getText(source), {
+        compilerOptions: { target: ts.ScriptTarget.ES2022 },
+      }).outputText;
       try {
         if (/^\s*await\b/.test(js)) await vm.runInContext(`(async () => { ${js} })()`, context, { timeout: 200 });
         else vm.runInContext(js, context, { timeout: 200 });
@@ -75,39 +80,44 @@ function createRealm(quoteStrings: boolean) {
 }
 
 const stepText = (step: DemoScript["steps"][number]) => (typeof step === "string" ? step : step(""));
-const mountsUi = (script: DemoScript) => script.steps.some((step) => parse(stepText(step)).code.some((code) => /\bmount\(/.test(code)));
+const mountsUi = (script: DemoScript) =>
+  script.steps.some((step) => parse(stepText(step)).code.some((code) => /\bmount\(/.test(code)));
 
 describe.each(DEMO_SCRIPTS.map((script) => [script.name, script] as const))("demo script %s", (_name, script) => {
   // The realm may print strings bare (like browsers) or quoted (like inspect); the scripts must cope with both.
   // The stand-in realm has no UI runtime: scripts that mount are played in test/demoScripts.test.ts.
-  if (!mountsUi(script)) it.each([false, true])("plays to its end through the parser, a realm and the feedback loop (quoted strings: %s)", async (quoteStrings) => {
-    const realm = createRealm(quoteStrings);
-    const messages: DemoMessage[] = [{ role: "user", content: script.suggestion }];
-    for (let turn = 0; turn < 10; turn++) {
-      const reply = selectDemoReply(messages);
-      expect(reply.script.name).toBe(script.name);
-      expect(reply.kind).toBe("script");
-      expect(reply.step).toBe(turn);
-      const parsed = parse(reply.text);
-      expect(parsed.errors).toEqual([]);
-      expect(parsed.text.trim().length).toBeGreaterThan(0);
-      messages.push({ role: "assistant", content: reply.text });
-      for (const code of parsed.code) await realm.run(code);
-      const output = realm.take();
-      if (output.length === 0) {
-        // The script's last step: prose only, so the interaction ends here.
-        expect(turn).toBe(script.steps.length - 1);
-        expect(parsed.code).toEqual([]);
-        return;
-      }
-      const feedback = formatFeedbackMessage(output);
-      messages.push({ role: "user", content: feedback });
-      const next = script.steps[turn + 1];
-      expect(next, `step ${turn} logged, so a follow-up step must exist`).toBeDefined();
-      if (typeof next === "function") expect(next(feedback)).not.toBe(unexpected(feedback));
-    }
-    throw new Error("script did not end within 10 turns");
-  });
+  if (!mountsUi(script))
+    it.each([false, true])(
+      "plays to its end through the parser, a realm and the feedback loop (quoted strings: %s)",
+      async (quoteStrings) => {
+        const realm = createRealm(quoteStrings);
+        const messages: DemoMessage[] = [{ role: "user", content: script.suggestion }];
+        for (let turn = 0; turn < 10; turn++) {
+          const reply = selectDemoReply(messages);
+          expect(reply.script.name).toBe(script.name);
+          expect(reply.kind).toBe("script");
+          expect(reply.step).toBe(turn);
+          const parsed = parse(reply.text);
+          expect(parsed.errors).toEqual([]);
+          expect(parsed.text.trim().length).toBeGreaterThan(0);
+          messages.push({ role: "assistant", content: reply.text });
+          for (const code of parsed.code) await realm.run(code);
+          const output = realm.take();
+          if (output.length === 0) {
+            // The script's last step: prose only, so the interaction ends here.
+            expect(turn).toBe(script.steps.length - 1);
+            expect(parsed.code).toEqual([]);
+            return;
+          }
+          const feedback = formatFeedbackMessage(output);
+          messages.push({ role: "user", content: feedback });
+          const next = script.steps[turn + 1];
+          expect(next, `step ${turn} logged, so a follow-up step must exist`).toBeDefined();
+          if (typeof next === "function") expect(next(feedback)).not.toBe(unexpected(feedback));
+        }
+        throw new Error("script did not end within 10 turns");
+      },
+    );
 
   it("writes its code without semicolons at line ends, and its suggestion selects it", () => {
     for (const step of script.steps) {
@@ -122,7 +132,11 @@ describe.each(DEMO_SCRIPTS.map((script) => [script.name, script] as const))("dem
 
 /** The next reply after `feedback` answered the script's first step. */
 function follow(script: DemoScript, feedback: string): string {
-  return selectDemoReply([{ role: "user", content: script.suggestion }, { role: "assistant", content: "…" }, { role: "user", content: feedback }]).text;
+  return selectDemoReply([
+    { role: "user", content: script.suggestion },
+    { role: "assistant", content: "…" },
+    { role: "user", content: feedback },
+  ]).text;
 }
 
 const byName = (name: string) => DEMO_SCRIPTS.find((script) => script.name === name)!;
@@ -149,14 +163,25 @@ describe("generative UI scripts", () => {
 
   it("form: the follow-up answers the submitted values by name, quoting the person's words safely", () => {
     const script = byName("form");
-    const reply = follow(script, formatFeedbackMessage(['order: {"name":"Ada","size":"large","count":2,"extraCheese":true}']));
+    const reply = follow(
+      script,
+      formatFeedbackMessage(['order: {"name":"Ada","size":"large","count":2,"extraCheese":true}']),
+    );
     expect(reply).toContain("Thanks, **Ada**!");
     expect(reply).toContain("**2 large pizzas**, with extra cheese");
     expect(reply).toContain("the number 2");
     // As the agent sends it: each console line says where it came from.
-    const single = follow(script, formatFeedbackMessage(['[block 1 line 30] order: {"name":"Grace","size":"small","count":1,"extraCheese":false}']));
+    const single = follow(
+      script,
+      formatFeedbackMessage(['[block 1 line 30] order: {"name":"Grace","size":"small","count":1,"extraCheese":false}']),
+    );
     expect(single).toContain("**1 small pizza**.");
-    const hostile = follow(script, formatFeedbackMessage(['order: {"name":"**[click](javascript:x)**","size":"medium","count":1,"extraCheese":false}']));
+    const hostile = follow(
+      script,
+      formatFeedbackMessage([
+        'order: {"name":"**[click](javascript:x)**","size":"medium","count":1,"extraCheese":false}',
+      ]),
+    );
     expect(hostile).not.toMatch(/\[click\]|\*\*\*\*/);
     expect(readOrder(formatFeedbackMessage(["order: not json"]))).toBeUndefined();
     const other = formatFeedbackMessage(["AbortError: Stopped"]);
@@ -179,18 +204,34 @@ describe("generative UI scripts", () => {
 
   it("button: each click's UI event gets a reply about that roll; other scripts keep the generic UI-event reply", () => {
     const script = byName("button");
-    const messages: DemoMessage[] = [{ role: "user", content: script.suggestion }, { role: "assistant", content: "…" }];
-    const first = selectDemoReply([...messages, { role: "user", content: formatUiEventMessage(["rolled 4 | rolls so far: 4"]) }]);
+    const messages: DemoMessage[] = [
+      { role: "user", content: script.suggestion },
+      { role: "assistant", content: "…" },
+    ];
+    const first = selectDemoReply([
+      ...messages,
+      { role: "user", content: formatUiEventMessage(["rolled 4 | rolls so far: 4"]) },
+    ]);
     expect(first).toMatchObject({ kind: "ui-event", step: -1 });
     expect(first.text).toContain("You rolled a **4**. That's your first roll.");
     expect(parse(first.text).code).toEqual([]);
-    const burst = formatUiEventMessage(["[block 1] rolled 2 | rolls so far: 2", "[block 1] rolled 6 | rolls so far: 2, 6"]);
-    expect(selectDemoReply([...messages, { role: "user", content: burst }]).text).toContain("A **6**, the best there is! Your 2 rolls so far add up to **8**, an average of 4.0.");
+    const burst = formatUiEventMessage([
+      "[block 1] rolled 2 | rolls so far: 2",
+      "[block 1] rolled 6 | rolls so far: 2, 6",
+    ]);
+    expect(selectDemoReply([...messages, { role: "user", content: burst }]).text).toContain(
+      "A **6**, the best there is! Your 2 rolls so far add up to **8**, an average of 4.0.",
+    );
     expect(readRolls(formatUiEventMessage(["something else"]))).toBeUndefined();
     const other = formatUiEventMessage(["TypeError: boom"]);
     expect(selectDemoReply([...messages, { role: "user", content: other }]).text).toBe(unexpected(other));
     const progress = byName("progress");
-    expect(selectDemoReply([{ role: "user", content: progress.suggestion }, { role: "user", content: formatUiEventMessage(["x"]) }]).text).toBe(DEMO_UI_EVENT_REPLY);
+    expect(
+      selectDemoReply([
+        { role: "user", content: progress.suggestion },
+        { role: "user", content: formatUiEventMessage(["x"]) },
+      ]).text,
+    ).toBe(DEMO_UI_EVENT_REPLY);
   });
 });
 
@@ -201,7 +242,11 @@ describe("demo scripts, together", () => {
   });
 
   it("the infinite-loop script is plain `while (true) {}` and sleeps pace the others", () => {
-    const all = DEMO_SCRIPTS.flatMap((script) => script.steps.map((step) => (typeof step === "string" ? step : step("loop guard still alive: declared before the loop"))));
+    const all = DEMO_SCRIPTS.flatMap((script) =>
+      script.steps.map((step) =>
+        typeof step === "string" ? step : step("loop guard still alive: declared before the loop"),
+      ),
+    );
     expect(all.some((text) => text.includes("while (true) {}"))).toBe(true);
     expect(all.filter((text) => text.includes("await sleep(800)")).length).toBeGreaterThanOrEqual(2);
   });

@@ -41,11 +41,17 @@ const react = (feedback: string): string => {
   const read = readRolls(feedback);
   if (!read) return unexpected(feedback);
   const { value, rolls } = read;
-  const cheer = value === 6 ? "A **6**, the best there is!" : value === 1 ? "A **1**. Better luck next time!" : `You rolled a **${value}**.`;
+  const cheer =
+    value === 6
+      ? "A **6**, the best there is!"
+      : value === 1
+        ? "A **1**. Better luck next time!"
+        : `You rolled a **${value}**.`;
   const total = rolls.reduce((sum, roll) => sum + roll, 0);
-  const history = rolls.length === 1
-    ? "That's your first roll."
-    : `Your ${rolls.length} rolls so far add up to **${total}**, an average of ${(total / rolls.length).toFixed(1)}.`;
+  const history =
+    rolls.length === 1
+      ? "That's your first roll."
+      : `Your ${rolls.length} rolls so far add up to **${total}**, an average of ${(total / rolls.length).toFixed(1)}.`;
   return `${cheer} ${history}
 
 Your click ran the \`roll\` callback in the sandbox: it pushed the roll into a \`Data\` object, so the panel updated, and it logged a line, which reached me as a UI event. I log nothing here, so it's your turn again: roll once more?`;
@@ -55,7 +61,20 @@ export const diceButton: DemoScript = {
   name: "button",
   title: "A button with a callback: each click reaches the model as a UI event",
   suggestion: "Give me a button to click",
-  keywords: ["button", "buttons", "click", "clicks", "callback", "callbacks", "dice", "die", "roll", "event", "events", "ui event"],
+  keywords: [
+    "button",
+    "buttons",
+    "click",
+    "clicks",
+    "callback",
+    "callbacks",
+    "dice",
+    "die",
+    "roll",
+    "event",
+    "events",
+    "ui event",
+  ],
   steps: [offer],
   uiEvent: react,
 };

@@ -23,7 +23,20 @@ export const infiniteLoop: DemoScript = {
   name: "infinite-loop",
   title: "An infinite loop meets the loop guard; the realm survives",
   suggestion: "Run an infinite loop",
-  keywords: ["infinite", "infinite loop", "loop", "loops", "while", "hang", "freeze", "forever", "runaway", "guard", "loop guard", "stuck"],
+  keywords: [
+    "infinite",
+    "infinite loop",
+    "loop",
+    "loops",
+    "while",
+    "hang",
+    "freeze",
+    "forever",
+    "runaway",
+    "guard",
+    "loop guard",
+    "stuck",
+  ],
   steps: [
     spin,
     (feedback) => {

@@ -50,7 +50,12 @@ export function readOrder(feedback: string): PizzaOrder | undefined {
   if (!match) return undefined;
   try {
     const order = JSON.parse(match[1]) as Partial<PizzaOrder>;
-    if (typeof order.name !== "string" || typeof order.size !== "string" || typeof order.count !== "number" || typeof order.extraCheese !== "boolean") {
+    if (
+      typeof order.name !== "string" ||
+      typeof order.size !== "string" ||
+      typeof order.count !== "number" ||
+      typeof order.extraCheese !== "boolean"
+    ) {
       return undefined;
     }
     return order as PizzaOrder;
@@ -61,7 +66,10 @@ export function readOrder(feedback: string): PizzaOrder | undefined {
 
 /** The person's own words, made safe to quote in Markdown: short, one line, no markup. */
 function plain(text: string, max = 40): string {
-  const flat = text.replace(/[\s]+/g, " ").replace(/[\\`*_[\]<>#|~!]/g, "").trim();
+  const flat = text
+    .replace(/[\s]+/g, " ")
+    .replace(/[\\`*_[\]<>#|~!]/g, "")
+    .trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
@@ -81,6 +89,20 @@ export const pizzaForm: DemoScript = {
   name: "form",
   title: "A form in the chat: the code awaits the validated values and reacts to them",
   suggestion: "Order a pizza with a form",
-  keywords: ["form", "forms", "input", "inputs", "field", "fields", "submit", "order", "pizza", "validate", "validation", "zod", "schema"],
+  keywords: [
+    "form",
+    "forms",
+    "input",
+    "inputs",
+    "field",
+    "fields",
+    "submit",
+    "order",
+    "pizza",
+    "validate",
+    "validation",
+    "zod",
+    "schema",
+  ],
   steps: [ask, react],
 };

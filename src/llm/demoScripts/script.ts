@@ -48,7 +48,10 @@ export function expecting(pattern: RegExp, reply: string): DemoStep {
 }
 
 export function unexpected(feedback: string): string {
-  const lines = fencedOutput(feedback).split("\n").filter((line) => line.trim() !== "").slice(0, 6);
+  const lines = fencedOutput(feedback)
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .slice(0, 6);
   const quoted = lines.length > 0 ? lines.map((line) => `> ${line}`).join("\n") : "> (no output)";
   return `The sandbox answered something this demo script did not expect:
 

@@ -37,7 +37,7 @@ const CORPUS = [
   "x = a ? b : c ? d : e; y = (a, b); z = -(-x) + +(+y); w = typeof (() => 1); v = (await p)?.q?.[r]?.(s);",
   "if (a) b; else if (c) d; else { e } switch (x) { case 1: f(); default: g() } try { h() } catch { } finally { i() }",
   "const t = tag`a${b}c`; const r = /re/g.test(s) ? 1e21 : 0x10; do x++; while (x < 3)",
-  "React.createElement(\"div\", { className: \"x\", ...props }, \"text\", React.createElement(Child, null));",
+  'React.createElement("div", { className: "x", ...props }, "text", React.createElement(Child, null));',
 ];
 
 describe("babelTypes, the realm's stand-in for @babel/types", () => {
@@ -76,7 +76,12 @@ describe("babelTypes, the realm's stand-in for @babel/types", () => {
     const generateReal = require("@babel/generator").default as typeof generateOnShim;
     expect(generateOnShim).not.toBe(generateReal);
     for (const source of CORPUS) {
-      for (const options of [{}, { retainLines: true, comments: false }, { compact: true }, { sourceMaps: true, sourceFileName: "s" }]) {
+      for (const options of [
+        {},
+        { retainLines: true, comments: false },
+        { compact: true },
+        { sourceMaps: true, sourceFileName: "s" },
+      ]) {
         const a = generateOnShim(parse(source) as never, options as never, source);
         const b = generateReal(parse(source) as never, options as never, source);
         expect(a.code).toBe(b.code);
@@ -105,15 +110,39 @@ describe("babelTypes, the realm's stand-in for @babel/types", () => {
   it("builds the same nodes as the real builders", () => {
     const id = real.identifier("x");
     const samples: Record<string, unknown[]> = {
-      arrayExpression: [[id]], assignmentExpression: ["=", id, id], awaitExpression: [id], binaryExpression: ["+", id, id],
-      blockStatement: [[]], booleanLiteral: [true], callExpression: [id, [id]], classExpression: [null, null, real.classBody([])],
-      emptyStatement: [], expressionStatement: [id], functionExpression: [null, [id], real.blockStatement([])], identifier: ["y"],
-      logicalExpression: ["||", id, id], memberExpression: [id, id], nullLiteral: [], numericLiteral: [3],
-      objectExpression: [[]], objectProperty: [id, id], returnStatement: [id], sequenceExpression: [[id, id]],
-      spreadElement: [id], stringLiteral: ["s"], thisExpression: [], unaryExpression: ["-", id],
-      variableDeclaration: ["var", [real.variableDeclarator(id)]], variableDeclarator: [id, id],
+      arrayExpression: [[id]],
+      assignmentExpression: ["=", id, id],
+      awaitExpression: [id],
+      binaryExpression: ["+", id, id],
+      blockStatement: [[]],
+      booleanLiteral: [true],
+      callExpression: [id, [id]],
+      classExpression: [null, null, real.classBody([])],
+      emptyStatement: [],
+      expressionStatement: [id],
+      functionExpression: [null, [id], real.blockStatement([])],
+      identifier: ["y"],
+      logicalExpression: ["||", id, id],
+      memberExpression: [id, id],
+      nullLiteral: [],
+      numericLiteral: [3],
+      objectExpression: [[]],
+      objectProperty: [id, id],
+      returnStatement: [id],
+      sequenceExpression: [[id, id]],
+      spreadElement: [id],
+      stringLiteral: ["s"],
+      thisExpression: [],
+      unaryExpression: ["-", id],
+      variableDeclaration: ["var", [real.variableDeclarator(id)]],
+      variableDeclarator: [id, id],
     };
-    const builders = Object.keys(shim).filter((name) => /^[a-z]/.test(name) && typeof (shim as Record<string, unknown>)[name] === "function" && !/^(is|traverse|clone|get)/.test(name));
+    const builders = Object.keys(shim).filter(
+      (name) =>
+        /^[a-z]/.test(name) &&
+        typeof (shim as Record<string, unknown>)[name] === "function" &&
+        !/^(is|traverse|clone|get)/.test(name),
+    );
     expect(builders.sort()).toEqual(Object.keys(samples).sort());
     for (const [name, args] of Object.entries(samples)) {
       const mine = (shim as never as Record<string, (...a: unknown[]) => unknown>)[name](...args);
@@ -123,14 +152,40 @@ describe("babelTypes, the realm's stand-in for @babel/types", () => {
   });
 
   it("agrees on identifiers, binding names, JSX children and copies", () => {
-    for (const name of ["a", "$b", "_c", "ünïcode", "data-id", "aria-label", "class", "await", "let", "yield", "enum", "of", "async", "1a", "", "a b"]) {
-      expect([name, shim.isValidIdentifier(name, false), shim.isValidIdentifier(name)]).toEqual([name, real.isValidIdentifier(name, false), real.isValidIdentifier(name)]);
+    for (const name of [
+      "a",
+      "$b",
+      "_c",
+      "ünïcode",
+      "data-id",
+      "aria-label",
+      "class",
+      "await",
+      "let",
+      "yield",
+      "enum",
+      "of",
+      "async",
+      "1a",
+      "",
+      "a b",
+    ]) {
+      expect([name, shim.isValidIdentifier(name, false), shim.isValidIdentifier(name)]).toEqual([
+        name,
+        real.isValidIdentifier(name, false),
+        real.isValidIdentifier(name),
+      ]);
     }
     const declaration = parse("const { a, b: [c, ...d], e = 1, ...f } = x;").program.body[0];
-    expect(Object.keys(shim.getBindingIdentifiers(declaration))).toEqual(Object.keys(real.getBindingIdentifiers(declaration)));
-    const element = (parse("<p>\n  Hello {name}\n  again {/* c */}   there\t!\n</p>").program.body[0] as real.ExpressionStatement).expression as real.JSXElement;
+    expect(Object.keys(shim.getBindingIdentifiers(declaration))).toEqual(
+      Object.keys(real.getBindingIdentifiers(declaration)),
+    );
+    const element = (
+      parse("<p>\n  Hello {name}\n  again {/* c */}   there\t!\n</p>").program.body[0] as real.ExpressionStatement
+    ).expression as real.JSXElement;
     expect(shim.react.buildChildren(element as never)).toEqual(real.react.buildChildren(element));
-    for (const tag of ["div", "Card", "a", "_x", ""]) expect(shim.react.isCompatTag(tag)).toBe(real.react.isCompatTag(tag));
+    for (const tag of ["div", "Card", "a", "_x", ""])
+      expect(shim.react.isCompatTag(tag)).toBe(real.react.isCompatTag(tag));
     const node = parse("const { a } = b;").program.body[0];
     const copy = shim.cloneNode(node) as real.VariableDeclaration;
     const generate = require("@babel/generator").default;

@@ -160,7 +160,16 @@ export function cloneNode<N>(node: N, deep = true, withoutLoc = false): N {
   for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
     if (key === "loc") copy.loc = withoutLoc ? null : value;
     else if (key === "extra" && value && typeof value === "object") copy.extra = { ...value };
-    else copy[key] = deep && value && typeof value === "object" && key !== "leadingComments" && key !== "trailingComments" && key !== "innerComments" ? cloneNode(value, deep, withoutLoc) : value;
+    else
+      copy[key] =
+        deep &&
+        value &&
+        typeof value === "object" &&
+        key !== "leadingComments" &&
+        key !== "trailingComments" &&
+        key !== "innerComments"
+          ? cloneNode(value, deep, withoutLoc)
+          : value;
   }
   return copy as N;
 }
@@ -229,7 +238,8 @@ function inherit(key: string, child: Node, parent: Node): void {
 }
 
 function inherits(child: Node, parent: Node): Node {
-  for (const key of ["typeAnnotation", "typeParameters", "returnType"]) if (child[key] == null) child[key] = parent[key];
+  for (const key of ["typeAnnotation", "typeParameters", "returnType"])
+    if (child[key] == null) child[key] = parent[key];
   for (const key of Object.keys(parent)) if (key.startsWith("_") && key !== "__clone") child[key] = parent[key];
   for (const key of ["start", "loc", "end"]) child[key] = parent[key];
   inherit("trailingComments", child, parent);

@@ -48,13 +48,22 @@ interface WholeBlockOptions {
 }
 
 /** A whole code block: start, its text as deltas, end. */
-export function codeBlock(index: number, code: string | readonly string[], options: WholeBlockOptions = {}): BlockEvent[] {
+export function codeBlock(
+  index: number,
+  code: string | readonly string[],
+  options: WholeBlockOptions = {},
+): BlockEvent[] {
   const deltas = pieces(code, options.chunkSize ?? Number.POSITIVE_INFINITY).map((text) => delta(index, text));
   return [codeStart(index, options.line), ...deltas, blockEnd(index)];
 }
 
 /** A whole data block into `id`: start, its text as deltas, end. */
-export function dataBlock(index: number, id: string, data: string | readonly string[], options: WholeBlockOptions = {}): BlockEvent[] {
+export function dataBlock(
+  index: number,
+  id: string,
+  data: string | readonly string[],
+  options: WholeBlockOptions = {},
+): BlockEvent[] {
   const deltas = pieces(data, options.chunkSize ?? Number.POSITIVE_INFINITY).map((text) => delta(index, text));
   return [dataStart(index, id, options.line), ...deltas, blockEnd(index)];
 }

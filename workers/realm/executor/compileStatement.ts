@@ -8,12 +8,27 @@ import { cap, formatValue, modelText } from "./formatConsole";
 import { LoopGuardError } from "./loopGuard";
 import { isDeclared, type SessionScope } from "./sessionScope";
 import { parseStatementFrames, sourceUrlComment, stackOf } from "./stackFrames";
-import { ExecutionAborted, type CodeItem, type CompiledStatement, type ErrorLocation, type Site, type StatementContext } from "./statementContext";
+import {
+  ExecutionAborted,
+  type CodeItem,
+  type CompiledStatement,
+  type ErrorLocation,
+  type Site,
+  type StatementContext,
+} from "./statementContext";
 import type { RealmHooks } from "./realmHooks";
 import { takeParsedStatement, type SplitError } from "./statementSplitter";
-import { PARAMETERS, TransformError, transformStatement, type ImportResolution, type Mapping, type TransformEnvironment } from "./transform";
+import {
+  PARAMETERS,
+  TransformError,
+  transformStatement,
+  type ImportResolution,
+  type Mapping,
+  type TransformEnvironment,
+} from "./transform";
 
-const MODULES_REFUSED = "`import` and `export` are not available in the realm: every top-level declaration is already shared by later code, and modules cannot be loaded";
+const MODULES_REFUSED =
+  "`import` and `export` are not available in the realm: every top-level declaration is already shared by later code, and modules cannot be loaded";
 const hasOwn = Object.prototype.hasOwnProperty;
 const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor as FunctionConstructor;
 
@@ -56,7 +71,8 @@ export class StatementCompiler {
     // `import { useState } from "react"`: the name already is that global, and
     // reads of it stay `$$g.useState` unless the model declared its own.
     const globals = this.globals();
-    if (hasOwn.call(globals, local) && globals[local] === resolved.value && !isDeclared(this.scope, local)) return { kind: "global" };
+    if (hasOwn.call(globals, local) && globals[local] === resolved.value && !isDeclared(this.scope, local))
+      return { kind: "global" };
     return { kind: "bind" };
   }
 
@@ -81,7 +97,9 @@ export class StatementCompiler {
       },
     };
     // The splitter's tree of this statement, when it has one: no second parse.
-    const result = transformStatement(context.split.source, environment, { parsed: takeParsedStatement(context.split) });
+    const result = transformStatement(context.split.source, environment, {
+      parsed: takeParsedStatement(context.split),
+    });
     const body = result.body + sourceUrlComment(id);
     let run: (...parameters: unknown[]) => unknown;
     try {
@@ -90,8 +108,18 @@ export class StatementCompiler {
       // The parser accepted what the engine refuses: report it on the statement.
       throw new TransformError("syntax", describeThrown(error).message, 1, 1);
     }
-    const takesOver = result.declared.filter((declared) => this.isRealmGlobal(declared.name)).map((declared) => declared.name);
-    const compiled: CompiledStatement = { id, context, run, async: result.async, sites, mappings: undefined, takesOver };
+    const takesOver = result.declared
+      .filter((declared) => this.isRealmGlobal(declared.name))
+      .map((declared) => declared.name);
+    const compiled: CompiledStatement = {
+      id,
+      context,
+      run,
+      async: result.async,
+      sites,
+      mappings: undefined,
+      takesOver,
+    };
     this.compiled.set(id, compiled);
     return compiled;
   }
@@ -135,7 +163,15 @@ export class StatementCompiler {
       const site = this.sites[error.site];
       if (site && site.context.reply === context.reply) {
         const { item } = site.context;
-        return { code, name, message, block: item.block, line: site.line, column: site.column, lineText: lineOf(item.body, site.bodyLine) };
+        return {
+          code,
+          name,
+          message,
+          block: item.block,
+          line: site.line,
+          column: site.column,
+          lineText: lineOf(item.body, site.bodyLine),
+        };
       }
     }
     for (const frame of parseStatementFrames(stackOf(error))) {
@@ -145,10 +181,22 @@ export class StatementCompiler {
       if (position) return { code, name, message, ...position };
     }
     const { item, split } = context;
-    return { code, name, message, block: item.block, line: context.line, column: split.column, lineText: lineOf(item.body, split.line) };
+    return {
+      code,
+      name,
+      message,
+      block: item.block,
+      line: context.line,
+      column: split.column,
+      lineText: lineOf(item.body, split.line),
+    };
   }
 
-  private position(compiled: CompiledStatement, bodyLine: number, column: number): Omit<ExecError, "code" | "name" | "message"> | undefined {
+  private position(
+    compiled: CompiledStatement,
+    bodyLine: number,
+    column: number,
+  ): Omit<ExecError, "code" | "name" | "message"> | undefined {
     const { item, split } = compiled.context;
     const codeLine = bodyLine - 1;
     const statementLines = split.endLine - split.line + 1;
@@ -164,7 +212,12 @@ export class StatementCompiler {
     return {
       block: item.block,
       line: item.line + blockLine - 1,
-      column: originalColumn === undefined ? undefined : originalLine === 1 ? split.column - 1 + originalColumn : originalColumn,
+      column:
+        originalColumn === undefined
+          ? undefined
+          : originalLine === 1
+            ? split.column - 1 + originalColumn
+            : originalColumn,
       lineText: lineOf(item.body, blockLine),
     };
   }
@@ -180,7 +233,8 @@ export class StatementCompiler {
           ...this.resolution(),
           site: () => compiled.sites[next++] ?? 0,
         };
-        compiled.mappings = transformStatement(compiled.context.split.source, replay, { sourceMaps: true }).mappings ?? null;
+        compiled.mappings =
+          transformStatement(compiled.context.split.source, replay, { sourceMaps: true }).mappings ?? null;
       } catch {
         compiled.mappings = null;
       }
@@ -206,7 +260,14 @@ export class StatementCompiler {
       const position = this.position(compiled, frame.bodyLine, frame.column);
       if (!position || position.line === undefined) continue;
       const { context } = compiled;
-      return { reply: context.reply.id, block: position.block, statement: context.statement, line: position.line, column: position.column, lineText: position.lineText };
+      return {
+        reply: context.reply.id,
+        block: position.block,
+        statement: context.statement,
+        line: position.line,
+        column: position.column,
+        lineText: position.lineText,
+      };
     }
     return undefined;
   }
@@ -228,7 +289,10 @@ export function describeThrown(error: unknown): { name: string; message: string 
   try {
     if (error !== null && typeof error === "object" && "message" in error) {
       const name = (error as { name?: unknown }).name;
-      return { name: typeof name === "string" && name ? name : "Error", message: cap(modelText(String((error as { message: unknown }).message))) };
+      return {
+        name: typeof name === "string" && name ? name : "Error",
+        message: cap(modelText(String((error as { message: unknown }).message))),
+      };
     }
   } catch {
     // A hostile getter: fall through to inspecting the value.

@@ -25,7 +25,10 @@ export interface TimerOptions {
   reportAsync(error: unknown, context: StatementContext | null): void;
 }
 
-export function createConsole(emit: (level: ConsoleLevel, text: string) => void, now: () => number): Record<string, (...args: unknown[]) => void> {
+export function createConsole(
+  emit: (level: ConsoleLevel, text: string) => void,
+  now: () => number,
+): Record<string, (...args: unknown[]) => void> {
   let indent = "";
   const counts = new Map<string, number>();
   const timers = new Map<string, number>();
@@ -80,7 +83,9 @@ export function createTimers(options: TimerOptions): Record<string, unknown> {
   const platform = globalThis as unknown as Record<string, unknown>;
   const pick = <F>(name: string): F | undefined => {
     const candidate = (hasOwn.call(options.globals, name) ? options.globals[name] : platform[name]) as F | undefined;
-    return typeof candidate === "function" ? (candidate as unknown as { bind(t: unknown): F }).bind(globalThis) : undefined;
+    return typeof candidate === "function"
+      ? (candidate as unknown as { bind(t: unknown): F }).bind(globalThis)
+      : undefined;
   };
   const setTimer = pick<(callback: () => void, ms?: number) => unknown>("setTimeout")!;
   const clearTimer = pick<(handle: unknown) => void>("clearTimeout")!;
@@ -91,7 +96,11 @@ export function createTimers(options: TimerOptions): Record<string, unknown> {
   const cancelFrame = pick<(handle: unknown) => void>("cancelAnimationFrame");
   const { runtime, timers, guard } = options;
 
-  const invoke = (context: StatementContext | null, callback: (...args: unknown[]) => unknown, args: unknown[]): unknown => {
+  const invoke = (
+    context: StatementContext | null,
+    callback: (...args: unknown[]) => unknown,
+    args: unknown[],
+  ): unknown => {
     const previous = runtime.current;
     runtime.current = context;
     try {
@@ -188,19 +197,24 @@ function formatTable(data: unknown): string {
   const rows = Object.entries(data as Record<string, unknown>);
   const columns: string[] = [];
   for (const [, row] of rows) {
-    if (row !== null && typeof row === "object") for (const key of Object.keys(row)) if (!columns.includes(key)) columns.push(key);
+    if (row !== null && typeof row === "object")
+      for (const key of Object.keys(row)) if (!columns.includes(key)) columns.push(key);
   }
   const hasValues = rows.some(([, row]) => row === null || typeof row !== "object");
   const header = ["(index)", ...columns, ...(hasValues ? ["Values"] : [])];
   const cell = (value: unknown) => (value === undefined ? "" : typeof value === "string" ? value : inspectValue(value));
   const body = rows.map(([key, row]) => [
     key,
-    ...columns.map((column) => (row !== null && typeof row === "object" ? cell((row as Record<string, unknown>)[column]) : "")),
+    ...columns.map((column) =>
+      row !== null && typeof row === "object" ? cell((row as Record<string, unknown>)[column]) : "",
+    ),
     ...(hasValues ? [row !== null && typeof row === "object" ? "" : cell(row)] : []),
   ]);
   const widths = header.map((title, index) => Math.max(title.length, ...body.map((row) => row[index].length)));
-  const format = (row: string[]) => row.map((value, index) => value.padEnd(widths[index])).join(" | ").trimEnd();
+  const format = (row: string[]) =>
+    row
+      .map((value, index) => value.padEnd(widths[index]))
+      .join(" | ")
+      .trimEnd();
   return [format(header), widths.map((width) => "-".repeat(width)).join("-|-"), ...body.map(format)].join("\n");
 }
-
-

@@ -16,13 +16,15 @@ export function convertDeclarations(program: T.Program, state: PassState): void 
   for (const path of state.variableDeclarations) {
     const node = path.node;
     if (node.kind === "var") {
-      const forHead = (path.parent.type === "ForInStatement" || path.parent.type === "ForOfStatement") && path.key === "left";
+      const forHead =
+        (path.parent.type === "ForInStatement" || path.parent.type === "ForOfStatement") && path.key === "left";
       const assignments: T.Expression[] = [];
       for (const declarator of node.declarations) {
         for (const name of Object.keys(t.getBindingIdentifiers(declarator.id))) declared.set(name, "var");
         if (forHead) continue;
         if (declarator.init) {
-          const init = declarator.id.type === "Identifier" ? named(declarator.init, declarator.id.name) : declarator.init;
+          const init =
+            declarator.id.type === "Identifier" ? named(declarator.init, declarator.id.name) : declarator.init;
           const target = retargetPattern(declarator.id, SCOPE, undefined, state);
           assignments.push(withLoc(t.assignmentExpression("=", target as T.LVal, init), declarator));
         }
@@ -32,7 +34,12 @@ export function convertDeclarations(program: T.Program, state: PassState): void 
       } else if (path.parent.type === "ForStatement" && path.key === "init") {
         replaceAt(path, assignments.length === 0 ? null : sequence(assignments, node));
       } else {
-        replaceAt(path, assignments.length === 0 ? t.emptyStatement() : withLoc(t.expressionStatement(sequence(assignments, node)), node));
+        replaceAt(
+          path,
+          assignments.length === 0
+            ? t.emptyStatement()
+            : withLoc(t.expressionStatement(sequence(assignments, node)), node),
+        );
       }
       continue;
     }
@@ -42,7 +49,14 @@ export function convertDeclarations(program: T.Program, state: PassState): void 
       const init = declarator.init ?? t.unaryExpression("void", t.numericLiteral(0));
       if (declarator.id.type === "Identifier") {
         declared.set(declarator.id.name, kind);
-        calls.push(runtimeCall("d", [identifier(SCOPE, state), t.stringLiteral(declarator.id.name), t.numericLiteral(KIND[kind]), init], state, declarator));
+        calls.push(
+          runtimeCall(
+            "d",
+            [identifier(SCOPE, state), t.stringLiteral(declarator.id.name), t.numericLiteral(KIND[kind]), init],
+            state,
+            declarator,
+          ),
+        );
         continue;
       }
       const names = new Set(Object.keys(t.getBindingIdentifiers(declarator.id)));
@@ -64,9 +78,20 @@ export function convertDeclarations(program: T.Program, state: PassState): void 
     const name = node.id!.name;
     declared.set(name, "class");
     const expression = withLoc(t.classExpression(node.id, node.superClass, node.body, node.decorators ?? []), node);
-    replaceAt(path, withLoc(t.expressionStatement(
-      runtimeCall("d", [identifier(SCOPE, state), t.stringLiteral(name), t.numericLiteral(KIND.class), expression], state, node),
-    ), node));
+    replaceAt(
+      path,
+      withLoc(
+        t.expressionStatement(
+          runtimeCall(
+            "d",
+            [identifier(SCOPE, state), t.stringLiteral(name), t.numericLiteral(KIND.class), expression],
+            state,
+            node,
+          ),
+        ),
+        node,
+      ),
+    );
   }
 
   if (state.functionDeclarations.length > 0) {
@@ -76,10 +101,23 @@ export function convertDeclarations(program: T.Program, state: PassState): void 
       const node = path.node;
       const name = node.id!.name;
       declared.set(name, "function");
-      const expression = withLoc(t.functionExpression(node.id, node.params, node.body, node.generator, node.async), node);
-      hoisted.push(withLoc(t.expressionStatement(
-        runtimeCall("d", [identifier(SCOPE, state), t.stringLiteral(name), t.numericLiteral(KIND.function), expression], state, node),
-      ), node));
+      const expression = withLoc(
+        t.functionExpression(node.id, node.params, node.body, node.generator, node.async),
+        node,
+      );
+      hoisted.push(
+        withLoc(
+          t.expressionStatement(
+            runtimeCall(
+              "d",
+              [identifier(SCOPE, state), t.stringLiteral(name), t.numericLiteral(KIND.function), expression],
+              state,
+              node,
+            ),
+          ),
+          node,
+        ),
+      );
       hoistedNodes.add(node);
     }
     program.body = [...hoisted, ...program.body.filter((statement) => !hoistedNodes.has(statement))];
@@ -98,7 +136,14 @@ function named(init: T.Expression, name: string): T.Expression {
     init.type === "ArrowFunctionExpression" ||
     ((init.type === "FunctionExpression" || init.type === "ClassExpression") && !init.id);
   if (!anonymous) return init;
-  return withLoc(t.memberExpression(t.objectExpression([t.objectProperty(t.stringLiteral(name), init)]), t.stringLiteral(name), true), init);
+  return withLoc(
+    t.memberExpression(
+      t.objectExpression([t.objectProperty(t.stringLiteral(name), init)]),
+      t.stringLiteral(name),
+      true,
+    ),
+    init,
+  );
 }
 
 function sequence(expressions: T.Expression[], at: T.Node): T.Expression {
@@ -136,7 +181,12 @@ function replaceAt(placement: Placement<T.Node>, replacement: T.Node | null): vo
  * `names`, references to those names in defaults (outside nested functions)
  * also read the staged `object.name`, as `const { a, b = a } = x` requires.
  */
-function retargetPattern(pattern: T.Node, objectName: string, names: Set<string> | undefined, state: PassState): T.Node {
+function retargetPattern(
+  pattern: T.Node,
+  objectName: string,
+  names: Set<string> | undefined,
+  state: PassState,
+): T.Node {
   const visit = (node: T.Node, inFunction: boolean): T.Node => {
     if (names && !inFunction && state.scopeReferences.has(node)) {
       const reference = node as T.MemberExpression;

@@ -20,8 +20,8 @@ import { t } from "./babel";
 import type * as T from "@babel/types";
 import { errorAt, MODULES_REFUSED, RUNTIME, type TransformEnvironment } from "./transformNames";
 
-
-const RE_EXPORT_REFUSED = "re-exporting from another module (`export … from`) is not available in the realm: nothing can be loaded; declare what you need (realm globals need no import)";
+const RE_EXPORT_REFUSED =
+  "re-exporting from another module (`export … from`) is not available in the realm: nothing can be loaded; declare what you need (realm globals need no import)";
 
 /** The statement's module syntax replaced; returns the nodes the walk must leave alone (`$$r.…` callees). */
 export function convertModules(program: T.Program, environment: TransformEnvironment): T.Node[] {
@@ -60,7 +60,11 @@ export function convertModules(program: T.Program, environment: TransformEnviron
   return generated;
 }
 
-function importDeclaration(node: T.ImportDeclaration, environment: TransformEnvironment, generated: T.Node[]): T.Statement[] {
+function importDeclaration(
+  node: T.ImportDeclaration,
+  environment: TransformEnvironment,
+  generated: T.Node[],
+): T.Statement[] {
   if (node.importKind === "type" || node.importKind === "typeof") return [];
   const resolveImport = environment.resolveImport;
   if (!resolveImport) throw errorAt("unsupported", MODULES_REFUSED, node);
@@ -100,12 +104,20 @@ function exportDefault(node: T.ExportDefaultDeclaration, generated: T.Node[]): T
     return withLoc(t.expressionStatement(withLoc(t.callExpression(callee, args), at)), at);
   };
   if (t.isFunctionDeclaration(declaration)) {
-    if (declaration.id) return [withLoc(declaration, node), record(t.identifier(declaration.id.name), declaration.id.name, node)];
-    const expression = t.functionExpression(null, declaration.params, declaration.body, declaration.generator, declaration.async);
+    if (declaration.id)
+      return [withLoc(declaration, node), record(t.identifier(declaration.id.name), declaration.id.name, node)];
+    const expression = t.functionExpression(
+      null,
+      declaration.params,
+      declaration.body,
+      declaration.generator,
+      declaration.async,
+    );
     return [record(withLoc(expression, declaration), undefined, node)];
   }
   if (t.isClassDeclaration(declaration)) {
-    if (declaration.id) return [withLoc(declaration, node), record(t.identifier(declaration.id.name), declaration.id.name, node)];
+    if (declaration.id)
+      return [withLoc(declaration, node), record(t.identifier(declaration.id.name), declaration.id.name, node)];
     const expression = t.classExpression(null, declaration.superClass, declaration.body, declaration.decorators ?? []);
     return [record(withLoc(expression, declaration), undefined, node)];
   }

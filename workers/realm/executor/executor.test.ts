@@ -12,7 +12,11 @@ import { createExecutor, type DataSink, type Executor, type ExecutorOptions } fr
 
 /** A tiny React stand-in: elements are plain objects. */
 const React = {
-  createElement: (type: unknown, props: Record<string, unknown> | null, ...children: unknown[]) => ({ type, props: props ?? {}, children }),
+  createElement: (type: unknown, props: Record<string, unknown> | null, ...children: unknown[]) => ({
+    type,
+    props: props ?? {},
+    children,
+  }),
   Fragment: "Fragment",
 };
 
@@ -72,9 +76,10 @@ async function stream(harness: Harness, blocks: Block[], size: number): Promise<
   const { executor } = harness;
   blocks.forEach((block, index) => {
     const line = block.line ?? 1;
-    const events = "code" in block
-      ? codeBlock(index, chunks(block.code, size), { line })
-      : dataBlock(index, block.id, chunks(block.data, size), { line });
+    const events =
+      "code" in block
+        ? codeBlock(index, chunks(block.code, size), { line })
+        : dataBlock(index, block.id, chunks(block.data, size), { line });
     for (const event of events) executor.handleBlock(event);
   });
   await executor.idle();
@@ -193,7 +198,8 @@ describe("executor", () => {
     });
 
     it("starts each statement on the character that proves the previous one complete", () => {
-      const code = "let total = 0\ntotal += 1\nconst doubled = [1, 2]\n  .map((n) => n * 2)\nprobe.hits.push(total, doubled)\n";
+      const code =
+        "let total = 0\ntotal += 1\nconst doubled = [1, 2]\n  .map((n) => n * 2)\nprobe.hits.push(total, doubled)\n";
       const { executor, events } = setup();
       executor.handleBlock(codeStart(0, 1));
       const startedAt: number[] = [];
@@ -209,28 +215,37 @@ describe("executor", () => {
     });
 
     it("ignores `;` in comments", async () => {
-      await everyChunking([{ code: "const a = 1 // a; b\n/* c; d */ probe.hits.push(a)\nprobe.hits.push(2); // e; f\n" }], ({ events, probe }) => {
-        expect(probe.hits).toEqual([1, 2]);
-        expect(failures(events)).toEqual([]);
-        expect(ofType(events, "statement-start").map((event) => event.source)).toEqual([
-          "const a = 1",
-          "probe.hits.push(a)",
-          "probe.hits.push(2);",
-        ]);
-      });
+      await everyChunking(
+        [{ code: "const a = 1 // a; b\n/* c; d */ probe.hits.push(a)\nprobe.hits.push(2); // e; f\n" }],
+        ({ events, probe }) => {
+          expect(probe.hits).toEqual([1, 2]);
+          expect(failures(events)).toEqual([]);
+          expect(ofType(events, "statement-start").map((event) => event.source)).toEqual([
+            "const a = 1",
+            "probe.hits.push(a)",
+            "probe.hits.push(2);",
+          ]);
+        },
+      );
     });
 
     it("keeps `if (x) a()` and `else b()` on two lines together", async () => {
-      await everyChunking([{ code: 'const x = false\nif (x) probe.hits.push("a")\nelse probe.hits.push("b")\nprobe.hits.push("c")\n' }], ({ events, probe }) => {
-        expect(probe.hits).toEqual(["b", "c"]);
-        expect(ofType(events, "statement-start")).toHaveLength(3);
-      });
+      await everyChunking(
+        [{ code: 'const x = false\nif (x) probe.hits.push("a")\nelse probe.hits.push("b")\nprobe.hits.push("c")\n' }],
+        ({ events, probe }) => {
+          expect(probe.hits).toEqual(["b", "c"]);
+          expect(ofType(events, "statement-start")).toHaveLength(3);
+        },
+      );
     });
 
     it("keeps a template literal with `;` and `${}` together", async () => {
-      await everyChunking([{ code: "const who = 'a;b'\nconst text = `x; ${who + `;${1 + 1}`} y;\n z`\nconsole.log(text)\n" }], ({ events }) => {
-        expect(logs(events)).toEqual(["x; a;b;2 y;\n z"]);
-      });
+      await everyChunking(
+        [{ code: "const who = 'a;b'\nconst text = `x; ${who + `;${1 + 1}`} y;\n z`\nconsole.log(text)\n" }],
+        ({ events }) => {
+          expect(logs(events)).toEqual(["x; a;b;2 y;\n z"]);
+        },
+      );
     });
 
     it("runs JSX spanning many lines with `;` and apostrophes in its text", async () => {
@@ -250,15 +265,27 @@ probe.hits.push(view)
 `;
       await everyChunking([{ code }], ({ events, probe }) => {
         expect(failures(events)).toEqual([]);
-        const view = probe.hits[0] as { type: unknown; props: { title: string }; children: { props: unknown; children: unknown[] }[] };
+        const view = probe.hits[0] as {
+          type: unknown;
+          props: { title: string };
+          children: { props: unknown; children: unknown[] }[];
+        };
         expect(typeof view.type).toBe("function");
         expect(view.props).toEqual({ title: "Today's plan; v2" });
-        expect(view.children[0]).toEqual({ type: "p", props: { className: "note" }, children: ["Don't panic; it's fine."] });
+        expect(view.children[0]).toEqual({
+          type: "p",
+          props: { className: "note" },
+          children: ["Don't panic; it's fine."],
+        });
         expect(view.children[1]).toEqual([
           { type: "li", props: { key: "a" }, children: ["a", ";"] },
           { type: "li", props: { key: "b" }, children: ["b", ";"] },
         ]);
-        expect(view.children[2]).toEqual({ type: "Fragment", props: {}, children: [{ type: "br", props: {}, children: [] }] });
+        expect(view.children[2]).toEqual({
+          type: "Fragment",
+          props: {},
+          children: [{ type: "br", props: {}, children: [] }],
+        });
       });
     });
 
@@ -272,7 +299,10 @@ probe.hits.push(view)
         blocks.forEach((code, index) => {
           harness.executor.handleBlock(codeStart(index, 1 + index * 10));
           let previous = 0;
-          for (const cut of [...cuts[index].filter((cut) => cut > 0 && cut < code.length).sort((a, b) => a - b), code.length]) {
+          for (const cut of [
+            ...cuts[index].filter((cut) => cut > 0 && cut < code.length).sort((a, b) => a - b),
+            code.length,
+          ]) {
             if (cut <= previous) continue;
             harness.executor.handleBlock(delta(index, code.slice(previous, cut)));
             previous = cut;
@@ -283,11 +313,21 @@ probe.hits.push(view)
         return stable(harness.events);
       };
       const reference = await run([[], []]);
-      expect(logs(reference as ExecEvent[])).toEqual(["n 1", "n 3", "sum 12; ok", "n 13", "{ type: 'b', props: {}, children: [ 13 ] }"]);
+      expect(logs(reference as ExecEvent[])).toEqual([
+        "n 1",
+        "n 3",
+        "sum 12; ok",
+        "n 13",
+        "{ type: 'b', props: {}, children: [ 13 ] }",
+      ]);
       await fc.assert(
-        fc.asyncProperty(fc.array(fc.nat(120), { maxLength: 30 }), fc.array(fc.nat(120), { maxLength: 30 }), async (first, second) => {
-          expect(await run([first, second])).toEqual(reference);
-        }),
+        fc.asyncProperty(
+          fc.array(fc.nat(120), { maxLength: 30 }),
+          fc.array(fc.nat(120), { maxLength: 30 }),
+          async (first, second) => {
+            expect(await run([first, second])).toEqual(reference);
+          },
+        ),
         { numRuns: 60 },
       );
     });
@@ -296,7 +336,11 @@ probe.hits.push(view)
   describe("persistent scope", () => {
     it("lets a closure over a persisted `let` see a later assignment, across blocks and replies", async () => {
       const harness = setup();
-      await stream(harness, [{ code: "let n = 1\nconst get = () => n\n" }, { code: "n = 5\nprobe.hits.push(get())\n" }], 4);
+      await stream(
+        harness,
+        [{ code: "let n = 1\nconst get = () => n\n" }, { code: "n = 5\nprobe.hits.push(get())\n" }],
+        4,
+      );
       harness.executor.beginReply();
       await stream(harness, [{ code: "n++; probe.hits.push(get())" }], 2);
       expect(harness.probe.hits).toEqual([5, 6]);
@@ -304,7 +348,8 @@ probe.hits.push(view)
     });
 
     it("uses a function declared in statement 1 from statement 5 and from a later block, crediting the caller", async () => {
-      const code = 'function greet(name: string): number {\n  console.log("hi " + name)\n  return name.length\n}\nconst a = 1\nconst b = 2\nconst c = 3\nprobe.hits.push(greet("five"))\n';
+      const code =
+        'function greet(name: string): number {\n  console.log("hi " + name)\n  return name.length\n}\nconst a = 1\nconst b = 2\nconst c = 3\nprobe.hits.push(greet("five"))\n';
       await everyChunking([{ code }, { code: 'greet("later")', line: 20 }], ({ events, probe }) => {
         expect(probe.hits).toEqual([4]);
         expect(ofType(events, "console").map(({ block, statement, text }) => ({ block, statement, text }))).toEqual([
@@ -317,8 +362,12 @@ probe.hits.push(view)
     it("keeps an enum and a class for later blocks", async () => {
       await everyChunking(
         [
-          { code: 'enum Color { Red, Green = "g" }\nclass Counter {\n  count = 0\n  inc(): number { return ++this.count }\n}\n' },
-          { code: "const counter = new Counter(); counter.inc()\nconsole.log(Color.Red, Color.Green, Color[0], counter.inc(), counter instanceof Counter)" },
+          {
+            code: 'enum Color { Red, Green = "g" }\nclass Counter {\n  count = 0\n  inc(): number { return ++this.count }\n}\n',
+          },
+          {
+            code: "const counter = new Counter(); counter.inc()\nconsole.log(Color.Red, Color.Green, Color[0], counter.inc(), counter instanceof Counter)",
+          },
         ],
         ({ events }) => {
           expect(failures(events)).toEqual([]);
@@ -331,48 +380,80 @@ probe.hits.push(view)
       await everyChunking(
         [
           {
-            code: "const { a, b: { c = 3, d: [e, f = e * 2] }, ...rest } = { a: 1, b: { d: [4] }, x: 9, y: 10 } as any\nlet [first, , third = \"t\", ...others] = [1, 2, undefined, 4, 5]\nconsole.log(a, c, e, f, rest, first, third, others)\n",
+            code: 'const { a, b: { c = 3, d: [e, f = e * 2] }, ...rest } = { a: 1, b: { d: [4] }, x: 9, y: 10 } as any\nlet [first, , third = "t", ...others] = [1, 2, undefined, 4, 5]\nconsole.log(a, c, e, f, rest, first, third, others)\n',
           },
           { code: "first = 9; console.log(first)\na = 2\n" },
         ],
         ({ events }) => {
           expect(logs(events)).toEqual(["1 3 4 8 { x: 9, y: 10 } 1 t [ 4, 5 ]", "9"]);
-          expect(failures(events)).toMatchObject([{ code: "runtime", name: "TypeError", message: "Assignment to constant variable.", block: 1, line: 2 }]);
+          expect(failures(events)).toMatchObject([
+            { code: "runtime", name: "TypeError", message: "Assignment to constant variable.", block: 1, line: 2 },
+          ]);
         },
       );
     });
 
     it("throws `TypeError: Assignment to constant variable.` for a const, also from a closure", async () => {
-      await everyChunking([{ code: "const k = 1\nconst bump = () => k++\nk = 2\nconsole.log('never')\n" }], ({ events }) => {
-        expect(failures(events)).toEqual([
-          { code: "runtime", name: "TypeError", message: "Assignment to constant variable.", block: 0, line: 3, column: expect.any(Number), lineText: "k = 2" },
-        ]);
-        expect(logs(events)).toEqual([]);
-        expect(ofType(events, "skipped")).toEqual([{ type: "skipped", block: 0, fromStatement: 3, count: 1, fromLine: 4, reason: "error" }]);
-      });
+      await everyChunking(
+        [{ code: "const k = 1\nconst bump = () => k++\nk = 2\nconsole.log('never')\n" }],
+        ({ events }) => {
+          expect(failures(events)).toEqual([
+            {
+              code: "runtime",
+              name: "TypeError",
+              message: "Assignment to constant variable.",
+              block: 0,
+              line: 3,
+              column: expect.any(Number),
+              lineText: "k = 2",
+            },
+          ]);
+          expect(logs(events)).toEqual([]);
+          expect(ofType(events, "skipped")).toEqual([
+            { type: "skipped", block: 0, fromStatement: 3, count: 1, fromLine: 4, reason: "error" },
+          ]);
+        },
+      );
       const harness = setup();
       await stream(harness, [{ code: "const k = 1\nconst bump = () => k++\n" }], Infinity);
       harness.executor.beginReply();
       await stream(harness, [{ code: "bump()" }], Infinity);
       // The closure's own line belongs to an earlier reply: the error is placed at the call in this one.
-      expect(failures(harness.events)).toMatchObject([{ name: "TypeError", message: "Assignment to constant variable.", line: 1, lineText: "bump()" }]);
+      expect(failures(harness.events)).toMatchObject([
+        { name: "TypeError", message: "Assignment to constant variable.", line: 1, lineText: "bump()" },
+      ]);
     });
 
     it("replaces a binding re-declared in a later statement, as a REPL does", async () => {
-      await everyChunking([{ code: "const v = 1\nconst read = () => v\nlet v = 'two'\nv = 'three'\nconsole.log(read())\n" }], ({ events }) => {
-        expect(failures(events)).toEqual([]);
-        expect(logs(events)).toEqual(["three"]);
-      });
+      await everyChunking(
+        [{ code: "const v = 1\nconst read = () => v\nlet v = 'two'\nv = 'three'\nconsole.log(read())\n" }],
+        ({ events }) => {
+          expect(failures(events)).toEqual([]);
+          expect(logs(events)).toEqual(["three"]);
+        },
+      );
     });
 
     it("refuses to shadow platform and realm globals (`shadow-global`) and keeps them working", async () => {
       await everyChunking([{ code: "const fetch = 1" }], ({ events }) => {
-        expect(failures(events)).toMatchObject([{ code: "shadow-global", line: 1, column: 7, lineText: "const fetch = 1" }]);
+        expect(failures(events)).toMatchObject([
+          { code: "shadow-global", line: 1, column: 7, lineText: "const fetch = 1" },
+        ]);
       });
-      for (const code of ["function console() {}", "let { mount } = {}", "class Promise {}", "var JSON = 1", "let React = 1", "const sleep = 1"]) {
+      for (const code of [
+        "function console() {}",
+        "let { mount } = {}",
+        "class Promise {}",
+        "var JSON = 1",
+        "let React = 1",
+        "const sleep = 1",
+      ]) {
         const harness = setup();
         await stream(harness, [{ code }], Infinity);
-        expect(failures(harness.events).map((error) => error.code), code).toEqual(["shadow-global"]);
+        expect(
+          failures(harness.events).map((error) => error.code),
+          code,
+        ).toEqual(["shadow-global"]);
       }
       const harness = setup();
       await stream(harness, [{ code: "const fetch = 1" }], Infinity);
@@ -388,16 +469,33 @@ probe.hits.push(view)
       expect(errors.map((error) => error.code)).toEqual(["unsupported"]);
 
       const exported = setup();
-      await stream(exported, [{ code: "export const z = 1\nexport function f() { return z + 1 }\nexport { z, f }\nexport default f\nprobe.hits.push(f())\n" }], Infinity);
+      await stream(
+        exported,
+        [
+          {
+            code: "export const z = 1\nexport function f() { return z + 1 }\nexport { z, f }\nexport default f\nprobe.hits.push(f())\n",
+          },
+        ],
+        Infinity,
+      );
       expect(failures(exported.events)).toEqual([]);
       expect(exported.probe.hits).toEqual([2]);
     });
 
     it("reports an undeclared name as a ReferenceError and `typeof` of it as undefined", async () => {
-      await everyChunking([{ code: "console.log(typeof later)\nconst use = () => later()\nfunction later() { return 'ok' }\nconsole.log(use())\nmissing + 1\n" }], ({ events }) => {
-        expect(logs(events)).toEqual(["undefined", "ok"]);
-        expect(failures(events)).toMatchObject([{ code: "runtime", name: "ReferenceError", message: "missing is not defined", line: 5 }]);
-      });
+      await everyChunking(
+        [
+          {
+            code: "console.log(typeof later)\nconst use = () => later()\nfunction later() { return 'ok' }\nconsole.log(use())\nmissing + 1\n",
+          },
+        ],
+        ({ events }) => {
+          expect(logs(events)).toEqual(["undefined", "ok"]);
+          expect(failures(events)).toMatchObject([
+            { code: "runtime", name: "ReferenceError", message: "missing is not defined", line: 5 },
+          ]);
+        },
+      );
     });
   });
 
@@ -416,7 +514,11 @@ console.log(new Store<number>().add(1).add(2).size, users[0]!.id)
         expect(failures(events)).toEqual([]);
         expect(logs(events)).toEqual(["ADA none undefined", "2 1"]);
         // `interface` and `type` are statements that do nothing.
-        expect(ofType(events, "statement-end").slice(0, 2).map((event) => event.status)).toEqual(["done", "done"]);
+        expect(
+          ofType(events, "statement-end")
+            .slice(0, 2)
+            .map((event) => event.status),
+        ).toEqual(["done", "done"]);
       });
     });
   });
@@ -442,7 +544,11 @@ console.log(total, j)
 
     it("a top-level try around a rejected await catches it, finally runs, and the next statement follows", async () => {
       await everyChunking(
-        [{ code: "try { await Promise.reject(new Error('no')) } catch (error) { console.log('caught', error.message) } finally { console.log('finally') }\nconsole.log('next')\n" }],
+        [
+          {
+            code: "try { await Promise.reject(new Error('no')) } catch (error) { console.log('caught', error.message) } finally { console.log('finally') }\nconsole.log('next')\n",
+          },
+        ],
         ({ events }) => {
           expect(failures(events)).toEqual([]);
           expect(logs(events)).toEqual(["caught no", "finally", "next"]);
@@ -454,7 +560,8 @@ console.log(total, j)
       // Gates the test opens stand in for timers: with `sleep(5)` against
       // `sleep(30)`, a loaded machine could fire both at once and run them in
       // either order.
-      const code = "const slow = gate('slow').then(() => probe.hits.push('unawaited'))\nawait gate('fast')\nprobe.hits.push('after await')\nawait slow\nprobe.hits.push('end')\n";
+      const code =
+        "const slow = gate('slow').then(() => probe.hits.push('unawaited'))\nawait gate('fast')\nprobe.hits.push('after await')\nawait slow\nprobe.hits.push('end')\n";
       let reference: unknown[] | undefined;
       for (const size of CHUNKINGS) {
         const gates = new Map<string, () => void>();
@@ -496,7 +603,15 @@ console.log(total, j)
 
     it("names anonymous functions and classes after their declaration, as JavaScript does", async () => {
       const harness = setup();
-      await stream(harness, [{ code: "const App = () => 1\nlet Other = function () {}\nvar third = async () => 2\nconst Box = class {}\nconst kept = function inner() {}\nprobe.hits.push(App.name, Other.name, third.name, Box.name, kept.name, App())" }], Infinity);
+      await stream(
+        harness,
+        [
+          {
+            code: "const App = () => 1\nlet Other = function () {}\nvar third = async () => 2\nconst Box = class {}\nconst kept = function inner() {}\nprobe.hits.push(App.name, Other.name, third.name, Box.name, kept.name, App())",
+          },
+        ],
+        Infinity,
+      );
       expect(failures(harness.events)).toEqual([]);
       expect(harness.probe.hits).toEqual(["App", "Other", "third", "Box", "inner", 1]);
     });
@@ -512,7 +627,11 @@ console.log(total, j)
       ].join("\n");
       await stream(harness, [{ code }], Infinity);
       expect(failures(harness.events)).toEqual([]);
-      expect(harness.probe.hits).toEqual(["rows.forEach is not a function", "rows.map is not a function", "TypeError: rows.map is not a function"]);
+      expect(harness.probe.hits).toEqual([
+        "rows.forEach is not a function",
+        "rows.map is not a function",
+        "TypeError: rows.map is not a function",
+      ]);
     });
 
     it("gives back the model's source for String(fn) and fn.toString()", async () => {
@@ -538,7 +657,12 @@ console.log(total, j)
     });
 
     it("reports a syntax error in line 3 of 10 at line 3, as soon as it is certain", async () => {
-      const lines = ["probe.hits.push(1)", "probe.hits.push(2)", "const = 5", ...Array.from({ length: 7 }, (_, i) => `probe.hits.push(${i + 4})`)];
+      const lines = [
+        "probe.hits.push(1)",
+        "probe.hits.push(2)",
+        "const = 5",
+        ...Array.from({ length: 7 }, (_, i) => `probe.hits.push(${i + 4})`),
+      ];
       const code = lines.join("\n") + "\n";
       for (const size of CHUNKINGS) {
         const { executor, events, probe } = setup();
@@ -551,19 +675,31 @@ console.log(total, j)
             type: "error",
             statement: 2,
             reply: 1,
-            error: { code: "syntax", name: "SyntaxError", message: expect.any(String), block: 0, line: 13, column: 7, lineText: "const = 5" },
+            error: {
+              code: "syntax",
+              name: "SyntaxError",
+              message: expect.any(String),
+              block: 0,
+              line: 13,
+              column: 7,
+              lineText: "const = 5",
+            },
           },
         ]);
         executor.handleBlock(blockEnd(0));
         await executor.idle();
         expect(probe.hits).toEqual([1, 2]);
-        expect(ofType(events, "skipped")).toEqual([{ type: "skipped", block: 0, fromStatement: 2, count: 1, fromLine: 13, reason: "error" }]);
+        expect(ofType(events, "skipped")).toEqual([
+          { type: "skipped", block: 0, fromStatement: 2, count: 1, fromLine: 13, reason: "error" },
+        ]);
         expect(ofType(events, "block-done")).toHaveLength(1);
       }
     });
 
     it("skips statements 5–10 and the later blocks of the reply after a throw in statement 4", async () => {
-      const lines = Array.from({ length: 10 }, (_, i) => (i === 3 ? 'throw new RangeError("nope")' : `probe.hits.push(${i + 1})`));
+      const lines = Array.from({ length: 10 }, (_, i) =>
+        i === 3 ? 'throw new RangeError("nope")' : `probe.hits.push(${i + 1})`,
+      );
       await everyChunking(
         [
           { code: lines.join("\n") + "\n", line: 3 },
@@ -574,7 +710,15 @@ console.log(total, j)
           expect(probe.hits).toEqual([1, 2, 3]);
           expect(failures(events)).toEqual([
             // The column is where the error was created, as in a browser's console.
-            { code: "runtime", name: "RangeError", message: "nope", block: 0, line: 6, column: 7, lineText: 'throw new RangeError("nope")' },
+            {
+              code: "runtime",
+              name: "RangeError",
+              message: "nope",
+              block: 0,
+              line: 6,
+              column: 7,
+              lineText: 'throw new RangeError("nope")',
+            },
           ]);
           expect(ofType(events, "skipped")).toEqual([
             { type: "skipped", block: 0, fromStatement: 4, count: 6, fromLine: 7, reason: "error" },
@@ -614,7 +758,16 @@ console.log(total, j)
   describe("loop guard", () => {
     it("stops `while (true) {}` with a catchable error naming the line; the scope survives", async () => {
       const harness = setup();
-      await stream(harness, [{ code: "const kept = 'still here'\nlet spins = 0\nwhile (true) { spins++ }\nprobe.hits.push('skipped')\n", line: 5 }], Infinity);
+      await stream(
+        harness,
+        [
+          {
+            code: "const kept = 'still here'\nlet spins = 0\nwhile (true) { spins++ }\nprobe.hits.push('skipped')\n",
+            line: 5,
+          },
+        ],
+        Infinity,
+      );
       expect(failures(harness.events)).toEqual([
         {
           code: "loop-guard",
@@ -633,7 +786,11 @@ console.log(total, j)
 
     it("cannot be swallowed by a try/catch inside the loop", async () => {
       const harness = setup();
-      await stream(harness, [{ code: "let caught = 0\nwhile (true) { try { for (;;) {} } catch { caught++ } }\n" }], Infinity);
+      await stream(
+        harness,
+        [{ code: "let caught = 0\nwhile (true) { try { for (;;) {} } catch { caught++ } }\n" }],
+        Infinity,
+      );
       expect(failures(harness.events).map((error) => error.code)).toEqual(["loop-guard"]);
       harness.executor.beginReply();
       await stream(harness, [{ code: "probe.hits.push(caught)" }], Infinity);
@@ -644,7 +801,11 @@ console.log(total, j)
       const harness = setup();
       await stream(
         harness,
-        [{ code: "try { while (true) {} } catch (error) { console.log((error as Error).name) }\nlet n = 0\nfor (let i = 0; i < 1000; i++) n++\nconsole.log('next', n)" }],
+        [
+          {
+            code: "try { while (true) {} } catch (error) { console.log((error as Error).name) }\nlet n = 0\nfor (let i = 0; i < 1000; i++) n++\nconsole.log('next', n)",
+          },
+        ],
         Infinity,
       );
       expect(logs(harness.events)).toEqual(["LoopGuardError", "next 1000"]);
@@ -655,13 +816,23 @@ console.log(total, j)
       const harness = setup();
       await stream(
         harness,
-        [{ code: "const marker = 42\nfunction spin(n: number): number {\n  return n <= 0 ? 0 : spin(n - 1) + spin(n - 1)\n}\nspin(60)\n" }],
+        [
+          {
+            code: "const marker = 42\nfunction spin(n: number): number {\n  return n <= 0 ? 0 : spin(n - 1) + spin(n - 1)\n}\nspin(60)\n",
+          },
+        ],
         Infinity,
       );
-      expect(failures(harness.events)).toMatchObject([{ code: "loop-guard", name: "LoopGuardError", line: 2, message: expect.stringContaining("Function at line 2") }]);
+      expect(failures(harness.events)).toMatchObject([
+        { code: "loop-guard", name: "LoopGuardError", line: 2, message: expect.stringContaining("Function at line 2") },
+      ]);
       harness.executor.beginReply();
       await stream(harness, [{ code: "function down(): number { return down() + 1 }\ndown()\n" }], Infinity);
-      expect(failures(harness.events).slice(1).map((error) => error.name)).toEqual([expect.stringMatching(/RangeError|LoopGuardError/)]);
+      expect(
+        failures(harness.events)
+          .slice(1)
+          .map((error) => error.name),
+      ).toEqual([expect.stringMatching(/RangeError|LoopGuardError/)]);
       harness.executor.beginReply();
       await stream(harness, [{ code: "probe.hits.push(marker)" }], Infinity);
       expect(harness.probe.hits).toEqual([42]);
@@ -670,7 +841,9 @@ console.log(total, j)
     it("blames the loop, not a helper it calls", async () => {
       const harness = setup();
       await stream(harness, [{ code: "const noop = () => {}\nwhile (true) noop()\n" }], Infinity);
-      expect(failures(harness.events)).toMatchObject([{ code: "loop-guard", line: 2, message: expect.stringContaining("Loop at line 2") }]);
+      expect(failures(harness.events)).toMatchObject([
+        { code: "loop-guard", line: 2, message: expect.stringContaining("Loop at line 2") },
+      ]);
     });
   });
 
@@ -689,7 +862,14 @@ console.log("sync")
         await stream(harness, [{ code }], size);
         await clock.advance(120);
         const credited = ofType(harness.events, "console").map(({ statement, text }) => `${statement}:${text}`);
-        expect(credited.sort(), `chunk size ${size}`).toEqual(["0:early", "1:late", "2:then", "3:async", "4:micro", "5:sync"]);
+        expect(credited.sort(), `chunk size ${size}`).toEqual([
+          "0:early",
+          "1:late",
+          "2:then",
+          "3:async",
+          "4:micro",
+          "5:sync",
+        ]);
       }
     });
 
@@ -700,7 +880,14 @@ console.log("sync")
       harness.executor.beginReply();
       await stream(harness, [{ code: "console.log('reply 2')" }], Infinity);
       await clock.advance(80);
-      expect(ofType(harness.events, "console").map(({ reply, block, statement, text }) => ({ reply, block, statement, text }))).toEqual([
+      expect(
+        ofType(harness.events, "console").map(({ reply, block, statement, text }) => ({
+          reply,
+          block,
+          statement,
+          text,
+        })),
+      ).toEqual([
         { reply: 2, block: 0, statement: 0, text: "reply 2" },
         { reply: 1, block: 0, statement: 0, text: "from reply 1" },
       ]);
@@ -708,17 +895,32 @@ console.log("sync")
 
     it("credits a callback entered from outside (a UI handler) to the statement that defined it", async () => {
       const harness = setup();
-      await stream(harness, [{ code: "const a = 1\nconst onClick = () => console.log('clicked')\nprobe.hits.push(onClick)\n" }], Infinity);
+      await stream(
+        harness,
+        [{ code: "const a = 1\nconst onClick = () => console.log('clicked')\nprobe.hits.push(onClick)\n" }],
+        Infinity,
+      );
       // Entered later, from a task of its own.
       await turns(1);
       (harness.probe.hits[0] as () => void)();
-      expect(ofType(harness.events, "console").map(({ statement, text }) => ({ statement, text }))).toEqual([{ statement: 1, text: "clicked" }]);
+      expect(ofType(harness.events, "console").map(({ statement, text }) => ({ statement, text }))).toEqual([
+        { statement: 1, text: "clicked" },
+      ]);
     });
 
     it("reports a throw in a timer as an error of the statement that scheduled it", async () => {
       const clock = manualClock();
       const harness = setup({}, clock.globals);
-      await stream(harness, [{ code: "console.log('a')\nsetTimeout(() => { throw new Error('timer boom') }, 5)\nconsole.log('b')\n", line: 4 }], Infinity);
+      await stream(
+        harness,
+        [
+          {
+            code: "console.log('a')\nsetTimeout(() => { throw new Error('timer boom') }, 5)\nconsole.log('b')\n",
+            line: 4,
+          },
+        ],
+        Infinity,
+      );
       await clock.advance(40);
       expect(ofType(harness.events, "error")).toMatchObject([
         { statement: 1, reply: 1, error: { code: "runtime", name: "Error", message: "timer boom", block: 0, line: 5 } },
@@ -728,34 +930,67 @@ console.log("sync")
 
     it("reports an uncaught async error handed to reportUncaught at its line", async () => {
       const harness = setup();
-      await stream(harness, [{ code: "async function boom() {\n  await null\n  throw new Error('async boom')\n}\nboom().catch((error) => probe.hits.push(error))\n" }], Infinity);
+      await stream(
+        harness,
+        [
+          {
+            code: "async function boom() {\n  await null\n  throw new Error('async boom')\n}\nboom().catch((error) => probe.hits.push(error))\n",
+          },
+        ],
+        Infinity,
+      );
       await until(() => expect(harness.probe.hits).toHaveLength(1));
       harness.executor.reportUncaught(harness.probe.hits[0]);
-      expect(ofType(harness.events, "error")).toMatchObject([{ error: { name: "Error", message: "async boom", line: 3, lineText: "  throw new Error('async boom')" } }]);
+      expect(ofType(harness.events, "error")).toMatchObject([
+        { error: { name: "Error", message: "async boom", line: 3, lineText: "  throw new Error('async boom')" } },
+      ]);
     });
 
     it("locates an error thrown by model code for others (the UI runtime)", async () => {
       const harness = setup();
-      await stream(harness, [{ code: "const a = 1\nconst render = () => {\n  throw new Error('in render')\n}\nprobe.hits.push(render)\n", line: 10 }], Infinity);
+      await stream(
+        harness,
+        [
+          {
+            code: "const a = 1\nconst render = () => {\n  throw new Error('in render')\n}\nprobe.hits.push(render)\n",
+            line: 10,
+          },
+        ],
+        Infinity,
+      );
       let thrown: unknown;
       try {
         (harness.probe.hits[0] as () => void)();
       } catch (error) {
         thrown = error;
       }
-      expect(harness.executor.locate(thrown)).toEqual({ reply: 1, block: 0, statement: 1, line: 12, column: 9, lineText: "  throw new Error('in render')" });
+      expect(harness.executor.locate(thrown)).toEqual({
+        reply: 1,
+        block: 0,
+        statement: 1,
+        line: 12,
+        column: 9,
+        lineText: "  throw new Error('in render')",
+      });
       expect(harness.executor.locate(new Error("not ours"))).toBeUndefined();
     });
 
     it("formats objects readably and strings unquoted at top level", async () => {
-      await everyChunking([{ code: "console.log('text', { a: 1, b: ['x'] }, [1, 2], null, undefined, 3n)\nconsole.warn('%s has %d items', 'cart', 3)\nconsole.error(new TypeError('bad'))\nconsole.info(new Map([['k', 1]]))\n" }], ({ events }) => {
-        expect(ofType(events, "console").map(({ level, text }) => `${level}: ${text}`)).toEqual([
-          "log: text { a: 1, b: [ 'x' ] } [ 1, 2 ] null undefined 3n",
-          "warn: cart has 3 items",
-          "error: TypeError: bad",
-          "info: Map (1) {'k' => 1}",
-        ]);
-      });
+      await everyChunking(
+        [
+          {
+            code: "console.log('text', { a: 1, b: ['x'] }, [1, 2], null, undefined, 3n)\nconsole.warn('%s has %d items', 'cart', 3)\nconsole.error(new TypeError('bad'))\nconsole.info(new Map([['k', 1]]))\n",
+          },
+        ],
+        ({ events }) => {
+          expect(ofType(events, "console").map(({ level, text }) => `${level}: ${text}`)).toEqual([
+            "log: text { a: 1, b: [ 'x' ] } [ 1, 2 ] null undefined 3n",
+            "warn: cart has 3 items",
+            "error: TypeError: bad",
+            "info: Map (1) {'k' => 1}",
+          ]);
+        },
+      );
     });
   });
 
@@ -764,7 +999,12 @@ console.log("sync")
       const clock = manualClock();
       const { executor, events, probe } = setup({}, clock.globals);
       executor.handleBlock(codeStart(0, 1));
-      executor.handleBlock(delta(0, "setTimeout(() => probe.hits.push('timer'), 30)\nconsole.log('before')\nawait sleep(10000)\nconsole.log('after')\nconsole.log('more')\n"));
+      executor.handleBlock(
+        delta(
+          0,
+          "setTimeout(() => probe.hits.push('timer'), 30)\nconsole.log('before')\nawait sleep(10000)\nconsole.log('after')\nconsole.log('more')\n",
+        ),
+      );
       // The timer is set and the code waits in `await sleep(10000)`.
       await until(() => expect(clock.pending()).toBe(2));
       const started = performance.now();
@@ -773,7 +1013,9 @@ console.log("sync")
       expect(performance.now() - started).toBeLessThan(1000);
       expect(failures(events)).toMatchObject([{ code: "aborted", block: 0, line: 3 }]);
       executor.handleBlock(blockEnd(0));
-      expect(ofType(events, "skipped")).toEqual([{ type: "skipped", block: 0, fromStatement: 3, count: 2, fromLine: 4, reason: "aborted" }]);
+      expect(ofType(events, "skipped")).toEqual([
+        { type: "skipped", block: 0, fromStatement: 3, count: 2, fromLine: 4, reason: "aborted" },
+      ]);
       expect(ofType(events, "block-done")).toHaveLength(1);
       await clock.advance(60);
       expect(probe.hits).toEqual([]);

@@ -149,7 +149,9 @@ class StatementExecutor implements Executor {
     this.compiler = new StatementCompiler(this.scope, this.sites, () => this.globals, this.hooks);
     installModelSource((id) => {
       const site = this.sites[id];
-      return site?.kind === "function" && site.range ? site.context.split.source.slice(site.range.start, site.range.end) : undefined;
+      return site?.kind === "function" && site.range
+        ? site.context.split.source.slice(site.range.start, site.range.end)
+        : undefined;
     });
     const own = {
       console: createConsole((level, text) => this.emitConsole(level, text), this.now),
@@ -179,7 +181,9 @@ class StatementExecutor implements Executor {
   handleBlock(event: BlockEvent): void {
     switch (event.type) {
       case "block-start":
-        return event.kind === "code" ? this.openCode(event.index, event.line) : this.openData(event.index, event.id, event.line);
+        return event.kind === "code"
+          ? this.openCode(event.index, event.line)
+          : this.openData(event.index, event.id, event.line);
       case "block-delta": {
         const item = this.blocks.get(event.index);
         if (item?.kind === "code") this.pushCode(event.index, event.text);
@@ -324,7 +328,13 @@ class StatementExecutor implements Executor {
     if (!context) return;
     if (context.reply.aborted && !context.detached) return;
     const cause = this.causeOf(this.runtime.current ?? context);
-    this.emit({ type: "error", error: this.compiler.mapError(reason, context), statement: context.statement, reply: context.reply.id, ...cause });
+    this.emit({
+      type: "error",
+      error: this.compiler.mapError(reason, context),
+      statement: context.statement,
+      reply: context.reply.id,
+      ...cause,
+    });
   }
 
   /** `{ cause }` when `context` (or the handler running now) came from a UI event; else nothing. */
@@ -346,7 +356,12 @@ class StatementExecutor implements Executor {
       item.syntaxError = { error: result.error, index };
       // Reported as soon as it is certain; the reply stops when the queue gets there.
       if (!item.reply.stopped) {
-        this.emit({ type: "error", error: this.compiler.syntaxError(item, result.error), statement: index, reply: item.reply.id });
+        this.emit({
+          type: "error",
+          error: this.compiler.syntaxError(item, result.error),
+          statement: index,
+          reply: item.reply.id,
+        });
       }
     }
   }
@@ -413,7 +428,11 @@ class StatementExecutor implements Executor {
     if (this.takenOver.has(name)) return;
     this.takenOver.add(name);
     const alias = this.hooks?.aliasOf(name);
-    if (alias) this.emitConsole("warn", `Note: \`${name}\` is now your own binding in your code; the realm's ${name} is still available as \`${alias}\`.`);
+    if (alias)
+      this.emitConsole(
+        "warn",
+        `Note: \`${name}\` is now your own binding in your code; the realm's ${name} is still available as \`${alias}\`.`,
+      );
   }
 
   /** `export default App` that the block did not mount: the realm mounts it, and tells the model. */
@@ -442,7 +461,9 @@ class StatementExecutor implements Executor {
     const count = Math.max(0, item.statements.length - from) + broken;
     if (count === 0) return;
     const fromLine =
-      from < item.statements.length ? item.line + item.statements[from].line - 1 : item.line + this.unparsedStartLine(item) - 1;
+      from < item.statements.length
+        ? item.line + item.statements[from].line - 1
+        : item.line + this.unparsedStartLine(item) - 1;
     this.emit({ type: "skipped", block: item.block, fromStatement: from, count, fromLine, reason: stopAt.reason });
   }
 
@@ -461,7 +482,14 @@ class StatementExecutor implements Executor {
     if (item.state === "waiting") {
       if (item.reply.stopped) {
         item.state = "done";
-        this.emit({ type: "skipped", block: item.block, fromStatement: 0, count: 0, fromLine: item.line, reason: item.reply.stopped });
+        this.emit({
+          type: "skipped",
+          block: item.block,
+          fromStatement: 0,
+          count: 0,
+          fromLine: item.line,
+          reason: item.reply.stopped,
+        });
         this.emit({ type: "block-done", block: item.block });
         return true;
       }
@@ -501,7 +529,12 @@ class StatementExecutor implements Executor {
       } catch (thrown) {
         error = this.dataError(item, "data-invalid", thrown);
       }
-      if (error) this.emit({ type: "error", error: { ...error, block: item.block, line: error.line ?? item.line }, reply: item.reply.id });
+      if (error)
+        this.emit({
+          type: "error",
+          error: { ...error, block: item.block, line: error.line ?? item.line },
+          reply: item.reply.id,
+        });
     }
     item.state = "done";
     this.emit({ type: "block-done", block: item.block });
@@ -563,8 +596,17 @@ class StatementExecutor implements Executor {
     } catch (error) {
       this.emit(start);
       const execError =
-        error instanceof TransformError ? this.compiler.transformError(context, error) : this.compiler.mapError(error, context);
-      this.emit({ type: "statement-end", block: item.block, statement: index, status: "error", error: execError, durationMs: 0 });
+        error instanceof TransformError
+          ? this.compiler.transformError(context, error)
+          : this.compiler.mapError(error, context);
+      this.emit({
+        type: "statement-end",
+        block: item.block,
+        statement: index,
+        status: "error",
+        error: execError,
+        durationMs: 0,
+      });
       item.reply.stopped ??= "error";
       return false;
     }
@@ -604,7 +646,13 @@ class StatementExecutor implements Executor {
     return true;
   }
 
-  private finishStatement(context: StatementContext, started: number, failed: boolean, error: unknown, takesOver: string[] = []): void {
+  private finishStatement(
+    context: StatementContext,
+    started: number,
+    failed: boolean,
+    error: unknown,
+    takesOver: string[] = [],
+  ): void {
     const durationMs = this.now() - started;
     const base = { type: "statement-end", block: context.block, statement: context.statement, durationMs } as const;
     if (!failed) {
@@ -627,14 +675,28 @@ class StatementExecutor implements Executor {
     const context = this.runtime.current ?? this.lastContext;
     if (!context) return;
     const cause = this.causeOf(this.runtime.current);
-    this.emit({ type: "console", block: context.block, statement: context.statement, level, text, reply: context.reply.id, ...cause });
+    this.emit({
+      type: "console",
+      block: context.block,
+      statement: context.statement,
+      level,
+      text,
+      reply: context.reply.id,
+      ...cause,
+    });
   }
 
   private reportAsync(error: unknown, context: StatementContext | null): void {
     if (error instanceof ExecutionAborted) return;
     const target = context ?? this.lastContext;
     if (!target) return;
-    this.emit({ type: "error", error: this.compiler.mapError(error, target), statement: target.statement, reply: target.reply.id, ...this.causeOf(context) });
+    this.emit({
+      type: "error",
+      error: this.compiler.mapError(error, target),
+      statement: target.statement,
+      reply: target.reply.id,
+      ...this.causeOf(context),
+    });
   }
 }
 

@@ -30,7 +30,8 @@ export class ExecutorRuntime {
   /** `import` binding: the value of `imported` of `specifier` (checked when compiled). */
   im(specifier: string, imported: string): unknown {
     const resolved = this.hooks?.resolveImport(specifier, imported);
-    if (!resolved || "error" in resolved) throw new Error(resolved?.error ?? `cannot import ${JSON.stringify(specifier)}`);
+    if (!resolved || "error" in resolved)
+      throw new Error(resolved?.error ?? `cannot import ${JSON.stringify(specifier)}`);
     return resolved.value;
   }
 
@@ -114,7 +115,8 @@ export class ExecutorRuntime {
     if (error === null || typeof error !== "object") return error;
     try {
       const record = error as { message?: unknown; stack?: unknown };
-      if (typeof record.message === "string" && record.message.includes("$$")) record.message = modelText(record.message);
+      if (typeof record.message === "string" && record.message.includes("$$"))
+        record.message = modelText(record.message);
       if (typeof record.stack === "string" && record.stack.includes("$$")) record.stack = modelText(record.stack);
     } catch {
       // Frozen or hostile: leave it as it is.
@@ -141,7 +143,8 @@ export class ExecutorRuntime {
     const context = this.sites[site]?.context;
     if (!context) return;
     // Entered by a UI event's handler: everything it causes carries the event's id.
-    if (this.cause !== undefined) this.current = { ...context, detached: true, detachedCopy: undefined, cause: this.cause };
+    if (this.cause !== undefined)
+      this.current = { ...context, detached: true, detachedCopy: undefined, cause: this.cause };
     else this.current = context.detachedCopy ??= { ...context, detached: true, detachedCopy: undefined };
     this.scheduleReset();
   }

@@ -18,14 +18,23 @@ describe("formatConsoleArguments", () => {
   });
 
   it("applies printf-style substitutions", () => {
-    expect(formatConsoleArguments(["%s is %d years and %f m; %i%%", "Ada", 36, 1.5, 7.9])).toBe("Ada is 36 years and 1.5 m; 7%");
-    expect(formatConsoleArguments(["%o and %j", { a: 1 }, { b: 2 }])).toBe("{ a: 1 } and {\"b\":2}");
+    expect(formatConsoleArguments(["%s is %d years and %f m; %i%%", "Ada", 36, 1.5, 7.9])).toBe(
+      "Ada is 36 years and 1.5 m; 7%",
+    );
+    expect(formatConsoleArguments(["%o and %j", { a: 1 }, { b: 2 }])).toBe('{ a: 1 } and {"b":2}');
     expect(formatConsoleArguments(["%cstyled", "color: red", "rest"])).toBe("styled rest");
     expect(formatConsoleArguments(["%s and %s", "one"])).toBe("one and %s");
   });
 
   it("survives hostile values", () => {
-    const hostile = new Proxy({}, { ownKeys: () => { throw new Error("nope"); } });
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error("nope");
+        },
+      },
+    );
     expect(formatConsoleArguments([hostile])).toContain("uninspectable");
     const circular: Record<string, unknown> = {};
     circular.self = circular;

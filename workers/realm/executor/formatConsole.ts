@@ -57,7 +57,11 @@ export function formatConsoleArguments(args: readonly unknown[]): string {
       const value = args[next++];
       switch (token) {
         case "%s":
-          return typeof value === "string" ? value : typeof value === "object" && value !== null ? inspectValue(value) : String(value);
+          return typeof value === "string"
+            ? value
+            : typeof value === "object" && value !== null
+              ? inspectValue(value)
+              : String(value);
         case "%d":
         case "%i": {
           if (typeof value === "bigint") return `${value}n`;

@@ -27,14 +27,7 @@
  *      where they arrive, so the cost is linear in the input.
  */
 
-export type TokenKind =
-  | "word"
-  | "number"
-  | "punct"
-  | "string"
-  | "template"
-  | "regex"
-  | "jsx";
+export type TokenKind = "word" | "number" | "punct" | "string" | "template" | "regex" | "jsx";
 
 export interface LexerListener {
   /**
@@ -97,8 +90,21 @@ const JSX_ELEMENT = 9; // inside an element, until its closing tag
 
 /** Words after which an expression (so a regex or JSX) may start. */
 const KEYWORDS_BEFORE_EXPRESSION = new Set([
-  "return", "typeof", "instanceof", "in", "of", "new", "delete", "void",
-  "throw", "case", "do", "else", "yield", "await", "extends",
+  "return",
+  "typeof",
+  "instanceof",
+  "in",
+  "of",
+  "new",
+  "delete",
+  "void",
+  "throw",
+  "case",
+  "do",
+  "else",
+  "yield",
+  "await",
+  "extends",
 ]);
 
 /** Words whose `(` opens a condition or loop header, not a call. */
@@ -106,11 +112,64 @@ const CONDITION_KEYWORDS = new Set(["if", "while", "for", "with"]);
 
 export const PUNCTUATORS: ReadonlySet<string> = new Set([
   ">>>=",
-  "===", "!==", "**=", "<<=", ">>=", ">>>", "...", "&&=", "||=", "??=",
-  "=>", "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "++", "--", "+=", "-=",
-  "*=", "/=", "%=", "&=", "|=", "^=", "**", "<<", ">>",
-  "{", "}", "(", ")", "[", "]", ";", ",", "<", ">", "+", "-", "*", "/", "%",
-  "&", "|", "^", "!", "~", "?", ":", "=", ".", "@", "#",
+  "===",
+  "!==",
+  "**=",
+  "<<=",
+  ">>=",
+  ">>>",
+  "...",
+  "&&=",
+  "||=",
+  "??=",
+  "=>",
+  "==",
+  "!=",
+  "<=",
+  ">=",
+  "&&",
+  "||",
+  "??",
+  "?.",
+  "++",
+  "--",
+  "+=",
+  "-=",
+  "*=",
+  "/=",
+  "%=",
+  "&=",
+  "|=",
+  "^=",
+  "**",
+  "<<",
+  ">>",
+  "{",
+  "}",
+  "(",
+  ")",
+  "[",
+  "]",
+  ";",
+  ",",
+  "<",
+  ">",
+  "+",
+  "-",
+  "*",
+  "/",
+  "%",
+  "&",
+  "|",
+  "^",
+  "!",
+  "~",
+  "?",
+  ":",
+  "=",
+  ".",
+  "@",
+  "#",
 ]);
 
 /** Strings that a longer punctuator starts with: a chunk ending there must wait. */
@@ -148,10 +207,20 @@ function isDigit(code: number): boolean {
 /** Whitespace other than `\n` (bodies are normalised to `\n` upstream). */
 function isSpace(code: number): boolean {
   return (
-    code === 32 || code === 9 || code === 11 || code === 12 || code === 13 ||
-    code === 0xa0 || code === 0xfeff || code === 0x2028 || code === 0x2029 ||
-    (code >= 0x2000 && code <= 0x200a) || code === 0x1680 || code === 0x202f ||
-    code === 0x205f || code === 0x3000
+    code === 32 ||
+    code === 9 ||
+    code === 11 ||
+    code === 12 ||
+    code === 13 ||
+    code === 0xa0 ||
+    code === 0xfeff ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x1680 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000
   );
 }
 
@@ -377,8 +446,13 @@ export class Lexer {
           throw new Error(`lexer: unknown mode ${String(unreachable)}`);
         }
       }
-      if (i > from && mode !== "lineComment" && mode !== "blockComment" &&
-          this.mode !== "lineComment" && this.mode !== "blockComment") {
+      if (
+        i > from &&
+        mode !== "lineComment" &&
+        mode !== "blockComment" &&
+        this.mode !== "lineComment" &&
+        this.mode !== "blockComment"
+      ) {
         const last = input.charCodeAt(i - 1);
         if (last !== NEWLINE && !isSpace(last)) this.lastEnd = base + i;
       }
@@ -427,8 +501,11 @@ export class Lexer {
         const part = input.charCodeAt(end);
         if (isIdentifierPart(part) || part === 46) end++;
         else if (
-          (part === 43 || part === 45) && !hex && (input.charCodeAt(end - 1) | 32) === 101 // e+ e-
-        ) end++;
+          (part === 43 || part === 45) &&
+          !hex &&
+          (input.charCodeAt(end - 1) | 32) === 101 // e+ e-
+        )
+          end++;
         else break;
       }
       const text = input.slice(i, end);
@@ -485,8 +562,10 @@ export class Lexer {
       // `<` where an expression may start: JSX (`<div`, `<>`) or a comparison.
       if (i + 1 >= n && !atEnd) return -1;
       const after = input.charCodeAt(i + 1);
-      if ((after === 62 || isIdentifierStart(after)) &&
-          (this.expressionAllowed || this.listener.startsStatement("<"))) {
+      if (
+        (after === 62 || isIdentifierStart(after)) &&
+        (this.expressionAllowed || this.listener.startsStatement("<"))
+      ) {
         if (top) this.tokenAtTop("jsx", "<", base + i, true);
         if (after === 62) {
           this.stack.push(JSX_ELEMENT);
@@ -605,8 +684,13 @@ export class Lexer {
    */
   private popBracket(): number {
     const frame = this.stack[this.stack.length - 1];
-    if (frame === PAREN || frame === PAREN_AFTER_CONDITION || frame === BRACKET ||
-        frame === BRACE_OBJECT || frame === BRACE_BLOCK) {
+    if (
+      frame === PAREN ||
+      frame === PAREN_AFTER_CONDITION ||
+      frame === BRACKET ||
+      frame === BRACE_OBJECT ||
+      frame === BRACE_BLOCK
+    ) {
       this.stack.pop();
       return frame;
     }
@@ -617,11 +701,20 @@ export class Lexer {
   private braceIsBlock(): boolean {
     if (this.atStart) return true;
     if (this.previousWord) {
-      return this.afterDot || !KEYWORDS_BEFORE_EXPRESSION.has(this.previousWord) ||
-        this.previousWord === "else" || this.previousWord === "do";
+      return (
+        this.afterDot ||
+        !KEYWORDS_BEFORE_EXPRESSION.has(this.previousWord) ||
+        this.previousWord === "else" ||
+        this.previousWord === "do"
+      );
     }
     switch (this.previousPunctuator) {
-      case ")": case "=>": case ";": case "{": case "}": case ">":
+      case ")":
+      case "=>":
+      case ";":
+      case "{":
+      case "}":
+      case ">":
         return true;
       default:
         return false;

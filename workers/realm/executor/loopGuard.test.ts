@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { BUSY_PULSE_MS, LoopGuard, LoopGuardError, type LoopGuardSite } from "./loopGuard";
 
 /** A guard on a fake clock and a manual macrotask queue. */
-function fakeGuard(sites: Record<number, LoopGuardSite>, options: { interrupt?: () => Error | undefined; onBusy?: () => void; budgetMs?: number } = {}) {
+function fakeGuard(
+  sites: Record<number, LoopGuardSite>,
+  options: { interrupt?: () => Error | undefined; onBusy?: () => void; budgetMs?: number } = {},
+) {
   let now = 0;
   const macrotasks: (() => void)[] = [];
   const guard = new LoopGuard({
@@ -118,7 +121,12 @@ describe("LoopGuard", () => {
 
   it("reads the clock rarely when ticks are fast", () => {
     let reads = 0;
-    const guard = new LoopGuard({ budgetMs: 1000, now: () => (reads += 1) * 0.0001, scheduleMacrotask: () => {}, site: () => LOOP });
+    const guard = new LoopGuard({
+      budgetMs: 1000,
+      now: () => (reads += 1) * 0.0001,
+      scheduleMacrotask: () => {},
+      site: () => LOOP,
+    });
     for (let i = 0; i < 100_000; i += 1) if (--guard.countdown <= 0) guard.check(1);
     expect(reads).toBeLessThan(200);
   });

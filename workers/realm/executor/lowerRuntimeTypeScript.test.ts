@@ -22,7 +22,12 @@ function lowered(source: string): string {
 /** The reference: babel-core with the official typescript preset (a dev dependency only). */
 function withPreset(source: string): string {
   return Babel.transform(source, {
-    presets: [[Babel.availablePresets.typescript, { allExtensions: true, isTSX: true, onlyRemoveTypeImports: true, allowDeclareFields: true }]],
+    presets: [
+      [
+        Babel.availablePresets.typescript,
+        { allExtensions: true, isTSX: true, onlyRemoveTypeImports: true, allowDeclareFields: true },
+      ],
+    ],
     babelrc: false,
     configFile: false,
     sourceType: "script",
@@ -46,13 +51,28 @@ const SAME_VALUES: [string, string[]][] = [
   ["enum Str { A = 'a', B = `b`, C = A + 'c' }", ["Str"]],
   ["enum Neg { A = -1, B, C = -A }", ["Neg"]],
   ["enum Twice { A = 1 }\nenum Twice { B = 2 }", ["Twice"]],
-  ["namespace Tools { export const x = 1; const hidden = 2; export function twice(n: number): number { return n * 2 * hidden; } export const { a, b }: { a: number; b: number } = { a: 3, b: 4 }; }\nconst out = [Tools.x, Tools.twice(5), Tools.a, Tools.b, (Tools as any).hidden];", ["out"]],
-  ["namespace Shapes { export class Square { constructor(public side: number) {} area() { return this.side ** 2; } } export enum Kind { Square = 'sq' } export namespace Inner { export const deep = true; } }\nconst out = [new Shapes.Square(3).area(), Shapes.Kind.Square, Shapes.Inner.deep];", ["out"]],
+  [
+    "namespace Tools { export const x = 1; const hidden = 2; export function twice(n: number): number { return n * 2 * hidden; } export const { a, b }: { a: number; b: number } = { a: 3, b: 4 }; }\nconst out = [Tools.x, Tools.twice(5), Tools.a, Tools.b, (Tools as any).hidden];",
+    ["out"],
+  ],
+  [
+    "namespace Shapes { export class Square { constructor(public side: number) {} area() { return this.side ** 2; } } export enum Kind { Square = 'sq' } export namespace Inner { export const deep = true; } }\nconst out = [new Shapes.Square(3).area(), Shapes.Kind.Square, Shapes.Inner.deep];",
+    ["out"],
+  ],
   ["namespace A.B.C { export const v = 'abc'; }\nconst out = A.B.C.v;", ["out"]],
-  ["namespace Merge { export const a = 1; }\nnamespace Merge { export const b = Merge.a + 1; }\nconst out = [Merge.a, Merge.b];", ["out"]],
+  [
+    "namespace Merge { export const a = 1; }\nnamespace Merge { export const b = Merge.a + 1; }\nconst out = [Merge.a, Merge.b];",
+    ["out"],
+  ],
   ["namespace OnlyTypes { export type T = number; export interface I { a: string } }\nconst out = 1;", ["out"]],
-  ["class R extends Base { constructor(public name: string, private n = 2) { if (name) { super(name); } else { super(); } } }\nconst out = [new R('x'), new R('')];", ["out"]],
-  ["function inside() { enum Local { A = 2 ** 3, B } namespace N { export const y = Local.B; } return N.y; }\nconst out = inside();", ["out"]],
+  [
+    "class R extends Base { constructor(public name: string, private n = 2) { if (name) { super(name); } else { super(); } } }\nconst out = [new R('x'), new R('')];",
+    ["out"],
+  ],
+  [
+    "function inside() { enum Local { A = 2 ** 3, B } namespace N { export const y = Local.B; } return N.y; }\nconst out = inside();",
+    ["out"],
+  ],
 ];
 
 describe("lowerRuntimeTypeScript", () => {
@@ -62,7 +82,9 @@ describe("lowerRuntimeTypeScript", () => {
 
   it("folds constant members and reads earlier members of computed ones through the enum", () => {
     expect(lowered("enum E { A = 1 << 2, B = A | 1, C = compute() + A }")).toContain('E[E["B"] = 5] = "B"');
-    expect(lowered("enum E { A = 1 << 2, B = A | 1, C = compute() + A }")).toContain('E[E["C"] = compute() + E.A] = "C"');
+    expect(lowered("enum E { A = 1 << 2, B = A | 1, C = compute() + A }")).toContain(
+      'E[E["C"] = compute() + E.A] = "C"',
+    );
   });
 
   it.each([

@@ -30,7 +30,10 @@ export function lowerRuntimeTypeScript(program: T.Program): void {
     lowerSyntax(program);
   } catch (error) {
     if (error !== NEEDS_PRESETS) throw error;
-    throw new UnsupportedSyntax("this TypeScript construct has no JavaScript form in the realm; write it without it", findTypeScript(program) ?? program);
+    throw new UnsupportedSyntax(
+      "this TypeScript construct has no JavaScript form in the realm; write it without it",
+      findTypeScript(program) ?? program,
+    );
   }
 }
 
@@ -38,7 +41,11 @@ export function lowerRuntimeTypeScript(program: T.Program): void {
 
 function visit(node: T.Node): void {
   if (node.type === "ClassMethod" && node.kind === "constructor") lowerNestedParameterProperties(node);
-  if (node.type === "JSXSpreadChild") throw new UnsupportedSyntax("spread children (`{...items}` as a JSX child) are not supported by React; use `{items}`", node);
+  if (node.type === "JSXSpreadChild")
+    throw new UnsupportedSyntax(
+      "spread children (`{...items}` as a JSX child) are not supported by React; use `{items}`",
+      node,
+    );
   const keys = t.VISITOR_KEYS[node.type];
   if (keys === undefined) return;
   const record = node as unknown as Record<string, unknown>;
@@ -86,9 +93,16 @@ function lowerEnum(node: T.TSEnumDeclaration): T.VariableDeclaration {
       expression = literal(value);
     } else if (previous.value === undefined) {
       // After a computed member: one more than it, at run time.
-      expression = t.binaryExpression("+", t.memberExpression(t.identifier(name), t.stringLiteral(previous.key), true), t.numericLiteral(1));
+      expression = t.binaryExpression(
+        "+",
+        t.memberExpression(t.identifier(name), t.stringLiteral(previous.key), true),
+        t.numericLiteral(1),
+      );
     } else {
-      throw new UnsupportedSyntax(`enum member \`${key}\` needs an initializer: the member before it is a string`, member);
+      throw new UnsupportedSyntax(
+        `enum member \`${key}\` needs an initializer: the member before it is a string`,
+        member,
+      );
     }
     known.set(key, value);
     previous = { key, value };
@@ -96,7 +110,11 @@ function lowerEnum(node: T.TSEnumDeclaration): T.VariableDeclaration {
     const isString = typeof value === "string" || (value === undefined && isStringExpression(expression));
     const assignment = isString
       ? t.assignmentExpression("=", slot, expression)
-      : t.assignmentExpression("=", t.memberExpression(t.identifier(name), t.assignmentExpression("=", slot, expression), true), t.stringLiteral(key));
+      : t.assignmentExpression(
+          "=",
+          t.memberExpression(t.identifier(name), t.assignmentExpression("=", slot, expression), true),
+          t.stringLiteral(key),
+        );
     statements.push(at(t.expressionStatement(assignment), member));
   }
   statements.push(t.returnStatement(t.identifier(name)));
@@ -108,7 +126,8 @@ function lowerEnum(node: T.TSEnumDeclaration): T.VariableDeclaration {
 function literal(value: Constant): T.Expression {
   if (typeof value === "string") return t.stringLiteral(value);
   if (Number.isNaN(value)) return t.identifier("NaN");
-  if (!Number.isFinite(value)) return value > 0 ? t.identifier("Infinity") : t.unaryExpression("-", t.identifier("Infinity"));
+  if (!Number.isFinite(value))
+    return value > 0 ? t.identifier("Infinity") : t.unaryExpression("-", t.identifier("Infinity"));
   return value < 0 || Object.is(value, -0) ? t.unaryExpression("-", t.numericLiteral(-value)) : t.numericLiteral(value);
 }
 
@@ -148,18 +167,30 @@ function evaluate(node: T.Node, known: Map<string, Constant | undefined>): Const
       if (node.operator === "+") return (left as number) + (right as number);
       if (typeof left !== "number" || typeof right !== "number") return undefined;
       switch (node.operator) {
-        case "-": return left - right;
-        case "*": return left * right;
-        case "/": return left / right;
-        case "%": return left % right;
-        case "**": return left ** right;
-        case "<<": return left << right;
-        case ">>": return left >> right;
-        case ">>>": return left >>> right;
-        case "&": return left & right;
-        case "|": return left | right;
-        case "^": return left ^ right;
-        default: return undefined;
+        case "-":
+          return left - right;
+        case "*":
+          return left * right;
+        case "/":
+          return left / right;
+        case "%":
+          return left % right;
+        case "**":
+          return left ** right;
+        case "<<":
+          return left << right;
+        case ">>":
+          return left >> right;
+        case ">>>":
+          return left >>> right;
+        case "&":
+          return left & right;
+        case "|":
+          return left | right;
+        case "^":
+          return left ^ right;
+        default:
+          return undefined;
       }
     }
     default:
@@ -178,10 +209,17 @@ function readMembers(node: T.Expression, enumName: string, known: Map<string, Co
     for (const key of keys) {
       const child = record[key];
       // Not property names (`a.A`, `{ A: 1 }`), not nested functions' own parameters: only plain reads.
-      if ((inner.type === "MemberExpression" || inner.type === "OptionalMemberExpression") && key === "property" && !inner.computed) continue;
-      if ((inner.type === "ObjectProperty" || inner.type === "ObjectMethod") && key === "key" && !inner.computed) continue;
+      if (
+        (inner.type === "MemberExpression" || inner.type === "OptionalMemberExpression") &&
+        key === "property" &&
+        !inner.computed
+      )
+        continue;
+      if ((inner.type === "ObjectProperty" || inner.type === "ObjectMethod") && key === "key" && !inner.computed)
+        continue;
       if (t.isFunction(inner)) continue;
-      if (Array.isArray(child)) record[key] = child.map((item) => (item && typeof item.type === "string" ? replace(item) : item));
+      if (Array.isArray(child))
+        record[key] = child.map((item) => (item && typeof item.type === "string" ? replace(item) : item));
       else if (child && typeof (child as T.Node).type === "string") record[key] = replace(child as T.Node);
     }
     return inner;
@@ -196,9 +234,15 @@ function readMembers(node: T.Expression, enumName: string, known: Map<string, Co
  * Inside an enclosing namespace (`outer` is its parameter), an exported one
  * also lands on it: `(N || (N = _outer.N || (_outer.N = {})))`.
  */
-function lowerNamespace(node: T.TSModuleDeclaration, outer: { parameter: string; exported: boolean } | null): T.Statement[] {
+function lowerNamespace(
+  node: T.TSModuleDeclaration,
+  outer: { parameter: string; exported: boolean } | null,
+): T.Statement[] {
   if (node.id.type !== "Identifier") {
-    throw new UnsupportedSyntax("`declare module` and `global` blocks describe types of modules the realm cannot load", node);
+    throw new UnsupportedSyntax(
+      "`declare module` and `global` blocks describe types of modules the realm cannot load",
+      node,
+    );
   }
   const name = node.id.name;
   const parameter = `_${name}`;
@@ -211,10 +255,24 @@ function lowerNamespace(node: T.TSModuleDeclaration, outer: { parameter: string;
   }
   const target =
     outer?.exported === true
-      ? t.logicalExpression("||", t.memberExpression(t.identifier(outer.parameter), t.identifier(name)), t.assignmentExpression("=", t.memberExpression(t.identifier(outer.parameter), t.identifier(name)), t.objectExpression([])))
+      ? t.logicalExpression(
+          "||",
+          t.memberExpression(t.identifier(outer.parameter), t.identifier(name)),
+          t.assignmentExpression(
+            "=",
+            t.memberExpression(t.identifier(outer.parameter), t.identifier(name)),
+            t.objectExpression([]),
+          ),
+        )
       : t.objectExpression([]);
-  const argument = t.logicalExpression("||", t.identifier(name), t.assignmentExpression("=", t.identifier(name), target));
-  const call = t.callExpression(t.functionExpression(null, [t.identifier(parameter)], t.blockStatement(inner)), [argument]);
+  const argument = t.logicalExpression(
+    "||",
+    t.identifier(name),
+    t.assignmentExpression("=", t.identifier(name), target),
+  );
+  const call = t.callExpression(t.functionExpression(null, [t.identifier(parameter)], t.blockStatement(inner)), [
+    argument,
+  ]);
   const declaration = at(t.variableDeclaration("var", [t.variableDeclarator(at(t.identifier(name), node.id))]), node);
   return [declaration, at(t.expressionStatement(call), node)];
 }
@@ -222,7 +280,16 @@ function lowerNamespace(node: T.TSModuleDeclaration, outer: { parameter: string;
 function lowerNamespaceBody(body: T.Statement[], parameter: string): T.Statement[] {
   const out: T.Statement[] = [];
   const exportName = (name: string, from: T.Node) =>
-    at(t.expressionStatement(t.assignmentExpression("=", t.memberExpression(t.identifier(parameter), t.identifier(name)), t.identifier(name))), from);
+    at(
+      t.expressionStatement(
+        t.assignmentExpression(
+          "=",
+          t.memberExpression(t.identifier(parameter), t.identifier(name)),
+          t.identifier(name),
+        ),
+      ),
+      from,
+    );
   for (const statement of body) {
     if (statement.type === "TSModuleDeclaration") {
       if (!statement.declare) out.push(...lowerNamespace(statement, { parameter, exported: false }));
@@ -238,20 +305,30 @@ function lowerNamespaceBody(body: T.Statement[], parameter: string): T.Statement
     }
     const declaration = statement.declaration;
     if (!declaration || statement.specifiers.length > 0 || statement.source) {
-      throw new UnsupportedSyntax("inside a namespace, export declarations only (`export const x = 1`, `export function f() {}`)", statement);
+      throw new UnsupportedSyntax(
+        "inside a namespace, export declarations only (`export const x = 1`, `export function f() {}`)",
+        statement,
+      );
     }
     switch (declaration.type) {
       case "VariableDeclaration": {
         if (declaration.declare) break;
         if (declaration.kind !== "const") {
           // TypeScript rewrites every later use of an exported `let` to `N.x`; like Babel, refuse rather than copy.
-          throw new UnsupportedSyntax(`a namespace can export \`const\` only, not \`${declaration.kind}\`: use a const, or an object you change`, declaration);
+          throw new UnsupportedSyntax(
+            `a namespace can export \`const\` only, not \`${declaration.kind}\`: use a const, or an object you change`,
+            declaration,
+          );
         }
         const names: string[] = [];
         for (const declarator of declaration.declarations) {
           if (declarator.id.type === "Identifier" && declarator.init) {
             // `export const x = 1` → `const x = _N.x = 1`
-            declarator.init = t.assignmentExpression("=", t.memberExpression(t.identifier(parameter), t.identifier(declarator.id.name)), declarator.init);
+            declarator.init = t.assignmentExpression(
+              "=",
+              t.memberExpression(t.identifier(parameter), t.identifier(declarator.id.name)),
+              declarator.init,
+            );
           } else {
             names.push(...Object.keys(t.getBindingIdentifiers(declarator.id)));
           }
@@ -293,13 +370,17 @@ function lowerNestedParameterProperties(node: T.ClassMethod): void {
     if (param.type !== "TSParameterProperty") return param;
     const inner = param.parameter;
     const id = inner.type === "AssignmentPattern" ? inner.left : inner;
-    if (id.type !== "Identifier") throw new UnsupportedSyntax("a parameter property cannot be a destructuring pattern", param);
+    if (id.type !== "Identifier")
+      throw new UnsupportedSyntax("a parameter property cannot be a destructuring pattern", param);
     names.push(id.name);
     return inner;
   });
   const body = node.body.body;
   const topLevelSuper = body.some(
-    (statement) => statement.type === "ExpressionStatement" && statement.expression.type === "CallExpression" && statement.expression.callee.type === "Super",
+    (statement) =>
+      statement.type === "ExpressionStatement" &&
+      statement.expression.type === "CallExpression" &&
+      statement.expression.callee.type === "Super",
   );
   let nested = false;
   if (!topLevelSuper) {
@@ -312,11 +393,16 @@ function lowerNestedParameterProperties(node: T.ClassMethod): void {
         return at(t.sequenceExpression([inner, ...assignments, t.thisExpression()]), inner);
       }
       // A nested class or non-arrow function has its own `super`.
-      if (inner !== node.body && (t.isClass(inner) || (t.isFunction(inner) && inner.type !== "ArrowFunctionExpression"))) return inner;
+      if (
+        inner !== node.body &&
+        (t.isClass(inner) || (t.isFunction(inner) && inner.type !== "ArrowFunctionExpression"))
+      )
+        return inner;
       const record = inner as unknown as Record<string, unknown>;
       for (const key of t.VISITOR_KEYS[inner.type] ?? []) {
         const child = record[key];
-        if (Array.isArray(child)) record[key] = child.map((item) => (item && typeof item.type === "string" ? rewrite(item) : item));
+        if (Array.isArray(child))
+          record[key] = child.map((item) => (item && typeof item.type === "string" ? rewrite(item) : item));
         else if (child && typeof (child as T.Node).type === "string") record[key] = rewrite(child as T.Node);
       }
       return inner;
@@ -332,7 +418,13 @@ function lowerNestedParameterProperties(node: T.ClassMethod): void {
 function findTypeScript(node: T.Node): T.Node | undefined {
   let found: T.Node | undefined;
   t.traverseFast(node, (inner) => {
-    if (found === undefined && inner.type.startsWith("TS") && !inner.type.startsWith("TSType") && inner.type !== "TSTypeAnnotation") found = inner;
+    if (
+      found === undefined &&
+      inner.type.startsWith("TS") &&
+      !inner.type.startsWith("TSType") &&
+      inner.type !== "TSTypeAnnotation"
+    )
+      found = inner;
   });
   return found;
 }

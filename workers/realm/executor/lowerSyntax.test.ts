@@ -30,7 +30,10 @@ function lowered(source: string): string {
 function withPresets(source: string): string {
   const result = Babel.transformFromAst(parse(source) as never, source, {
     presets: [
-      [Babel.availablePresets.typescript, { allExtensions: true, isTSX: true, onlyRemoveTypeImports: true, allowDeclareFields: true }],
+      [
+        Babel.availablePresets.typescript,
+        { allExtensions: true, isTSX: true, onlyRemoveTypeImports: true, allowDeclareFields: true },
+      ],
       [Babel.availablePresets.react, { runtime: "classic", useSpread: true, throwIfNamespace: false }],
     ],
     babelrc: false,
@@ -61,16 +64,16 @@ const SAME_AS_PRESETS = [
   "const m = new Map<string, number[]>();",
   "const pick = fn<string>;",
   "const el = <div className=\"card\" data-id={id} aria-label='x' hidden>Hello {name}!</div>;",
-  "const el = <Card.Header title=\"t\" {...rest} key={1}><Badge>{count}</Badge></Card.Header>;",
+  'const el = <Card.Header title="t" {...rest} key={1}><Badge>{count}</Badge></Card.Header>;',
   "const el = <>\n  <p>It's a test; really</p>\n  {items.map((item) => <li key={item.id}>{item.label}</li>)}\n</>;",
   "const el = <input value={text} onChange={(event) => setText(event.target.value)} disabled />;",
-  "const el = <a href=\"x\"\n   title=\"multi\n   line\">  spaced   text\n   more  </a>;",
-  "const el = <div {...{ a: 1, b: 2 }} c=\"3\">&amp; &lt;tag&gt; &copy;</div>;",
-  "const el = <svg:rect xlink:href=\"#a\" />;",
+  'const el = <a href="x"\n   title="multi\n   line">  spaced   text\n   more  </a>;',
+  'const el = <div {...{ a: 1, b: 2 }} c="3">&amp; &lt;tag&gt; &copy;</div>;',
+  'const el = <svg:rect xlink:href="#a" />;',
   "const el = <this.Item />;",
   "const el = <div>{/* comment */}{value}</div>;",
   "const el = <Foo render={<Bar />} />;",
-  "const el = <Generic<string> value=\"x\" />;",
+  'const el = <Generic<string> value="x" />;',
   "for (const [key, value] of Object.entries(record as Record<string, number>)) console.log(key, value);",
   "const { a, b: [c = 1] = [] }: { a: number; b?: number[] } = input;",
   "try { run(); } catch (error: unknown) { report(error as Error); }",

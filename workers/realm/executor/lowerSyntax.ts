@@ -32,20 +32,49 @@ export class UnsupportedSyntax extends Error {
 }
 
 /** Type-only fields that may hang off any node; the generator would print them. */
-const TYPE_FIELDS = ["typeAnnotation", "returnType", "typeParameters", "superTypeParameters", "typeArguments", "implements", "predicate"] as const;
+const TYPE_FIELDS = [
+  "typeAnnotation",
+  "returnType",
+  "typeParameters",
+  "superTypeParameters",
+  "typeArguments",
+  "implements",
+  "predicate",
+] as const;
 
 /** Nodes whose `optional` flag is TypeScript (`x?: T`, `m?()`); on member and call expressions it is `?.`. */
 const TS_OPTIONAL = new Set([
-  "Identifier", "ObjectPattern", "ArrayPattern", "RestElement", "AssignmentPattern",
-  "ClassProperty", "ClassPrivateProperty", "ClassAccessorProperty", "ClassMethod", "ClassPrivateMethod",
+  "Identifier",
+  "ObjectPattern",
+  "ArrayPattern",
+  "RestElement",
+  "AssignmentPattern",
+  "ClassProperty",
+  "ClassPrivateProperty",
+  "ClassAccessorProperty",
+  "ClassMethod",
+  "ClassPrivateMethod",
 ]);
 
-const CLASS_MEMBERS = new Set(["ClassProperty", "ClassPrivateProperty", "ClassAccessorProperty", "ClassMethod", "ClassPrivateMethod"]);
+const CLASS_MEMBERS = new Set([
+  "ClassProperty",
+  "ClassPrivateProperty",
+  "ClassAccessorProperty",
+  "ClassMethod",
+  "ClassPrivateMethod",
+]);
 
 const REMOVED = null;
 
 /** Nodes that may carry `declare` (`declare const x: T`, `declare field: T`); other nodes are not asked. */
-const DECLARABLE = new Set(["VariableDeclaration", "ClassDeclaration", "FunctionDeclaration", "ClassProperty", "ClassPrivateProperty", "ClassAccessorProperty"]);
+const DECLARABLE = new Set([
+  "VariableDeclaration",
+  "ClassDeclaration",
+  "FunctionDeclaration",
+  "ClassProperty",
+  "ClassPrivateProperty",
+  "ClassAccessorProperty",
+]);
 
 interface NodeKeys {
   /** The TYPE_FIELDS this node type can have (all of them for a type the tables do not know). */
@@ -129,7 +158,10 @@ function lower(node: T.Node): T.Node | null {
     case "ExportNamedDeclaration":
     case "ExportDefaultDeclaration":
     case "ExportAllDeclaration":
-      throw new UnsupportedSyntax("`import` and `export` are not available in the realm: every top-level declaration is already shared by later code, and modules cannot be loaded", node);
+      throw new UnsupportedSyntax(
+        "`import` and `export` are not available in the realm: every top-level declaration is already shared by later code, and modules cannot be loaded",
+        node,
+      );
     case "JSXElement":
       return lowerElement(node);
     case "JSXFragment":
@@ -145,7 +177,8 @@ function lower(node: T.Node): T.Node | null {
   for (const field of typeFields) if (record[field]) record[field] = null;
   if (TS_OPTIONAL.has(node.type) && record.optional) record.optional = false;
   if (CLASS_MEMBERS.has(node.type)) {
-    if (record.abstract === true && (node.type === "ClassProperty" || node.type === "ClassAccessorProperty")) return REMOVED;
+    if (record.abstract === true && (node.type === "ClassProperty" || node.type === "ClassAccessorProperty"))
+      return REMOVED;
     record.accessibility = null;
     record.abstract = false;
     record.override = false;
@@ -168,7 +201,9 @@ function lower(node: T.Node): T.Node | null {
     if (child === null || child === undefined) continue;
     if (Array.isArray(child)) {
       // Holes in array literals and patterns are nulls: keep them.
-      record[key] = child.includes(null) ? lowerListWithHoles(child as (T.Node | null)[]) : lowerList(child as T.Node[]);
+      record[key] = child.includes(null)
+        ? lowerListWithHoles(child as (T.Node | null)[])
+        : lowerList(child as T.Node[]);
     } else if (typeof (child as T.Node).type === "string") {
       const lowered = lower(child as T.Node);
       record[key] = lowered === REMOVED ? t.emptyStatement() : lowered;
@@ -212,17 +247,28 @@ function lowerEnum(node: T.TSEnumDeclaration): T.VariableDeclaration {
     }
     next = typeof value === "number" ? value + 1 : undefined;
     const slot = t.memberExpression(t.identifier(name), t.stringLiteral(key), true);
-    const literal = typeof value === "string" ? t.stringLiteral(value) : value < 0 ? t.unaryExpression("-", t.numericLiteral(-value)) : t.numericLiteral(value);
+    const literal =
+      typeof value === "string"
+        ? t.stringLiteral(value)
+        : value < 0
+          ? t.unaryExpression("-", t.numericLiteral(-value))
+          : t.numericLiteral(value);
     const assignment =
       typeof value === "string"
         ? t.assignmentExpression("=", slot, literal)
-        : t.assignmentExpression("=", t.memberExpression(t.identifier(name), t.assignmentExpression("=", slot, literal), true), t.stringLiteral(key));
+        : t.assignmentExpression(
+            "=",
+            t.memberExpression(t.identifier(name), t.assignmentExpression("=", slot, literal), true),
+            t.stringLiteral(key),
+          );
     statements.push(withPosition(t.expressionStatement(assignment), member));
   }
   statements.push(t.returnStatement(t.identifier(name)));
   const body = t.functionExpression(null, [t.identifier(name)], t.blockStatement(statements));
   const call = t.callExpression(body, [t.logicalExpression("||", t.identifier(name), t.objectExpression([]))]);
-  const declaration = t.variableDeclaration("var", [t.variableDeclarator(withPosition(t.identifier(name), node.id), call)]);
+  const declaration = t.variableDeclaration("var", [
+    t.variableDeclarator(withPosition(t.identifier(name), node.id), call),
+  ]);
   return withPosition(declaration, node);
 }
 
@@ -235,13 +281,22 @@ function lowerParameterProperties(node: T.ClassMethod): void {
     const id = inner.type === "AssignmentPattern" ? inner.left : inner;
     if (id.type !== "Identifier") throw NEEDS_PRESETS;
     assignments.push(
-      t.expressionStatement(t.assignmentExpression("=", t.memberExpression(t.thisExpression(), t.identifier(id.name)), t.identifier(id.name))),
+      t.expressionStatement(
+        t.assignmentExpression(
+          "=",
+          t.memberExpression(t.thisExpression(), t.identifier(id.name)),
+          t.identifier(id.name),
+        ),
+      ),
     );
     return inner;
   });
   const body = node.body.body;
   const superIndex = body.findIndex(
-    (statement) => statement.type === "ExpressionStatement" && statement.expression.type === "CallExpression" && statement.expression.callee.type === "Super",
+    (statement) =>
+      statement.type === "ExpressionStatement" &&
+      statement.expression.type === "CallExpression" &&
+      statement.expression.callee.type === "Super",
   );
   if (superIndex < 0 && hasSuperCall(node.body)) throw NEEDS_PRESETS;
   body.splice(superIndex + 1, 0, ...assignments);
@@ -268,7 +323,11 @@ function lowerElement(node: T.JSXElement): T.CallExpression {
   const tag = convertTag(opening.name, opening);
   const props = convertAttributes(opening.attributes);
   lowerChildren(node.children);
-  const call = t.callExpression(createElementCallee(node), [tag, props, ...(t.react.buildChildren(node) as T.Expression[])]);
+  const call = t.callExpression(createElementCallee(node), [
+    tag,
+    props,
+    ...(t.react.buildChildren(node) as T.Expression[]),
+  ]);
   inheritPosition(call, node);
   return call;
 }
@@ -310,7 +369,12 @@ function lowerChildren(children: T.JSXElement["children"]): void {
 
 function convertTag(name: T.JSXOpeningElement["name"], parent: T.Node): T.Expression {
   const expression = convertJsxName(name, parent);
-  const tagName = expression.type === "Identifier" ? expression.name : expression.type === "StringLiteral" ? expression.value : undefined;
+  const tagName =
+    expression.type === "Identifier"
+      ? expression.name
+      : expression.type === "StringLiteral"
+        ? expression.value
+        : undefined;
   if (tagName !== undefined && t.react.isCompatTag(tagName)) {
     const literal = t.stringLiteral(tagName);
     literal.loc = name.loc;
@@ -319,7 +383,10 @@ function convertTag(name: T.JSXOpeningElement["name"], parent: T.Node): T.Expres
   return expression;
 }
 
-function convertJsxName(name: T.JSXIdentifier | T.JSXMemberExpression | T.JSXNamespacedName, parent: T.Node): T.Expression {
+function convertJsxName(
+  name: T.JSXIdentifier | T.JSXMemberExpression | T.JSXNamespacedName,
+  parent: T.Node,
+): T.Expression {
   switch (name.type) {
     case "JSXIdentifier":
       // `<this.Item>`: `this` is the object; as a property (`<a.this>`) it is a name.

@@ -38,7 +38,12 @@ export function installModelSource(lookup: SourceOf): void {
     return best ?? stripCompiled(text);
   };
   try {
-    Object.defineProperty(Function.prototype, "toString", { value: toString, writable: true, configurable: true, enumerable: false });
+    Object.defineProperty(Function.prototype, "toString", {
+      value: toString,
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
   } catch {
     // Intrinsics frozen before the executor started: engine text it is.
   }

@@ -60,7 +60,13 @@ export function identifier(name: string, state: PassState): T.Identifier {
 }
 
 export function member(objectName: string, property: string, state: PassState): T.MemberExpression {
-  const node = { type: "MemberExpression", object: identifier(objectName, state), property: identifier(property, state), computed: false, optional: null } as T.MemberExpression;
+  const node = {
+    type: "MemberExpression",
+    object: identifier(objectName, state),
+    property: identifier(property, state),
+    computed: false,
+    optional: null,
+  } as T.MemberExpression;
   state.generated.add(node);
   return node;
 }

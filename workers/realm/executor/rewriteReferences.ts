@@ -12,10 +12,30 @@
 import { t } from "./babel";
 import type * as T from "@babel/types";
 
-import { identifier, member, runtimeCall, toMember, withLoc, type Container, type FreeName, type FunctionContext, type PassState, type Scope } from "./passState";
+import {
+  identifier,
+  member,
+  runtimeCall,
+  toMember,
+  withLoc,
+  type Container,
+  type FreeName,
+  type FunctionContext,
+  type PassState,
+  type Scope,
+} from "./passState";
 import { loweredChildKeys } from "./lowerSyntax";
 import { lexicalNames, patternNames, resolve, scopeOf, varNames } from "./scopeNames";
-import { CONTEXT, errorAt, GLOBALS, RESERVED, RUNTIME, SCOPE, SHADOWABLE_GLOBALS, type SiteKind } from "./transformNames";
+import {
+  CONTEXT,
+  errorAt,
+  GLOBALS,
+  RESERVED,
+  RUNTIME,
+  SCOPE,
+  SHADOWABLE_GLOBALS,
+  type SiteKind,
+} from "./transformNames";
 
 function shadowMessage(name: string, realm: boolean): string {
   return realm
@@ -33,11 +53,13 @@ function column(node: T.Node): number {
 
 function tickCall(kind: SiteKind, at: T.Node, state: PassState): T.CallExpression {
   // A function's source range lets `fn.toString()` give back the model's text.
-  const range = kind === "function" && typeof at.start === "number" && typeof at.end === "number" ? { start: at.start, end: at.end } : undefined;
+  const range =
+    kind === "function" && typeof at.start === "number" && typeof at.end === "number"
+      ? { start: at.start, end: at.end }
+      : undefined;
   const site = state.environment.site(kind, line(at), column(at), range);
   return runtimeCall("tick", [t.numericLiteral(site)], state);
 }
-
 
 export function rewriteProgram(program: T.Program, state: PassState): void {
   const top = new Map<string, T.Identifier>();
@@ -59,7 +81,13 @@ export function rewriteProgram(program: T.Program, state: PassState): void {
   walkList(program.body, program, state.program, context, state);
 }
 
-function walkList(list: (T.Node | null)[], parent: T.Node, scope: Scope, context: FunctionContext, state: PassState): void {
+function walkList(
+  list: (T.Node | null)[],
+  parent: T.Node,
+  scope: Scope,
+  context: FunctionContext,
+  state: PassState,
+): void {
   for (let index = 0; index < list.length; index += 1) {
     const child = list[index];
     if (child) walk(child, parent, list as unknown as Container, index, scope, context, state);
@@ -80,7 +108,15 @@ function walkChildren(node: T.Node, scope: Scope, context: FunctionContext, stat
   if (keys) for (const key of keys) walkKey(node, key, scope, context, state);
 }
 
-function walk(node: T.Node, parent: T.Node, container: Container, key: string | number, scope: Scope, context: FunctionContext, state: PassState): void {
+function walk(
+  node: T.Node,
+  parent: T.Node,
+  container: Container,
+  key: string | number,
+  scope: Scope,
+  context: FunctionContext,
+  state: PassState,
+): void {
   if (state.generated.has(node)) return;
   switch (node.type) {
     case "Identifier":
@@ -200,9 +236,11 @@ function walk(node: T.Node, parent: T.Node, container: Container, key: string | 
       walkKey(node, "body", inner, context, state);
       // `catch (error)`: the model's code reads `error.message` as plain
       // JavaScript would word it (`rows.forEach is not a function`).
-      if (node.param?.type === "Identifier") node.body.body.unshift(t.expressionStatement(runtimeCall("ce", [t.identifier(node.param.name)], state)));
+      if (node.param?.type === "Identifier")
+        node.body.body.unshift(t.expressionStatement(runtimeCall("ce", [t.identifier(node.param.name)], state)));
       // A rejected `await` resumes here, not in `$$r.re(...)`: restore the context first.
-      if (resumesAfterAwait(context, state)) node.body.body.unshift(t.expressionStatement(runtimeCall("re", [identifier(CONTEXT, state)], state)));
+      if (resumesAfterAwait(context, state))
+        node.body.body.unshift(t.expressionStatement(runtimeCall("re", [identifier(CONTEXT, state)], state)));
       break;
     }
 
@@ -295,7 +333,12 @@ function typeofReference(node: T.UnaryExpression, scope: Scope, state: PassState
   const name = argument.name;
   const environment = state.environment;
   const resolved = resolve(name, scope, state);
-  if (resolved === "free" && environment.isRealmGlobal(name) && !environment.isDeclared(name) && environment.hiddenFromTypeof?.(name)) {
+  if (
+    resolved === "free" &&
+    environment.isRealmGlobal(name) &&
+    !environment.isDeclared(name) &&
+    environment.hiddenFromTypeof?.(name)
+  ) {
     // A stand-in for what the realm does not have (`document`): feature
     // detection sees what a worker has, direct use gets the lesson.
     const target = node as unknown as Record<string, unknown>;
@@ -351,7 +394,8 @@ function pattern(
           continue;
         }
         if (property.computed) walkKey(property, "key", scope, context, state);
-        if (property.shorthand && property.key === property.value) property.key = t.cloneNode(property.key as T.Identifier);
+        if (property.shorthand && property.key === property.value)
+          property.key = t.cloneNode(property.key as T.Identifier);
         pattern(property.value, mode, scope, context, state);
         const inner = property.value.type === "AssignmentPattern" ? property.value.left : property.value;
         if (property.shorthand && inner.type !== "Identifier") property.shorthand = false;
@@ -392,7 +436,13 @@ function scratchNames(): Map<string, T.Identifier> {
   return SCRATCH_NAMES;
 }
 
-type FunctionLike = T.FunctionDeclaration | T.FunctionExpression | T.ArrowFunctionExpression | T.ObjectMethod | T.ClassMethod | T.ClassPrivateMethod;
+type FunctionLike =
+  | T.FunctionDeclaration
+  | T.FunctionExpression
+  | T.ArrowFunctionExpression
+  | T.ObjectMethod
+  | T.ClassMethod
+  | T.ClassPrivateMethod;
 
 function functionNode(node: FunctionLike, scope: Scope, state: PassState): void {
   let outer = scope;
@@ -411,7 +461,8 @@ function functionNode(node: FunctionLike, scope: Scope, state: PassState): void 
   // An arrow that binds nothing (`() => { a(); }`) resolves every name as its outer scope does.
   const inner: Scope = names.size === 0 ? outer : { names: new Set(names.keys()), parent: outer };
   const context = node.async ? ASYNC_FUNCTION : SYNC_FUNCTION;
-  for (let index = 0; index < node.params.length; index += 1) pattern(node.params[index], "declare", inner, context, state);
+  for (let index = 0; index < node.params.length; index += 1)
+    pattern(node.params[index], "declare", inner, context, state);
   if (body.type === "BlockStatement") walkList(body.body, body, inner, context, state);
   else walk(body, node, node as unknown as Container, "body", inner, context, state);
 
@@ -431,7 +482,12 @@ function functionNode(node: FunctionLike, scope: Scope, state: PassState): void 
 
 function loop(node: T.Loop, scope: Scope, context: FunctionContext, state: PassState): void {
   let inner = scope;
-  const head = node.type === "ForStatement" ? node.init : node.type === "ForInStatement" || node.type === "ForOfStatement" ? node.left : null;
+  const head =
+    node.type === "ForStatement"
+      ? node.init
+      : node.type === "ForInStatement" || node.type === "ForOfStatement"
+        ? node.left
+        : null;
   if (head?.type === "VariableDeclaration" && head.kind !== "var") {
     const names = new Map<string, T.Identifier>();
     for (const declarator of head.declarations) patternNames(declarator.id, names);
@@ -446,7 +502,8 @@ function loop(node: T.Loop, scope: Scope, context: FunctionContext, state: PassS
     case "ForInStatement":
     case "ForOfStatement":
       walkKey(node, "right", scope, context, state);
-      if (node.left.type === "VariableDeclaration") walk(node.left, node, node as unknown as Container, "left", inner, context, state);
+      if (node.left.type === "VariableDeclaration")
+        walk(node.left, node, node as unknown as Container, "left", inner, context, state);
       else pattern(node.left, "assign", inner, context, state, node, "left");
       break;
     case "WhileStatement":
@@ -496,7 +553,12 @@ function thenCall(node: T.CallExpression, state: PassState): void {
   const method = callee.property.name;
   if (method !== "then" && method !== "catch" && method !== "finally") return;
   if (callee.object.type === "Super") return;
-  node.arguments = [callee.object as T.Expression, t.stringLiteral(method), t.stringLiteral(calleeText(callee)), ...node.arguments];
+  node.arguments = [
+    callee.object as T.Expression,
+    t.stringLiteral(method),
+    t.stringLiteral(calleeText(callee)),
+    ...node.arguments,
+  ];
   node.callee = member(RUNTIME, "th", state);
 }
 
@@ -511,10 +573,16 @@ function calleeText(node: T.Node): string {
     case "OptionalMemberExpression": {
       const object = node.object;
       // `$$s.rows` / `$$g.z` were references: the model wrote `rows`, `z`.
-      if (object.type === "Identifier" && (object.name === SCOPE || object.name === GLOBALS)) return calleeText(node.property);
+      if (object.type === "Identifier" && (object.name === SCOPE || object.name === GLOBALS))
+        return calleeText(node.property);
       const property = node.property;
       if (!node.computed) return `${calleeText(object)}.${property.type === "Identifier" ? property.name : "#private"}`;
-      const key = property.type === "NumericLiteral" ? String(property.value) : property.type === "StringLiteral" ? JSON.stringify(property.value) : calleeText(property);
+      const key =
+        property.type === "NumericLiteral"
+          ? String(property.value)
+          : property.type === "StringLiteral"
+            ? JSON.stringify(property.value)
+            : calleeText(property);
       return `${calleeText(object)}[${key}]`;
     }
     case "CallExpression":

@@ -13,7 +13,8 @@ export function patternNames(pattern: T.Node | null | undefined, into: Map<strin
       if (!into.has(pattern.name)) into.set(pattern.name, pattern);
       return;
     case "ObjectPattern":
-      for (const property of pattern.properties) patternNames(property.type === "RestElement" ? property.argument : property.value, into);
+      for (const property of pattern.properties)
+        patternNames(property.type === "RestElement" ? property.argument : property.value, into);
       return;
     case "ArrayPattern":
       for (const element of pattern.elements) patternNames(element, into);
@@ -35,7 +36,8 @@ export function varNames(statements: readonly (T.Node | null | undefined)[], int
     if (!statement) continue;
     switch (statement.type) {
       case "VariableDeclaration":
-        if (statement.kind === "var") for (const declarator of statement.declarations) patternNames(declarator.id, into);
+        if (statement.kind === "var")
+          for (const declarator of statement.declarations) patternNames(declarator.id, into);
         break;
       case "BlockStatement":
         varNames(statement.body, into);

@@ -61,7 +61,12 @@ export function declare(scope: SessionScope, name: string, kind: number, value: 
     Object.defineProperty(value, "name", { value: name, configurable: true });
   }
   if (kind === KIND.const) {
-    Object.defineProperty(scope, name, { get: () => value, set: assignToConstant, enumerable: true, configurable: true });
+    Object.defineProperty(scope, name, {
+      get: () => value,
+      set: assignToConstant,
+      enumerable: true,
+      configurable: true,
+    });
   } else {
     Object.defineProperty(scope, name, { value, writable: true, enumerable: true, configurable: true });
   }

@@ -112,4 +112,3 @@ export interface Site {
   /** A function site: the function's offsets in the statement source. */
   range?: { start: number; end: number };
 }
-

@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import * as Babel from "@babel/standalone";
-import {
-  createStatementSplitter,
-  type SplitError,
-  type SplitStatement,
-} from "./statementSplitter";
+import { createStatementSplitter, type SplitError, type SplitStatement } from "./statementSplitter";
 import { MODEL_CORPUS, jsxStatement } from "../../../bench/split.bench";
 
 interface Fed {
@@ -36,7 +32,8 @@ function feed(source: string, cuts: number[]): Fed {
   for (const cut of [...cuts, source.length]) {
     if (cut <= previous) continue;
     const result = splitter.push(source.slice(previous, cut));
-    if (fed.error) expect(result).toEqual({ statements: [] }); // nothing after an error
+    if (fed.error)
+      expect(result).toEqual({ statements: [] }); // nothing after an error
     else record(result, cut);
     previous = cut;
   }
@@ -77,7 +74,10 @@ function split(source: string, runs = 25): Fed {
   if (source.length > 1) {
     fc.assert(
       fc.property(fc.uniqueArray(fc.integer({ min: 1, max: source.length - 1 }), { maxLength: 40 }), (cuts) => {
-        const fed = feed(source, [...cuts].sort((a, b) => a - b));
+        const fed = feed(
+          source,
+          [...cuts].sort((a, b) => a - b),
+        );
         expect(fed.statements).toEqual(whole.statements);
         expect(fed.error).toEqual(whole.error);
       }),
@@ -212,7 +212,7 @@ describe("statement splitter", () => {
       expect(yieldedAfter("a()\ni")).toEqual([]); // could be `in`
       expect(yieldedAfter("a()\nif")).toEqual(["a()"]);
       expect(yieldedAfter("a()\ne")).toEqual(["a()"]); // `a()` takes no `else`
-      expect(yieldedAfter("a()\n\"")).toEqual(["a()"]);
+      expect(yieldedAfter('a()\n"')).toEqual(["a()"]);
       expect(yieldedAfter("a()\n1")).toEqual(["a()"]);
       expect(yieldedAfter("a()\n<")).toEqual([]); // `a() < b`
       expect(yieldedAfter("a()\n// note\n/* more */\n")).toEqual([]);
@@ -233,7 +233,7 @@ describe("statement splitter", () => {
     });
 
     it("ignores `;` in strings and template literals", () => {
-      expect(sources("const s = 'a;b' + \"c;\\\"d\"\nfoo()")).toEqual(["const s = 'a;b' + \"c;\\\"d\"", "foo()"]);
+      expect(sources('const s = \'a;b\' + "c;\\"d"\nfoo()')).toEqual(['const s = \'a;b\' + "c;\\"d"', "foo()"]);
       const template = "const t = `a; ${ {a: 1}.a }; ${`in; ${x}`} b`;\nfoo()";
       expect(sources(template)).toEqual(["const t = `a; ${ {a: 1}.a }; ${`in; ${x}`} b`;", "foo()"]);
       expect(sources("const t = `line 1;\nline 2; ${a\n}`\nfoo()")).toEqual([
@@ -292,7 +292,8 @@ describe("statement splitter", () => {
         "const o = {\n  a: 1,\n  b: 'x;y',\n  c() { return 2; },\n}",
         "foo()",
       ]);
-      const klass = "class Counter {\n  count = 0;\n  #secret = 1;\n  static make() { return new Counter(); }\n  inc() { this.count++; }\n}\nnew Counter().inc()";
+      const klass =
+        "class Counter {\n  count = 0;\n  #secret = 1;\n  static make() { return new Counter(); }\n  inc() { this.count++; }\n}\nnew Counter().inc()";
       expect(sources(klass)).toEqual([klass.slice(0, klass.lastIndexOf("\n")), "new Counter().inc()"]);
     });
   });
@@ -324,7 +325,9 @@ describe("statement splitter", () => {
         "if (a) {\n  x()\n}\nelse if (b) {\n  y()\n} else {\n  z()\n}",
         "foo()",
       ]);
-      expect(sources("for (const x of xs) if (x) a();\nelse b();")).toEqual(["for (const x of xs) if (x) a();\nelse b();"]);
+      expect(sources("for (const x of xs) if (x) a();\nelse b();")).toEqual([
+        "for (const x of xs) if (x) a();\nelse b();",
+      ]);
     });
 
     it("keeps `catch` and `finally` on the next line with their `try`", () => {
@@ -347,10 +350,10 @@ describe("statement splitter", () => {
     it("keeps a many-line element with `;` and apostrophes in its text together", () => {
       const element = [
         "const card = (",
-        "  <Card className=\"p-4\" title='It&apos;s' data-note=\"don't; stop\">",
+        '  <Card className="p-4" title=\'It&apos;s\' data-note="don\'t; stop">',
         "    <p>Don't do this; ok</p>",
         "    <>",
-        "      <Input placeholder=\"Your name; please\" disabled />",
+        '      <Input placeholder="Your name; please" disabled />',
         "      {items.map((item) => <li key={item.id}>{item.name}'s; {`${item.n};`}</li>)}",
         "    </>",
         "    {ok ? <Badge>yes</Badge> : <span>it's not</span>}",
@@ -376,7 +379,8 @@ describe("statement splitter", () => {
     });
 
     it("handles comments and arrows inside JSX expressions", () => {
-      const source = "mount({ ui: () => <div onClick={() => { a(); b() }}>{/* x; y */}{c > 1 && <b>c</b>}</div> })\nfoo()";
+      const source =
+        "mount({ ui: () => <div onClick={() => { a(); b() }}>{/* x; y */}{c > 1 && <b>c</b>}</div> })\nfoo()";
       expect(sources(source)).toEqual([source.slice(0, source.indexOf("\n")), "foo()"]);
     });
   });
@@ -384,14 +388,14 @@ describe("statement splitter", () => {
   describe("TypeScript", () => {
     it("handles generics, interfaces, type aliases, enums, as, satisfies and `!`", () => {
       const lines = [
-        "const [name, setName] = useState<string>(\"\")",
+        'const [name, setName] = useState<string>("")',
         "interface Item { id: number; label: string }",
         "type Maybe<T> = T | null",
-        "type Shape =\n  | { kind: \"a\"; n: number }\n  | { kind: \"b\" }",
+        'type Shape =\n  | { kind: "a"; n: number }\n  | { kind: "b" }',
         "enum Color { Red, Green }",
         "const items = data as Item[]",
         "const config = { a: 1 } satisfies Record<string, number>",
-        "const el = document.getElementById(\"x\")!.textContent",
+        'const el = document.getElementById("x")!.textContent',
         "const n = new Map<string, Array<number>>()",
         "const isBig = n.size > 3",
         "function first<T>(xs: T[]): T | undefined { return xs[0] }",
@@ -414,16 +418,17 @@ describe("statement splitter", () => {
   describe("positions", () => {
     it("locates statements in the body", () => {
       const fed = split("  a(); b()\n\n  // c\n  if (x) {\n    y()\n  }\n");
-      expect(fed.statements.map(({ source, start, line, column, endLine }) => ({ source, start, line, column, endLine })))
-        .toEqual([
-          { source: "a();", start: 2, line: 1, column: 3, endLine: 1 },
-          { source: "b()", start: 7, line: 1, column: 8, endLine: 1 },
-          { source: "if (x) {\n    y()\n  }", start: 21, line: 4, column: 3, endLine: 6 },
-        ]);
+      expect(
+        fed.statements.map(({ source, start, line, column, endLine }) => ({ source, start, line, column, endLine })),
+      ).toEqual([
+        { source: "a();", start: 2, line: 1, column: 3, endLine: 1 },
+        { source: "b()", start: 7, line: 1, column: 8, endLine: 1 },
+        { source: "if (x) {\n    y()\n  }", start: 21, line: 4, column: 3, endLine: 6 },
+      ]);
     });
 
     it("keeps a directive-like string as a statement", () => {
-      expect(sources("\"use strict\"\nfoo()")).toEqual(["\"use strict\"", "foo()"]);
+      expect(sources('"use strict"\nfoo()')).toEqual(['"use strict"', "foo()"]);
     });
 
     it("treats a stray carriage return as whitespace", () => {
@@ -439,7 +444,7 @@ describe("statement splitter", () => {
       const fed = split(source);
       expect(fed.statements.map((s) => s.source)).toEqual(["const a = 1", "console.log(a)"]);
       expect(fed.error).toEqual({
-        message: "Unexpected token, expected \",\"",
+        message: 'Unexpected token, expected ","',
         line: 3,
         column: 7,
         lineText: "foo(1 2)",
@@ -483,7 +488,12 @@ describe("statement splitter", () => {
     it("reports an unparseable tail at end() with its line, after the complete statements", () => {
       const fed = split("a()\nb()\nfoo(1,\n  2");
       expect(fed.statements.map((s) => s.source)).toEqual(["a()", "b()"]);
-      expect(fed.error).toMatchObject({ line: 4, column: 4, lineText: "  2", message: "Unexpected end of input, expected \",\"" });
+      expect(fed.error).toMatchObject({
+        line: 4,
+        column: 4,
+        lineText: "  2",
+        message: 'Unexpected end of input, expected ","',
+      });
       expect(fed.errorAt).toBe(Infinity);
 
       const elseless = split("a()\nif (x)\n");
@@ -492,7 +502,7 @@ describe("statement splitter", () => {
     });
 
     it("reports an unterminated string, template or JSX at end()", () => {
-      const string = split("a()\nconst s = \"abc");
+      const string = split('a()\nconst s = "abc');
       expect(string.statements.map((s) => s.source)).toEqual(["a()"]);
       expect(string.error).toMatchObject({ line: 2, column: 11, code: "UnterminatedString" });
 
@@ -506,7 +516,7 @@ describe("statement splitter", () => {
     });
 
     it("reports a string broken by a newline as soon as the next line starts", () => {
-      const fed = split("const s = \"abc\nfoo()\n");
+      const fed = split('const s = "abc\nfoo()\n');
       expect(fed.error).toMatchObject({ line: 1, column: 11, code: "UnterminatedString" });
       expect(fed.errorAt).not.toBe(Infinity);
     });
@@ -547,20 +557,82 @@ describe("statement splitter", () => {
   describe("agreement with Babel", () => {
     /** Statements a model might write, including the ones ASI treats specially. */
     const POOL = [
-      "foo()", "x", "a.b", "(foo)()", "[1, 2].map(f)", "`t ${x}`", "tag`t`", "++x", "--y", "-y", "+y", "!ok",
-      "ok = /re;/.test(s)", "<div className='a'>it's; ok</div>", "<></>", "<T,>(x: T) => x", "\"str\"", "'s'", "1.5", ".5",
-      "if (a) b()", "if (a) b(); else c()", "if (a) {\n  b()\n}\nelse c()", "do x(); while (y)", "do {\n} while (y)",
-      "try {} catch {}", "try {\n  a()\n}\nfinally {}", "function f() {}", "async function g() { await 1 }",
-      "class A { x = 1; m() {} }", "const f = () => {}", "const h = () => 1", "let v = 1", "let w",
-      "var u = a\n  ? b\n  : c", "label: for (;;) break label", "for (let i = 0; i < 3; i++) {}",
-      "for await (const x of y) {}", "while (x) x--", "switch (x) { case 1: break; default: }", "type T = A | B",
-      "type U =\n  | 'a'\n  | 'b'", "interface I { a: string; b?: number }", "enum E { A, B }", "declare const d: number",
-      "await p", "p.then((r) => r)\n  .catch(console.error)", "const o = {\n  a: 1,\n  b: [2, 3],\n}", "{ block() }",
-      "x!.y", "y as T", "z satisfies T", "a\n  + b", "a\n  instanceof B", "new Map<string, number>()", "x++",
-      "mount({ ui: () => (\n  <p>Don't; stop</p>\n) })", "const s = `line;\n${a}`", "// note; here", "/* a; b */",
-      "", ";",
+      "foo()",
+      "x",
+      "a.b",
+      "(foo)()",
+      "[1, 2].map(f)",
+      "`t ${x}`",
+      "tag`t`",
+      "++x",
+      "--y",
+      "-y",
+      "+y",
+      "!ok",
+      "ok = /re;/.test(s)",
+      "<div className='a'>it's; ok</div>",
+      "<></>",
+      "<T,>(x: T) => x",
+      '"str"',
+      "'s'",
+      "1.5",
+      ".5",
+      "if (a) b()",
+      "if (a) b(); else c()",
+      "if (a) {\n  b()\n}\nelse c()",
+      "do x(); while (y)",
+      "do {\n} while (y)",
+      "try {} catch {}",
+      "try {\n  a()\n}\nfinally {}",
+      "function f() {}",
+      "async function g() { await 1 }",
+      "class A { x = 1; m() {} }",
+      "const f = () => {}",
+      "const h = () => 1",
+      "let v = 1",
+      "let w",
+      "var u = a\n  ? b\n  : c",
+      "label: for (;;) break label",
+      "for (let i = 0; i < 3; i++) {}",
+      "for await (const x of y) {}",
+      "while (x) x--",
+      "switch (x) { case 1: break; default: }",
+      "type T = A | B",
+      "type U =\n  | 'a'\n  | 'b'",
+      "interface I { a: string; b?: number }",
+      "enum E { A, B }",
+      "declare const d: number",
+      "await p",
+      "p.then((r) => r)\n  .catch(console.error)",
+      "const o = {\n  a: 1,\n  b: [2, 3],\n}",
+      "{ block() }",
+      "x!.y",
+      "y as T",
+      "z satisfies T",
+      "a\n  + b",
+      "a\n  instanceof B",
+      "new Map<string, number>()",
+      "x++",
+      "mount({ ui: () => (\n  <p>Don't; stop</p>\n) })",
+      "const s = `line;\n${a}`",
+      "// note; here",
+      "/* a; b */",
+      "",
+      ";",
     ];
-    const BROKEN = ["foo(1 2)", "const = 5", "else x()", "}", "let x = ;", "\"abc", "a b", "if (", "`t ${", "<div>", "x ="];
+    const BROKEN = [
+      "foo(1 2)",
+      "const = 5",
+      "else x()",
+      "}",
+      "let x = ;",
+      '"abc',
+      "a b",
+      "if (",
+      "`t ${",
+      "<div>",
+      "x =",
+    ];
     const SEPARATORS = ["\n", "\n", "\n", ";", "; ", ";\n", "\n\n", " // c;\n", " /* c\n */ ", "\n  "];
 
     it("yields Babel's own statements whenever Babel parses the whole block", () => {
@@ -581,9 +653,15 @@ describe("statement splitter", () => {
             const expected = [...program.directives, ...program.body]
               .filter((node) => node.type !== "EmptyStatement")
               .map((node) => source.slice(node.start!, node.end!));
-            const fed = feed(source, cuts.filter((cut) => cut < source.length).sort((a, b) => a - b));
+            const fed = feed(
+              source,
+              cuts.filter((cut) => cut < source.length).sort((a, b) => a - b),
+            );
             expect(fed.error, source).toBeUndefined();
-            expect(fed.statements.map((statement) => statement.source), source).toEqual(expected);
+            expect(
+              fed.statements.map((statement) => statement.source),
+              source,
+            ).toEqual(expected);
           },
         ),
         { numRuns: Number(process.env.SPLIT_RUNS ?? 400) },
@@ -594,7 +672,10 @@ describe("statement splitter", () => {
     it("yields the same after any prefix, however the prefix was cut", () => {
       fc.assert(
         fc.property(
-          fc.array(fc.tuple(fc.constantFrom(...POOL, ...BROKEN), fc.constantFrom(...SEPARATORS)), { minLength: 1, maxLength: 8 }),
+          fc.array(fc.tuple(fc.constantFrom(...POOL, ...BROKEN), fc.constantFrom(...SEPARATORS)), {
+            minLength: 1,
+            maxLength: 8,
+          }),
           fc.nat(),
           fc.uniqueArray(fc.integer({ min: 1, max: 400 }), { maxLength: 30 }),
           (parts, at, cuts) => {
@@ -623,7 +704,10 @@ describe("statement splitter", () => {
       let compared = 0;
       fc.assert(
         fc.property(
-          fc.array(fc.tuple(fc.constantFrom(...POOL, ...BROKEN), fc.constantFrom(...SEPARATORS)), { minLength: 1, maxLength: 6 }),
+          fc.array(fc.tuple(fc.constantFrom(...POOL, ...BROKEN), fc.constantFrom(...SEPARATORS)), {
+            minLength: 1,
+            maxLength: 6,
+          }),
           fc.uniqueArray(fc.integer({ min: 1, max: 300 }), { maxLength: 20 }),
           (parts, cuts) => {
             const source = parts.map(([statement, separator]) => statement + separator).join("");
@@ -635,7 +719,10 @@ describe("statement splitter", () => {
               if ((error as { reasonCode?: string }).reasonCode === "VarRedeclaration") return;
             }
             compared++;
-            const fed = feed(source, cuts.filter((cut) => cut < source.length).sort((a, b) => a - b));
+            const fed = feed(
+              source,
+              cuts.filter((cut) => cut < source.length).sort((a, b) => a - b),
+            );
             const last = fed.statements[fed.statements.length - 1];
             if (fed.error) {
               if (last) expect(fed.error.line, source).toBeGreaterThanOrEqual(last.endLine);

@@ -141,8 +141,7 @@ interface ParsedStatement {
 }
 
 type ParseOutcome =
-  | { ok: true; statements: ParsedStatement[] }
-  | { ok: false; position: number; message: string; code: string };
+  { ok: true; statements: ParsedStatement[] } | { ok: false; position: number; message: string; code: string };
 
 interface Candidate {
   /**
@@ -182,9 +181,33 @@ const OPERATOR_WORDS = ["in", "instanceof", "as", "satisfies"];
  * is not worth a parse (`return`/`break` can end one: not listed).
  */
 const LINE_CONTINUING_WORDS = new Set([
-  "else", "do", "typeof", "void", "delete", "new", "in", "instanceof", "extends",
-  "case", "const", "var", "function", "class", "enum", "try", "catch", "finally",
-  "throw", "if", "for", "while", "switch", "with", "await", "import", "export",
+  "else",
+  "do",
+  "typeof",
+  "void",
+  "delete",
+  "new",
+  "in",
+  "instanceof",
+  "extends",
+  "case",
+  "const",
+  "var",
+  "function",
+  "class",
+  "enum",
+  "try",
+  "catch",
+  "finally",
+  "throw",
+  "if",
+  "for",
+  "while",
+  "switch",
+  "with",
+  "await",
+  "import",
+  "export",
 ]);
 
 /** Punctuators that can end a statement; any other at the end of a line continues it. */
@@ -514,7 +537,8 @@ class Splitter implements StatementSplitter, LexerListener {
       };
       // The pending text starts at its first statement's first token (tokenAtTop), so that
       // statement's tree reads as a parse of its source alone; the others would need moving.
-      if (statement.strict && statement.node.start === 0 && handsOn(statement.node)) parsedTrees.set(split, statement.node);
+      if (statement.strict && statement.node.start === 0 && handsOn(statement.node))
+        parsedTrees.set(split, statement.node);
       this.statements.push(split);
     }
     this.pending = this.pending.slice(cut - this.base);
@@ -592,7 +616,9 @@ class Splitter implements StatementSplitter, LexerListener {
       return {
         ok: false,
         position: base + (typeof details.pos === "number" ? details.pos : 0),
-        message: String(details.message ?? error).replace(/\s*\(\d+:\d+\)$/, "").replace(/\.$/, ""),
+        message: String(details.message ?? error)
+          .replace(/\s*\(\d+:\d+\)$/, "")
+          .replace(/\.$/, ""),
         code: typeof details.reasonCode === "string" ? details.reasonCode : "SyntaxError",
       };
     }

@@ -1,6 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { createSessionScope, declare, declareAll, hoistVars, isDeclared, typeOf, type SessionScope } from "./sessionScope";
-import { PARAMETERS, TransformError, transformStatement, warmUpTransform, WARM_UP_SAMPLE, type TransformEnvironment } from "./transform";
+import {
+  createSessionScope,
+  declare,
+  declareAll,
+  hoistVars,
+  isDeclared,
+  typeOf,
+  type SessionScope,
+} from "./sessionScope";
+import {
+  PARAMETERS,
+  TransformError,
+  transformStatement,
+  warmUpTransform,
+  WARM_UP_SAMPLE,
+  type TransformEnvironment,
+} from "./transform";
 
 const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor as FunctionConstructor;
 
@@ -13,7 +28,8 @@ const runtime = {
   tick: () => {},
   ea: () => null,
   re: (_context: unknown, value: unknown) => value,
-  th: (target: Record<string, (...args: unknown[]) => unknown>, method: string, _text: string, ...args: unknown[]) => target[method](...args),
+  th: (target: Record<string, (...args: unknown[]) => unknown>, method: string, _text: string, ...args: unknown[]) =>
+    target[method](...args),
   ce: (error: unknown) => error,
 };
 
@@ -33,7 +49,9 @@ function session(globals: Record<string, unknown> = {}) {
   const frozen = Object.freeze({ ...globals });
   const run = (source: string): unknown => {
     const result = transformStatement(source, environment(scope, frozen));
-    const compiled = new (result.async ? AsyncFunction : Function)(...PARAMETERS, result.body) as (...args: unknown[]) => unknown;
+    const compiled = new (result.async ? AsyncFunction : Function)(...PARAMETERS, result.body) as (
+      ...args: unknown[]
+    ) => unknown;
     return compiled(scope, frozen, runtime, null);
   };
   return { scope, run };
@@ -52,12 +70,15 @@ function transformError(source: string, globals: Record<string, unknown> = {}): 
 describe("transformStatement", () => {
   it("lists the top-level names each declaration form binds", () => {
     const declared = (source: string) => transformStatement(source, environment(createSessionScope(), {})).declared;
-    expect(declared("const a = 1, b = 2")).toEqual([{ name: "a", kind: "const" }, { name: "b", kind: "const" }]);
-    expect(declared("let { x, y: [z = 1], ...rest } = source").map((item) => `${item.kind} ${item.name}`).sort()).toEqual([
-      "let rest",
-      "let x",
-      "let z",
+    expect(declared("const a = 1, b = 2")).toEqual([
+      { name: "a", kind: "const" },
+      { name: "b", kind: "const" },
     ]);
+    expect(
+      declared("let { x, y: [z = 1], ...rest } = source")
+        .map((item) => `${item.kind} ${item.name}`)
+        .sort(),
+    ).toEqual(["let rest", "let x", "let z"]);
     expect(declared("if (ok) { var hoisted = 1; let local = 2 }")).toEqual([{ name: "hoisted", kind: "var" }]);
     expect(declared("function f() { var inner = 1 }")).toEqual([{ name: "f", kind: "function" }]);
     expect(declared("class Box {}")).toEqual([{ name: "Box", kind: "class" }]);
@@ -87,17 +108,24 @@ describe("transformStatement", () => {
   });
 
   it("keeps each line of the statement on its line", () => {
-    const result = transformStatement("const a = {\n  b: 1,\n  c: (() => { throw new Error('x') })\n}", environment(createSessionScope(), {}));
+    const result = transformStatement(
+      "const a = {\n  b: 1,\n  c: (() => { throw new Error('x') })\n}",
+      environment(createSessionScope(), {}),
+    );
     // The prologue takes the first line; the statement starts on the second.
     const lines = result.body.split("\n").slice(1);
     expect(lines[2]).toContain("throw");
   });
 
   it("maps generated columns back with source maps on demand", () => {
-    const result = transformStatement("const total = price * count", environment(createSessionScope(), {}), { sourceMaps: true });
+    const result = transformStatement("const total = price * count", environment(createSessionScope(), {}), {
+      sourceMaps: true,
+    });
     const code = result.body.split("\n")[1];
     const generated = code.indexOf("count");
-    const mapping = result.mappings!.filter((entry) => entry.generatedLine === 1 && entry.generatedColumn <= generated).at(-1)!;
+    const mapping = result
+      .mappings!.filter((entry) => entry.generatedLine === 1 && entry.generatedColumn <= generated)
+      .at(-1)!;
     expect(mapping.originalColumn).toBe("const total = price * ".length);
   });
 
@@ -111,9 +139,18 @@ describe("transformStatement", () => {
       expect(transformError("const fetch = 1")).toMatchObject({ code: "shadow-global", line: 1, column: 7 });
       expect(transformError("function setTimeout() {}")).toMatchObject({ code: "shadow-global" });
       expect(transformError("if (x) { var Object = 1 }")).toMatchObject({ code: "shadow-global" });
-      expect(transformError("const { mount } = api", { mount: () => {} })).toMatchObject({ code: "shadow-global", line: 1, column: 9 });
+      expect(transformError("const { mount } = api", { mount: () => {} })).toMatchObject({
+        code: "shadow-global",
+        line: 1,
+        column: 9,
+      });
       // Local names may shadow anything.
-      expect(() => transformStatement("function f(fetch) { const console = 1; return fetch }", environment(createSessionScope(), {}))).not.toThrow();
+      expect(() =>
+        transformStatement(
+          "function f(fetch) { const console = 1; return fetch }",
+          environment(createSessionScope(), {}),
+        ),
+      ).not.toThrow();
     });
 
     it("allows declaring instance-state globals such as `name`", () => {
@@ -208,7 +245,9 @@ describe("transformStatement", () => {
       run("let x = 'outer'");
       run("function shadow(x: string) { { let x = 'block' } return x }");
       expect(run("[1].map((x) => x)")).toBe(undefined);
-      run("const result = [shadow('param'), (() => { try { throw 'caught' } catch (x) { return x } })(), (function x() { return typeof x })()]");
+      run(
+        "const result = [shadow('param'), (() => { try { throw 'caught' } catch (x) { return x } })(), (function x() { return typeof x })()]",
+      );
       expect(scope.result).toEqual(["param", "caught", "function"]);
       expect(scope.x).toBe("outer");
     });
@@ -246,9 +285,13 @@ describe("transformStatement", () => {
     it("runs classes, enums, labels and getters", () => {
       const { run, scope } = session();
       run("enum Level { Low = 1, High = 10 }");
-      run("class Meter { private value = 0; constructor(public readonly max: number) {} add(n: number): this { this.value = Math.min(this.max, this.value + n); return this } get level(): Level { return this.value >= Level.High ? Level.High : Level.Low } static of(max: number) { return new Meter(max) } }");
+      run(
+        "class Meter { private value = 0; constructor(public readonly max: number) {} add(n: number): this { this.value = Math.min(this.max, this.value + n); return this } get level(): Level { return this.value >= Level.High ? Level.High : Level.Low } static of(max: number) { return new Meter(max) } }",
+      );
       run("const meter = Meter.of(20).add(15)");
-      run("outer: for (const row of [[1, 2], [3, 4]]) { for (const cell of row) { if (cell === 3) break outer; meter.add(1) } }");
+      run(
+        "outer: for (const row of [[1, 2], [3, 4]]) { for (const cell of row) { if (cell === 3) break outer; meter.add(1) } }",
+      );
       expect((scope.meter as { level: number }).level).toBe(10);
       expect((scope.meter as { max: number }).max).toBe(20);
     });
@@ -283,7 +326,7 @@ describe("the splitter's tree (no second parse)", () => {
     "}",
     "if (total > 1) console.log((total as number).toFixed(2))",
     "else console.log(add(total))",
-    "\"a string\"",
+    '"a string"',
     "label: while (total--) { if (total < 2) break label }",
   ].join("\n");
 
@@ -291,7 +334,8 @@ describe("the splitter's tree (no second parse)", () => {
     const { createStatementSplitter, takeParsedStatement } = await import("./statementSplitter");
     const splitter = createStatementSplitter();
     const statements = [];
-    for (let index = 0; index < BLOCK.length; index += 3) statements.push(...splitter.push(BLOCK.slice(index, index + 3)).statements);
+    for (let index = 0; index < BLOCK.length; index += 3)
+      statements.push(...splitter.push(BLOCK.slice(index, index + 3)).statements);
     statements.push(...splitter.end().statements);
     expect(statements.length).toBeGreaterThanOrEqual(10);
     let handed = 0;

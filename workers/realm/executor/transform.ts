@@ -38,7 +38,17 @@ import { convertModules } from "./convertModules";
 import { lowerSyntax, NEEDS_PRESETS, UnsupportedSyntax } from "./lowerSyntax";
 import type { PassState } from "./passState";
 import { rewriteProgram } from "./rewriteReferences";
-import { errorAt, MODULES_REFUSED, RUNTIME, SCOPE, TEMP, TransformError, type DeclarationKind, type Mapping, type TransformEnvironment } from "./transformNames";
+import {
+  errorAt,
+  MODULES_REFUSED,
+  RUNTIME,
+  SCOPE,
+  TEMP,
+  TransformError,
+  type DeclarationKind,
+  type Mapping,
+  type TransformEnvironment,
+} from "./transformNames";
 
 export {
   CONTEXT,
@@ -56,7 +66,6 @@ export {
   type TransformEnvironment,
   type TransformErrorCode,
 } from "./transformNames";
-
 
 export interface TransformResult {
   /** Function body: `"use strict";` and the prologue on the first line, the statement from the second. */
@@ -99,7 +108,11 @@ export function transformStatement(
     file = parse(source);
     moduleNodes = convertModules(file.program, environment);
     for (const statement of file.program.body) {
-      if (t.isImportOrExportDeclaration(statement) || statement.type.startsWith("TSExport") || statement.type === "TSImportEqualsDeclaration") {
+      if (
+        t.isImportOrExportDeclaration(statement) ||
+        statement.type.startsWith("TSExport") ||
+        statement.type === "TSImportEqualsDeclaration"
+      ) {
         throw errorAt("unsupported", MODULES_REFUSED, statement);
       }
     }
@@ -144,7 +157,12 @@ export function transformStatement(
     usedPresets,
   };
   if (options.sourceMaps) {
-    const raw = (generated as unknown as { rawMappings?: { generated: { line: number; column: number }; original?: { line: number; column: number } }[] }).rawMappings ?? [];
+    const raw =
+      (
+        generated as unknown as {
+          rawMappings?: { generated: { line: number; column: number }; original?: { line: number; column: number } }[];
+        }
+      ).rawMappings ?? [];
     result.mappings = raw
       .filter((mapping) => mapping.original)
       .map((mapping) => ({
@@ -166,7 +184,16 @@ function fileOf(statement: T.Statement, source: string): T.File {
   const end = { line: loc.end.line, column: loc.end.column, index: source.length };
   const start = { line: 1, column: 0, index: 0 };
   const location = { start, end, filename: undefined, identifierName: undefined } as unknown as T.SourceLocation;
-  const program = { type: "Program", body: [statement], directives: [], sourceType: "script", interpreter: null, start: 0, end: source.length, loc: location } as unknown as T.Program;
+  const program = {
+    type: "Program",
+    body: [statement],
+    directives: [],
+    sourceType: "script",
+    interpreter: null,
+    start: 0,
+    end: source.length,
+    loc: location,
+  } as unknown as T.Program;
   return { type: "File", program, comments: [], start: 0, end: source.length, loc: location } as unknown as T.File;
 }
 
@@ -183,7 +210,6 @@ function parse(source: string): T.File {
   }
 }
 
-
 /**
  * The statement the realm's warm-up transforms once before READY: what a
  * first fence is made of (a typed declaration, JSX with a template literal,
@@ -199,7 +225,8 @@ function parse(source: string): T.File {
  * 22.4 ms for an enum, a class with a parameter property and `for await`,
  * which this sample does not cover; medians of 8-10 fresh workers each).
  */
-export const WARM_UP_SAMPLE = "const view: unknown = <div className={`n${await a}`} key=\"k\">{[1, 2].map((n: number) => <b key={n}>{n as number}</b>)}</div>";
+export const WARM_UP_SAMPLE =
+  'const view: unknown = <div className={`n${await a}`} key="k">{[1, 2].map((n: number) => <b key={n}>{n as number}</b>)}</div>';
 
 /** The realm's warm-up, before READY: transforms WARM_UP_SAMPLE once. */
 export function warmUpTransform(): void {

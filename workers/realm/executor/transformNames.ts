@@ -22,7 +22,18 @@ export type DeclarationKind = keyof typeof KIND;
  * writing `const name = "Ada"` means its own variable. Everything else on
  * globalThis is refused as a declaration name (`shadow-global`).
  */
-export const SHADOWABLE_GLOBALS = new Set(["name", "status", "length", "origin", "event", "closed", "parent", "top", "frames", "opener"]);
+export const SHADOWABLE_GLOBALS = new Set([
+  "name",
+  "status",
+  "length",
+  "origin",
+  "event",
+  "closed",
+  "parent",
+  "top",
+  "frames",
+  "opener",
+]);
 
 export type SiteKind = "loop" | "function";
 
@@ -61,7 +72,8 @@ export interface TransformEnvironment {
 export type ImportResolution = { kind: "global" } | { kind: "bind" } | { kind: "error"; message: string };
 
 /** What the realm says about `import` when it has no module table (and about forms it never takes). */
-export const MODULES_REFUSED = "`import` and `export` are not available in the realm: every top-level declaration is already shared by later code, and modules cannot be loaded";
+export const MODULES_REFUSED =
+  "`import` and `export` are not available in the realm: every top-level declaration is already shared by later code, and modules cannot be loaded";
 
 export type TransformErrorCode = "syntax" | "shadow-global" | "unsupported";
 

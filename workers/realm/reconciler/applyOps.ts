@@ -4,7 +4,15 @@
  * must. Pure; used by the tests to check that ops and snapshots agree, and a
  * model for the host's receiver. Throws on an op that breaks the contract.
  */
-import { isSnapshotText, ROOT_NODE_ID, TEXT_NODE_TYPE, type MountOp, type MountSnapshot, type SnapshotNode, type WireProps } from "../../../src/wire/mount";
+import {
+  isSnapshotText,
+  ROOT_NODE_ID,
+  TEXT_NODE_TYPE,
+  type MountOp,
+  type MountSnapshot,
+  type SnapshotNode,
+  type WireProps,
+} from "../../../src/wire/mount";
 
 interface LiveNode {
   id: number;
@@ -58,7 +66,14 @@ export function applyOpsKeepingDetached(
     switch (op.op) {
       case "create": {
         if (nodes.has(op.id)) throw new Error(`create of existing id ${op.id}`);
-        const created: LiveNode = { id: op.id, type: op.type, props: op.props ?? {}, text: op.text ?? "", parent: null, children: [] };
+        const created: LiveNode = {
+          id: op.id,
+          type: op.type,
+          props: op.props ?? {},
+          text: op.text ?? "",
+          parent: null,
+          children: [],
+        };
         nodes.set(op.id, created);
         loose.push(created);
         break;
@@ -116,9 +131,11 @@ export function printSnapshot(snapshot: MountSnapshot): string {
   const print = (node: SnapshotNode): string => {
     if (isSnapshotText(node)) return node.text;
     const props = Object.entries(node.props)
-      .map(([key, value]) => (typeof value === "object" && value !== null && (value as { $handler?: boolean }).$handler === true
-        ? ` ${key}={fn}`
-        : ` ${key}=${JSON.stringify(value)}`))
+      .map(([key, value]) =>
+        typeof value === "object" && value !== null && (value as { $handler?: boolean }).$handler === true
+          ? ` ${key}={fn}`
+          : ` ${key}=${JSON.stringify(value)}`,
+      )
       .join("");
     return `<${node.type}${props}>${node.children.map(print).join("")}</${node.type}>`;
   };

@@ -12,7 +12,10 @@ const shared = createRenderer();
 function setup(renderer = shared) {
   const table = createNodeTable({ serialize: (type, props) => toWireProps(type, props) });
   const errors: unknown[] = [];
-  const root = renderer.createRoot({ table, onRenderStart() {}, onRenderEnd() {} }, { onUncaughtError: (error) => errors.push(error) });
+  const root = renderer.createRoot(
+    { table, onRenderStart() {}, onRenderEnd() {} },
+    { onUncaughtError: (error) => errors.push(error) },
+  );
   let shown = table.snapshot();
   /** Applies pending ops to the previous snapshot and checks the result equals the table's snapshot. */
   const sync = () => {
@@ -31,7 +34,13 @@ function idsByKey(nodes: SnapshotNode[]): Record<string, number> {
 }
 
 const List = ({ items }: { items: string[] }) => (
-  <ul>{items.map((item) => <li key={item} id={item}>{item}</li>)}</ul>
+  <ul>
+    {items.map((item) => (
+      <li key={item} id={item}>
+        {item}
+      </li>
+    ))}
+  </ul>
 );
 
 describe("react-reconciler host config", () => {

@@ -45,7 +45,14 @@ function publicInstanceOf(node: TableNode): HostInstanceHandle {
   let handle = publicInstances.get(node);
   if (!handle) {
     const noop = (): void => {};
-    handle = Object.freeze({ nodeId: node.id, type: node.type, focus: noop, blur: noop, click: noop, scrollIntoView: noop });
+    handle = Object.freeze({
+      nodeId: node.id,
+      type: node.type,
+      focus: noop,
+      blur: noop,
+      click: noop,
+      scrollIntoView: noop,
+    });
     publicInstances.set(node, handle);
   }
   return handle;
@@ -80,7 +87,8 @@ export function createHostConfig(priority: PriorityState): object {
     scheduleMicrotask: (callback: () => void) => queueMicrotask(callback),
 
     // ---- tree building (render phase)
-    createInstance: (type: string, props: Props, container: MountContainer) => container.table.createElement(type, props),
+    createInstance: (type: string, props: Props, container: MountContainer) =>
+      container.table.createElement(type, props),
     createTextInstance: (text: string, container: MountContainer) => container.table.createText(text),
     appendInitialChild: (parent: TableNode, child: TableNode) => parent.table.appendChild(parent, child),
     finalizeInitialChildren: () => false,
@@ -98,13 +106,17 @@ export function createHostConfig(priority: PriorityState): object {
     preparePortalMount: noop,
     commitMount: noop,
     appendChild: (parent: TableNode, child: TableNode) => parent.table.appendChild(parent, child),
-    appendChildToContainer: (container: MountContainer, child: TableNode) => container.table.appendChild(container.table.root, child),
-    insertBefore: (parent: TableNode, child: TableNode, before: TableNode) => parent.table.insertBefore(parent, child, before),
+    appendChildToContainer: (container: MountContainer, child: TableNode) =>
+      container.table.appendChild(container.table.root, child),
+    insertBefore: (parent: TableNode, child: TableNode, before: TableNode) =>
+      parent.table.insertBefore(parent, child, before),
     insertInContainerBefore: (container: MountContainer, child: TableNode, before: TableNode) =>
       container.table.insertBefore(container.table.root, child, before),
     removeChild: (parent: TableNode, child: TableNode) => parent.table.removeChild(parent, child),
-    removeChildFromContainer: (container: MountContainer, child: TableNode) => container.table.removeChild(container.table.root, child),
-    commitUpdate: (node: TableNode, _type: string, _oldProps: Props, newProps: Props) => node.table.updateProps(node, newProps),
+    removeChildFromContainer: (container: MountContainer, child: TableNode) =>
+      container.table.removeChild(container.table.root, child),
+    commitUpdate: (node: TableNode, _type: string, _oldProps: Props, newProps: Props) =>
+      node.table.updateProps(node, newProps),
     commitTextUpdate: (node: TableNode, _oldText: string, newText: string) => node.table.updateText(node, newText),
     resetTextContent: noop,
     clearContainer: (container: MountContainer) => container.table.clear(),

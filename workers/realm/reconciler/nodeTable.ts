@@ -22,7 +22,15 @@
  *      200 times between frames sends one batch the size of its tree, not
  *      200 of them.
  */
-import { MAX_TYPE_LENGTH, ROOT_NODE_ID, TEXT_NODE_TYPE, type MountOp, type MountSnapshot, type SnapshotNode, type WireProps } from "../../../src/wire/mount";
+import {
+  MAX_TYPE_LENGTH,
+  ROOT_NODE_ID,
+  TEXT_NODE_TYPE,
+  type MountOp,
+  type MountSnapshot,
+  type SnapshotNode,
+  type WireProps,
+} from "../../../src/wire/mount";
 import { jsonEqual } from "./toWireProps";
 
 export interface TableNode {
@@ -116,7 +124,16 @@ export function createNodeTable(options: NodeTableOptions): NodeTable {
     snapshot: () => ({ nodes: table.root.children.map(snapshotOf) }),
   };
   (table as { root: TableNode }).root = {
-    id: ROOT_NODE_ID, type: "#root", table, props: {}, wireProps: {}, text: "", parent: null, children: [], attached: true, hidden: false,
+    id: ROOT_NODE_ID,
+    type: "#root",
+    table,
+    props: {},
+    wireProps: {},
+    text: "",
+    parent: null,
+    children: [],
+    attached: true,
+    hidden: false,
   };
   return table;
 
@@ -130,8 +147,16 @@ export function createNodeTable(options: NodeTableOptions): NodeTable {
 
   function createNode(type: string, props: Record<string, unknown>, text: string): TableNode {
     const node: TableNode = {
-      id: nextId++, type, table, props, wireProps: wirePropsOf(type, props, false), text,
-      parent: null, children: [], attached: false, hidden: false,
+      id: nextId++,
+      type,
+      table,
+      props,
+      wireProps: wirePropsOf(type, props, false),
+      text,
+      parent: null,
+      children: [],
+      attached: false,
+      hidden: false,
     };
     nodes.set(node.id, node);
     return node;

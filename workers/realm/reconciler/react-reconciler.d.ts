@@ -24,9 +24,19 @@ declare module "react-reconciler" {
       onRecoverableError: (error: unknown, info: ErrorInfo) => void,
       onDefaultTransitionIndicator: () => void | (() => void),
     ): OpaqueRoot;
-    updateContainer(element: ReactNode, root: OpaqueRoot, parentComponent: null, callback?: (() => void) | null): number;
+    updateContainer(
+      element: ReactNode,
+      root: OpaqueRoot,
+      parentComponent: null,
+      callback?: (() => void) | null,
+    ): number;
     /** Schedules on the sync lane; `flushSyncWork()` then renders and commits. */
-    updateContainerSync(element: ReactNode, root: OpaqueRoot, parentComponent: null, callback?: (() => void) | null): number;
+    updateContainerSync(
+      element: ReactNode,
+      root: OpaqueRoot,
+      parentComponent: null,
+      callback?: (() => void) | null,
+    ): number;
     flushSyncWork(): boolean;
     flushSyncFromReconciler<T>(fn?: () => T): T;
     flushPassiveEffects(): boolean;

@@ -7,8 +7,18 @@
  * runtime/ui/uiTestHarness.ts) share this one copy.
  */
 import {
-  MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPEN_PART, MOUNT_OPS, MOUNT_WAITING,
-  type MountErrorInfo, type MountOp, type MountRealmMessage, type MountSnapshot, type SnapshotNode,
+  MOUNT_CLOSE,
+  MOUNT_ERROR,
+  MOUNT_FORM_ERRORS,
+  MOUNT_OPEN,
+  MOUNT_OPEN_PART,
+  MOUNT_OPS,
+  MOUNT_WAITING,
+  type MountErrorInfo,
+  type MountOp,
+  type MountRealmMessage,
+  type MountSnapshot,
+  type SnapshotNode,
 } from "../../../src/wire/mount";
 import { applyOpsKeepingDetached } from "./applyOps";
 
@@ -44,7 +54,8 @@ export function rebuildOpenParts<M extends RebuiltMount>(mounts: Map<string, M>)
      * names a mount the host does not show.
      */
     receive(message: MountRealmMessage, create: (open: OpenMessage) => M): void {
-      if (message.type !== MOUNT_OPEN_PART && opening.has(message.mountId)) throw new Error(`${message.type} for ${message.mountId} before its last part`);
+      if (message.type !== MOUNT_OPEN_PART && opening.has(message.mountId))
+        throw new Error(`${message.type} for ${message.mountId} before its last part`);
       if (message.type === MOUNT_OPEN) {
         const opened = create(message);
         if (message.parts === undefined) mounts.set(message.mountId, opened);
@@ -53,7 +64,8 @@ export function rebuildOpenParts<M extends RebuiltMount>(mounts: Map<string, M>)
       }
       if (message.type === MOUNT_OPEN_PART) {
         const open = opening.get(message.mountId);
-        if (!open || message.index !== open.next) throw new Error(`part ${message.index} of ${message.mountId} out of order`);
+        if (!open || message.index !== open.next)
+          throw new Error(`part ${message.index} of ${message.mountId} out of order`);
         open.mount.snapshot = apply(message.mountId, open.mount.snapshot, message.ops);
         open.next += 1;
         if (open.next === open.parts) {

@@ -6,20 +6,49 @@ import { jsonEqual, toWireProps, type PropIssue } from "./toWireProps";
 describe("toWireProps", () => {
   test("JSON the way JSON.stringify makes it, without children/key/ref", () => {
     const when = new Date("2024-01-02T03:04:05.000Z");
-    expect(toWireProps("div", {
-      children: "x", key: "k", ref: {}, className: "a", n: 1, nan: NaN, inf: Infinity, flag: false, none: null, skip: undefined,
-      style: { color: "red", width: undefined }, list: [1, undefined, () => {}], when, big: 10n,
-    })).toEqual({
-      className: "a", n: 1, nan: null, inf: null, flag: false, none: null,
-      style: { color: "red" }, list: [1, null, null], when: "2024-01-02T03:04:05.000Z", big: "10",
+    expect(
+      toWireProps("div", {
+        children: "x",
+        key: "k",
+        ref: {},
+        className: "a",
+        n: 1,
+        nan: NaN,
+        inf: Infinity,
+        flag: false,
+        none: null,
+        skip: undefined,
+        style: { color: "red", width: undefined },
+        list: [1, undefined, () => {}],
+        when,
+        big: 10n,
+      }),
+    ).toEqual({
+      className: "a",
+      n: 1,
+      nan: null,
+      inf: null,
+      flag: false,
+      none: null,
+      style: { color: "red" },
+      list: [1, null, null],
+      when: "2024-01-02T03:04:05.000Z",
+      big: "10",
     });
   });
 
   test("functions become markers; non-event functions and element props are reported", () => {
     const issues: PropIssue[] = [];
-    const props = toWireProps("XAxis", {
-      onClick: () => {}, tickFormatter: (v: number) => `${v}`, icon: createElement("StarIcon"), data: [{ label: createElement("b") }],
-    }, { report: (issue) => issues.push(issue) });
+    const props = toWireProps(
+      "XAxis",
+      {
+        onClick: () => {},
+        tickFormatter: (v: number) => `${v}`,
+        icon: createElement("StarIcon"),
+        data: [{ label: createElement("b") }],
+      },
+      { report: (issue) => issues.push(issue) },
+    );
     expect(props).toEqual({ onClick: HANDLER_MARKER, tickFormatter: HANDLER_MARKER, data: [{}] });
     expect(issues).toEqual([
       { kind: "function-prop", type: "XAxis", prop: "tickFormatter" },
@@ -39,8 +68,13 @@ describe("toWireProps", () => {
 
   test("unwrap lets realm objects stand for their value", () => {
     const special = { secret: true };
-    expect(toWireProps("LineChart", { data: special }, { unwrap: (value) => (value === special ? { value: [1, 2] } : undefined) }))
-      .toEqual({ data: [1, 2] });
+    expect(
+      toWireProps(
+        "LineChart",
+        { data: special },
+        { unwrap: (value) => (value === special ? { value: [1, 2] } : undefined) },
+      ),
+    ).toEqual({ data: [1, 2] });
   });
 
   test("__proto__ keys never reach a prototype", () => {

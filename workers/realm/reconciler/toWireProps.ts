@@ -14,8 +14,7 @@
 import { HANDLER_MARKER, MAX_PROP_DEPTH, type JsonValue, type WireProps } from "../../../src/wire/mount";
 
 export type PropIssue =
-  | { kind: "function-prop"; type: string; prop: string }
-  | { kind: "element-prop"; type: string; prop: string };
+  { kind: "function-prop"; type: string; prop: string } | { kind: "element-prop"; type: string; prop: string };
 
 export interface WirePropsOptions {
   /**
@@ -51,7 +50,13 @@ export function toWireProps(type: string, props: Record<string, unknown>, option
 }
 
 /** `undefined`: omit (as JSON.stringify omits undefined, functions and symbols in objects). */
-function toJson(value: unknown, options: WirePropsOptions, depth: number, stack: object[], onElement: () => void): JsonValue | undefined {
+function toJson(
+  value: unknown,
+  options: WirePropsOptions,
+  depth: number,
+  stack: object[],
+  onElement: () => void,
+): JsonValue | undefined {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -114,7 +119,8 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   const bKeys = Object.keys(b);
   if (aKeys.length !== bKeys.length) return false;
   for (const key of aKeys) {
-    if (!Object.hasOwn(b, key) || !jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+    if (!Object.hasOwn(b, key) || !jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
+      return false;
   }
   return true;
 }

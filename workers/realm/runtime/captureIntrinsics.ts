@@ -6,9 +6,10 @@
  * patches never see the runtime's objects (the port above all).
  */
 const apply = Reflect.apply;
-const dataGetter = typeof MessageEvent === "undefined"
-  ? undefined
-  : Object.getOwnPropertyDescriptor(MessageEvent.prototype, "data")?.get;
+const dataGetter =
+  typeof MessageEvent === "undefined"
+    ? undefined
+    : Object.getOwnPropertyDescriptor(MessageEvent.prototype, "data")?.get;
 const parse = JSON.parse;
 const stringify = JSON.stringify;
 

@@ -57,7 +57,14 @@ export function createConsoleLimiter(options: ConsoleLimiterOptions): (event: Ex
       const counter = counters.get(key)!;
       if (counter.omitted === 0) continue;
       const { block, statement, reply } = counter.template;
-      const summary: ConsoleEvent = { type: "console", block, statement, level: "info", text: "", omitted: counter.omitted };
+      const summary: ConsoleEvent = {
+        type: "console",
+        block,
+        statement,
+        level: "info",
+        text: "",
+        omitted: counter.omitted,
+      };
       if (reply !== undefined) summary.reply = reply;
       counter.omitted = 0;
       options.forward(summary);

@@ -36,8 +36,10 @@ export interface HostRequestOptions {
 }
 
 /** A host service as the realm sees it: an async function. */
-export type HostServiceFunction<P extends JsonValue = JsonValue, R extends JsonValue = JsonValue> =
-  (payload: P, options?: HostRequestOptions) => Promise<R>;
+export type HostServiceFunction<P extends JsonValue = JsonValue, R extends JsonValue = JsonValue> = (
+  payload: P,
+  options?: HostRequestOptions,
+) => Promise<R>;
 
 export interface HostRequests {
   request(service: string, payload: JsonValue, options?: HostRequestOptions): Promise<JsonValue>;
@@ -58,7 +60,10 @@ export interface HostRequests {
  * `post` sends to the host; `methods` are what the host may call on the
  * realm (none in tests that only make requests).
  */
-export function createHostRequests(post: (message: RequestMessage) => void, methods: Record<string, RequestHandler> = {}): HostRequests {
+export function createHostRequests(
+  post: (message: RequestMessage) => void,
+  methods: Record<string, RequestHandler> = {},
+): HostRequests {
   let nextId = 0;
   const handlers = new Map(Object.entries(methods));
   const requests = createRequests<HostRequestError>({
@@ -71,7 +76,10 @@ export function createHostRequests(post: (message: RequestMessage) => void, meth
   });
 
   function request(service: string, payload: JsonValue, options: HostRequestOptions = {}): Promise<JsonValue> {
-    return requests.call(service, payload, { timeoutMs: options.timeoutMs ?? DEFAULT_SERVICE_TIMEOUT_MS, signal: options.signal });
+    return requests.call(service, payload, {
+      timeoutMs: options.timeoutMs ?? DEFAULT_SERVICE_TIMEOUT_MS,
+      signal: options.signal,
+    });
   }
 
   return {

@@ -34,11 +34,28 @@ const DIALOG_ALTERNATIVE =
   "to tell yourself (the model) something use console.log(…); to ask the person, mount a form and await the answer: const form = mount({ outputSchema: z.object({ … }), ui }); const answer = await form.result";
 
 /** Stand-ins for what a worker does not have: `typeof` still says "undefined", so feature detection takes the worker's path. */
-const HIDDEN_FROM_TYPEOF: ReadonlySet<string> = new Set(["document", "alert", "confirm", "prompt", "localStorage", "sessionStorage", "require"]);
+const HIDDEN_FROM_TYPEOF: ReadonlySet<string> = new Set([
+  "document",
+  "alert",
+  "confirm",
+  "prompt",
+  "localStorage",
+  "sessionStorage",
+  "require",
+]);
 
 /** Names a model's own declaration takes over without a word. */
 export const HABIT_NAMES: ReadonlySet<string> = new Set([
-  "window", "document", "alert", "confirm", "prompt", "localStorage", "sessionStorage", "indexedDB", "require", "ReactDOM",
+  "window",
+  "document",
+  "alert",
+  "confirm",
+  "prompt",
+  "localStorage",
+  "sessionStorage",
+  "indexedDB",
+  "require",
+  "ReactDOM",
 ]);
 
 type Mount = (options: Record<string, unknown>) => { unmount?: () => void };
@@ -89,7 +106,14 @@ export function createModelHabits(base: Record<string, unknown>): ModelHabits {
     resolveImport: modules,
     yieldsToDeclaration: (name) => HABIT_NAMES.has(name) || !(name in globalThis),
     hiddenFromTypeof: (name) => HIDDEN_FROM_TYPEOF.has(name),
-    aliasOf: (name) => (HABIT_NAMES.has(name) || name === "realm" ? undefined : name === "z" ? "zod" : name === "zod" ? "realm.z" : `realm.${name}`),
+    aliasOf: (name) =>
+      HABIT_NAMES.has(name) || name === "realm"
+        ? undefined
+        : name === "z"
+          ? "zod"
+          : name === "zod"
+            ? "realm.z"
+            : `realm.${name}`,
     mountCount: () => mountCount,
     mountDefaultExport: (component, name) => {
       if (!mount || !React) return undefined;
@@ -148,8 +172,12 @@ function platformStandIn(name: string, alternative: string): object {
           return (value as (...a: unknown[]) => unknown).apply(platform, args);
         } catch (error) {
           const thrown = error as { name?: unknown; message?: unknown };
-          const taught = new UnavailableError(`${String(thrown?.message ?? error)} (${name} is not available in the realm: ${alternative})`);
-          Object.defineProperty(taught, "name", { value: typeof thrown?.name === "string" ? thrown.name : "UnavailableError" });
+          const taught = new UnavailableError(
+            `${String(thrown?.message ?? error)} (${name} is not available in the realm: ${alternative})`,
+          );
+          Object.defineProperty(taught, "name", {
+            value: typeof thrown?.name === "string" ? thrown.name : "UnavailableError",
+          });
           throw taught;
         }
       };
@@ -186,7 +214,8 @@ function createDocument(): object {
     set: (_, property) => {
       throw new UnavailableError(`document.${String(property)} is not available: ${DOM_ALTERNATIVE}`);
     },
-    has: (_, property) => property === "body" || property === "documentElement" || (typeof property === "string" && property in lookups),
+    has: (_, property) =>
+      property === "body" || property === "documentElement" || (typeof property === "string" && property in lookups),
   });
 }
 
@@ -270,4 +299,3 @@ function titleOf(element: unknown): string | undefined {
   const name = typeof named.displayName === "string" ? named.displayName : named.name;
   return typeof name === "string" && name ? name : undefined;
 }
-

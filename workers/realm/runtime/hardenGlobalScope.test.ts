@@ -4,14 +4,24 @@ import { hardenGlobalScope, NESTED_WORKER_PRELUDE } from "./hardenGlobalScope";
 
 describe("hardenGlobalScope", () => {
   it("replaces network constructors, fetch and importScripts with ones that throw CapabilityError", async () => {
-    const scope = { XMLHttpRequest: class {}, WebSocket: class {}, EventSource: class {}, fetch: () => 1, importScripts: () => 2 };
+    const scope = {
+      XMLHttpRequest: class {},
+      WebSocket: class {},
+      EventSource: class {},
+      fetch: () => 1,
+      importScripts: () => 2,
+    };
     const realmFetch = createRealmFetch(() => undefined);
     hardenGlobalScope(realmFetch, scope as unknown as typeof globalThis);
     const scoped = scope as unknown as Record<string, new () => unknown>;
     for (const name of ["XMLHttpRequest", "WebSocket", "EventSource"]) {
-      expect(() => new scoped[name]()).toThrow(expect.objectContaining({ name: "CapabilityError", code: "capability-denied" }));
+      expect(() => new scoped[name]()).toThrow(
+        expect.objectContaining({ name: "CapabilityError", code: "capability-denied" }),
+      );
     }
-    expect(() => (scope.importScripts as (url: string) => void)("http://x/y.js")).toThrow(/network capability not granted: importScripts\(http:\/\/x\/y.js\)/);
+    expect(() => (scope.importScripts as (url: string) => void)("http://x/y.js")).toThrow(
+      /network capability not granted: importScripts\(http:\/\/x\/y.js\)/,
+    );
     expect(scope.fetch).toBe(realmFetch);
     await expect(scope.fetch()).rejects.toMatchObject({ code: "capability-denied" });
   });
@@ -67,14 +77,25 @@ describe("hardenGlobalScope on the prototype chain", () => {
         return blob.parts.join("");
       }
     }
-    const scope = { fetch: () => 1, Worker: FakeWorker, URL: FakeURL, Blob: FakeBlob, FileReaderSync: Reader } as Record<string, unknown>;
-    hardenGlobalScope(createRealmFetch(() => undefined), scope as unknown as typeof globalThis);
+    const scope = {
+      fetch: () => 1,
+      Worker: FakeWorker,
+      URL: FakeURL,
+      Blob: FakeBlob,
+      FileReaderSync: Reader,
+    } as Record<string, unknown>;
+    hardenGlobalScope(
+      createRealmFetch(() => undefined),
+      scope as unknown as typeof globalThis,
+    );
     const url = (scope.URL as typeof FakeURL).createObjectURL(new FakeBlob(["postMessage(1)"]));
     new (scope.Worker as new (url: string) => unknown)(url);
     expect(started).toHaveLength(1);
     expect(started[0].source.startsWith(NESTED_WORKER_PRELUDE)).toBe(true);
     expect(started[0].source.endsWith("postMessage(1)")).toBe(true);
-    expect(() => new (scope.Worker as new (url: string) => unknown)("https://example.com/w.js")).toThrow(/workers start only from blob: URLs made in the realm/);
+    expect(() => new (scope.Worker as new (url: string) => unknown)("https://example.com/w.js")).toThrow(
+      /workers start only from blob: URLs made in the realm/,
+    );
   });
 
   it("the prelude removes the network primitives in the nested worker's scope", () => {

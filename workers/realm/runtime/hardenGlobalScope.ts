@@ -105,7 +105,12 @@ function hardenWorkers(scope: typeof globalThis): void {
     if (!new.target) throw new TypeError("Failed to construct 'Worker': Please use the 'new' operator");
     const key = String(url);
     const blob = blobs.get(key);
-    if (!blob) throw new CapabilityError("network", `new Worker(${key.slice(0, 200)})`, "workers start only from blob: URLs made in the realm");
+    if (!blob)
+      throw new CapabilityError(
+        "network",
+        `new Worker(${key.slice(0, 200)})`,
+        "workers start only from blob: URLs made in the realm",
+      );
     const source = apply(Reader.prototype.readAsText, new Reader(), [blob]) as string;
     const hardened = createObjectURL(new RealBlob([NESTED_WORKER_PRELUDE, source], { type: "text/javascript" }));
     return new RealWorker(hardened, options);
@@ -116,11 +121,19 @@ function hardenWorkers(scope: typeof globalThis): void {
 /** `realmFetch`: the realm's own fetch (the same one its globals hold), so there is only one. */
 export function hardenGlobalScope(realmFetch: typeof fetch, scope: typeof globalThis = globalThis): void {
   const refuseImportScripts = function importScripts(...urls: unknown[]): never {
-    throw new CapabilityError("network", `importScripts(${urls.map(String).join(", ")})`, "the realm cannot load scripts");
+    throw new CapabilityError(
+      "network",
+      `importScripts(${urls.map(String).join(", ")})`,
+      "the realm cannot load scripts",
+    );
   };
   // The global object and every prototype above it: a copy left on
   // WorkerGlobalScope.prototype is as good as the global to model code.
-  for (let target: object | null = scope; target && target !== Object.prototype; target = Object.getPrototypeOf(target)) {
+  for (
+    let target: object | null = scope;
+    target && target !== Object.prototype;
+    target = Object.getPrototypeOf(target)
+  ) {
     const own = (name: string) => target === scope || Object.hasOwn(target as object, name);
     for (const name of NETWORK_CONSTRUCTORS) {
       if (target === scope ? name in scope : own(name)) tryDefine(target, name, refusingConstructor(name));

@@ -38,14 +38,19 @@ export type RealmModules = (specifier: string, imported: string) => ModuleResolu
 export function createRealmModules(globals: () => Record<string, unknown>): RealmModules {
   const fromObject = (module: string, target: unknown, imported: string): ModuleResolution => {
     if (imported === "default" || imported === "*") return { value: target };
-    if (target !== null && (typeof target === "object" || typeof target === "function") && imported in (target as object)) {
+    if (
+      target !== null &&
+      (typeof target === "object" || typeof target === "function") &&
+      imported in (target as object)
+    ) {
       return { value: (target as Record<string, unknown>)[imported] };
     }
     return { error: `${JSON.stringify(module)} has no export named \`${imported}\`` };
   };
   const fromList = (module: string, names: readonly string[], imported: string): ModuleResolution => {
     const all = globals();
-    if (imported === "default" || imported === "*") return { value: Object.freeze(Object.fromEntries(names.map((name) => [name, all[name]]))) };
+    if (imported === "default" || imported === "*")
+      return { value: Object.freeze(Object.fromEntries(names.map((name) => [name, all[name]]))) };
     if (names.includes(imported)) return { value: all[imported] };
     return { error: `${JSON.stringify(module)} has no \`${imported}\` in the realm; available: ${names.join(", ")}` };
   };
@@ -79,7 +84,8 @@ function lucideIcon(imported: string): ModuleResolution {
       }),
     };
   }
-  if (!/^[A-Z][A-Za-z0-9]*$/.test(imported)) return { error: `"lucide-react": \`${imported}\` is not an icon name (icons are PascalCase, e.g. Star)` };
+  if (!/^[A-Z][A-Za-z0-9]*$/.test(imported))
+    return { error: `"lucide-react": \`${imported}\` is not an icon name (icons are PascalCase, e.g. Star)` };
   return { value: iconName(imported) };
 }
 

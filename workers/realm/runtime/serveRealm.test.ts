@@ -4,7 +4,18 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  ABORT, BEGIN_REPLY, BLOCK, CALL, CANCEL, EXEC_EVENT, FLUSH, HEARTBEAT, PING, READY, RESULT, WIRE_VERSION,
+  ABORT,
+  BEGIN_REPLY,
+  BLOCK,
+  CALL,
+  CANCEL,
+  EXEC_EVENT,
+  FLUSH,
+  HEARTBEAT,
+  PING,
+  READY,
+  RESULT,
+  WIRE_VERSION,
 } from "../../../src/wire/constants";
 import type { ExecEvent } from "../../../src/wire/events";
 import type { HostMessage, RealmMessage } from "../../../src/wire/types";
@@ -29,7 +40,9 @@ function start(options: { throwOn?: string; onUiEvent?: (message: unknown) => vo
     beginReply: () => void calls.push("begin"),
     handleBlock: (event) => {
       if (event.type === "block-start") {
-        calls.push(event.kind === "code" ? `open ${event.index}@${event.line}` : `data ${event.index} ${event.id}@${event.line}`);
+        calls.push(
+          event.kind === "code" ? `open ${event.index}@${event.line}` : `data ${event.index} ${event.id}@${event.line}`,
+        );
       } else if (event.type === "block-delta") {
         if (options.throwOn === event.text) throw new Error("executor bug");
         calls.push(`push ${event.index} ${event.text}`);
@@ -59,7 +72,16 @@ function start(options: { throwOn?: string; onUiEvent?: (message: unknown) => vo
     onUiEvent: options.onUiEvent,
   });
   const send = (message: HostMessage) => host.postMessage(message);
-  return { send, fromRealm, calls, emit: (event: ExecEvent) => emit(event), busy, warmed: () => warmed, channel: channel2, pulse: () => pulse() };
+  return {
+    send,
+    fromRealm,
+    calls,
+    emit: (event: ExecEvent) => emit(event),
+    busy,
+    warmed: () => warmed,
+    channel: channel2,
+    pulse: () => pulse(),
+  };
 }
 
 const tick = (ms = 10) => new Promise((done) => setTimeout(done, ms));
@@ -101,16 +123,20 @@ describe("serveRealm", () => {
     realm.send({ type: PING, seq: 7 });
     await eventually(() => expect(realm.fromRealm).toContainEqual({ type: HEARTBEAT, seq: 7 }));
     realm.pulse();
-    await eventually(() => expect(realm.fromRealm.filter((message) => message.type === HEARTBEAT)).toEqual([
-      { type: HEARTBEAT, seq: 7 },
-      { type: HEARTBEAT, seq: 7 },
-    ]));
+    await eventually(() =>
+      expect(realm.fromRealm.filter((message) => message.type === HEARTBEAT)).toEqual([
+        { type: HEARTBEAT, seq: 7 },
+        { type: HEARTBEAT, seq: 7 },
+      ]),
+    );
   });
 
   it("forwards executor events", async () => {
     const realm = start();
     realm.emit({ type: "block-done", block: 2 });
-    await eventually(() => expect(realm.fromRealm).toContainEqual({ type: EXEC_EVENT, event: { type: "block-done", block: 2 } }));
+    await eventually(() =>
+      expect(realm.fromRealm).toContainEqual({ type: EXEC_EVENT, event: { type: "block-done", block: 2 } }),
+    );
   });
 
   it("answers FLUSH when the executor is idle, and not at all once cancelled", async () => {
@@ -139,7 +165,10 @@ describe("serveRealm", () => {
     await eventually(() => expect(realm.fromRealm).toContainEqual({ type: HEARTBEAT, seq: 1 }));
     expect(realm.fromRealm).toContainEqual({
       type: EXEC_EVENT,
-      event: { type: "error", error: { code: "runtime", name: "RealmInternalError", message: "Error: executor bug", block: 4 } },
+      event: {
+        type: "error",
+        error: { code: "runtime", name: "RealmInternalError", message: "Error: executor bug", block: 4 },
+      },
     });
   });
 

@@ -10,7 +10,19 @@
  * own.
  */
 import {
-  ABORT, BEGIN_REPLY, BLOCK, CALL, CANCEL, EXEC_EVENT, FLUSH, HEARTBEAT, PING, READY, RESULT, TOOLS, WIRE_VERSION,
+  ABORT,
+  BEGIN_REPLY,
+  BLOCK,
+  CALL,
+  CANCEL,
+  EXEC_EVENT,
+  FLUSH,
+  HEARTBEAT,
+  PING,
+  READY,
+  RESULT,
+  TOOLS,
+  WIRE_VERSION,
 } from "../../../src/wire/constants";
 import type { ExecEvent } from "../../../src/wire/events";
 import { UI_EVENT, type MountRealmMessage, type UiEventMessage } from "../../../src/wire/mount";

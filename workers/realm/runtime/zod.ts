@@ -35,7 +35,10 @@ export const z: Zod = Object.freeze(
   Object.defineProperties(
     {},
     Object.fromEntries(
-      ZOD_EXPORTS.map((name) => [name, { enumerable: true, get: () => (loadZod() as unknown as Record<string, unknown>)[name] }]),
+      ZOD_EXPORTS.map((name) => [
+        name,
+        { enumerable: true, get: () => (loadZod() as unknown as Record<string, unknown>)[name] },
+      ]),
     ),
   ),
 ) as Zod;

@@ -9,8 +9,13 @@
  *   (FILE_OFFER). It resolves once the offer is shown, not when saved.
  */
 import {
-  DOWNLOAD_PART_BYTES, FILE_ATTACHMENT, FILE_OFFER, FILE_READ, MAX_DOWNLOAD_BYTES,
-  type FileOfferPayload, type FileReadResponse,
+  DOWNLOAD_PART_BYTES,
+  FILE_ATTACHMENT,
+  FILE_OFFER,
+  FILE_READ,
+  MAX_DOWNLOAD_BYTES,
+  type FileOfferPayload,
+  type FileReadResponse,
 } from "../../../../src/wire/capabilities";
 import type { ChosenFile, JsonValue } from "../../../../src/wire/mount";
 import { CapabilityError } from "../CapabilityError";
@@ -18,7 +23,8 @@ import type { HostRequests } from "../createHostRequests";
 
 function toBase64(bytes: Uint8Array): string {
   let binary = "";
-  for (let start = 0; start < bytes.length; start += 0x8000) binary += String.fromCharCode(...bytes.subarray(start, start + 0x8000));
+  for (let start = 0; start < bytes.length; start += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(start, start + 0x8000));
   return btoa(binary);
 }
 
@@ -73,7 +79,11 @@ export function createRealmFile(chosen: ChosenFile, requests: () => HostRequests
       const host = requests();
       if (!host) throw new CapabilityError("file", `reading ${chosen.name}`, "the realm is not connected");
       try {
-        const answer = (await host.request(FILE_READ, { handle: chosen.handle }, { timeoutMs: 60_000 })) as unknown as FileReadResponse;
+        const answer = (await host.request(
+          FILE_READ,
+          { handle: chosen.handle },
+          { timeoutMs: 60_000 },
+        )) as unknown as FileReadResponse;
         return fromBase64(answer.body);
       } catch (error) {
         const { code, message } = error as { code?: string; message?: string };
@@ -96,15 +106,24 @@ async function toBytes(data: unknown): Promise<Uint8Array> {
   if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   if (typeof Blob !== "undefined" && data instanceof Blob) return new Uint8Array(await data.arrayBuffer());
   if (data instanceof RealmFile) return data.bytes();
-  if (data !== undefined && typeof data !== "function" && typeof data !== "symbol") return new TextEncoder().encode(JSON.stringify(data, null, 2));
+  if (data !== undefined && typeof data !== "function" && typeof data !== "symbol")
+    return new TextEncoder().encode(JSON.stringify(data, null, 2));
   throw new TypeError("download(name, data, mimeType?): data must be a string, bytes, a Blob or a JSON value");
 }
 
 function guessMime(name: string, data: unknown): string {
   const extension = name.toLowerCase().split(".").pop() ?? "";
   const known: Record<string, string> = {
-    csv: "text/csv", json: "application/json", txt: "text/plain", md: "text/markdown", html: "text/html",
-    svg: "image/svg+xml", png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", tsv: "text/tab-separated-values",
+    csv: "text/csv",
+    json: "application/json",
+    txt: "text/plain",
+    md: "text/markdown",
+    html: "text/html",
+    svg: "image/svg+xml",
+    png: "image/png",
+    jpg: "image/jpeg",
+    jpeg: "image/jpeg",
+    tsv: "text/tab-separated-values",
   };
   if (known[extension]) return known[extension];
   if (typeof Blob !== "undefined" && data instanceof Blob && data.type) return data.type;
@@ -119,7 +138,8 @@ function guessMime(name: string, data: unknown): string {
  */
 export function createAttachment(requests: () => HostRequests | undefined) {
   return async function attachment(name: unknown): Promise<RealmFile> {
-    if (typeof name !== "string" || name.trim() === "") throw new TypeError("attachment(name): name must be the attached file's name, e.g. \"sales.csv\"");
+    if (typeof name !== "string" || name.trim() === "")
+      throw new TypeError('attachment(name): name must be the attached file\'s name, e.g. "sales.csv"');
     const host = requests();
     if (!host) throw new CapabilityError("file", `attachment(${name})`, "the realm is not connected");
     let chosen: ChosenFile;
@@ -137,21 +157,37 @@ export function createAttachment(requests: () => HostRequests | undefined) {
 let offers = 0;
 
 export function createDownload(requests: () => HostRequests | undefined) {
-  return async function download(name: unknown, data: unknown, mimeType?: unknown): Promise<{ name: string; size: number }> {
-    if (typeof name !== "string" || name.trim() === "") throw new TypeError("download(name, data, mimeType?): name must be a file name such as \"sales.csv\"");
-    const fileName = name.trim().replace(/[\\/:*?"<>|\u0000-\u001f]/g, "_").slice(0, 200);
+  return async function download(
+    name: unknown,
+    data: unknown,
+    mimeType?: unknown,
+  ): Promise<{ name: string; size: number }> {
+    if (typeof name !== "string" || name.trim() === "")
+      throw new TypeError('download(name, data, mimeType?): name must be a file name such as "sales.csv"');
+    const fileName = name
+      .trim()
+      .replace(/[\\/:*?"<>|\u0000-\u001f]/g, "_")
+      .slice(0, 200);
     const bytes = await toBytes(data);
     if (bytes.length > MAX_DOWNLOAD_BYTES) {
-      throw new RangeError(`download: ${fileName} is ${bytes.length} bytes; files up to ${MAX_DOWNLOAD_BYTES / 1024 / 1024} MB can be offered`);
+      throw new RangeError(
+        `download: ${fileName} is ${bytes.length} bytes; files up to ${MAX_DOWNLOAD_BYTES / 1024 / 1024} MB can be offered`,
+      );
     }
     const host = requests();
     if (!host) throw new CapabilityError("file", `download(${fileName})`, "the realm is not connected");
-    const type = typeof mimeType === "string" && /^[\w.+-]+\/[\w.+-]+$/.test(mimeType) ? mimeType : guessMime(fileName, data);
+    const type =
+      typeof mimeType === "string" && /^[\w.+-]+\/[\w.+-]+$/.test(mimeType) ? mimeType : guessMime(fileName, data);
     const parts = Math.max(1, Math.ceil(bytes.length / DOWNLOAD_PART_BYTES));
     const offer = `o${(offers += 1)}`;
     for (let part = 0; part < parts; part += 1) {
       const payload: FileOfferPayload = {
-        offer, part, parts, name: fileName, mimeType: type, size: bytes.length,
+        offer,
+        part,
+        parts,
+        name: fileName,
+        mimeType: type,
+        size: bytes.length,
         body: toBase64(bytes.subarray(part * DOWNLOAD_PART_BYTES, (part + 1) * DOWNLOAD_PART_BYTES)),
       };
       await host.request(FILE_OFFER, payload as unknown as JsonValue, { timeoutMs: 30_000 });

@@ -9,7 +9,10 @@ import { createAttachment, createDownload } from "./files";
 import { createRealmFetch } from "./network";
 import type { RealmTools } from "./tools";
 
-export function createCapabilityGlobals(requests: () => HostRequests | undefined, tools: RealmTools): Record<string, unknown> {
+export function createCapabilityGlobals(
+  requests: () => HostRequests | undefined,
+  tools: RealmTools,
+): Record<string, unknown> {
   return {
     // network: the host-brokered `fetch` (DESIGN.md §4).
     fetch: createRealmFetch(requests),

@@ -15,7 +15,12 @@
  * - aborted by the caller's signal → the signal's reason (an AbortError);
  * - too large, too slow, revoked, stopped → an Error saying so, with the host's `code`.
  */
-import { MAX_FETCH_REQUEST_BODY, NET_FETCH, type FetchRequestPayload, type FetchResponsePayload } from "../../../../src/wire/capabilities";
+import {
+  MAX_FETCH_REQUEST_BODY,
+  NET_FETCH,
+  type FetchRequestPayload,
+  type FetchResponsePayload,
+} from "../../../../src/wire/capabilities";
 import type { JsonValue } from "../../../../src/wire/mount";
 import { CapabilityError } from "../CapabilityError";
 import type { HostRequests } from "../createHostRequests";
@@ -40,7 +45,8 @@ function describe(input: unknown, init: unknown): string {
 
 function toBase64(bytes: Uint8Array): string {
   let binary = "";
-  for (let start = 0; start < bytes.length; start += 0x8000) binary += String.fromCharCode(...bytes.subarray(start, start + 0x8000));
+  for (let start = 0; start < bytes.length; start += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(start, start + 0x8000));
   return btoa(binary);
 }
 
@@ -66,13 +72,17 @@ export function createRealmFetch(requests: () => HostRequests | undefined): type
     try {
       request = new Request(input as RequestInfo, init as RequestInit | undefined);
     } catch (error) {
-      throw new TypeError(`fetch(${describe(input, init)}): ${(error as Error).message}. Use an absolute https:// URL.`);
+      throw new TypeError(
+        `fetch(${describe(input, init)}): ${(error as Error).message}. Use an absolute https:// URL.`,
+      );
     }
     const signal = (init as RequestInit | undefined)?.signal ?? (input instanceof Request ? input.signal : undefined);
     if (signal?.aborted) throw abortError(signal);
     const bytes = request.body === null ? null : new Uint8Array(await request.arrayBuffer());
     if (bytes && bytes.length > MAX_FETCH_REQUEST_BODY) {
-      throw new RangeError(`fetch: request bodies are limited to ${MAX_FETCH_REQUEST_BODY / 1024} KB (this one is ${bytes.length} bytes)`);
+      throw new RangeError(
+        `fetch: request bodies are limited to ${MAX_FETCH_REQUEST_BODY / 1024} KB (this one is ${bytes.length} bytes)`,
+      );
     }
     const payload: FetchRequestPayload = {
       url: request.url,
@@ -101,19 +111,30 @@ export function createRealmFetch(requests: () => HostRequests | undefined): type
         case "cors":
           throw new TypeError(message);
         case "redirected": {
-          const failure = new Error(message ?? `fetch ${request.method} ${request.url}: the server redirected to another address`);
+          const failure = new Error(
+            message ?? `fetch ${request.method} ${request.url}: the server redirected to another address`,
+          );
           failure.name = "RedirectError";
           throw Object.assign(failure, { code });
         }
         default: {
           const failure = new Error(`fetch ${request.method} ${request.url} failed: ${message}`);
-          failure.name = code === "timeout" ? "TimeoutError" : code === "aborted" || code === "revoked" ? "AbortError" : "NetworkError";
+          failure.name =
+            code === "timeout"
+              ? "TimeoutError"
+              : code === "aborted" || code === "revoked"
+                ? "AbortError"
+                : "NetworkError";
           throw Object.assign(failure, { code: code ?? "failed" });
         }
       }
     }
     const body = NULL_BODY_STATUSES.has(answer.status) ? null : fromBase64(answer.body);
-    const response = new Response(body, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
+    const response = new Response(body, {
+      status: answer.status,
+      statusText: answer.statusText,
+      headers: answer.headers,
+    });
     Object.defineProperty(response, "url", { value: answer.url, enumerable: true });
     Object.defineProperty(response, "redirected", { value: answer.redirected, enumerable: true });
     return response;

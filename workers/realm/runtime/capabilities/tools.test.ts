@@ -17,14 +17,24 @@ const LOOKUP: ToolDescriptor = {
   server: "films",
   tool: "lookup_film",
   description: "Look up a film",
-  inputSchema: { type: "object", properties: { title: { type: "string", minLength: 1 }, year: { type: "integer" } }, required: ["title"], additionalProperties: false },
+  inputSchema: {
+    type: "object",
+    properties: { title: { type: "string", minLength: 1 }, year: { type: "integer" } },
+    required: ["title"],
+    additionalProperties: false,
+  },
   readOnly: true,
 };
 const ADD: ToolDescriptor = { ...LOOKUP, name: "add_to_watchlist", tool: "add_to_watchlist", readOnly: false };
 
 type Answer = { ok: true; value: JsonValue } | { ok: false; error: { code: string; message: string } };
 
-function setUp(answer: (payload: JsonValue) => Answer = () => ({ ok: true, value: { structured: { title: "Dune", year: 2021 }, text: "{}" } })) {
+function setUp(
+  answer: (payload: JsonValue) => Answer = () => ({
+    ok: true,
+    value: { structured: { title: "Dune", year: 2021 }, text: "{}" },
+  }),
+) {
   const sent: { service: string; payload: JsonValue }[] = [];
   let requests: HostRequests;
   requests = createHostRequests((message: RealmMessage) => {
@@ -43,8 +53,20 @@ describe("tools in the realm", () => {
   it("lists the pushed tools with names, descriptions and input schemas", () => {
     const { tools } = setUp();
     expect(tools.list()).toEqual([
-      { name: "lookup_film", server: "films", description: "Look up a film", inputSchema: LOOKUP.inputSchema, readOnly: true },
-      { name: "add_to_watchlist", server: "films", description: "Look up a film", inputSchema: ADD.inputSchema, readOnly: false },
+      {
+        name: "lookup_film",
+        server: "films",
+        description: "Look up a film",
+        inputSchema: LOOKUP.inputSchema,
+        readOnly: true,
+      },
+      {
+        name: "add_to_watchlist",
+        server: "films",
+        description: "Look up a film",
+        inputSchema: ADD.inputSchema,
+        readOnly: false,
+      },
     ]);
     expect(Object.keys(tools)).toEqual(["lookup_film", "add_to_watchlist"]);
     expect("lookup_film" in tools).toBe(true);
@@ -66,7 +88,9 @@ describe("tools in the realm", () => {
     const wrongType = await tools.lookup_film({ title: 42 }).catch((error: unknown) => error);
     expect(wrongType).toBeInstanceOf(ToolError);
     expect((wrongType as ToolError).code).toBe("invalid-arguments");
-    expect((wrongType as Error).message).toMatch(/tools\.lookup_film was not called: title: expected string, received number/);
+    expect((wrongType as Error).message).toMatch(
+      /tools\.lookup_film was not called: title: expected string, received number/,
+    );
     expect((wrongType as Error).message).toContain("{ title: string, year?: integer }");
     await expect(tools.lookup_film({})).rejects.toMatchObject({ code: "invalid-arguments" });
     await expect(tools.lookup_film({ title: "Dune", extra: 1 })).rejects.toMatchObject({ code: "invalid-arguments" });
@@ -77,18 +101,34 @@ describe("tools in the realm", () => {
   });
 
   it("an isError result rejects with the tool's message; a denial is a CapabilityError", async () => {
-    const failing = setUp(() => ({ ok: false, error: { code: "tool-error", message: "No film titled \"Nope\"" } }));
-    await expect(failing.tools.lookup_film({ title: "Nope" })).rejects.toMatchObject({ name: "ToolError", code: "tool-error", message: "No film titled \"Nope\"" });
-    const denied = setUp(() => ({ ok: false, error: { code: "denied", message: "The person denied this tool call: films/lookup_film." } }));
-    await expect(denied.tools.lookup_film({ title: "Dune" })).rejects.toMatchObject({ name: "CapabilityError", message: "The person denied this tool call: films/lookup_film." });
+    const failing = setUp(() => ({ ok: false, error: { code: "tool-error", message: 'No film titled "Nope"' } }));
+    await expect(failing.tools.lookup_film({ title: "Nope" })).rejects.toMatchObject({
+      name: "ToolError",
+      code: "tool-error",
+      message: 'No film titled "Nope"',
+    });
+    const denied = setUp(() => ({
+      ok: false,
+      error: { code: "denied", message: "The person denied this tool call: films/lookup_film." },
+    }));
+    await expect(denied.tools.lookup_film({ title: "Dune" })).rejects.toMatchObject({
+      name: "CapabilityError",
+      message: "The person denied this tool call: films/lookup_film.",
+    });
   });
 
   it("follows the host's list: a removed tool is gone, a qualified name is a property", async () => {
     const { tools, realmTools } = setUp();
-    realmTools.set([{ ...LOOKUP, name: "films/lookup_film" }, { ...LOOKUP, name: "other/lookup_film", server: "other" }]);
+    realmTools.set([
+      { ...LOOKUP, name: "films/lookup_film" },
+      { ...LOOKUP, name: "other/lookup_film", server: "other" },
+    ]);
     expect(tools.lookup_film).toBeUndefined();
     expect(typeof tools["films/lookup_film"]).toBe("function");
-    expect((tools.list() as { name: string }[]).map((tool) => tool.name)).toEqual(["films/lookup_film", "other/lookup_film"]);
+    expect((tools.list() as { name: string }[]).map((tool) => tool.name)).toEqual([
+      "films/lookup_film",
+      "other/lookup_film",
+    ]);
     realmTools.set([]);
     expect(Object.keys(tools)).toEqual([]);
   });

@@ -21,7 +21,12 @@
  */
 import type { z } from "zod";
 import { loadZod } from "../zod";
-import { TOOL_CALL, type ToolCallPayload, type ToolCallResponse, type ToolDescriptor } from "../../../../src/wire/capabilities";
+import {
+  TOOL_CALL,
+  type ToolCallPayload,
+  type ToolCallResponse,
+  type ToolDescriptor,
+} from "../../../../src/wire/capabilities";
 import type { JsonValue } from "../../../../src/wire/mount";
 import { CapabilityError } from "../CapabilityError";
 import type { HostRequests } from "../createHostRequests";
@@ -59,7 +64,10 @@ const parse = JSON.parse;
 function describeIssues(error: z.ZodError): string {
   return error.issues
     .slice(0, 5)
-    .map((issue) => `${issue.path.length > 0 ? `${issue.path.join(".")}: ` : ""}${issue.message.replace(/^Invalid input: /, "")}`)
+    .map(
+      (issue) =>
+        `${issue.path.length > 0 ? `${issue.path.join(".")}: ` : ""}${issue.message.replace(/^Invalid input: /, "")}`,
+    )
     .join("; ");
 }
 
@@ -83,7 +91,9 @@ export function createRealmTools(requests: () => HostRequests | undefined): Real
   const validatorOf = (entry: Entry): z.ZodType | null => {
     if (entry.schema !== undefined) return entry.schema;
     try {
-      entry.schema = loadZod().fromJSONSchema(entry.descriptor.inputSchema as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodType;
+      entry.schema = loadZod().fromJSONSchema(
+        entry.descriptor.inputSchema as Parameters<typeof z.fromJSONSchema>[0],
+      ) as z.ZodType;
     } catch {
       // A schema zod cannot read: the server still checks; we check only that the arguments are an object.
       entry.schema = null;
@@ -100,10 +110,16 @@ export function createRealmTools(requests: () => HostRequests | undefined): Real
         try {
           copy = args === undefined ? {} : (parse(stringify(args)) as JsonValue);
         } catch (error) {
-          throw new ToolError("invalid-arguments", `${label} was not called: its arguments must be JSON (${(error as Error).message})`);
+          throw new ToolError(
+            "invalid-arguments",
+            `${label} was not called: its arguments must be JSON (${(error as Error).message})`,
+          );
         }
         if (copy === null || typeof copy !== "object" || Array.isArray(copy)) {
-          throw new ToolError("invalid-arguments", `${label} was not called: pass one object of arguments, ${describeArguments(descriptor.inputSchema)}`);
+          throw new ToolError(
+            "invalid-arguments",
+            `${label} was not called: pass one object of arguments, ${describeArguments(descriptor.inputSchema)}`,
+          );
         }
         const validator = validatorOf(entry);
         if (validator) {
@@ -121,7 +137,9 @@ export function createRealmTools(requests: () => HostRequests | undefined): Real
         let answer: ToolCallResponse;
         try {
           // The person may take their time to answer; the host bounds the call itself.
-          answer = (await host.request(TOOL_CALL, payload as unknown as JsonValue, { timeoutMs: Infinity })) as unknown as ToolCallResponse;
+          answer = (await host.request(TOOL_CALL, payload as unknown as JsonValue, {
+            timeoutMs: Infinity,
+          })) as unknown as ToolCallResponse;
         } catch (error) {
           const { code, message } = error as { code?: string; message?: string };
           switch (code) {
@@ -173,7 +191,8 @@ export function createRealmTools(requests: () => HostRequests | undefined): Real
     get: (_target, key) => valueOf(key),
     has: (_target, key) => has(key),
     ownKeys: () => [...entries.keys(), "list"],
-    getOwnPropertyDescriptor: (_target, key) => (has(key) ? { value: valueOf(key), writable: false, enumerable: key !== "list", configurable: true } : undefined),
+    getOwnPropertyDescriptor: (_target, key) =>
+      has(key) ? { value: valueOf(key), writable: false, enumerable: key !== "list", configurable: true } : undefined,
     set: refuse,
     defineProperty: refuse,
     deleteProperty: refuse,

@@ -40,7 +40,7 @@ export function isDataProxy(value: unknown): value is object {
 
 /** The raw object behind a Data proxy (for serialization); other values unchanged. */
 export function toRaw<T>(value: T): T {
-  return (typeof value === "object" && value !== null && proxies.get(value)?.target as T) || value;
+  return (typeof value === "object" && value !== null && (proxies.get(value)?.target as T)) || value;
 }
 
 /** The Data tree a proxy belongs to, as a reactive source. */
@@ -122,7 +122,11 @@ function createStore(): Store {
         return ok;
       },
       defineProperty(target, key, descriptor) {
-        const ok = Reflect.defineProperty(target, key, "value" in descriptor ? { ...descriptor, value: toRaw(descriptor.value) } : descriptor);
+        const ok = Reflect.defineProperty(
+          target,
+          key,
+          "value" in descriptor ? { ...descriptor, value: toRaw(descriptor.value) } : descriptor,
+        );
         if (ok) changed(target);
         return ok;
       },

@@ -28,10 +28,15 @@ describe("StreamedData", () => {
     expect(sales.streaming).toBe(true);
     const values = await stream(sink, sales, '[{"m": "Jan", "v": 1234}, {"m": "Feb", "v": 5678}]');
     expect(values.some((value) => Array.isArray(value) && value.length === 1)).toBe(true);
-    for (const value of values) for (const row of (value as { v?: number }[]) ?? []) if (row.v !== undefined) expect([1234, 5678]).toContain(row.v);
+    for (const value of values)
+      for (const row of (value as { v?: number }[]) ?? [])
+        if (row.v !== undefined) expect([1234, 5678]).toContain(row.v);
     expect(sink.end(false)).toBeUndefined();
     expect(sales.streaming).toBe(false);
-    await expect(done).resolves.toEqual([{ m: "Jan", v: 1234 }, { m: "Feb", v: 5678 }]);
+    await expect(done).resolves.toEqual([
+      { m: "Jan", v: 1234 },
+      { m: "Feb", v: 5678 },
+    ]);
     await expect(sales.done).resolves.toEqual(sales.value); // after the fence: settled at once
   });
 
@@ -56,8 +61,10 @@ describe("StreamedData", () => {
     expect(stats.total).toBe(5);
     expect(stats.id).toBe("stats"); // API names win; the data's own id is stats.value.id
     expect(Object.keys(stats)).toEqual(["total", "id"]);
-    expect({ ...stats.value as object }).toEqual({ total: 5, id: "mine" });
-    expect(() => { (stats as Record<string, unknown>).total = 1; }).toThrow(TypeError);
+    expect({ ...(stats.value as object) }).toEqual({ total: 5, id: "mine" });
+    expect(() => {
+      (stats as Record<string, unknown>).total = 1;
+    }).toThrow(TypeError);
   });
 
   test("each fence replaces the value; the old one stays until the new one has a token", async () => {
@@ -81,7 +88,7 @@ describe("StreamedData", () => {
     const data = new StreamedData("d");
     const done = data.done;
     const sink = registry.open("d")!;
-    await stream(sink, data, '[1, 2, 3 x 4]', 4);
+    await stream(sink, data, "[1, 2, 3 x 4]", 4);
     const error = sink.end(false);
     expect(error).toMatchObject({ code: "data-invalid", name: "StreamedDataError" });
     await streamIdle(data);

@@ -95,7 +95,10 @@ class StreamState implements ReactiveSource {
   settled: Promise<unknown> | undefined;
   fence = 0;
 
-  constructor(readonly id: string, private readonly scheduleWake?: (wake: () => void) => void) {}
+  constructor(
+    readonly id: string,
+    private readonly scheduleWake?: (wake: () => void) => void,
+  ) {}
 
   isStreaming(): boolean {
     return this.streaming;
@@ -147,11 +150,12 @@ class StreamState implements ReactiveSource {
         try {
           parsed = { value: JSON.parse(text) };
         } catch (error) {
-          problem = text.trim() === ""
-            ? "the data block is empty"
-            : unterminated
-              ? "the data block ended before its JSON was complete"
-              : `malformed JSON${lineOf(text, error)}: ${error instanceof Error ? error.message : String(failure)}`;
+          problem =
+            text.trim() === ""
+              ? "the data block is empty"
+              : unterminated
+                ? "the data block ended before its JSON was complete"
+                : `malformed JSON${lineOf(text, error)}: ${error instanceof Error ? error.message : String(failure)}`;
         }
         return this.finish(fence, parsed, problem);
       },
@@ -219,7 +223,7 @@ function lineOf(text: string, error: unknown): string {
 const states = new WeakMap<object, StreamState>();
 
 /** The reactive state behind a StreamedData (for serialization and subscriptions); undefined for anything else. */
-export function streamStateOf(value: unknown): ReactiveSource & { read(): unknown } | undefined {
+export function streamStateOf(value: unknown): (ReactiveSource & { read(): unknown }) | undefined {
   return typeof value === "object" && value !== null ? states.get(value) : undefined;
 }
 
@@ -235,9 +239,21 @@ export function streamDrained(value: unknown): Promise<void> {
   return state?.feed?.drained() ?? Promise.resolve();
 }
 
-const API: ReadonlySet<PropertyKey> = new Set(["id", "value", "streaming", "done", "error", "toJSON", Symbol.iterator, Symbol.toStringTag]);
+const API: ReadonlySet<PropertyKey> = new Set([
+  "id",
+  "value",
+  "streaming",
+  "done",
+  "error",
+  "toJSON",
+  Symbol.iterator,
+  Symbol.toStringTag,
+]);
 
-export function createStreamedDataClass(options: StreamedDataOptions): { StreamedData: StreamedDataConstructor; registry: StreamedDataRegistry } {
+export function createStreamedDataClass(options: StreamedDataOptions): {
+  StreamedData: StreamedDataConstructor;
+  registry: StreamedDataRegistry;
+} {
   const byId = new Map<string, StreamState>();
 
   function api(state: StreamState, key: PropertyKey): unknown {
@@ -259,7 +275,11 @@ export function createStreamedDataClass(options: StreamedDataOptions): { Streame
       case Symbol.iterator:
         return function* iterate(): Generator<unknown> {
           const value = state.read();
-          if (value !== null && typeof value === "object" && typeof (value as Iterable<unknown>)[Symbol.iterator] === "function") {
+          if (
+            value !== null &&
+            typeof value === "object" &&
+            typeof (value as Iterable<unknown>)[Symbol.iterator] === "function"
+          ) {
             yield* value as Iterable<unknown>;
           }
         };
@@ -314,7 +334,9 @@ export function createStreamedDataClass(options: StreamedDataOptions): { Streame
   const StreamedData = function StreamedData(this: unknown, id: unknown) {
     if (!new.target) throw new TypeError('StreamedData is a class: write new StreamedData("id")');
     if (typeof id !== "string" || id.length === 0 || id.length > MAX_ID_LENGTH) {
-      throw new TypeError('new StreamedData(id) needs a non-empty string id, the one the data block names: ```json agent.data => "id"');
+      throw new TypeError(
+        'new StreamedData(id) needs a non-empty string id, the one the data block names: ```json agent.data => "id"',
+      );
     }
     const state = new StreamState(id, options.scheduleWake);
     // The proxy target is a bare object with StreamedData.prototype, so

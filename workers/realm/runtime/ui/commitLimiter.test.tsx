@@ -1,6 +1,13 @@
 import { createElement, useEffect, useState } from "react";
 import { describe, expect, test } from "vitest";
-import { MOUNT_FRAME_MS, MOUNT_OPS, MOUNT_PAUSED_ERROR_NAME, MOUNT_PAUSED_NOTICE, MAX_OPEN_MOUNTS, type MountRealmMessage } from "../../../../src/wire/mount";
+import {
+  MOUNT_FRAME_MS,
+  MOUNT_OPS,
+  MOUNT_PAUSED_ERROR_NAME,
+  MOUNT_PAUSED_NOTICE,
+  MAX_OPEN_MOUNTS,
+  type MountRealmMessage,
+} from "../../../../src/wire/mount";
 import { createCommitLimiter } from "./commitLimiter";
 import { createMountRuntime, type UiError } from "./createMountRuntime";
 
@@ -67,13 +74,22 @@ describe("the mount runtime's commit limit", () => {
     function Loop() {
       const [n, setN] = useState(0);
       useEffect(() => setN(n + 1));
-      return createElement("div", null, Array.from({ length: 20 }, (_, index) => createElement("span", { key: index }, String((n + index) % 10))));
+      return createElement(
+        "div",
+        null,
+        Array.from({ length: 20 }, (_, index) => createElement("span", { key: index }, String((n + index) % 10))),
+      );
     }
     runtime.mount({ ui: Loop });
-    for (let round = 0; round < 20_000 && !errors.some((error) => error.code === "update-loop"); round += 1) await turn();
+    for (let round = 0; round < 20_000 && !errors.some((error) => error.code === "update-loop"); round += 1)
+      await turn();
     const warning = errors.find((error) => error.code === "update-loop");
     expect(warning?.message).toMatch(/re-rendered \d+ times within a second and was paused/);
-    expect(messages).toContainEqual({ type: "mount-error", mountId: "m1", error: { code: "render", name: MOUNT_PAUSED_ERROR_NAME, message: MOUNT_PAUSED_NOTICE } });
+    expect(messages).toContainEqual({
+      type: "mount-error",
+      mountId: "m1",
+      error: { code: "render", name: MOUNT_PAUSED_ERROR_NAME, message: MOUNT_PAUSED_NOTICE },
+    });
     // Paused for good: nothing more leaves the realm for this mount.
     const sent = messages.length;
     for (let round = 0; round < 20; round += 1) await turn();

@@ -22,13 +22,40 @@
  */
 import { createDeferred, type Deferred } from "../../../../src/wire/createDeferred";
 import {
-  Component, createContext, createElement, isValidElement, useCallback, useContext, useEffect, useReducer, useRef, useState,
-  useSyncExternalStore, type Dispatch, type ErrorInfo, type ReactNode,
+  Component,
+  createContext,
+  createElement,
+  isValidElement,
+  useCallback,
+  useContext,
+  useEffect,
+  useReducer,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type Dispatch,
+  type ErrorInfo,
+  type ReactNode,
 } from "react";
 import {
-  MOUNT_CLOSE, MOUNT_ERROR, MOUNT_FORM_ERRORS, MOUNT_OPEN, MOUNT_OPEN_PART, MOUNT_OPS, MOUNT_PAUSED_ERROR_NAME, MOUNT_PAUSED_NOTICE, MOUNT_WAITING,
-  MAX_MOUNT_ID_LENGTH, MAX_OPEN_MOUNTS, MAX_OPEN_PARTS, MAX_OPS_PER_MESSAGE,
-  validateUiEvent, type FormValues, type MountErrorInfo, type MountRealmMessage, type WireProps,
+  MOUNT_CLOSE,
+  MOUNT_ERROR,
+  MOUNT_FORM_ERRORS,
+  MOUNT_OPEN,
+  MOUNT_OPEN_PART,
+  MOUNT_OPS,
+  MOUNT_PAUSED_ERROR_NAME,
+  MOUNT_PAUSED_NOTICE,
+  MOUNT_WAITING,
+  MAX_MOUNT_ID_LENGTH,
+  MAX_OPEN_MOUNTS,
+  MAX_OPEN_PARTS,
+  MAX_OPS_PER_MESSAGE,
+  validateUiEvent,
+  type FormValues,
+  type MountErrorInfo,
+  type MountRealmMessage,
+  type WireProps,
 } from "../../../../src/wire/mount";
 import type { ChosenFile } from "../../../../src/wire/mount";
 import { createRenderer, type Renderer, type RendererRoot } from "../../reconciler/createRenderer";
@@ -171,7 +198,11 @@ const causedUseState = ((initial?: unknown) => {
   return [state, useCausedSetter(set)];
 }) as typeof useState;
 
-const causedUseReducer = ((reducer: (state: unknown, action: unknown) => unknown, initialArg: unknown, init?: (arg: unknown) => unknown) => {
+const causedUseReducer = ((
+  reducer: (state: unknown, action: unknown) => unknown,
+  initialArg: unknown,
+  init?: (arg: unknown) => unknown,
+) => {
   const [state, dispatch] = init ? useReducer(reducer, initialArg, init) : useReducer(reducer, initialArg);
   return [state, useCausedSetter(dispatch)];
 }) as typeof useReducer;
@@ -198,7 +229,10 @@ function describeThrown(error: unknown): { name: string; message: string } {
       const { name, message } = error as { name?: unknown; message?: unknown };
       if (typeof message === "string") return { name: typeof name === "string" ? name : "Error", message };
     }
-    return { name: "Error", message: `${typeof error === "string" ? error : JSON.stringify(error) ?? String(error)} was thrown` };
+    return {
+      name: "Error",
+      message: `${typeof error === "string" ? error : (JSON.stringify(error) ?? String(error))} was thrown`,
+    };
   } catch {
     return { name: "Error", message: "an unreadable value was thrown" };
   }
@@ -253,7 +287,11 @@ class MountRecord implements Subscriber, MountContainer {
   /** The UI event that caused the ops waiting in the table (the latest one, when several did). */
   private cause: number | undefined;
 
-  constructor(readonly id: string, options: MountOptions, private readonly runtime: Runtime) {
+  constructor(
+    readonly id: string,
+    options: MountOptions,
+    private readonly runtime: Runtime,
+  ) {
     this.options = options;
     this.commits = createCommitLimiter(runtime.options.commitLimits);
     this.table = createNodeTable({
@@ -342,7 +380,12 @@ class MountRecord implements Subscriber, MountContainer {
       if (title !== undefined) message.title = title;
       this.runtime.options.post(message);
       for (let index = 0; index < parts; index += 1) {
-        this.runtime.options.post({ type: MOUNT_OPEN_PART, mountId: this.id, index, ops: sent.slice(index * MAX_OPS_PER_MESSAGE, (index + 1) * MAX_OPS_PER_MESSAGE) });
+        this.runtime.options.post({
+          type: MOUNT_OPEN_PART,
+          mountId: this.id,
+          index,
+          ops: sent.slice(index * MAX_OPS_PER_MESSAGE, (index + 1) * MAX_OPS_PER_MESSAGE),
+        });
       }
     }
     this.opened = true;
@@ -377,7 +420,9 @@ class MountRecord implements Subscriber, MountContainer {
     // One frame's batch, in messages of at most MAX_OPS_PER_MESSAGE ops (the host applies them in order).
     for (let start = 0; start < ops.length; start += MAX_OPS_PER_MESSAGE) {
       const message: MountRealmMessage = {
-        type: MOUNT_OPS, mountId: this.id, ops: start === 0 && ops.length <= MAX_OPS_PER_MESSAGE ? ops : ops.slice(start, start + MAX_OPS_PER_MESSAGE),
+        type: MOUNT_OPS,
+        mountId: this.id,
+        ops: start === 0 && ops.length <= MAX_OPS_PER_MESSAGE ? ops : ops.slice(start, start + MAX_OPS_PER_MESSAGE),
       };
       if (cause !== undefined) message.eventId = cause;
       this.runtime.options.post(message);
@@ -417,8 +462,14 @@ class MountRecord implements Subscriber, MountContainer {
     if (this.reported.has(key)) return;
     this.reported.add(key);
     this.runtime.options.onError({
-      code: "render", name, message: `${message} (while rendering ${component ? `<${component}>` : "the ui"} of mount ${this.id})`,
-      mountId: this.id, component, line: where?.line, column: where?.column, cause: error,
+      code: "render",
+      name,
+      message: `${message} (while rendering ${component ? `<${component}>` : "the ui"} of mount ${this.id})`,
+      mountId: this.id,
+      component,
+      line: where?.line,
+      column: where?.column,
+      cause: error,
     });
   }
 
@@ -462,10 +513,17 @@ class MountRecord implements Subscriber, MountContainer {
     const key = `${issue.kind}:${issue.type}:${issue.prop}`;
     if (this.reportedProps.has(key)) return;
     this.reportedProps.add(key);
-    const message = issue.kind === "function-prop"
-      ? `<${issue.type} ${issue.prop}={function}>: only event handlers (on…) can be functions; ${issue.prop} is ignored on the page. Compute such values in code instead (e.g. pre-format labels in the data).`
-      : `<${issue.type} ${issue.prop}={<element />}>: React elements are only supported as children; ${issue.prop} is ignored. Put the element in the children instead.`;
-    this.runtime.options.onError({ code: "unsupported-prop", name: "UnsupportedPropError", message, mountId: this.id, component: issue.type });
+    const message =
+      issue.kind === "function-prop"
+        ? `<${issue.type} ${issue.prop}={function}>: only event handlers (on…) can be functions; ${issue.prop} is ignored on the page. Compute such values in code instead (e.g. pre-format labels in the data).`
+        : `<${issue.type} ${issue.prop}={<element />}>: React elements are only supported as children; ${issue.prop} is ignored. Put the element in the children instead.`;
+    this.runtime.options.onError({
+      code: "unsupported-prop",
+      name: "UnsupportedPropError",
+      message,
+      mountId: this.id,
+      component: issue.type,
+    });
   }
 
   // ---- slots
@@ -494,7 +552,9 @@ class MountRecord implements Subscriber, MountContainer {
     for (const name of this.slotsToCheck) {
       if (this.renderedSlots.has(name) || this.failed || this.holdOps) continue;
       this.runtime.options.onError({
-        code: "unknown-slot", name: "UnknownSlotError", mountId: this.id,
+        code: "unknown-slot",
+        name: "UnknownSlotError",
+        mountId: this.id,
         message: `mountSlot(${JSON.stringify(name)}): mount ${this.id} renders no <Slot name=${JSON.stringify(name)} />; the content is kept until such a Slot appears`,
       });
     }
@@ -509,8 +569,9 @@ class MountRecord implements Subscriber, MountContainer {
   }
 
   setErrors(errors: Record<string, string>): void {
-    const same = Object.keys(errors).length === Object.keys(this.errors).length
-      && Object.keys(errors).every((key) => this.errors[key] === errors[key]);
+    const same =
+      Object.keys(errors).length === Object.keys(this.errors).length &&
+      Object.keys(errors).every((key) => this.errors[key] === errors[key]);
     if (same) return;
     this.errors = errors;
     this.post({ type: MOUNT_FORM_ERRORS, mountId: this.id, errors });
@@ -529,7 +590,13 @@ class MountRecord implements Subscriber, MountContainer {
         parsed = parseForm(object, schema as ZodLike);
       } catch (error) {
         const { name, message } = describeThrown(error);
-        this.runtime.options.onError({ code: "bad-schema", name, message: `outputSchema of mount ${this.id} failed: ${message}`, mountId: this.id, cause: error });
+        this.runtime.options.onError({
+          code: "bad-schema",
+          name,
+          message: `outputSchema of mount ${this.id} failed: ${message}`,
+          mountId: this.id,
+          cause: error,
+        });
         return false;
       }
       if (!parsed.ok) {
@@ -562,7 +629,11 @@ function MountRoot({ mount }: { mount: MountRecord; version: number }): ReactNod
   return createElement(
     MountContext.Provider,
     { value: mount },
-    createElement(MountErrorBoundary, { mount, version: mount.version }, createElement(UiRenderer, { ui: mount.options.ui, mount })),
+    createElement(
+      MountErrorBoundary,
+      { mount, version: mount.version },
+      createElement(UiRenderer, { ui: mount.options.ui, mount }),
+    ),
   );
 }
 
@@ -605,7 +676,10 @@ class MountErrorBoundary extends Component<BoundaryProps, BoundaryState> {
 
 function Slot({ name, fallback }: { name: string; fallback?: ReactNode }): ReactNode {
   const mount = useContext(MountContext);
-  const subscribeSlots = useCallback((listener: () => void) => (mount ? mount.subscribeSlots(listener) : () => {}), [mount]);
+  const subscribeSlots = useCallback(
+    (listener: () => void) => (mount ? mount.subscribeSlots(listener) : () => {}),
+    [mount],
+  );
   const ui = useSyncExternalStore(subscribeSlots, () => mount?.slots.get(name));
   useEffect(() => mount?.slotRendered(name), [mount, name]);
   if (ui === undefined || mount === null) return fallback ?? null;
@@ -634,12 +708,15 @@ function normalizeOptions(input: unknown): MountOptions {
     throw new TypeError("mount(options) needs an object: mount({ ui: ({ data }) => <Card>…</Card> })");
   }
   const { ui, outputSchema, callbacks } = options as MountOptions;
-  if (!isUi(ui)) throw new TypeError("mount({ ui }) needs ui to be a component, e.g. ui: ({ data, errors }) => <Card>…</Card>");
+  if (!isUi(ui))
+    throw new TypeError("mount({ ui }) needs ui to be a component, e.g. ui: ({ data, errors }) => <Card>…</Card>");
   if (outputSchema !== undefined && !isZodSchema(outputSchema)) {
     throw new TypeError("mount({ outputSchema }) needs a zod schema, e.g. z.object({ name: z.string() })");
   }
   if (callbacks !== undefined && (typeof callbacks !== "object" || callbacks === null)) {
-    throw new TypeError("mount({ callbacks }) needs an object of functions, e.g. { onSave: (value) => console.log(value) }");
+    throw new TypeError(
+      "mount({ callbacks }) needs an object of functions, e.g. { onSave: (value) => console.log(value) }",
+    );
   }
   return { ...(options as MountOptions) };
 }
@@ -699,9 +776,15 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     }
     record.table.takeOps();
     record.dirty = false;
-    options.post({ type: MOUNT_ERROR, mountId: record.id, error: { code: "render", name: MOUNT_PAUSED_ERROR_NAME, message: MOUNT_PAUSED_NOTICE } });
+    options.post({
+      type: MOUNT_ERROR,
+      mountId: record.id,
+      error: { code: "render", name: MOUNT_PAUSED_ERROR_NAME, message: MOUNT_PAUSED_NOTICE },
+    });
     options.onError({
-      code: "update-loop", name: MOUNT_PAUSED_ERROR_NAME, mountId: record.id,
+      code: "update-loop",
+      name: MOUNT_PAUSED_ERROR_NAME,
+      mountId: record.id,
       message: `mount ${record.id} re-rendered ${commits} times within a second and was paused (${MOUNT_PAUSED_NOTICE}). A component that sets state on every render (useEffect without a dependency list calling a setter) loops forever; give the effect dependencies, or update at most a few times per second.`,
     });
   }
@@ -723,19 +806,23 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
   function mount(input: MountOptions | Ui): MountHandle {
     const mountOptions = normalizeOptions(input);
     if (mounts.size >= MAX_OPEN_MOUNTS) {
-      throw new RangeError(`mount(): ${MAX_OPEN_MOUNTS} mounts are already open, the limit; unmount() some, or update an existing one`);
+      throw new RangeError(
+        `mount(): ${MAX_OPEN_MOUNTS} mounts are already open, the limit; unmount() some, or update an existing one`,
+      );
     }
     const id = `m${nextId++}`.slice(0, MAX_MOUNT_ID_LENGTH);
     const record = new MountRecord(id, mountOptions, runtime);
     mounts.set(id, record);
     warn(id, [...(isUi(input) ? [] : unknownOptionWarnings(input)), ...uiPropWarnings(mountOptions.ui)]);
-    for (const source of [...explicitSources(mountOptions.data), ...explicitSources(mountOptions.streamedData)]) subscribe(source, record);
+    for (const source of [...explicitSources(mountOptions.data), ...explicitSources(mountOptions.streamedData)])
+      subscribe(source, record);
     record.open();
     return Object.freeze({
       id,
       result: record.result,
       mountSlot(name: string, ui: Ui) {
-        if (typeof name !== "string" || name === "") throw new TypeError('mountSlot(name, ui) needs the name of a <Slot name="…" /> in the mount');
+        if (typeof name !== "string" || name === "")
+          throw new TypeError('mountSlot(name, ui) needs the name of a <Slot name="…" /> in the mount');
         if (!isUi(ui)) throw new TypeError("mountSlot(name, ui) needs ui to be a component, e.g. () => <Card>…</Card>");
         if (!record.closed) record.setSlot(name, ui);
       },
@@ -743,10 +830,14 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
         if (record.closed) return;
         const next = normalizeOptions({ ...record.options, ...changes });
         if (typeof changes === "object" && changes !== null) {
-          warn(record.id, [...unknownOptionWarnings(changes), ...(changes.ui !== undefined ? uiPropWarnings(changes.ui) : [])]);
+          warn(record.id, [
+            ...unknownOptionWarnings(changes),
+            ...(changes.ui !== undefined ? uiPropWarnings(changes.ui) : []),
+          ]);
         }
         record.options = next;
-        for (const source of [...explicitSources(next.data), ...explicitSources(next.streamedData)]) subscribe(source, record);
+        for (const source of [...explicitSources(next.data), ...explicitSources(next.streamedData)])
+          subscribe(source, record);
         record.invalidate();
       },
       unmount: () => unmount(record),
@@ -754,7 +845,13 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
   }
 
   function warn(mountId: string, warnings: string[]): void {
-    for (const message of warnings) options.onError({ code: "mount-warning", name: "MountWarning", message: `${message} (mount ${mountId})`, mountId });
+    for (const message of warnings)
+      options.onError({
+        code: "mount-warning",
+        name: "MountWarning",
+        message: `${message} (mount ${mountId})`,
+        mountId,
+      });
   }
 
   function callHandler(record: MountRecord, node: TableNode, handler: string, argument: unknown): void {
@@ -764,13 +861,24 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
       const { name, message } = describeThrown(error);
       const where = record.locate(error);
       options.onError({
-        code: "handler", name, message: `${message} (in ${handler} of <${node.type}> in mount ${record.id})`,
-        mountId: record.id, component: node.type, handler, line: where?.line, column: where?.column, cause: error,
+        code: "handler",
+        name,
+        message: `${message} (in ${handler} of <${node.type}> in mount ${record.id})`,
+        mountId: record.id,
+        component: node.type,
+        handler,
+        line: where?.line,
+        column: where?.column,
+        cause: error,
       });
     };
     try {
       const returned: unknown = renderer.discreteEvent(() => (fn as (argument: unknown) => unknown)(argument));
-      if (typeof returned === "object" && returned !== null && typeof (returned as PromiseLike<unknown>).then === "function") {
+      if (
+        typeof returned === "object" &&
+        returned !== null &&
+        typeof (returned as PromiseLike<unknown>).then === "function"
+      ) {
         // A rejection after the handler's first await still belongs to this event.
         (returned as PromiseLike<unknown>).then(undefined, options.bindCause ? options.bindCause(report) : report);
       }
@@ -814,4 +922,3 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     },
   };
 }
-

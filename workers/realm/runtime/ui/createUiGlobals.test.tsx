@@ -1,7 +1,14 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import { describe, expect, test, vi } from "vitest";
 import { createUiGlobals } from "./createUiGlobals";
-import { KIT_COMPONENTS, MAX_OPS_PER_MESSAGE, MOUNT_OPEN, MOUNT_OPEN_PART, MOUNT_OPS, UI_EVENT } from "../../../../src/wire/mount";
+import {
+  KIT_COMPONENTS,
+  MAX_OPS_PER_MESSAGE,
+  MOUNT_OPEN,
+  MOUNT_OPEN_PART,
+  MOUNT_OPS,
+  UI_EVENT,
+} from "../../../../src/wire/mount";
 import type { MountHandle, MountOptions, Ui, UiProps } from "./createMountRuntime";
 import { streamIdle } from "./StreamedData";
 import { createUiHarness } from "./uiTestHarness";
@@ -28,7 +35,13 @@ function globalsOf(harness: ReturnType<typeof createUiHarness>) {
   };
 }
 
-async function pushFence(harness: ReturnType<typeof createUiHarness>, id: string, text: string, size = 4, target?: object) {
+async function pushFence(
+  harness: ReturnType<typeof createUiHarness>,
+  id: string,
+  text: string,
+  size = 4,
+  target?: object,
+) {
   const sink = harness.ui.openDataTarget(id)!;
   for (let index = 0; index < text.length; index += size) {
     sink.push(text.slice(index, index + size));
@@ -43,7 +56,20 @@ describe("globals", () => {
     for (const name of KIT_COMPONENTS) expect(g[name]).toBe(name);
     expect(g.StarIcon).toBe("StarIcon");
     expect(g.Star).toBeUndefined(); // bare icon names would shadow user code and platform globals (Map)
-    for (const name of ["mount", "Data", "StreamedData", "Slot", "z", "React", "useState", "useEffect", "useMemo", "useRef", "useCallback", "useReducer"]) {
+    for (const name of [
+      "mount",
+      "Data",
+      "StreamedData",
+      "Slot",
+      "z",
+      "React",
+      "useState",
+      "useEffect",
+      "useMemo",
+      "useRef",
+      "useCallback",
+      "useReducer",
+    ]) {
       expect(g[name], name).toBeDefined();
     }
   });
@@ -60,7 +86,11 @@ describe("mount", () => {
       callbacks: { onHi: () => {} },
       ui: (props: UiProps) => {
         seen = props;
-        return <Card className="p-4"><CardContent>Hi {(props.data as { name: string }).name}</CardContent></Card>;
+        return (
+          <Card className="p-4">
+            <CardContent>Hi {(props.data as { name: string }).name}</CardContent>
+          </Card>
+        );
       },
     });
     expect(handle.id).toBe("m1");
@@ -87,7 +117,12 @@ describe("mount", () => {
       ui: ({ callbacks }: UiProps) => {
         const [count, setCount] = React.useState(0);
         return (
-          <Button onClick={() => { setCount(count + 1); (callbacks.onApprove as (who: string) => void)(`click ${count + 1}`); }}>
+          <Button
+            onClick={() => {
+              setCount(count + 1);
+              (callbacks.onApprove as (who: string) => void)(`click ${count + 1}`);
+            }}
+          >
             Approve ({count})
           </Button>
         );
@@ -111,7 +146,9 @@ describe("mount", () => {
         <div>
           <Input name="name" value={name} onChange={(e: any) => setName(e.target.value)} />
           <Checkbox checked={on} onCheckedChange={(checked: boolean) => setOn(checked)} />
-          <p>{name}:{String(on)}</p>
+          <p>
+            {name}:{String(on)}
+          </p>
         </div>
       );
     });
@@ -132,9 +169,18 @@ describe("mount", () => {
       ref.current += 1;
       const [total, add] = React.useReducer((sum: number, n: number) => sum + n, 0);
       const doubled = React.useMemo(() => clicks * 2, [clicks]);
-      const onClick = React.useCallback(() => { setClicks((n) => n + 1); add(5); }, []);
-      React.useEffect(() => { effects += 1; }, [clicks]);
-      return <Button onClick={onClick}>{state.label} {clicks} {doubled} {total}</Button>;
+      const onClick = React.useCallback(() => {
+        setClicks((n) => n + 1);
+        add(5);
+      }, []);
+      React.useEffect(() => {
+        effects += 1;
+      }, [clicks]);
+      return (
+        <Button onClick={onClick}>
+          {state.label} {clicks} {doubled} {total}
+        </Button>
+      );
     });
     harness.fire("m1", "Button", "onClick");
     state.label = "b";
@@ -149,10 +195,20 @@ describe("mount", () => {
     // statement 1
     function Stat({ label, value }: { label: string; value: number }) {
       const [open, setOpen] = React.useState(false);
-      return <Card onClick={() => setOpen(!open)}>{label}: {value}{open ? "!" : ""}</Card>;
+      return (
+        <Card onClick={() => setOpen(!open)}>
+          {label}: {value}
+          {open ? "!" : ""}
+        </Card>
+      );
     }
     // statement 2, later
-    mount(() => <div><Stat label="Users" value={3} /><Stat label="Sales" value={9} /></div>);
+    mount(() => (
+      <div>
+        <Stat label="Users" value={3} />
+        <Stat label="Sales" value={9} />
+      </div>
+    ));
     harness.fire("m1", "Card", "onClick", {}, "Users: 3");
     await harness.settle();
     expect(harness.html("m1")).toBe("<div><Card onClick={fn}>Users: 3!</Card><Card onClick={fn}>Sales: 9</Card></div>");
@@ -161,15 +217,33 @@ describe("mount", () => {
   test("handler exceptions are reported with the handler and component; the panel keeps working", async () => {
     const harness = createUiHarness({ locate: () => ({ line: 7 }) });
     const { mount } = globalsOf(harness);
-    mount(() => <Button onClick={() => { throw new TypeError("boom"); }}>x</Button>);
+    mount(() => (
+      <Button
+        onClick={() => {
+          throw new TypeError("boom");
+        }}
+      >
+        x
+      </Button>
+    ));
     harness.fire("m1", "Button", "onClick");
-    mount(() => <Button onClick={async () => { throw new Error("later"); }}>y</Button>);
+    mount(() => (
+      <Button
+        onClick={async () => {
+          throw new Error("later");
+        }}
+      >
+        y
+      </Button>
+    ));
     harness.fire("m2", "Button", "onClick");
     await harness.settle();
-    expect(harness.errors.map((error) => [error.code, error.name, error.handler, error.component, error.line])).toEqual([
-      ["handler", "TypeError", "onClick", "Button", 7],
-      ["handler", "Error", "onClick", "Button", 7],
-    ]);
+    expect(harness.errors.map((error) => [error.code, error.name, error.handler, error.component, error.line])).toEqual(
+      [
+        ["handler", "TypeError", "onClick", "Button", 7],
+        ["handler", "Error", "onClick", "Button", 7],
+      ],
+    );
     expect(harness.host("m1").error).toBeNull();
   });
 
@@ -177,20 +251,32 @@ describe("mount", () => {
     const harness = createUiHarness();
     const { mount, Data } = globalsOf(harness);
     const state = new Data({ n: 0 });
-    mount(() => <LineChart data={[{ n: state.n }]} tickFormatter={(v: number) => `${v}%`} icon={<b />}><Line dataKey="n" /></LineChart>);
+    mount(() => (
+      <LineChart data={[{ n: state.n }]} tickFormatter={(v: number) => `${v}%`} icon={<b />}>
+        <Line dataKey="n" />
+      </LineChart>
+    ));
     state.n = 1;
     await harness.settle();
     expect(harness.errors.map((error) => error.code)).toEqual(["unsupported-prop", "unsupported-prop"]);
-    expect(harness.html("m1")).toBe('<LineChart data=[{"n":1}] tickFormatter={fn}><Line dataKey="n"></Line></LineChart>');
+    expect(harness.html("m1")).toBe(
+      '<LineChart data=[{"n":1}] tickFormatter={fn}><Line dataKey="n"></Line></LineChart>',
+    );
   });
 
   test("invalid or stale UI events are dropped", () => {
     const harness = createUiHarness();
     const { mount } = globalsOf(harness);
     mount(() => <Button onClick={() => {}}>x</Button>);
-    expect(harness.ui.handleUiEvent({ type: UI_EVENT, mountId: "m1", nodeId: 999, handler: "onClick", payload: {} })).toBe(false);
-    expect(harness.ui.handleUiEvent({ type: UI_EVENT, mountId: "m9", nodeId: 1, handler: "onClick", payload: {} })).toBe(false);
-    expect(harness.ui.handleUiEvent({ type: UI_EVENT, mountId: "m1", nodeId: 1, handler: "click", payload: {} })).toBe(false);
+    expect(
+      harness.ui.handleUiEvent({ type: UI_EVENT, mountId: "m1", nodeId: 999, handler: "onClick", payload: {} }),
+    ).toBe(false);
+    expect(
+      harness.ui.handleUiEvent({ type: UI_EVENT, mountId: "m9", nodeId: 1, handler: "onClick", payload: {} }),
+    ).toBe(false);
+    expect(harness.ui.handleUiEvent({ type: UI_EVENT, mountId: "m1", nodeId: 1, handler: "click", payload: {} })).toBe(
+      false,
+    );
     expect(harness.ui.handleUiEvent({ type: "other" })).toBe(false);
   });
 
@@ -213,14 +299,35 @@ describe("big trees on the wire", () => {
     const grid = new Data({ rows: 40, label: "a" });
     mount({
       title: "Grid",
-      ui: () => <div>{Array.from({ length: grid.rows }, (_, r) => <p key={r}>{Array.from({ length: 20 }, (_, c) => <span key={c}>{grid.label}{c}</span>)}</p>)}</div>,
+      ui: () => (
+        <div>
+          {Array.from({ length: grid.rows }, (_, r) => (
+            <p key={r}>
+              {Array.from({ length: 20 }, (_, c) => (
+                <span key={c}>
+                  {grid.label}
+                  {c}
+                </span>
+              ))}
+            </p>
+          ))}
+        </div>
+      ),
     });
     // 1 + 40 × (1 + 20 × 3) nodes (a span holds two text nodes): 2,441 nodes, 4,882 create/insert ops.
     const open = harness.messages[0];
-    expect(open).toMatchObject({ type: MOUNT_OPEN, mountId: "m1", title: "Grid", snapshot: { nodes: [] }, parts: 5, nodes: 2441 });
+    expect(open).toMatchObject({
+      type: MOUNT_OPEN,
+      mountId: "m1",
+      title: "Grid",
+      snapshot: { nodes: [] },
+      parts: 5,
+      nodes: 2441,
+    });
     const parts = harness.messages.slice(1);
     expect(parts.map((message) => message.type === MOUNT_OPEN_PART && message.index)).toEqual([0, 1, 2, 3, 4]);
-    for (const part of parts) if (part.type === MOUNT_OPEN_PART) expect(part.ops.length).toBeLessThanOrEqual(MAX_OPS_PER_MESSAGE);
+    for (const part of parts)
+      if (part.type === MOUNT_OPEN_PART) expect(part.ops.length).toBeLessThanOrEqual(MAX_OPS_PER_MESSAGE);
     expect(harness.find("m1", (node) => node.type === "span")).toBeDefined();
     expect(harness.html("m1").match(/<span>/g)).toHaveLength(800);
     harness.messages.length = 0;
@@ -229,7 +336,8 @@ describe("big trees on the wire", () => {
     await harness.settle();
     const batches = harness.messages.filter((message) => message.type === MOUNT_OPS);
     expect(batches.length).toBeGreaterThan(1);
-    for (const batch of batches) if (batch.type === MOUNT_OPS) expect(batch.ops.length).toBeLessThanOrEqual(MAX_OPS_PER_MESSAGE);
+    for (const batch of batches)
+      if (batch.type === MOUNT_OPS) expect(batch.ops.length).toBeLessThanOrEqual(MAX_OPS_PER_MESSAGE);
     expect(harness.html("m1").match(/<span>b/g)).toHaveLength(1200);
   });
 });
@@ -238,14 +346,23 @@ describe("Data", () => {
   test("mutations (nested, push, splice, delete) re-render the mounts that read it, once per frame", async () => {
     const harness = createUiHarness();
     const { mount, Data } = globalsOf(harness);
-    const todos = new Data({ title: "Todo", items: [{ text: "a", done: false }], meta: { tag: "x" } as Record<string, string> });
+    const todos = new Data({
+      title: "Todo",
+      items: [{ text: "a", done: false }],
+      meta: { tag: "x" } as Record<string, string>,
+    });
     let renders = 0;
     let otherRenders = 0;
     mount(() => {
       renders += 1;
       return (
         <ul title={todos.title} data-tag={todos.meta.tag ?? "none"}>
-          {todos.items.map((item, index) => <li key={index}>{item.text}{item.done ? " ✓" : ""}</li>)}
+          {todos.items.map((item, index) => (
+            <li key={index}>
+              {item.text}
+              {item.done ? " ✓" : ""}
+            </li>
+          ))}
         </ul>
       );
     });
@@ -330,7 +447,11 @@ describe("StreamedData", () => {
         renders += 1;
         // The prop is the current plain value (the prototype's API), not the StreamedData.
         const data = (streamedData ?? []) as typeof rows;
-        return <LineChart data={data}><Line dataKey="sales" /></LineChart>;
+        return (
+          <LineChart data={data}>
+            <Line dataKey="sales" />
+          </LineChart>
+        );
       },
     });
     const sink = harness.ui.openDataTarget("sales")!;
@@ -359,7 +480,12 @@ describe("StreamedData", () => {
     const harness = createUiHarness();
     const { mount, StreamedData } = globalsOf(harness);
     const stats = new StreamedData("stats");
-    mount(() => <p>{stats.streaming ? "…" : ""}{JSON.stringify(stats)} {String(stats.total ?? "")}</p>);
+    mount(() => (
+      <p>
+        {stats.streaming ? "…" : ""}
+        {JSON.stringify(stats)} {String(stats.total ?? "")}
+      </p>
+    ));
     const done = stats.done;
     let sink = await pushFence(harness, "stats", '{"total": 42, "by": {"a": 1}}', 4, stats);
     sink.end(false);
@@ -391,7 +517,12 @@ describe("StreamedData", () => {
     const { mount, StreamedData } = globalsOf(harness);
     const report = new StreamedData("report");
     // The model forgot that `items` is missing until it streams in.
-    mount(() => <ul>{(report.value as { items: string[] } | undefined)?.items.map((item) => <li key={item}>{item}</li>) ?? "waiting"}</ul>);
+    mount(() => (
+      <ul>
+        {(report.value as { items: string[] } | undefined)?.items.map((item) => <li key={item}>{item}</li>) ??
+          "waiting"}
+      </ul>
+    ));
     expect(harness.html("m1")).toBe("<ul>waiting</ul>");
     let sink = await pushFence(harness, "report", '{"title": "x", "items": ["a", "b"]}', 4, report);
     await harness.settle();
@@ -420,8 +551,21 @@ describe("render errors", () => {
       if (state.broken) throw new RangeError("bad range");
       return <p>fixed</p>;
     }
-    mount({ title: "t", ui: () => <Card><Broken /></Card> });
-    expect(harness.host("m1").error).toEqual({ code: "render", name: "RangeError", message: "bad range", component: "Broken", line: 12 });
+    mount({
+      title: "t",
+      ui: () => (
+        <Card>
+          <Broken />
+        </Card>
+      ),
+    });
+    expect(harness.host("m1").error).toEqual({
+      code: "render",
+      name: "RangeError",
+      message: "bad range",
+      component: "Broken",
+      line: 12,
+    });
     expect(harness.errors).toHaveLength(1);
     expect(harness.errors[0]).toMatchObject({ code: "render", component: "Broken", mountId: "m1", line: 12 });
     state.broken = true; // same value: nothing happens
@@ -477,7 +621,9 @@ describe("forms", () => {
     const result = (async () => await comp.result)();
     await Promise.resolve();
     expect(harness.host("m1").waiting).toBe(true);
-    harness.fire("m1", "form", "onSubmit", { values: { name: "Ada", age: "36", subscribe: true, "address.city": "London", "tags.0": "x" } });
+    harness.fire("m1", "form", "onSubmit", {
+      values: { name: "Ada", age: "36", subscribe: true, "address.city": "London", "tags.0": "x" },
+    });
     expect(await result).toEqual({ name: "Ada", age: 36, subscribe: true, address: { city: "London" }, tags: ["x"] });
     expect(harness.host("m1").waiting).toBe(false);
   });
@@ -513,14 +659,23 @@ describe("forms", () => {
   test("without a schema the raw values resolve; submit() from code works for controlled inputs", async () => {
     const harness = createUiHarness();
     const { mount, z, React } = globalsOf(harness);
-    const plain = mount(() => <form><Input name="q" /></form>);
+    const plain = mount(() => (
+      <form>
+        <Input name="q" />
+      </form>
+    ));
     harness.fire("m1", "form", "onSubmit", { values: { q: "hello", "a.b": "1" } });
     expect(await plain.result).toEqual({ q: "hello", a: { b: "1" } });
     const rating = mount({
       outputSchema: z.object({ stars: z.number().min(1).max(5) }),
       ui: ({ submit }: UiProps) => {
         const [stars, setStars] = React.useState(4);
-        return <div><Button onClick={() => setStars(stars + 1)}>+</Button><Button onClick={() => submit({ stars })}>Rate</Button></div>;
+        return (
+          <div>
+            <Button onClick={() => setStars(stars + 1)}>+</Button>
+            <Button onClick={() => submit({ stars })}>Rate</Button>
+          </div>
+        );
       },
     });
     harness.fire("m2", "Button", "onClick", {}, "Rate");
@@ -531,7 +686,16 @@ describe("forms", () => {
     const harness = createUiHarness();
     const { mount } = globalsOf(harness);
     const got: unknown[] = [];
-    const comp = mount(() => <form onSubmit={(e: any) => { e.preventDefault(); got.push(e.values); }}><Input name="x" /></form>);
+    const comp = mount(() => (
+      <form
+        onSubmit={(e: any) => {
+          e.preventDefault();
+          got.push(e.values);
+        }}
+      >
+        <Input name="x" />
+      </form>
+    ));
     let settled = false;
     void Promise.resolve(comp.result).then(() => (settled = true));
     harness.fire("m1", "form", "onSubmit", { values: { x: "1" } });
@@ -559,7 +723,7 @@ describe("Slot", () => {
     dash.mountSlot("table", ({ callbacks }: UiProps) => <table data-n={Object.keys(callbacks).length} />);
     dash.mountSlot("chart", () => <p>replaced</p>);
     await harness.settle();
-    expect(harness.html("m1")).toBe('<div><h1>Dashboard</h1><p>replaced</p><table data-n=0></table></div>');
+    expect(harness.html("m1")).toBe("<div><h1>Dashboard</h1><p>replaced</p><table data-n=0></table></div>");
     expect(harness.host("m1").opsMessages).toBe(2);
     dash.mountSlot("nowhere", () => <p />);
     await harness.settle();

@@ -25,7 +25,10 @@ type Json = Record<string, unknown>;
 const UNSAFE_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
 
 export function splitFieldName(name: string): string[] {
-  return name.replace(/\[([^\]]*)\]/g, ".$1").split(".").filter((segment) => segment !== "");
+  return name
+    .replace(/\[([^\]]*)\]/g, ".$1")
+    .split(".")
+    .filter((segment) => segment !== "");
 }
 
 const INDEX = /^(0|[1-9]\d{0,5})$/;
@@ -82,7 +85,10 @@ interface ZodDef {
 
 export interface ZodLike {
   _zod: { def: ZodDef };
-  safeParse(value: unknown, params?: unknown): { success: true; data: unknown } | { success: false; error: { issues: ZodIssueLike[] } };
+  safeParse(
+    value: unknown,
+    params?: unknown,
+  ): { success: true; data: unknown } | { success: false; error: { issues: ZodIssueLike[] } };
 }
 
 export interface ZodIssueLike {
@@ -91,8 +97,12 @@ export interface ZodIssueLike {
 }
 
 export function isZodSchema(value: unknown): value is ZodLike {
-  return typeof value === "object" && value !== null && typeof (value as ZodLike).safeParse === "function"
-    && typeof (value as ZodLike)._zod?.def?.type === "string";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as ZodLike).safeParse === "function" &&
+    typeof (value as ZodLike)._zod?.def?.type === "string"
+  );
 }
 
 const TRUE_WORDS: ReadonlySet<string> = new Set(["true", "on", "1", "yes"]);
@@ -166,12 +176,15 @@ export function coerceBySchema(value: unknown, schema: ZodLike, depth = 0): unkn
     }
     case "tuple": {
       if (!Array.isArray(value)) return value;
-      return value.map((item, index) => (def.items && index < def.items.length ? coerceBySchema(item, def.items[index], depth + 1) : item));
+      return value.map((item, index) =>
+        def.items && index < def.items.length ? coerceBySchema(item, def.items[index], depth + 1) : item,
+      );
     }
     case "record": {
       if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
       const output: Json = {};
-      for (const key of Object.keys(value)) output[key] = coerceBySchema((value as Json)[key], def.valueType!, depth + 1);
+      for (const key of Object.keys(value))
+        output[key] = coerceBySchema((value as Json)[key], def.valueType!, depth + 1);
       return output;
     }
     case "union": {
@@ -230,13 +243,16 @@ export function friendlyMessage(issue: IssueInput): string | undefined {
   if (issue.input === undefined && MISSING_CODES.has(issue.code ?? "")) return "Required";
   switch (issue.code) {
     case "too_small":
-      if (issue.origin === "string") return issue.input === "" ? "Required" : `Use at least ${issue.minimum} characters`;
-      if (issue.origin === "number" || issue.origin === "bigint") return `Must be ${issue.inclusive ? "at least" : "more than"} ${issue.minimum}`;
+      if (issue.origin === "string")
+        return issue.input === "" ? "Required" : `Use at least ${issue.minimum} characters`;
+      if (issue.origin === "number" || issue.origin === "bigint")
+        return `Must be ${issue.inclusive ? "at least" : "more than"} ${issue.minimum}`;
       if (issue.origin === "array" || issue.origin === "set") return `Choose at least ${issue.minimum}`;
       return undefined;
     case "too_big":
       if (issue.origin === "string") return `Use at most ${issue.maximum} characters`;
-      if (issue.origin === "number" || issue.origin === "bigint") return `Must be ${issue.inclusive ? "at most" : "less than"} ${issue.maximum}`;
+      if (issue.origin === "number" || issue.origin === "bigint")
+        return `Must be ${issue.inclusive ? "at most" : "less than"} ${issue.maximum}`;
       if (issue.origin === "array" || issue.origin === "set") return `Choose at most ${issue.maximum}`;
       return undefined;
     case "invalid_format":
@@ -248,7 +264,9 @@ export function friendlyMessage(issue: IssueInput): string | undefined {
       if (issue.expected === "date") return "Enter a valid date";
       return undefined;
     case "invalid_value":
-      return issue.values && issue.values.length <= 8 ? `Choose one of: ${issue.values.map(String).join(", ")}` : undefined;
+      return issue.values && issue.values.length <= 8
+        ? `Choose one of: ${issue.values.map(String).join(", ")}`
+        : undefined;
     default:
       return undefined;
   }

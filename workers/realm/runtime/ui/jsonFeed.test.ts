@@ -59,7 +59,11 @@ describe("createJsonFeed", () => {
   test("batches deltas: the parser is woken by the scheduler, not per delta", async () => {
     const wakes: (() => void)[] = [];
     let progress = 0;
-    const feed = createJsonFeed({ onProgress: () => progress++, onError: () => {}, scheduleWake: (wake) => wakes.push(wake) });
+    const feed = createJsonFeed({
+      onProgress: () => progress++,
+      onError: () => {},
+      scheduleWake: (wake) => wakes.push(wake),
+    });
     for (const chunk of ["[1,", " 2,", " 3,", " 4]"]) feed.push(chunk);
     expect(wakes).toHaveLength(1);
     wakes[0]();
@@ -82,11 +86,12 @@ describe("createJsonFeed", () => {
     await fc.assert(
       fc.asyncProperty(fc.json({ maxDepth: 3 }), fc.integer({ min: 1, max: 9 }), async (text, size) => {
         const expected = JSON.parse(text);
-        const complete = new Set(numbers(expected).map((n) => Object.is(n, -0) ? 0 : n));
+        const complete = new Set(numbers(expected).map((n) => (Object.is(n, -0) ? 0 : n)));
         const { seen, final, errors } = await feedAll(text, size);
         expect(errors).toEqual([]);
         expect(final).toEqual(expected);
-        for (const value of seen) for (const n of numbers(value)) expect(complete.has(Object.is(n, -0) ? 0 : n)).toBe(true);
+        for (const value of seen)
+          for (const n of numbers(value)) expect(complete.has(Object.is(n, -0) ? 0 : n)).toBe(true);
       }),
       { numRuns: 150 },
     );

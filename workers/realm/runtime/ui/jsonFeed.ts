@@ -186,7 +186,8 @@ function snapshotOf(value: unknown, complete: WeakSet<object>): unknown {
   for (const key of Object.keys(value)) {
     const member = (value as Record<string, unknown>)[key];
     const snapshot = typeof member === "object" && member !== null ? snapshotOf(member, complete) : member;
-    if (key === "__proto__") Object.defineProperty(copy, key, { value: snapshot, enumerable: true, writable: true, configurable: true });
+    if (key === "__proto__")
+      Object.defineProperty(copy, key, { value: snapshot, enumerable: true, writable: true, configurable: true });
     else copy[key] = snapshot;
   }
   return copy;

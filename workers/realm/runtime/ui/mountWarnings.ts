@@ -18,7 +18,9 @@ export function unknownOptionWarnings(options: object): string[] {
   const unknown = Object.keys(options).filter((key) => !MOUNT_OPTIONS.includes(key));
   if (unknown.length === 0) return [];
   const names = unknown.map((key) => JSON.stringify(key)).join(", ");
-  return [`mount(): unknown option${unknown.length === 1 ? "" : "s"} ${names} ignored; mount takes ${MOUNT_OPTIONS.join(", ")}`];
+  return [
+    `mount(): unknown option${unknown.length === 1 ? "" : "s"} ${names} ignored; mount takes ${MOUNT_OPTIONS.join(", ")}`,
+  ];
 }
 
 /**
@@ -71,8 +73,10 @@ export function plainStreamedValue(value: unknown): unknown {
   if (typeof value !== "object" || value === null || Array.isArray(value) || sourceOf(value)) return value;
   const members = Object.entries(value);
   if (!members.some(([, member]) => streamStateOf(member))) return value;
-  return Object.fromEntries(members.map(([key, member]) => {
-    const memberState = streamStateOf(member);
-    return [key, memberState ? memberState.read() : member];
-  }));
+  return Object.fromEntries(
+    members.map(([key, member]) => {
+      const memberState = streamStateOf(member);
+      return [key, memberState ? memberState.read() : member];
+    }),
+  );
 }

@@ -32,7 +32,13 @@ describe("the prototype's mount API", () => {
       streamedData: items,
       ui: ({ streamedData }: any) => {
         const rows = Array.isArray(streamedData) ? streamedData : [];
-        return <ul>{rows.map((row: { name: string }, index: number) => <li key={index}>{row.name}</li>)}</ul>;
+        return (
+          <ul>
+            {rows.map((row: { name: string }, index: number) => (
+              <li key={index}>{row.name}</li>
+            ))}
+          </ul>
+        );
       },
     });
     await harness.settle();
@@ -85,7 +91,14 @@ describe("what mount would ignore is reported as a warning", () => {
   test("a prop ui destructures that mount never passes, and streamedData.value", async () => {
     const { harness, mount, StreamedData } = setup();
     const rows = new StreamedData("rows");
-    mount({ ui: ({ data, rows: list }: any) => <p>{String(data)}{String(list)}</p> });
+    mount({
+      ui: ({ data, rows: list }: any) => (
+        <p>
+          {String(data)}
+          {String(list)}
+        </p>
+      ),
+    });
     mount({ streamedData: rows, ui: ({ streamedData }: any) => <p>{(streamedData?.value ?? []).length}</p> });
     await harness.settle();
     const found = warnings(harness);
@@ -100,8 +113,13 @@ describe("what mount would ignore is reported as a warning", () => {
     const { harness, mount, StreamedData } = setup();
     const rows = new StreamedData("known");
     mount({
-      title: "t", data: { a: 1 }, streamedData: rows, callbacks: {},
-      ui: ({ data, streamedData, output, callbacks, errors, submit }: any) => <p>{[data, streamedData, output, callbacks, errors, submit].length}</p>,
+      title: "t",
+      data: { a: 1 },
+      streamedData: rows,
+      callbacks: {},
+      ui: ({ data, streamedData, output, callbacks, errors, submit }: any) => (
+        <p>{[data, streamedData, output, callbacks, errors, submit].length}</p>
+      ),
     });
     await harness.settle();
     expect(warnings(harness)).toEqual([]);

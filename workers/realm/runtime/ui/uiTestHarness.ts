@@ -4,7 +4,16 @@
  * way the host must (applyOps checks every id).
  */
 import {
-  MAX_OPS_PER_MESSAGE, MOUNT_OPS, UI_EVENT, type MountErrorInfo, type MountRealmMessage, type MountSnapshot, type SnapshotNode, type UiEventPayload, isSnapshotText, validateMountMessage,
+  MAX_OPS_PER_MESSAGE,
+  MOUNT_OPS,
+  UI_EVENT,
+  type MountErrorInfo,
+  type MountRealmMessage,
+  type MountSnapshot,
+  type SnapshotNode,
+  type UiEventPayload,
+  isSnapshotText,
+  validateMountMessage,
 } from "../../../../src/wire/mount";
 import { printSnapshot } from "../../reconciler/applyOps";
 import { rebuildOpenParts } from "../../reconciler/rebuildOpenParts";
@@ -44,7 +53,13 @@ export function createUiHarness(options: { locate?: (error: unknown) => { line?:
 
   function receive(message: MountRealmMessage): void {
     const created = (open: { title?: string; snapshot: MountSnapshot }): HostMount => ({
-      title: open.title, snapshot: open.snapshot, error: null, formErrors: {}, waiting: false, closed: false, opsMessages: 0,
+      title: open.title,
+      snapshot: open.snapshot,
+      error: null,
+      formErrors: {},
+      waiting: false,
+      closed: false,
+      opsMessages: 0,
     });
     trees.receive(message, created);
     if (message.type === MOUNT_OPS) mounts.get(message.mountId)!.opsMessages += 1;
@@ -85,7 +100,10 @@ export function createUiHarness(options: { locate?: (error: unknown) => { line?:
 
   /** Dispatch a UI event to the first element of `type` (optionally with a given text) in the mount. */
   function fire(mountId: string, type: string, handler: string, payload: UiEventPayload = {}, text?: string): boolean {
-    const node = find(mountId, (candidate) => candidate.type === type && (text === undefined || textOf(candidate) === text));
+    const node = find(
+      mountId,
+      (candidate) => candidate.type === type && (text === undefined || textOf(candidate) === text),
+    );
     if (!node) throw new Error(`no <${type}> in ${mountId}: ${html(mountId)}`);
     return ui.handleUiEvent({ type: UI_EVENT, mountId, nodeId: node.id, handler, payload });
   }
