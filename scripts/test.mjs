@@ -3,7 +3,8 @@
 // one after the other (CPU-heavy property tests running beside Chromium would
 // only slow both). The browser files run side by side, two at a time
 // (vitest.config.ts; LIVEMARK_E2E_WORKERS to change it), each with its own
-// Chromium and servers. Prints each runner's output and how long it took,
+// Chromium and servers. The format check (Prettier) counts as one test.
+// Prints each runner's output and how long it took,
 // then one line "N passed, N failed" with the totals, and writes them to
 // test-results/summary.json for CI. Retries are off; should a project turn
 // them on again, a test that passed only on a retry is named above that line.
@@ -26,6 +27,9 @@ if (run("npm", ["run", "build"]) !== 0) {
   console.error("build failed");
   failedSteps += 1;
 }
+// The tree is formatted with Prettier (.prettierrc.json): an unformatted file counts as one failed check.
+const formatted = run("npx", ["prettier", "--check", "--log-level", "warn", "."]) === 0;
+if (!formatted) console.error("unformatted files (above): run npm run format");
 
 /**
  * Tests that passed after failing (the e2e project retries; vitest.config.ts): the JSON report keeps
@@ -44,8 +48,8 @@ function passedOnRetry(result) {
   );
 }
 
-let passed = 0;
-let failed = 0;
+let passed = formatted ? 1 : 0;
+let failed = formatted ? 0 : 1;
 const flaky = [];
 for (const project of ["unit", "e2e"]) {
   if (failedSteps > 0 && project === "e2e") {
