@@ -436,13 +436,11 @@ describe("attachments", () => {
     await expect
       .poll(async () => (await page.locator(".lm-composer").getByRole("alert").textContent()) ?? "")
       .toContain("“huge.bin” is 6.0 MB; files up to 5.0 MB can be attached. Nothing was attached.");
-    await page
-      .locator("#lm-attach")
-      .setInputFiles({
-        name: "sales.csv",
-        mimeType: "text/csv",
-        buffer: Buffer.from("city,amount\nLisbon,4\nOslo,2\n"),
-      });
+    await page.locator("#lm-attach").setInputFiles({
+      name: "sales.csv",
+      mimeType: "text/csv",
+      buffer: Buffer.from("city,amount\nLisbon,4\nOslo,2\n"),
+    });
     await page.getByRole("list", { name: "Attached files" }).getByText("sales.csv").waitFor();
     expect(await page.getByRole("list", { name: "Attached files" }).textContent()).not.toContain("huge.bin");
     mock.enqueue(

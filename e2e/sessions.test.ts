@@ -118,13 +118,11 @@ describe("sessions", () => {
     const alert = page.getByRole("alert");
     await alert.waitFor({ timeout: 10_000 });
     expect(await alert.textContent()).toMatch(/Import failed, nothing was changed/);
-    await page
-      .getByLabel("Import session")
-      .setInputFiles({
-        name: "cut.json",
-        mimeType: "application/json",
-        buffer: Buffer.from('{"format":"livemark.session","vers'),
-      });
+    await page.getByLabel("Import session").setInputFiles({
+      name: "cut.json",
+      mimeType: "application/json",
+      buffer: Buffer.from('{"format":"livemark.session","vers'),
+    });
     await expect.poll(() => alert.textContent()).toMatch(/Import failed/);
     expect(await page.getByRole("navigation", { name: "Sessions" }).getByRole("listitem").count()).toBe(before);
     expect(dialogs).toBe(0);

@@ -49,30 +49,26 @@ async function writeVersion1(indexedDB: IDBFactory): Promise<void> {
     // A malformed row an older bug might have left: the upgrade must not choke on it.
     { id: "x2", sessionId: "s1", order: 3, text: 42 },
   ]);
-  await v1
-    .table("mounts")
-    .put({
-      sessionId: "s1",
-      mountId: "mount-1",
-      messageId: "a1",
-      snapshot: sampleSnapshot(1),
-      updatedAt: 30,
-      scroll: 120,
-    });
+  await v1.table("mounts").put({
+    sessionId: "s1",
+    mountId: "mount-1",
+    messageId: "a1",
+    snapshot: sampleSnapshot(1),
+    updatedAt: 30,
+    scroll: 120,
+  });
   await v1
     .table("grants")
     .put({ sessionId: "s1", capability: "network", host: "api.example.com", grantedAt: 40, note: "kept" });
-  await v1
-    .table("audit")
-    .put({
-      sessionId: "s1",
-      at: 41,
-      capability: "network",
-      method: "GET",
-      url: "https://api.example.com/x",
-      decision: "allowed-host",
-      status: 200,
-    });
+  await v1.table("audit").put({
+    sessionId: "s1",
+    at: 41,
+    capability: "network",
+    method: "GET",
+    url: "https://api.example.com/x",
+    decision: "allowed-host",
+    status: 200,
+  });
   v1.close();
 }
 
@@ -131,17 +127,15 @@ describe("schema versions", () => {
     v2.version(2).stores(SCHEMA_V2);
     await v2.open();
     expect(v2.verno).toBe(2);
-    await v2
-      .table("sessions")
-      .put({
-        id: "s3",
-        title: "Written by version 2",
-        createdAt: 50,
-        updatedAt: 60,
-        origin: "imported",
-        settings: { network: "allowed", allowedHosts: ["a.example"] },
-        importedAt: 55,
-      });
+    await v2.table("sessions").put({
+      id: "s3",
+      title: "Written by version 2",
+      createdAt: 50,
+      updatedAt: 60,
+      origin: "imported",
+      settings: { network: "allowed", allowedHosts: ["a.example"] },
+      importedAt: 55,
+    });
     await v2.table("messages").put({ ...userMessage("u9", "a version-2 question"), sessionId: "s3", order: 0 });
     await v2.table("searchText").put({ sessionId: "s3", messageId: "u9", text: "a version-2 question" });
     const rowsBefore: Record<string, unknown[]> = {};
