@@ -109,7 +109,8 @@ describe("a 375 px phone", () => {
 
     // With a session title and a reply in the timeline: still one row, still nothing sideways.
     await page.getByRole("button", { name: "Give me a button to click" }).click();
-    await page.getByRole("button", { name: "Roll the die" }).waitFor({ timeout: 60_000 });
+    // The reply is over (its panel may be drawn only once scrolled near: the header is what is looked at here).
+    await page.getByRole("status").filter({ hasText: /^Done/ }).first().waitFor({ timeout: 60_000 });
     await waitFor(async () => ((await page.locator(".lm-session-title").textContent()) ?? "") !== "", 10_000);
     await expectOneRowHeader();
     expect((await placeholderFits(page)).fits).toBe(true);

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: build the app, then run the Node suites and the browser suites
 // one after the other (CPU-heavy property tests running beside Chromium would
-// only slow both). The browser files run side by side, two at a time
-// (vitest.config.ts; LIVEMARK_E2E_WORKERS to change it), each with its own
+// only slow both). The browser files run one at a time by default
+// (vitest.config.ts; LIVEMARK_E2E_WORKERS=2 runs two side by side), each with its own
 // Chromium and servers. The format check (Prettier) counts as one test.
 // Prints each runner's output and how long it took,
 // then one line "N passed, N failed" with the totals, and writes them to
