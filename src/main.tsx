@@ -14,7 +14,13 @@ import { preloadMarkdown } from "./ui/LazyMarkdown";
 import { prepareTimeFormat } from "./ui/MessageActions";
 import { forgetKey, loadSettings, saveSettings, type Settings } from "./ui/settings";
 import { watchRealmStatus, type RealmStatus } from "./session/realmStatus";
-import { AskKindsContext, CapabilitiesContext, type AskKinds } from "./ui/capabilities";
+import {
+  AskKindsContext,
+  CapabilitiesContext,
+  CapabilityViewsContext,
+  type AskKinds,
+  type CapabilityViews,
+} from "./ui/capabilities";
 import { CSP_HEADER_CHECKED_MARK, warnWithoutCspHeader } from "./ui/warnWithoutCspHeader";
 import { installTestProbe } from "./testProbe";
 
@@ -50,6 +56,11 @@ const ASK_KINDS: AskKinds = new Map(
   CAPABILITIES.flatMap((capability) => (capability.ask ? [[capability.ask.capability, capability.ask] as const] : [])),
 );
 
+/** Each capability's words in the interaction summary, in the list's order. */
+const SUMMARIES: CapabilityViews["summaries"] = CAPABILITIES.flatMap((capability) =>
+  capability.summary ? [capability.summary.bind(capability)] : [],
+);
+
 /**
  * Renders the app (src/session/createApp.ts wires it): settings in this
  * origin's storage, the realm's status, the contexts the views read.
@@ -62,13 +73,14 @@ function Root() {
   useEffect(() => setSensitiveValues([settings.apiKey]), [settings.apiKey]);
   const [realmStatus, setRealmStatus] = useState<RealmStatus>({ state: "starting" });
 
-  const { controller, realm, mounts, capabilities } = useMemo(() => {
+  const { controller, realm, mounts, capabilities, views } = useMemo(() => {
     const app = createApp({ settings: () => settingsRef.current, capabilities: CAPABILITIES });
     // Once the session is open (the composer works), what the first screen did not need is fetched ahead.
     void app.started.then(() => prefetchParts(app.preloadReply));
     // Read-only status for the browser tests, only on a page opened with their flag (src/testProbe.ts).
     installTestProbe({ realm: app.realm, inbox: app.inbox, restoring: () => app.controller.mounts.pending });
-    return app;
+    const views: CapabilityViews = { sections: app.sections, summaries: SUMMARIES };
+    return { ...app, views };
   }, []);
 
   const watcher = useRef<{ refresh(): void }>(undefined);
@@ -81,29 +93,31 @@ function Root() {
   return (
     <CapabilitiesContext.Provider value={capabilities}>
       <AskKindsContext.Provider value={ASK_KINDS}>
-        <RemoteImagesContext.Provider value={capabilities.imagePolicy}>
-          <FileChooserContext.Provider value={capabilities.fileChooser}>
-            <MountsContext.Provider value={mounts}>
-              <App
-                controller={controller}
-                settings={settings}
-                usingDemo={isDemo(settings)}
-                realmStatus={realmStatus}
-                onRetryRealm={() => {
-                  const restarted = realm.restart();
-                  watcher.current?.refresh();
-                  restarted.catch(() => watcher.current?.refresh());
-                }}
-                onForgetKey={() => setSettings((current) => forgetKey(current))}
-                onSaveSettings={(next) => {
-                  saveSettings(next);
-                  controller.getState().agent?.setMaxTurns(next.maxTurns);
-                  setSettings(next);
-                }}
-              />
-            </MountsContext.Provider>
-          </FileChooserContext.Provider>
-        </RemoteImagesContext.Provider>
+        <CapabilityViewsContext.Provider value={views}>
+          <RemoteImagesContext.Provider value={capabilities.imagePolicy}>
+            <FileChooserContext.Provider value={capabilities.fileChooser}>
+              <MountsContext.Provider value={mounts}>
+                <App
+                  controller={controller}
+                  settings={settings}
+                  usingDemo={isDemo(settings)}
+                  realmStatus={realmStatus}
+                  onRetryRealm={() => {
+                    const restarted = realm.restart();
+                    watcher.current?.refresh();
+                    restarted.catch(() => watcher.current?.refresh());
+                  }}
+                  onForgetKey={() => setSettings((current) => forgetKey(current))}
+                  onSaveSettings={(next) => {
+                    saveSettings(next);
+                    controller.getState().agent?.setMaxTurns(next.maxTurns);
+                    setSettings(next);
+                  }}
+                />
+              </MountsContext.Provider>
+            </FileChooserContext.Provider>
+          </RemoteImagesContext.Provider>
+        </CapabilityViewsContext.Provider>
       </AskKindsContext.Provider>
     </CapabilitiesContext.Provider>
   );

@@ -50,7 +50,7 @@ describe("capability modules", () => {
 
   it("serve every capability host service once, and attach their brokers", () => {
     const host = fakeHost();
-    const served = CAPABILITIES.flatMap((capability) => Object.entries(capability.install(host)));
+    const served = CAPABILITIES.flatMap((capability) => Object.entries(capability.install(host).services));
     expect(served.map(([name]) => name).sort()).toEqual(
       [FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL].sort(),
     );

@@ -11,7 +11,9 @@ import type { PromptLines } from "../llm/systemPrompt";
 import type { FileChooser } from "../render/fileChooser";
 import type { HostService } from "../sandbox/types";
 import type { ToolDescriptor } from "../wire/capabilities";
-import type { AuditEntry } from "../store/types";
+import type { AuditEntry, Session } from "../store/types";
+import type { Store } from "../store/store";
+import type { JsonValue } from "../wire/mount";
 import type { NetworkBroker } from "./network/createNetworkBroker";
 import type { McpServers } from "./tools/createMcpServers";
 import type { ToolBroker } from "./tools/createToolBroker";
@@ -100,6 +102,39 @@ export interface CapabilityPrompt extends PromptLines {
   after?(host: CapabilityHost): string;
 }
 
+/**
+ * The open session as one capability sees it (`InstalledCapability.open`):
+ * the session, the store it lives in, and this capability's own settings
+ * saved with it (`settings.capabilities[name]`: a mode, a budget, …).
+ */
+export interface OpenSession {
+  readonly session: Session;
+  readonly store: Store;
+  /** This capability's settings as saved with the session (undefined: never saved, or imported). */
+  readonly saved: JsonValue | undefined;
+  /** Saves this capability's settings with the session (replacing what was saved); exported with it, never imported. */
+  save(value: JsonValue): Promise<void>;
+}
+
+/**
+ * A capability installed on the page (`Capability.install`, once per page):
+ * what the app wires for it. Everything but `services` is optional.
+ */
+export interface InstalledCapability {
+  /** Its host services by wire name (src/wire/capabilities.ts): createApp provides each to the realm. */
+  readonly services: Readonly<Record<string, HostService>>;
+  /**
+   * Another session is open (`undefined`: none): drop what belonged to the
+   * previous one at once, then load this one's rules or data. A message sent
+   * meanwhile waits for the returned promise before its reply starts.
+   */
+  open?(session: OpenSession | undefined): void | Promise<void>;
+  /** Strict mode changed for the open session (Session settings): ask for every call, whatever was granted. */
+  setStrict?(strict: boolean): void;
+  /** Its section of **Session settings** (drawn in the list's order, before the audit list). */
+  readonly Settings?: ComponentType;
+}
+
 export interface Capability {
   /** The folder's name: `network`, `files`, `tools`. */
   readonly name: string;
@@ -110,11 +145,18 @@ export interface Capability {
    */
   readonly realmGlobals: readonly string[];
   /**
-   * Registers its broker with the person's side and returns its host
-   * services by wire name (src/wire/capabilities.ts); the app provides each
-   * to the realm (`realm.provide(name, service)`). Called once per page.
+   * Registers its broker with the person's side and returns what the app
+   * wires: its host services by wire name (provided to the realm,
+   * `realm.provide(name, service)`), and, if it has them, what it does when
+   * a session opens and its Session settings section. Called once per page.
    */
-  install(host: CapabilityHost): Readonly<Record<string, HostService>>;
+  install(host: CapabilityHost): InstalledCapability;
+  /**
+   * Its words in the interaction summary ("network: 2 requests (1 denied)"),
+   * from the audit lines the interaction recorded (every capability's: it
+   * picks its own tag); undefined when it was not used.
+   */
+  summary?(used: readonly AuditEntry[]): string | undefined;
   /**
    * Its lines in the system prompt: fixed ones at the prompt's named places
    * (`PromptLines`: the globals line, "Reaching outside", the examples;

@@ -256,3 +256,55 @@ describe("tool grants are the server's address's", () => {
     expect((await getSession(store, other.id))?.settings.readOnlyToolServers).toBeUndefined();
   });
 });
+
+describe("an installed capability module and the open session", () => {
+  it("hears of each session that opens, with its own saved settings, and saves them with that session only", async () => {
+    const { store, controller } = await setUp();
+    const first = await createSession(store);
+    const second = await createSession(store);
+    const opened: (string | undefined)[] = [];
+    const saved: unknown[] = [];
+    let save: ((value: { mode: string }) => Promise<void>) | undefined;
+    controller.install("made-up", {
+      services: {},
+      open: (session) => {
+        opened.push(session?.session.id);
+        saved.push(session?.saved);
+        save = session?.save;
+      },
+    });
+    await controller.open(first, store);
+    await save!({ mode: "allowed" });
+    await controller.open(second, store);
+    await controller.open(await getSession(store, first.id), store);
+    expect(opened).toEqual([first.id, second.id, first.id]);
+    expect(saved).toEqual([undefined, undefined, { mode: "allowed" }]);
+    // Network and tools settings saved later keep the module's.
+    await updateSessionSettings(store, first.id, { network: "off", allowedHosts: [] });
+    expect((await getSession(store, first.id))?.settings.capabilities).toEqual({ "made-up": { mode: "allowed" } });
+    expect((await getSession(store, second.id))?.settings.capabilities).toBeUndefined();
+  });
+
+  it("waits for a module that loads, and a module that fails to load leaves the session working", async () => {
+    const { store, controller } = await setUp();
+    const session = await createSession(store);
+    let loaded = false;
+    controller.install("slow", {
+      services: {},
+      open: () => Promise.resolve().then(() => void (loaded = true)),
+    });
+    controller.install("broken", { services: {}, open: () => Promise.reject(new Error("no table")) });
+    await controller.open(session, store);
+    expect(loaded).toBe(true);
+    expect(controller.getState().sessionId).toBe(session.id);
+  });
+
+  it("passes strict mode on to every module that asks", async () => {
+    const { controller } = await setUp();
+    const strict: boolean[] = [];
+    controller.install("asker", { services: {}, setStrict: (value) => strict.push(value) });
+    controller.setStrict(true);
+    controller.setStrict(false);
+    expect(strict).toEqual([true, false]);
+  });
+});

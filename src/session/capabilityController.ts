@@ -23,7 +23,7 @@ import {
   type NetworkPolicyState,
 } from "../capabilities/network/networkPolicy";
 import { addAuditEntry, addGrant, forgetToolServer, listAudit, listGrants, removeGrant } from "../store/capabilities";
-import { updateSessionSettings } from "../store/sessions";
+import { updateCapabilitySettings, updateSessionSettings } from "../store/sessions";
 import type { Store } from "../store/store";
 import type { AuditEntry, CapabilityDecision, Session } from "../store/types";
 import type { ToolBroker } from "../capabilities/tools/createToolBroker";
@@ -36,7 +36,16 @@ import {
   type ToolPolicyState,
 } from "../capabilities/tools/toolPolicy";
 import type { ToolDescriptor } from "../wire/capabilities";
-import type { AskAnswer, AskKind, AskRequest, AuditInput, PersonSide } from "../capabilities/Capability";
+import type {
+  AskAnswer,
+  AskKind,
+  AskRequest,
+  AuditInput,
+  InstalledCapability,
+  OpenSession,
+  PersonSide,
+} from "../capabilities/Capability";
+import type { JsonValue as SavedValue } from "../wire/mount";
 
 export type { AskAnswer, AuditInput };
 
@@ -141,6 +150,8 @@ export class CapabilityController implements PersonSide {
   private untrusted: string[] = [];
   /** Which session a given open() belongs to: a late load of a previous session is dropped. */
   private generation = 0;
+  /** The installed capabilities that follow the open session (`open`, `setStrict`), in the list's order. */
+  private readonly installed: [name: string, capability: InstalledCapability][] = [];
 
   constructor(private readonly options: { agent: () => Agent | undefined; now?: () => number }) {}
 
@@ -156,6 +167,32 @@ export class CapabilityController implements PersonSide {
       this.options.agent()?.setWaitingForPermission(patch.asks.length > 0);
     this.state = { ...this.state, ...patch };
     for (const listener of this.listeners) listener();
+  }
+
+  /** A capability installed on the page (createApp): it hears of each session that opens and of strict mode. */
+  install(name: string, capability: InstalledCapability): void {
+    this.installed.push([name, capability]);
+  }
+
+  /** Each installed capability's view of the open session (`undefined`: none): its saved settings, and how it saves them. */
+  private openInstalled(session: Session | undefined, store: Store | undefined): Promise<unknown> {
+    return Promise.all(
+      this.installed.map(async ([name, capability]) => {
+        if (!capability.open) return;
+        const view: OpenSession | undefined =
+          session && store
+            ? {
+                session,
+                store,
+                saved: session.settings.capabilities?.[name],
+                save: (value: SavedValue) =>
+                  updateCapabilitySettings(store, session.id, name, value).then(() => undefined),
+              }
+            : undefined;
+        // One capability's failure to load leaves the others (and the session) working.
+        await Promise.resolve(capability.open(view)).catch(() => undefined);
+      }),
+    );
   }
 
   /** The broker this controller configures (one per page, like the realm). */
@@ -328,6 +365,7 @@ export class CapabilityController implements PersonSide {
     });
     this.broker?.load(policyWith([]));
     this.toolBroker?.load(toolsWith([]));
+    const installedOpened = this.openInstalled(session, store);
     this.set({
       sessionId: session?.id,
       policy: policyWith([]),
@@ -337,10 +375,11 @@ export class CapabilityController implements PersonSide {
       downloads: [],
       audit: [],
     });
-    if (!session || !store) return;
+    if (!session || !store) return void (await installedOpened);
     const [grants, saved] = await Promise.all([
       listGrants(store, session.id).catch(() => []),
       listAudit(store, session.id).catch(() => []),
+      installedOpened,
     ]);
     if (generation !== this.generation) return;
     const policy = policyWith(grants.filter((grant) => grant.capability === "network").map((grant) => grant.host));
@@ -485,6 +524,7 @@ export class CapabilityController implements PersonSide {
   setStrict(strict: boolean): void {
     this.broker?.setStrict(strict);
     this.toolBroker?.setStrict(strict);
+    for (const [, capability] of this.installed) capability.setStrict?.(strict);
   }
 
   /** Revoke a host: at once in the broker (a call in flight on it is aborted), then in storage. */

@@ -6,7 +6,7 @@
  */
 import { Agent, type ChatMessage } from "../agent/agent";
 import { limitConsoleEvents } from "../agent/limitConsoleEvents";
-import type { Capability, CapabilityHost } from "../capabilities/Capability";
+import type { Capability, CapabilityHost, InstalledCapability } from "../capabilities/Capability";
 import { createProtocolParser } from "../protocol/parser";
 // Specific modules, not "../llm": the provider (and the AI SDK) load lazily.
 import { describeLlmError } from "../llm/errors";
@@ -71,11 +71,19 @@ export interface AppOptions {
   };
 }
 
+/** A capability's section of Session settings, bound to its installed instance. */
+export interface CapabilitySection {
+  readonly name: string;
+  readonly Settings: NonNullable<InstalledCapability["Settings"]>;
+}
+
 /** What the page renders (src/ui/mounts.tsx's MountsContextValue is built from `mounts`). */
 export interface App {
   controller: SessionController;
   realm: RealmHost;
   capabilities: CapabilityController;
+  /** The capabilities' own sections of Session settings, in the list's order. */
+  sections: readonly CapabilitySection[];
   /** Mount messages waiting to be applied (the test probe reads its count). */
   inbox: MountInbox;
   mounts: {
@@ -206,8 +214,12 @@ export function createApp(options: AppOptions): App {
     // The person's MCP tools: the page holds the connections (and tokens); the realm gets their list.
     setTools: (tools) => realm.setTools(tools),
   };
+  const sections: CapabilitySection[] = [];
   for (const capability of options.capabilities) {
-    for (const [name, service] of Object.entries(capability.install(host))) realm.provide(name, service);
+    const installed = capability.install(host);
+    for (const [name, service] of Object.entries(installed.services)) realm.provide(name, service);
+    capabilities.install(capability.name, installed);
+    if (installed.Settings) sections.push({ name: capability.name, Settings: installed.Settings });
   }
   // The MCP servers this tab had before a reload come back (the SDK loads only if there were any), once the
   // session is open: the composer does not wait for them.
@@ -248,6 +260,7 @@ export function createApp(options: AppOptions): App {
     controller,
     realm,
     capabilities,
+    sections,
     inbox,
     mounts,
     started,

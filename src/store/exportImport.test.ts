@@ -13,6 +13,7 @@ import {
   saveMessages,
   saveMounts,
   updateSessionSettings,
+  updateCapabilitySettings,
 } from "./sessions";
 import type { OpenStoreOptions, Store } from "./store";
 import { assistantMessage, conversation, dumpDatabase, openTestStore, sampleSnapshot } from "./testSupport";
@@ -177,6 +178,43 @@ describe("tool capability records", () => {
     expect(imported.grants).toEqual([]);
     expect(imported.session.settings).toEqual({ network: "ask", allowedHosts: [] });
     expect(imported.audit.map((entry) => entry.decision)).toEqual(["allowed-tool", "allowed-read-only"]);
+  });
+});
+
+describe("capability modules' own settings", () => {
+  it("export with the session and pass the file's check; an import never sets them, and a made-up tag and decision in the audit pass", async () => {
+    const store = await open();
+    const session = await createSession(store, { title: "Quiz" });
+    await updateCapabilitySettings(store, session.id, "ai", { mode: "allowed", budget: 10_000 });
+    await addAuditEntry(store, {
+      sessionId: session.id,
+      at: 6,
+      capability: "ai",
+      method: "COMPLETE",
+      url: "Translate …",
+      decision: "allowed-session",
+      result: "ok",
+    });
+    const document = await exportSession(store, session.id);
+    expect(document.session.settings.capabilities).toEqual({ ai: { mode: "allowed", budget: 10_000 } });
+    const target = await open();
+    const result = await importFile(target, serializeExport(document));
+    if (!result.ok) throw new Error(result.error.message);
+    const imported = await exportSession(target, result.sessions[0].id);
+    expect(imported.session.settings).toEqual({ network: "ask", allowedHosts: [] });
+    expect(imported.audit.map((entry) => [entry.capability, entry.decision])).toEqual([["ai", "allowed-session"]]);
+  });
+
+  it("a capability tag that is not a lower-case name is refused by the import's check", async () => {
+    const store = await open();
+    const session = await createSession(store, { title: "Bad tag" });
+    const document = await exportSession(store, session.id);
+    const forged = {
+      ...document,
+      audit: [{ at: 1, capability: "<img src=x>", method: "GET", url: "x", decision: "denied" }],
+    };
+    const result = await importFile(await open(), JSON.stringify(forged));
+    expect(result.ok).toBe(false);
   });
 });
 

@@ -60,6 +60,7 @@ function exportedSession(session: Session): ExportedSession {
       ...(session.settings.readOnlyToolServers?.length
         ? { readOnlyToolServers: [...session.settings.readOnlyToolServers] }
         : {}),
+      ...(session.settings.capabilities ? { capabilities: structuredClone(session.settings.capabilities) } : {}),
     },
   };
   if (session.importedAt !== undefined) exported.importedAt = session.importedAt;

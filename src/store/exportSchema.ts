@@ -10,7 +10,14 @@ import {
   type PathSegment,
 } from "./safeJson";
 import { REPORT_KINDS, reportSummarySchema } from "../wire/bridge";
-import { MAX_TITLE_LENGTH, type AuditEntry, type GrantRecord, type MountSnapshot, type Session } from "./types";
+import {
+  CAPABILITY_TAG_PATTERN,
+  MAX_TITLE_LENGTH,
+  type AuditEntry,
+  type GrantRecord,
+  type MountSnapshot,
+  type Session,
+} from "./types";
 import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from "../agent/attachments";
 
 /**
@@ -217,7 +224,8 @@ const message = agreesWith<ChatMessage>()(
   ]),
 );
 
-const capability = z.enum(["network", "file", "tool"]);
+// Any capability module's tag (CAPABILITY_TAG_PATTERN): network, file, tool, or a newer module's.
+const capability = z.string().regex(CAPABILITY_TAG_PATTERN, "a capability's name such as network or tool");
 
 const chatShape = {
   model: text(200).optional(),
@@ -239,6 +247,8 @@ const session = agreesWith<Omit<Session, "deletedAt">>()(
       strict: z.boolean().optional(),
       // Server addresses (origin and path of the URL).
       readOnlyToolServers: z.array(text(4_096)).max(100).optional(),
+      // Each capability module's own settings (a mode, a budget), by its name; an import drops them.
+      capabilities: z.record(capability, z.json()).optional(),
     }),
     importedAt: timestamp.optional(),
     // The session's model settings (Session settings → Model); never a key or an endpoint.
@@ -276,17 +286,8 @@ const audit = agreesWith<Exported<AuditEntry>>()(
     capability,
     method: z.string().regex(/^[A-Za-z]{1,16}$/, "an HTTP method such as GET or POST"),
     url: text(8_192),
-    decision: z.enum([
-      "allowed-once",
-      "allowed-host",
-      "allowed-session",
-      "allowed-tool",
-      "allowed-read-only",
-      "denied",
-      "chosen",
-      "offered",
-      "saved",
-    ]),
+    // The decisions of every capability (allowed-once, denied, chosen, …), a new module's own words too.
+    decision: z.string().regex(CAPABILITY_TAG_PATTERN, "a decision such as allowed-once or denied"),
     // Set to true by the import on every entry it writes; a file's own value is overwritten.
     fromFile: z.boolean().optional(),
   }),

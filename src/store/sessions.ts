@@ -1,4 +1,5 @@
 import type { ChatMessage } from "../agent/types";
+import type { JsonValue } from "../wire/mount";
 import { StoreError, storeError, toStoreError } from "./errors";
 import { normalizeForSearch, queryTerms, searchRowOf, snippetAround } from "./searchText";
 import type { SessionWrite, Store } from "./store";
@@ -129,6 +130,19 @@ export function updateSessionSettings(store: Store, id: string, settings: Sessio
       allowedHosts: [...settings.allowedHosts],
       ...(settings.strict ? { strict: true } : {}),
       ...(settings.readOnlyToolServers?.length ? { readOnlyToolServers: [...settings.readOnlyToolServers] } : {}),
+      // The capability modules' own settings are saved by updateCapabilitySettings: kept here as they are.
+      ...(session.settings.capabilities ? { capabilities: session.settings.capabilities } : {}),
+    };
+    session.updatedAt = store.now();
+  });
+}
+
+/** One capability module's own settings (`settings.capabilities[name]`), replacing what it saved before. */
+export function updateCapabilitySettings(store: Store, id: string, name: string, value: JsonValue): Promise<Session> {
+  return modifySession(store, id, (session) => {
+    session.settings = {
+      ...session.settings,
+      capabilities: { ...session.settings.capabilities, [name]: structuredClone(value) },
     };
     session.updatedAt = store.now();
   });

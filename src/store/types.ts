@@ -1,4 +1,5 @@
 import type { ChatMessage } from "../agent/types";
+import type { JsonValue } from "../wire/mount";
 
 /**
  * What the store keeps. Records are stored as they come: fields this version
@@ -19,6 +20,12 @@ export interface SessionSettings {
   strict?: boolean;
   /** MCP servers (by name) whose read-only-annotated tools run without asking (absent: none). */
   readOnlyToolServers?: string[];
+  /**
+   * Each capability module's own settings, by its name (a mode, a budget):
+   * what it saves with `OpenSession.save` (src/capabilities). Exported with
+   * the session; an import never sets them (rights are never a file's).
+   */
+  capabilities?: Record<string, JsonValue>;
 }
 
 export const DEFAULT_SESSION_SETTINGS: Readonly<SessionSettings> = Object.freeze({
@@ -92,7 +99,13 @@ export interface MountSnapshot {
   updatedAt: number;
 }
 
-export type Capability = "network" | "file" | "tool";
+/**
+ * The tag an audit line or a grant carries: a capability's own name for its
+ * records (`network`, `file`, `tool`, or a new module's), lower-case
+ * (`CAPABILITY_TAG_PATTERN`).
+ */
+export type Capability = string;
+export const CAPABILITY_TAG_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 
 /**
  * Network: how a call was allowed (once, by its host, by the session's mode)
@@ -101,7 +114,9 @@ export type Capability = "network" | "file" | "tool";
  * by "Always allow this tool" (`allowed-tool`), by the server's read-only
  * switch (`allowed-read-only`), or denied.
  */
-export type CapabilityDecision =
+export type CapabilityDecision = string;
+/** The decisions network, files and tools record (a new capability may record its own words). */
+export type KnownCapabilityDecision =
   | "allowed-once"
   | "allowed-host"
   | "allowed-session"

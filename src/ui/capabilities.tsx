@@ -15,8 +15,11 @@ import {
   useLayoutEffect,
   useRef,
   useSyncExternalStore,
+  type ComponentType,
   type ReactNode,
 } from "react";
+import type { AuditEntry } from "../store/types";
+import { plural } from "../capabilities/plural";
 import type { AskRecord, CapabilityController, CapabilityState, PendingAsk } from "../session/capabilityController";
 import type { AskKind } from "../capabilities/Capability";
 import type { NetworkMode } from "../capabilities/network/networkPolicy";
@@ -34,6 +37,18 @@ const GrantedToolsSection = lazy(() =>
 import { useModalDialog } from "./useModalDialog";
 
 export const CapabilitiesContext = createContext<CapabilityController | undefined>(undefined);
+
+/**
+ * What the capability modules add to the page beyond their asks: their
+ * sections of Session settings (bound to their installed instances:
+ * `InstalledCapability.Settings`) and their words in the interaction
+ * summary (`Capability.summary`), both in the list's order.
+ */
+export interface CapabilityViews {
+  readonly sections: readonly { readonly name: string; readonly Settings: ComponentType }[];
+  readonly summaries: readonly ((used: readonly AuditEntry[]) => string | undefined)[];
+}
+export const CapabilityViewsContext = createContext<CapabilityViews>({ sections: [], summaries: [] });
 
 /** Each capability's kind of ask (its view, its words) by the `capability` tag its asks carry (src/capabilities: `Capability.ask`). */
 export type AskKinds = ReadonlyMap<string, AskKind<PendingAsk>>;
@@ -199,6 +214,7 @@ export function SessionSettingsDialog({ onClose, children }: { onClose: () => vo
   // Modal: focus stays inside and returns to the opener on close (useModalDialog.ts).
   const dialog = useModalDialog();
   const { policy, audit } = state;
+  const { sections } = useContext(CapabilityViewsContext);
   return (
     <dialog
       ref={dialog}
@@ -257,6 +273,9 @@ export function SessionSettingsDialog({ onClose, children }: { onClose: () => vo
         <ToolServersSection />
         <GrantedToolsSection />
       </Suspense>
+      {sections.map(({ name, Settings }) => (
+        <Settings key={name} />
+      ))}
       <section className="lm-field" aria-label="Audit list">
         <h3 className="lm-dialog__subtitle">Audit list</h3>
         {audit.some((entry) => entry.fromFile === true) && (
@@ -331,35 +350,19 @@ const STATE_WORD: Record<string, string> = {
   stopped: "stopped",
 };
 
-const plural = (count: number, word: string) => `${count.toLocaleString("en-US")} ${word}${count === 1 ? "" : "s"}`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** The compact summary under the last reply of an interaction, with its lifecycle. */
 export function InteractionSummaryView({ summary }: { summary: InteractionSummary }) {
   const { state } = useCapabilities();
   const cost = costOf(summary.tokensIn, summary.tokensOut, useContext(TokenPriceContext));
+  const { summaries } = useContext(CapabilityViewsContext);
   const end = summary.startedAt + summary.durationMs;
   // What came with an imported file is another browser's history, never this interaction's.
   const used = state.audit.filter(
     (entry) => entry.fromFile !== true && entry.at >= summary.startedAt && entry.at <= end,
   );
-  const network = used.filter((entry) => entry.capability === "network");
-  const denied = network.filter((entry) => entry.decision === "denied").length;
-  const files = used.filter((entry) => entry.capability === "file");
-  const toolCalls = used.filter((entry) => entry.capability === "tool");
-  const toolsDenied = toolCalls.filter((entry) => entry.decision === "denied").length;
-  const capabilities = [
-    network.length > 0 ? `network: ${plural(network.length, "request")}${denied ? ` (${denied} denied)` : ""}` : "",
-    files.length > 0
-      ? `files: ${files
-          .map((entry) => `${entry.decision} ${entry.url}`)
-          .slice(0, 3)
-          .join(", ")}`
-      : "",
-    toolCalls.length > 0
-      ? `tools: ${plural(toolCalls.length, "call")}${toolsDenied ? ` (${toolsDenied} denied)` : ""}`
-      : "",
-  ].filter(Boolean);
+  const capabilities = summaries.flatMap((summarize) => summarize(used) ?? []);
   const parts = [
     plural(summary.turns, "turn"),
     plural(summary.statements, "statement") + " run",

@@ -19,10 +19,20 @@ export const files: Capability = {
   realmGlobals: ["download", "attachment"],
   install({ person, messages }) {
     return {
-      [FILE_READ]: person.fileReadService,
-      [FILE_OFFER]: person.fileOfferService,
-      [FILE_ATTACHMENT]: createAttachmentService({ messages, chooser: person.fileChooser }),
+      services: {
+        [FILE_READ]: person.fileReadService,
+        [FILE_OFFER]: person.fileOfferService,
+        [FILE_ATTACHMENT]: createAttachmentService({ messages, chooser: person.fileChooser }),
+      },
     };
+  },
+  summary(used) {
+    const handed = used.filter((entry) => entry.capability === "file");
+    if (handed.length === 0) return undefined;
+    return `files: ${handed
+      .map((entry) => `${entry.decision} ${entry.url}`)
+      .slice(0, 3)
+      .join(", ")}`;
   },
   prompt: filesPrompt,
 };

@@ -7,6 +7,7 @@
  */
 import { NET_FETCH } from "../../wire/capabilities";
 import type { Capability, PersonSide } from "../Capability";
+import { plural } from "../plural";
 import { networkAsk } from "./ask";
 import { createNetworkBroker, type NetworkAuditRecord } from "./createNetworkBroker";
 import { networkPrompt } from "./prompt";
@@ -40,7 +41,13 @@ export const network: Capability = {
       onChange: () => void person.policyChanged(),
     });
     person.attach(broker);
-    return { [NET_FETCH]: broker.service };
+    return { services: { [NET_FETCH]: broker.service } };
+  },
+  summary(used) {
+    const requests = used.filter((entry) => entry.capability === "network");
+    if (requests.length === 0) return undefined;
+    const denied = requests.filter((entry) => entry.decision === "denied").length;
+    return `network: ${plural(requests.length, "request")}${denied ? ` (${denied} denied)` : ""}`;
   },
   prompt: networkPrompt,
   ask: networkAsk,

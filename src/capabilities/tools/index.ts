@@ -10,6 +10,7 @@
 import { toolsPrompt } from "../../llm/toolsPrompt";
 import { TOOL_CALL } from "../../wire/capabilities";
 import type { Capability, PersonSide } from "../Capability";
+import { plural } from "../plural";
 import { toolAsk } from "./ask";
 import { createToolBroker, type ToolAuditRecord } from "./createToolBroker";
 
@@ -50,7 +51,13 @@ export const tools: Capability = {
         ),
       setTools,
     );
-    return { [TOOL_CALL]: broker.service };
+    return { services: { [TOOL_CALL]: broker.service } };
+  },
+  summary(used) {
+    const calls = used.filter((entry) => entry.capability === "tool");
+    if (calls.length === 0) return undefined;
+    const denied = calls.filter((entry) => entry.decision === "denied").length;
+    return `tools: ${plural(calls.length, "call")}${denied ? ` (${denied} denied)` : ""}`;
   },
   // Read at each model call: the connected tools are listed after the whole prompt.
   prompt: { after: ({ person }) => toolsPrompt(person.toolDescriptors()) },
