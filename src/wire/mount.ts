@@ -4,6 +4,10 @@
  * sends back when the person acts on them. Shared by both sides; plain data
  * only. DESIGN.md §3 "Mount trees".
  *
+ * Every realm → host mount message is one tag, `mount`, with a `kind`:
+ * `open` (MOUNT_OPEN), `open-part`, `ops`, `close`, `error`, `form-errors`,
+ * `waiting` (`{type: "mount", kind: "ops", mountId, ops}`).
+ *
  * Model of a mount
  * ----------------
  * A mount is a flat table of nodes with stable numeric ids (per mount, > 0,

@@ -227,15 +227,16 @@ export type RealmMessageHandlers = { [T in RealmMessageType]: (message: RealmMes
 /**
  * Hand `message` to the handler of its tag (a tag with none, which the types
  * rule out, is ignored). The cast TypeScript needs to pair a union member with
- * its handler is made here, once.
+ * its handler is made here, once. No intrinsic is called on the way (the
+ * realm runs this after model code, which may have patched them): a property
+ * read and a direct call.
  */
 export function dispatch<M extends { type: string }>(
   handlers: { [T in M["type"]]: (message: Extract<M, { type: T }>) => void },
   message: M,
 ): void {
-  const type: M["type"] = message.type;
-  if (!Object.prototype.hasOwnProperty.call(handlers, type)) return;
-  (handlers[type] as (message: M) => void)(message);
+  const handler = handlers[message.type as M["type"]] as ((message: M) => void) | undefined;
+  if (typeof handler === "function") handler(message);
 }
 
 // Bootstrap, before the port exists (window and worker postMessage).
