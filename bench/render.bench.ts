@@ -66,16 +66,21 @@ async function browserLatency(): Promise<number> {
             renderTest: { receive(m: unknown): Promise<unknown>; registry: { receive(m: unknown): unknown } };
           }
         ).renderTest;
-        await api.receive({ type: "mount-ops", mountId: "x", ops: [] }).catch(() => {});
-        await api.receive({ type: "mount-open", mountId: "bench", snapshot: { nodes: [] } });
-        await api.receive({ type: "mount-ops", mountId: "bench", ops });
+        await api.receive({ type: "mount", kind: "ops", mountId: "x", ops: [] }).catch(() => {});
+        await api.receive({ type: "mount", kind: "open", mountId: "bench", snapshot: { nodes: [] } });
+        await api.receive({ type: "mount", kind: "ops", mountId: "bench", ops });
         const text = document.evaluate("//*[text()='row 2']", document, null, XPathResult.FIRST_ORDERED_NODE_TYPE)
           .singleNodeValue as Element;
         const times: number[] = [];
         for (let index = 0; index < 60; index++) {
           const value = `row 2 · ${index}`;
           const start = performance.now();
-          api.registry.receive({ type: "mount-ops", mountId: "bench", ops: [{ op: "text", id: 3, text: value }] });
+          api.registry.receive({
+            type: "mount",
+            kind: "ops",
+            mountId: "bench",
+            ops: [{ op: "text", id: 3, text: value }],
+          });
           while (text.textContent !== value) await new Promise<void>((resolve) => queueMicrotask(resolve));
           times.push(performance.now() - start);
           await new Promise((resolve) => requestAnimationFrame(resolve));

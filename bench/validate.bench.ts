@@ -54,7 +54,12 @@ const op = z.discriminatedUnion("op", [
   z.strictObject({ op: z.literal("props"), id: nodeId, props }),
 ]);
 const realmMessage = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("mount-ops"), mountId: z.string().min(1).max(64), ops: z.array(op).max(100_000) }),
+  z.object({
+    type: z.literal("mount"),
+    kind: z.literal("ops"),
+    mountId: z.string().min(1).max(64),
+    ops: z.array(op).max(100_000),
+  }),
   z.object({
     type: z.literal("exec-event"),
     event: z.discriminatedUnion("type", [
@@ -103,7 +108,7 @@ function messages() {
     });
     ops.push({ op: "insert", parent: 0, child: id });
   }
-  const opsMessage = structuredClone({ type: "mount-ops", mountId: "m1", ops });
+  const opsMessage = structuredClone({ type: "mount", kind: "ops", mountId: "m1", ops });
   return { consoleEvent, opsMessage };
 }
 

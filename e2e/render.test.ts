@@ -108,7 +108,7 @@ async function receive(target: Page, message: unknown): Promise<Array<{ code: st
 }
 
 async function open(mountId: string, nodes: SnapshotNode[], target: Page = page): Promise<void> {
-  const errors = await receive(target, { type: "mount-open", mountId, snapshot: { nodes } });
+  const errors = await receive(target, { type: "mount", kind: "open", mountId, snapshot: { nodes } });
   expect(errors).toEqual([]);
 }
 
@@ -456,7 +456,8 @@ describe("inputs and forms", () => {
     // The realm answers each change, late, in order.
     for (const value of reported) {
       await receive(page, {
-        type: "mount-ops",
+        type: "mount",
+        kind: "ops",
         mountId: "caret",
         ops: [{ op: "props", id, props: { value, onChange: H, "data-testid": "field" } }],
       });
@@ -467,13 +468,15 @@ describe("inputs and forms", () => {
     }
     // A value the realm picked on its own (uppercasing, clearing) wins.
     await receive(page, {
-      type: "mount-ops",
+      type: "mount",
+      kind: "ops",
       mountId: "caret",
       ops: [{ op: "props", id, props: { value: "HELXLO", onChange: H, "data-testid": "field" } }],
     });
     expect(await field.inputValue()).toBe("HELXLO");
     await receive(page, {
-      type: "mount-ops",
+      type: "mount",
+      kind: "ops",
       mountId: "caret",
       ops: [{ op: "props", id, props: { value: "", onChange: H, "data-testid": "field" } }],
     });
@@ -537,7 +540,8 @@ describe("inputs and forms", () => {
     expect(await root.getByRole("checkbox").getAttribute("aria-checked")).toBe("true");
 
     await receive(page, {
-      type: "mount-form-errors",
+      type: "mount",
+      kind: "form-errors",
       mountId: "form",
       errors: { email: "Enter a valid email", "": "Please fix the errors below" },
     });
@@ -768,7 +772,8 @@ describe("kit, charts, icons", () => {
       return store.getNode(0).children[1];
     });
     await receive(page, {
-      type: "mount-ops",
+      type: "mount",
+      kind: "ops",
       mountId: "charts",
       ops: [{ op: "props", id: chartId, props: { data: [...rows, { name: "Thu", value: 9 }], height: 200 } }],
     });
@@ -808,7 +813,8 @@ describe("kit, charts, icons", () => {
   it("reports invalid ops and keeps rendering the valid tree", async () => {
     await open("ops", [el("p", { "data-testid": "para" }, "kept")]);
     const errors = await receive(page, {
-      type: "mount-ops",
+      type: "mount",
+      kind: "ops",
       mountId: "ops",
       ops: [
         { op: "insert", parent: 0, child: 9999 },
@@ -823,9 +829,9 @@ describe("kit, charts, icons", () => {
     expect(errors.map((error) => error.code)).toEqual(["unknown-node", "duplicate-node", "cycle", "unknown-node"]);
     expect(await panel("ops").getByText("kept").count()).toBe(1);
     expect(await panel("ops").getByText("added").count()).toBe(1);
-    const rejected = await receive(page, { type: "mount-ops", mountId: "ops", ops: "nope" });
+    const rejected = await receive(page, { type: "mount", kind: "ops", mountId: "ops", ops: "nope" });
     expect(rejected.map((error) => error.code)).toEqual(["invalid-op"]);
-    const unknownMount = await receive(page, { type: "mount-ops", mountId: "ghost", ops: [] });
+    const unknownMount = await receive(page, { type: "mount", kind: "ops", mountId: "ghost", ops: [] });
     expect(unknownMount.map((error) => error.code)).toEqual(["unknown-mount"]);
   });
 });

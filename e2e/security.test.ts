@@ -344,7 +344,7 @@ describe("the realm's own channel and primitives", () => {
       await attempt("flood through a caught port", () => {
         const port = caught.map((event) => event.target).find(Boolean);
         if (!port) throw new Error("no port");
-        for (let i = 0; i < 1000; i++) port.postMessage({ type: "mount-open", mountId: "x" + i, snapshot: { nodes: [] } });
+        for (let i = 0; i < 1000; i++) port.postMessage({ type: "mount", kind: "open", mountId: "x" + i, snapshot: { nodes: [] } });
         return "sent";
       });
       console.log(JSON.stringify(report));

@@ -78,7 +78,7 @@ function createAgent(options: { fetch?: FetchAnswer; answer?: ToolAnswer } = {})
 function submitWhenWaiting(agent: Agent, realm: InProcessRealm, values: Record<string, string | boolean>) {
   let busyWhileWaiting = false;
   const submitted = realm.host
-    .waitFor((message) => message.type === MOUNT_WAITING && message.waiting)
+    .waitFor((message) => message.kind === MOUNT_WAITING && message.waiting)
     .then(async (message) => {
       await until(agent, (state) => state.phase === "waiting-input");
       busyWhileWaiting = agent.busy && realm.host.mount(message.mountId).waiting;
@@ -121,7 +121,7 @@ const feedback = (messages: ChatMessage[]) =>
 const printed = (messages: ChatMessage[]) =>
   feedback(messages).flatMap((body) => body.split("\n").map((line) => line.replace(/^\[block [^\]]*\] /, "")));
 const opened = (messages: MountRealmMessage[]) =>
-  messages.flatMap((message) => (message.type === MOUNT_OPEN ? [message] : []));
+  messages.flatMap((message) => (message.kind === MOUNT_OPEN ? [message] : []));
 
 function expectCleanEnd(state: AgentState) {
   expect(state.phase).toBe("done");
@@ -220,11 +220,11 @@ describe("generative UI demo scripts", () => {
   it("form: an invalid submit shows errors on the fields and the code keeps waiting", async () => {
     const { agent, realm } = createAgent();
     const done = agent.send(script("form").suggestion);
-    const waiting = await realm.host.waitFor((message) => message.type === MOUNT_WAITING && message.waiting);
+    const waiting = await realm.host.waitFor((message) => message.kind === MOUNT_WAITING && message.waiting);
     realm.sendUiEvent(
       realm.host.submitEvent(waiting.mountId, { name: " ", size: "medium", count: "12", extraCheese: false }),
     );
-    await realm.host.waitFor((message) => message.type === "mount-form-errors");
+    await realm.host.waitFor((message) => message.kind === "form-errors");
     expect(realm.host.mount(waiting.mountId).formErrors).toEqual({ name: "Who is it for?", count: "Ten at most" });
     expect(agent.busy).toBe(true);
     expect(realm.host.mount(waiting.mountId).waiting).toBe(true);

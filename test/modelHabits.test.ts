@@ -11,7 +11,7 @@ const FENCE = "```";
 const reply = (code: string) => `Here it is.\n\n${FENCE}tsx agent.run\n${code}\n${FENCE}\n`;
 const opened = (messages: MountRealmMessage[]) =>
   messages.filter(
-    (message): message is Extract<MountRealmMessage, { type: "mount-open" }> => message.type === MOUNT_OPEN,
+    (message): message is Extract<MountRealmMessage, { type: "mount"; kind: "open" }> => message.kind === MOUNT_OPEN,
   );
 
 const COUNTER = `import React, { useState } from "react";

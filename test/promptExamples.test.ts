@@ -28,7 +28,7 @@ function example(marker: string): string {
 
 const opened = (messages: MountRealmMessage[]) =>
   messages.filter(
-    (message): message is Extract<MountRealmMessage, { type: "mount-open" }> => message.type === MOUNT_OPEN,
+    (message): message is Extract<MountRealmMessage, { type: "mount"; kind: "open" }> => message.kind === MOUNT_OPEN,
   );
 
 describe("system prompt examples", () => {
@@ -44,7 +44,7 @@ describe("system prompt examples", () => {
       const running = session.run(text, 3);
       // A form example waits for the person: submit valid values once it asks.
       void session.host
-        .waitFor((message) => message.type === MOUNT_WAITING && message.waiting, 5_000)
+        .waitFor((message) => message.kind === MOUNT_WAITING && message.waiting, 5_000)
         .then((message) =>
           session.ui.handleUiEvent(
             session.host.submitEvent(message.mountId, { city: "Lisbon", days: "4", hotel: true }),
@@ -75,7 +75,7 @@ describe("system prompt examples", () => {
   it("form: mounts a form, waits for the person, validates, then the code continues and logs the values", async () => {
     const session = createSession({ timers: createVirtualClock() });
     const running = session.run(example("tripForm"));
-    const waiting = await session.host.waitFor((message) => message.type === MOUNT_WAITING && message.waiting);
+    const waiting = await session.host.waitFor((message) => message.kind === MOUNT_WAITING && message.waiting);
     const { mountId } = waiting;
     const types = session.host.types(mountId);
     expect(types).toEqual(expect.arrayContaining(["form", "Label", "Input", "Checkbox", "Button"]));
@@ -114,7 +114,7 @@ describe("system prompt examples", () => {
       '<Card className="p-4 grid gap-2"><p className="text-sm">index: 3 of 3</p><Progress value=100></Progress></Card>',
     );
     // It moved through the stages in between, as ops after the first snapshot.
-    expect(result.mountMessages.filter((message) => message.type === MOUNT_OPS).length).toBeGreaterThanOrEqual(3);
+    expect(result.mountMessages.filter((message) => message.kind === MOUNT_OPS).length).toBeGreaterThanOrEqual(3);
     expect(JSON.stringify(open.snapshot)).toContain("starting");
   });
 
@@ -224,7 +224,7 @@ describe("system prompt examples", () => {
   it("run one after another in one realm (distinct names)", async () => {
     const session = createSession({ timers: createVirtualClock(), requests: capabilityHost().requests });
     void session.host
-      .waitFor((message) => message.type === MOUNT_WAITING && message.waiting)
+      .waitFor((message) => message.kind === MOUNT_WAITING && message.waiting)
       .then((message) =>
         session.ui.handleUiEvent(session.host.submitEvent(message.mountId, { city: "Oslo", days: "2", hotel: false })),
       );

@@ -61,8 +61,8 @@ describe("Revive and mount identity", () => {
       const message = agent.getState().messages.find((item) => item.id === id);
       return message?.role === "assistant" ? message.reply.mounts : undefined;
     };
-    const opened = realm.host.messages.filter((message) => message.type === "mount-open");
-    expect(opened.map((message) => message.type === "mount-open" && message.title)).toEqual(["Order a pizza", "Dice"]);
+    const opened = realm.host.messages.filter((message) => message.kind === "open");
+    expect(opened.map((message) => message.kind === "open" && message.title)).toEqual(["Order a pizza", "Dice"]);
     expect(mountsOf("a1")).toEqual([{ mountId: opened[0].mountId, afterBlock: 1, title: "Order a pizza" }]);
     expect(mountsOf("a2")).toEqual([{ mountId: opened[1].mountId, afterBlock: 1, title: "Dice" }]);
   });

@@ -85,7 +85,7 @@ const uiFeedback = (messages: ChatMessage[]) =>
 
 /** The person clicks the mount's button: the page notes the action and sends its id along. */
 function click(agent: Agent, realm: InProcessRealm, text: string): void {
-  const open = realm.host.messages.find((message) => message.type === MOUNT_OPEN)!;
+  const open = realm.host.messages.find((message) => message.kind === MOUNT_OPEN)!;
   const eventId = agent.noteUiEvent();
   expect(realm.sendUiEvent({ ...realm.host.clickEvent(open.mountId, text), eventId })).toBe(true);
 }
@@ -153,7 +153,7 @@ describe("UI-event turns by identity", () => {
     );
     route(parser.end());
     await realm.flush(10_000);
-    const open = realm.host.messages.find((message) => message.type === MOUNT_OPEN)!;
+    const open = realm.host.messages.find((message) => message.kind === MOUNT_OPEN)!;
     realm.sendUiEvent({ ...realm.host.clickEvent(open.mountId, "Go"), eventId: 41 });
     await expect.poll(() => events.length, { timeout: 5_000 }).toBe(5);
     const summary = events.map((event) => [event.type === "console" ? event.text : event.error.message, event.cause]);
@@ -190,7 +190,7 @@ describe("UI-event turns by identity", () => {
     );
     route(parser.end());
     await realm.flush(10_000);
-    const open = realm.host.messages.find((message) => message.type === MOUNT_OPEN)!;
+    const open = realm.host.messages.find((message) => message.kind === MOUNT_OPEN)!;
     realm.sendUiEvent({ ...realm.host.clickEvent(open.mountId, "Go"), eventId: 42 });
     await expect.poll(() => events.length, { timeout: 5_000 }).toBe(3);
     expect(events.map((event) => [event.text, event.cause])).toEqual([
@@ -208,12 +208,12 @@ describe("UI-event turns by identity", () => {
     route(parser.push(`${FENCE}tsx agent.run\n` + COUNTER_AND_CLOCK + `${FENCE}\n`));
     route(parser.end());
     await realm.flush(10_000);
-    const opened = realm.host.messages.filter((message) => message.type === MOUNT_OPEN);
+    const opened = realm.host.messages.filter((message) => message.kind === MOUNT_OPEN);
     const counter = opened.find((message) => message.title === "Counter")!;
     const clock = opened.find((message) => message.title === "Clock")!;
-    const ops: Extract<MountRealmMessage, { type: typeof MOUNT_OPS }>[] = [];
+    const ops: Extract<MountRealmMessage, { kind: typeof MOUNT_OPS }>[] = [];
     realm.subscribeMounts((message) => {
-      if (message.type === MOUNT_OPS) ops.push(message);
+      if (message.kind === MOUNT_OPS) ops.push(message);
     });
     expect(realm.sendUiEvent({ ...realm.host.clickEvent(counter.mountId, "Add"), eventId: 7 })).toBe(true);
     // The count reaches 11 only after the handler's await; the clock keeps ticking meanwhile.
@@ -236,7 +236,7 @@ describe("UI-event turns by identity", () => {
     );
     await agent.send("Give me a counter and a clock");
     expect(agent.getState().phase).toBe("done");
-    const opened = realm.host.messages.filter((message) => message.type === MOUNT_OPEN);
+    const opened = realm.host.messages.filter((message) => message.kind === MOUNT_OPEN);
     const counter = opened.find((message) => message.title === "Counter")!;
     const eventId = agent.noteUiEvent();
     expect(realm.sendUiEvent({ ...realm.host.clickEvent(counter.mountId, "Add"), eventId })).toBe(true);

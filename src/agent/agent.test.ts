@@ -477,10 +477,10 @@ describe("Agent and mounted UIs", () => {
     // The stream has ended and the loop waits for the realm (a fixed pause here failed under load).
     await vi.waitFor(() => expect(realm.calls).toContain("flush"), { timeout: 5_000 });
     realm.emit({ type: "statement-start", block: 0, statement: 0, line: 2, endLine: 2, source: "mount(...)" });
-    realm.emitMount({ type: "mount-open", mountId: "m1", title: "Form", snapshot: { nodes: [] } });
-    realm.emitMount({ type: "mount-waiting", mountId: "m1", waiting: true });
+    realm.emitMount({ type: "mount", kind: "open", mountId: "m1", title: "Form", snapshot: { nodes: [] } });
+    realm.emitMount({ type: "mount", kind: "waiting", mountId: "m1", waiting: true });
     expect(agent.getState().phase).toBe("waiting-input");
-    realm.emitMount({ type: "mount-waiting", mountId: "m1", waiting: false });
+    realm.emitMount({ type: "mount", kind: "waiting", mountId: "m1", waiting: false });
     expect(agent.getState().phase).toBe("running");
     realm.hangFlush = false;
     realm.abort();
@@ -525,7 +525,7 @@ describe("Agent and the page's mount inbox", () => {
     realm.subscribeMounts = (listener) => inbox.subscribe(listener) as () => boolean;
     const agent = makeAgent(model, realm);
     await agent.send("A counter please");
-    inbox.push({ type: "mount-open", mountId: "s1:m1", title: "Counter", snapshot: { nodes: [] } });
+    inbox.push({ type: "mount", kind: "open", mountId: "s1:m1", title: "Counter", snapshot: { nodes: [] } });
     expect(
       agent
         .getState()
@@ -535,7 +535,8 @@ describe("Agent and the page's mount inbox", () => {
 
     const cause = agent.noteUiEvent();
     inbox.push({
-      type: "mount-ops",
+      type: "mount",
+      kind: "ops",
       mountId: "s1:m1",
       eventId: cause,
       ops: [

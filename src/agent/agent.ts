@@ -350,17 +350,17 @@ export class Agent {
 
   private onMountMessage(message: MountRealmMessage): void {
     this.interaction?.lifecycle.mount(message);
-    if (message.type === "mount-open") {
+    if (message.kind === "open") {
       const running = { replyId: this.listeningTurn()?.replyId, revive: this.reviving };
       const placed = placeMount(this.state.messages, message, running);
       if (!placed) return;
       if (placed.replacedRestored && this.reviving) this.reviving.replaced = true;
       this.setState({ messages: placed.messages });
-    } else if (message.type === "mount-ops") {
+    } else if (message.kind === "ops") {
       // By identity: only changes the realm tagged with a tracked action's id.
       this.uiTurns.mountChanged(message.eventId, message.mountId);
-    } else if (message.type === "mount-waiting" || message.type === "mount-close") {
-      if (message.type === "mount-waiting" && message.waiting) this.waitingMounts.add(message.mountId);
+    } else if (message.kind === "waiting" || message.kind === "close") {
+      if (message.kind === "waiting" && message.waiting) this.waitingMounts.add(message.mountId);
       else this.waitingMounts.delete(message.mountId);
       this.updateWaitingPhase();
     }

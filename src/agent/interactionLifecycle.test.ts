@@ -10,9 +10,9 @@ describe("InteractionLifecycle", () => {
     lifecycle.enter("streaming");
     lifecycle.enter("streaming");
     lifecycle.exec({ type: "statement-end", block: 1, statement: 0, status: "ok", durationMs: 1 } as never);
-    lifecycle.mount({ type: "mount-open", mountId: "m1" });
-    lifecycle.mount({ type: "mount-ops", mountId: "m1" });
-    lifecycle.mount({ type: "mount-ops", mountId: "m0" });
+    lifecycle.mount({ type: "mount", kind: "open", mountId: "m1" });
+    lifecycle.mount({ type: "mount", kind: "ops", mountId: "m1" });
+    lifecycle.mount({ type: "mount", kind: "ops", mountId: "m0" });
     now = 1_400;
     lifecycle.enter("waiting-permission");
     now = 2_000;

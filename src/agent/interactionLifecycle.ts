@@ -79,9 +79,9 @@ export class InteractionLifecycle {
     }
   }
 
-  mount(message: { type: string; mountId: string }): void {
-    if (message.type === "mount-open") this.created.add(message.mountId);
-    else if (message.type === "mount-ops" && !this.created.has(message.mountId)) this.updated.add(message.mountId);
+  mount(message: { type: string; kind: string; mountId: string }): void {
+    if (message.kind === "open") this.created.add(message.mountId);
+    else if (message.kind === "ops" && !this.created.has(message.mountId)) this.updated.add(message.mountId);
   }
 
   usage(usage: { inputTokens?: number; outputTokens?: number } | undefined): void {

@@ -5,7 +5,8 @@ import { createMountRegistry } from "./mountRegistry";
 import type { MountOp, MountRealmMessage } from "../wire/mount";
 
 const open = (mountId: string, nodes = 0): MountRealmMessage => ({
-  type: "mount-open",
+  type: "mount",
+  kind: "open",
   mountId,
   snapshot: {
     nodes: Array.from({ length: nodes }, (_, index) => ({ id: index + 1, type: "span", props: {}, children: [] })),
@@ -37,7 +38,7 @@ describe("createMountInbox", () => {
   test("applies nothing synchronously and a big batch over several tasks", () => {
     const { registry, inbox, tasks, runTask } = setup({ sliceOps: 100 });
     inbox.push(open("m1"));
-    inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(250) });
+    inbox.push({ type: "mount", kind: "ops", mountId: "m1", ops: textOps(250) });
     expect(registry.get("m1")).toBeUndefined();
     runTask();
     // One slice: the open and the first 100 ops.
@@ -54,10 +55,10 @@ describe("createMountInbox", () => {
   test("a big mount-open is applied over several tasks, shown only when whole, before the mount's next ops", () => {
     const { registry, inbox, tasks, runTask } = setup({ sliceOps: 100 });
     const opened: string[] = [];
-    inbox.subscribe((message) => opened.push(message.type));
+    inbox.subscribe((message) => opened.push(`${message.type}-${message.kind}`));
     // 1,000 nodes: 2,000 create/insert ops, 20 slices of 100.
     inbox.push(open("m1", 1000));
-    inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(10, 5000) });
+    inbox.push({ type: "mount", kind: "ops", mountId: "m1", ops: textOps(10, 5000) });
     runTask();
     // Never a partial tree: nothing shown (nor announced) until the snapshot is applied whole.
     expect(registry.get("m1")).toBeUndefined();
@@ -92,7 +93,7 @@ describe("createMountInbox", () => {
     inbox.push(open("m1"));
     inbox.drain();
     for (let index = 0; index < 20; index += 1)
-      inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(100, 1 + index * 100) });
+      inbox.push({ type: "mount", kind: "ops", mountId: "m1", ops: textOps(100, 1 + index * 100) });
     inbox.drain();
     expect(inbox.isSuspended("m1")).toBe(true);
     expect(registry.get("m1")?.getMeta().error).toEqual({
@@ -122,7 +123,7 @@ describe("createMountInbox", () => {
     const { registry, inbox, warnings, advance } = setup({ maxMounts: 3 });
     for (let index = 0; index < 5; index += 1) inbox.push(open(`m${index}`));
     advance(2000);
-    inbox.push({ type: "mount-ops", mountId: "m4", ops: textOps(1) });
+    inbox.push({ type: "mount", kind: "ops", mountId: "m4", ops: textOps(1) });
     inbox.drain();
     expect(registry.ids()).toEqual(["m0", "m1", "m2"]);
     expect(warnings).toHaveLength(1);
@@ -141,10 +142,10 @@ describe("createMountInbox", () => {
   test("listeners hear only what was applied", () => {
     const { inbox } = setup({ maxMounts: 1 });
     const heard: string[] = [];
-    inbox.subscribe((message) => heard.push(`${message.type} ${message.mountId}`));
+    inbox.subscribe((message) => heard.push(`${message.type}-${message.kind} ${message.mountId}`));
     inbox.push(open("m1"));
     inbox.push(open("m2"));
-    inbox.push({ type: "mount-waiting", mountId: "m1", waiting: true });
+    inbox.push({ type: "mount", kind: "waiting", mountId: "m1", waiting: true });
     inbox.drain();
     expect(heard).toEqual(["mount-open m1", "mount-waiting m1"]);
   });
@@ -153,38 +154,41 @@ describe("createMountInbox", () => {
 describe("createMountInbox: its listeners (the agent)", () => {
   test("hear each mount-ops once it is applied whole, with its eventId; a batch cut into slices once, after its last slice", () => {
     const { inbox, tasks, runTask } = setup({ sliceOps: 100 });
-    const heard: { type: string; mountId: string; eventId?: number; ops?: number }[] = [];
+    const heard: { type: string; kind: string; mountId: string; eventId?: number; ops?: number }[] = [];
     inbox.subscribe((message) =>
       heard.push({
         type: message.type,
+        kind: message.kind,
         mountId: message.mountId,
-        ...(message.type === "mount-ops" ? { eventId: message.eventId, ops: message.ops.length } : {}),
+        ...(message.kind === "ops" ? { eventId: message.eventId, ops: message.ops.length } : {}),
       }),
     );
     inbox.push(open("m1"));
-    inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(5), eventId: 7 });
-    inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(150, 100) });
+    inbox.push({ type: "mount", kind: "ops", mountId: "m1", ops: textOps(5), eventId: 7 });
+    inbox.push({ type: "mount", kind: "ops", mountId: "m1", ops: textOps(150, 100) });
     runTask();
     // The open and the small batch are applied; the big one (300 ops) has only begun.
     expect(heard).toEqual([
-      { type: "mount-open", mountId: "m1" },
-      { type: "mount-ops", mountId: "m1", eventId: 7, ops: 10 },
+      { type: "mount", kind: "open", mountId: "m1" },
+      { type: "mount", kind: "ops", mountId: "m1", eventId: 7, ops: 10 },
     ]);
     while (tasks.length > 0) runTask();
-    expect(heard.slice(2)).toEqual([{ type: "mount-ops", mountId: "m1", eventId: undefined, ops: 300 }]);
+    expect(heard.slice(2)).toEqual([{ type: "mount", kind: "ops", mountId: "m1", eventId: undefined, ops: 300 }]);
   });
 
   test("do not hear ops the inbox dropped: a batch cut short, or any batch of a paused mount", () => {
     const { inbox, registry } = setup({ maxTotalNodes: 10, sliceOps: 20 });
     const heard: string[] = [];
     inbox.subscribe((message) =>
-      heard.push(`${message.type} ${message.mountId}${message.type === "mount-ops" ? ` ${message.eventId}` : ""}`),
+      heard.push(
+        `${message.type}-${message.kind} ${message.mountId}${message.kind === "ops" ? ` ${message.eventId}` : ""}`,
+      ),
     );
     inbox.push(open("m1"));
-    inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(4), eventId: 2 });
+    inbox.push({ type: "mount", kind: "ops", mountId: "m1", ops: textOps(4), eventId: 2 });
     // Over the session's node cap within its first slice: the mount is paused and the rest of this batch dropped.
-    inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(30, 10), eventId: 3 });
-    inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(1, 50), eventId: 4 });
+    inbox.push({ type: "mount", kind: "ops", mountId: "m1", ops: textOps(30, 10), eventId: 3 });
+    inbox.push({ type: "mount", kind: "ops", mountId: "m1", ops: textOps(1, 50), eventId: 4 });
     inbox.drain();
     expect(inbox.isSuspended("m1")).toBe(true);
     expect(registry.get("m1")!.nodeCount).toBeLessThan(34);
@@ -195,11 +199,18 @@ describe("createMountInbox: its listeners (the agent)", () => {
 /** A first render in parts, as the realm sends one too big for a message: the open (announcing parts and nodes), then the parts. */
 function partsOpen(mountId: string, nodes: number, partOps: number) {
   const ops = textOps(nodes);
-  const parts: Extract<MountRealmMessage, { type: "mount-open-part" }>[] = [];
+  const parts: Extract<MountRealmMessage, { type: "mount"; kind: "open-part" }>[] = [];
   for (let index = 0; index * partOps < ops.length; index += 1)
-    parts.push({ type: "mount-open-part", mountId, index, ops: ops.slice(index * partOps, (index + 1) * partOps) });
-  const open: Extract<MountRealmMessage, { type: "mount-open" }> = {
-    type: "mount-open",
+    parts.push({
+      type: "mount",
+      kind: "open-part",
+      mountId,
+      index,
+      ops: ops.slice(index * partOps, (index + 1) * partOps),
+    });
+  const open: Extract<MountRealmMessage, { type: "mount"; kind: "open" }> = {
+    type: "mount",
+    kind: "open",
     mountId,
     snapshot: { nodes: [] },
     parts: parts.length,
@@ -212,11 +223,16 @@ describe("createMountInbox: first renders in parts", () => {
   test("an open in parts is built over several tasks, shown once whole and announced once, before the mount's later ops", () => {
     const { registry, inbox, tasks, runTask } = setup({ sliceOps: 100 });
     const heard: string[] = [];
-    inbox.subscribe((message) => heard.push(message.type));
+    inbox.subscribe((message) => heard.push(`${message.type}-${message.kind}`));
     const { open: announce, parts } = partsOpen("m1", 500, 200);
     inbox.push(announce);
     for (const part of parts) inbox.push(part);
-    inbox.push({ type: "mount-ops", mountId: "m1", ops: [{ op: "props", id: 1, props: { className: "later" } }] });
+    inbox.push({
+      type: "mount",
+      kind: "ops",
+      mountId: "m1",
+      ops: [{ op: "props", id: 1, props: { className: "later" } }],
+    });
     let slices = 0;
     while (registry.get("m1") === undefined && tasks.length > 0) {
       runTask();
@@ -239,7 +255,7 @@ describe("createMountInbox: first renders in parts", () => {
     inbox.push(parts[1]);
     inbox.push(parts[0]);
     inbox.push(parts[2]);
-    inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(1, 100) });
+    inbox.push({ type: "mount", kind: "ops", mountId: "m1", ops: textOps(1, 100) });
     inbox.drain();
     expect(registry.get("m1")).toBeUndefined();
     expect(registry.opening("m1")).toBeUndefined();
@@ -249,13 +265,13 @@ describe("createMountInbox: first renders in parts", () => {
 
   test("a part with no open announced is dropped and reported once; a part beyond the announced count changes nothing", () => {
     const { registry, inbox, warnings } = setup();
-    inbox.push({ type: "mount-open-part", mountId: "m9", index: 0, ops: textOps(3) });
-    inbox.push({ type: "mount-open-part", mountId: "m9", index: 1, ops: textOps(3, 4) });
+    inbox.push({ type: "mount", kind: "open-part", mountId: "m9", index: 0, ops: textOps(3) });
+    inbox.push({ type: "mount", kind: "open-part", mountId: "m9", index: 1, ops: textOps(3, 4) });
     expect(inbox.pending).toBe(0);
     const { open: announce, parts } = partsOpen("m1", 10, 20);
     inbox.push(announce);
     inbox.push(parts[0]);
-    inbox.push({ type: "mount-open-part", mountId: "m1", index: 1, ops: textOps(1, 50) });
+    inbox.push({ type: "mount", kind: "open-part", mountId: "m1", index: 1, ops: textOps(1, 50) });
     inbox.drain();
     // Shown when its one announced part was in; the extra part cannot change it.
     expect(registry.get("m1")?.nodeCount).toBe(10);
@@ -283,7 +299,7 @@ describe("createMountInbox: first renders in parts", () => {
     expect(registry.ids()).toEqual(["m3"]);
     expect(warnings[1]).toMatch(/^m4: .*2 mounts \(the limit\)/);
     // A close ends it (nothing shown), and frees its reservation.
-    inbox.push({ type: "mount-close", mountId: "m1" });
+    inbox.push({ type: "mount", kind: "close", mountId: "m1" });
     inbox.drain();
     expect(registry.opening("m1")).toBeUndefined();
     inbox.push(open("m5", 80));
@@ -320,7 +336,7 @@ describe("createMountInbox: first renders in parts", () => {
     const { open: announce, parts } = partsOpen("m1", 30, 20);
     inbox.push(announce);
     inbox.push(parts[0]);
-    inbox.push({ type: "mount-waiting", mountId: "m1", waiting: true });
+    inbox.push({ type: "mount", kind: "waiting", mountId: "m1", waiting: true });
     inbox.push(parts[1]);
     inbox.drain();
     expect(registry.get("m1")).toBeUndefined();
@@ -332,7 +348,7 @@ describe("createMountInbox: first renders in parts", () => {
     const { open: announce, parts } = partsOpen("m1", 40, 20);
     inbox.push(announce);
     inbox.push(parts[0]);
-    inbox.push({ type: "mount-open", mountId: "m2", snapshot: { nodes: [] } });
+    inbox.push({ type: "mount", kind: "open", mountId: "m2", snapshot: { nodes: [] } });
     inbox.push(parts[1]); // the fourth message in a second: dropped
     inbox.drain();
     expect(registry.get("m1")).toBeUndefined();
@@ -349,7 +365,7 @@ describe("createMountInbox: first renders in parts", () => {
       const { registry, inbox, tasks, runTask } = setup();
       inbox.push(open("m1"));
       while (tasks.length > 0) runTask();
-      inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(3), eventId: 7 });
+      inbox.push({ type: "mount", kind: "ops", mountId: "m1", ops: textOps(3), eventId: 7 });
       expect(children(registry)).toBe(3);
       expect(inbox.pending).toBe(0);
       expect(tasks).toHaveLength(0);
@@ -359,7 +375,7 @@ describe("createMountInbox: first renders in parts", () => {
       const { registry, inbox, tasks, runTask } = setup({ sliceOps: 100 });
       inbox.push(open("m1"));
       while (tasks.length > 0) runTask();
-      inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(150), eventId: 7 });
+      inbox.push({ type: "mount", kind: "ops", mountId: "m1", ops: textOps(150), eventId: 7 });
       // 300 ops: one slice of 100 now (50 create/insert pairs), the rest in two later tasks.
       expect(children(registry)).toBe(50);
       expect(tasks).toHaveLength(1);
@@ -373,9 +389,10 @@ describe("createMountInbox: first renders in parts", () => {
       const { registry, inbox, tasks, runTask } = setup();
       inbox.push(open("m1"));
       while (tasks.length > 0) runTask();
-      inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(2) });
+      inbox.push({ type: "mount", kind: "ops", mountId: "m1", ops: textOps(2) });
       inbox.push({
-        type: "mount-ops",
+        type: "mount",
+        kind: "ops",
         mountId: "m1",
         ops: [{ op: "remove", parent: ROOT_NODE_ID, child: 1 }],
         eventId: 7,
@@ -389,7 +406,7 @@ describe("createMountInbox: first renders in parts", () => {
       const { registry, inbox, warnings, tasks, runTask } = setup({ maxOpsPerMountPerSecond: 10 });
       inbox.push(open("m1"));
       while (tasks.length > 0) runTask();
-      inbox.push({ type: "mount-ops", mountId: "m1", ops: textOps(20), eventId: 7 });
+      inbox.push({ type: "mount", kind: "ops", mountId: "m1", ops: textOps(20), eventId: 7 });
       expect(children(registry)).toBe(0);
       expect(inbox.isSuspended("m1")).toBe(true);
       expect(warnings[0]).toMatch(/^m1: mount m1 was paused/);

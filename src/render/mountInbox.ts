@@ -49,7 +49,7 @@ import { MOUNT_OPEN_PART } from "../wire/mount";
 import type { MountOpening, MountRegistry } from "./mountRegistry";
 import { snapshotNodeCount } from "./mountSnapshot";
 
-type OpenMessage = Extract<MountRealmMessage, { type: typeof MOUNT_OPEN }>;
+type OpenMessage = Extract<MountRealmMessage, { kind: typeof MOUNT_OPEN }>;
 
 /** One mount-open as it arrived: its parts (queued after it) find their open by this object, not by the mount's id. */
 interface Announcement {
@@ -112,7 +112,7 @@ export interface MountInbox {
 
 interface Entry {
   mountId: string;
-  type: MountRealmMessage["type"];
+  kind: MountRealmMessage["kind"];
   message: MountRealmMessage;
   /** For mount-ops: the next op to apply; for a part: 1 once it was handed to its open. */
   offset: number;
@@ -203,17 +203,17 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
 
   /** Apply one entry (or part of it, up to the slice's op budget); false when the entry is not finished. The port validated the message once: the registry applies it as it is. */
   const apply = (entry: Entry): boolean => {
-    const { mountId, type, message } = entry;
-    if (type === MOUNT_OPEN) return applyOpen(entry);
-    if (type === MOUNT_OPEN_PART) return applyPart(entry);
+    const { mountId, kind, message } = entry;
+    if (kind === MOUNT_OPEN) return applyOpen(entry);
+    if (kind === MOUNT_OPEN_PART) return applyPart(entry);
     if (suspended.has(mountId)) {
-      if (type === MOUNT_CLOSE) {
+      if (kind === MOUNT_CLOSE) {
         registry.apply(message);
         forget(mountId);
       }
       return true;
     }
-    if (message.type === MOUNT_OPS) {
+    if (message.kind === MOUNT_OPS) {
       const ops = message.ops;
       const end = Math.min(ops.length, entry.offset + Math.max(1, limits.sliceOps - sliceUsed));
       sliceUsed += end - entry.offset;
@@ -232,7 +232,7 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
     }
     registry.apply(message);
     forget(mountId);
-    if (registry.get(mountId) || type === MOUNT_CLOSE) emit(message);
+    if (registry.get(mountId) || kind === MOUNT_CLOSE) emit(message);
     return true;
   };
 
@@ -302,7 +302,7 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
     }
     if (entry.offset === 0) {
       entry.offset = 1;
-      const part = entry.message as Extract<MountRealmMessage, { type: typeof MOUNT_OPEN_PART }>;
+      const part = entry.message as Extract<MountRealmMessage, { kind: typeof MOUNT_OPEN_PART }>;
       opening.addPart(part.index, part.ops);
     }
     return stepOpening(mountId, opening);
@@ -370,30 +370,30 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
 
   return {
     push(message) {
-      const { type, mountId } = message;
+      const { kind, mountId } = message;
       roll();
       windowMessages += 1;
-      const ops = message.type === MOUNT_OPS ? message.ops.length : 0;
+      const ops = message.kind === MOUNT_OPS ? message.ops.length : 0;
       if (windowMessages > limits.maxMessagesPerSecond) {
         warn(
           undefined,
           "max-messages",
           `the sandbox sent more than ${limits.maxMessagesPerSecond} UI messages in a second; the excess was dropped.`,
         );
-        if (type === MOUNT_OPS) suspend(mountId, "it sent more UI messages than the page accepts per second");
+        if (kind === MOUNT_OPS) suspend(mountId, "it sent more UI messages than the page accepts per second");
         // A first render missing a part can never be whole.
-        if (type === MOUNT_OPEN) announced.delete(mountId);
-        if (type === MOUNT_OPEN_PART) {
+        if (kind === MOUNT_OPEN) announced.delete(mountId);
+        if (kind === MOUNT_OPEN_PART) {
           const announcement = announced.get(mountId);
           if (announcement) announcement.broken = true;
         }
         return;
       }
-      if (type === MOUNT_OPEN) {
+      if (kind === MOUNT_OPEN) {
         const announcement: Announcement = { broken: false };
         announced.set(mountId, announcement);
-        queue.push({ mountId, type, message, offset: 0, ops: 0, announcement });
-      } else if (type === MOUNT_OPEN_PART) {
+        queue.push({ mountId, kind, message, offset: 0, ops: 0, announcement });
+      } else if (kind === MOUNT_OPEN_PART) {
         // Joins the latest open of its mount, whatever happens to the mount meanwhile; with none, it has nothing to build.
         const announcement = announced.get(mountId);
         if (!announcement) {
@@ -404,11 +404,11 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
           );
           return;
         }
-        queue.push({ mountId, type, message, offset: 0, ops: 0, announcement });
+        queue.push({ mountId, kind, message, offset: 0, ops: 0, announcement });
       } else if (suspended.has(mountId)) {
-        if (type === MOUNT_CLOSE) queue.push({ mountId, type, message, offset: 0, ops: 0 });
+        if (kind === MOUNT_CLOSE) queue.push({ mountId, kind, message, offset: 0, ops: 0 });
         else return;
-      } else if (type === MOUNT_OPS) {
+      } else if (kind === MOUNT_OPS) {
         windowOps += ops;
         const mine = (windowOpsByMount.get(mountId) ?? 0) + ops;
         windowOpsByMount.set(mountId, mine);
@@ -422,11 +422,11 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
           return;
         }
         backlog.set(mountId, queued);
-        queue.push({ mountId, type, message, offset: 0, ops });
+        queue.push({ mountId, kind, message, offset: 0, ops });
         // A UI event's answer with nothing ahead of it: now, in this task (one slice at most).
         if (message.eventId !== undefined && queue.length - head === 1) return applySlice();
       } else {
-        queue.push({ mountId, type, message, offset: 0, ops: 0 });
+        queue.push({ mountId, kind, message, offset: 0, ops: 0 });
       }
       requestSlice();
     },

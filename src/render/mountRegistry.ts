@@ -16,7 +16,7 @@ import {
   validateMountMessage,
   type MountRealmMessage,
 } from "./contract";
-import { MOUNT_OPEN_PART } from "../wire/mount";
+import { MOUNT, MOUNT_OPEN_PART } from "../wire/mount";
 // Not the catalog or MountView: they load with the first mount drawn (drawable.ts).
 import { REFUSED_TYPES, isDrawableType, reportUnknownComponent } from "./drawable";
 import { createMountStore, fromSnapshot, type MountLimits, type MountStore } from "./mountStore";
@@ -72,7 +72,7 @@ export interface MountRegistry {
    * store) only when whole. Replaces an open of the same id under way.
    * `apply` of a mount-open or a part is the same in one step.
    */
-  beginOpen(message: Extract<MountRealmMessage, { type: typeof MOUNT_OPEN }>): MountOpening;
+  beginOpen(message: Extract<MountRealmMessage, { kind: typeof MOUNT_OPEN }>): MountOpening;
   /** The open of `mountId` under way (announced, not yet shown), if any. */
   opening(mountId: string): MountOpening | undefined;
   /** The realm is gone (reset, crash): live mounts stay visible, inert. */
@@ -84,7 +84,7 @@ export interface MountRegistry {
 export interface MountOpening {
   readonly mountId: string;
   /** The message that announced it (the agent hears of it once it is shown). */
-  readonly message: Extract<MountRealmMessage, { type: typeof MOUNT_OPEN }>;
+  readonly message: Extract<MountRealmMessage, { kind: typeof MOUNT_OPEN }>;
   /** Nodes announced: the snapshot's, or `nodes` when parts follow. The session's caps reserve them. */
   readonly nodes: number;
   /** Ops received and not yet applied. */
@@ -142,13 +142,13 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
       return registry.apply(checked.message);
     },
     apply(message) {
-      if (message.type === MOUNT_OPEN) {
+      if (message.kind === MOUNT_OPEN) {
         const opening = registry.beginOpen(message);
         opening.step(Infinity);
         return [...opening.errors];
       }
       const opening = openings.get(message.mountId);
-      if (message.type === MOUNT_OPEN_PART) {
+      if (message.kind === MOUNT_OPEN_PART) {
         if (!opening) {
           const error = renderError(
             "open-abandoned",
@@ -163,7 +163,7 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
         return opening.errors.slice(before);
       }
       // Parts come all at once, before anything else for their mount.
-      if (opening) opening.abandon(`${message.type} came before the last part of its first render`);
+      if (opening) opening.abandon(`mount-${message.kind} came before the last part of its first render`);
       const store = stores.get(message.mountId);
       if (!store) {
         const error = renderError("unknown-mount", `no mount "${message.mountId.slice(0, 64)}"`, {
@@ -172,7 +172,7 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
         options.onError?.(message.mountId, error);
         return [error];
       }
-      switch (message.type) {
+      switch (message.kind) {
         case MOUNT_OPS: {
           const errors = store.apply(message.ops);
           checkTypes(
@@ -316,7 +316,7 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
     },
     opening: (mountId) => openings.get(mountId),
     beginRestore(mountId, snapshot, title) {
-      const checked = validateMountMessage({ type: MOUNT_OPEN, mountId, snapshot });
+      const checked = validateMountMessage({ type: MOUNT, kind: MOUNT_OPEN, mountId, snapshot });
       if (!checked.ok) {
         // Reported and shown as the one-shot path shows it (an empty, inert panel with the error).
         const result = fromSnapshot(snapshot, storeOptions(mountId, title));

@@ -193,10 +193,10 @@ describe("a malformed op is refused once, at the gate, and never applied", () =>
     it(name, () => {
       const errors: RenderError[] = [];
       const registry = createMountRegistry({ onError: (_mountId, error) => errors.push(error) });
-      registry.receive({ type: "mount-open", mountId: "m1", snapshot: { nodes: [] } });
-      expect(registry.receive({ type: "mount-ops", mountId: "m1", ops: setup })).toEqual([]);
+      registry.receive({ type: "mount", kind: "open", mountId: "m1", snapshot: { nodes: [] } });
+      expect(registry.receive({ type: "mount", kind: "ops", mountId: "m1", ops: setup })).toEqual([]);
       const before = JSON.stringify(registry.get("m1")!.toSnapshot());
-      const message = { type: "mount-ops", mountId: "m1", ops: bad === undefined ? "ops" : [bad] };
+      const message = { type: "mount", kind: "ops", mountId: "m1", ops: bad === undefined ? "ops" : [bad] };
       const checked = validateMountMessage(message);
       expect(checked.ok).toBe(false);
       if (!checked.ok) expect(checked.reason).toMatch(reason);
@@ -211,10 +211,11 @@ describe("a malformed op is refused once, at the gate, and never applied", () =>
 
   it("agrees with the wire on non-finite numbers: they arrive as null, not as an error", () => {
     const registry = createMountRegistry();
-    registry.receive({ type: "mount-open", mountId: "m1", snapshot: { nodes: [] } });
+    registry.receive({ type: "mount", kind: "open", mountId: "m1", snapshot: { nodes: [] } });
     expect(
       registry.receive({
-        type: "mount-ops",
+        type: "mount",
+        kind: "ops",
         mountId: "m1",
         ops: [{ op: "create", id: 1, type: "div", props: { x: Infinity } }],
       }),

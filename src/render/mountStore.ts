@@ -28,6 +28,7 @@ import {
   TEXT_NODE_TYPE,
   isHandlerMarker,
   validateMountMessage,
+  MOUNT,
   MOUNT_OPEN,
   MAX_TREE_DEPTH,
   type FormValues,
@@ -585,7 +586,7 @@ export function createMountStore(options: MountStoreOptions): MountStore {
     load(snapshot) {
       // Shape first, with the wire's own validator (it rebuilds the value);
       // then the same checked path as ops.
-      const checked = validateMountMessage({ type: MOUNT_OPEN, mountId, snapshot });
+      const checked = validateMountMessage({ type: MOUNT, kind: MOUNT_OPEN, mountId, snapshot });
       clear();
       if (!checked.ok) {
         fail("invalid-snapshot", `snapshot rejected: ${checked.reason}`, {});

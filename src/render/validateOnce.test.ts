@@ -9,7 +9,8 @@ import { createMountRegistry } from "./mountRegistry";
 describe("one gate for mount messages", () => {
   it("a type name the wire accepts (with `:`) is accepted by the store too, and drawn as unknown", () => {
     const message = {
-      type: "mount-open",
+      type: "mount",
+      kind: "open",
       mountId: "r1:m1",
       snapshot: { nodes: [{ id: 1, type: "svg:rect", props: {}, children: [] }] },
     };
@@ -25,10 +26,12 @@ describe("one gate for mount messages", () => {
 
   it("`receive` (no port in front) still refuses what the gate refuses; `apply` takes the gate's output as it is", () => {
     const registry = createMountRegistry();
-    expect(registry.receive({ type: "mount-ops", mountId: "m1", ops: "nope" }).map((error) => error.code)).toEqual([
-      "invalid-op",
-    ]);
-    expect(registry.apply({ type: "mount-open", mountId: "m1", title: "T", snapshot: { nodes: [] } })).toEqual([]);
+    expect(
+      registry.receive({ type: "mount", kind: "ops", mountId: "m1", ops: "nope" }).map((error) => error.code),
+    ).toEqual(["invalid-op"]);
+    expect(registry.apply({ type: "mount", kind: "open", mountId: "m1", title: "T", snapshot: { nodes: [] } })).toEqual(
+      [],
+    );
     expect(registry.ids()).toEqual(["m1"]);
   });
 });

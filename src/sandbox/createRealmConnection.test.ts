@@ -120,10 +120,10 @@ describe("createRealmConnection", () => {
 
   it("delivers validated mount messages to onMount", async () => {
     const { realm, handlers } = connect();
-    realm.postMessage({ type: "mount-close", mountId: "m1", extra: "dropped" });
-    realm.postMessage({ type: "mount-ops", mountId: "m1", ops: "not ops" });
+    realm.postMessage({ type: "mount", kind: "close", mountId: "m1", extra: "dropped" });
+    realm.postMessage({ type: "mount", kind: "ops", mountId: "m1", ops: "not ops" });
     await eventually(() => expect(handlers.onInvalid).toHaveBeenCalledTimes(1));
-    expect(handlers.onMount).toHaveBeenCalledWith({ type: "mount-close", mountId: "m1" });
+    expect(handlers.onMount).toHaveBeenCalledWith({ type: "mount", kind: "close", mountId: "m1" });
     expect(handlers.onEvent).not.toHaveBeenCalled();
   });
 

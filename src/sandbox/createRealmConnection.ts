@@ -19,11 +19,17 @@
  * sooner (`busy`) than when the realm might be legitimately busy with its
  * own work between statements (`timeoutMs`).
  */
-import { ABORT, CALL, CANCEL, EXEC_EVENT, FLUSH, HEARTBEAT, PING, READY, RESULT } from "../wire/constants";
+import type { HostMethod } from "../wire/constants";
 import { createRequests } from "../wire/createRequests";
 import type { ExecEvent } from "../wire/events";
-import { isMountMessageType, type MountRealmMessage } from "../wire/mount";
-import type { HostMessage, RealmMessage, RequestId, ServiceError } from "../wire/types";
+import type { JsonValue, MountRealmMessage } from "../wire/mount";
+import {
+  dispatch,
+  type HostMessage,
+  type RealmMessageHandlers,
+  type RequestId,
+  type ServiceError,
+} from "../wire/types";
 import type { RealmHostErrorCode } from "./RealmHostError";
 import { toServiceError } from "./HostServiceError";
 import { RealmHostError } from "./RealmHostError";
@@ -44,6 +50,8 @@ export interface RealmConnectionHandlers {
 }
 
 export interface RequestOptions {
+  /** What the method is called with (TOOLS: `{tools}`); default `null`. */
+  payload?: JsonValue;
   /** `Infinity` or `null`: wait until cancelled. */
   timeoutMs?: number | null;
   signal?: AbortSignal;
@@ -64,8 +72,8 @@ export interface HeartbeatOptions {
 
 export interface RealmConnection {
   send(message: HostMessage): void;
-  /** Call a method of the realm; resolves when it answers. */
-  request(method: typeof FLUSH | typeof ABORT, options?: RequestOptions): Promise<void>;
+  /** Call a method of the realm (FLUSH, ABORT, TOOLS); resolves when it answers. */
+  request(method: HostMethod, options?: RequestOptions): Promise<void>;
   /** Start probing; until then a silent realm is not judged (it may be warming up). */
   startHeartbeat(options: HeartbeatOptions): void;
   /** Ask for a heartbeat now and report unresponsive if none comes within `timeoutMs`. */
@@ -79,7 +87,7 @@ export interface RealmConnection {
   endServiceRequests(error: ServiceError): void;
   /** Realm → host requests whose answer is still owed. */
   serviceRequestsInFlight(): number;
-  /** FLUSH / ABORT calls of the host still waiting for the realm's answer. */
+  /** Calls of the host's (FLUSH, ABORT, TOOLS) still waiting for the realm's answer. */
   requestsInFlight(): number;
   /** Stop everything, reject pending requests with `reason`, abort services in flight. Idempotent. */
   close(reason: RealmHostError): void;
@@ -93,10 +101,6 @@ export interface RealmConnectionOptions {
   /** The host service answering the realm's CALLs of that name (none: `unknown-service`). */
   service?: (name: string) => HostService | undefined;
   now?: () => number;
-}
-
-function isMountMessage(message: RealmMessage): message is MountRealmMessage {
-  return isMountMessageType(message.type);
 }
 
 export function createRealmConnection(options: RealmConnectionOptions): RealmConnection {
@@ -140,7 +144,7 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
   const ping = () => {
     seq += 1;
     outstanding = { seq, sentAt: now() };
-    send({ type: PING, seq });
+    send({ type: "ping", seq });
   };
 
   const tick = ({ intervalMs, timeoutMs, busy }: HeartbeatOptions) => {
@@ -156,33 +160,30 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
     if (busy && gap <= 2 * intervalMs + 50 && silentMs > busy.timeoutMs && busy.isBusy()) return unresponsive();
   };
 
+  /** One handler per tag of the realm → host table (src/wire/types.ts): the compiler asks for a new entry's. */
+  const receive: RealmMessageHandlers = {
+    ready: (message) => handlers.onReady(message.version, { loadMs: message.loadMs, warmupMs: message.warmupMs }),
+    heartbeat(message) {
+      if (outstanding && message.seq === outstanding.seq) {
+        lastAnswered = outstanding.seq;
+        outstanding = undefined;
+      } else if (lastAnswered > 0 && message.seq === lastAnswered) {
+        lastPulse = now();
+      }
+    },
+    "exec-event": (message) => handlers.onEvent(message.event),
+    // The realm's calls of host services, its answers to our methods, its withdrawals.
+    call: (message) => requests.receive(message),
+    result: (message) => requests.receive(message),
+    cancel: (message) => requests.receive(message),
+    mount: (message) => handlers.onMount(message),
+  };
+
   const onMessage = (event: MessageEvent) => {
     if (closed) return;
     const result = validateRealmMessage(event.data);
     if (!result.ok) return handlers.onInvalid(result.reason);
-    const message: RealmMessage = result.message;
-    if (isMountMessage(message)) return handlers.onMount(message);
-    switch (message.type) {
-      case READY:
-        return handlers.onReady(message.version, { loadMs: message.loadMs, warmupMs: message.warmupMs });
-      case HEARTBEAT:
-        if (outstanding && message.seq === outstanding.seq) {
-          lastAnswered = outstanding.seq;
-          outstanding = undefined;
-        } else if (lastAnswered > 0 && message.seq === lastAnswered) {
-          lastPulse = now();
-        }
-        return;
-      case EXEC_EVENT:
-        return handlers.onEvent(message.event);
-      case CALL:
-      case RESULT:
-      case CANCEL:
-        // The realm's calls of host services, its answers to FLUSH and ABORT, its withdrawals.
-        return requests.receive(message);
-      default:
-        return message satisfies never;
-    }
+    dispatch(receive, result.message);
   };
 
   const onClose = () => {
@@ -200,7 +201,10 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
     send,
 
     async request(method, requestOptions = {}) {
-      await requests.call(method, null, { timeoutMs: requestOptions.timeoutMs ?? null, signal: requestOptions.signal });
+      await requests.call(method, requestOptions.payload ?? null, {
+        timeoutMs: requestOptions.timeoutMs ?? null,
+        signal: requestOptions.signal,
+      });
     },
 
     startHeartbeat(heartbeat) {

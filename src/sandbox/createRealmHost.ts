@@ -23,7 +23,7 @@
  *     not a Babel load. It is started a while after the current realm is
  *     ready, so it never competes with the first start.
  */
-import { ABORT, BEGIN_REPLY, BLOCK, FLUSH, SERVICE_NAME_PATTERN, TOOLS, WIRE_VERSION } from "../wire/constants";
+import { ABORT, BLOCK, FLUSH, SERVICE_NAME_PATTERN, TOOLS, WIRE_VERSION } from "../wire/constants";
 import type { ToolDescriptor } from "../wire/capabilities";
 import { createDeferred } from "../wire/createDeferred";
 import type { ExecEvent } from "../wire/events";
@@ -265,7 +265,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       },
     });
     // Waits in the port until the realm listens, like any command sent before READY.
-    realm.connection.send({ type: TOOLS, tools });
+    sendTools(realm);
     realm.bootTimer = setTimeout(() => {
       if (isBooted(realm.phase)) return;
       const is = role(realm);
@@ -413,6 +413,15 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       .finally(() => void (stopping -= 1));
   }
 
+  /**
+   * The tools, whole, to one realm (its TOOLS method; the call waits in the
+   * port until the realm listens). The realm answers `null`; a realm that
+   * ends first ends the call with it, which is nothing to report.
+   */
+  function sendTools(realm: Realm): void {
+    realm.connection.request(TOOLS, { payload: { tools } }).catch(() => undefined);
+  }
+
   function send(message: HostMessage): void {
     if (disposed || dropping) return;
     current.connection.send(message);
@@ -424,7 +433,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     beginReply() {
       if (disposed) return;
       dropping = false;
-      send({ type: BEGIN_REPLY });
+      send({ type: BLOCK, event: { type: "begin-reply" } });
     },
     sendBlock: (event) => send({ type: BLOCK, event }),
 
@@ -479,8 +488,8 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     setTools(next) {
       tools = next;
       if (disposed) return;
-      current.connection.send({ type: TOOLS, tools });
-      spare?.connection.send({ type: TOOLS, tools });
+      sendTools(current);
+      if (spare) sendTools(spare);
     },
 
     reset(reason) {

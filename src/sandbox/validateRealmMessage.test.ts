@@ -88,6 +88,10 @@ describe("validateRealmMessage", () => {
       { type: RESULT, id: 1, ok: false, error: { code: "Not A Code", message: "x" } },
       { type: CANCEL, id: -1 },
       { type: "flushed", id: 1 },
+      // Tags this port no longer has: the mount kinds are a field now.
+      { type: "mount-ops", mountId: "m1", ops: [] },
+      { type: "mount", mountId: "m1", ops: [] },
+      { type: "mount", kind: "toString", mountId: "m1" },
       { type: "service-request", id: 1, service: "echo", payload: null, timeoutMs: null },
       { type: EXEC_EVENT },
       { type: EXEC_EVENT, event: { type: "mount" } },
@@ -104,6 +108,7 @@ describe("validateRealmMessage", () => {
       { type: EXEC_EVENT, event: Object.assign(Object.create({ polluted: true }), { type: "block-done", block: 0 }) },
     ];
     for (const value of cases) expect(bad(value)).toMatch(/./);
+    expect(bad({ type: "mount", kind: "opened", mountId: "m1" })).toBe("kind has an unknown value");
   });
 
   it("caps long strings instead of rejecting them", () => {
@@ -130,8 +135,14 @@ describe("validateRealmMessage", () => {
       value: [1],
     });
     expect(
-      ok({ type: "mount-ops", mountId: "m1", ops: [{ op: "insert", parent: 0, child: 1, evil: true }], extra: 1 }),
-    ).toEqual({ type: "mount-ops", mountId: "m1", ops: [{ op: "insert", parent: 0, child: 1 }] });
+      ok({
+        type: "mount",
+        kind: "ops",
+        mountId: "m1",
+        ops: [{ op: "insert", parent: 0, child: 1, evil: true }],
+        extra: 1,
+      }),
+    ).toEqual({ type: "mount", kind: "ops", mountId: "m1", ops: [{ op: "insert", parent: 0, child: 1 }] });
   });
 
   it("refuses hostile requests and names where they fail", () => {
@@ -148,13 +159,18 @@ describe("validateRealmMessage", () => {
       bad({ type: EXEC_EVENT, event: { type: "console", block: 0, statement: 0, level: "trace", text: "x" } }),
     ).toBe("event.level has an unknown value");
     expect(
-      bad({ type: "mount-ops", mountId: "m1", ops: [{ op: "props", id: 1, props: { a: [1, { b: new Map() }] } }] }),
+      bad({
+        type: "mount",
+        kind: "ops",
+        mountId: "m1",
+        ops: [{ op: "props", id: 1, props: { a: [1, { b: new Map() }] } }],
+      }),
     ).toBe("ops[0].props.a[1].b is not a plain object");
   });
 
   it("caps long strings in mount messages the same way, saying so", () => {
     const text = "y".repeat(MAX_WIRE_STRING + 5);
-    const message = ok({ type: "mount-ops", mountId: "m1", ops: [{ op: "text", id: 1, text }] });
+    const message = ok({ type: "mount", kind: "ops", mountId: "m1", ops: [{ op: "text", id: 1, text }] });
     const capped = (message as { ops: { text: string }[] }).ops[0].text;
     expect(capped.startsWith("y".repeat(MAX_WIRE_STRING))).toBe(true);
     expect(capped).toContain("5 more characters dropped");
@@ -163,13 +179,16 @@ describe("validateRealmMessage", () => {
   it("rejects a mount message bigger than one task should clone and check (the realm sends big first renders in parts)", () => {
     const creates = (count: number) =>
       Array.from({ length: count }, (_, index) => ({ op: "create", id: index + 1, type: "span", props: {} }));
-    expect(ok({ type: "mount-ops", mountId: "m1", ops: creates(MAX_OPS_PER_MESSAGE) }).type).toBe("mount-ops");
-    expect(bad({ type: "mount-ops", mountId: "m1", ops: creates(MAX_OPS_PER_MESSAGE + 1) })).toBe(
+    expect(ok({ type: "mount", kind: "ops", mountId: "m1", ops: creates(MAX_OPS_PER_MESSAGE) })).toMatchObject({
+      type: "mount",
+      kind: "ops",
+    });
+    expect(bad({ type: "mount", kind: "ops", mountId: "m1", ops: creates(MAX_OPS_PER_MESSAGE + 1) })).toBe(
       "ops has too many entries",
     );
-    expect(bad({ type: "mount-open-part", mountId: "m1", index: 0, ops: creates(MAX_OPS_PER_MESSAGE + 1) })).toBe(
-      "ops has too many entries",
-    );
+    expect(
+      bad({ type: "mount", kind: "open-part", mountId: "m1", index: 0, ops: creates(MAX_OPS_PER_MESSAGE + 1) }),
+    ).toBe("ops has too many entries");
     const wide = {
       id: 1,
       type: "div",
@@ -180,6 +199,8 @@ describe("validateRealmMessage", () => {
         text: "x",
       })),
     };
-    expect(bad({ type: "mount-open", mountId: "m1", snapshot: { nodes: [wide] } })).toBe("snapshot has too many nodes");
+    expect(bad({ type: "mount", kind: "open", mountId: "m1", snapshot: { nodes: [wide] } })).toBe(
+      "snapshot has too many nodes",
+    );
   });
 });

@@ -98,7 +98,7 @@ describe("restoring saved mounts", () => {
     const scheduler = manualScheduler();
     const snapshots = new MountSnapshots(registry, { schedule: scheduler.schedule, now: () => 0 });
     snapshots.restore([{ mountId: "r1:m1", snapshot: { title: "old", tree: bigTree(3_000, "old") } }]);
-    registry.receive({ type: "mount-open", mountId: "r1:m1", title: "live", snapshot: bigTree(1, "live") });
+    registry.receive({ type: "mount", kind: "open", mountId: "r1:m1", title: "live", snapshot: bigTree(1, "live") });
     while (scheduler.queued > 0) scheduler.runOne();
     expect(registry.get("r1:m1")!.getMeta().title).toBe("live");
     expect(registry.get("r1:m1")!.nodeCount).toBe(3);
@@ -144,7 +144,7 @@ describe("saving", () => {
       limits: { sliceMs: 8 },
     });
     const ids = Array.from({ length: 15 }, (_, index) => `r1:m${index}`);
-    for (const id of ids) registry.receive({ type: "mount-open", mountId: id, snapshot: bigTree(500) });
+    for (const id of ids) registry.receive({ type: "mount", kind: "open", mountId: id, snapshot: bigTree(500) });
     const written: string[] = [];
     const writer = {
       markMountDirty: (entry: { mountId: string }) => {
@@ -175,8 +175,8 @@ describe("the cap on saved snapshots", () => {
       limits: { maxMountChars: 20_000 },
       onCut: (_id, message) => void told.push(message),
     });
-    registry.receive({ type: "mount-open", mountId: "r1:m1", title: "big", snapshot: bigTree(2_000) });
-    registry.receive({ type: "mount-open", mountId: "r1:m2", title: "small", snapshot: bigTree(3) });
+    registry.receive({ type: "mount", kind: "open", mountId: "r1:m1", title: "big", snapshot: bigTree(2_000) });
+    registry.receive({ type: "mount", kind: "open", mountId: "r1:m2", title: "small", snapshot: bigTree(3) });
     const { writer, written } = fakeWriter();
     const messages = [replyWithMounts("a1", ["r1:m1", "r1:m2"])];
     snapshots.save(messages, writer);
@@ -197,7 +197,7 @@ describe("the cap on saved snapshots", () => {
     expect(registry.get("r1:m1")!.nodeCount).toBe(4_001);
 
     // A later change is cut again, but the model is not told twice.
-    registry.receive({ type: "mount-ops", mountId: "r1:m1", ops: [{ op: "text", id: 3, text: "changed" }] });
+    registry.receive({ type: "mount", kind: "ops", mountId: "r1:m1", ops: [{ op: "text", id: 3, text: "changed" }] });
     snapshots.save(messages, writer);
     expect(written.filter((entry) => entry.mountId === "r1:m1")).toHaveLength(2);
     expect(told).toHaveLength(1);
@@ -211,7 +211,7 @@ describe("the cap on saved snapshots", () => {
       limits: { maxMountChars: 1_000_000, maxSessionChars: 250_000 },
     });
     const ids = ["r1:a", "r1:b", "r1:c"];
-    for (const id of ids) registry.receive({ type: "mount-open", mountId: id, snapshot: bigTree(1_000, id) });
+    for (const id of ids) registry.receive({ type: "mount", kind: "open", mountId: id, snapshot: bigTree(1_000, id) });
     const { writer, written } = fakeWriter();
     snapshots.save([replyWithMounts("a1", ids)], writer);
     const sizes = written.map((entry) => JSON.stringify(entry.snapshot).length);

@@ -93,9 +93,10 @@ export const TOOL_CALL = "tool.call";
 
 /**
  * One tool as the realm and the model see it; the host pushes the whole list
- * (TOOLS, types.ts) whenever a server is added or removed, and to every new realm.
+ * (the realm's TOOLS method, constants.ts) whenever a server is added or
+ * removed, and to every new realm. A type, not an interface: it is JSON.
  */
-export interface ToolDescriptor {
+export type ToolDescriptor = {
   /** The property of `tools`: the MCP name, or `server/tool` when two servers share it. */
   name: string;
   /** The server's short name (from its own `serverInfo.name`, made unique). */
@@ -107,7 +108,7 @@ export interface ToolDescriptor {
   inputSchema: JsonValue;
   /** Annotated `readOnlyHint: true` by its server (a hint: the person decides what it means). */
   readOnly: boolean;
-}
+};
 
 export interface ToolCallPayload {
   /** `ToolDescriptor.name`. */

@@ -7,35 +7,42 @@
  * version in READY and the host refuses a realm built against another one
  * (a stale cached realm.js next to a newer app).
  */
-export const WIRE_VERSION = 3;
+import type { HostMessageType, RealmMessageType } from "./types";
+
+export const WIRE_VERSION = 4;
+
+// The port's tags are the keys of the tables in types.ts (a new message is
+// one entry there). The names below are aliases for tags code names often;
+// each is held to its table by the compiler.
 
 // Host → realm, over the MessagePort.
-export const BEGIN_REPLY = "begin-reply";
-/** One protocol event of a code or data block (`BlockEvent`), in protocol order. */
-export const BLOCK = "block";
+/** One protocol event of a code or data block (`BlockEvent`), or `begin-reply`, in protocol order. */
+export const BLOCK = "block" satisfies HostMessageType;
 /** Liveness probe; the realm answers HEARTBEAT with the same sequence number. */
-export const PING = "ping";
-/** The tools of the person's MCP servers (capabilities.ts `ToolDescriptor`): the realm's `tools` global shows exactly these. */
-export const TOOLS = "tools";
+export const PING = "ping" satisfies HostMessageType;
 
 // Realm → host, over the MessagePort. Every one is validated by the host.
-export const READY = "ready";
-export const HEARTBEAT = "heartbeat";
-export const EXEC_EVENT = "exec-event";
+export const READY = "ready" satisfies RealmMessageType;
+export const HEARTBEAT = "heartbeat" satisfies RealmMessageType;
+export const EXEC_EVENT = "exec-event" satisfies RealmMessageType;
 
 // Requests, both ways over the MessagePort (createRequests.ts).
 /** Request: `{id, method, payload, timeoutMs}`; the other side answers RESULT or is told CANCEL. */
-export const CALL = "call";
+export const CALL = "call" satisfies HostMessageType & RealmMessageType;
 /** The answer to a CALL: `{id, ok: true, value}` or `{id, ok: false, error: {code, message}}`. */
-export const RESULT = "result";
+export const RESULT = "result" satisfies HostMessageType & RealmMessageType;
 /** Forget a pending CALL; the other side sends no answer for it. */
-export const CANCEL = "cancel";
+export const CANCEL = "cancel" satisfies HostMessageType & RealmMessageType;
 
 // Methods the host calls on the realm (the realm answers them with `null`).
 /** Answer once everything sent before it has run. */
 export const FLUSH = "flush";
 /** Stop what runs now; answer once the executor is idle. */
 export const ABORT = "abort";
+/** Payload `{tools}`: the person's MCP tools, whole (capabilities.ts `ToolDescriptor`); the realm's `tools` global shows exactly these. */
+export const TOOLS = "tools";
+/** What the host may call on the realm. */
+export type HostMethod = typeof FLUSH | typeof ABORT | typeof TOOLS;
 
 // Bootstrap, before the port exists. These travel by window/worker
 // postMessage, and public/sandbox.html (plain HTML, not bundled) spells the
@@ -53,7 +60,7 @@ export const SANDBOX_PONG = "livemark-sandbox-pong";
 /** sandbox document → realm worker: here is your MessagePort. */
 export const REALM_CONNECT = "livemark-realm-connect";
 
-/** A method's name (a host service's, or FLUSH/ABORT): lower-case words joined by `.` or `-` (`echo`, `net.fetch`). */
+/** A method's name (a host service's, or a HostMethod): lower-case words joined by `.` or `-` (`echo`, `net.fetch`). */
 export const SERVICE_NAME_PATTERN = /^[a-z][a-z0-9.-]{0,63}$/;
 /** An error code a host service may answer with (the catalog is in types.ts). */
 export const SERVICE_ERROR_CODE_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;

@@ -4,6 +4,10 @@
  * sends back when the person acts on them. Shared by both sides; plain data
  * only. DESIGN.md §3 "Mount trees".
  *
+ * Every realm → host mount message is one tag, `mount`, with a `kind`:
+ * `open` (MOUNT_OPEN), `open-part`, `ops`, `close`, `error`, `form-errors`,
+ * `waiting` (`{type: "mount", kind: "ops", mountId, ops}`).
+ *
  * Model of a mount
  * ----------------
  * A mount is a flat table of nodes with stable numeric ids (per mount, > 0,
@@ -115,17 +119,20 @@ import {
   type Schema,
 } from "./schema";
 
-// Realm → host.
-export const MOUNT_OPEN = "mount-open";
-export const MOUNT_OPS = "mount-ops";
+// The tags are the keys of the tables below; these names are aliases the
+// compiler holds to them (a misspelt one does not type-check).
+/** Realm → host: the one mount message; its `kind` is one of the names below. */
+export const MOUNT = "mount" satisfies MountRealmMessage["type"];
+export const MOUNT_OPEN = "open" satisfies MountKind;
+export const MOUNT_OPS = "ops" satisfies MountKind;
 /** One part of a first render too big for one message (see "Bounded messages" above). */
-export const MOUNT_OPEN_PART = "mount-open-part";
-export const MOUNT_CLOSE = "mount-close";
-export const MOUNT_ERROR = "mount-error";
-export const MOUNT_FORM_ERRORS = "mount-form-errors";
-export const MOUNT_WAITING = "mount-waiting";
-// Host → realm.
-export const UI_EVENT = "ui-event";
+export const MOUNT_OPEN_PART = "open-part" satisfies MountKind;
+export const MOUNT_CLOSE = "close" satisfies MountKind;
+export const MOUNT_ERROR = "error" satisfies MountKind;
+export const MOUNT_FORM_ERRORS = "form-errors" satisfies MountKind;
+export const MOUNT_WAITING = "waiting" satisfies MountKind;
+/** Host → realm: the person acted on a mounted UI. */
+export const UI_EVENT = "ui-event" satisfies UiEventMessage["type"];
 
 /** The mount root: `parent` of top-level nodes. Never a node id. */
 export const ROOT_NODE_ID = 0;
@@ -586,18 +593,18 @@ export type MountErrorInfo = Infer<typeof mountErrorInfoSchema>;
 export type MountErrorCode = MountErrorInfo["code"];
 
 /**
- * The mount messages the realm sends, one entry per tag. `maxEntries`: most
+ * The mount message the realm sends, one entry per `kind`. `maxEntries`: most
  * ops (or snapshot nodes) one message may carry — MAX_OPS_PER_MESSAGE at the
  * port, MAX_NODES_PER_MESSAGE for a saved snapshot.
  */
-function mountMessageEntries(maxEntries: number) {
+function mountKinds(maxEntries: number) {
   const snapshot = snapshotSchema(maxEntries);
   const ops = array(mountOpSchema, { max: maxEntries });
   const parts = int(1, MAX_OPEN_PARTS);
   const nodes = int(0, MAX_NODES_PER_MESSAGE);
-  return {
-    /** `parts` (with `nodes`, the node count the whole tree will have): that many MOUNT_OPEN_PART follow, and the mount is shown when the last one is applied. */
-    [MOUNT_OPEN]: fields<{ mountId: MountId; title?: string; snapshot: MountSnapshot; parts?: number; nodes?: number }>(
+  return variants("kind", {
+    /** `parts` (with `nodes`, the node count the whole tree will have): that many `open-part` follow, and the mount is shown when the last one is applied. */
+    open: fields<{ mountId: MountId; title?: string; snapshot: MountSnapshot; parts?: number; nodes?: number }>(
       (input, output) => {
         output.mountId = mountIdSchema.parse(input.mountId, "mountId");
         output.snapshot = snapshot.parse(input.snapshot, "snapshot");
@@ -609,31 +616,36 @@ function mountMessageEntries(maxEntries: number) {
         }
       },
     ),
-    /** Part `index` (0-based) of a first render announced by MOUNT_OPEN `parts`. */
-    [MOUNT_OPEN_PART]: { mountId: mountIdSchema, index: int(0, MAX_OPEN_PARTS - 1), ops },
+    /** Part `index` (0-based) of a first render announced by `open` `parts`. */
+    "open-part": { mountId: mountIdSchema, index: int(0, MAX_OPEN_PARTS - 1), ops },
     /** `eventId`: the UI event (UiEventMessage `eventId`) whose handler — or an await or timer it started — made these changes. */
-    [MOUNT_OPS]: { mountId: mountIdSchema, ops, eventId: optional(nodeIdSchema) },
-    [MOUNT_CLOSE]: { mountId: mountIdSchema },
+    ops: { mountId: mountIdSchema, ops, eventId: optional(nodeIdSchema) },
+    close: { mountId: mountIdSchema },
     /** `error: null` clears a shown error (a later render succeeded). */
-    [MOUNT_ERROR]: { mountId: mountIdSchema, error: nullable(mountErrorInfoSchema) },
-    [MOUNT_FORM_ERRORS]: { mountId: mountIdSchema, errors: record(TEXT) },
+    error: { mountId: mountIdSchema, error: nullable(mountErrorInfoSchema) },
+    "form-errors": { mountId: mountIdSchema, errors: record(TEXT) },
     /** True while code awaits the mount's `result` (status "Waiting for input"). */
-    [MOUNT_WAITING]: { mountId: mountIdSchema, waiting: bool() },
-  } as const;
+    waiting: { mountId: mountIdSchema, waiting: bool() },
+  });
 }
 
-/** The mount entries of the realm → host table (types.ts), bounded per message for the port. */
-export const MOUNT_REALM_ENTRIES = mountMessageEntries(MAX_OPS_PER_MESSAGE);
+/** The mount entry of the realm → host table (types.ts), bounded per message for the port. */
+export const MOUNT_REALM_ENTRIES = { mount: mountKinds(MAX_OPS_PER_MESSAGE) };
 const NOT_MOUNT = "is not a mount message";
-const savedMountMessageSchema = variants("type", mountMessageEntries(MAX_NODES_PER_MESSAGE), NOT_MOUNT);
+const savedMountMessageSchema = variants("type", { mount: mountKinds(MAX_NODES_PER_MESSAGE) }, NOT_MOUNT);
 const portMountMessageSchema = variants("type", MOUNT_REALM_ENTRIES, NOT_MOUNT);
 
+/** `{type: "mount", kind, mountId, …}`: one variant per `kind`. */
 export type MountRealmMessage = Infer<typeof portMountMessageSchema>;
+const portMountKinds = MOUNT_REALM_ENTRIES.mount;
 
-/** True when `value` is tagged as a mount message (validate it before use). */
-export function isMountMessageType(type: unknown): type is MountRealmMessage["type"] {
-  return portMountMessageSchema.has(type);
+/** True when `kind` names a kind of mount message (validate the message before use). */
+export function isMountKind(kind: unknown): kind is MountKind {
+  return portMountKinds.has(kind);
 }
+export type MountKind = MountRealmMessage["kind"];
+/** The mount message of one kind (`MountMessageOf<typeof MOUNT_OPEN>`). */
+export type MountMessageOf<K extends MountKind> = Extract<MountRealmMessage, { kind: K }>;
 
 export type MountValidationResult<T> = CheckResult<T>;
 
@@ -664,7 +676,7 @@ export function validateMountMessage(
   const maxEntries = options.maxEntries ?? MAX_NODES_PER_MESSAGE;
   let schema = mountSchemas.get(maxEntries);
   if (schema === undefined)
-    mountSchemas.set(maxEntries, (schema = variants("type", mountMessageEntries(maxEntries), NOT_MOUNT)));
+    mountSchemas.set(maxEntries, (schema = variants("type", { mount: mountKinds(maxEntries) }, NOT_MOUNT)));
   return check(schema, value);
 }
 
@@ -733,7 +745,7 @@ export const UI_EVENT_ENTRY = {
   handler: name(64, HANDLER_PATTERN, "an event prop name"),
   payload: uiEventPayloadSchema,
 } as const;
-const uiEventSchema = variants("type", { [UI_EVENT]: UI_EVENT_ENTRY }, "is not ui-event");
+const uiEventSchema = variants("type", { "ui-event": UI_EVENT_ENTRY }, "is not ui-event");
 export type UiEventMessage = Infer<typeof uiEventSchema>;
 
 export type MountHostMessage = UiEventMessage;

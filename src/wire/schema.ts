@@ -354,9 +354,16 @@ export interface VariantsSchema<K extends string, E extends VariantEntries> exte
   readonly tags: readonly (keyof E & string)[];
   /** True when `tag` names one of the variants. */
   has(tag: unknown): tag is keyof E & string;
+  /**
+   * Fill `output` with the checked variant of `input` (`key` included): how an
+   * outer `variants` takes this one as an entry without building it twice.
+   */
+  readonly fillInto: Fill;
 }
 
 function fillOf(entry: VariantEntry): Fill {
+  const nested = (entry as Partial<VariantsSchema<string, VariantEntries>>).fillInto;
+  if (typeof nested === "function") return nested;
   if (typeof (entry as Fields<object>).fill === "function") return (entry as Fields<object>).fill;
   if (typeof (entry as Schema<object>).parse === "function") {
     const inner = (entry as Schema<object>).parse;
@@ -381,19 +388,24 @@ export function variants<const K extends string, const E extends VariantEntries>
   const fills: Record<string, Fill | undefined> = Object.create(null);
   for (const tag of Object.keys(entries)) fills[tag] = fillOf(entries[tag]);
   const has = (tag: unknown): tag is keyof E & string => typeof tag === "string" && fills[tag] !== undefined;
+  const fillInto: Fill = (input, output) => {
+    const tag = input[key];
+    const fill = typeof tag === "string" ? fills[tag] : undefined;
+    if (fill === undefined) fail(unknown, key);
+    output[key] = tag;
+    fill(input, output);
+  };
   return {
     key,
     entries,
     tags: Object.keys(entries) as (keyof E & string)[],
     has,
+    fillInto,
     parse(value, at) {
       const input = plainRecord(value, at);
-      const tag = input[key];
-      const fill = typeof tag === "string" ? fills[tag] : undefined;
-      if (fill === undefined) throw within(new Invalid(unknown, key), at);
-      const output: Record<string, unknown> = { [key]: tag };
+      const output: Record<string, unknown> = {};
       try {
-        fill(input, output);
+        fillInto(input, output);
       } catch (error) {
         throw within(error, at);
       }

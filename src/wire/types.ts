@@ -1,41 +1,37 @@
 /**
  * The host ↔ realm message protocol: one table per direction
- * (`hostMessageSchema`, `realmMessageSchema`), one entry per tag (values in
- * constants.ts), written in the schema kit (schema.ts). The message types
- * are inferred from the tables and the host's port gate
- * (`checkRealmMessage`) is the realm table's own check: a new message is one
- * entry here (plus the case that handles it; the `never` default of each
- * dispatch switch points at it). Messages are plain data; nothing here may
- * hold a function, a class instance or a host object.
+ * (`hostMessageSchema`, `realmMessageSchema`), one entry per tag, the tag
+ * being the entry's key, written in the schema kit (schema.ts). The message
+ * types, the tags and the host's port gate (`checkRealmMessage`) all come
+ * from the tables: a new message is one entry here; each side dispatches
+ * through a handler record typed by its table (`HostMessageHandlers`,
+ * `RealmMessageHandlers`), so the compiler asks for its handler, and sends
+ * with a `send(message)` typed by it. Messages are plain data; nothing here
+ * may hold a function, a class instance or a host object.
  *
  * Mount trees (mount.ts) travel on the same port: their entries are declared
- * there (MOUNT_REALM_ENTRIES, UI_EVENT_ENTRY) and joined into these tables.
+ * there (MOUNT_REALM_ENTRIES: one `mount` message by `kind`; UI_EVENT_ENTRY)
+ * and joined into these tables.
  *
  * Requests go both ways as the same three entries (REQUEST_ENTRIES, in
- * both tables; createRequests.ts runs them on both ends): CALL `{id, method,
+ * both tables; createRequests.ts runs them on both ends): `call` `{id, method,
  * payload, timeoutMs}` with an `id` unique per sender and a `timeoutMs` after
  * which the caller stops waiting (`null`: until cancelled), answered once by
- * RESULT (a JSON value, or an error with a `ServiceErrorCode`) or withdrawn
- * by CANCEL.
- * - host → realm: the methods FLUSH and ABORT (answered `null`).
+ * `result` (a JSON value, or an error with a `ServiceErrorCode`) or withdrawn
+ * by `cancel`.
+ * - host → realm: the HostMethods `flush`, `abort`, `tools` (answered `null`).
  * - realm → host: the host services (`net.fetch`, `tool.call`, …) by name
  *   with a JSON payload. The host also answers with an error when the reply
  *   is stopped (`aborted`) or the call outlives its `timeoutMs` (`timeout`);
  *   a realm reset ends the realm and every call with it.
- * Everything else is fire-and-forget; the port keeps order, so a FLUSH
+ * Everything else is fire-and-forget; the port keeps order, so a `flush`
  * answers for every message sent before it.
  */
 import { execEventSchema } from "./events";
-import { MOUNT_REALM_ENTRIES, UI_EVENT, UI_EVENT_ENTRY, jsonSchema, type JsonValue } from "./mount";
+import { MOUNT_REALM_ENTRIES, UI_EVENT_ENTRY, jsonSchema, type JsonValue } from "./mount";
 import {
-  BEGIN_REPLY,
-  BLOCK,
   CALL,
   CANCEL,
-  EXEC_EVENT,
-  HEARTBEAT,
-  PING,
-  READY,
   REALM_CONNECT,
   RESULT,
   SANDBOX_HELLO,
@@ -45,9 +41,7 @@ import {
   SANDBOX_WORKER_ERROR,
   SERVICE_NAME_PATTERN,
   SERVICE_ERROR_CODE_PATTERN,
-  TOOLS,
 } from "./constants";
-import type { ToolDescriptor } from "./capabilities";
 import {
   bool,
   check,
@@ -103,7 +97,7 @@ export interface ServiceError {
  * reply order; `index` counts all blocks of the reply from 0, `line` is the
  * reply line of the first body line.
  */
-export const blockEventSchema = variants("type", {
+const BLOCK_EVENT_ENTRIES = {
   "block-start": variants("kind", {
     code: { index: int(), line: int() },
     data: { index: int(), id: text(), line: int() },
@@ -116,8 +110,17 @@ export const blockEventSchema = variants("type", {
    * parses; statements whose end came before the cut run as usual.
    */
   "block-end": { index: int(), unterminated: bool(), cut: optional(bool()) },
-});
+} as const;
+export const blockEventSchema = variants("type", BLOCK_EVENT_ENTRIES);
 export type BlockEvent = Infer<typeof blockEventSchema>;
+
+/**
+ * What the host's `block` message carries: a BlockEvent, or `begin-reply`
+ * before the first block of a reply (the executor numbers replies by it and
+ * settles the last one's skipped counts).
+ */
+const wireBlockEventSchema = variants("type", { "begin-reply": {}, ...BLOCK_EVENT_ENTRIES });
+export type WireBlockEvent = Infer<typeof wireBlockEventSchema>;
 
 const serviceErrorSchema = object({ code: name(32, SERVICE_ERROR_CODE_PATTERN, "an error code"), message: text() });
 
@@ -142,45 +145,42 @@ const resultSchema = custom<
  * the CALL it answers or withdraws, sent the other way.
  */
 const REQUEST_ENTRIES = {
-  /** Call a method of the other side: a host service (realm → host) or FLUSH / ABORT (host → realm). */
-  [CALL]: {
+  /** Call a method of the other side: a host service (realm → host) or a HostMethod (host → realm). */
+  call: {
     id: requestId,
     method: name(64, SERVICE_NAME_PATTERN, "a method name"),
     payload: jsonSchema,
     timeoutMs: nullable(duration()),
   },
   /** The one answer to a CALL of the other side. */
-  [RESULT]: resultSchema,
+  result: resultSchema,
   /** Withdraw a CALL of ours; the other side stops its work and sends no answer. */
-  [CANCEL]: { id: requestId },
-};
+  cancel: { id: requestId },
+} as const;
 
 /**
- * Host → realm, one entry per tag. The realm takes these as they come (the
- * host is trusted) except UI_EVENT, which its UI runtime checks with its
- * entry (mount.ts `validateUiEvent`).
+ * Host → realm, one entry per tag: the keys are the tags. The realm takes
+ * these as they come (the host is trusted) except `ui-event`, which its UI
+ * runtime checks with its entry (mount.ts `validateUiEvent`).
  */
 export const hostMessageSchema = variants("type", {
-  [BEGIN_REPLY]: {},
-  /** One protocol event of a code or data block (`BlockEvent`), in protocol order. */
-  [BLOCK]: { event: blockEventSchema },
-  /** Liveness probe; the realm answers HEARTBEAT with the same sequence number. */
-  [PING]: { seq: int() },
-  /** The connected tools, whole (replaces what the realm had; capabilities.ts `ToolDescriptor`). */
-  [TOOLS]: { tools: custom<ToolDescriptor[]>((value) => (Array.isArray(value) ? value : [])) },
-  /** CALL (FLUSH, ABORT), RESULT (answers the realm's calls), CANCEL. */
+  /** One protocol event of a code or data block (`BlockEvent`) in protocol order, or `begin-reply` before a reply's first. */
+  block: { event: wireBlockEventSchema },
+  /** Liveness probe; the realm answers `heartbeat` with the same sequence number. */
+  ping: { seq: int() },
+  /** `call` (a HostMethod: `flush`, `abort`, `tools`), `result` (answers the realm's calls), `cancel`. */
   ...REQUEST_ENTRIES,
   /** The person acted on a mounted UI (mount.ts). */
-  [UI_EVENT]: UI_EVENT_ENTRY,
+  "ui-event": UI_EVENT_ENTRY,
 });
 export type HostMessage = Infer<typeof hostMessageSchema>;
 
 /**
- * Realm → host, one entry per tag. The realm runs model-written code, so a
- * message may be anything structured clone can carry: wrong types, extra
- * fields, Maps, huge strings, cycles. The host checks each one with this
- * table, once, at the port (`checkRealmMessage`), which rebuilds it from
- * scratch with only the declared fields.
+ * Realm → host, one entry per tag: the keys are the tags. The realm runs
+ * model-written code, so a message may be anything structured clone can
+ * carry: wrong types, extra fields, Maps, huge strings, cycles. The host
+ * checks each one with this table, once, at the port (`checkRealmMessage`),
+ * which rebuilds it from scratch with only the declared fields.
  */
 export const realmMessageSchema = variants("type", {
   /**
@@ -188,12 +188,12 @@ export const realmMessageSchema = variants("type", {
    * worker's start to its entry running (fetch, compile and evaluation of the
    * bundle); `warmupMs`: the warm-up after that.
    */
-  [READY]: { version: int(), loadMs: duration(), warmupMs: duration() },
-  [HEARTBEAT]: { seq: int() },
-  [EXEC_EVENT]: { event: execEventSchema },
-  /** CALL (a host service), RESULT (answers FLUSH, ABORT), CANCEL. */
+  ready: { version: int(), loadMs: duration(), warmupMs: duration() },
+  heartbeat: { seq: int() },
+  "exec-event": { event: execEventSchema },
+  /** `call` (a host service), `result` (answers the host's methods), `cancel`. */
   ...REQUEST_ENTRIES,
-  /** Mount trees for the host's renderer (mount.ts). */
+  /** `mount {kind, mountId, …}`: mount trees for the host's renderer (mount.ts). */
   ...MOUNT_REALM_ENTRIES,
 });
 export type RealmMessage = Infer<typeof realmMessageSchema>;
@@ -214,6 +214,30 @@ export function isRequestMessage(message: HostMessage | RealmMessage): message i
 
 export type HostMessageType = HostMessage["type"];
 export type RealmMessageType = RealmMessage["type"];
+/** The host message (or realm message) with tag `T`. */
+export type HostMessageOf<T extends HostMessageType> = Extract<HostMessage, { type: T }>;
+export type RealmMessageOf<T extends RealmMessageType> = Extract<RealmMessage, { type: T }>;
+/**
+ * One handler per tag of a table: dispatch through a record of this type, so
+ * that the compiler asks for exactly one handler per table entry.
+ */
+export type HostMessageHandlers = { [T in HostMessageType]: (message: HostMessageOf<T>) => void };
+export type RealmMessageHandlers = { [T in RealmMessageType]: (message: RealmMessageOf<T>) => void };
+
+/**
+ * Hand `message` to the handler of its tag (a tag with none, which the types
+ * rule out, is ignored). The cast TypeScript needs to pair a union member with
+ * its handler is made here, once. No intrinsic is called on the way (the
+ * realm runs this after model code, which may have patched them): a property
+ * read and a direct call.
+ */
+export function dispatch<M extends { type: string }>(
+  handlers: { [T in M["type"]]: (message: Extract<M, { type: T }>) => void },
+  message: M,
+): void {
+  const handler = handlers[message.type as M["type"]] as ((message: M) => void) | undefined;
+  if (typeof handler === "function") handler(message);
+}
 
 // Bootstrap, before the port exists (window and worker postMessage).
 // public/sandbox.html spells these tags by hand (it cannot import this

@@ -22,7 +22,7 @@ import {
 } from "../../../src/wire/mount";
 import { applyOpsKeepingDetached } from "./applyOps";
 
-type OpenMessage = Extract<MountRealmMessage, { type: typeof MOUNT_OPEN }>;
+type OpenMessage = Extract<MountRealmMessage, { kind: typeof MOUNT_OPEN }>;
 
 /** What a host keeps of a mount. */
 export interface RebuiltMount {
@@ -54,15 +54,15 @@ export function rebuildOpenParts<M extends RebuiltMount>(mounts: Map<string, M>)
      * names a mount the host does not show.
      */
     receive(message: MountRealmMessage, create: (open: OpenMessage) => M): void {
-      if (message.type !== MOUNT_OPEN_PART && opening.has(message.mountId))
-        throw new Error(`${message.type} for ${message.mountId} before its last part`);
-      if (message.type === MOUNT_OPEN) {
+      if (message.kind !== MOUNT_OPEN_PART && opening.has(message.mountId))
+        throw new Error(`mount-${message.kind} for ${message.mountId} before its last part`);
+      if (message.kind === MOUNT_OPEN) {
         const opened = create(message);
         if (message.parts === undefined) mounts.set(message.mountId, opened);
         else opening.set(message.mountId, { mount: opened, next: 0, parts: message.parts });
         return;
       }
-      if (message.type === MOUNT_OPEN_PART) {
+      if (message.kind === MOUNT_OPEN_PART) {
         const open = opening.get(message.mountId);
         if (!open || message.index !== open.next)
           throw new Error(`part ${message.index} of ${message.mountId} out of order`);
@@ -75,8 +75,8 @@ export function rebuildOpenParts<M extends RebuiltMount>(mounts: Map<string, M>)
         return;
       }
       const mount = mounts.get(message.mountId);
-      if (!mount) throw new Error(`${message.type} for unknown mount ${message.mountId}`);
-      switch (message.type) {
+      if (!mount) throw new Error(`mount-${message.kind} for unknown mount ${message.mountId}`);
+      switch (message.kind) {
         case MOUNT_OPS:
           mount.snapshot = apply(message.mountId, mount.snapshot, message.ops);
           return;

@@ -12,7 +12,7 @@ import { createSleep } from "./createSleep";
 /**
  * `extra`: further globals, e.g. the UI runtime's (React, mount, Data, …); ours win on a clash.
  * `requests`: the realm's requests to the host once connected; capabilities (`fetch`) go through them.
- * `tools`: the `tools` global (its list is set by the host's TOOLS message; empty until then).
+ * `tools`: the `tools` global (its list is set by the host's TOOLS call; empty until then).
  * `setTimer`: the timer `sleep` waits on (default the platform's setTimeout).
  */
 export function createRealmGlobals(

@@ -5,7 +5,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
   ABORT,
-  BEGIN_REPLY,
   BLOCK,
   CALL,
   CANCEL,
@@ -15,8 +14,10 @@ import {
   PING,
   READY,
   RESULT,
+  TOOLS,
   WIRE_VERSION,
 } from "../../../src/wire/constants";
+import type { ToolDescriptor } from "../../../src/wire/capabilities";
 import type { ExecEvent } from "../../../src/wire/events";
 import type { HostMessage, RealmMessage } from "../../../src/wire/types";
 import { serveRealm, type RealmExecutor } from "./serveRealm";
@@ -26,7 +27,13 @@ afterEach(() => {
   for (const port of ports.splice(0)) port.close();
 });
 
-function start(options: { throwOn?: string; onUiEvent?: (message: unknown) => void } = {}) {
+function start(
+  options: {
+    throwOn?: string;
+    onUiEvent?: (message: unknown) => void;
+    onTools?: (tools: ToolDescriptor[]) => void;
+  } = {},
+) {
   const channel = new MessageChannel();
   ports.push(channel.port1, channel.port2);
   const host = channel.port1;
@@ -70,6 +77,7 @@ function start(options: { throwOn?: string; onUiEvent?: (message: unknown) => vo
     },
     warmUp: () => void (warmed = true),
     onUiEvent: options.onUiEvent,
+    onTools: options.onTools,
   });
   const send = (message: HostMessage) => host.postMessage(message);
   return {
@@ -108,7 +116,7 @@ describe("serveRealm", () => {
 
   it("maps host messages onto the executor in order and answers pings", async () => {
     const realm = start();
-    realm.send({ type: BEGIN_REPLY });
+    realm.send({ type: BLOCK, event: { type: "begin-reply" } });
     realm.send({ type: BLOCK, event: { type: "block-start", index: 1, kind: "code", line: 4 } });
     realm.send({ type: BLOCK, event: { type: "block-delta", index: 1, text: "a();" } });
     realm.send({ type: BLOCK, event: { type: "block-end", index: 1, unterminated: true } });
@@ -158,6 +166,28 @@ describe("serveRealm", () => {
     expect(realm.calls).toContain("abort");
   });
 
+  it("takes the host's TOOLS call: hands the list over whole, in port order, and answers null", async () => {
+    const heard: string[][] = [];
+    const realm = start({ onTools: (tools) => void heard.push(tools.map((tool) => tool.name)) });
+    const tool: ToolDescriptor = {
+      name: "search",
+      server: "films",
+      tool: "search",
+      description: "Find films",
+      inputSchema: { type: "object" },
+      readOnly: true,
+    };
+    realm.send({ type: CALL, id: 7, method: TOOLS, payload: { tools: [tool] }, timeoutMs: null });
+    realm.send({ type: CALL, id: 8, method: TOOLS, payload: { tools: [] }, timeoutMs: null });
+    await eventually(() =>
+      expect(realm.fromRealm.filter((message) => message.type === RESULT)).toEqual([
+        { type: RESULT, id: 7, ok: true, value: null },
+        { type: RESULT, id: 8, ok: true, value: null },
+      ]),
+    );
+    expect(heard).toEqual([["search"], []]);
+  });
+
   it("reports an executor that throws instead of dying", async () => {
     const realm = start({ throwOn: "boom" });
     realm.send({ type: BLOCK, event: { type: "block-delta", index: 4, text: "boom" } });
@@ -175,10 +205,10 @@ describe("serveRealm", () => {
   it("carries mount messages out and UI events in", async () => {
     const uiEvents: unknown[] = [];
     const realm = start({ onUiEvent: (message) => void uiEvents.push(message) });
-    realm.channel.post({ type: "mount-close", mountId: "m1" });
+    realm.channel.post({ type: "mount", kind: "close", mountId: "m1" });
     realm.send({ type: "ui-event", mountId: "m1", nodeId: 3, handler: "onClick", payload: {} });
     await eventually(() => expect(uiEvents).toHaveLength(1));
     expect(uiEvents[0]).toEqual({ type: "ui-event", mountId: "m1", nodeId: 3, handler: "onClick", payload: {} });
-    expect(realm.fromRealm).toContainEqual({ type: "mount-close", mountId: "m1" });
+    expect(realm.fromRealm).toContainEqual({ type: "mount", kind: "close", mountId: "m1" });
   });
 });

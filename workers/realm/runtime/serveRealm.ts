@@ -9,24 +9,10 @@
  * The host validates everything anyway; this keeps the channel the realm's
  * own.
  */
-import {
-  ABORT,
-  BEGIN_REPLY,
-  BLOCK,
-  CALL,
-  CANCEL,
-  EXEC_EVENT,
-  FLUSH,
-  HEARTBEAT,
-  PING,
-  READY,
-  RESULT,
-  TOOLS,
-  WIRE_VERSION,
-} from "../../../src/wire/constants";
+import { ABORT, FLUSH, TOOLS, WIRE_VERSION } from "../../../src/wire/constants";
 import type { ExecEvent } from "../../../src/wire/events";
-import { UI_EVENT, type MountRealmMessage, type UiEventMessage } from "../../../src/wire/mount";
-import type { HostMessage, RealmMessage } from "../../../src/wire/types";
+import type { MountRealmMessage, UiEventMessage } from "../../../src/wire/mount";
+import { dispatch, type HostMessage, type HostMessageHandlers, type RealmMessage } from "../../../src/wire/types";
 import type { ToolDescriptor } from "../../../src/wire/capabilities";
 import type { Executor } from "../executor/executor";
 import { createHostRequests, type HostRequests } from "./createHostRequests";
@@ -56,7 +42,7 @@ export interface ServeRealmOptions {
   settle?: () => void;
   /** The person acted on a mounted UI (the realm's UI runtime validates it). */
   onUiEvent?(message: UiEventMessage): void;
-  /** The host's list of connected tools (the `tools` global shows exactly these). */
+  /** The host's list of connected tools (its TOOLS method; the `tools` global shows exactly these). */
   onTools?(tools: ToolDescriptor[]): void;
   now?: () => number;
 }
@@ -114,49 +100,49 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
       requests.endAll("aborted", "stopped by the person");
       return whenIdle(signal);
     },
+    [TOOLS]: (payload) => {
+      // The host is trusted; the list is taken as it comes (a `tools` that is not a list means none).
+      const tools = typeof payload === "object" && payload !== null && !Array.isArray(payload) ? payload.tools : null;
+      options.onTools?.(Array.isArray(tools) ? (tools as ToolDescriptor[]) : []);
+      return null;
+    },
   });
   // Created after the requests (the executor's code may ask the host); FLUSH and ABORT use it only when called.
   const executor = options.createExecutor(
-    (event) => send({ type: EXEC_EVENT, event }),
+    (event) => send({ type: "exec-event", event }),
     () => {
-      if (answeredSeq > 0) send({ type: HEARTBEAT, seq: answeredSeq });
+      if (answeredSeq > 0) send({ type: "heartbeat", seq: answeredSeq });
     },
   );
 
+  /** One handler per tag of the host → realm table (src/wire/types.ts): the compiler asks for a new entry's. */
+  const handlers: HostMessageHandlers = {
+    ping(message) {
+      answeredSeq = message.seq;
+      send({ type: "heartbeat", seq: message.seq });
+    },
+    block({ event }) {
+      if (event.type === "begin-reply") executor.beginReply();
+      else executor.handleBlock(event);
+    },
+    // The host's methods (FLUSH, ABORT, TOOLS), its answers to our requests, its withdrawals.
+    call: (message) => requests.receive(message),
+    result: (message) => requests.receive(message),
+    cancel: (message) => requests.receive(message),
+    "ui-event": (message) => options.onUiEvent?.(message),
+  };
+
   const handle = (message: HostMessage) => {
     try {
-      dispatch(message);
+      dispatch(handlers, message);
     } catch (error) {
       // The executor reports model errors as events; a throw here is a bug
       // of ours. Say so instead of dying silently.
-      const block = message.type === BLOCK ? message.event.index : 0;
+      const block = message.type === "block" && message.event.type !== "begin-reply" ? message.event.index : 0;
       send({
-        type: EXEC_EVENT,
+        type: "exec-event",
         event: { type: "error", error: { code: "runtime", name: "RealmInternalError", message: String(error), block } },
       });
-    }
-  };
-
-  const dispatch = (message: HostMessage) => {
-    switch (message.type) {
-      case PING:
-        answeredSeq = message.seq;
-        return send({ type: HEARTBEAT, seq: message.seq });
-      case BEGIN_REPLY:
-        return executor.beginReply();
-      case BLOCK:
-        return executor.handleBlock(message.event);
-      case CALL:
-      case RESULT:
-      case CANCEL:
-        // The host's FLUSH and ABORT, its answers to our requests, its withdrawals.
-        return requests.receive(message);
-      case UI_EVENT:
-        return options.onUiEvent?.(message);
-      case TOOLS:
-        return options.onTools?.(Array.isArray(message.tools) ? message.tools : []);
-      default:
-        return message satisfies never;
     }
   };
 
@@ -171,6 +157,6 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
   port.onmessage = (event: MessageEvent<HostMessage>) => handle(messageData(event) as HostMessage);
   // The host closed the port (a reset in tests; in the browser the worker dies with it).
   port.addEventListener("close", () => requests.endAll("realm-reset", "the realm was reset"));
-  send({ type: READY, version: WIRE_VERSION, loadMs: options.loadMs ?? 0, warmupMs });
+  send({ type: "ready", version: WIRE_VERSION, loadMs: options.loadMs ?? 0, warmupMs });
   return { post: send, requests };
 }

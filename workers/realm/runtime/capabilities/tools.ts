@@ -47,7 +47,7 @@ export class ToolError extends Error {
 export interface RealmTools {
   /** The `tools` global. */
   tools: object;
-  /** Replace the list (the host's TOOLS message). */
+  /** Replace the list (the host calls TOOLS). */
   set(list: readonly ToolDescriptor[]): void;
 }
 

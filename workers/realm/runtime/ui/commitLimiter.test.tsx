@@ -86,7 +86,8 @@ describe("the mount runtime's commit limit", () => {
     const warning = errors.find((error) => error.code === "update-loop");
     expect(warning?.message).toMatch(/re-rendered \d+ times within a second and was paused/);
     expect(messages).toContainEqual({
-      type: "mount-error",
+      type: "mount",
+      kind: "error",
       mountId: "m1",
       error: { code: "render", name: MOUNT_PAUSED_ERROR_NAME, message: MOUNT_PAUSED_NOTICE },
     });
@@ -94,7 +95,7 @@ describe("the mount runtime's commit limit", () => {
     const sent = messages.length;
     for (let round = 0; round < 20; round += 1) await turn();
     expect(messages.length).toBe(sent);
-    expect(messages.filter((message) => message.type === MOUNT_OPS).length).toBeLessThan(60);
+    expect(messages.filter((message) => message.kind === MOUNT_OPS).length).toBeLessThan(60);
     // A few hundred renders of real React work: room for a machine loaded many times over.
   }, 120_000);
 
@@ -102,6 +103,6 @@ describe("the mount runtime's commit limit", () => {
     const { runtime, messages } = harness();
     for (let index = 0; index < MAX_OPEN_MOUNTS; index += 1) runtime.mount({ ui: () => null });
     expect(() => runtime.mount({ ui: () => null })).toThrow(/mounts are already open, the limit/);
-    expect(messages.filter((message) => message.type === "mount-open")).toHaveLength(MAX_OPEN_MOUNTS);
+    expect(messages.filter((message) => message.kind === "open")).toHaveLength(MAX_OPEN_MOUNTS);
   });
 });

@@ -38,6 +38,7 @@ import {
   type ReactNode,
 } from "react";
 import {
+  MOUNT,
   MOUNT_CLOSE,
   MOUNT_ERROR,
   MOUNT_FORM_ERRORS,
@@ -365,7 +366,12 @@ class MountRecord implements Subscriber, MountContainer {
     const ops = this.table.takeOps();
     const title = this.options.title !== undefined ? String(this.options.title) : undefined;
     if (ops.length <= MAX_OPS_PER_MESSAGE) {
-      const message: MountRealmMessage = { type: MOUNT_OPEN, mountId: this.id, snapshot: this.table.snapshot() };
+      const message: MountRealmMessage = {
+        type: MOUNT,
+        kind: MOUNT_OPEN,
+        mountId: this.id,
+        snapshot: this.table.snapshot(),
+      };
       if (title !== undefined) message.title = title;
       this.runtime.options.post(message);
     } else {
@@ -376,12 +382,20 @@ class MountRecord implements Subscriber, MountContainer {
       const parts = Math.min(MAX_OPEN_PARTS, Math.ceil(ops.length / MAX_OPS_PER_MESSAGE));
       const sent = ops.slice(0, parts * MAX_OPS_PER_MESSAGE);
       const nodes = sent.reduce((count, op) => count + (op.op === "create" ? 1 : 0), 0);
-      const message: MountRealmMessage = { type: MOUNT_OPEN, mountId: this.id, snapshot: { nodes: [] }, parts, nodes };
+      const message: MountRealmMessage = {
+        type: MOUNT,
+        kind: MOUNT_OPEN,
+        mountId: this.id,
+        snapshot: { nodes: [] },
+        parts,
+        nodes,
+      };
       if (title !== undefined) message.title = title;
       this.runtime.options.post(message);
       for (let index = 0; index < parts; index += 1) {
         this.runtime.options.post({
-          type: MOUNT_OPEN_PART,
+          type: MOUNT,
+          kind: MOUNT_OPEN_PART,
           mountId: this.id,
           index,
           ops: sent.slice(index * MAX_OPS_PER_MESSAGE, (index + 1) * MAX_OPS_PER_MESSAGE),
@@ -420,7 +434,8 @@ class MountRecord implements Subscriber, MountContainer {
     // One frame's batch, in messages of at most MAX_OPS_PER_MESSAGE ops (the host applies them in order).
     for (let start = 0; start < ops.length; start += MAX_OPS_PER_MESSAGE) {
       const message: MountRealmMessage = {
-        type: MOUNT_OPS,
+        type: MOUNT,
+        kind: MOUNT_OPS,
         mountId: this.id,
         ops: start === 0 && ops.length <= MAX_OPS_PER_MESSAGE ? ops : ops.slice(start, start + MAX_OPS_PER_MESSAGE),
       };
@@ -457,7 +472,7 @@ class MountRecord implements Subscriber, MountContainer {
     const key = `${info.name}\u0000${info.message}\u0000${info.component ?? ""}`;
     if (this.shownError !== key) {
       this.shownError = key;
-      this.post({ type: MOUNT_ERROR, mountId: this.id, error: info });
+      this.post({ type: MOUNT, kind: MOUNT_ERROR, mountId: this.id, error: info });
     }
     if (this.reported.has(key)) return;
     this.reported.add(key);
@@ -478,7 +493,7 @@ class MountRecord implements Subscriber, MountContainer {
     this.reported.clear();
     if (this.shownError !== null) {
       this.shownError = null;
-      this.post({ type: MOUNT_ERROR, mountId: this.id, error: null });
+      this.post({ type: MOUNT, kind: MOUNT_ERROR, mountId: this.id, error: null });
     }
   }
 
@@ -565,7 +580,7 @@ class MountRecord implements Subscriber, MountContainer {
   private markWaiting(): void {
     if (this.settled || this.waiting || this.closed) return;
     this.waiting = true;
-    this.post({ type: MOUNT_WAITING, mountId: this.id, waiting: true });
+    this.post({ type: MOUNT, kind: MOUNT_WAITING, mountId: this.id, waiting: true });
   }
 
   setErrors(errors: Record<string, string>): void {
@@ -574,7 +589,7 @@ class MountRecord implements Subscriber, MountContainer {
       Object.keys(errors).every((key) => this.errors[key] === errors[key]);
     if (same) return;
     this.errors = errors;
-    this.post({ type: MOUNT_FORM_ERRORS, mountId: this.id, errors });
+    this.post({ type: MOUNT, kind: MOUNT_FORM_ERRORS, mountId: this.id, errors });
     this.invalidate();
   }
 
@@ -610,7 +625,7 @@ class MountRecord implements Subscriber, MountContainer {
     this.deferred.resolve(value);
     if (this.waiting) {
       this.waiting = false;
-      this.post({ type: MOUNT_WAITING, mountId: this.id, waiting: false });
+      this.post({ type: MOUNT, kind: MOUNT_WAITING, mountId: this.id, waiting: false });
     }
     return true;
   }
@@ -777,7 +792,8 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     record.table.takeOps();
     record.dirty = false;
     options.post({
-      type: MOUNT_ERROR,
+      type: MOUNT,
+      kind: MOUNT_ERROR,
       mountId: record.id,
       error: { code: "render", name: MOUNT_PAUSED_ERROR_NAME, message: MOUNT_PAUSED_NOTICE },
     });
@@ -798,7 +814,7 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     }
     record.table.takeOps();
     record.close();
-    record.post({ type: MOUNT_CLOSE, mountId: record.id });
+    record.post({ type: MOUNT, kind: MOUNT_CLOSE, mountId: record.id });
     record.closed = true;
     mounts.delete(record.id);
   }

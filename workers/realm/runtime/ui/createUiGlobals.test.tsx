@@ -2,6 +2,7 @@
 import { describe, expect, test, vi } from "vitest";
 import { createUiGlobals } from "./createUiGlobals";
 import {
+  MOUNT,
   KIT_COMPONENTS,
   MAX_OPS_PER_MESSAGE,
   MOUNT_OPEN,
@@ -94,7 +95,7 @@ describe("mount", () => {
       },
     });
     expect(handle.id).toBe("m1");
-    expect(harness.messages[0]).toMatchObject({ type: MOUNT_OPEN, mountId: "m1", title: "Hello" });
+    expect(harness.messages[0]).toMatchObject({ type: MOUNT, kind: MOUNT_OPEN, mountId: "m1", title: "Hello" });
     expect(harness.html("m1")).toBe('<Card className="p-4"><CardContent>Hi Ada</CardContent></Card>');
     expect(seen?.errors).toEqual({});
     expect(typeof seen?.callbacks.onHi).toBe("function");
@@ -317,7 +318,8 @@ describe("big trees on the wire", () => {
     // 1 + 40 × (1 + 20 × 3) nodes (a span holds two text nodes): 2,441 nodes, 4,882 create/insert ops.
     const open = harness.messages[0];
     expect(open).toMatchObject({
-      type: MOUNT_OPEN,
+      type: MOUNT,
+      kind: MOUNT_OPEN,
       mountId: "m1",
       title: "Grid",
       snapshot: { nodes: [] },
@@ -325,19 +327,19 @@ describe("big trees on the wire", () => {
       nodes: 2441,
     });
     const parts = harness.messages.slice(1);
-    expect(parts.map((message) => message.type === MOUNT_OPEN_PART && message.index)).toEqual([0, 1, 2, 3, 4]);
+    expect(parts.map((message) => message.kind === MOUNT_OPEN_PART && message.index)).toEqual([0, 1, 2, 3, 4]);
     for (const part of parts)
-      if (part.type === MOUNT_OPEN_PART) expect(part.ops.length).toBeLessThanOrEqual(MAX_OPS_PER_MESSAGE);
+      if (part.kind === MOUNT_OPEN_PART) expect(part.ops.length).toBeLessThanOrEqual(MAX_OPS_PER_MESSAGE);
     expect(harness.find("m1", (node) => node.type === "span")).toBeDefined();
     expect(harness.html("m1").match(/<span>/g)).toHaveLength(800);
     harness.messages.length = 0;
     grid.label = "b";
     grid.rows = 60;
     await harness.settle();
-    const batches = harness.messages.filter((message) => message.type === MOUNT_OPS);
+    const batches = harness.messages.filter((message) => message.kind === MOUNT_OPS);
     expect(batches.length).toBeGreaterThan(1);
     for (const batch of batches)
-      if (batch.type === MOUNT_OPS) expect(batch.ops.length).toBeLessThanOrEqual(MAX_OPS_PER_MESSAGE);
+      if (batch.kind === MOUNT_OPS) expect(batch.ops.length).toBeLessThanOrEqual(MAX_OPS_PER_MESSAGE);
     expect(harness.html("m1").match(/<span>b/g)).toHaveLength(1200);
   });
 });
@@ -739,7 +741,7 @@ describe("frames", () => {
     mount(() => <p>{state.n}</p>);
     for (let i = 0; i < 50; i++) state.n++;
     await harness.settle();
-    const ops = harness.messages.filter((message) => message.type === MOUNT_OPS);
+    const ops = harness.messages.filter((message) => message.kind === MOUNT_OPS);
     expect(ops).toHaveLength(1);
     expect(harness.html("m1")).toBe("<p>50</p>");
   });

@@ -62,7 +62,7 @@ export function createUiHarness(options: { locate?: (error: unknown) => { line?:
       opsMessages: 0,
     });
     trees.receive(message, created);
-    if (message.type === MOUNT_OPS) mounts.get(message.mountId)!.opsMessages += 1;
+    if (message.kind === MOUNT_OPS) mounts.get(message.mountId)!.opsMessages += 1;
   }
 
   /** Let microtasks, React's scheduler and timers run, then run pending frames; repeat until quiet. */
