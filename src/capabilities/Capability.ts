@@ -84,8 +84,8 @@ export interface CapabilityHost {
   messages(): readonly ChatMessage[];
   /** Sends the realm the tool list (`TOOLS`), now and to every realm started later. */
   setTools(tools: ToolDescriptor[]): void;
-  /** The tool list last sent with `setTools` (empty before), for the prompt's lines read at each model call. */
-  tools(): readonly ToolDescriptor[];
+  /** The tool list last sent with `setTools` (empty before), for the prompt's lines read at each model call (createApp provides it). */
+  tools?(): readonly ToolDescriptor[];
 }
 
 /** The props of an ask's view: the ask (with its place in the timeline) and what answers it. */
@@ -109,8 +109,8 @@ export interface OpenSession {
   readonly store: Store;
   /** This capability's settings as saved with the session (undefined: never saved, or imported). */
   readonly saved: JsonValue | undefined;
-  /** Strict mode as the session saved it (Session settings; later changes come through `setStrict`). */
-  readonly strict: boolean;
+  /** Strict mode as the session saved it (Session settings; later changes come through `setStrict`); absent: off. */
+  readonly strict?: boolean;
   /** Saves this capability's settings with the session (replacing what was saved); exported with it, never imported. */
   save(value: JsonValue): Promise<void>;
 }

@@ -28,6 +28,6 @@ export const tools: Capability = {
     return `tools: ${plural(calls.length, "call")}${denied ? ` (${denied} denied)` : ""}`;
   },
   // Read at each model call: the connected tools are listed after the whole prompt.
-  prompt: { after: (host) => toolsPrompt(host.tools()) },
+  prompt: { after: (host) => toolsPrompt(host.tools?.() ?? []) },
   ask: toolAsk,
 };
