@@ -73,7 +73,7 @@ function Root() {
   useEffect(() => setSensitiveValues([settings.apiKey]), [settings.apiKey]);
   const [realmStatus, setRealmStatus] = useState<RealmStatus>({ state: "starting" });
 
-  const { controller, realm, mounts, capabilities, views } = useMemo(() => {
+  const { controller, realm, mounts, capabilities, imagePolicy, views } = useMemo(() => {
     const app = createApp({ settings: () => settingsRef.current, capabilities: CAPABILITIES });
     // Once the session is open (the composer works), what the first screen did not need is fetched ahead.
     void app.started.then(() => prefetchParts(app.preloadReply));
@@ -94,7 +94,7 @@ function Root() {
     <CapabilitiesContext.Provider value={capabilities}>
       <AskKindsContext.Provider value={ASK_KINDS}>
         <CapabilityViewsContext.Provider value={views}>
-          <RemoteImagesContext.Provider value={capabilities.imagePolicy}>
+          <RemoteImagesContext.Provider value={imagePolicy}>
             <FileChooserContext.Provider value={capabilities.fileChooser}>
               <MountsContext.Provider value={mounts}>
                 <App

@@ -9,14 +9,12 @@ import type { ComponentType } from "react";
 import type { ChatMessage } from "../agent/agent";
 import type { PromptLines } from "../llm/systemPrompt";
 import type { FileChooser } from "../render/fileChooser";
+import type { RemoteImagePolicy } from "../render/RemoteImage";
 import type { HostService } from "../sandbox/types";
 import type { ToolDescriptor } from "../wire/capabilities";
 import type { AuditEntry, Session } from "../store/types";
 import type { Store } from "../store/store";
 import type { JsonValue } from "../wire/mount";
-import type { NetworkBroker } from "./network/createNetworkBroker";
-import type { McpServers } from "./tools/createMcpServers";
-import type { ToolBroker } from "./tools/createToolBroker";
 
 /** An ask as a broker raises it: its id, and the tag its kind is known by. */
 export interface AskRequest {
@@ -68,15 +66,12 @@ export interface PersonSide {
   record(entry: AuditInput): void;
   /** Outside content reached the code (a response, a file, a tool result): the next feedback is labelled untrusted. */
   noteUntrusted(source: string): void;
-  /** A broker's rules changed (an answer, a revoke): the session saves them. */
+  /**
+   * Nothing to save any more: each module saves its own rules (`OpenSession`:
+   * `save`, or the store). Kept so that a module calling it from its broker's
+   * `onChange` still fits; views that read the person's side redraw.
+   */
   policyChanged(): Promise<void>;
-  attach(broker: NetworkBroker): void;
-  attachTools(
-    broker: ToolBroker,
-    loadServers: () => Promise<McpServers>,
-    publish: (tools: ToolDescriptor[]) => void,
-  ): void;
-  toolDescriptors(): ToolDescriptor[];
   readonly fileChooser: FileChooser;
   readonly fileReadService: HostService;
   readonly fileOfferService: HostService;
@@ -89,6 +84,8 @@ export interface CapabilityHost {
   messages(): readonly ChatMessage[];
   /** Sends the realm the tool list (`TOOLS`), now and to every realm started later. */
   setTools(tools: ToolDescriptor[]): void;
+  /** The tool list last sent with `setTools` (empty before), for the prompt's lines read at each model call (createApp provides it). */
+  tools?(): readonly ToolDescriptor[];
 }
 
 /** The props of an ask's view: the ask (with its place in the timeline) and what answers it. */
@@ -112,6 +109,8 @@ export interface OpenSession {
   readonly store: Store;
   /** This capability's settings as saved with the session (undefined: never saved, or imported). */
   readonly saved: JsonValue | undefined;
+  /** Strict mode as the session saved it (Session settings; later changes come through `setStrict`); absent: off. */
+  readonly strict?: boolean;
   /** Saves this capability's settings with the session (replacing what was saved); exported with it, never imported. */
   save(value: JsonValue): Promise<void>;
 }
@@ -133,6 +132,19 @@ export interface InstalledCapability {
   setStrict?(strict: boolean): void;
   /** Its section of **Session settings** (drawn in the list's order, before the audit list). */
   readonly Settings?: ComponentType;
+  /**
+   * The page's address as it loaded (once, before any session opens): true
+   * when it is a return to this capability (an MCP server's sign-in,
+   * `?code&state`); the page then takes the query out of its address at
+   * once (the code is single-use) and the capability finishes in the background.
+   */
+  pageOpened?(search: string): boolean;
+  /** The first session is open (the composer works): what the tab had before a reload can come back (tools: its servers). */
+  started?(): void;
+  /** The demo model's script that uses the page's demo capabilities is about to run (tools: the built-in demo server). */
+  prepareDemo?(): Promise<void>;
+  /** Remote images in replies (src/render/RemoteImage.tsx): the capability whose rules cover them (network). */
+  readonly remoteImages?: RemoteImagePolicy;
 }
 
 export interface Capability {

@@ -6,29 +6,18 @@
  */
 import { describe, expect, it } from "vitest";
 import type { AskKind } from "../capabilities/Capability";
-import { networkAudit } from "../capabilities/network";
-import { networkAsk } from "../capabilities/network/ask";
-import { createNetworkBroker } from "../capabilities/network/createNetworkBroker";
-import { toolAudit } from "../capabilities/tools";
-import { toolAsk } from "../capabilities/tools/ask";
-import { createMcpServers } from "../capabilities/tools/createMcpServers";
-import { createToolBroker } from "../capabilities/tools/createToolBroker";
-import { createDemoMcpServer } from "../capabilities/tools/demoMcpServer";
-import { addGrant, listGrants } from "../store/capabilities";
-import { createSession, getSession, updateSessionSettings } from "../store/sessions";
+import { installNetwork } from "../capabilities/network/installNetwork";
+import { listGrants } from "../store/capabilities";
+import { createSession, getSession, updateSessionRules, updateSessionSettings } from "../store/sessions";
 import { openTestStore } from "../store/testSupport";
 import { CapabilityController, MAX_PENDING_ASKS } from "./capabilityController";
 
 async function setUp() {
   const store = await openTestStore();
   const controller = new CapabilityController({ agent: () => undefined });
-  const broker = createNetworkBroker({
-    ask: controller.asker(networkAsk),
-    audit: networkAudit(controller),
-    newId: () => "ask-1",
-  });
-  controller.attach(broker);
-  return { store, controller, broker };
+  // The network module, as createApp installs it: it registers the kind of ask the tests below raise.
+  controller.install("network", installNetwork({ person: controller }, { newId: () => "ask-1" }));
+  return { store, controller };
 }
 
 const askFor = (host: string) => ({
@@ -50,22 +39,6 @@ describe("CapabilityController.open", () => {
     expect(controller.getState().asks.map((ask) => ask.id)).toEqual(["ask-api.example"]);
     controller.answer("ask-api.example", "once");
     await expect(answer).resolves.toBe("once");
-  });
-
-  it("loads the session's grants, and never applies the previous session's while they load", async () => {
-    const { store, controller, broker } = await setUp();
-    const first = await createSession(store);
-    const second = await createSession(store);
-    await addGrant(store, { sessionId: first.id, capability: "network", host: "first.example", grantedAt: 1 });
-    await addGrant(store, { sessionId: second.id, capability: "network", host: "second.example", grantedAt: 1 });
-    await controller.open(first, store);
-    expect(broker.state().hosts).toEqual(["first.example"]);
-    const opening = controller.open(second, store);
-    expect(broker.state().hosts).toEqual([]);
-    expect(controller.getState().sessionId).toBe(second.id);
-    await opening;
-    expect(broker.state().hosts).toEqual(["second.example"]);
-    expect(controller.getState().policy.hosts).toEqual(["second.example"]);
   });
 
   it("keeps an audit line recorded while the saved ones load, once", async () => {
@@ -179,84 +152,6 @@ describe("one queue of asks of every kind", () => {
   });
 });
 
-describe("tool grants are the server's address's", () => {
-  async function withTools() {
-    const { store, controller } = await setUp();
-    const tools = createToolBroker({
-      ask: controller.asker(toolAsk),
-      audit: toolAudit(controller),
-      onChange: () => void controller.policyChanged(),
-    });
-    const servers = createMcpServers({ demoServer: createDemoMcpServer, remember: null, redirectUrl: null });
-    controller.attachTools(
-      tools,
-      async () => servers,
-      () => undefined,
-    );
-    return { store, controller, tools, servers };
-  }
-
-  it("a grant saved under a server's self-declared name (older versions) allows nothing and is dropped", async () => {
-    const { store, controller, tools } = await withTools();
-    const session = await createSession(store);
-    await addGrant(store, { sessionId: session.id, capability: "tool", host: "notes/delete_note", grantedAt: 1 });
-    await addGrant(store, {
-      sessionId: session.id,
-      capability: "tool",
-      host: "https://notes.example/mcp#delete_note",
-      grantedAt: 1,
-    });
-    await updateSessionSettings(store, session.id, {
-      network: "ask",
-      allowedHosts: [],
-      readOnlyToolServers: ["notes", "https://notes.example/mcp"],
-    });
-    await controller.open((await getSession(store, session.id))!, store);
-    expect(tools.state()).toMatchObject({
-      allowed: ["https://notes.example/mcp#delete_note"],
-      readOnlyServers: ["https://notes.example/mcp"],
-    });
-    await expect
-      .poll(async () => (await listGrants(store, session.id)).map((grant) => grant.host))
-      .toEqual(["https://notes.example/mcp#delete_note"]);
-  });
-
-  it("removing a server removes its grants and its read-only switch, in this session and the saved ones", async () => {
-    const { store, controller, tools } = await withTools();
-    const [open, other] = [await createSession(store), await createSession(store)];
-    for (const session of [open, other]) {
-      await addGrant(store, {
-        sessionId: session.id,
-        capability: "tool",
-        host: "builtin:demo#add_to_watchlist",
-        grantedAt: 1,
-      });
-      await addGrant(store, {
-        sessionId: session.id,
-        capability: "tool",
-        host: "https://other.example/mcp#x",
-        grantedAt: 1,
-      });
-      await updateSessionSettings(store, session.id, {
-        network: "ask",
-        allowedHosts: [],
-        readOnlyToolServers: ["builtin:demo"],
-      });
-    }
-    await controller.open((await getSession(store, open.id))!, store);
-    await controller.addDemoServer();
-    expect(tools.state().allowed).toEqual(["builtin:demo#add_to_watchlist", "https://other.example/mcp#x"]);
-    const [demo] = controller.getState().toolServers.servers;
-    expect(demo.address).toBe("builtin:demo");
-    await controller.removeServer(demo.id);
-    expect(tools.state()).toMatchObject({ allowed: ["https://other.example/mcp#x"], readOnlyServers: [] });
-    for (const session of [open, other]) {
-      expect((await listGrants(store, session.id)).map((grant) => grant.host)).toEqual(["https://other.example/mcp#x"]);
-    }
-    expect((await getSession(store, other.id))?.settings.readOnlyToolServers).toBeUndefined();
-  });
-});
-
 describe("an installed capability module and the open session", () => {
   it("hears of each session that opens, with its own saved settings, and saves them with that session only", async () => {
     const { store, controller } = await setUp();
@@ -306,5 +201,24 @@ describe("an installed capability module and the open session", () => {
     controller.setStrict(true);
     controller.setStrict(false);
     expect(strict).toEqual([true, false]);
+  });
+
+  it("saves strict mode with the open session, and hands it to each module when the session opens again", async () => {
+    const { store, controller } = await setUp();
+    const session = await createSession(store);
+    const opened: (boolean | undefined)[] = [];
+    controller.install("asker", { services: {}, open: (view) => void opened.push(view?.strict) });
+    await controller.open(session, store);
+    controller.setStrict(true);
+    expect(controller.getState().strict).toBe(true);
+    await expect.poll(async () => (await getSession(store, session.id))?.settings.strict).toBe(true);
+    await controller.open(await createSession(store), store);
+    expect(controller.getState().strict).toBe(false);
+    await controller.open(await getSession(store, session.id), store);
+    expect(controller.getState().strict).toBe(true);
+    expect(opened).toEqual([false, false, true]);
+    // Another rule saved alone keeps it.
+    await updateSessionRules(store, session.id, { network: "off" });
+    expect((await getSession(store, session.id))?.settings).toMatchObject({ network: "off", strict: true });
   });
 });

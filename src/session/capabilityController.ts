@@ -1,41 +1,23 @@
 /**
  * The open session's capabilities as the person sees them (DESIGN.md §4):
- * the asks waiting in the timeline, the Session settings (network mode,
- * granted hosts, strict mode) and the audit list, kept in IndexedDB with the
- * session. The rules themselves are enforced by the brokers in src/capabilities;
- * this only asks the person, shows, and saves.
+ * the asks of every kind waiting in the timeline, strict mode, the audit
+ * list and the files the person chose or was offered, kept in IndexedDB with
+ * the session. Each capability module loads and saves its own rules when a
+ * session opens (`InstalledCapability.open`); the brokers in src/capabilities
+ * enforce them. This only asks the person, shows, and saves.
  */
 import type { Agent } from "../agent/agent";
 import { runningStatement } from "../agent/reply";
-import { isRedirect, type NetworkBroker } from "../capabilities/network/createNetworkBroker";
-import type { RemoteImagePolicy } from "../render/RemoteImage";
-import { rasterImageBlob } from "../render/rasterImage";
 import type { FileChooser } from "../render/fileChooser";
 import { HostServiceError } from "../sandbox/HostServiceError";
 import type { HostService } from "../sandbox/types";
 import { bytesToBase64, base64ToBytes } from "../capabilities/base64";
 import { MAX_DOWNLOAD_BYTES, MAX_FILE_BYTES, type FileOfferPayload, type FileReadResponse } from "../wire/capabilities";
 import type { ChosenFile, JsonValue } from "../wire/mount";
-import {
-  DEFAULT_NETWORK_POLICY,
-  covers,
-  type NetworkMode,
-  type NetworkPolicyState,
-} from "../capabilities/network/networkPolicy";
-import { addAuditEntry, addGrant, forgetToolServer, listAudit, listGrants, removeGrant } from "../store/capabilities";
-import { updateCapabilitySettings, updateSessionSettings } from "../store/sessions";
+import { addAuditEntry, addGrant, listAudit } from "../store/capabilities";
+import { updateCapabilitySettings, updateSessionRules } from "../store/sessions";
 import type { Store } from "../store/store";
-import type { AuditEntry, CapabilityDecision, Session } from "../store/types";
-import type { ToolBroker } from "../capabilities/tools/createToolBroker";
-import type { McpServerEntry, McpServers } from "../capabilities/tools/createMcpServers";
-import { hasRememberedServers } from "../capabilities/tools/rememberedServers";
-import {
-  DEFAULT_TOOL_POLICY,
-  isServerAddress,
-  parseToolKey,
-  type ToolPolicyState,
-} from "../capabilities/tools/toolPolicy";
-import type { ToolDescriptor } from "../wire/capabilities";
+import type { AuditEntry, Session } from "../store/types";
 import type {
   AskAnswer,
   AskKind,
@@ -81,15 +63,6 @@ const MAX_ASK_RECORDS = 500;
  */
 export const MAX_PENDING_ASKS = 20;
 
-/** The MCP servers as Session settings shows them. */
-export interface ToolServersState {
-  servers: readonly McpServerEntry[];
-  /** A server being connected (the URL), while Add server works. */
-  connecting?: string;
-  /** Why the last Add server failed, in plain words. */
-  error?: string;
-}
-
 /** A file offered by `download(...)`, waiting for the person's Save. */
 export interface PendingDownload {
   id: string;
@@ -104,9 +77,8 @@ export interface PendingDownload {
 
 export interface CapabilityState {
   sessionId?: string;
-  policy: NetworkPolicyState;
-  tools: ToolPolicyState;
-  toolServers: ToolServersState;
+  /** Strict mode (Session settings): every capability asks for every call, whatever was granted. */
+  strict: boolean;
   /** The asks waiting for the person, oldest first (drawn above the composer). */
   asks: PendingAsk[];
   /** What the timeline shows of each ask, oldest first. */
@@ -115,13 +87,9 @@ export interface CapabilityState {
   audit: AuditEntry[];
 }
 
-const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
-
 export class CapabilityController implements PersonSide {
   private state: CapabilityState = {
-    policy: DEFAULT_NETWORK_POLICY,
-    tools: DEFAULT_TOOL_POLICY,
-    toolServers: { servers: [] },
+    strict: false,
     asks: [],
     askRecords: [],
     downloads: [],
@@ -132,13 +100,6 @@ export class CapabilityController implements PersonSide {
   /** The kinds of ask the capabilities registered (`asker`), by their tag. */
   private readonly kinds = new Map<string, AskKind>();
   private store: Store | undefined;
-  private broker: NetworkBroker | undefined;
-  private toolBroker: ToolBroker | undefined;
-  private loadServers: (() => Promise<McpServers>) | undefined;
-  private serversLoaded: Promise<McpServers> | undefined;
-  /** The connected tools' list, kept for the system prompt (read synchronously at each model call). */
-  private descriptors: ToolDescriptor[] = [];
-  private publishTools: ((tools: ToolDescriptor[]) => void) | undefined;
   /** Files the person chose in mounted file inputs, by handle (this session only). */
   private readonly chosenFiles = new Map<string, File>();
   /** Downloads arriving in parts, by the realm's offer id. */
@@ -176,6 +137,7 @@ export class CapabilityController implements PersonSide {
 
   /** Each installed capability's view of the open session (`undefined`: none): its saved settings, and how it saves them. */
   private openInstalled(session: Session | undefined, store: Store | undefined): Promise<unknown> {
+    const strict = session?.settings.strict === true;
     return Promise.all(
       this.installed.map(async ([name, capability]) => {
         if (!capability.open) return;
@@ -185,6 +147,7 @@ export class CapabilityController implements PersonSide {
                 session,
                 store,
                 saved: session.settings.capabilities?.[name],
+                strict,
                 save: (value: SavedValue) =>
                   updateCapabilitySettings(store, session.id, name, value).then(() => undefined),
               }
@@ -195,148 +158,7 @@ export class CapabilityController implements PersonSide {
     );
   }
 
-  /** The broker this controller configures (one per page, like the realm). */
-  attach(broker: NetworkBroker): void {
-    this.broker = broker;
-    broker.subscribe((policy) => this.set({ policy }));
-  }
-
-  /**
-   * The tool broker and the MCP servers (one per page, loaded on first use:
-   * `loadServers`). `publish` gets the realm's list of tools whenever a
-   * server is added or removed.
-   */
-  attachTools(
-    broker: ToolBroker,
-    loadServers: () => Promise<McpServers>,
-    publish: (tools: ToolDescriptor[]) => void,
-  ): void {
-    this.toolBroker = broker;
-    this.loadServers = loadServers;
-    this.publishTools = publish;
-    broker.subscribe((tools) => this.set({ tools }));
-  }
-
-  private servers(): Promise<McpServers> | undefined {
-    const load = this.loadServers;
-    const broker = this.toolBroker;
-    if (!load || !broker) return undefined;
-    this.serversLoaded ??= load().then((servers) => {
-      servers.subscribe(() => {
-        broker.setTools(servers.connected());
-        this.descriptors = servers.descriptors();
-        this.publishTools?.(this.descriptors);
-        this.set({ toolServers: { ...this.state.toolServers, servers: servers.list() } });
-      });
-      return servers;
-    });
-    this.serversLoaded.catch(() => (this.serversLoaded = undefined));
-    return this.serversLoaded;
-  }
-
-  /** The connected tools (for the system prompt). */
-  toolDescriptors(): ToolDescriptor[] {
-    return this.descriptors;
-  }
-
-  /** Add server: connect from this page; a failure is shown in plain words and changes nothing. */
-  async addServer(url: string, token?: string): Promise<boolean> {
-    if (!this.loadServers) return false;
-    if (!url.trim()) {
-      this.set({
-        toolServers: {
-          ...this.state.toolServers,
-          error: "Enter the MCP server URL first (for example https://example.com/mcp).",
-        },
-      });
-      return false;
-    }
-    this.set({ toolServers: { ...this.state.toolServers, connecting: url.trim(), error: undefined } });
-    try {
-      const servers = await this.servers()!;
-      await servers.add({ url, token });
-      this.set({ toolServers: { servers: servers.list() } });
-      return true;
-    } catch (error) {
-      // Leaving for the server's sign-in page: not a failure; the page comes back to resumeSignIn.
-      if ((error as { code?: unknown }).code === "signing-in") return false;
-      const message = error instanceof Error ? error.message : String(error);
-      this.set({ toolServers: { servers: this.state.toolServers.servers, error: message } });
-      return false;
-    }
-  }
-
-  /** After a reload: reconnect the servers this tab had (nothing happens, and nothing loads, when it had none). */
-  async restoreServers(): Promise<void> {
-    if (!hasRememberedServers()) return;
-    try {
-      const servers = await this.servers()!;
-      const failures = await servers.restore();
-      this.set({
-        toolServers: { servers: servers.list(), ...(failures.length > 0 ? { error: failures.join(" ") } : {}) },
-      });
-    } catch (error) {
-      this.set({ toolServers: { ...this.state.toolServers, error: String((error as Error)?.message ?? error) } });
-    }
-  }
-
-  /** The page came back from an MCP server's OAuth sign-in (`search`: the address's query). */
-  async resumeSignIn(search: string): Promise<void> {
-    if (!this.loadServers) return;
-    this.set({
-      toolServers: { ...this.state.toolServers, connecting: "the server you signed in to", error: undefined },
-    });
-    try {
-      const servers = await this.servers()!;
-      await servers.resumeSignIn(search);
-      this.set({ toolServers: { servers: servers.list() } });
-    } catch (error) {
-      this.set({
-        toolServers: {
-          servers: this.state.toolServers.servers,
-          error: error instanceof Error ? error.message : String(error),
-        },
-      });
-    }
-  }
-
-  /** The built-in demo server (the demo model's tools script). */
-  async addDemoServer(): Promise<void> {
-    await (await this.servers())?.addDemo();
-  }
-
-  /**
-   * Remove: the server and everything granted for it go together — its tools' "Always allow"
-   * and its read-only switch, in this session and in every saved one (a server added later
-   * at that address asks again). Kept while another connected server has the same address.
-   */
-  async removeServer(id: string): Promise<void> {
-    const servers = await this.servers();
-    if (!servers) return;
-    const removed = servers.list().find((server) => server.id === id);
-    await servers.remove(id);
-    if (!removed || servers.list().some((server) => server.address === removed.address)) return;
-    this.toolBroker?.forgetServer(removed.address);
-    if (this.store) await forgetToolServer(this.store, removed.address).catch(() => undefined);
-  }
-
-  /** A server's switch (by its address): its read-only-annotated tools run without asking. Saved with the session. */
-  setReadOnlyToolsAllowed(address: string, allowed: boolean): void {
-    this.toolBroker?.setReadOnlyAllowed(address, allowed);
-  }
-
-  /** Revoke "Always allow this tool": at once in the broker, then in storage. */
-  async revokeTool(key: string): Promise<void> {
-    this.toolBroker?.revokeTool(key);
-    const { store, state } = this;
-    if (!store || !state.sessionId) return;
-    const grants = await listGrants(store, state.sessionId).catch(() => []);
-    for (const grant of grants)
-      if (grant.capability === "tool" && grant.host === key && grant.id !== undefined)
-        await removeGrant(store, grant.id).catch(() => undefined);
-  }
-
-  /** Another session is open: its rules, grants and audit replace the previous one's. */
+  /** Another session is open: its rules (each installed module's), its audit and strict mode replace the previous one's. */
   async open(session: Session | undefined, store: Store | undefined): Promise<void> {
     const generation = ++this.generation;
     this.store = store;
@@ -345,55 +167,24 @@ export class CapabilityController implements PersonSide {
     this.chosenFiles.clear();
     this.untrusted = [];
     this.offersInProgress.clear();
-    // The session's own settings apply at once, with none of its saved grants yet (they load below): code that
-    // runs meanwhile is asked about what the grants would allow, never let through by the previous session's.
-    // What it asks and what it records while they load belongs to this session and stays.
-    const settings = session?.settings;
-    const policyWith = (granted: readonly string[]): NetworkPolicyState => ({
-      mode: settings?.network ?? DEFAULT_NETWORK_POLICY.mode,
-      hosts: [...new Set([...(settings?.allowedHosts ?? []), ...granted])],
-      strict: settings?.strict === true,
-      grants: [],
-    });
-    // Tools are granted by server address (toolPolicy.ts); what older versions saved under a server's
-    // self-declared name could belong to any server that calls itself that, so it allows nothing.
-    const toolsWith = (allowed: readonly string[]): ToolPolicyState => ({
-      allowed: [...new Set(allowed.filter((key) => parseToolKey(key) !== undefined))],
-      readOnlyServers: (settings?.readOnlyToolServers ?? []).filter(isServerAddress),
-      strict: settings?.strict === true,
-      grants: [],
-    });
-    this.broker?.load(policyWith([]));
-    this.toolBroker?.load(toolsWith([]));
+    // Each module applies the session's own rules at once, and loads what it saved (its grants) meanwhile: code that
+    // runs in between is asked, never let through by the previous session's. What it asks and records then stays.
     const installedOpened = this.openInstalled(session, store);
     this.set({
       sessionId: session?.id,
-      policy: policyWith([]),
-      tools: toolsWith([]),
+      strict: session?.settings.strict === true,
       asks: [],
       askRecords: [],
       downloads: [],
       audit: [],
     });
     if (!session || !store) return void (await installedOpened);
-    const [grants, saved] = await Promise.all([
-      listGrants(store, session.id).catch(() => []),
-      listAudit(store, session.id).catch(() => []),
-      installedOpened,
-    ]);
+    const [saved] = await Promise.all([listAudit(store, session.id).catch(() => []), installedOpened]);
     if (generation !== this.generation) return;
-    const policy = policyWith(grants.filter((grant) => grant.capability === "network").map((grant) => grant.host));
-    this.broker?.load(policy, { keepCalls: true });
-    const tools = toolsWith(grants.filter((grant) => grant.capability === "tool").map((grant) => grant.host));
-    this.toolBroker?.load(tools, { keepCalls: true });
-    for (const grant of grants) {
-      if (grant.capability === "tool" && parseToolKey(grant.host) === undefined && grant.id !== undefined)
-        void removeGrant(store, grant.id).catch(() => undefined);
-    }
     // Lines recorded while the list loaded may be in it already (their write went first).
     const key = (entry: AuditEntry) => `${entry.at} ${entry.capability} ${entry.method} ${entry.url} ${entry.decision}`;
     const known = new Set(saved.map(key));
-    this.set({ policy, tools, audit: [...saved, ...this.state.audit.filter((entry) => !known.has(key(entry)))] });
+    this.set({ audit: [...saved, ...this.state.audit.filter((entry) => !known.has(key(entry)))] });
   }
 
   /** Where in the timeline something the running code asked for belongs. */
@@ -515,98 +306,17 @@ export class CapabilityController implements PersonSide {
     if (this.store && sessionId) void addAuditEntry(this.store, { ...entry, sessionId }).catch(() => undefined);
   };
 
-  /** Saved by `policyChanged`, which the broker calls on every change. */
-  setMode(mode: NetworkMode): void {
-    this.broker?.setMode(mode);
-  }
-
-  /** Strict mode is the session's: it asks for every network request and every tool call. */
+  /** Strict mode is the session's: every capability asks for every call (each installed module hears of it). Saved with the session. */
   setStrict(strict: boolean): void {
-    this.broker?.setStrict(strict);
-    this.toolBroker?.setStrict(strict);
+    this.set({ strict });
     for (const [, capability] of this.installed) capability.setStrict?.(strict);
-  }
-
-  /** Revoke a host: at once in the broker (a call in flight on it is aborted), then in storage. */
-  async revoke(host: string): Promise<void> {
-    this.broker?.revokeHost(host);
     const { store, state } = this;
-    if (!store || !state.sessionId) return;
-    const grants = await listGrants(store, state.sessionId).catch(() => []);
-    for (const grant of grants)
-      if (grant.host === host && grant.id !== undefined) await removeGrant(store, grant.id).catch(() => undefined);
+    if (store && state.sessionId) void updateSessionRules(store, state.sessionId, { strict }).catch(() => undefined);
   }
 
-  /** The broker's policy changed (NetworkBrokerOptions.onChange): save the session's rules. */
-  async policyChanged(): Promise<void> {
-    const { store, state } = this;
-    if (!store || !state.sessionId) return;
-    const policy = this.broker?.state() ?? state.policy;
-    await updateSessionSettings(store, state.sessionId, {
-      network: policy.mode,
-      // Also kept as grant records ("Always allow this host"), which the export lists.
-      allowedHosts: [...policy.hosts],
-      strict: policy.strict,
-      readOnlyToolServers: [...(this.toolBroker?.state() ?? state.tools).readOnlyServers],
-    }).catch(() => undefined);
-  }
-
-  /**
-   * Remote images (src/render/RemoteImage.tsx): shown without asking only when
-   * the network capability covers their host; a click on Load is the consent
-   * for one image. Fetched like the broker does: no credentials, no referrer,
-   * a size limit; every load is audited.
-   */
-  readonly imagePolicy: RemoteImagePolicy = {
-    covers: (url) => covers(this.state.policy, url),
-    subscribe: (listener) => this.subscribe(listener),
-    load: async (url, signal) => {
-      const covered = covers(this.state.policy, url);
-      const decision: CapabilityDecision = covered
-        ? this.state.policy.mode === "allowed"
-          ? "allowed-session"
-          : "allowed-host"
-        : "allowed-once";
-      const base = { at: this.now(), capability: "network" as const, method: "GET", url, decision, kind: "image" };
-      let response: Response;
-      try {
-        // Never "follow" (the consent covers this URL only): see createNetworkBroker.ts.
-        response = await fetch(url, {
-          credentials: "omit",
-          referrerPolicy: "no-referrer",
-          mode: "cors",
-          cache: "no-store",
-          redirect: "manual",
-          signal,
-        });
-      } catch (error) {
-        if (signal.aborted) throw error;
-        this.record({ ...base, result: "cors" });
-        throw new Error("the server does not allow browser requests (no CORS headers) or could not be reached", {
-          cause: error,
-        });
-      }
-      if (isRedirect(response)) {
-        this.record({ ...base, status: response.status || undefined, result: "redirected" });
-        throw new Error(
-          "the server redirected to another address (redirects are not followed; use the image's final URL)",
-        );
-      }
-      const bytes = new Uint8Array(await response.arrayBuffer());
-      if (bytes.length > MAX_IMAGE_BYTES) {
-        this.record({ ...base, status: response.status, bytes: bytes.length, result: "too-large" });
-        throw new Error(`it is larger than ${MAX_IMAGE_BYTES / 1024 / 1024} MB`);
-      }
-      if (!response.ok) {
-        this.record({ ...base, status: response.status, bytes: bytes.length, result: "http-error" });
-        throw new Error(`the server answered ${response.status}`);
-      }
-      // The type comes from the bytes, never from the server (src/render/rasterImage.ts).
-      const image = rasterImageBlob(bytes);
-      this.record({ ...base, status: response.status, bytes: bytes.length, result: image.ok ? "ok" : "not-an-image" });
-      if (!image.ok) throw new Error(image.reason);
-      return image.blob;
-    },
+  /** Nothing to save (each module saves its own rules): views that read this redraw. */
+  policyChanged = async (): Promise<void> => {
+    for (const listener of this.listeners) listener();
   };
 
   /** A mounted file input (src/render/fileChooser.ts): the person's choice is the consent. */

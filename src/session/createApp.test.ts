@@ -86,7 +86,8 @@ describe("the system prompt the model reads", () => {
   it("is the base prompt with the capabilities' lines, then the connected tools, byte for byte as before", () => {
     let tools: ToolDescriptor[] = [];
     const host = {
-      person: { toolDescriptors: () => tools },
+      person: {},
+      tools: () => tools,
       messages: () => [],
       setTools: () => undefined,
     } as unknown as CapabilityHost;

@@ -19,6 +19,8 @@ import { createRealmHost, type RealmHost } from "../sandbox";
 import { createMountInbox, type MountInbox } from "../render/mountInbox";
 import { createMountRegistry } from "../render/mountRegistry";
 import type { MountRegistry, UiEvent } from "../render";
+import type { RemoteImagePolicy } from "../render/RemoteImage";
+import type { ToolDescriptor } from "../wire/capabilities";
 import type { MountSnapshots } from "./mountSnapshots";
 import { SessionController } from "./sessionController";
 import { CapabilityController } from "./capabilityController";
@@ -84,6 +86,8 @@ export interface App {
   capabilities: CapabilityController;
   /** The capabilities' own sections of Session settings, in the list's order. */
   sections: readonly CapabilitySection[];
+  /** Remote images in replies: the policy of the capability that covers them (network), if one is installed. */
+  imagePolicy?: RemoteImagePolicy;
   /** Mount messages waiting to be applied (the test probe reads its count). */
   inbox: MountInbox;
   mounts: {
@@ -157,9 +161,9 @@ export function createApp(options: AppOptions): App {
       {
         model: async () => {
           const settings = effectiveSettings();
-          // The demo's tools script brings the page's built-in demo MCP server.
+          // The demo's tools script brings the page's built-in demo MCP server (the tools capability's).
           const demo: DemoModelOptions = {
-            prepare: (script) => (script.usesDemoTools ? capabilities.addDemoServer() : undefined),
+            prepare: () => Promise.all(installed.map((capability) => capability.prepareDemo?.())).then(() => undefined),
           };
           if (isDemo(settings)) return (await loadDemoModel()).createDemoModel(demo);
           return (await loadProvider()).createLanguageModel(settings, { demo });
@@ -208,29 +212,37 @@ export function createApp(options: AppOptions): App {
   });
   // The session's capabilities: each broker enforces its rules, the controller asks the person and keeps the records.
   const capabilities: CapabilityController = new CapabilityController({ agent: () => controller.getState().agent });
+  let tools: readonly ToolDescriptor[] = [];
   const host: CapabilityHost = {
     person: capabilities,
     messages: () => controller.getState().agent?.getState().messages ?? [],
     // The person's MCP tools: the page holds the connections (and tokens); the realm gets their list.
-    setTools: (tools) => realm.setTools(tools),
+    setTools: (list) => {
+      tools = list;
+      realm.setTools(list);
+    },
+    tools: () => tools,
   };
+  const installed: InstalledCapability[] = [];
   const sections: CapabilitySection[] = [];
   for (const capability of options.capabilities) {
-    const installed = capability.install(host);
-    for (const [name, service] of Object.entries(installed.services)) realm.provide(name, service);
-    capabilities.install(capability.name, installed);
-    if (installed.Settings) sections.push({ name: capability.name, Settings: installed.Settings });
+    const module = capability.install(host);
+    for (const [name, service] of Object.entries(module.services)) realm.provide(name, service);
+    capabilities.install(capability.name, module);
+    installed.push(module);
+    if (module.Settings) sections.push({ name: capability.name, Settings: module.Settings });
   }
-  // The MCP servers this tab had before a reload come back (the SDK loads only if there were any), once the
-  // session is open: the composer does not wait for them.
-  const started = controller.start();
-  void started.then(() => capabilities.restoreServers());
-  // Back from an MCP server's OAuth sign-in: finish it (the code is single-use, so it leaves the address at once).
-  if (/[?&]state=/.test(location.search) && /[?&](code|error)=/.test(location.search)) {
-    const search = location.search;
+  // What a capability started before the page left (an MCP server's sign-in) finishes; its single-use code
+  // leaves the address at once.
+  const search = location.search;
+  if (installed.map((module) => module.pageOpened?.(search) === true).includes(true))
     history.replaceState(history.state, "", location.pathname + location.hash);
-    void capabilities.resumeSignIn(search);
-  }
+  // Once the session is open, what the capabilities restore follows (tools: the servers this tab had before a
+  // reload): the composer does not wait for them.
+  const started = controller.start();
+  void started.then(() => {
+    for (const module of installed) module.started?.();
+  });
   let openedSession: string | undefined | null = null;
   let replyPreloaded = false;
   controller.subscribe(() => {
@@ -261,6 +273,7 @@ export function createApp(options: AppOptions): App {
     realm,
     capabilities,
     sections,
+    imagePolicy: installed.find((module) => module.remoteImages)?.remoteImages,
     inbox,
     mounts,
     started,

@@ -137,6 +137,26 @@ export function updateSessionSettings(store: Store, id: string, settings: Sessio
   });
 }
 
+/**
+ * The rules a session kept before capability modules had settings of their own
+ * (`network`, `allowedHosts`, `strict`, `readOnlyToolServers`), each changed
+ * alone: the others, and the modules' own settings, stay as they are. Absent,
+ * false or empty is the default (not stored).
+ */
+export function updateSessionRules(
+  store: Store,
+  id: string,
+  rules: Partial<Omit<SessionSettings, "capabilities">>,
+): Promise<Session> {
+  return modifySession(store, id, (session) => {
+    const next = { ...session.settings, ...rules };
+    if (!next.strict) delete next.strict;
+    if (!next.readOnlyToolServers?.length) delete next.readOnlyToolServers;
+    session.settings = { ...next, allowedHosts: [...next.allowedHosts] };
+    session.updatedAt = store.now();
+  });
+}
+
 /** One capability module's own settings (`settings.capabilities[name]`), replacing what it saved before. */
 export function updateCapabilitySettings(store: Store, id: string, name: string, value: JsonValue): Promise<Session> {
   return modifySession(store, id, (session) => {

@@ -3,13 +3,11 @@
  * exactly **Allow once**, **Always allow this host** and **Deny**, in a fixed
  * area above the composer (`PendingAsks`), and a record of each in the
  * timeline where the call was made; offered downloads with a **Save**
- * button; and the **Session settings** dialog (network mode, granted hosts
- * with **Revoke**, strict mode, audit list).
+ * button; and the **Session settings** dialog (each capability's own
+ * section, **Strict mode**, the audit list).
  */
 import {
   createContext,
-  lazy,
-  Suspense,
   useContext,
   useEffect,
   useLayoutEffect,
@@ -22,18 +20,10 @@ import type { AuditEntry } from "../store/types";
 import { plural } from "../capabilities/plural";
 import type { AskRecord, CapabilityController, CapabilityState, PendingAsk } from "../session/capabilityController";
 import type { AskKind } from "../capabilities/Capability";
-import type { NetworkMode } from "../capabilities/network/networkPolicy";
 import type { InteractionSummary } from "../agent/interactionLifecycle";
 import { costOf, formatCost, TokenPriceContext } from "./cost";
 import { saveFile } from "./saveFile";
 
-// Session settings' tools sections load with the dialog, not with the page.
-const ToolServersSection = lazy(() =>
-  import("./toolServers").then((module) => ({ default: module.ToolServersSection })),
-);
-const GrantedToolsSection = lazy(() =>
-  import("./toolServers").then((module) => ({ default: module.GrantedToolsSection })),
-);
 import { useModalDialog } from "./useModalDialog";
 
 export const CapabilitiesContext = createContext<CapabilityController | undefined>(undefined);
@@ -55,9 +45,7 @@ export type AskKinds = ReadonlyMap<string, AskKind<PendingAsk>>;
 export const AskKindsContext = createContext<AskKinds>(new Map());
 
 const EMPTY: CapabilityState = {
-  policy: { mode: "ask", hosts: [], strict: false, grants: [] },
-  tools: { allowed: [], readOnlyServers: [], strict: false, grants: [] },
-  toolServers: { servers: [] },
+  strict: false,
   asks: [],
   askRecords: [],
   downloads: [],
@@ -67,7 +55,9 @@ const noop = () => () => undefined;
 
 export function useCapabilities(): { controller?: CapabilityController; state: CapabilityState } {
   const controller = useContext(CapabilitiesContext);
-  const state = useSyncExternalStore(controller?.subscribe ?? noop, controller?.getState ?? (() => EMPTY));
+  const read = controller?.getState ?? (() => EMPTY);
+  // The same snapshot on a server render (tests draw the dialog to static markup).
+  const state = useSyncExternalStore(controller?.subscribe ?? noop, read, read);
   return { controller, state };
 }
 
@@ -203,17 +193,11 @@ function AsksArea({
   );
 }
 
-const MODES: { value: NetworkMode; label: string; hint: string }[] = [
-  { value: "off", label: "Off", hint: "no request leaves" },
-  { value: "ask", label: "Ask", hint: "ask before each request to a host not allowed below" },
-  { value: "allowed", label: "Allowed", hint: "any host, without asking" },
-];
-
 export function SessionSettingsDialog({ onClose, children }: { onClose: () => void; children?: ReactNode }) {
   const { controller, state } = useCapabilities();
   // Modal: focus stays inside and returns to the opener on close (useModalDialog.ts).
   const dialog = useModalDialog();
-  const { policy, audit } = state;
+  const { strict, audit } = state;
   const { sections } = useContext(CapabilityViewsContext);
   return (
     <dialog
@@ -227,55 +211,16 @@ export function SessionSettingsDialog({ onClose, children }: { onClose: () => vo
         Rights belong to this session: what its code may reach. Generated code never sees your API key.
       </p>
       {children}
-      <fieldset className="lm-field">
-        <legend>Network</legend>
-        {MODES.map((mode) => (
-          <label key={mode.value}>
-            <input
-              type="radio"
-              name="lm-network-mode"
-              checked={policy.mode === mode.value}
-              onChange={() => controller?.setMode(mode.value)}
-            />
-            {mode.label} <small>({mode.hint})</small>
-          </label>
-        ))}
-      </fieldset>
+      {sections.map(({ name, Settings }) => (
+        <Settings key={name} />
+      ))}
       <div className="lm-field">
         <label>
-          <input
-            type="checkbox"
-            checked={policy.strict}
-            onChange={(event) => controller?.setStrict(event.target.checked)}
-          />{" "}
+          <input type="checkbox" checked={strict} onChange={(event) => controller?.setStrict(event.target.checked)} />{" "}
           Strict mode
         </label>
         <small>Ask for every request and every tool call, even to allowed hosts and tools.</small>
       </div>
-      <section className="lm-field" aria-label="Granted hosts">
-        <h3 className="lm-dialog__subtitle">Granted hosts</h3>
-        {policy.hosts.length === 0 ? (
-          <p className="lm-dialog__hint">None yet.</p>
-        ) : (
-          <ul className="lm-hosts">
-            {policy.hosts.map((host) => (
-              <li key={host}>
-                <code>{host}</code>
-                <button type="button" className="lm-button" onClick={() => void controller?.revoke(host)}>
-                  Revoke
-                </button>
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
-      <Suspense fallback={null}>
-        <ToolServersSection />
-        <GrantedToolsSection />
-      </Suspense>
-      {sections.map(({ name, Settings }) => (
-        <Settings key={name} />
-      ))}
       <section className="lm-field" aria-label="Audit list">
         <h3 className="lm-dialog__subtitle">Audit list</h3>
         {audit.some((entry) => entry.fromFile === true) && (

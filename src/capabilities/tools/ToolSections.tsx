@@ -4,22 +4,32 @@
  * read-only switch) and the tools granted for the session (**Revoke**).
  * Grants and the switch are the server's address's (origin and path of its
  * URL), never its self-declared name's; Remove takes them away.
- * Loaded with the dialog's first opening, not with the page (the ask in the
- * timeline is src/capabilities/tools/AskView.tsx).
+ * Loaded with the dialog's first opening, not with the page (Settings.tsx;
+ * the ask in the timeline is AskView.tsx).
  */
-import { useState, type FormEvent } from "react";
-import { useCapabilities } from "./capabilities";
-import { parseToolKey } from "../capabilities/tools/toolPolicy";
+import { useState, useSyncExternalStore, type FormEvent } from "react";
+import type { ToolsSettingsHandle } from "./installTools";
+import { parseToolKey } from "./toolPolicy";
 
-export function ToolServersSection() {
-  const { controller, state } = useCapabilities();
+/** Both sections, as Settings.tsx loads them. */
+export default function ToolSections({ tools }: { tools: ToolsSettingsHandle }) {
+  return (
+    <>
+      <ToolServersSection tools={tools} />
+      <GrantedToolsSection tools={tools} />
+    </>
+  );
+}
+
+function ToolServersSection({ tools }: { tools: ToolsSettingsHandle }) {
+  const state = useSyncExternalStore(tools.subscribe, tools.view, tools.view);
   const [url, setUrl] = useState("");
   const [token, setToken] = useState("");
-  const { servers, connecting, error } = state.toolServers;
+  const { servers, connecting, error } = state.servers;
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (!controller || connecting) return;
-    if (await controller.addServer(url, token)) {
+    if (connecting) return;
+    if (await tools.addServer(url, token)) {
       setUrl("");
       setToken("");
     }
@@ -66,7 +76,7 @@ export function ToolServersSection() {
         <ul className="lm-tool-servers" aria-label="MCP servers">
           {servers.map((server) => {
             const readOnly = server.tools.filter((tool) => tool.readOnly);
-            const allowed = state.tools.readOnlyServers.includes(server.address);
+            const allowed = state.policy.readOnlyServers.includes(server.address);
             return (
               <li key={server.id} aria-label={`MCP server ${server.name}`}>
                 <div className="lm-tool-servers__head">
@@ -80,7 +90,7 @@ export function ToolServersSection() {
                     type="button"
                     className="lm-button"
                     aria-label={`Remove ${server.name}`}
-                    onClick={() => void controller?.removeServer(server.id)}
+                    onClick={() => void tools.removeServer(server.id)}
                   >
                     Remove
                   </button>
@@ -95,7 +105,7 @@ export function ToolServersSection() {
                     role="switch"
                     checked={allowed}
                     disabled={readOnly.length === 0}
-                    onChange={(event) => controller?.setReadOnlyToolsAllowed(server.address, event.target.checked)}
+                    onChange={(event) => tools.setReadOnlyToolsAllowed(server.address, event.target.checked)}
                   />{" "}
                   Allow its read-only tools without asking
                 </label>
@@ -112,15 +122,15 @@ export function ToolServersSection() {
  * Each grant is for a tool of the server at one address (origin and path of its URL), shown as
  * `server/tool` while a server at that address is connected, with the address beside it.
  */
-export function GrantedToolsSection() {
-  const { controller, state } = useCapabilities();
-  if (state.tools.allowed.length === 0) return null;
-  const servers = state.toolServers.servers;
+function GrantedToolsSection({ tools }: { tools: ToolsSettingsHandle }) {
+  const state = useSyncExternalStore(tools.subscribe, tools.view, tools.view);
+  if (state.policy.allowed.length === 0) return null;
+  const servers = state.servers.servers;
   return (
     <section className="lm-field" aria-label="Granted tools">
       <h3 className="lm-dialog__subtitle">Granted tools</h3>
       <ul className="lm-hosts">
-        {state.tools.allowed.map((key) => {
+        {state.policy.allowed.map((key) => {
           const parsed = parseToolKey(key);
           const server = parsed && servers.find((item) => item.address === parsed.address);
           const label = parsed ? (server ? `${server.name}/${parsed.tool}` : parsed.tool) : key;
@@ -132,7 +142,7 @@ export function GrantedToolsSection() {
                 type="button"
                 className="lm-button"
                 aria-label={`Revoke ${label}`}
-                onClick={() => void controller?.revokeTool(key)}
+                onClick={() => void tools.revokeTool(key)}
               >
                 Revoke
               </button>

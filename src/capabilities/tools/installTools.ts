@@ -1,0 +1,233 @@
+/**
+ * The tools capability on the page (`tools.install`): its broker, the MCP
+ * servers (loaded on first use: an add, the demo script, a tab that had
+ * servers, a sign-in's return), the open session's rules ("Always allow this
+ * tool" as grants in the store, the read-only switches in the session's
+ * settings) loaded when a session opens and saved on every change, and its
+ * sections of Session settings (Settings.tsx, drawn by a lazy chunk).
+ */
+import { createElement } from "react";
+import { TOOL_CALL } from "../../wire/capabilities";
+import { forgetToolServer, listGrants, removeGrant } from "../../store/capabilities";
+import { updateSessionRules } from "../../store/sessions";
+import type { CapabilityHost, InstalledCapability, OpenSession } from "../Capability";
+import { toolAsk } from "./ask";
+import { toolAudit } from "./audit";
+import type { McpServerEntry, McpServers } from "./createMcpServers";
+import { createToolBroker, type ToolBroker, type ToolBrokerOptions } from "./createToolBroker";
+import { hasRememberedServers } from "./rememberedServers";
+import { ToolsSettings } from "./Settings";
+import { DEFAULT_TOOL_POLICY, isServerAddress, parseToolKey, type ToolPolicyState } from "./toolPolicy";
+
+/** The MCP servers as Session settings shows them. */
+export interface ToolServersState {
+  servers: readonly McpServerEntry[];
+  /** A server being connected (the URL), while Add server works. */
+  connecting?: string;
+  /** Why the last Add server failed, in plain words. */
+  error?: string;
+}
+
+/** What Session settings' tools sections read and do. */
+export interface ToolsSettingsHandle {
+  /** The session's rules and the servers, one object per change (for useSyncExternalStore). */
+  view(): { readonly policy: ToolPolicyState; readonly servers: ToolServersState };
+  subscribe(listener: () => void): () => void;
+  /** Add server: connect from this page; a failure is shown in plain words and changes nothing. */
+  addServer(url: string, token?: string): Promise<boolean>;
+  /**
+   * Remove: the server and everything granted for it go together — its tools' "Always allow"
+   * and its read-only switch, in this session and in every saved one (a server added later
+   * at that address asks again). Kept while another connected server has the same address.
+   */
+  removeServer(id: string): Promise<void>;
+  /** A server's switch (by its address): its read-only-annotated tools run without asking. Saved with the session. */
+  setReadOnlyToolsAllowed(address: string, allowed: boolean): void;
+  /** Revoke "Always allow this tool": at once in the broker, then in storage. */
+  revokeTool(key: string): Promise<void>;
+}
+
+export type InstalledTools = InstalledCapability &
+  ToolsSettingsHandle & {
+    readonly broker: ToolBroker;
+    /** After a reload: reconnect the servers this tab had (nothing happens, and nothing loads, when it had none). */
+    restoreServers(): Promise<void>;
+    /** The page came back from an MCP server's OAuth sign-in (`search`: the address's query). */
+    resumeSignIn(search: string): Promise<void>;
+    /** The built-in demo server (the demo model's tools script). */
+    addDemoServer(): Promise<void>;
+  };
+
+/** The MCP servers module and the SDK, by dynamic import: none of it is in the initial JavaScript. */
+const loadMcpServers = (): Promise<McpServers> =>
+  import("./createMcpServers").then(({ createMcpServers }) =>
+    createMcpServers({ demoServer: () => import("./demoMcpServer").then((module) => module.createDemoMcpServer()) }),
+  );
+
+export function installTools(
+  { person, setTools }: Pick<CapabilityHost, "person" | "setTools">,
+  options: Pick<ToolBrokerOptions, "newId" | "now"> & { loadServers?: () => Promise<McpServers> } = {},
+): InstalledTools {
+  const { loadServers = loadMcpServers, ...brokerOptions } = options;
+  let open: OpenSession | undefined;
+  /** Which session a given open() belongs to: a late load of a previous session is dropped. */
+  let generation = 0;
+  const listeners = new Set<() => void>();
+  let view: ReturnType<ToolsSettingsHandle["view"]> = { policy: DEFAULT_TOOL_POLICY, servers: { servers: [] } };
+  const setServers = (servers: ToolServersState) => {
+    view = { ...view, servers };
+    for (const listener of listeners) listener();
+  };
+  const broker = createToolBroker({
+    ...brokerOptions,
+    ask: person.asker(toolAsk),
+    audit: toolAudit(person),
+    // The read-only switches are saved with the open session (the "always" grants by the person's side).
+    onChange: (policy) => {
+      if (!open) return;
+      void updateSessionRules(open.store, open.session.id, {
+        readOnlyToolServers: [...policy.readOnlyServers],
+      }).catch(() => undefined);
+    },
+  });
+  broker.subscribe((policy) => {
+    view = { ...view, policy };
+    for (const listener of listeners) listener();
+  });
+
+  let serversLoaded: Promise<McpServers> | undefined;
+  const servers = (): Promise<McpServers> => {
+    serversLoaded ??= loadServers().then((loaded) => {
+      loaded.subscribe(() => {
+        broker.setTools(loaded.connected());
+        setTools(loaded.descriptors());
+        setServers({ ...view.servers, servers: loaded.list() });
+      });
+      return loaded;
+    });
+    serversLoaded.catch(() => (serversLoaded = undefined));
+    return serversLoaded;
+  };
+  const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+  const installed: InstalledTools = {
+    broker,
+    services: { [TOOL_CALL]: broker.service },
+    view: () => view,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    async addServer(url, token) {
+      if (!url.trim()) {
+        setServers({
+          ...view.servers,
+          error: "Enter the MCP server URL first (for example https://example.com/mcp).",
+        });
+        return false;
+      }
+      setServers({ ...view.servers, connecting: url.trim(), error: undefined });
+      try {
+        const loaded = await servers();
+        await loaded.add({ url, token });
+        setServers({ servers: loaded.list() });
+        return true;
+      } catch (error) {
+        // Leaving for the server's sign-in page: not a failure; the page comes back to resumeSignIn.
+        if ((error as { code?: unknown }).code === "signing-in") return false;
+        setServers({ servers: view.servers.servers, error: message(error) });
+        return false;
+      }
+    },
+
+    async restoreServers() {
+      if (!hasRememberedServers()) return;
+      try {
+        const loaded = await servers();
+        const failures = await loaded.restore();
+        setServers({ servers: loaded.list(), ...(failures.length > 0 ? { error: failures.join(" ") } : {}) });
+      } catch (error) {
+        setServers({ ...view.servers, error: message(error) });
+      }
+    },
+
+    async resumeSignIn(search) {
+      setServers({ ...view.servers, connecting: "the server you signed in to", error: undefined });
+      try {
+        const loaded = await servers();
+        await loaded.resumeSignIn(search);
+        setServers({ servers: loaded.list() });
+      } catch (error) {
+        setServers({ servers: view.servers.servers, error: message(error) });
+      }
+    },
+
+    async addDemoServer() {
+      await (await servers()).addDemo();
+    },
+
+    async removeServer(id) {
+      const loaded = await servers();
+      const removed = loaded.list().find((server) => server.id === id);
+      await loaded.remove(id);
+      if (!removed || loaded.list().some((server) => server.address === removed.address)) return;
+      broker.forgetServer(removed.address);
+      if (open) await forgetToolServer(open.store, removed.address).catch(() => undefined);
+    },
+
+    setReadOnlyToolsAllowed(address, allowed) {
+      broker.setReadOnlyAllowed(address, allowed);
+    },
+
+    async revokeTool(key) {
+      broker.revokeTool(key);
+      if (!open) return;
+      const { store, session } = open;
+      const grants = await listGrants(store, session.id).catch(() => []);
+      for (const grant of grants)
+        if (grant.capability === "tool" && grant.host === key && grant.id !== undefined)
+          await removeGrant(store, grant.id).catch(() => undefined);
+    },
+
+    async open(session) {
+      const current = ++generation;
+      open = session;
+      // Tools are granted by server address (toolPolicy.ts); what older versions saved under a server's
+      // self-declared name could belong to any server that calls itself that, so it allows nothing.
+      const policyWith = (allowed: readonly string[]): ToolPolicyState => ({
+        allowed: [...new Set(allowed.filter((key) => parseToolKey(key) !== undefined))],
+        readOnlyServers: (session?.session.settings.readOnlyToolServers ?? []).filter(isServerAddress),
+        strict: session?.strict === true,
+        grants: [],
+      });
+      // The session's own switches apply at once, its grants once loaded (never the previous session's meanwhile).
+      broker.load(policyWith([]));
+      if (!session) return;
+      const { store } = session;
+      const grants = await listGrants(store, session.session.id).catch(() => []);
+      if (current !== generation) return;
+      broker.load(policyWith(grants.filter((grant) => grant.capability === "tool").map((grant) => grant.host)), {
+        keepCalls: true,
+      });
+      for (const grant of grants) {
+        if (grant.capability === "tool" && parseToolKey(grant.host) === undefined && grant.id !== undefined)
+          void removeGrant(store, grant.id).catch(() => undefined);
+      }
+    },
+    setStrict: (strict) => broker.setStrict(strict),
+    Settings: () => createElement(ToolsSettings, { tools: installed }),
+
+    pageOpened(search) {
+      // Back from an MCP server's OAuth sign-in: finish it (the page takes the single-use code out of its address).
+      if (!/[?&]state=/.test(search) || !/[?&](code|error)=/.test(search)) return false;
+      void installed.resumeSignIn(search);
+      return true;
+    },
+    // The MCP servers this tab had before a reload come back (the SDK loads only if there were any), once the
+    // session is open: the composer does not wait for them.
+    started: () => void installed.restoreServers(),
+    prepareDemo: () => installed.addDemoServer(),
+  };
+  return installed;
+}
