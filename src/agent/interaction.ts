@@ -9,7 +9,7 @@ import { Turn, type TurnContext } from "./turn";
  * action that starts it to its end, turn after turn while the realm's
  * feedback is non-empty, until the turn cap, a failed or cut reply, or
  * Stop. It owns the interaction's abort controller, its lifecycle (states
- * and counts) and the turn that runs; the agent asks it which turn listens.
+ * and counts) and the turn that runs; RealmOutput asks it which turn listens.
  * When it ends, its summary goes on its last reply (`finish`).
  *
  * An external run (an invited agent's reply, `Agent.runExternal`) is one
