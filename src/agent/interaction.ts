@@ -1,15 +1,16 @@
 import type { LanguageModel } from "ai";
 import type { ExternalRun } from "./externalAgentTypes";
 import { InteractionLifecycle } from "./interactionLifecycle";
+import type { StateStore } from "./stateStore";
 import { Turn, type TurnContext } from "./turn";
-import type { AgentState } from "./types";
 
 /**
  * One interaction (DESIGN.md §1 "The feedback loop"): from the message or
  * action that starts it to its end, turn after turn while the realm's
  * feedback is non-empty, until the turn cap, a failed or cut reply, or
  * Stop. It owns the interaction's abort controller, its lifecycle (states
- * and counts) and the turn that runs; the agent asks it which turn listens.
+ * and counts) and the turn that runs; RealmOutput asks it which turn listens.
+ * When it ends, its summary goes on its last reply (`finish`).
  *
  * An external run (an invited agent's reply, `Agent.runExternal`) is one
  * turn whose feedback goes back to its source instead of to the model.
@@ -19,10 +20,8 @@ export interface InteractionHost {
   /** Everything a turn needs but the lifecycle, which is the interaction's. */
   turnContext: Omit<TurnContext, "lifecycle">;
   maxTurns: () => number;
-  setState: (patch: Partial<Omit<AgentState, "phase">>) => void;
-  /** Shows feedback in the timeline; returns the text the model (or the invited agent) is given. */
-  pushFeedback: (body: string, source: "runtime" | "ui-event", to?: "agent") => string;
-  notice: (text: string, level: "info" | "warn" | "error") => void;
+  /** The agent's state (stateStore.ts): the turn number, feedback, notices, the summary. */
+  store: Pick<StateStore, "set" | "update" | "pushFeedback" | "notice">;
   /** A reply was cut mid-stream: its runtime output goes with Continue. */
   interrupted: (feedback: string) => void;
 }
@@ -54,7 +53,7 @@ export class Interaction {
     const { host, lifecycle } = this;
     const context: TurnContext = { ...host.turnContext, lifecycle };
     for (let number = 1; ; number += 1) {
-      host.setState({ turn: number });
+      host.store.set({ turn: number });
       lifecycle.turn();
       const turn = new Turn(context, external ? { model: external.model, by: external.by } : undefined);
       this.turn = turn;
@@ -67,7 +66,7 @@ export class Interaction {
           .join("\n");
         external.run.replyId = this.lastReplyId;
         external.run.state = result.kind === "ok" ? "done" : result.kind;
-        external.run.feedback = feedback ? host.pushFeedback(feedback, "runtime", "agent") : "";
+        external.run.feedback = feedback ? host.store.pushFeedback(feedback, "runtime", "agent") : "";
         if (result.kind === "stopped") this.outcome = "stopped";
         else if (result.kind !== "ok") this.outcome = "error";
         return;
@@ -83,11 +82,20 @@ export class Interaction {
         return;
       }
       if (!result.feedback) return;
-      host.pushFeedback(result.feedback, "runtime");
+      host.store.pushFeedback(result.feedback, "runtime");
       if (number >= host.maxTurns()) {
-        host.notice(`Stopped after ${host.maxTurns()} automatic turns. Send a message to go on.`, "warn");
+        host.store.notice(`Stopped after ${host.maxTurns()} automatic turns. Send a message to go on.`, "warn");
         return;
       }
     }
+  }
+
+  /** The interaction is over: what it went through and did goes on its last reply. */
+  finish(): void {
+    const summary = this.lifecycle.finish(this.outcome);
+    if (this.lastReplyId)
+      this.host.store.update(this.lastReplyId, (message) =>
+        message.role === "assistant" ? { ...message, summary } : message,
+      );
   }
 }

@@ -1,8 +1,9 @@
 import type { Phase } from "./types";
 
 /**
- * The agent's phase as a value: the one function that decides it. Pure; the
- * agent keeps the returned state and never writes `phase` otherwise.
+ * The agent's phase as a value: the one function that decides it. Pure;
+ * `StateStore.move` (stateStore.ts) keeps the returned state, and nothing
+ * writes `phase` otherwise.
  *
  * ```
  * idle/done/error/stopped ──interaction-start──▶ streaming ──reply-streamed──▶ running ──▶ … ──end──▶ done | error | stopped
@@ -12,7 +13,7 @@ import type { Phase } from "./types";
  * ```
  *
  * Invariants: the same object comes back when nothing changed, a new one
- * when a phase was entered (the agent then tells the listeners and the
+ * when a phase was entered (the store then tells the listeners and the
  * interaction's lifecycle); waiting for input or permission is entered only
  * from a busy phase; `resume` is set on entering `waiting-permission`, and
  * answering the asks, starting an interaction or Revive, and `end` clear it.

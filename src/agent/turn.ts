@@ -19,7 +19,7 @@ import type { AgentState, CallSettings, ChatMessage, LlmErrorInfo, RealmPort, Re
  * for the realm to settle. Its outcome says what the interaction does next.
  *
  * The realm's output belongs to the turn from its start until its code
- * settled (`listening`); the agent hands it over (`exec`, `collector`).
+ * settled (`listening`); RealmOutput (realmOutput.ts) hands it over (`exec`, `collector`).
  */
 
 export type TurnOutcome =
