@@ -3,8 +3,9 @@
 // one after the other (CPU-heavy property tests running beside Chromium would
 // only slow both). The browser files run in two groups: first the files that
 // hold the app to wall-clock budgets (SERIAL_E2E: long tasks, "within a
-// second", the loop guard, a phone's scroll-follow), one at a time with the
-// machine to themselves; then the rest, two side by side (LIVEMARK_E2E_WORKERS,
+// second", the loop guard, a phone's scroll-follow, an ask's disarmed time),
+// one at a time with the machine to themselves; then the rest, two side by
+// side (LIVEMARK_E2E_WORKERS,
 // vitest.config.ts), each with its own Chromium and servers. With file filters
 // or options after `npm test --`, the browser files run as one group as before.
 // The format check (Prettier) counts as one test.
@@ -27,10 +28,20 @@ function run(command, args, env = {}) {
 }
 
 /**
- * Browser files whose tests assert wall-clock budgets: a second Chromium beside them on 2 cores pushed
- * them past those budgets (a long task over its limit, Stop answering after a second), so they run alone.
+ * Browser files whose tests hold the app to wall-clock budgets: a second Chromium beside them on 2 cores
+ * pushed them past those budgets, so they run alone. app, hostile: Stop within a second, long tasks;
+ * sandbox: the loop guard, a reset within 2 s; layout: a phone's scroll-follow; capabilities: a
+ * double-click's second click lands within the ask's 500 ms disarmed time; mountIdentity: four demo
+ * replies at the demo's pace within 10–20 s polls.
  */
-const SERIAL_E2E = ["e2e/app.test.ts", "e2e/hostile.test.ts", "e2e/layout.test.ts", "e2e/sandbox.test.ts"];
+const SERIAL_E2E = [
+  "e2e/app.test.ts",
+  "e2e/capabilities.test.ts",
+  "e2e/hostile.test.ts",
+  "e2e/layout.test.ts",
+  "e2e/mountIdentity.test.ts",
+  "e2e/sandbox.test.ts",
+];
 const e2eFiles = readdirSync(join(root, "e2e"))
   .filter((name) => name.endsWith(".test.ts"))
   .map((name) => `e2e/${name}`)
