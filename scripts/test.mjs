@@ -32,7 +32,7 @@ function run(command, args, env = {}) {
  * pushed them past those budgets, so they run alone. app, hostile: Stop within a second, long tasks;
  * sandbox: the loop guard, a reset within 2 s; layout: a phone's scroll-follow; capabilities: a
  * double-click's second click lands within the ask's 500 ms disarmed time; mountIdentity: four demo
- * replies at the demo's pace within 10–20 s polls.
+ * replies at the demo's pace within 10–20 s polls; sessions: twelve live 3,000-node grids drawn within 30 s.
  */
 const SERIAL_E2E = [
   "e2e/app.test.ts",
@@ -41,6 +41,7 @@ const SERIAL_E2E = [
   "e2e/layout.test.ts",
   "e2e/mountIdentity.test.ts",
   "e2e/sandbox.test.ts",
+  "e2e/sessions.test.ts",
 ];
 const e2eFiles = readdirSync(join(root, "e2e"))
   .filter((name) => name.endsWith(".test.ts"))
