@@ -27,8 +27,9 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           // Files run side by side, each in its own worker with its own Chromium, servers on free
-          // ports of 127.0.0.1 and a context per test (e2e/fixture.ts): one at a time by default:
-          // on 2 cores two side by side pushed long-task checks past their budgets (LIVEMARK_E2E_WORKERS=2).
+          // ports of 127.0.0.1 and a context per test (e2e/fixture.ts): one at a time by default
+          // (LIVEMARK_E2E_WORKERS=2: two). `npm test` runs the files with wall-clock budgets alone and
+          // the rest two side by side (scripts/test.mjs SERIAL_E2E).
           fileParallelism: true,
           maxWorkers: Number(process.env.LIVEMARK_E2E_WORKERS ?? 1),
           // No retries: the tests wait on the app's signals (e2e/fixture.ts, src/testProbe.ts), not

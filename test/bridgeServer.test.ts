@@ -235,20 +235,24 @@ describe("bridge tools", () => {
     const { code: next } = await page.waitFor("channel");
     expect((await b.call("livemark_join", { code: next })).isError).toBeFalsy();
     const waits = [
-      a.call("livemark_wait_for_command", { cursor: 0, timeoutS: 3 }),
-      b.call("livemark_wait_for_command", { cursor: 0, timeoutS: 3 }),
+      a.call("livemark_wait_for_command", { cursor: 0, timeoutS: 20 }),
+      b.call("livemark_wait_for_command", { cursor: 0, timeoutS: 20 }),
     ];
     // Both waits are registered before the command arrives.
     await expect.poll(() => bridge.waiting()).toBe(2);
     page.send(command("c1"));
-    const results = await Promise.all(waits);
-    const got = results.filter((result) => (result.structuredContent as { command?: unknown } | undefined)?.command);
-    expect(got).toHaveLength(1);
-    const loser = results[0] === got[0] ? b : a;
+    // The first wait to answer is the winner; the other is still waiting and cannot take over the command.
+    const first = await Promise.race(waits.map((wait, index) => wait.then(() => index)));
+    const loser = first === 0 ? b : a;
     const stolen = await loser.call("livemark_report", { commandId: "c1", kind: "status", text: "mine" });
     expect(stolen.isError).toBe(true);
     expect(stolen.text).toMatch(/not yours/);
+    // Closing the page ends the loser's wait (channel closed) rather than a timeout: exactly one got the command.
     page.socket.close();
+    const results = await Promise.all(waits);
+    const got = results.filter((result) => (result.structuredContent as { command?: unknown } | undefined)?.command);
+    expect(got).toHaveLength(1);
+    expect(results[first]).toBe(got[0]);
   });
 
   it("a channel code admits one agent: the code is spent at the join (a reused code is refused), the page shows the next, and a further agent is in the channel only once the page admits it", async () => {

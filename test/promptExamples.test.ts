@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { PROMPT_EXAMPLES, SYSTEM_PROMPT } from "../src/capabilities";
-import { MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, type MountRealmMessage } from "../src/wire/mount";
+import { MOUNT_FRAME_MS, MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, type MountRealmMessage } from "../src/wire/mount";
 import { createSession } from "./runReply";
-import { createVirtualClock } from "./virtualClock";
+import { createShortClock, createVirtualClock } from "./virtualClock";
 import { createFakeCapabilityHost } from "./fakeCapabilityHost";
 import { UI_EVENT } from "../src/wire/mount";
 
@@ -102,8 +102,9 @@ describe("system prompt examples", () => {
   });
 
   it("Data: the progress panel mounts at once and later statements move it to the end", async () => {
-    // Real time: the stages in between reach the page as frames only if the example's sleeps outlast a frame.
-    const session = createSession();
+    // Real time: the stages in between reach the page as frames only if the example's sleeps outlast a frame
+    // (a frame is MOUNT_FRAME_MS); cut to four frames each, they still do.
+    const session = createSession({ timers: createShortClock(4 * MOUNT_FRAME_MS) });
     const result = await session.run(example("new Data("));
     expect(result.errors).toEqual([]);
     expect(result.logs).toEqual(["import finished: 3 steps"]);

@@ -13,6 +13,7 @@ import { createBlockRouter } from "../src/agent/routeBlocks";
 import { createProtocolParser } from "../src/protocol/parser";
 import type { ExecEvent } from "../src/wire/events";
 import { MOUNT_OPEN, MOUNT_OPS, type MountRealmMessage } from "../src/wire/mount";
+import type { RealmTimers } from "../workers/realm/createRealm";
 import { createInProcessRealm, type InProcessRealm } from "./inProcessRealm";
 
 const FENCE = "```";
@@ -41,8 +42,8 @@ function scriptedModel(first: string, rest = "Noted.") {
   return { model, prompts };
 }
 
-function createAgent(firstReply: string) {
-  const realm = createInProcessRealm();
+function createAgent(firstReply: string, timers?: RealmTimers) {
+  const realm = createInProcessRealm({ timers });
   const { model, prompts } = scriptedModel(firstReply);
   const agent = new Agent({
     model: () => model,
@@ -92,14 +93,30 @@ function click(agent: Agent, realm: InProcessRealm, text: string): void {
 
 describe("UI-event turns by identity", () => {
   it("a click whose handler logs after `await sleep(3000)` is still credited to that click's UI-event turn", async () => {
+    // The model's clock: a timer of a second or more fires only when the test lets it, so the handler's
+    // output comes after the click's own turn had every chance to start, without waiting 3 s of real time.
+    const held: (() => void)[] = [];
+    const timers: RealmTimers = {
+      setTimeout: (run, ms) => (Number(ms) >= 1_000 ? void held.push(run) : setTimeout(run, ms)),
+      clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+      setInterval: (run, ms) => setInterval(run, ms),
+      clearInterval: (handle) => clearInterval(handle as ReturnType<typeof setInterval>),
+    };
     const { agent, realm, prompts } = createAgent(
       `Here.\n\n${FENCE}tsx agent.run\nmount({ ui: () => <Button onClick={async () => { await sleep(3000); console.log("late result") }}>Go</Button> })\n${FENCE}\n`,
+      timers,
     );
     await agent.send("Give me a slow button");
     expect(agent.getState().phase).toBe("done");
     expect(prompts).toHaveLength(1);
 
     click(agent, realm, "Go");
+    // The handler sleeps; the realm has answered a flush since, and no turn started.
+    await expect.poll(() => held.length, { timeout: 10_000 }).toBe(1);
+    await realm.flush(10_000);
+    expect(prompts).toHaveLength(1);
+    expect(agent.getState().phase).toBe("done");
+    held[0]();
     await expect.poll(() => prompts.length, { timeout: 10_000 }).toBe(2);
     const after = await until(agent, (state) => state.phase === "done");
     expect(uiFeedback(after.messages)).toHaveLength(1);

@@ -56,3 +56,18 @@ export function createVirtualClock(): RealmTimers & { now(): number } {
     now: () => now,
   };
 }
+
+/**
+ * Real timers, each delay cut to at most `maxMs`: a script's `await sleep(500)`
+ * still lets real time pass (mount frames, MOUNT_FRAME_MS apart, go out in
+ * between), in order, but costs `maxMs`, not 500 ms.
+ */
+export function createShortClock(maxMs: number): RealmTimers {
+  const cut = (ms: number | undefined) => Math.min(maxMs, Math.max(0, Number(ms) || 0));
+  return {
+    setTimeout: (run, ms) => setTimeout(run, cut(ms)),
+    setInterval: (run, ms) => setInterval(run, Math.max(1, cut(ms))),
+    clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+    clearInterval: (handle) => clearInterval(handle as ReturnType<typeof setInterval>),
+  };
+}
