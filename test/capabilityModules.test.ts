@@ -4,7 +4,17 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { CAPABILITIES, type CapabilityHost, type PersonSide } from "../src/capabilities";
-import { FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL } from "../src/wire/capabilities";
+import {
+  FILE_ATTACHMENT,
+  FILE_OFFER,
+  FILE_READ,
+  NET_FETCH,
+  STORAGE_DELETE,
+  STORAGE_GET,
+  STORAGE_KEYS,
+  STORAGE_SET,
+  TOOL_CALL,
+} from "../src/wire/capabilities";
 import { createCapabilityGlobals } from "../workers/realm/runtime/capabilities";
 import { createRealmTools } from "../workers/realm/runtime/capabilities/tools";
 
@@ -52,7 +62,17 @@ describe("capability modules", () => {
     const host = fakeHost();
     const served = CAPABILITIES.flatMap((capability) => Object.entries(capability.install(host).services));
     expect(served.map(([name]) => name).sort()).toEqual(
-      [FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL].sort(),
+      [
+        FILE_ATTACHMENT,
+        FILE_OFFER,
+        FILE_READ,
+        NET_FETCH,
+        TOOL_CALL,
+        STORAGE_GET,
+        STORAGE_SET,
+        STORAGE_DELETE,
+        STORAGE_KEYS,
+      ].sort(),
     );
     for (const [, service] of served) expect(typeof service).toBe("function");
     expect(host.person.attach).toHaveBeenCalledOnce();
