@@ -180,17 +180,23 @@ export function createRealmStorage(
 
   async function write(method: "set" | "delete", key: string, send: () => Promise<unknown>): Promise<void> {
     inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
+    let refused = false;
     try {
       await send();
     } catch (error) {
+      refused = true;
       throw failure(method, key, error);
     } finally {
       const left = (inFlight.get(key) ?? 1) - 1;
       if (left > 0) inFlight.set(key, left);
       else {
         inFlight.delete(key);
-        // Nobody shows it: what the host has is the truth again.
+        // Nobody shows it, or the host refused it: what the host has is the truth again.
         if (!watchers.has(key)) known.delete(key);
+        else if (refused) {
+          known.delete(key);
+          load(key);
+        }
       }
     }
   }
