@@ -26,9 +26,9 @@ export function utf8Bytes(text: string): number {
   return bytes;
 }
 
-/** `1 MB`, `10 MB`, `1.2 MB`, `300 KB`. */
+/** `1 MB`, `10 MB`, `1.05 MB`, `300 KB`: precise enough that a value just over a limit never reads as the limit. */
 export function formatStorageBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${Number((bytes / (1024 * 1024)).toFixed(1))} MB`;
+  if (bytes >= 1024 * 1024) return `${Number((bytes / (1024 * 1024)).toFixed(2))} MB`;
   if (bytes >= 1024) return `${Number((bytes / 1024).toFixed(1))} KB`;
   return `${bytes} bytes`;
 }
@@ -49,10 +49,16 @@ export function keyProblem(method: string, key: unknown): string | undefined {
   return undefined;
 }
 
+/** A size over `limit` in words that never read as the limit itself (`more than 1 MB` for 1 MB and 2 bytes). */
+function over(bytes: number, limit: number): string {
+  const shown = formatStorageBytes(bytes);
+  return shown === formatStorageBytes(limit) ? `more than ${shown}` : shown;
+}
+
 export function valueTooLarge(key: string, bytes: number): string {
-  return `${storageCall("set", key)}: the value is ${formatStorageBytes(bytes)} as JSON; one value may be at most ${formatStorageBytes(MAX_STORAGE_VALUE_BYTES)}. Split it over several keys, or remove what you no longer need with storage.delete(key)`;
+  return `${storageCall("set", key)}: the value is ${over(bytes, MAX_STORAGE_VALUE_BYTES)} as JSON; one value may be at most ${formatStorageBytes(MAX_STORAGE_VALUE_BYTES)}. Split it over several keys, or remove what you no longer need with storage.delete(key)`;
 }
 
 export function sessionFull(key: string, bytes: number): string {
-  return `${storageCall("set", key)}: this session's app data would be ${formatStorageBytes(bytes)}; a session may keep at most ${formatStorageBytes(MAX_STORAGE_SESSION_BYTES)}. Remove keys you no longer need with storage.delete(key) (storage.keys() lists them)`;
+  return `${storageCall("set", key)}: this session's app data would be ${over(bytes, MAX_STORAGE_SESSION_BYTES)}; a session may keep at most ${formatStorageBytes(MAX_STORAGE_SESSION_BYTES)}. Remove keys you no longer need with storage.delete(key) (storage.keys() lists them)`;
 }

@@ -114,7 +114,7 @@ describe("app data on the host", () => {
     const error = await call(data, STORAGE_SET, { key: "big", parts }).catch((failure: unknown) => failure);
     expect(error).toMatchObject({ code: "too-large" });
     expect((error as Error).message).toMatch(
-      /storage\.set\("big"\): the value is 1 MB as JSON; one value may be at most 1 MB.*storage\.delete\(key\)/,
+      /storage\.set\("big"\): the value is more than 1 MB as JSON; one value may be at most 1 MB.*storage\.delete\(key\)/,
     );
 
     // 10 values of ~1 MB fill the session; the eleventh is refused, naming the limit and storage.delete.
