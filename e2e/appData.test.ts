@@ -4,13 +4,14 @@
  * Regenerate in a fresh realm and the page closing right after the write
  * was acknowledged; Session settings → App data shows it and erases it.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect } from "vitest";
 import type { Page } from "playwright-core";
 import { openReadyApp } from "./harness";
 import type { MockLlm } from "./mockLlm";
 import { appTest, codeTurn, send, waitDone } from "./fixture";
 
-const it = appTest({ configure: true });
+const it = appTest({ configure: true, context: { acceptDownloads: true } });
 
 /** What the model received as the last message of its latest request. */
 function lastHeard(mock: MockLlm): string {
@@ -135,6 +136,61 @@ describe("app data", () => {
     await page.getByText("Two counters again.").waitFor({ timeout: 30_000 });
     await waitDone(page);
     await bothShow(page, 3);
+  });
+
+  it("Export carries the app data and Import restores it into the new session; a share link only with Include app data", async ({
+    page,
+    mock,
+    browser,
+    app,
+  }) => {
+    await run(page, mock, `await storage.set("todos", ["milk"])\nconsole.log("kept")`);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Export", exact: true }).click(),
+    ]);
+    const exported = readFileSync((await download.path())!, "utf8");
+    expect(JSON.parse(exported).appData).toEqual([{ key: "todos", json: '["milk"]' }]);
+
+    await page.getByRole("button", { name: "Share", exact: true }).click();
+    const link = page.getByLabel(/Share link/);
+    const without = await link.inputValue();
+    await page.getByLabel("Include app data").check();
+    await expect.poll(() => link.inputValue()).not.toBe(without);
+    const withData = await link.inputValue();
+
+    const fresh = await browser.newContext();
+    try {
+      const other = await fresh.newPage();
+      await openReadyApp(other, app.url);
+      await other
+        .getByLabel("Import session")
+        .setInputFiles({ name: "session.json", mimeType: "application/json", buffer: Buffer.from(exported) });
+      const section = await appDataSection(other);
+      await expect
+        .poll(() => section.getByTestId("app-data-summary").textContent(), { timeout: 20_000 })
+        .toMatch(/^1 key,/);
+      await other.keyboard.press("Escape");
+
+      // The two links, each opened and saved as a copy: only the one with the box ticked brings the data.
+      for (const [url, expected] of [
+        [without, "None yet."],
+        [withData, /^1 key,/],
+      ] as const) {
+        const viewer = await fresh.newPage();
+        await viewer.goto(url);
+        const preview = viewer.getByRole("dialog", { name: "Shared session preview" });
+        await preview.getByRole("button", { name: "Import" }).click({ timeout: 20_000 });
+        await preview.waitFor({ state: "detached", timeout: 20_000 });
+        const shared = await appDataSection(viewer);
+        await expect
+          .poll(() => shared.getByTestId("app-data-summary").textContent(), { timeout: 20_000 })
+          .toMatch(expected);
+        await viewer.close();
+      }
+    } finally {
+      await fresh.close();
+    }
   });
 
   it("a write acknowledged just before the page closes is there when the app opens again", async ({
