@@ -83,6 +83,23 @@ describe("app data", () => {
     expect(erased).toContain("after erase: undefined");
   });
 
+  it("another session sees none of it, and __proto__ is a key like any other", async ({ page, mock }) => {
+    const first = await run(
+      page,
+      mock,
+      `await storage.set("secret", "of the first session")\nawait storage.set("__proto__", { admin: true })\nconsole.log("own:", await storage.keys(), ({}).admin)`,
+    );
+    expect(first).toContain("own: [ '__proto__', 'secret' ] undefined");
+    await page.getByRole("button", { name: "New session" }).first().click();
+    await expect.poll(() => page.getByRole("article", { name: "Reply" }).count(), { timeout: 20_000 }).toBe(0);
+    const second = await run(
+      page,
+      mock,
+      `console.log("other:", await storage.get("secret"), await storage.get("__proto__"), await storage.keys())`,
+    );
+    expect(second).toContain("other: undefined undefined []");
+  });
+
   it("the limits and JSON refusals reach the code with their words", async ({ page, mock }) => {
     const heard = await run(
       page,
