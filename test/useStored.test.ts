@@ -41,6 +41,19 @@ describe("useStored", () => {
     await expect.poll(() => host.appData.getState().keys).toEqual([{ key: "count", bytes: 7 }]);
   });
 
+  it("a key a mount shows is read from the host again by storage.get: Erase app data is seen at once", async () => {
+    const host = createFakeCapabilityHost(() => ({ body: "" }));
+    const session = createSession({ requests: host.requests });
+    const result = await session.run(code(COUNTER("A")));
+    const [id] = mountIds(result.mountMessages);
+    await expect.poll(() => session.host.html(id)).toContain("count 0");
+    session.ui.handleUiEvent(session.host.clickEvent(id));
+    await expect.poll(() => host.appData.getState().keys.map((entry) => entry.key)).toEqual(["count"]);
+    await host.appData.erase();
+    const read = await session.run(code(`console.log("after erase:", await storage.get("count"))`));
+    expect(read.logs).toEqual(["after erase: undefined"]);
+  });
+
   it("refuses a value JSON cannot keep in the handler that set it, and keeps the old one", async () => {
     const host = createFakeCapabilityHost(() => ({ body: "" }));
     const session = createSession({ requests: host.requests });

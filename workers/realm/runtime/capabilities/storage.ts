@@ -204,7 +204,9 @@ export function createRealmStorage(
   const storage: RealmStorage["storage"] = {
     async get(key) {
       checkKey("get", key);
-      const local = known.get(key);
+      // A write of this realm not yet answered is newer than anything the host could say; otherwise the
+      // host's answer is the truth (the person may have erased the data meanwhile).
+      const local = inFlight.has(key) ? known.get(key) : undefined;
       if (local) return local.json === null ? undefined : JSON.parse(local.json);
       let answer: StorageGetResponse;
       try {
@@ -213,7 +215,7 @@ export function createRealmStorage(
         throw failure("get", key, error);
       }
       // A write sent meanwhile is newer than this answer.
-      const newer = known.get(key);
+      const newer = inFlight.has(key) ? known.get(key) : undefined;
       if (newer) return newer.json === null ? undefined : JSON.parse(newer.json);
       return answer.json === null ? undefined : JSON.parse(answer.json);
     },
