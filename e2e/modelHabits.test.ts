@@ -89,13 +89,13 @@ describe("model habits", () => {
       "localStorage",
       'localStorage.setItem("count", "1");',
       /localStorage\.setItem is not available/,
-      /top-level variables already persist/,
+      /await storage\.set\(key, value\)[^\n]*useStored\(key, initial\)/,
     ],
     [
       "indexedDB",
       'indexedDB.open("notes");',
       /indexedDB is not available in the realm/,
-      /top-level variables already persist/,
+      /await storage\.get\(key\)[^\n]*useStored/,
     ],
   ])("%s produces exactly one clear error naming the alternative", async (_, code, error, alternative) => {
     mock.enqueue({ chunks: [`${FENCE}tsx agent.run\n${code}\n${FENCE}\n`] });

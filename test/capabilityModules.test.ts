@@ -15,7 +15,17 @@ import type { RealmHost } from "../src/sandbox";
 import { createApp } from "../src/session/createApp";
 import { createSession, getSession } from "../src/store/sessions";
 import { CapabilitiesContext, CapabilityViewsContext, SessionSettingsDialog } from "../src/ui/capabilities";
-import { FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL } from "../src/wire/capabilities";
+import {
+  FILE_ATTACHMENT,
+  FILE_OFFER,
+  FILE_READ,
+  NET_FETCH,
+  STORAGE_DELETE,
+  STORAGE_GET,
+  STORAGE_KEYS,
+  STORAGE_SET,
+  TOOL_CALL,
+} from "../src/wire/capabilities";
 import { createCapabilityGlobals } from "../workers/realm/runtime/capabilities";
 import { createRealmTools } from "../workers/realm/runtime/capabilities/tools";
 
@@ -66,11 +76,23 @@ describe("capability modules", () => {
     const installed = CAPABILITIES.map((capability) => capability.install(host));
     const served = installed.flatMap((module) => Object.entries(module.services));
     expect(served.map(([name]) => name).sort()).toEqual(
-      [FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL].sort(),
+      [
+        FILE_ATTACHMENT,
+        FILE_OFFER,
+        FILE_READ,
+        NET_FETCH,
+        TOOL_CALL,
+        STORAGE_GET,
+        STORAGE_SET,
+        STORAGE_DELETE,
+        STORAGE_KEYS,
+      ].sort(),
     );
     for (const [, service] of served) expect(typeof service).toBe("function");
-    // Network and tools draw their sections of Session settings, and load their rules when a session opens.
-    expect(installed.filter((module) => module.Settings && module.open).length).toBe(2);
+    // Network, tools and storage draw their sections of Session settings, and load their rules or data when a session opens.
+    expect(
+      CAPABILITIES.filter((_, index) => installed[index].Settings && installed[index].open).map(({ name }) => name),
+    ).toEqual(["network", "tools", "storage"]);
     // Each kind of ask is registered by its capability, the one its view is drawn for.
     expect(vi.mocked(host.person.asker).mock.calls.map(([kind]) => kind)).toEqual(
       CAPABILITIES.flatMap((capability) => (capability.ask ? [capability.ask] : [])),
@@ -183,7 +205,7 @@ describe("a capability module of its own", () => {
           ),
         ),
       );
-    expect(app.sections.map((section) => section.name)).toEqual(["network", "tools", "budget"]);
+    expect(app.sections.map((section) => section.name)).toEqual(["network", "tools", "storage", "budget"]);
     const html = dialog();
     const at = (text: string) => html.indexOf(text);
     expect(at("Budget: 3 calls")).toBeGreaterThan(at("Granted hosts"));

@@ -16,6 +16,8 @@ import {
 import { CALL, RESULT } from "../src/wire/constants";
 import type { JsonValue } from "../src/wire/mount";
 import { createHostRequests, type HostRequests } from "../workers/realm/runtime/createHostRequests";
+import { createAppData, type AppData } from "../src/capabilities/storage/createAppData";
+import { createTestStore } from "../src/store/testSupport";
 
 export interface FakeCapabilityHost {
   requests: HostRequests;
@@ -23,6 +25,8 @@ export interface FakeCapabilityHost {
   fetched: FetchRequestPayload[];
   /** Files `download` offered, complete, in order. */
   offered: { name: string; mimeType: string; text: string }[];
+  /** The page's app data (`storage`), the real host half over a fake IndexedDB, for one session. */
+  appData: AppData;
   /** Make a file "chosen" by the person; returns its handle payload for a UI event. */
   choose(
     name: string,
@@ -43,6 +47,8 @@ export function createFakeCapabilityHost(
   const files = new Map<string, string>();
   const parts = new Map<string, string[]>();
   let requests: HostRequests;
+  const appData = createAppData();
+  void appData.open({ sessionId: "session", store: createTestStore() });
   const reply = (
     id: number,
     result: { ok: true; value: JsonValue } | { ok: false; error: { code: string; message: string } },
@@ -92,6 +98,17 @@ export function createFakeCapabilityHost(
       }
       return reply(id, { ok: true, value: { offered: true } });
     }
+    const stored = appData.services[service];
+    if (stored) {
+      void Promise.resolve()
+        .then(() => stored(payload, { signal: new AbortController().signal, service }))
+        .then(
+          (value) => reply(id, { ok: true, value }),
+          (error: { code?: string; message?: string }) =>
+            reply(id, { ok: false, error: { code: error.code ?? "failed", message: error.message ?? String(error) } }),
+        );
+      return;
+    }
     reply(id, { ok: false, error: { code: "unknown-service", message: service } });
   });
   let next = 0;
@@ -99,6 +116,7 @@ export function createFakeCapabilityHost(
     requests,
     fetched,
     offered,
+    appData,
     choose(name, text, type = "text/csv") {
       const handle = `h${(next += 1)}`;
       files.set(handle, text);

@@ -151,9 +151,13 @@ describe("model habits", () => {
     [
       "localStorage",
       `localStorage.setItem("k", "v")`,
-      /localStorage\.setItem is not available.*top-level variables already persist/,
+      /localStorage\.setItem is not available.*await storage\.set\(key, value\).*useStored\(key, initial\)/,
     ],
-    ["indexedDB", `indexedDB.open("db")`, /indexedDB\.open is not available.*persist for the session/],
+    [
+      "indexedDB",
+      `indexedDB.open("db")`,
+      /indexedDB\.open is not available.*storage\.get\(key\).*kept for this session/,
+    ],
   ])("%s fails once, naming the alternative", async (_, code, expected) => {
     const session = createSession();
     const result = await session.run(reply(code));

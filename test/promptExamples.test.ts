@@ -222,6 +222,27 @@ describe("system prompt examples", () => {
     expect(host.offered).toEqual([{ name: "trips.csv", mimeType: "text/csv", text: "city,days\nLisbon,4\nOslo,2" }]);
   });
 
+  it("app data: the count and the notes a click kept are there for the next realm of the session", async () => {
+    const host = capabilityHost();
+    const first = createSession({ requests: host.requests });
+    const result = await first.run(example("useStored("));
+    expect(result.errors).toEqual([]);
+    const [open] = opened(result.mountMessages);
+    expect(open.title).toBe("Visit 1");
+    await expect.poll(() => first.host.html(open.mountId)).toContain("Notes kept: 0");
+    first.ui.handleUiEvent(first.host.clickEvent(open.mountId));
+    await expect.poll(() => first.host.html(open.mountId)).toContain("Notes kept: 1");
+    await expect.poll(() => host.appData.getState().keys.map((entry) => entry.key)).toEqual(["notes", "visits"]);
+
+    // A fresh realm (a reload, a reset): what the session kept comes back.
+    const second = createSession({ requests: host.requests });
+    const again = await second.run(example("useStored("));
+    expect(again.errors).toEqual([]);
+    const [reopened] = opened(again.mountMessages);
+    expect(reopened.title).toBe("Visit 2");
+    await expect.poll(() => second.host.html(reopened.mountId)).toContain("Notes kept: 1");
+  });
+
   it("run one after another in one realm (distinct names)", async () => {
     const session = createSession({ timers: createVirtualClock(), requests: capabilityHost().requests });
     void session.host

@@ -6,11 +6,12 @@ import { buildSystemPrompt, promptExamples } from "../llm/systemPrompt";
 import type { Capability } from "./Capability";
 import { files } from "./files";
 import { network } from "./network";
+import { storage } from "./storage";
 import { tools } from "./tools";
 
 export type { AskViewProps, Capability, CapabilityHost, CapabilityPrompt, PersonSide } from "./Capability";
 
-export const CAPABILITIES: readonly Capability[] = Object.freeze([network, files, tools]);
+export const CAPABILITIES: readonly Capability[] = Object.freeze([network, files, tools, storage]);
 
 /** The system prompt with these capabilities' lines (before any tool is connected: tools' lines follow at each call). */
 export const SYSTEM_PROMPT = buildSystemPrompt(CAPABILITIES.map((capability) => capability.prompt ?? {}));

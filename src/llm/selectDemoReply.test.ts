@@ -35,6 +35,8 @@ describe("pickScript", () => {
     ["Give me a button to click", "button"],
     ["roll a die", "button"],
     ["Build me a dashboard", "dashboard"],
+    ["Make a to-do list that remembers", "todo"],
+    ["keep my todos across a reload", "todo"],
   ])("%j → %s", (message, name) => {
     expect(pickScript(message).name).toBe(name);
   });

@@ -19,11 +19,12 @@ function parse(text: string): ProtocolEvent[] {
 
 describe("SYSTEM_PROMPT", () => {
   // The prompt as one string in src/llm before the capabilities brought their own lines
-  // (network's fetch, files' attachment and download): assembled, it is the same text, byte for byte.
+  // (network's fetch, files' attachment and download): assembled, it is the same text, byte for byte;
+  // since then app data's lines (storage, useStored) joined it, updated here on purpose.
   it("is the text it was before the capabilities held their lines", () => {
     const before = readFileSync(new URL("./__fixtures__/systemPrompt.txt", import.meta.url), "utf8");
     expect(SYSTEM_PROMPT).toBe(before);
-    expect(PROMPT_EXAMPLES.length).toBe(10);
+    expect(PROMPT_EXAMPLES.length).toBe(11);
   });
 
   it("places each capability's lines at its named places, in the list's order", () => {
@@ -120,8 +121,9 @@ describe("SYSTEM_PROMPT", () => {
   it("stays a modest size", () => {
     const tokens = estimateTokens(SYSTEM_PROMPT);
     expect(tokens).toBeGreaterThan(500);
-    // Was 3,000; the network and file capabilities (their rules and three examples) need ~570 more.
-    expect(tokens).toBeLessThan(3600);
+    // Was 3,000; the network and file capabilities (their rules and three examples) need ~570 more,
+    // app data (its rule and one example) ~220.
+    expect(tokens).toBeLessThan(3850);
   });
 });
 

@@ -569,12 +569,13 @@ export class SessionController {
     history.replaceState(null, "", location.pathname + location.search);
   }
 
-  async shareLink(base: string): Promise<string | undefined> {
+  /** The open session as a share link; its app data only with `includeAppData` (**Include app data**). */
+  async shareLink(base: string, options: { includeAppData?: boolean } = {}): Promise<string | undefined> {
     await this.started;
     if (!this.store || !this.state.current) return undefined;
     await this.writer?.flush();
     const { createShareLink } = await sharing();
-    const result = await createShareLink(this.store, this.state.current.id, base);
+    const result = await createShareLink(this.store, this.state.current.id, base, options);
     if (!result.ok) {
       this.notify(result.error.message, "warn");
       return undefined;

@@ -1,6 +1,7 @@
 import Dexie, { type DexieOptions, type Table, type Transaction } from "dexie";
 import type { AuditEntry, GrantRecord, MessageRecord, MountSnapshot, SearchTextRecord, Session } from "./types";
 import { searchRowOf } from "./searchText";
+import type { AppDataRecord } from "./appData";
 
 /**
  * The one schema file (STYLE.md §9). Every shipped `version(n)` is frozen:
@@ -56,7 +57,17 @@ export const SCHEMA_V3: Readonly<Record<string, string | null>> = Object.freeze(
  */
 export const SCHEMA_V4: Readonly<Record<string, string>> = Object.freeze({});
 
-export const SCHEMA_VERSION = 4;
+/**
+ * Version 5: an `appData` table, the session's app data (`storage` in the
+ * realm, src/store/appData.ts), keyed by `[sessionId+key]` so one session
+ * can never write another's keys. A new table: nothing moves, every other
+ * table and row is kept.
+ */
+export const SCHEMA_V5: Readonly<Record<string, string>> = Object.freeze({
+  appData: "[sessionId+key], sessionId",
+});
+
+export const SCHEMA_VERSION = 5;
 
 async function backfillSearchText(transaction: Transaction): Promise<void> {
   const rows: SearchTextRecord[] = [];
@@ -118,6 +129,7 @@ export function defineSchema(db: Dexie, now: () => number = () => Date.now()): v
   db.version(4)
     .stores(SCHEMA_V4)
     .upgrade((transaction) => markImportedMessages(transaction, now()));
+  db.version(5).stores(SCHEMA_V5);
 }
 
 export class LivemarkDatabase extends Dexie {
@@ -127,6 +139,7 @@ export class LivemarkDatabase extends Dexie {
   grants!: Table<GrantRecord, number>;
   audit!: Table<AuditEntry, number>;
   searchText!: Table<SearchTextRecord, [string, string]>;
+  appData!: Table<AppDataRecord, [string, string]>;
 
   /** `now` dates the version-4 upgrade (tests pass their clock). */
   constructor(name: string = DATABASE_NAME, options?: DexieOptions, now?: () => number) {
@@ -136,4 +149,4 @@ export class LivemarkDatabase extends Dexie {
 }
 
 /** Every table: each holds a session's data. */
-export const SESSION_TABLES = ["sessions", "messages", "mounts", "grants", "audit", "searchText"] as const;
+export const SESSION_TABLES = ["sessions", "messages", "mounts", "grants", "audit", "searchText", "appData"] as const;

@@ -8,6 +8,7 @@ import {
   parseExportText,
   type BackupExport,
   type ExportDocument,
+  type ExportedAppData,
   type ExportedAudit,
   type ExportedGrant,
   type ExportedMount,
@@ -17,6 +18,8 @@ import {
 } from "./exportSchema";
 import { formatMegabytes, IMPORT_LIMITS, type ImportProblem } from "./safeJson";
 import { searchRowOf } from "./searchText";
+import type { AppDataRecord } from "./appData";
+import { utf8Bytes } from "../wire/appData";
 import { guard, messageFromRecord } from "./sessions";
 import type { Store } from "./store";
 import {
@@ -95,16 +98,17 @@ function withoutKeys(record: object, keys: string[]): Record<string, unknown> {
 }
 
 /** Read one session's body in one transaction; `undefined` if absent. */
-async function readBody(store: Store, id: string): Promise<SessionBody | undefined> {
+async function readBody(store: Store, id: string, withAppData = true): Promise<SessionBody | undefined> {
   const { db } = store;
-  return db.transaction("r", [db.sessions, db.messages, db.mounts, db.grants, db.audit], async () => {
+  return db.transaction("r", [db.sessions, db.messages, db.mounts, db.grants, db.audit, db.appData], async () => {
     const session = await db.sessions.get(id);
     if (!session) return undefined;
-    const [records, mounts, grants, audit] = await Promise.all([
+    const [records, mounts, grants, audit, appData] = await Promise.all([
       db.messages.where("[sessionId+order]").between([id, Dexie.minKey], [id, Dexie.maxKey]).toArray(),
       db.mounts.where("sessionId").equals(id).toArray(),
       db.grants.where("sessionId").equals(id).toArray(),
       db.audit.where("[sessionId+at]").between([id, Dexie.minKey], [id, Dexie.maxKey]).toArray(),
+      withAppData ? db.appData.where("[sessionId+key]").between([id, Dexie.minKey], [id, Dexie.maxKey]).toArray() : [],
     ]);
     return {
       session: exportedSession(session),
@@ -117,13 +121,22 @@ async function readBody(store: Store, id: string): Promise<SessionBody | undefin
       })),
       grants: grants.map((grant) => withoutKeys(grant, ["id", "sessionId"]) as ExportedGrant),
       audit: audit.map((entry) => withoutKeys(entry, ["id", "sessionId"]) as ExportedAudit),
+      ...(appData.length > 0 ? { appData: appData.map(({ key, json }): ExportedAppData => ({ key, json })) } : {}),
     };
   });
 }
 
-/** The `livemark.session` document for one session. Rejects with `StoreError` "not-found". */
-export async function exportSession(store: Store, id: string): Promise<SessionExport> {
-  const body = await guard(() => readBody(store, id));
+/**
+ * The `livemark.session` document for one session, with its app data
+ * unless `appData: false` (a share link without **Include app data**).
+ * Rejects with `StoreError` "not-found".
+ */
+export async function exportSession(
+  store: Store,
+  id: string,
+  options: { appData?: boolean } = {},
+): Promise<SessionExport> {
+  const body = await guard(() => readBody(store, id, options.appData ?? true));
   if (!body) throw new StoreError(storeError("not-found", undefined, `There is no session with id "${id}" to export.`));
   return { format: SESSION_FORMAT, version: EXPORT_VERSION, exportedAt: new Date(store.now()).toISOString(), ...body };
 }
@@ -191,7 +204,7 @@ async function writeImport(
 ): Promise<{ sessions: ImportedSession[]; droppedGrants: number }> {
   const { db } = store;
   const now = store.now();
-  return db.transaction("rw", [db.sessions, db.messages, db.mounts, db.audit, db.searchText], async () => {
+  return db.transaction("rw", [db.sessions, db.messages, db.mounts, db.audit, db.searchText, db.appData], async () => {
     // Ids in use: in the database (deleted sessions included) or already given out by this import.
     const sessionIds = bodies.map((body) => body.session.id);
     const messageIds = bodies.flatMap((body) => body.messages.map((message) => message.id));
@@ -207,6 +220,7 @@ async function writeImport(
     const mounts: MountSnapshot[] = [];
     const audit: AuditEntry[] = [];
     const rows: SearchTextRecord[] = [];
+    const appData: AppDataRecord[] = [];
     for (const body of bodies) {
       const originalId = body.session.id;
       const sessionId = takenSessions.has(originalId) ? fresh(store, takenSessions) : originalId;
@@ -273,6 +287,9 @@ async function writeImport(
           at: Math.min(entry.at, now),
           fromFile: true,
         } as AuditEntry);
+      // The app data comes along: it is the apps' own data, not a right (the code that reads it asks as before).
+      for (const { key, json } of body.appData ?? [])
+        appData.push({ sessionId, key, json, bytes: utf8Bytes(json) + utf8Bytes(key), updatedAt: now });
       droppedGrants += body.grants.length;
       const suggestion = suggestionOf(body.session);
       sessions.push({
@@ -295,6 +312,7 @@ async function writeImport(
     await db.mounts.bulkAdd(mounts);
     await db.audit.bulkAdd(audit);
     await db.searchText.bulkPut(rows);
+    await db.appData.bulkAdd(appData);
     return { sessions: imported, droppedGrants };
   });
 }

@@ -19,6 +19,8 @@ import {
   type Session,
 } from "./types";
 import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from "../agent/attachments";
+import { formatStorageBytes, utf8Bytes } from "../wire/appData";
+import { MAX_STORAGE_KEY_LENGTH, MAX_STORAGE_SESSION_BYTES, MAX_STORAGE_VALUE_BYTES } from "../wire/capabilities";
 
 /**
  * The export format and its validator. Pure: text in, a typed document or a
@@ -293,12 +295,26 @@ const audit = agreesWith<Exported<AuditEntry>>()(
   }),
 );
 
+/**
+ * One key of the session's app data (`storage`, src/store/appData.ts): the
+ * value as its JSON text, so no key or value of the code's is ever a key of
+ * the file. The limits the page keeps (1 MB a value, 10 MB a session, JSON
+ * text) are checked in `checkAppData`.
+ */
+const appDataEntry = z.strictObject({
+  key: z.string().min(1).max(MAX_STORAGE_KEY_LENGTH),
+  // UTF-8 has at least one byte a character: a longer text is over the limit whatever it holds.
+  json: z.string().max(MAX_STORAGE_VALUE_BYTES),
+});
+
 const bodyShape = {
   session,
   messages: z.array(message).max(100_000),
   mounts: z.array(mount).max(10_000),
   grants: z.array(grant).max(10_000),
   audit: z.array(audit).max(100_000),
+  /** Absent: none (files from before app data, or a share link without it). */
+  appData: z.array(appDataEntry).max(100_000).optional(),
 };
 
 const bodySchema = z.strictObject(bodyShape);
@@ -324,6 +340,7 @@ export type ExportedSession = z.infer<typeof session>;
 export type ExportedMount = z.infer<typeof mount>;
 export type ExportedGrant = z.infer<typeof grant>;
 export type ExportedAudit = z.infer<typeof audit>;
+export type ExportedAppData = z.infer<typeof appDataEntry>;
 /** One session with everything needed to show it. */
 export type SessionBody = z.infer<typeof bodySchema>;
 export type SessionExport = z.infer<typeof sessionExportSchema>;
@@ -461,6 +478,57 @@ function checkEnvelope(value: unknown): ImportProblem | undefined {
   return undefined;
 }
 
+/** App data as the page would keep it: distinct keys, JSON text, 1 MB a value, 10 MB a session. */
+function checkAppData(body: SessionBody, prefix: PathSegment[]): ImportProblem | undefined {
+  const entries = body.appData ?? [];
+  const seen = new Map<string, number>();
+  let total = 0;
+  for (let index = 0; index < entries.length; index += 1) {
+    const { key, json } = entries[index];
+    const at = (field: string) => formatPath([...prefix, "appData", index, field]);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      return {
+        code: "duplicate-id",
+        message: `${at("key")}: the key ${JSON.stringify(key)} is already used by ${formatPath([...prefix, "appData", first])}; app data keys must be unique in a session.`,
+        path: at("key"),
+        expected: "a unique key",
+      };
+    }
+    seen.set(key, index);
+    const bytes = utf8Bytes(json);
+    if (bytes > MAX_STORAGE_VALUE_BYTES) {
+      return {
+        code: "invalid",
+        message: `${at("json")}: the value is ${formatStorageBytes(bytes)}; one app data value may be at most ${formatStorageBytes(MAX_STORAGE_VALUE_BYTES)}.`,
+        path: at("json"),
+        expected: `at most ${formatStorageBytes(MAX_STORAGE_VALUE_BYTES)}`,
+      };
+    }
+    try {
+      JSON.parse(json);
+    } catch {
+      return {
+        code: "invalid",
+        message: `${at("json")}: expected a value as JSON text, found text that is not JSON.`,
+        path: at("json"),
+        expected: "JSON text",
+      };
+    }
+    total += bytes + utf8Bytes(key);
+    if (total > MAX_STORAGE_SESSION_BYTES) {
+      const path = formatPath([...prefix, "appData"]);
+      return {
+        code: "invalid",
+        message: `${path}: the session's app data is more than ${formatStorageBytes(MAX_STORAGE_SESSION_BYTES)}; a session keeps at most that much.`,
+        path,
+        expected: `at most ${formatStorageBytes(MAX_STORAGE_SESSION_BYTES)}`,
+      };
+    }
+  }
+  return undefined;
+}
+
 /** Checks zod cannot express: unique ids within a session, mounts pointing at messages. */
 function checkReferences(body: SessionBody, prefix: PathSegment[]): ImportProblem | undefined {
   const messageAt = new Map<string, number>();
@@ -523,7 +591,7 @@ export function validateExportValue(value: unknown): ParseExportResult {
       ? [[document, []]]
       : document.sessions.map((body, index) => [body, ["sessions", index]]);
   for (const [body, prefix] of bodies) {
-    const problem = checkReferences(body, prefix);
+    const problem = checkReferences(body, prefix) ?? checkAppData(body, prefix);
     if (problem) return { ok: false, error: problem };
   }
   return { ok: true, document };

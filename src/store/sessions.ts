@@ -220,19 +220,24 @@ export async function purgeDeleted(store: Store, options: { deletedBefore?: numb
   const { db } = store;
   const before = options.deletedBefore ?? Infinity;
   return guard(() =>
-    db.transaction("rw", [db.sessions, db.messages, db.mounts, db.grants, db.audit, db.searchText], async () => {
-      const ids = (await db.sessions.where("deletedAt").below(before).primaryKeys()) as string[];
-      for (const id of ids) {
-        await db.messages.where("[sessionId+order]").between([id, MIN_KEY], [id, MAX_KEY]).delete();
-        await db.mounts.where("sessionId").equals(id).delete();
-        await db.grants.where("sessionId").equals(id).delete();
-        await db.audit.where("sessionId").equals(id).delete();
-        await db.searchText.where("sessionId").equals(id).delete();
-      }
-      await db.sessions.bulkDelete(ids);
-      for (const id of ids) store.orders.delete(id);
-      return ids.length;
-    }),
+    db.transaction(
+      "rw",
+      [db.sessions, db.messages, db.mounts, db.grants, db.audit, db.searchText, db.appData],
+      async () => {
+        const ids = (await db.sessions.where("deletedAt").below(before).primaryKeys()) as string[];
+        for (const id of ids) {
+          await db.messages.where("[sessionId+order]").between([id, MIN_KEY], [id, MAX_KEY]).delete();
+          await db.mounts.where("sessionId").equals(id).delete();
+          await db.grants.where("sessionId").equals(id).delete();
+          await db.audit.where("sessionId").equals(id).delete();
+          await db.searchText.where("sessionId").equals(id).delete();
+          await db.appData.where("sessionId").equals(id).delete();
+        }
+        await db.sessions.bulkDelete(ids);
+        for (const id of ids) store.orders.delete(id);
+        return ids.length;
+      },
+    ),
   );
 }
 

@@ -89,13 +89,18 @@ export async function encodeShare(document: SessionExport): Promise<ShareResult>
   return { ok: true, fragment: SHARE_PREFIX + payload, length: payload.length };
 }
 
-/** A full share URL for a session: `base` (e.g. `location.href`) with its fragment replaced. */
+/**
+ * A full share URL for a session: `base` (e.g. `location.href`) with its
+ * fragment replaced. The session's app data travels only with
+ * `includeAppData` (the person ticked **Include app data**).
+ */
 export async function createShareLink(
   store: Store,
   sessionId: string,
   base: string,
+  options: { includeAppData?: boolean } = {},
 ): Promise<{ ok: true; url: string; length: number } | { ok: false; error: ImportProblem }> {
-  const document = await exportSession(store, sessionId);
+  const document = await exportSession(store, sessionId, { appData: options.includeAppData === true });
   const encoded = await encodeShare(document);
   if (!encoded.ok) return encoded;
   return { ok: true, url: base.replace(/#.*$/s, "") + encoded.fragment, length: encoded.length };

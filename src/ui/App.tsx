@@ -354,6 +354,8 @@ export function App({
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [sessionSettingsOpen, setSessionSettingsOpen] = useState(false);
   const [shareUrl, setShareUrl] = useState<string | undefined>();
+  /** **Include app data** in the share link (off each time the link is made). */
+  const [shareAppData, setShareAppData] = useState(false);
   const [dragging, setDragging] = useState(false);
   /** Narrow screens: the session list is a drawer. */
   const [drawerOpen, setDrawerOpen] = useState(false);
@@ -528,7 +530,10 @@ export function App({
             className="lm-button"
             disabled={!sessions.current}
             title="Share this session as a link"
-            onClick={async () => setShareUrl(await controller.shareLink(location.href))}
+            onClick={async () => {
+              setShareAppData(false);
+              setShareUrl(await controller.shareLink(location.href));
+            }}
           >
             <ShareIcon className="lm-header__icon" />
             <span className="lm-header__label">Share</span>
@@ -585,6 +590,19 @@ export function App({
           <div className="lm-banner lm-banner--info" role="note">
             <label htmlFor="lm-share-url">Share link (the session travels inside the link; no server sees it)</label>
             <input id="lm-share-url" readOnly value={shareUrl} onFocus={(event) => event.target.select()} />
+            <label>
+              <input
+                type="checkbox"
+                checked={shareAppData}
+                onChange={async (event) => {
+                  const include = event.target.checked;
+                  setShareAppData(include);
+                  const url = await controller.shareLink(location.href, { includeAppData: include });
+                  if (url) setShareUrl(url);
+                }}
+              />{" "}
+              Include app data
+            </label>
             <button type="button" className="lm-button" onClick={() => void navigator.clipboard?.writeText(shareUrl)}>
               Copy
             </button>

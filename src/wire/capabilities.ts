@@ -124,3 +124,51 @@ export interface ToolCallResponse {
 
 /** The most tools pushed to a realm (a larger list is cut, with the rest named in the system prompt's note). */
 export const MAX_TOOLS = 200;
+
+/**
+ * `storage` and `useStored` in the realm (issue 28 §1): app data kept per
+ * session by the host in IndexedDB. Values cross as JSON text, in parts of
+ * at most STORAGE_PART_CHARS (the host caps realm strings); the checks both
+ * sides run and their words are in appData.ts.
+ */
+export const STORAGE_GET = "storage.get";
+export const STORAGE_SET = "storage.set";
+export const STORAGE_DELETE = "storage.delete";
+export const STORAGE_KEYS = "storage.keys";
+
+export interface StorageKeyPayload {
+  key: string;
+}
+
+export interface StorageSetPayload {
+  key: string;
+  /** The value's JSON text, cut into parts of at most STORAGE_PART_CHARS. */
+  parts: string[];
+}
+
+export interface StorageKeysPayload {
+  prefix: string;
+}
+
+/** STORAGE_GET's answer: the value's JSON text, null when the key is absent. */
+export interface StorageGetResponse {
+  json: string | null;
+}
+
+/** STORAGE_SET's and STORAGE_DELETE's answer, once the host has committed the write: the session's app data now. */
+export interface StorageWriteResponse {
+  bytes: number;
+}
+
+export interface StorageKeysResponse {
+  keys: string[];
+}
+
+/** The longest key (characters). */
+export const MAX_STORAGE_KEY_LENGTH = 256;
+/** The largest value: its JSON text in UTF-8 bytes. */
+export const MAX_STORAGE_VALUE_BYTES = 1024 * 1024;
+/** A session's app data at most: every key and value, in UTF-8 bytes. */
+export const MAX_STORAGE_SESSION_BYTES = 10 * 1024 * 1024;
+/** A value's JSON text crosses in parts of at most this many characters (below MAX_WIRE_STRING). */
+export const STORAGE_PART_CHARS = 128 * 1024;

@@ -16,6 +16,7 @@ import { pizzaForm } from "./pizzaForm";
 import { primes } from "./primes";
 import { slotDashboard } from "./slotDashboard";
 import { streamedChart } from "./streamedChart";
+import { todoList } from "./todoList";
 import type { DemoScript } from "./script";
 
 export type { DemoScript, DemoStep } from "./script";
@@ -32,6 +33,8 @@ export const DEMO_SCRIPTS: readonly DemoScript[] = Object.freeze([
   streamedChart,
   diceButton,
   slotDashboard,
+  // App data that lasts.
+  todoList,
   // Reaching outside, with the person's consent.
   fetchChart,
   csvChart,

@@ -28,6 +28,7 @@ This reply logs nothing, so the interaction ends here and it's your turn. Things
 - **Stream data into a chart**: a chart that grows as its data arrives
 - **Give me a button to click**: each click comes back to me
 - **Build me a dashboard**: a layout that fills in part by part
+- **Make a to-do list that remembers**: its items survive a reload
 - **Stream some Markdown**: a longer formatted reply`;
 
 export const intro: DemoScript = {

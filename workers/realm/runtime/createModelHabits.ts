@@ -29,7 +29,7 @@ export class UnavailableError extends Error {
 const DOM_ALTERNATIVE =
   "there is no page DOM in the realm; show UI with mount({ ui: () => <App /> }) (ReactDOM.createRoot(…).render(<App />) works too) and keep changing values in React state or new Data({ … })";
 const STORAGE_ALTERNATIVE =
-  "top-level variables already persist for the session: declare `let saved = …` at top level and later code and replies still see it";
+  "keep app data with `await storage.set(key, value)` and `await storage.get(key)` (JSON values, kept for this session across reloads and resets), and in a mounted UI `const [items, setItems] = useStored(key, initial)`";
 const DIALOG_ALTERNATIVE =
   "to tell yourself (the model) something use console.log(…); to ask the person, mount a form and await the answer: const form = mount({ outputSchema: z.object({ … }), ui }); const answer = await form.result";
 

@@ -6,6 +6,7 @@
 import type { HostRequests } from "./createHostRequests";
 import { createModelHabits } from "./createModelHabits";
 import { createCapabilityGlobals } from "./capabilities";
+import type { StorageHooks } from "./capabilities/storage";
 import { createRealmTools, type RealmTools } from "./capabilities/tools";
 import { createSleep } from "./createSleep";
 
@@ -24,8 +25,10 @@ export function createRealmGlobals(
   const globals: Record<string, unknown> = {
     ...extra,
     sleep: createSleep(setTimer),
-    // fetch, download, tools, attachment: each a client of a host service (src/capabilities).
-    ...createCapabilityGlobals(requests, tools),
+    // fetch, download, tools, attachment, storage: each a client of a host service (src/capabilities).
+    ...createCapabilityGlobals(requests, tools, () =>
+      typeof extra.useState === "function" ? (extra as unknown as StorageHooks) : undefined,
+    ),
   };
   // Imports, default exports, ReactDOM, and teaching errors for the browser
   // APIs models reach for (document, alert, localStorage, require).

@@ -7,12 +7,16 @@
 import type { HostRequests } from "../createHostRequests";
 import { createAttachment, createDownload } from "./files";
 import { createRealmFetch } from "./network";
+import { createRealmStorage, type StorageHooks } from "./storage";
 import type { RealmTools } from "./tools";
 
 export function createCapabilityGlobals(
   requests: () => HostRequests | undefined,
   tools: RealmTools,
+  /** The UI's hooks (`useStored` is made of them); none outside a realm with UI. */
+  hooks: () => StorageHooks | undefined = () => undefined,
 ): Record<string, unknown> {
+  const stored = createRealmStorage(requests, hooks);
   return {
     // network: the host-brokered `fetch` (DESIGN.md §4).
     fetch: createRealmFetch(requests),
@@ -22,5 +26,8 @@ export function createCapabilityGlobals(
     tools: tools.tools,
     // files: files the person attached to a message (by name), read like chosen files.
     attachment: createAttachment(requests),
+    // storage: app data kept for the session by the host; `useStored` is its React hook.
+    storage: stored.storage,
+    useStored: stored.useStored,
   };
 }
