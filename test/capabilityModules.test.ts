@@ -4,7 +4,15 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { CAPABILITIES, type CapabilityHost, type PersonSide } from "../src/capabilities";
-import { FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL } from "../src/wire/capabilities";
+import {
+  AI_CALL,
+  AI_NEXT,
+  FILE_ATTACHMENT,
+  FILE_OFFER,
+  FILE_READ,
+  NET_FETCH,
+  TOOL_CALL,
+} from "../src/wire/capabilities";
 import { createCapabilityGlobals } from "../workers/realm/runtime/capabilities";
 import { createRealmTools } from "../workers/realm/runtime/capabilities/tools";
 
@@ -31,7 +39,13 @@ function fakeHost(): CapabilityHost {
     fileReadService: service,
     fileOfferService: service,
   };
-  return { person, messages: () => [], setTools: () => {} };
+  return {
+    person,
+    messages: () => [],
+    setTools: () => {},
+    languageModel: async () => ({ model: "demo", failure: () => "unknown" }),
+    modelName: () => "the offline demo model",
+  };
 }
 
 describe("capability modules", () => {
@@ -52,7 +66,7 @@ describe("capability modules", () => {
     const host = fakeHost();
     const served = CAPABILITIES.flatMap((capability) => Object.entries(capability.install(host).services));
     expect(served.map(([name]) => name).sort()).toEqual(
-      [FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL].sort(),
+      [AI_CALL, AI_NEXT, FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL].sort(),
     );
     for (const [, service] of served) expect(typeof service).toBe("function");
     expect(host.person.attach).toHaveBeenCalledOnce();
@@ -71,6 +85,7 @@ describe("capability modules", () => {
 
   it("name the view of each ask they raise", () => {
     expect(CAPABILITIES.flatMap((capability) => (capability.ask ? [capability.ask.capability] : [])).sort()).toEqual([
+      "ai",
       "network",
       "tool",
     ]);

@@ -5,6 +5,7 @@
  * (test/capabilityModules.test.ts checks both lists agree).
  */
 import type { HostRequests } from "../createHostRequests";
+import { createRealmAi, type MountCallers } from "./ai";
 import { createAttachment, createDownload } from "./files";
 import { createRealmFetch } from "./network";
 import type { RealmTools } from "./tools";
@@ -12,6 +13,7 @@ import type { RealmTools } from "./tools";
 export function createCapabilityGlobals(
   requests: () => HostRequests | undefined,
   tools: RealmTools,
+  mounts?: MountCallers,
 ): Record<string, unknown> {
   return {
     // network: the host-brokered `fetch` (DESIGN.md §4).
@@ -22,5 +24,7 @@ export function createCapabilityGlobals(
     tools: tools.tools,
     // files: files the person attached to a message (by name), read like chosen files.
     attachment: createAttachment(requests),
+    // ai: model calls from code and UIs, asked and performed by the host with the session's model.
+    ai: createRealmAi(requests, mounts),
   };
 }
