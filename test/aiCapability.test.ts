@@ -303,9 +303,9 @@ describe("ai in the realm through the model-call broker", () => {
   it("a prompt over 100,000 characters is refused in the realm; nothing is sent", async () => {
     const { ai, who, services } = setup([]);
     await expect(ai.complete("x".repeat(100_001))).rejects.toMatchObject({ name: "AiError", code: "too-large" });
-    await expect(ai.complete([{ role: "user", content: "x".repeat(60_000) }], { system: "y".repeat(40_001) })).rejects.toThrow(
-      /100,000/,
-    );
+    await expect(
+      ai.complete([{ role: "user", content: "x".repeat(60_000) }], { system: "y".repeat(40_001) }),
+    ).rejects.toThrow(/100,000/);
     expect(services).toEqual([]);
     expect(who.asks).toEqual([]);
   });

@@ -25,8 +25,8 @@ function AiSettings({ broker }: { broker: AiBroker }) {
     <section className="lm-field" aria-label="Model calls from code">
       <h3 className="lm-dialog__subtitle">Model calls from code</h3>
       <p className="lm-dialog__hint">
-        Code and generated UIs may call the model with your key (<code>ai.complete</code>); these calls are not
-        chat turns, and their tokens count here and in the summary.
+        Code and generated UIs may call the model with your key (<code>ai.complete</code>); these calls are not chat
+        turns, and their tokens count here and in the summary.
       </p>
       {MODES.map((mode) => (
         <label key={mode.value}>

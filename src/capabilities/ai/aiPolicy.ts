@@ -94,7 +94,10 @@ export function decideAi(state: AiPolicyState, action: AiAction): { decision: Ai
   if (state.mode === "off") {
     const message =
       "Model calls from code are off for this session (Session settings → Model calls from code): the call was not sent. Do not retry; say what you needed the model for.";
-    return { decision: { kind: "deny", reason: "off", message }, audit: { decision: "denied", reason: "model calls off" } };
+    return {
+      decision: { kind: "deny", reason: "off", message },
+      audit: { decision: "denied", reason: "model calls off" },
+    };
   }
   if (state.used + state.reserved + costOf(action) > state.budget) {
     return {
@@ -151,7 +154,8 @@ export function spendAiGrant(
 ): { ok: boolean; state: AiPolicyState; reason?: string; audit: AiAuditEntry } {
   const grant = state.grants.find((item) => item.id === grantId);
   if (!grant) return { ok: false, state, reason: "unknown", audit: { decision: "denied", reason: "unknown grant" } };
-  if (grant.spent) return { ok: false, state, reason: "spent", audit: { decision: "denied", reason: "grant already used" } };
+  if (grant.spent)
+    return { ok: false, state, reason: "spent", audit: { decision: "denied", reason: "grant already used" } };
   if (grant.fingerprint !== action.fingerprint)
     return { ok: false, state, reason: "mismatch", audit: { decision: "denied", reason: "grant is for another call" } };
   // A spent grant is of no more use: dropped, so grants do not pile up over a long session.

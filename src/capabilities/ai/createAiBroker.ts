@@ -219,8 +219,7 @@ export function createAiBroker(options: AiBrokerOptions): AiBroker {
   const sha256 = options.sha256 ?? sha256Hex;
   const timeoutMs = options.timeoutMs ?? DEFAULT_AI_TIMEOUT_MS;
   const maxInFlight = options.maxInFlight ?? MAX_AI_IN_FLIGHT;
-  const loadStreamText =
-    options.streamText ?? (async () => (await import("ai")).streamText as unknown as StreamText);
+  const loadStreamText = options.streamText ?? (async () => (await import("ai")).streamText as unknown as StreamText);
   const core = createCapabilityCore({
     initial: options.initial ?? DEFAULT_AI_POLICY,
     rules: {

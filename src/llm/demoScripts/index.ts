@@ -16,6 +16,7 @@ import { pizzaForm } from "./pizzaForm";
 import { primes } from "./primes";
 import { slotDashboard } from "./slotDashboard";
 import { streamedChart } from "./streamedChart";
+import { translator } from "./translator";
 import type { DemoScript } from "./script";
 
 export type { DemoScript, DemoStep } from "./script";
@@ -36,6 +37,8 @@ export const DEMO_SCRIPTS: readonly DemoScript[] = Object.freeze([
   fetchChart,
   csvChart,
   filmTools,
+  // A UI that calls the model (ai.complete).
+  translator,
   markdownTour,
 ]);
 

@@ -85,7 +85,10 @@ function prepare(input: unknown, options: Options, stream: boolean): AiCallPaylo
     }
   } else throw new AiError("invalid", "ai: pass a prompt string or an array of { role, content } messages");
   if (messages.length === 0) throw new AiError("invalid", "ai: the prompt has no user message");
-  const chars = messages.reduce((sum, message) => sum + message.content.length, (system as string | undefined)?.length ?? 0);
+  const chars = messages.reduce(
+    (sum, message) => sum + message.content.length,
+    (system as string | undefined)?.length ?? 0,
+  );
   if (chars > MAX_AI_PROMPT_CHARS)
     throw new AiError(
       "too-large",
