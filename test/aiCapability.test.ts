@@ -343,6 +343,18 @@ describe("ai in the realm through the model-call broker", () => {
     expect(second.audit.at(-1)).toMatchObject({ method: "stream", result: "aborted" });
   });
 
+  it("ai.stream with an AbortSignal: aborting between two pulls ends the call at the host at once", async () => {
+    const held = recordingModel("one two three four five", { hold: true });
+    const { ai, broker } = setup(["session"], { model: held.model });
+    const controller = new AbortController();
+    const iterator = ai.stream("Count", { signal: controller.signal })[Symbol.asyncIterator]();
+    await expect(iterator.next()).resolves.toEqual({ done: false, value: "one " });
+    controller.abort();
+    await eventually(() => expect(held.aborted[0]).toBe(true));
+    await expect(iterator.next()).rejects.toMatchObject({ name: "AbortError" });
+    await eventually(() => expect(broker.inFlight()).toBe(0));
+  });
+
   it("an AbortSignal cancels the call: the model's request is aborted and the code gets an AbortError", async () => {
     const held = recordingModel("slow answer here", { hold: true });
     const { ai, broker, audit } = setup(["session"], { model: held.model });

@@ -199,8 +199,13 @@ export function createRealmAi(requests: () => HostRequests | undefined, mounts?:
             ?.request(AI_NEXT, { stream: id, cancel: true }, { timeoutMs: 10_000 })
             .catch(() => undefined);
         };
+        // The caller's signal ends the call at once, also between two pulls.
+        const signal = (options ?? {}).signal;
+        if (signal instanceof AbortSignal) signal.addEventListener("abort", cancel, { once: true });
         return {
           async next(): Promise<IteratorResult<string>> {
+            // Aborted, as fetch's body is: the next pull rejects with the signal's reason.
+            if (signal instanceof AbortSignal && signal.aborted) throw abortError(signal);
             if (finished) return { done: true, value: undefined };
             try {
               return await charged(options ?? {}, async (host, signal) => {
@@ -223,6 +228,7 @@ export function createRealmAi(requests: () => HostRequests | undefined, mounts?:
                 }
               });
             } catch (error) {
+              cancel();
               finished = true;
               throw error;
             }
