@@ -9,7 +9,7 @@ import { CAPABILITIES } from "../capabilities";
 import type { UiEvent } from "../render";
 import type { RealmHost } from "../sandbox";
 import type { UiEventMessage } from "../wire/mount";
-import { FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL } from "../wire/capabilities";
+import { AI_CALL, AI_NEXT, FILE_ATTACHMENT, FILE_OFFER, FILE_READ, NET_FETCH, TOOL_CALL } from "../wire/capabilities";
 import { DEFAULT_SETTINGS } from "../llm/settings";
 import { readFileSync } from "node:fs";
 import type { CapabilityHost } from "../capabilities";
@@ -49,7 +49,7 @@ describe("createApp", () => {
   it("provides each capability's host services to the realm once", () => {
     const { realm, provided } = standInRealm();
     createApp({ settings: () => ({ ...DEFAULT_SETTINGS, maxTurns: 10 }), capabilities: CAPABILITIES, realm, page });
-    expect(provided).toEqual([NET_FETCH, FILE_READ, FILE_OFFER, FILE_ATTACHMENT, TOOL_CALL]);
+    expect(provided).toEqual([NET_FETCH, FILE_READ, FILE_OFFER, FILE_ATTACHMENT, TOOL_CALL, AI_CALL, AI_NEXT]);
   });
 
   it("sends a UI event with the id the open session's agent noted for it", async () => {
