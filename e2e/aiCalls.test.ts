@@ -176,6 +176,33 @@ describe("ai.complete", () => {
     );
   });
 
+  it("a render loop calling ai.complete is stopped by the limits: paused, its asks withdrawn, no call reaches the model", async () => {
+    mock.enqueue(
+      codeTurn(
+        `function Loop() {\n` +
+          `  const [n, setN] = useState(0)\n` +
+          `  useEffect(() => { ai.complete("again " + n).catch(() => {}); const t = setTimeout(() => setN(n + 1), 0); return () => clearTimeout(t) })\n` +
+          `  return <p>renders: {n}</p>\n` +
+          `}\n` +
+          `mount({ ui: Loop })\n`,
+        "A loop.",
+        "tsx",
+      ),
+    );
+    mock.enqueue({ chunks: ["I will fix the effect."] });
+    await send(page, "Make a loop that calls the model");
+    await page.getByLabel("Mounted UI").getByText("this UI updates too fast — paused").waitFor({ timeout: 20_000 });
+    await waitDone(page);
+    await expect.poll(() => ask().count()).toBe(0);
+    // No model call went out (a call is one user message; turns carry the system prompt).
+    expect(chats().filter((request) => request.body.messages.length === 1)).toEqual([]);
+    // The host heard of 4 calls at most; the realm refused the rest itself.
+    await page.getByRole("button", { name: "Session settings" }).click();
+    const rows = page.getByRole("dialog", { name: "Session settings" }).getByRole("row").filter({ hasText: "again" });
+    expect(await rows.count()).toBeLessThanOrEqual(4);
+    expect((await rows.allTextContents()).filter((row) => /allowed/.test(row))).toEqual([]);
+  });
+
   it("the key is never reachable from the realm: not in any global or object it can walk, not in any message it receives", async () => {
     mock.enqueue(
       codeTurn(
