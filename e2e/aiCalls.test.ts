@@ -237,3 +237,21 @@ describe("ai.complete", () => {
     expect(posted.filter((message) => message.includes(mock.url))).toEqual([]);
   });
 });
+
+const demo = appTest();
+describe("the demo model", () => {
+  demo(
+    "the demo's translator works offline: Translate asks, then shows the demo responder's translation",
+    async ({ page: shown }) => {
+      await send(shown, "Build me a small translator");
+      await waitDone(shown);
+      await shown.getByRole("button", { name: "Translate" }).click();
+      const asked = shown.getByRole("group", { name: "Permission request" });
+      expect((await asked.textContent()) ?? "").toContain("Translate to French: Good morning, my friend");
+      await answerAsk(asked, "Allow once");
+      await expect
+        .poll(() => shown.getByText("Bonjour, mon ami", { exact: true }).count(), { timeout: 15_000 })
+        .toBe(1);
+    },
+  );
+});

@@ -14,7 +14,6 @@ import { plural } from "../plural";
 import { DEFAULT_AI_POLICY, readSaved, type AiPolicyState } from "./aiPolicy";
 import { aiAsk } from "./ask";
 import { createAiBroker, type AiAuditRecord } from "./createAiBroker";
-import { createDemoResponder } from "./demoResponder";
 import { aiPrompt } from "./prompt";
 import { settingsFor } from "./Settings";
 
@@ -69,7 +68,8 @@ export const ai: Capability = {
       model: async () => {
         const session = await host.languageModel();
         return {
-          model: session.model === "demo" ? createDemoResponder() : session.model,
+          // The demo's responder loads with the first call, like the providers: none of it is in the first screen's code.
+          model: session.model === "demo" ? (await import("./demoResponder")).createDemoResponder() : session.model,
           name: host.modelName(),
           failure: session.failure,
         };
