@@ -377,7 +377,7 @@ export async function askArmed(ask: Locator, timeout = 30_000): Promise<Locator>
  */
 export async function answerAsk(
   ask: Locator,
-  name: "Allow once" | "Deny" | "Always allow this host" | "Always allow this tool",
+  name: "Allow once" | "Deny" | "Always allow this host" | "Always allow this tool" | "Always allow for this session",
   timeout = 30_000,
 ): Promise<void> {
   await ask.getByRole("button", { name }).waitFor({ timeout });

@@ -16,6 +16,8 @@ import { createApp } from "../src/session/createApp";
 import { createSession, getSession } from "../src/store/sessions";
 import { CapabilitiesContext, CapabilityViewsContext, SessionSettingsDialog } from "../src/ui/capabilities";
 import {
+  AI_CALL,
+  AI_NEXT,
   FILE_ATTACHMENT,
   FILE_OFFER,
   FILE_READ,
@@ -54,6 +56,8 @@ function fakeHost(): CapabilityHost {
         readOnly: true,
       },
     ],
+    languageModel: async () => ({ model: "demo", failure: () => "unknown" }),
+    modelName: () => "the offline demo model",
   };
 }
 
@@ -77,6 +81,8 @@ describe("capability modules", () => {
     const served = installed.flatMap((module) => Object.entries(module.services));
     expect(served.map(([name]) => name).sort()).toEqual(
       [
+        AI_CALL,
+        AI_NEXT,
         FILE_ATTACHMENT,
         FILE_OFFER,
         FILE_READ,
@@ -89,10 +95,10 @@ describe("capability modules", () => {
       ].sort(),
     );
     for (const [, service] of served) expect(typeof service).toBe("function");
-    // Network, tools and storage draw their sections of Session settings, and load their rules or data when a session opens.
+    // Network, tools, storage and ai draw their sections of Session settings, and load their rules or data when a session opens.
     expect(
       CAPABILITIES.filter((_, index) => installed[index].Settings && installed[index].open).map(({ name }) => name),
-    ).toEqual(["network", "tools", "storage"]);
+    ).toEqual(["network", "tools", "storage", "ai"]);
     // Each kind of ask is registered by its capability, the one its view is drawn for.
     expect(vi.mocked(host.person.asker).mock.calls.map(([kind]) => kind)).toEqual(
       CAPABILITIES.flatMap((capability) => (capability.ask ? [capability.ask] : [])),
@@ -107,6 +113,7 @@ describe("capability modules", () => {
 
   it("name the view of each ask they raise", () => {
     expect(CAPABILITIES.flatMap((capability) => (capability.ask ? [capability.ask.capability] : [])).sort()).toEqual([
+      "ai",
       "network",
       "tool",
     ]);
@@ -205,7 +212,7 @@ describe("a capability module of its own", () => {
           ),
         ),
       );
-    expect(app.sections.map((section) => section.name)).toEqual(["network", "tools", "storage", "budget"]);
+    expect(app.sections.map((section) => section.name)).toEqual(["network", "tools", "storage", "ai", "budget"]);
     const html = dialog();
     const at = (text: string) => html.indexOf(text);
     expect(at("Budget: 3 calls")).toBeGreaterThan(at("Granted hosts"));

@@ -19,6 +19,9 @@ import { createMcpServers } from "../src/capabilities/tools/createMcpServers";
 import { createDemoMcpServer } from "../src/capabilities/tools/demoMcpServer";
 import { createToolBroker, type ToolPermissionAsk } from "../src/capabilities/tools/createToolBroker";
 import type { ToolAnswer } from "../src/capabilities/tools/toolPolicy";
+import { createAiBroker, type AiAsk } from "../src/capabilities/ai/createAiBroker";
+import { createDemoResponder } from "../src/capabilities/ai/demoResponder";
+import { AI_CALL } from "../src/wire/capabilities";
 
 /** The page's capabilities: the fetch demo's API answers with a fixed language breakdown. */
 const LANGUAGES = {
@@ -47,8 +50,21 @@ function createAgent(options: { fetch?: FetchAnswer; answer?: ToolAnswer } = {})
   const asked: ToolPermissionAsk[] = [];
   const answer = options.answer ?? "once";
   const broker = createToolBroker({ ask: async (request) => (asked.push(request), answer), audit: () => undefined });
-  const host: FakeCapabilityHost = createFakeCapabilityHost(options.fetch ?? answerFetch, (payload) =>
-    Promise.resolve(broker.service(payload, { signal: new AbortController().signal, service: "tool.call" })),
+  // Model calls from code: the real broker, the demo model's responder, a person who allows each call once.
+  const aiAsked: AiAsk[] = [];
+  const ai = createAiBroker({
+    ask: async (request) => (aiAsked.push(request), "once"),
+    audit: () => undefined,
+    model: async () => ({ model: createDemoResponder({ delayMs: 0 }), name: "demo", failure: () => "unknown" }),
+  });
+  const host: FakeCapabilityHost = createFakeCapabilityHost(
+    options.fetch ?? answerFetch,
+    (payload) =>
+      Promise.resolve(broker.service(payload, { signal: new AbortController().signal, service: "tool.call" })),
+    (service, payload) =>
+      Promise.resolve(
+        (service === AI_CALL ? ai.call : ai.next)(payload, { signal: new AbortController().signal, service }),
+      ),
   );
   // The scripts' `await sleep(800)` pace the demo for a person: a virtual clock keeps their order, not their wait.
   const realm = createInProcessRealm({ requests: host.requests, timers: createVirtualClock() });
@@ -71,7 +87,7 @@ function createAgent(options: { fetch?: FetchAnswer; answer?: ToolAnswer } = {})
     describeError: (error) => describeLlmError(error),
     wrapFeedback,
   });
-  return { agent, realm, host, asked, prepared: () => prepared, servers };
+  return { agent, realm, host, asked, aiAsked, prepared: () => prepared, servers };
 }
 
 /** The person: once the form says it is waiting and the agent shows it, submits `values`; notes whether the agent was still busy. */
@@ -300,6 +316,28 @@ describe("generative UI demo scripts", () => {
       // The panel shows every roll.
       expect(realm.host.html(open.mountId)).toContain(`Rolls: ${rolled![2]}`);
     }
+  }, 30_000);
+
+  it("translator: Translate calls the model from the UI (asked first) and shows the demo's translation; no turn follows", async () => {
+    const { agent, realm, aiAsked } = createAgent();
+    await agent.send(script("translator").suggestion);
+    const state = agent.getState();
+    expectCleanEnd(state);
+    const [open] = opened(realm.host.messages);
+    expect(open.title).toBe("Translator");
+    const eventId = agent.noteUiEvent();
+    expect(realm.sendUiEvent({ ...realm.host.clickEvent(open.mountId, "Translate"), eventId })).toBe(true);
+    await expect.poll(() => realm.host.html(open.mountId), { timeout: 5_000 }).toContain("Bonjour, mon ami");
+    expect(aiAsked).toMatchObject([{ excerpt: "Translate to French: Good morning, my friend", maxTokens: 200 }]);
+    // Another language: the button picks it, the next call translates into it.
+    realm.sendUiEvent({ ...realm.host.clickEvent(open.mountId, "Spanish"), eventId: agent.noteUiEvent() });
+    await expect.poll(() => realm.host.html(open.mountId)).toMatch(/variant="default"[^>]*>Spanish/);
+    realm.sendUiEvent({ ...realm.host.clickEvent(open.mountId, "Translate"), eventId: agent.noteUiEvent() });
+    await expect.poll(() => realm.host.html(open.mountId), { timeout: 5_000 }).toContain("Buenos días, mi amigo");
+    // The model call is not a turn: no feedback, no further reply.
+    expect(agent.getState().phase).toBe("done");
+    expect(replies(agent.getState().messages)).toHaveLength(1);
+    expect(feedback(agent.getState().messages)).toEqual([]);
   }, 30_000);
 
   it("dashboard: the shell shows placeholders first, then every slot fills", async () => {

@@ -5,6 +5,8 @@
  * realm's `fetch`, file inputs and `download` run their real code.
  */
 import {
+  AI_CALL,
+  AI_NEXT,
   FILE_OFFER,
   FILE_READ,
   NET_FETCH,
@@ -41,6 +43,8 @@ export function createFakeCapabilityHost(
   ) => { status?: number; body: string; headers?: [string, string][] } | { error: { code: string; message: string } },
   /** TOOL_CALL: answered by this service (e.g. the page's real tool broker); errors keep their `code`. */
   tools?: (payload: JsonValue) => Promise<JsonValue>,
+  /** AI_CALL and AI_NEXT: answered by this service (e.g. the page's real model-call broker); errors keep their `code`. */
+  ai?: (service: string, payload: JsonValue) => Promise<JsonValue>,
 ): FakeCapabilityHost {
   const fetched: FetchRequestPayload[] = [];
   const offered: FakeCapabilityHost["offered"] = [];
@@ -73,6 +77,14 @@ export function createFakeCapabilityHost(
     }
     if (service === TOOL_CALL && tools) {
       void tools(payload).then(
+        (value) => reply(id, { ok: true, value }),
+        (error: { code?: string; message?: string }) =>
+          reply(id, { ok: false, error: { code: error.code ?? "failed", message: error.message ?? String(error) } }),
+      );
+      return;
+    }
+    if ((service === AI_CALL || service === AI_NEXT) && ai) {
+      void ai(service, payload).then(
         (value) => reply(id, { ok: true, value }),
         (error: { code?: string; message?: string }) =>
           reply(id, { ok: false, error: { code: error.code ?? "failed", message: error.message ?? String(error) } }),

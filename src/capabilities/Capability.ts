@@ -5,6 +5,7 @@
  * the list in `index.ts`; the page draws each ask with the view its
  * capability names. See README.md for the files a capability consists of.
  */
+import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { ComponentType } from "react";
 import type { ChatMessage } from "../agent/agent";
 import type { PromptLines } from "../llm/systemPrompt";
@@ -77,6 +78,14 @@ export interface PersonSide {
   readonly fileOfferService: HostService;
 }
 
+/** The open session's model, for calls from code (`ai`): the person's key and base URL stay inside it. */
+export interface SessionModel {
+  /** An AI SDK model, or "demo": the offline demo model (the capability answers with its own responder). */
+  readonly model: LanguageModelV3 | "demo";
+  /** What went wrong with a call, as a code (`auth`, `rate-limit`, …): never the server's words. */
+  failure(error: unknown): string;
+}
+
 /** What the app hands each capability when it installs it. */
 export interface CapabilityHost {
   readonly person: PersonSide;
@@ -86,6 +95,10 @@ export interface CapabilityHost {
   setTools(tools: ToolDescriptor[]): void;
   /** The tool list last sent with `setTools` (empty before), for the prompt's lines read at each model call (createApp provides it). */
   tools?(): readonly ToolDescriptor[];
+  /** The open session's model (its settings over the app's), loaded lazily, as the agent's. */
+  languageModel(): Promise<SessionModel>;
+  /** That model's name, as the person reads it. */
+  modelName(): string;
 }
 
 /** The props of an ask's view: the ask (with its place in the timeline) and what answers it. */

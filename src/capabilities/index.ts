@@ -3,6 +3,7 @@
  * one module each (README.md).
  */
 import { buildSystemPrompt, promptExamples } from "../llm/systemPrompt";
+import { ai } from "./ai";
 import type { Capability } from "./Capability";
 import { files } from "./files";
 import { network } from "./network";
@@ -11,7 +12,7 @@ import { tools } from "./tools";
 
 export type { AskViewProps, Capability, CapabilityHost, CapabilityPrompt, PersonSide } from "./Capability";
 
-export const CAPABILITIES: readonly Capability[] = Object.freeze([network, files, tools, storage]);
+export const CAPABILITIES: readonly Capability[] = Object.freeze([network, files, tools, storage, ai]);
 
 /** The system prompt with these capabilities' lines (before any tool is connected: tools' lines follow at each call). */
 export const SYSTEM_PROMPT = buildSystemPrompt(CAPABILITIES.map((capability) => capability.prompt ?? {}));

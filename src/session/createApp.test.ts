@@ -10,6 +10,8 @@ import type { UiEvent } from "../render";
 import type { RealmHost } from "../sandbox";
 import type { UiEventMessage } from "../wire/mount";
 import {
+  AI_CALL,
+  AI_NEXT,
   FILE_ATTACHMENT,
   FILE_OFFER,
   FILE_READ,
@@ -69,6 +71,8 @@ describe("createApp", () => {
       STORAGE_KEYS,
       STORAGE_SET,
       STORAGE_DELETE,
+      AI_CALL,
+      AI_NEXT,
     ]);
   });
 

@@ -11,7 +11,7 @@ import { createProtocolParser } from "../protocol/parser";
 // Specific modules, not "../llm": the provider (and the AI SDK) load lazily.
 import { describeLlmError } from "../llm/errors";
 import { scrubDescription } from "../llm/scrubSecret";
-import { isDemo, type LlmSettings } from "../llm/settings";
+import { DEFAULT_MODEL, isDemo, type LlmSettings } from "../llm/settings";
 import type { DemoModelOptions } from "../llm/demoModel";
 import { buildSystemPrompt, wrapFeedback } from "../llm/systemPrompt";
 import { createRealmHost, type RealmHost } from "../sandbox";
@@ -222,6 +222,17 @@ export function createApp(options: AppOptions): App {
       realm.setTools(list);
     },
     tools: () => tools,
+    // Model calls from code (`ai`): the session's model with the person's key, which stays in the provider.
+    languageModel: async () => {
+      const settings = effectiveSettings();
+      const failure = (error: unknown) => describeLlmError(error, { baseURL: settings.baseURL }).code;
+      if (isDemo(settings)) return { model: "demo", failure };
+      return { model: (await loadProvider()).createLanguageModel(settings), failure };
+    },
+    modelName: () => {
+      const settings = effectiveSettings();
+      return isDemo(settings) ? "the offline demo model" : settings.model.trim() || DEFAULT_MODEL;
+    },
   };
   const installed: InstalledCapability[] = [];
   const sections: CapabilitySection[] = [];

@@ -266,7 +266,15 @@ export function SessionSettingsDialog({ onClose, children }: { onClose: () => vo
                     <td>{entry.decision}</td>
                     <td>{typeof entry.bytes === "number" ? formatBytes(entry.bytes) : ""}</td>
                     <td>
-                      {[entry.status, entry.result].filter((part) => part !== undefined && part !== "").join(" ")}
+                      {[
+                        entry.status,
+                        entry.result,
+                        typeof entry.tokensIn === "number" || typeof entry.tokensOut === "number"
+                          ? `· tokens ${Number(entry.tokensIn ?? 0).toLocaleString("en-US")} in / ${Number(entry.tokensOut ?? 0).toLocaleString("en-US")} out`
+                          : undefined,
+                      ]
+                        .filter((part) => part !== undefined && part !== "")
+                        .join(" ")}
                     </td>
                   </tr>
                 ))}
@@ -297,16 +305,32 @@ const STATE_WORD: Record<string, string> = {
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
+/** The summary's tokens with those the audit lines report (model calls from code), in and out. */
+function withCallTokens(summary: InteractionSummary, used: readonly AuditEntry[]): InteractionSummary {
+  let tokensIn: number | undefined;
+  let tokensOut: number | undefined;
+  for (const entry of used) {
+    if (typeof entry.tokensIn === "number") tokensIn = (tokensIn ?? 0) + entry.tokensIn;
+    if (typeof entry.tokensOut === "number") tokensOut = (tokensOut ?? 0) + entry.tokensOut;
+  }
+  if (tokensIn === undefined && tokensOut === undefined) return summary;
+  return {
+    ...summary,
+    tokensIn: (summary.tokensIn ?? 0) + (tokensIn ?? 0),
+    tokensOut: (summary.tokensOut ?? 0) + (tokensOut ?? 0),
+  };
+}
+
 /** The compact summary under the last reply of an interaction, with its lifecycle. */
-export function InteractionSummaryView({ summary }: { summary: InteractionSummary }) {
+export function InteractionSummaryView({ summary: turns }: { summary: InteractionSummary }) {
   const { state } = useCapabilities();
-  const cost = costOf(summary.tokensIn, summary.tokensOut, useContext(TokenPriceContext));
   const { summaries } = useContext(CapabilityViewsContext);
-  const end = summary.startedAt + summary.durationMs;
+  const end = turns.startedAt + turns.durationMs;
   // What came with an imported file is another browser's history, never this interaction's.
-  const used = state.audit.filter(
-    (entry) => entry.fromFile !== true && entry.at >= summary.startedAt && entry.at <= end,
-  );
+  const used = state.audit.filter((entry) => entry.fromFile !== true && entry.at >= turns.startedAt && entry.at <= end);
+  // The tokens of model calls from code (`ai`, on their audit lines) count with the turns'.
+  const summary = withCallTokens(turns, used);
+  const cost = costOf(summary.tokensIn, summary.tokensOut, useContext(TokenPriceContext));
   const capabilities = summaries.flatMap((summarize) => summarize(used) ?? []);
   const parts = [
     plural(summary.turns, "turn"),

@@ -172,3 +172,44 @@ export const MAX_STORAGE_VALUE_BYTES = 1024 * 1024;
 export const MAX_STORAGE_SESSION_BYTES = 10 * 1024 * 1024;
 /** A value's JSON text crosses in parts of at most this many characters (below MAX_WIRE_STRING). */
 export const STORAGE_PART_CHARS = 128 * 1024;
+
+/**
+ * `ai.complete(…)` / `ai.stream(…)` in the realm: one call of the session's
+ * model, which the host's model-call broker asks about (per the session's
+ * rules and token budget) and performs with the person's key; the realm
+ * never sees the key, the base URL or the headers. A complete call answers
+ * `{ text }`; a streamed one `{ stream }`, an id the realm pulls with AI_NEXT.
+ */
+export const AI_CALL = "ai.call";
+/** The next text of a streamed model call (`{ stream }` → `{ text, done }`); `cancel: true` ends it. */
+export const AI_NEXT = "ai.next";
+/** The most model calls a session has under way at once (waiting for the person included); the realm refuses more itself. */
+export const MAX_AI_CALLS_IN_FLIGHT = 4;
+/** The most characters a model call's prompt may carry (the system text and every message together). */
+export const MAX_AI_PROMPT_CHARS = 100_000;
+
+export interface AiMessagePayload {
+  role: "user" | "assistant";
+  content: string;
+}
+
+export interface AiCallPayload {
+  messages: AiMessagePayload[];
+  system?: string;
+  maxTokens?: number;
+  temperature?: number;
+  stream: boolean;
+}
+
+export type AiCallResponse = { text: string } | { stream: string };
+
+export interface AiNextPayload {
+  stream: string;
+  cancel?: boolean;
+}
+
+export interface AiNextResponse {
+  /** The text that arrived since the last pull (may be empty when done). */
+  text: string;
+  done: boolean;
+}

@@ -106,8 +106,8 @@ export function createRealm(options: RealmOptions = {}): Realm {
   const tools = createRealmTools(requests);
   const timers = options.timers;
   const globals = timers
-    ? createRealmGlobals({ ...ui.globals, ...timers }, requests, tools, timers.setTimeout as typeof setTimeout)
-    : createRealmGlobals(ui.globals, requests, tools);
+    ? createRealmGlobals({ ...ui.globals, ...timers }, requests, tools, timers.setTimeout as typeof setTimeout, ui)
+    : createRealmGlobals(ui.globals, requests, tools, undefined, ui);
 
   const start = (onEvent: (event: ExecEvent) => void, onBusy?: () => void): Executor => {
     executor = createExecutor({

@@ -17,6 +17,7 @@ import { primes } from "./primes";
 import { slotDashboard } from "./slotDashboard";
 import { streamedChart } from "./streamedChart";
 import { todoList } from "./todoList";
+import { translator } from "./translator";
 import type { DemoScript } from "./script";
 
 export type { DemoScript, DemoStep } from "./script";
@@ -39,6 +40,8 @@ export const DEMO_SCRIPTS: readonly DemoScript[] = Object.freeze([
   fetchChart,
   csvChart,
   filmTools,
+  // A UI that calls the model (ai.complete).
+  translator,
   markdownTour,
 ]);
 

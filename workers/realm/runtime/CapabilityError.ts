@@ -6,7 +6,7 @@
  * host's own sentence, e.g. "The person denied this request: …") and the
  * model can adapt.
  */
-export type Capability = "network" | "file" | "tool";
+export type Capability = "network" | "file" | "tool" | "ai";
 
 export class CapabilityError extends Error {
   override readonly name = "CapabilityError";

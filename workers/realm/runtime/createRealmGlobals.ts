@@ -7,6 +7,7 @@ import type { HostRequests } from "./createHostRequests";
 import { createModelHabits } from "./createModelHabits";
 import { createCapabilityGlobals } from "./capabilities";
 import type { StorageHooks } from "./capabilities/storage";
+import type { MountCallers } from "./capabilities/ai";
 import { createRealmTools, type RealmTools } from "./capabilities/tools";
 import { createSleep } from "./createSleep";
 
@@ -15,19 +16,24 @@ import { createSleep } from "./createSleep";
  * `requests`: the realm's requests to the host once connected; capabilities (`fetch`) go through them.
  * `tools`: the `tools` global (its list is set by the host's TOOLS call; empty until then).
  * `setTimer`: the timer `sleep` waits on (default the platform's setTimeout).
+ * `mounts`: which mount is calling (the UI runtime's), for the calls a paused mount makes.
  */
 export function createRealmGlobals(
   extra: Record<string, unknown> = {},
   requests: () => HostRequests | undefined = () => undefined,
   tools: RealmTools = createRealmTools(requests),
   setTimer?: typeof setTimeout,
+  mounts?: MountCallers,
 ): Record<string, unknown> {
   const globals: Record<string, unknown> = {
     ...extra,
     sleep: createSleep(setTimer),
-    // fetch, download, tools, attachment, storage: each a client of a host service (src/capabilities).
-    ...createCapabilityGlobals(requests, tools, () =>
-      typeof extra.useState === "function" ? (extra as unknown as StorageHooks) : undefined,
+    // fetch, download, tools, attachment, storage, ai: each a client of a host service (src/capabilities).
+    ...createCapabilityGlobals(
+      requests,
+      tools,
+      () => (typeof extra.useState === "function" ? (extra as unknown as StorageHooks) : undefined),
+      mounts,
     ),
   };
   // Imports, default exports, ReactDOM, and teaching errors for the browser

@@ -5,6 +5,7 @@
  * (test/capabilityModules.test.ts checks both lists agree).
  */
 import type { HostRequests } from "../createHostRequests";
+import { createRealmAi, type MountCallers } from "./ai";
 import { createAttachment, createDownload } from "./files";
 import { createRealmFetch } from "./network";
 import { createRealmStorage, type StorageHooks } from "./storage";
@@ -15,6 +16,8 @@ export function createCapabilityGlobals(
   tools: RealmTools,
   /** The UI's hooks (`useStored` is made of them); none outside a realm with UI. */
   hooks: () => StorageHooks | undefined = () => undefined,
+  /** Which mount is calling (the UI runtime's), for the model calls a paused mount makes. */
+  mounts?: MountCallers,
 ): Record<string, unknown> {
   const stored = createRealmStorage(requests, hooks);
   return {
@@ -29,5 +32,7 @@ export function createCapabilityGlobals(
     // storage: app data kept for the session by the host; `useStored` is its React hook.
     storage: stored.storage,
     useStored: stored.useStored,
+    // ai: model calls from code and UIs, asked and performed by the host with the session's model.
+    ai: createRealmAi(requests, mounts),
   };
 }

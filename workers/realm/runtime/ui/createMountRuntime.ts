@@ -29,6 +29,7 @@ import {
   useCallback,
   useContext,
   useEffect,
+  useLayoutEffect,
   useReducer,
   useRef,
   useState,
@@ -174,7 +175,27 @@ export interface MountRuntime {
   /** React's hooks whose setters note the running UI event as the cause of the mount's next ops (model code's `useState`/`useReducer`). */
   useState: typeof useState;
   useReducer: typeof useReducer;
+  /** React's effect hooks, their effects charged to their mount (`caller`). */
+  useEffect: typeof useEffect;
+  useLayoutEffect: typeof useLayoutEffect;
+  /**
+   * The mount whose code is running now: its render (and the effects of a
+   * synchronous render), or a UI event's handler, also after its awaits (by
+   * the event's cause). What a capability call is charged to (`ai`).
+   */
+  caller(): MountCaller | undefined;
+  /** Hears each mount the commit limit pauses (its calls in flight end). */
+  onPause(listener: (mountId: string) => void): void;
 }
+
+/** A mount as a capability call sees it: its id, and whether the commit limit paused it (read live). */
+export interface MountCaller {
+  readonly id: string;
+  readonly paused: boolean;
+}
+
+/** UI events remembered with their mount (the calls their handlers make after an await find it). */
+const MAX_CAUSES = 256;
 
 const MountContext = createContext<MountRecord | null>(null);
 
@@ -198,6 +219,24 @@ const causedUseState = ((initial?: unknown) => {
   const [state, set] = useState(initial);
   return [state, useCausedSetter(set)];
 }) as typeof useState;
+
+/**
+ * `useEffect` / `useLayoutEffect` whose effect (and its cleanup) run as their
+ * mount's code (`MountRuntime.caller`): a model call made there is charged
+ * to the mount, so a paused mount's loop is refused.
+ */
+function chargedEffect(hook: typeof useEffect): typeof useEffect {
+  return (effect, deps) => {
+    const mount = useContext(MountContext);
+    hook(() => {
+      if (!mount) return effect();
+      const cleanup = mount.runAs(effect);
+      return typeof cleanup === "function" ? () => mount.runAs(cleanup) : cleanup;
+    }, deps);
+  };
+}
+const chargedUseEffect = chargedEffect(useEffect);
+const chargedUseLayoutEffect = chargedEffect(useLayoutEffect);
 
 const causedUseReducer = ((
   reducer: (state: unknown, action: unknown) => unknown,
@@ -253,6 +292,8 @@ interface Runtime {
   requestFrame(): void;
   now(): number;
   pause(record: MountRecord): void;
+  /** The mount rendering now, if any (`MountRuntime.caller`). */
+  active: MountRecord | undefined;
 }
 
 class MountRecord implements Subscriber, MountContainer {
@@ -327,9 +368,22 @@ class MountRecord implements Subscriber, MountContainer {
   // ---- MountContainer (called by the host config)
   onRenderStart(): void {
     setRenderingSubscriber(this);
+    this.runtime.active = this;
   }
   onRenderEnd(): void {
     setRenderingSubscriber(null);
+    if (this.runtime.active === this) this.runtime.active = undefined;
+  }
+
+  /** Runs `fn` as this mount's code (`MountRuntime.caller`). */
+  runAs<T>(fn: () => T): T {
+    const previous = this.runtime.active;
+    this.runtime.active = this;
+    try {
+      return fn();
+    } finally {
+      this.runtime.active = previous;
+    }
   }
   onCommit(): void {
     if (this.paused || !this.opened) return;
@@ -411,9 +465,12 @@ class MountRecord implements Subscriber, MountContainer {
     if (this.paused) return;
     this.version += 1;
     this.failed = false;
+    const previous = this.runtime.active;
+    this.runtime.active = this;
     try {
       this.root.renderSync(createElement(MountRoot, { mount: this, version: this.version }));
     } finally {
+      this.runtime.active = previous;
       // prepareForCommit clears it too; this covers a render that never reached a commit.
       setRenderingSubscriber(null);
     }
@@ -739,6 +796,9 @@ function normalizeOptions(input: unknown): MountOptions {
 export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
   const renderer = createRenderer();
   const mounts = new Map<string, MountRecord>();
+  /** Each recent UI event's mount, by the event's cause. */
+  const causes = new Map<number, MountRecord>();
+  const pauseListeners: ((mountId: string) => void)[] = [];
   let nextId = 1;
   let frameRequested = false;
   let inFrame = false;
@@ -749,6 +809,7 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     renderer,
     now,
     pause,
+    active: undefined,
     requestFrame() {
       // During a frame, whatever is left at its end asks for the next one.
       if (frameRequested || inFrame) return;
@@ -791,6 +852,7 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     }
     record.table.takeOps();
     record.dirty = false;
+    for (const listener of pauseListeners) listener(record.id);
     options.post({
       type: MOUNT,
       kind: MOUNT_ERROR,
@@ -911,9 +973,17 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     const node = record?.table.get(nodeId);
     if (!record || record.paused || !node || !node.attached) return false;
     const argument = uiEventArgument(handler, payload, node.props, options.files);
+    const cause = options.currentCause?.();
+    if (cause !== undefined) {
+      causes.set(cause, record);
+      if (causes.size > MAX_CAUSES) causes.delete(causes.keys().next().value as number);
+    }
+    const previous = runtime.active;
+    runtime.active = record;
     try {
       callHandler(record, node, handler, argument);
     } finally {
+      runtime.active = previous;
       setRenderingSubscriber(null);
     }
     if (handler === "onSubmit" && payload.values !== undefined && !record.closed) {
@@ -933,6 +1003,23 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     frame,
     useState: causedUseState,
     useReducer: causedUseReducer,
+    useEffect: chargedUseEffect,
+    useLayoutEffect: chargedUseLayoutEffect,
+    caller() {
+      const cause = options.currentCause?.();
+      const record = runtime.active ?? (cause !== undefined ? causes.get(cause) : undefined);
+      return record
+        ? {
+            id: record.id,
+            get paused() {
+              return record.paused;
+            },
+          }
+        : undefined;
+    },
+    onPause(listener) {
+      pauseListeners.push(listener);
+    },
     unmountAll() {
       for (const record of [...mounts.values()]) unmount(record);
     },

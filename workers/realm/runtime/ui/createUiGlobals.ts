@@ -42,6 +42,9 @@ export interface UiGlobals {
   unmountAll(): void;
   /** Run a frame now (tests; a manual `schedule` calls it otherwise). */
   frame(): void;
+  /** The mount whose code is running now (MountRuntime.caller). */
+  caller: MountRuntime["caller"];
+  onPause: MountRuntime["onPause"];
 }
 
 /** Kit component names, then `${Name}Icon` for the common lucide icons: each global is its own name. */
@@ -78,10 +81,16 @@ export function createUiGlobals(options: UiGlobalsOptions): UiGlobals {
     Data,
     StreamedData,
     z,
-    // `React.useState` too: its setters note the UI event that calls them.
-    React: { ...React, useState: runtime.useState, useReducer: runtime.useReducer },
+    // `React.useState` too: its setters note the UI event that calls them; effects run as their mount's code.
+    React: {
+      ...React,
+      useState: runtime.useState,
+      useReducer: runtime.useReducer,
+      useEffect: runtime.useEffect,
+      useLayoutEffect: runtime.useLayoutEffect,
+    },
     useState: runtime.useState,
-    useEffect: React.useEffect,
+    useEffect: runtime.useEffect,
     useMemo: React.useMemo,
     useRef: React.useRef,
     useCallback: React.useCallback,
@@ -96,5 +105,7 @@ export function createUiGlobals(options: UiGlobalsOptions): UiGlobals {
     openDataTarget: (id) => registry.open(id),
     unmountAll: runtime.unmountAll,
     frame: runtime.frame,
+    caller: runtime.caller,
+    onPause: runtime.onPause,
   };
 }
