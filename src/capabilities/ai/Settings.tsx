@@ -13,7 +13,7 @@ const MODES: { value: AiMode; label: string; hint: string }[] = [
 ];
 
 function AiSettings({ broker }: { broker: AiBroker }) {
-  const state = useSyncExternalStore(broker.subscribe, broker.state);
+  const state = useSyncExternalStore(broker.subscribe, broker.state, broker.state);
   const [draft, setDraft] = useState<string | undefined>(undefined);
   const commit = () => {
     if (draft === undefined) return;
