@@ -65,7 +65,7 @@ const DYNAMIC_IMPORT = /\bimport\(\s*["'`](\.\.?\/[^"'`]+\.js)["'`]\s*\)/g;
  * demo scripts, …) loads on first use or after the first paint and is not
  * counted; nor is the realm bundle, fetched for the sandbox.
  */
-function initialJs(): { files: string[]; kb: number } {
+export function initialJs(): { files: string[]; kb: number } {
   const html = readFileSync(join(DIST_DIR, "index.html"), "utf8");
   const scripts = [...html.matchAll(/<script[^>]*\ssrc="\.?\/?([^"]+\.js)"/g)].map((match) => join(DIST_DIR, match[1]));
   const preloads = [...html.matchAll(/<link[^>]*rel="modulepreload"[^>]*href="\.?\/?([^"]+\.js)"/g)].map((match) =>

@@ -1,4 +1,3 @@
-import Dexie from "dexie";
 import { guard } from "./sessions";
 import type { Store } from "./store";
 
@@ -29,7 +28,7 @@ export interface AppDataWrite {
 export function listAppData(store: Store, sessionId: string): Promise<AppDataRecord[]> {
   const { db } = store;
   return guard(() =>
-    db.appData.where("[sessionId+key]").between([sessionId, Dexie.minKey], [sessionId, Dexie.maxKey]).toArray(),
+    db.appData.where("[sessionId+key]").between([sessionId, ""], [sessionId, []], true, true).toArray(),
   );
 }
 
