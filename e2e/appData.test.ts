@@ -9,9 +9,9 @@ import { describe, expect } from "vitest";
 import type { Page } from "playwright-core";
 import { openReadyApp } from "./harness";
 import type { MockLlm } from "./mockLlm";
-import { appTest, codeTurn, send, waitDone } from "./fixture";
+import { appTest, codeTurn, send, waitAppDataSaved, waitDone } from "./fixture";
 
-const it = appTest({ configure: true, context: { acceptDownloads: true } });
+const it = appTest({ configure: true, probe: true, context: { acceptDownloads: true } });
 
 /** What the model received as the last message of its latest request. */
 function lastHeard(mock: MockLlm): string {
@@ -134,6 +134,9 @@ describe("app data", () => {
     await bothShow(page, 1);
     await mounts(page).nth(1).getByRole("button", { name: "count 1" }).click();
     await bothShow(page, 2);
+    // The clicks' writes are acknowledged once committed; a reload before that may lose the last (issue 28: only
+    // acknowledged writes are promised).
+    await waitAppDataSaved(page);
 
     // A reload: the mounts come back inert; Revive runs the code in a fresh realm, which reads the kept value.
     await page.reload();

@@ -169,6 +169,15 @@ export async function waitSaved(page: Page, timeout = 30_000): Promise<void> {
   );
 }
 
+/** Wait until every app data write (`storage.set`/`delete`) the host received is committed (`probe: true` pages). */
+export async function waitAppDataSaved(page: Page, timeout = 30_000): Promise<void> {
+  await page.waitForFunction(
+    (name) => (window as unknown as Record<string, TestProbe | undefined>)[name]?.appDataPending === 0,
+    TEST_PROBE_GLOBAL,
+    { timeout, polling: 20 },
+  );
+}
+
 /** Wait until every mount message the realm sent has been applied or refused (the inbox is empty). */
 export async function waitInboxEmpty(page: Page, timeout = 30_000): Promise<void> {
   await page.waitForFunction(

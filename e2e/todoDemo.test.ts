@@ -5,9 +5,9 @@
  */
 import { describe, expect } from "vitest";
 import type { Page } from "playwright-core";
-import { appTest, send, waitDone } from "./fixture";
+import { appTest, send, waitAppDataSaved, waitDone } from "./fixture";
 
-const it = appTest();
+const it = appTest({ probe: true });
 
 const lists = (page: Page) => page.getByLabel("Mounted UI").filter({ hasText: "Add" });
 
@@ -25,6 +25,8 @@ describe("the to-do demo", () => {
     await page.getByText("The list starts empty").waitFor({ timeout: 20_000 });
     await add(page, "buy milk");
     await add(page, "call Ada");
+    // The list shows an item before its write is committed; the reload waits for the commit.
+    await waitAppDataSaved(page);
 
     await page.reload();
     await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });

@@ -14,6 +14,7 @@
 import type { MountInbox } from "./render/mountInbox";
 import type { RealmHost } from "./sandbox/types";
 import { openSessionWriters } from "./store/sessionWriter";
+import { uncommittedAppDataWrites } from "./capabilities/storage/createAppData";
 
 /** The query flag that turns the probe on. */
 export const TEST_PROBE_FLAG = "livemark-probe";
@@ -23,6 +24,8 @@ export const TEST_PROBE_GLOBAL = "__livemarkProbe";
 export interface TestProbe {
   /** Session changes not yet on disk: pending, plus one for each write under way. */
   readonly writesPending: number;
+  /** App data writes (`storage.set`/`delete`) the host received and has not committed yet. */
+  readonly appDataPending: number;
   /** Writes started so far by the writers now open. */
   readonly writesStarted: number;
   /** Mount messages queued in the inbox, not yet applied. */
@@ -57,6 +60,9 @@ export function createTestProbe(sources: TestProbeSources): TestProbe {
     get writesPending() {
       return openSessionWriters().reduce((sum, writer) => sum + writer.pendingCount + (writer.writing ? 1 : 0), 0);
     },
+    get appDataPending() {
+      return uncommittedAppDataWrites();
+    },
     get writesStarted() {
       return openSessionWriters().reduce((sum, writer) => sum + writer.writeCount, 0);
     },
@@ -78,6 +84,7 @@ export function createTestProbe(sources: TestProbeSources): TestProbe {
     get quiet() {
       return (
         probe.writesPending === 0 &&
+        probe.appDataPending === 0 &&
         probe.inboxPending === 0 &&
         !probe.realmRunning &&
         probe.realmFlushing === 0 &&

@@ -78,6 +78,10 @@ export interface AppData {
 
 const EMPTY: AppDataState = { sessionId: undefined, loaded: false, keys: [], bytes: 0 };
 
+/** App data writes received from realms on this page and not yet committed (or failed): the test probe reads it. */
+let uncommitted = 0;
+export const uncommittedAppDataWrites = (): number => uncommitted;
+
 export function createAppData(
   options: {
     /** When the writes that arrived together are committed (default: after the current task). */
@@ -124,9 +128,17 @@ export function createAppData(
 
   /** Queue a write; resolves once its transaction has committed. */
   function enqueue(target: Book, write: AppDataWrite): Promise<void> {
+    uncommitted += 1;
     return new Promise<void>((resolve, reject) => {
       if (target.queue.length === 0) schedule(() => commit(target));
-      target.queue.push({ write, done: (failure) => (failure === undefined ? resolve() : reject(failure)) });
+      target.queue.push({
+        write,
+        done: (failure) => {
+          uncommitted -= 1;
+          if (failure === undefined) resolve();
+          else reject(failure);
+        },
+      });
     });
   }
 
