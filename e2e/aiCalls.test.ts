@@ -123,7 +123,10 @@ describe("ai.complete", () => {
     await page.getByRole("button", { name: "Ask the model" }).click();
     expect((await ask().textContent()) ?? "").toContain("Name a French cheese");
     expect(chats()).toHaveLength(1);
+    // The reply is done, but the ask from the click waits: the status says so (and names no turn).
+    await expect.poll(() => statusText(page)).toBe("Waiting for permission");
     await answerAsk(ask(), "Allow once");
+    await expect.poll(() => statusText(page)).toMatch(/^Done/);
     await expect.poll(() => page.getByText("Comté", { exact: true }).count(), { timeout: 15_000 }).toBe(1);
     expect(chats()[1].body.messages).toEqual([{ role: "user", content: "Name a French cheese" }]);
 

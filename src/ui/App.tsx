@@ -63,7 +63,10 @@ function statusText(state: AgentState, realm: RealmStatus, waitingForPermission 
   if (realm.state === "failed" && settled) return REALM_FAILED_STATUS;
   const parts = [waitingForPermission ? "Waiting for permission" : PHASE_WORD[state.phase]];
   if (state.detail) parts.push(`(${state.detail})`);
-  if ((state.phase === "streaming" || state.phase === "running" || waitingForPermission) && state.turn > 0) {
+  if (
+    (state.phase === "streaming" || state.phase === "running" || (waitingForPermission && !settled)) &&
+    state.turn > 0
+  ) {
     parts.push(`· turn ${state.turn} of at most ${state.maxTurns}`);
   }
   return parts.join(" ");
@@ -105,7 +108,8 @@ function SessionView({
   const busy = isBusy(state.phase);
   // The code waits for the person's answer to an ask in the timeline.
   const capabilities = useCapabilities();
-  const waitingForPermission = busy && capabilities.state.asks.length > 0;
+  // An ask waits above the composer: during a reply, or after it, from a generated UI's click (a model call, a fetch).
+  const waitingForPermission = capabilities.state.asks.length > 0;
   // While an agent is joined the composer sends to it (the person can switch back to the model).
   const channelState = useChannelState(channel);
   const joined =
