@@ -156,6 +156,15 @@ describe("app data", () => {
     await page.getByText("Two counters again.").waitFor({ timeout: 30_000 });
     await waitDone(page);
     await bothShow(page, 3);
+
+    // Erase app data while they are on screen: both show their initial value, and a click starts from it.
+    const section = await appDataSection(page);
+    await section.getByRole("button", { name: "Erase app data" }).click();
+    await expect.poll(() => section.getByTestId("app-data-summary").textContent()).toBe("None yet.");
+    await page.keyboard.press("Escape");
+    await bothShow(page, 0);
+    await mounts(page).nth(1).getByRole("button", { name: "count 0" }).click();
+    await bothShow(page, 1);
   });
 
   it("Export carries the app data and Import restores it into the new session; a share link only with Include app data", async ({

@@ -249,7 +249,7 @@ export function createSession(options: { loopBudgetMs?: number; requests?: HostR
     return { logs: logsOf(later), errors: errorsOf(later) };
   }
 
-  return { run, since, executor, ui, host, events };
+  return { run, since, executor, ui, host, events, realm };
 }
 
 function logsOf(events: ExecEvent[]): string[] {

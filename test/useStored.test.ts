@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MOUNT_OPEN, type MountRealmMessage } from "../src/wire/mount";
+import { STORAGE_ERASED } from "../src/wire/capabilities";
 import { createFakeCapabilityHost } from "./fakeCapabilityHost";
 import { createSession } from "./runReply";
 
@@ -52,6 +53,27 @@ describe("useStored", () => {
     await host.appData.erase();
     const read = await session.run(code(`console.log("after erase:", await storage.get("count"))`));
     expect(read.logs).toEqual(["after erase: undefined"]);
+  });
+
+  it("Erase app data tells the realm (storage.erased): a mount shows its initial value, and its next click does not bring the erased value back", async () => {
+    const host = createFakeCapabilityHost(() => ({ body: "" }));
+    const session = createSession({ requests: host.requests });
+    const result = await session.run(code(COUNTER("A")));
+    const [id] = mountIds(result.mountMessages);
+    await expect.poll(() => session.host.html(id)).toContain("count 0");
+    session.ui.handleUiEvent(session.host.clickEvent(id));
+    session.ui.handleUiEvent(session.host.clickEvent(id));
+    await expect.poll(() => session.host.html(id)).toContain("count 2");
+    await expect.poll(() => host.appData.getState().keys.map((entry) => entry.key)).toEqual(["count"]);
+    await host.appData.erase();
+    const erased = session.realm.hostMethods.get(STORAGE_ERASED);
+    expect(erased).toBeTypeOf("function");
+    await erased!(null, { signal: new AbortController().signal } as never);
+    await expect.poll(() => session.host.html(id)).toContain("count 0");
+    session.ui.handleUiEvent(session.host.clickEvent(id));
+    await expect.poll(() => session.host.html(id)).toContain("count 1");
+    const read = await session.run(code(`console.log("kept:", await storage.get("count"))`));
+    expect(read.logs).toEqual(["kept: 1"]);
   });
 
   it("refuses a value JSON cannot keep in the handler that set it, and keeps the old one", async () => {

@@ -12,7 +12,7 @@ import type { PromptLines } from "../llm/systemPrompt";
 import type { FileChooser } from "../render/fileChooser";
 import type { RemoteImagePolicy } from "../render/RemoteImage";
 import type { HostService } from "../sandbox/types";
-import type { ToolDescriptor } from "../wire/capabilities";
+import type { RealmCapabilityMethod, ToolDescriptor } from "../wire/capabilities";
 import type { AuditEntry, Session } from "../store/types";
 import type { Store } from "../store/store";
 import type { JsonValue } from "../wire/mount";
@@ -93,6 +93,8 @@ export interface CapabilityHost {
   messages(): readonly ChatMessage[];
   /** Sends the realm the tool list (`TOOLS`), now and to every realm started later. */
   setTools(tools: ToolDescriptor[]): void;
+  /** Calls a method its realm half serves on the current realm, answer ignored (storage: `storage.erased`). */
+  tellRealm?(method: RealmCapabilityMethod, payload?: JsonValue): void;
   /** The tool list last sent with `setTools` (empty before), for the prompt's lines read at each model call (createApp provides it). */
   tools?(): readonly ToolDescriptor[];
   /** The open session's model (its settings over the app's), loaded lazily, as the agent's. */

@@ -485,6 +485,11 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       };
     },
 
+    tell(method, payload) {
+      if (disposed) return;
+      current.connection.request(method, { payload: payload ?? null }).catch(() => undefined);
+    },
+
     setTools(next) {
       tools = next;
       if (disposed) return;

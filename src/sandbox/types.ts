@@ -1,7 +1,7 @@
 /** Public types of the host side of the sandbox. */
 import type { ExecEvent } from "../wire/events";
 import type { BlockEvent } from "../wire/types";
-import type { ToolDescriptor } from "../wire/capabilities";
+import type { RealmCapabilityMethod, ToolDescriptor } from "../wire/capabilities";
 import type { JsonValue, MountRealmMessage, UiEventMessage } from "../wire/mount";
 
 /**
@@ -159,6 +159,12 @@ export interface RealmHost {
    * realm's `tools` global always shows exactly this list.
    */
   setTools(tools: ToolDescriptor[]): void;
+  /**
+   * Call a method a capability's realm half serves (`storage.erased`) on the
+   * current realm, without waiting for its answer (a realm that ends first
+   * ends the call: a fresh realm knows nothing to forget).
+   */
+  tell(method: RealmCapabilityMethod, payload?: JsonValue): void;
   /** Throw the realm away and start a fresh one; resolves when it is ready. */
   reset(reason?: string): Promise<void>;
   /**

@@ -217,6 +217,7 @@ export function createApp(options: AppOptions): App {
     person: capabilities,
     messages: () => controller.getState().agent?.getState().messages ?? [],
     // The person's MCP tools: the page holds the connections (and tokens); the realm gets their list.
+    tellRealm: (method, payload) => realm.tell(method, payload),
     setTools: (list) => {
       tools = list;
       realm.setTools(list);

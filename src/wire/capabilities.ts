@@ -135,6 +135,14 @@ export const STORAGE_GET = "storage.get";
 export const STORAGE_SET = "storage.set";
 export const STORAGE_DELETE = "storage.delete";
 export const STORAGE_KEYS = "storage.keys";
+/**
+ * Host → realm: the person erased the session's app data (Session settings →
+ * Erase app data); the realm forgets what it knew and every `useStored`
+ * shows its initial value again. Answered `null`.
+ */
+export const STORAGE_ERASED = "storage.erased";
+/** The methods capabilities' realm halves serve for the host (`RealmHost.tell`). */
+export type RealmCapabilityMethod = typeof STORAGE_ERASED;
 
 export interface StorageKeyPayload {
   key: string;

@@ -8,6 +8,7 @@
  * (a stale cached realm.js next to a newer app).
  */
 import type { HostMessageType, RealmMessageType } from "./types";
+import type { RealmCapabilityMethod } from "./capabilities";
 
 export const WIRE_VERSION = 4;
 
@@ -42,7 +43,7 @@ export const ABORT = "abort";
 /** Payload `{tools}`: the person's MCP tools, whole (capabilities.ts `ToolDescriptor`); the realm's `tools` global shows exactly these. */
 export const TOOLS = "tools";
 /** What the host may call on the realm. */
-export type HostMethod = typeof FLUSH | typeof ABORT | typeof TOOLS;
+export type HostMethod = typeof FLUSH | typeof ABORT | typeof TOOLS | RealmCapabilityMethod;
 
 // Bootstrap, before the port exists. These travel by window/worker
 // postMessage, and public/sandbox.html (plain HTML, not bundled) spells the

@@ -24,6 +24,7 @@ import type { ToolDescriptor } from "../../src/wire/capabilities";
 import { createExecutor, type Executor } from "./executor/executor";
 import { createConsoleLimiter } from "./runtime/createConsoleLimiter";
 import type { HostRequests } from "./runtime/createHostRequests";
+import type { RequestHandler } from "../../src/wire/createRequests";
 import { createRealmGlobals } from "./runtime/createRealmGlobals";
 import { createRealmFile } from "./runtime/capabilities/files";
 import { createRealmTools } from "./runtime/capabilities/tools";
@@ -76,6 +77,8 @@ export interface Realm {
   handleUiEvent(message: UiEventMessage): boolean;
   /** The host's TOOLS: the `tools` global shows exactly these. */
   setTools(list: readonly ToolDescriptor[]): void;
+  /** What the host may call on the capabilities (`storage.erased`), as serve() serves them. */
+  readonly hostMethods: ReadonlyMap<string, RequestHandler>;
 }
 
 export function createRealm(options: RealmOptions = {}): Realm {
@@ -105,9 +108,18 @@ export function createRealm(options: RealmOptions = {}): Realm {
   // The person's MCP tools: the host pushes their list (TOOLS), calls go back as requests.
   const tools = createRealmTools(requests);
   const timers = options.timers;
+  // What the host may call on the capabilities besides the realm's own methods (Erase app data).
+  const hostMethods = new Map<string, RequestHandler>();
   const globals = timers
-    ? createRealmGlobals({ ...ui.globals, ...timers }, requests, tools, timers.setTimeout as typeof setTimeout, ui)
-    : createRealmGlobals(ui.globals, requests, tools, undefined, ui);
+    ? createRealmGlobals(
+        { ...ui.globals, ...timers },
+        requests,
+        tools,
+        timers.setTimeout as typeof setTimeout,
+        ui,
+        hostMethods,
+      )
+    : createRealmGlobals(ui.globals, requests, tools, undefined, ui, hostMethods);
 
   const start = (onEvent: (event: ExecEvent) => void, onBusy?: () => void): Executor => {
     executor = createExecutor({
@@ -135,6 +147,7 @@ export function createRealm(options: RealmOptions = {}): Realm {
   return {
     globals,
     ui,
+    hostMethods,
     get executor() {
       return executor;
     },
@@ -148,6 +161,7 @@ export function createRealm(options: RealmOptions = {}): Realm {
         settle,
         onUiEvent: (message) => void handleUiEvent(message),
         onTools: setTools,
+        methods: hostMethods,
         createExecutor: start,
       });
       line = served;

@@ -86,6 +86,8 @@ export function createAppData(
   options: {
     /** When the writes that arrived together are committed (default: after the current task). */
     schedule?: (commit: () => void) => void;
+    /** The open session's app data was erased (and committed): the realm forgets what it knew. */
+    onErased?: () => void;
   } = {},
 ): AppData {
   const schedule = options.schedule ?? ((commit) => void setTimeout(commit, 0));
@@ -305,6 +307,7 @@ export function createAppData(
       target.bytes = 0;
       if (book === target) publish();
       await erased;
+      if (book === target) options.onErased?.();
     },
     getState: () => state,
     subscribe(listener) {

@@ -7,6 +7,7 @@
  * Its lines in the system prompt: prompt.ts. Realm half:
  * workers/realm/runtime/capabilities/storage.ts.
  */
+import { STORAGE_ERASED } from "../../wire/capabilities";
 import type { Capability } from "../Capability";
 import { appDataSettings } from "./AppDataSettings";
 import { createAppData } from "./createAppData";
@@ -15,8 +16,9 @@ import { storagePrompt } from "./prompt";
 export const storage: Capability = {
   name: "storage",
   realmGlobals: ["storage", "useStored"],
-  install() {
-    const data = createAppData();
+  install(host) {
+    // Erase app data: the realm's `useStored` views show their initial values again, not what was erased.
+    const data = createAppData({ onErased: () => host.tellRealm?.(STORAGE_ERASED) });
     return {
       services: data.services,
       open: (opened) => data.open(opened && { sessionId: opened.session.id, store: opened.store }),

@@ -10,6 +10,7 @@ import type { StorageHooks } from "./capabilities/storage";
 import type { MountCallers } from "./capabilities/ai";
 import { createRealmTools, type RealmTools } from "./capabilities/tools";
 import { createSleep } from "./createSleep";
+import type { RequestHandler } from "../../../src/wire/createRequests";
 
 /**
  * `extra`: further globals, e.g. the UI runtime's (React, mount, Data, …); ours win on a clash.
@@ -24,6 +25,8 @@ export function createRealmGlobals(
   tools: RealmTools = createRealmTools(requests),
   setTimer?: typeof setTimeout,
   mounts?: MountCallers,
+  /** Filled with the methods the host may call on the capabilities (`storage.erased`), for serveRealm. */
+  hostMethods?: Map<string, RequestHandler>,
 ): Record<string, unknown> {
   const globals: Record<string, unknown> = {
     ...extra,
@@ -34,6 +37,7 @@ export function createRealmGlobals(
       tools,
       () => (typeof extra.useState === "function" ? (extra as unknown as StorageHooks) : undefined),
       mounts,
+      hostMethods,
     ),
   };
   // Imports, default exports, ReactDOM, and teaching errors for the browser

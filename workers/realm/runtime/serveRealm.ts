@@ -16,6 +16,7 @@ import { dispatch, type HostMessage, type HostMessageHandlers, type RealmMessage
 import type { ToolDescriptor } from "../../../src/wire/capabilities";
 import type { Executor } from "../executor/executor";
 import { createHostRequests, type HostRequests } from "./createHostRequests";
+import type { RequestHandler } from "../../../src/wire/createRequests";
 import { jsonCopy, messageData } from "./captureIntrinsics";
 
 /** What serveRealm needs of the executor: its reply verbs (declared on Executor, workers/realm/executor). */
@@ -44,6 +45,8 @@ export interface ServeRealmOptions {
   onUiEvent?(message: UiEventMessage): void;
   /** The host's list of connected tools (its TOOLS method; the `tools` global shows exactly these). */
   onTools?(tools: ToolDescriptor[]): void;
+  /** Further methods the host may call, the capabilities' (`storage.erased`); the realm's own win on a clash. */
+  methods?: ReadonlyMap<string, RequestHandler>;
   now?: () => number;
 }
 
@@ -93,6 +96,7 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
   };
 
   const requests = createHostRequests(send, {
+    ...Object.fromEntries(options.methods ?? []),
     [FLUSH]: (_payload, { signal }) => whenIdle(signal),
     [ABORT]: (_payload, { signal }) => {
       executor.abort();

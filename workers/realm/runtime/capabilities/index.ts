@@ -5,6 +5,8 @@
  * (test/capabilityModules.test.ts checks both lists agree).
  */
 import type { HostRequests } from "../createHostRequests";
+import type { RequestHandler } from "../../../../src/wire/createRequests";
+import { STORAGE_ERASED } from "../../../../src/wire/capabilities";
 import { createRealmAi, type MountCallers } from "./ai";
 import { createAttachment, createDownload } from "./files";
 import { createRealmFetch } from "./network";
@@ -18,8 +20,14 @@ export function createCapabilityGlobals(
   hooks: () => StorageHooks | undefined = () => undefined,
   /** Which mount is calling (the UI runtime's), for the model calls a paused mount makes. */
   mounts?: MountCallers,
+  /** Filled with the methods the host may call on these capabilities (served by serveRealm). */
+  hostMethods?: Map<string, RequestHandler>,
 ): Record<string, unknown> {
   const stored = createRealmStorage(requests, hooks);
+  hostMethods?.set(STORAGE_ERASED, () => {
+    stored.erased();
+    return null;
+  });
   return {
     // network: the host-brokered `fetch` (DESIGN.md §4).
     fetch: createRealmFetch(requests),

@@ -121,6 +121,8 @@ export interface StorageHooks {
 }
 
 export interface RealmStorage {
+  /** The host erased the session's app data: forget what this realm knew, redraw every `useStored` (not a global). */
+  erased(): void;
   storage: {
     get(key: string): Promise<unknown>;
     set(key: string, value: unknown): Promise<void>;
@@ -306,5 +308,12 @@ export function createRealmStorage(
     return [value, setStored];
   }
 
-  return { storage, useStored };
+  function erased(): void {
+    parsed.clear();
+    // Writes still in flight are newer than the erase (the host commits them after it): they stay.
+    for (const key of [...known.keys()]) if (!inFlight.has(key)) known.delete(key);
+    for (const key of watchers.keys()) if (!inFlight.has(key)) learn(key, { json: null });
+  }
+
+  return { storage, useStored, erased };
 }
