@@ -54,7 +54,21 @@ for (const origin of origins) {
     fail(`--allow-origin must be an origin (scheme, host, port; no path), got ${origin}`);
 }
 
-const bridge = await startBridge({ port, stdio: values.stdio, allowOrigins: origins, codeTtlMs: ttl }).catch(
+// The signals are heard before the bridge starts (it says where it listens as it starts): a SIGTERM that
+// follows that line at once still closes it cleanly, never the default exit by signal.
+let stopping = false;
+let bridge: Awaited<ReturnType<typeof startBridge>> | undefined;
+const stop = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  process.stderr.write(`${signal}: closing channels and stopping.\n`);
+  // Not started yet: it is closed as soon as it has started (below).
+  if (bridge) void bridge.close().then(() => process.exit(0));
+};
+process.on("SIGINT", () => stop("SIGINT"));
+process.on("SIGTERM", () => stop("SIGTERM"));
+
+bridge = await startBridge({ port, stdio: values.stdio, allowOrigins: origins, codeTtlMs: ttl }).catch(
   (error: unknown) => {
     const code = (error as { code?: string }).code;
     fail(
@@ -64,15 +78,6 @@ const bridge = await startBridge({ port, stdio: values.stdio, allowOrigins: orig
     );
   },
 );
-
-let stopping = false;
-const stop = (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  process.stderr.write(`${signal}: closing channels and stopping.\n`);
-  void bridge.close().then(() => process.exit(0));
-};
-process.on("SIGINT", () => stop("SIGINT"));
+if (stopping) void bridge.close().then(() => process.exit(0));
 // A client that launched the bridge over stdio and went away: nobody can use it any more.
 if (values.stdio) process.stdin.once("end", () => stop("stdin closed"));
-process.on("SIGTERM", () => stop("SIGTERM"));
