@@ -37,7 +37,6 @@ function fakeHost(): CapabilityHost {
     asker: vi.fn(() => async () => "deny" as const),
     record: () => {},
     noteUntrusted: () => {},
-    policyChanged: async () => {},
     fileChooser: { register: () => ({}) as never } as never,
     fileReadService: service,
     fileOfferService: service,

@@ -67,12 +67,6 @@ export interface PersonSide {
   record(entry: AuditInput): void;
   /** Outside content reached the code (a response, a file, a tool result): the next feedback is labelled untrusted. */
   noteUntrusted(source: string): void;
-  /**
-   * Nothing to save any more: each module saves its own rules (`OpenSession`:
-   * `save`, or the store). Kept so that a module calling it from its broker's
-   * `onChange` still fits; views that read the person's side redraw.
-   */
-  policyChanged(): Promise<void>;
   readonly fileChooser: FileChooser;
   readonly fileReadService: HostService;
   readonly fileOfferService: HostService;

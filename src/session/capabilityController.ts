@@ -314,11 +314,6 @@ export class CapabilityController implements PersonSide {
     if (store && state.sessionId) void updateSessionRules(store, state.sessionId, { strict }).catch(() => undefined);
   }
 
-  /** Nothing to save (each module saves its own rules): views that read this redraw. */
-  policyChanged = async (): Promise<void> => {
-    for (const listener of this.listeners) listener();
-  };
-
   /** A mounted file input (src/render/fileChooser.ts): the person's choice is the consent. */
   readonly fileChooser: FileChooser = {
     register: (file) => {

@@ -13,7 +13,6 @@ function install(answer: "once" | "session" | "deny" = "once") {
     asker: () => async (request: unknown) => (asked.push(request), answer),
     record: (entry: Record<string, unknown>) => void records.push(entry),
     noteUntrusted: (source: string) => void untrusted.push(source),
-    policyChanged: async () => {},
   } as unknown as PersonSide;
   const host = {
     person,
