@@ -52,6 +52,32 @@ describe("createMountInbox", () => {
     expect(registry.get("m1")?.getNode(ROOT_NODE_ID)?.children).toHaveLength(250);
   });
 
+  test("idle() resolves once everything queued was applied and heard (at once when nothing is queued; clear() too)", async () => {
+    const { inbox, runTask, tasks } = setup({ sliceOps: 100 });
+    await inbox.idle();
+    const heard: string[] = [];
+    inbox.subscribe((message) => heard.push(message.kind));
+    inbox.push(open("m1"));
+    inbox.push({ type: "mount", kind: "ops", mountId: "m1", ops: textOps(150) });
+    let idle = false;
+    void inbox.idle().then(() => (idle = true));
+    runTask();
+    await Promise.resolve();
+    // One slice applied the open and part of the ops: not idle yet.
+    expect(idle).toBe(false);
+    while (tasks.length > 0) runTask();
+    await Promise.resolve();
+    expect(idle).toBe(true);
+    expect(heard).toEqual(["open", "ops"]);
+
+    inbox.push(open("m2"));
+    let cleared = false;
+    void inbox.idle().then(() => (cleared = true));
+    inbox.clear();
+    await Promise.resolve();
+    expect(cleared).toBe(true);
+  });
+
   test("a big mount-open is applied over several tasks, shown only when whole, before the mount's next ops", () => {
     const { registry, inbox, tasks, runTask } = setup({ sliceOps: 100 });
     const opened: string[] = [];

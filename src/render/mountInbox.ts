@@ -108,6 +108,12 @@ export interface MountInbox {
   readonly pending: number;
   /** Apply everything queued now, ignoring slices (tests). */
   drain(): void;
+  /**
+   * Resolves once nothing is queued (at once when nothing is): what the realm
+   * sent so far has been applied and its listeners have heard of it. A
+   * `clear()` resolves it too.
+   */
+  idle(): Promise<void>;
 }
 
 interface Entry {
@@ -200,6 +206,15 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
 
   /** Ops applied in the current slice. */
   let sliceUsed = 0;
+
+  /** Callers of idle() waiting for the queue to empty. */
+  let idleWaiters: (() => void)[] = [];
+  const settleIdle = () => {
+    if (idleWaiters.length === 0) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  };
 
   /** Apply one entry (or part of it, up to the slice's op budget); false when the entry is not finished. The port validated the message once: the registry applies it as it is. */
   const apply = (entry: Entry): boolean => {
@@ -354,6 +369,7 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
     if (head >= queue.length) {
       queue = [];
       head = 0;
+      settleIdle();
     } else if (head > 1024) {
       queue = queue.slice(head);
       head = 0;
@@ -445,6 +461,7 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
       announced.clear();
       building.clear();
       windowStart = -Infinity;
+      settleIdle();
     },
     isSuspended: (mountId) => suspended.has(mountId),
     get pending() {
@@ -457,6 +474,11 @@ export function createMountInbox(options: MountInboxOptions): MountInbox {
       }
       queue = [];
       head = 0;
+      settleIdle();
+    },
+    idle() {
+      if (head >= queue.length) return Promise.resolve();
+      return new Promise<void>((resolve) => idleWaiters.push(resolve));
     },
   };
 }

@@ -8,6 +8,11 @@
  * cost a few panels, not all of them. Values live in the store, not the
  * DOM, so nothing the person typed is lost.
  *
+ * The margins are measured from the panel's scrolling ancestor (the
+ * timeline), not the window: against the window, a scrolling ancestor clips
+ * the panel first and the margins would count for nothing — a panel just
+ * below the timeline's fold would stay undrawn until scrolled into sight.
+ *
  * Without IntersectionObserver (Node tests, old engines) everything draws at once.
  */
 import { useEffect, useState, type RefObject } from "react";
@@ -21,17 +26,27 @@ export interface DeferredDraw {
   height?: number;
 }
 
+/** The nearest ancestor that scrolls vertically (null: the window does). */
+export function scrollingAncestor(element: Element): Element | null {
+  for (let node = element.parentElement; node; node = node.parentElement) {
+    const { overflowY } = getComputedStyle(node);
+    if (overflowY === "auto" || overflowY === "scroll" || overflowY === "overlay") return node;
+  }
+  return null;
+}
+
 export function useDeferredDraw(ref: RefObject<Element | null>): DeferredDraw {
   const [state, setState] = useState<DeferredDraw>(() => ({ drawn: typeof IntersectionObserver === "undefined" }));
   useEffect(() => {
     const element = ref.current;
     if (!element || typeof IntersectionObserver === "undefined") return;
+    const root = scrollingAncestor(element);
     const near = new IntersectionObserver(
       (entries) => {
         if (entries.some((entry) => entry.isIntersecting))
           setState((current) => (current.drawn ? current : { drawn: true }));
       },
-      { rootMargin: DRAW_MARGIN },
+      { root, rootMargin: DRAW_MARGIN },
     );
     const far = new IntersectionObserver(
       (entries) => {
@@ -41,7 +56,7 @@ export function useDeferredDraw(ref: RefObject<Element | null>): DeferredDraw {
           setState((current) => (current.drawn ? { drawn: false, height } : current));
         }
       },
-      { rootMargin: KEEP_MARGIN },
+      { root, rootMargin: KEEP_MARGIN },
     );
     near.observe(element);
     far.observe(element);

@@ -145,6 +145,12 @@ export function createApp(options: AppOptions): App {
     subscribe: (listener: Parameters<typeof realm.subscribe>[0]) =>
       quiet.subscribe(limitConsoleEvents({ forward: listener })),
     subscribeMounts: (listener: Parameters<typeof realm.subscribeMounts>[0]) => inbox.subscribe(listener),
+    // Settled means applied: the mounts the code opened have been placed (Revive replaces a reply's restored
+    // mounts only while it runs that reply), not merely sent.
+    flush: async (...args: Parameters<typeof realm.flush>) => {
+      await realm.flush(...args);
+      await inbox.idle();
+    },
   });
   /** The app's settings with the open session's own model and max tokens over them (Session settings → Model). */
   const effectiveSettings = (): AppSettings => {

@@ -7,16 +7,23 @@
  * follows again, and so does sending a message. Clicks inside the timeline
  * are not scrolling and never stop it.
  *
+ * Only the person stops it. The watcher takes any scroll upwards for the
+ * reader's, and the page scrolls up by itself when the timeline shrinks
+ * (restored panels replaced by Revive, a block collapsing, a slow frame
+ * between a shrink and a growth): such an escape, with no wheel, touch,
+ * scrolling key, scrollbar press or text selection before it, is undone at
+ * once.
+ *
  * Following matters beyond comfort: panels are drawn only near the viewport
  * (render/useDeferredDraw.ts), so a new panel below the fold stays undrawn
  * until something brings it near.
  */
-import { useCallback } from "react";
+import { useCallback, useEffect, useRef } from "react";
 import { useStickToBottom } from "use-stick-to-bottom";
 
 export interface FollowLatest {
   /** On the scrolling element (`.lm-main`). */
-  scrollRef: ReturnType<typeof useStickToBottom>["scrollRef"];
+  scrollRef: (element: HTMLElement | null) => void;
   /** On the element that grows (the timeline). */
   contentRef: ReturnType<typeof useStickToBottom>["contentRef"];
   /** The reader is at the bottom (or following there): no "Jump to latest". */
@@ -27,10 +34,73 @@ export interface FollowLatest {
 
 const reducedMotion = () => typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
 
+/** Keys that scroll a page (or start find-in-page, which does). */
+const SCROLLING_KEYS = new Set(["ArrowUp", "ArrowDown", "PageUp", "PageDown", "Home", "End", " "]);
+
+/** What the person does on the timeline that may scroll it (keys are heard on the whole page). */
+const INTENT_EVENTS = ["wheel", "touchstart", "touchmove", "pointerdown"] as const;
+
+function isIntent(event: Event, scroller: HTMLElement): boolean {
+  if (event.type === "keydown") {
+    const { key, ctrlKey, metaKey, target } = event as KeyboardEvent;
+    if ((ctrlKey || metaKey) && key.toLowerCase() === "f") return true;
+    // Typing in a field moves its caret, not the timeline.
+    const typing =
+      target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+    return !typing && SCROLLING_KEYS.has(key);
+  }
+  // A press on the scroller itself (its scrollbar, its margins), not on a button inside it.
+  if (event.type === "pointerdown") return event.target === scroller;
+  return true;
+}
+
+function selectionInside(scroller: HTMLElement): boolean {
+  const selection = typeof getSelection === "function" ? getSelection() : null;
+  return !!selection && !selection.isCollapsed && scroller.contains(selection.anchorNode);
+}
+
 export function useFollowLatest(): FollowLatest {
   // New content is followed at once (a spring would trail a fast stream); the jump glides unless motion is reduced.
   const follow = useStickToBottom({ initial: "instant", resize: "instant" });
-  const { scrollToBottom } = follow;
+  const { scrollToBottom, escapedFromLock, scrollRef: watch } = follow;
+  const scroller = useRef<HTMLElement | null>(null);
+  /** The person did something that scrolls since the timeline last followed. */
+  const intent = useRef(false);
+  const detach = useRef<(() => void) | undefined>(undefined);
+
+  const scrollRef = useCallback(
+    (element: HTMLElement | null) => {
+      watch(element);
+      detach.current?.();
+      detach.current = undefined;
+      scroller.current = element;
+      if (!element) return;
+      const note = (event: Event) => {
+        if (isIntent(event, element)) intent.current = true;
+      };
+      for (const type of INTENT_EVENTS) element.addEventListener(type, note, { passive: true, capture: true });
+      // Keys scroll the timeline wherever the focus is (the composer, the page).
+      const page = element.ownerDocument;
+      page.addEventListener("keydown", note, { capture: true });
+      detach.current = () => {
+        for (const type of INTENT_EVENTS) element.removeEventListener(type, note, { capture: true });
+        page.removeEventListener("keydown", note, { capture: true });
+      };
+    },
+    [watch],
+  );
+
+  useEffect(() => {
+    if (!escapedFromLock) {
+      intent.current = false;
+      return;
+    }
+    const element = scroller.current;
+    if (intent.current || !element || selectionInside(element)) return;
+    // The page moved, not the person: keep following.
+    void scrollToBottom("instant");
+  }, [escapedFromLock, scrollToBottom]);
+
   const jump = useCallback(() => void scrollToBottom(reducedMotion() ? "instant" : "smooth"), [scrollToBottom]);
-  return { scrollRef: follow.scrollRef, contentRef: follow.contentRef, atLatest: follow.isAtBottom, jump };
+  return { scrollRef, contentRef: follow.contentRef, atLatest: follow.isAtBottom, jump };
 }
