@@ -76,6 +76,8 @@ describe("app data", () => {
     await section.getByRole("button", { name: "Erase app data" }).click();
     await expect.poll(() => section.getByTestId("app-data-summary").textContent()).toBe("None yet.");
     await page.keyboard.press("Escape");
+    // The erase is on disk once the probe counts no write pending (a reload before that may keep the data).
+    await waitAppDataSaved(page);
 
     await page.reload();
     await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });

@@ -18,7 +18,7 @@ import {
   STORAGE_SET,
 } from "../../wire/capabilities";
 import type { JsonValue } from "../../wire/mount";
-import { createAppData, type AppData } from "./createAppData";
+import { createAppData, uncommittedAppDataWrites, type AppData } from "./createAppData";
 
 const context = (service: string) => ({ signal: new AbortController().signal, service });
 
@@ -169,8 +169,12 @@ describe("app data on the host", () => {
     await data.open({ sessionId: "s1", store });
     await set(data, "a", 1);
     const late = set(data, "b", 2);
-    await data.erase();
+    const erasing = data.erase();
+    // Pending until on disk: the test probe (and so a reload in a browser test) waits for it.
+    expect(uncommittedAppDataWrites()).toBeGreaterThan(0);
+    await erasing;
     await late;
+    expect(uncommittedAppDataWrites()).toBe(0);
     expect(await listAppData(store, "s1")).toEqual([]);
     expect(data.getState()).toMatchObject({ keys: [], bytes: 0 });
     expect(await get(data, "b")).toBeUndefined();

@@ -177,6 +177,21 @@ export function createAppData(
     });
   }
 
+  /** Erase app data: every key of `target`, here and (once this resolves) on disk. */
+  async function eraseCommitted(target: Book): Promise<void> {
+    await target.ready;
+    // After the writes already queued: none of them comes back.
+    commit(target);
+    const erased = target.committing.then(() => eraseAppData(target.store, target.sessionId));
+    // The writes after it wait for it, whatever became of it.
+    target.committing = erased.catch(() => undefined);
+    target.entries.clear();
+    target.bytes = 0;
+    if (book === target) publish();
+    await erased;
+    if (book === target) options.onErased?.();
+  }
+
   function readKey(method: string, payload: JsonValue): string {
     const key = (payload as { key?: unknown } | null)?.key;
     const problem = keyProblem(method, key);
@@ -297,17 +312,13 @@ export function createAppData(
     async erase() {
       const target = book;
       if (!target) return;
-      await target.ready;
-      // After the writes already queued: none of them comes back.
-      commit(target);
-      const erased = target.committing.then(() => eraseAppData(target.store, target.sessionId));
-      // The writes after it wait for it, whatever became of it.
-      target.committing = erased.catch(() => undefined);
-      target.entries.clear();
-      target.bytes = 0;
-      if (book === target) publish();
-      await erased;
-      if (book === target) options.onErased?.();
+      // Counted as a write not yet on disk until it has committed (the probe waits for it before a reload).
+      uncommitted += 1;
+      try {
+        await eraseCommitted(target);
+      } finally {
+        uncommitted -= 1;
+      }
     },
     getState: () => state,
     subscribe(listener) {
