@@ -8,11 +8,12 @@
  * are not scrolling and never stop it.
  *
  * Only the person stops it. The watcher takes any scroll upwards for the
- * reader's, and the page scrolls up by itself when the timeline shrinks
- * (restored panels replaced by Revive, a block collapsing, a slow frame
- * between a shrink and a growth): such an escape, with no wheel, touch,
- * scrolling key, scrollbar press or text selection before it, is undone at
- * once.
+ * reader's, and the browser scrolls up by itself when the timeline shrinks
+ * (restored panels replaced by Revive, a block collapsing) — a scroll that
+ * still ends at the very bottom. Such an escape, with no wheel, touch, key,
+ * scrollbar press or text selection before it, is undone at once; a scroll
+ * that leaves the bottom (the person's, or one that brings an element into
+ * view) stops following as before.
  *
  * Following matters beyond comfort: panels are drawn only near the viewport
  * (render/useDeferredDraw.ts), so a new panel below the fold stays undrawn
@@ -34,9 +35,6 @@ export interface FollowLatest {
 
 const reducedMotion = () => typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
 
-/** Keys that scroll a page (or start find-in-page, which does). */
-const SCROLLING_KEYS = new Set(["ArrowUp", "ArrowDown", "PageUp", "PageDown", "Home", "End", " "]);
-
 /** What the person does on the timeline that may scroll it (keys are heard on the whole page). */
 const INTENT_EVENTS = ["wheel", "touchstart", "touchmove", "pointerdown"] as const;
 
@@ -44,10 +42,10 @@ function isIntent(event: Event, scroller: HTMLElement): boolean {
   if (event.type === "keydown") {
     const { key, ctrlKey, metaKey, target } = event as KeyboardEvent;
     if ((ctrlKey || metaKey) && key.toLowerCase() === "f") return true;
-    // Typing in a field moves its caret, not the timeline.
+    // Typing in a field moves its caret, not the timeline; any other key may (Tab brings the focus into view).
     const typing =
       target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
-    return !typing && SCROLLING_KEYS.has(key);
+    return !typing || key === "Tab";
   }
   // A press on the scroller itself (its scrollbar, its margins), not on a button inside it.
   if (event.type === "pointerdown") return event.target === scroller;
@@ -66,6 +64,8 @@ export function useFollowLatest(): FollowLatest {
   const scroller = useRef<HTMLElement | null>(null);
   /** The person did something that scrolls since the timeline last followed. */
   const intent = useRef(false);
+  /** The last scroll ended at the very bottom (a clamp after a shrink does; a scroll away does not). */
+  const atBottom = useRef(true);
   const detach = useRef<(() => void) | undefined>(undefined);
 
   const scrollRef = useCallback(
@@ -78,6 +78,10 @@ export function useFollowLatest(): FollowLatest {
       const note = (event: Event) => {
         if (isIntent(event, element)) intent.current = true;
       };
+      const scrolled = () => {
+        atBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight <= 2;
+      };
+      element.addEventListener("scroll", scrolled, { passive: true });
       for (const type of INTENT_EVENTS) element.addEventListener(type, note, { passive: true, capture: true });
       // Keys scroll the timeline wherever the focus is (the composer, the page).
       const page = element.ownerDocument;
@@ -85,6 +89,7 @@ export function useFollowLatest(): FollowLatest {
       detach.current = () => {
         for (const type of INTENT_EVENTS) element.removeEventListener(type, note, { capture: true });
         page.removeEventListener("keydown", note, { capture: true });
+        element.removeEventListener("scroll", scrolled);
       };
     },
     [watch],
@@ -96,8 +101,8 @@ export function useFollowLatest(): FollowLatest {
       return;
     }
     const element = scroller.current;
-    if (intent.current || !element || selectionInside(element)) return;
-    // The page moved, not the person: keep following.
+    if (intent.current || !element || !atBottom.current || selectionInside(element)) return;
+    // The timeline shrank under the view and the person did nothing: keep following.
     void scrollToBottom("instant");
   }, [escapedFromLock, scrollToBottom]);
 
