@@ -4,7 +4,14 @@
  * a UI event leaves with the id the open session's agent noted for it.
  */
 import "fake-indexeddb/auto";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { emptyReply } from "../agent/reply";
+import type { ChatMessage } from "../agent/types";
+import { createSession, loadSession, saveMessages } from "../store/sessions";
+import { openStore } from "../store/store";
+import type { MountRealmMessage } from "../wire/mount";
+import { MOUNT_SNAPSHOT_DELAY_MS } from "./sessionController";
+import { MOUNT_WRITE_WITHIN_MS } from "../store/sessionWriter";
 import { CAPABILITIES } from "../capabilities";
 import type { UiEvent } from "../render";
 import type { RealmHost } from "../sandbox";
@@ -31,6 +38,7 @@ import { createApp, systemPrompt } from "./createApp";
 
 function standInRealm() {
   const provided: string[] = [];
+  const mountListeners: ((message: MountRealmMessage) => void)[] = [];
   const uiEvents: UiEventMessage[] = [];
   const realm = {
     provide: (name: string) => {
@@ -38,7 +46,10 @@ function standInRealm() {
       return () => undefined;
     },
     subscribe: () => () => undefined,
-    subscribeMounts: () => () => undefined,
+    subscribeMounts: (listener: (message: MountRealmMessage) => void) => {
+      mountListeners.push(listener);
+      return () => undefined;
+    },
     setTools: () => undefined,
     sendUiEvent: (event: UiEventMessage) => void uiEvents.push(event),
     reset: async () => undefined,
@@ -49,7 +60,8 @@ function standInRealm() {
     sendBlock: () => undefined,
     status: () => ({ realm: "ready" }),
   };
-  return { realm: realm as unknown as RealmHost, provided, uiEvents };
+  const sendMount = (message: MountRealmMessage) => mountListeners.forEach((listener) => listener(message));
+  return { realm: realm as unknown as RealmHost, provided, uiEvents, sendMount };
 }
 
 const page = {
@@ -92,6 +104,57 @@ describe("createApp", () => {
     expect(uiEvents.map((sent) => sent.type)).toEqual(["ui-event", "ui-event"]);
     expect(typeof uiEvents[0]!.eventId).toBe("number");
     expect(uiEvents[1]!.eventId).toBeGreaterThan(uiEvents[0]!.eventId!);
+  });
+});
+
+describe("mount snapshots", () => {
+  it("a mount's change is on disk within 0.5 s (snapshot after 150 ms, its write within 100 ms more), with no reply ending", async () => {
+    const seeded = await openStore();
+    if (!seeded.ok) throw new Error(seeded.error.message);
+    const session = await createSession(seeded.store, { title: "Counter" });
+    const reply: ChatMessage = {
+      id: "a1",
+      role: "assistant",
+      text: "",
+      reply: emptyReply(),
+      state: "done",
+      createdAt: 1,
+    };
+    await saveMessages(seeded.store, session.id, [reply]);
+    const { realm, sendMount } = standInRealm();
+    const app = createApp({
+      settings: () => ({ ...DEFAULT_SETTINGS, maxTurns: 10 }),
+      capabilities: CAPABILITIES,
+      realm,
+      page,
+    });
+    await app.started;
+    expect(app.controller.getState().current?.id).toBe(session.id);
+    const saved = async () => {
+      const loaded = await loadSession(seeded.store, session.id);
+      return JSON.stringify(loaded?.mounts.find((mount) => mount.mountId === "m1")?.snapshot ?? null);
+    };
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      sendMount({ type: "mount", kind: "open", mountId: "m1", title: "Counter", snapshot: { nodes: [] } });
+      sendMount({
+        type: "mount",
+        kind: "ops",
+        mountId: "m1",
+        ops: [
+          { op: "create", id: 1, type: "#text", text: "count 3" },
+          { op: "insert", parent: 0, child: 1 },
+        ],
+      });
+      app.inbox.drain();
+      expect(await saved()).not.toContain("count 3");
+      await vi.advanceTimersByTimeAsync(MOUNT_SNAPSHOT_DELAY_MS + MOUNT_WRITE_WITHIN_MS);
+    } finally {
+      vi.useRealTimers();
+    }
+    // The write started within the bound; what is left is IndexedDB committing it.
+    await vi.waitFor(async () => expect(await saved()).toContain("count 3"), { timeout: 2_000, interval: 20 });
+    expect(MOUNT_SNAPSHOT_DELAY_MS + MOUNT_WRITE_WITHIN_MS).toBeLessThan(500);
   });
 });
 

@@ -130,6 +130,10 @@ export function createApp(options: AppOptions): App {
         .agent?.reportRenderProblem(mountId && !message.includes(mountId) ? `mount ${mountId}: ${message}` : message),
   });
   realm.subscribeMounts((message) => inbox.push(message));
+  // What a mount shows is on disk within 0.5 s of the change (SessionController.mountsChanged).
+  inbox.subscribe((message) => {
+    if (message.kind === "open" || message.kind === "ops") controller.mountsChanged();
+  });
   // A fresh realm has none of the old mounts: they stay visible, inert;
   // what the old one still had queued is dropped.
   realm.subscribe((event) => {

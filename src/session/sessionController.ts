@@ -29,6 +29,9 @@ const sharing = () => import("../store/share");
 /** Cheap check without loading the share code: the prefix `decodeShare` looks for. */
 const hasShareFragment = (href: string) => href.includes("#share=");
 
+/** How long after a mount changes its snapshot is taken (changes meanwhile join it). */
+export const MOUNT_SNAPSHOT_DELAY_MS = 150;
+
 /**
  * Which session is open, the session list, and everything that moves
  * sessions in and out of IndexedDB (DESIGN.md §3 "Persistence"). One realm
@@ -94,7 +97,8 @@ export class SessionController {
   private broadcastTimer: ReturnType<typeof setTimeout> | undefined;
   /** The page's one realm ran code of the open session: opening another resets it first. */
   private realmUsed = false;
-  private mountTimer: ReturnType<typeof setInterval> | undefined;
+  /** A snapshot pass asked for by a mount change, not taken yet. */
+  private mountTimer: ReturnType<typeof setTimeout> | undefined;
   /** The open session's saved mounts: sliced restore, size caps and their notes (read by the mount panels). */
   readonly mounts: MountSnapshots;
   /**
@@ -207,7 +211,7 @@ export class SessionController {
     this.store = opened.store;
     this.set({ storage: "ready" });
     flushOnPageHide(() => {
-      // Mounts are saved on a tick while code runs, messages every 500 ms
+      // Mounts are snapshotted 150 ms after they change, messages every 500 ms
       // and when a reply ends: a change since then, or a write still under
       // way, must not be lost to a reload or a closed tab.
       const writer = this.writer;
@@ -257,7 +261,7 @@ export class SessionController {
     this.state.agent?.close();
     this.unsubscribeAgent?.();
     this.unsubscribeAgent = undefined;
-    if (this.mountTimer) clearInterval(this.mountTimer);
+    if (this.mountTimer) clearTimeout(this.mountTimer);
     this.mountTimer = undefined;
     // Saved in slices: finish before the writer closes.
     const agent = this.state.agent;
@@ -348,9 +352,21 @@ export class SessionController {
       void this.autoTitle(state);
       if (finished) void this.saveMounts();
     });
-    // Snapshots of big mounts cost a walk and a copy: while code runs, take
-    // them every few seconds (and always when the interaction ends).
-    this.mountTimer = setInterval(() => void this.saveMounts(), 3000);
+  }
+
+  /**
+   * A mount of the open session changed (the inbox applied an open or ops):
+   * its snapshot is taken within MOUNT_SNAPSHOT_DELAY_MS and written soon
+   * after (SessionWriter.markMountDirty), so its latest state is on disk
+   * within 0.5 s. Changes in between share one pass, which walks only the
+   * mounts that changed.
+   */
+  mountsChanged(): void {
+    if (this.mountTimer || !this.writer) return;
+    this.mountTimer = setTimeout(() => {
+      this.mountTimer = undefined;
+      void this.saveMounts();
+    }, MOUNT_SNAPSHOT_DELAY_MS);
   }
 
   private restoreMounts(mounts: readonly { mountId: string; snapshot: unknown }[]): void {

@@ -18,6 +18,9 @@ import { createWriteBehind, type Timer } from "./writeBehind";
 
 export type SessionFlushResult = { ok: true } | { ok: false; error: StoreErrorInfo };
 
+/** How soon a marked mount snapshot's write starts (the snapshot itself is taken within MOUNT_SNAPSHOT_DELAY_MS of the change, src/session). */
+export const MOUNT_WRITE_WITHIN_MS = 100;
+
 export interface SessionWriter {
   readonly sessionId: string;
   markDirty(message: ChatMessage): void;
@@ -27,6 +30,7 @@ export interface SessionWriter {
    * on every agent update.
    */
   markChanged(messages: readonly ChatMessage[]): void;
+  /** A mount's latest snapshot: written within MOUNT_WRITE_WITHIN_MS (a mount's state is durable within 0.5 s of its change). */
   markMountDirty(mount: MountSnapshotInput): void;
   flush(): Promise<SessionFlushResult>;
   /**
@@ -118,7 +122,7 @@ export function createSessionWriter(
         markDirty(message);
       }
     },
-    markMountDirty: (mount) => scheduler.markDirty({ kind: "mount", mount }),
+    markMountDirty: (mount) => scheduler.markDirty({ kind: "mount", mount }, MOUNT_WRITE_WITHIN_MS),
     flush,
     writeNow() {
       const messages: ChatMessage[] = [];

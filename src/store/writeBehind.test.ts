@@ -27,6 +27,37 @@ function recorder(timer: ManualTimer) {
 }
 
 describe("write-behind", () => {
+  it("an urgent change (withinMs) starts its write within that time, also while a slower write is armed or one is in flight", async () => {
+    const timer = new ManualTimer();
+    const sink = recorder(timer);
+    const writer = createWriteBehind<Item>({ key: (item) => item.id, write: sink.write, timer, intervalMs: 500 });
+    // A streamed message arms the 500 ms cadence; a mount change 10 ms later wants its write within 100 ms.
+    writer.markDirty({ id: "reply", text: "a" });
+    await timer.advanceTo(10);
+    writer.markDirty({ id: "mount", text: "count 1" }, 100);
+    await timer.advanceTo(109);
+    expect(sink.writes).toHaveLength(0);
+    await timer.advanceTo(110);
+    await drainJobs();
+    expect(sink.writes).toHaveLength(1);
+    expect(sink.writes[0].items.map((item) => item.id)).toEqual(["reply", "mount"]);
+    // Back to the cadence for ordinary changes: the next plain one waits its 500 ms from the last start.
+    writer.markDirty({ id: "reply", text: "ab" });
+    await timer.advanceTo(200);
+    expect(sink.writes).toHaveLength(1);
+    // An urgent one pulls it forward again.
+    writer.markDirty({ id: "mount", text: "count 2" }, 100);
+    await timer.advanceTo(300);
+    await drainJobs();
+    expect(sink.writes).toHaveLength(2);
+    expect(sink.writes[1].at).toBe(300);
+    expect(sink.writes[1].items).toEqual([
+      { id: "reply", text: "ab" },
+      { id: "mount", text: "count 2" },
+    ]);
+    expect(timer.scheduled).toBe(0);
+  });
+
   it("coalesces a 20k-token reply over 100 s into at most 2 writes per second, and flushes the end", async () => {
     const timer = new ManualTimer();
     const sink = recorder(timer);

@@ -15,6 +15,10 @@
  *    retried with exponential backoff up to `maxRetryDelayMs` (or, for
  *    errors `shouldRetry` rejects, at the next `markDirty` or `flush`).
  *
+ * 4. Urgency: `markDirty(item, withinMs)` starts its write within `withinMs`
+ *    (plus the write in flight) instead of `intervalMs`; the cadence of
+ *    invariant 1 yields to it.
+ *
  *   markDirty ─┬─ timer armed (intervalMs) ──► write(batch) ─ ok ──► idle / re-arm
  *              │                                    └─ fails ──► back to pending, re-arm (backoff)
  *   flush ─────┴─ cancel timer, wait in-flight ─► write(batch)
@@ -54,7 +58,8 @@ export interface WriteBehindOptions<T> {
 export type FlushResult = { ok: true } | { ok: false; error: unknown };
 
 export interface WriteBehind<T> {
-  markDirty(item: T): void;
+  /** Record `item` (its key's latest value); its write starts within `withinMs` when given, else `intervalMs`. */
+  markDirty(item: T, withinMs?: number): void;
   flush(): Promise<FlushResult>;
   /** Items waiting to be written (not counting a write in flight). */
   readonly pendingCount: number;
@@ -87,6 +92,10 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
   let pending = new Map<string, T>();
   let handle: unknown;
   let armed = false;
+  /** When the armed timer fires (clock time). */
+  let armedAt = Infinity;
+  /** The soonest start an urgent `markDirty` asked for (clock time), until a write starts. */
+  let urgentBy = Infinity;
   let inFlight: Promise<FlushResult> | undefined;
   let writing: Map<string, T> | undefined;
   let lastStart = -Infinity;
@@ -101,19 +110,29 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
     if (!armed) return;
     timer.clearTimeout(handle);
     armed = false;
+    armedAt = Infinity;
     handle = undefined;
   }
 
   function arm(delay: number): void {
-    if (armed || inFlight || disposed || pending.size === 0) return;
+    if (inFlight || disposed || pending.size === 0) return;
+    // An urgent change pulls the start forward (never a failing store's backoff).
+    const wanted = failures > 0 ? delay : Math.min(delay, urgentBy - timer.now());
+    const at = timer.now() + Math.max(0, wanted);
+    if (armed) {
+      if (at >= armedAt) return;
+      cancel();
+    }
     armed = true;
+    armedAt = at;
     handle = timer.setTimeout(
       () => {
         armed = false;
+        armedAt = Infinity;
         handle = undefined;
         void writeNow();
       },
-      Math.max(0, delay),
+      Math.max(0, wanted),
     );
   }
 
@@ -122,6 +141,7 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
     if (pending.size === 0) return { ok: true };
     const batch = pending;
     pending = new Map();
+    urgentBy = Infinity;
     writing = batch;
     lastStart = timer.now();
     writeCount += 1;
@@ -167,8 +187,9 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
   }
 
   return {
-    markDirty(item) {
+    markDirty(item, withinMs) {
       pending.set(options.key(item), item);
+      if (withinMs !== undefined) urgentBy = Math.min(urgentBy, timer.now() + Math.max(0, withinMs));
       arm(failures > 0 ? retryDelay() : interval);
     },
     async flush() {
