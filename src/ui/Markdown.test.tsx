@@ -175,3 +175,22 @@ describe("highlighting while a block grows", () => {
     expect(validHighlightedLines("x\nb", "a\nb")).toBe(0);
   });
 });
+
+describe("Markdown: bounded work for huge messages", () => {
+  it("a block longer than the parse limit is shown as written, not parsed", () => {
+    const out = html("word_ *em* ".repeat(1_200));
+    expect(out).toContain('class="lm-markdown-plain"');
+    expect(out).not.toContain("<em>");
+  });
+
+  it("a long message draws only its first segment in the first render (the rest follow one per task)", () => {
+    const text = Array.from({ length: 400 }, (_, index) => `Paragraph ${index} with *emphasis* and more words.`).join(
+      "\n\n",
+    );
+    const out = html(text);
+    expect(out).toContain("Paragraph 0 with <em>emphasis</em>");
+    expect(out).not.toContain("Paragraph 399");
+    // Short messages are drawn whole at once, as before.
+    expect(html(text.slice(0, 2_000))).toContain("Paragraph 30 with <em>emphasis</em>");
+  });
+});

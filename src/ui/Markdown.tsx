@@ -1,4 +1,4 @@
-import { memo, useDeferredValue, useEffect, useMemo, useState, type ReactNode } from "react";
+import { memo, useDeferredValue, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { Fragment, jsx, jsxs } from "react/jsx-runtime";
 import { toJsxRuntime, type Components } from "hast-util-to-jsx-runtime";
 import { urlAttributes } from "html-url-attributes";
@@ -11,6 +11,7 @@ import { RemoteImage, remoteImageUrl } from "../render/RemoteImage";
 import { isShareLink } from "../render/sanitizeUrl";
 import { CopyButton } from "./CopyButton";
 import { CodeFence } from "./CodeFence";
+import { PARSE_LIMIT_CHARS, PROGRESSIVE_FROM_CHARS, segmentText, type Segment } from "./markdownSegments";
 
 /**
  * Streaming Markdown: the text is cut into top-level blocks with marked's
@@ -237,9 +238,15 @@ const MarkdownBlock = memo(function MarkdownBlock({
   settled: boolean;
   math: MathPlugins | undefined;
 }) {
+  // Too long to parse within a frame's budget (markdownSegments.ts): shown as written.
+  if (source.length > PARSE_LIMIT_CHARS) return <PlainText text={source} />;
   const withMath = math && !hasOpenDisplayMath(source) ? math : undefined;
   return renderBlock(source, settled, withMath);
 });
+
+function PlainText({ text }: { text: string }) {
+  return <div className="lm-markdown-plain">{text}</div>;
+}
 
 /**
  * Links and images keep only http(s), mailto and in-page `#` URLs; a link
@@ -269,23 +276,98 @@ export function Markdown({ text: latest, streaming = false }: { text: string; st
   // A block that appears in a streaming reply starts empty and parses in that deferred render too (at
   // 2,000 tok/s each frame brings whole new blocks, and their first parse was most of the frame's task).
   const text = useDeferredValue(latest, streaming ? "" : undefined);
+  const mathPlugins = useMath(text.includes("$"));
+  return (
+    <div className="lm-markdown">
+      {text.length > PROGRESSIVE_FROM_CHARS ? (
+        <Segments text={text} math={mathPlugins} />
+      ) : (
+        <Blocks text={text} math={mathPlugins} last />
+      )}
+    </div>
+  );
+}
+
+/** The text's top-level blocks (marked's lexer), each rendered once (memo). */
+const Blocks = memo(function Blocks({
+  text,
+  math,
+  last,
+}: {
+  text: string;
+  math: MathPlugins | undefined;
+  /** The text ends the message: its last fence may still be streaming. */
+  last: boolean;
+}) {
   const blocks = useMemo(() => {
     try {
       const tokens = marked.lexer(text);
       return tokens.map((token, index) => ({
         raw: token.raw,
-        settled: index < tokens.length - 1 || token.type !== "code" || fenceClosed(token.raw),
+        settled: !last || index < tokens.length - 1 || token.type !== "code" || fenceClosed(token.raw),
       }));
     } catch {
       return [{ raw: text, settled: false }];
     }
-  }, [text]);
-  const mathPlugins = useMath(text.includes("$"));
+  }, [text, last]);
+  return blocks.map((block, index) => (
+    <MarkdownBlock key={index} source={block.raw} settled={block.settled} math={math} />
+  ));
+});
+
+/** What one task of drawing a long message should take at most, roughly (the step adapts to it). */
+const SEGMENT_TASK_MS = 40;
+
+/** Run `task` in a later task (a MessageChannel post: not clamped like setTimeout). */
+function later(task: () => void): () => void {
+  if (typeof MessageChannel === "undefined") {
+    const handle = setTimeout(task, 0);
+    return () => clearTimeout(handle);
+  }
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => task();
+  channel.port2.postMessage(null);
+  return () => channel.port1.close();
+}
+
+/**
+ * A long message (markdownSegments.ts): its segments are drawn one more per
+ * task, so no task parses more than one segment, however long the message.
+ */
+function Segments({ text, math }: { text: string; math: MathPlugins | undefined }) {
+  const segments = useMemo(() => segmentText(text), [text]);
+  const [shown, setShown] = useState(1);
+  // How many segments the next task draws: more while a task stays short, fewer when one runs long.
+  const step = useRef(1);
+  const renderedAt = useRef(0);
+  renderedAt.current = performance.now();
+  useEffect(() => {
+    if (shown >= segments.length) return;
+    const took = performance.now() - renderedAt.current;
+    if (took < SEGMENT_TASK_MS / 2) step.current = Math.min(step.current * 2, 32);
+    else if (took > SEGMENT_TASK_MS) step.current = Math.max(1, step.current >> 1);
+    return later(() => setShown((count) => count + step.current));
+  }, [shown, segments.length]);
+  return segments
+    .slice(0, shown)
+    .map((segment, index) => (
+      <SegmentView key={index} segment={segment} math={math} last={index === segments.length - 1} />
+    ));
+}
+
+const SegmentView = memo(function SegmentView({
+  segment,
+  math,
+  last,
+}: {
+  segment: Segment;
+  math: MathPlugins | undefined;
+  last: boolean;
+}) {
+  // Its own layout box, skipped while off screen: drawing the next segment does not lay out the ones before.
   return (
-    <div className="lm-markdown">
-      {blocks.map((block, index) => (
-        <MarkdownBlock key={index} source={block.raw} settled={block.settled} math={mathPlugins} />
-      ))}
+    <div className="lm-segment">
+      {segment.plain ? <PlainText text={segment.text} /> : <Blocks text={segment.text} math={math} last={last} />}
     </div>
   );
-}
+});
