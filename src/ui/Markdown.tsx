@@ -11,7 +11,13 @@ import { RemoteImage, remoteImageUrl } from "../render/RemoteImage";
 import { isShareLink } from "../render/sanitizeUrl";
 import { CopyButton } from "./CopyButton";
 import { CodeFence } from "./CodeFence";
-import { PARSE_LIMIT_CHARS, PROGRESSIVE_FROM_CHARS, segmentText, type Segment } from "./markdownSegments";
+import {
+  PARSE_LIMIT_CHARS,
+  PROGRESSIVE_FROM_CHARS,
+  SEGMENT_CHARS,
+  segmentText,
+  type Segment,
+} from "./markdownSegments";
 
 /**
  * Streaming Markdown: the text is cut into top-level blocks with marked's
@@ -279,11 +285,7 @@ export function Markdown({ text: latest, streaming = false }: { text: string; st
   const mathPlugins = useMath(text.includes("$"));
   return (
     <div className="lm-markdown">
-      {text.length > PROGRESSIVE_FROM_CHARS ? (
-        <Segments text={text} math={mathPlugins} />
-      ) : (
-        <Blocks text={text} math={mathPlugins} last />
-      )}
+      <Segments text={text} math={mathPlugins} />
     </div>
   );
 }
@@ -335,23 +337,31 @@ function later(task: () => void): () => void {
  * task, so no task parses more than one segment, however long the message.
  */
 function Segments({ text, math }: { text: string; math: MathPlugins | undefined }) {
-  const segments = useMemo(() => segmentText(text), [text]);
-  const [shown, setShown] = useState(1);
-  // How many segments the next task draws: more while a task stays short, fewer when one runs long.
-  const step = useRef(1);
+  const segments = useMemo(
+    () => (text.length > PROGRESSIVE_FROM_CHARS ? segmentText(text) : [{ text, plain: false }]),
+    [text],
+  );
+  // Characters drawn so far (what was drawn stays drawn as the text grows; a short message is drawn at once).
+  const [drawn, setDrawn] = useState(PROGRESSIVE_FROM_CHARS);
+  let visible = 0;
+  for (let start = 0; visible < segments.length && (visible === 0 || start < drawn); visible += 1)
+    start += segments[visible].text.length;
+  // How much the next task draws: more while a task stays short, less when one runs long.
+  const step = useRef(SEGMENT_CHARS);
   const renderedAt = useRef(0);
   renderedAt.current = performance.now();
   useEffect(() => {
-    if (shown >= segments.length) return;
+    if (visible >= segments.length) return;
     const took = performance.now() - renderedAt.current;
-    if (took < SEGMENT_TASK_MS / 2) step.current = Math.min(step.current * 2, 32);
-    else if (took > SEGMENT_TASK_MS) step.current = Math.max(1, step.current >> 1);
-    return later(() => setShown((count) => count + step.current));
-  }, [shown, segments.length]);
+    if (took < SEGMENT_TASK_MS / 2) step.current = Math.min(step.current * 2, 32 * SEGMENT_CHARS);
+    else if (took > SEGMENT_TASK_MS) step.current = Math.max(SEGMENT_CHARS, step.current >> 1);
+    return later(() => setDrawn((chars) => chars + step.current));
+  }, [drawn, visible, segments.length]);
+  const boxed = segments.length > 1;
   return segments
-    .slice(0, shown)
+    .slice(0, visible)
     .map((segment, index) => (
-      <SegmentView key={index} segment={segment} math={math} last={index === segments.length - 1} />
+      <SegmentView key={index} segment={segment} math={math} last={index === segments.length - 1} boxed={boxed} />
     ));
 }
 
@@ -359,14 +369,17 @@ const SegmentView = memo(function SegmentView({
   segment,
   math,
   last,
+  boxed,
 }: {
   segment: Segment;
   math: MathPlugins | undefined;
   last: boolean;
+  /** One of several: its own layout box, skipped while off screen, so drawing the next does not lay out the ones before. */
+  boxed: boolean;
 }) {
-  // Its own layout box, skipped while off screen: drawing the next segment does not lay out the ones before.
+  // (A class change only: a message growing past one segment keeps what it drew.)
   return (
-    <div className="lm-segment">
+    <div className={boxed ? "lm-segment lm-segment--boxed" : "lm-segment"}>
       {segment.plain ? <PlainText text={segment.text} /> : <Blocks text={segment.text} math={math} last={last} />}
     </div>
   );
