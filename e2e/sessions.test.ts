@@ -169,6 +169,17 @@ describe("sessions", () => {
     await context.close();
   });
 
+  it("a read-only tab takes the session over once the owner tab closes, without a reload", async () => {
+    const context = await suite.browser.newContext();
+    const first = await openApp(context);
+    const second = await openApp(context, { writable: false });
+    await second.getByText(/open in another tab/).waitFor({ timeout: 10_000 });
+    await first.close();
+    await second.getByRole("textbox", { name: "Message" }).waitFor({ timeout: 10_000 });
+    expect(await second.getByText(/open in another tab/).count()).toBe(0);
+    await context.close();
+  });
+
   it("opens a share link as a preview and imports it on request", async () => {
     const context = await suite.browser.newContext();
     const page = await openApp(context);

@@ -76,7 +76,7 @@ export interface QueuedMessage {
 
 import type { MountRegistry } from "../render";
 import { MountSnapshots } from "./mountSnapshots";
-import { acquireSessionLock, createSessionsChannel, type SessionsBroadcast } from "./sessionLock";
+import { acquireSessionLock, createSessionsChannel, waitForSessionLock, type SessionsBroadcast } from "./sessionLock";
 
 export interface RealmLike {
   reset(reason?: string): Promise<void>;
@@ -89,6 +89,8 @@ export class SessionController {
   private writer: SessionWriter | undefined;
   private unsubscribeAgent: (() => void) | undefined;
   private releaseLock: (() => void) | undefined;
+  /** Read-only here: stop waiting to take the session over (this tab opens another). */
+  private stopWaitingForLock: (() => void) | undefined;
   private readonly channel = createSessionsChannel((message) => {
     if (message.type === "saved" && message.sessionId === this.state.current?.id && this.state.readOnly)
       void this.reloadReadOnly();
@@ -280,6 +282,8 @@ export class SessionController {
     }
     this.releaseLock?.();
     this.releaseLock = undefined;
+    this.stopWaitingForLock?.();
+    this.stopWaitingForLock = undefined;
     if (this.realmUsed) {
       this.realmUsed = false;
       await this.options.realm.reset("another session was opened").catch(() => undefined);
@@ -309,6 +313,30 @@ export class SessionController {
     const agent = this.options.makeAgent(loaded.messages, loaded.session);
     this.set({ current: loaded.session, readOnly: !owned, searchResults: undefined });
     this.attachAgent(agent, owned ? id : undefined, !owned);
+    if (!owned) this.takeOverWhenFree(id);
+  }
+
+  /** Read-only here: once the owner tab closes (or leaves the session), this tab takes it over, writable. */
+  private takeOverWhenFree(id: string): void {
+    const waiting = new AbortController();
+    this.stopWaitingForLock = () => waiting.abort();
+    void waitForSessionLock(id, waiting.signal).then(async ({ release }) => {
+      if (waiting.signal.aborted || !this.store || this.state.current?.id !== id || !this.state.readOnly) {
+        release();
+        return;
+      }
+      this.stopWaitingForLock = undefined;
+      const loaded = await loadSession(this.store, id);
+      if (!loaded || waiting.signal.aborted || this.state.current?.id !== id) {
+        release();
+        return;
+      }
+      this.releaseLock = release;
+      this.restoreMounts(loaded.mounts);
+      this.state.agent?.dispose();
+      this.set({ current: loaded.session });
+      this.attachAgent(this.options.makeAgent(loaded.messages, loaded.session), id, false);
+    });
   }
 
   private async reloadReadOnly(): Promise<void> {

@@ -27,6 +27,24 @@ export function acquireSessionLock(sessionId: string): Promise<{ owned: boolean;
   });
 }
 
+/**
+ * Wait for the session's Web Lock (its owner tab closed or left the
+ * session): resolves holding it, with how to release it; never resolves
+ * after `signal` aborts (this tab moved on). Without Web Locks, never.
+ */
+export function waitForSessionLock(sessionId: string, signal: AbortSignal): Promise<{ release(): void }> {
+  const locks = (globalThis.navigator as Navigator | undefined)?.locks;
+  return new Promise((resolve) => {
+    if (!locks) return;
+    locks
+      .request(`livemark:session:${sessionId}`, { signal }, () => {
+        if (signal.aborted) return undefined;
+        return new Promise<void>((release) => resolve({ release }));
+      })
+      .catch(() => undefined);
+  });
+}
+
 /** The sessions channel between this origin's tabs; a no-op where BroadcastChannel is missing. */
 export function createSessionsChannel(onMessage: (message: SessionsBroadcast) => void): {
   post(message: SessionsBroadcast): void;
