@@ -1,0 +1,134 @@
+/**
+ * Open as app (issue 29 §1) in the real app: a reply that mounts a counter
+ * opens as an app in a new tab — its UI only, live — and its App link,
+ * opened in a fresh browser profile, runs the app under that profile's own
+ * rights (a fetch asks there, whatever the author allowed) and never
+ * carries the key, a grant or the chat's prose; Open in chat imports it as
+ * a new session; a damaged link says so in plain words.
+ */
+import { inflateRawSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect } from "vitest";
+import type { Page } from "playwright-core";
+import { answerAsk } from "./harness";
+import { startInternet, type Internet } from "./internet";
+import { appTest, codeTurn, send, waitDone } from "./fixture";
+
+const KEY = "sk-e2e-app-link-secret-4242";
+const PROSE = "Here is the counter, made just for the quarterly review.";
+const ASKED = "Please build my private quarterly counter";
+
+const it = appTest({ configure: { apiKey: KEY } });
+
+let internet: Internet;
+beforeAll(async () => {
+  internet = await startInternet();
+});
+afterAll(async () => {
+  await internet?.close();
+});
+
+const APP = (url: string) => `mount({ title: "Counter", ui: () => {
+  const [count, setCount] = useStored("count", 0)
+  const [loaded, setLoaded] = useState("nothing yet")
+  return <div>
+    <Button onClick={() => setCount((n) => n + 1)}>count {count}</Button>
+    <Button onClick={async () => { const response = await fetch("${url}"); setLoaded("loaded " + (await response.json()).path) }}>Load</Button>
+    <p>{loaded}</p>
+  </div>
+} })`;
+
+const permission = (page: Page) => page.getByRole("group", { name: "Permission request" });
+
+/** The live counter's button shows `count` and takes clicks. */
+async function counterShows(page: Page, count: number): Promise<void> {
+  const button = page.getByLabel("Mounted UI").getByRole("button", { name: `count ${count}` });
+  await button.waitFor({ timeout: 30_000 });
+  await expect.poll(() => button.isEnabled(), { timeout: 20_000 }).toBe(true);
+}
+
+describe("Open as app", () => {
+  it("shows only the reply's UI, live; its App link runs in a fresh profile under that profile's consent and imports as a new session", async ({
+    page,
+    mock,
+    context,
+    browser,
+  }) => {
+    const url = `${internet.origin}/data`;
+    mock.enqueue(codeTurn(APP(url), PROSE, "tsx"));
+    await send(page, ASKED);
+    await waitDone(page);
+    await counterShows(page, 0);
+    // The author allows the host for good in the chat: that grant must not travel with the link.
+    await page.getByLabel("Mounted UI").getByRole("button", { name: "Load" }).click();
+    await answerAsk(permission(page), "Always allow this host");
+    await page.getByLabel("Mounted UI").getByText("loaded /data").waitFor({ timeout: 20_000 });
+
+    const [appPage] = await Promise.all([
+      context.waitForEvent("page"),
+      page.getByRole("article", { name: "Reply" }).last().getByRole("button", { name: "Open as app" }).click(),
+    ]);
+    await appPage.getByRole("heading", { name: "Counter" }).waitFor({ timeout: 30_000 });
+    expect(new URL(appPage.url()).hash).toMatch(/^#app\/[^/]+\/[^/]+$/);
+    await counterShows(appPage, 0);
+    await appPage.getByRole("button", { name: "count 0" }).click();
+    await counterShows(appPage, 1);
+    // Nothing of the chat: no prose, no composer, no session list.
+    expect(await appPage.getByRole("textbox", { name: "Message" }).count()).toBe(0);
+    expect(await appPage.getByRole("navigation", { name: "Sessions" }).count()).toBe(0);
+    expect(await appPage.getByText(PROSE).count()).toBe(0);
+    expect(await appPage.getByText(ASKED).count()).toBe(0);
+    expect(
+      await appPage
+        .getByRole("banner")
+        .getByText(/Made by the model/)
+        .count(),
+    ).toBe(1);
+    expect(await appPage.getByLabel("Mounted UI").count()).toBe(1);
+
+    const link = await appPage.getByLabel("App link").inputValue();
+    expect(link).toMatch(/#app=[A-Za-z0-9_-]+$/);
+    const decoded = inflateRawSync(Buffer.from(link.split("#app=")[1], "base64url")).toString("utf8");
+    for (const absent of [KEY, PROSE, ASKED, "allowedHosts", "grants", "grantedAt", "audit", "test-key"])
+      expect(decoded).not.toContain(absent);
+    expect(JSON.parse(decoded)).toMatchObject({ format: "livemark.app", title: "Counter" });
+
+    // A fresh profile: the app runs at once, its storage is its own, and a fetch asks this profile.
+    const fresh = await browser.newContext();
+    try {
+      const viewer = await fresh.newPage();
+      await viewer.goto(link);
+      await viewer.getByRole("heading", { name: "Counter" }).waitFor({ timeout: 30_000 });
+      const counter = viewer.getByLabel("Mounted UI").getByRole("button", { name: /^count \d+$/ });
+      await counter.waitFor({ timeout: 30_000 });
+      const start = Number((await counter.textContent())!.replace("count ", ""));
+      await counter.click();
+      await counterShows(viewer, start + 1);
+      const before = internet.requests.length;
+      await viewer.getByLabel("Mounted UI").getByRole("button", { name: "Load" }).click();
+      await permission(viewer).waitFor({ timeout: 20_000 });
+      expect(internet.requests.length).toBe(before);
+      await answerAsk(permission(viewer), "Allow once");
+      await viewer.getByLabel("Mounted UI").getByText("loaded /data").waitFor({ timeout: 20_000 });
+
+      // Open in chat: a new session of this profile, the only one (the app's own storage is not listed).
+      await viewer.getByRole("button", { name: "Open in chat" }).click();
+      await viewer.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
+      const sessions = viewer.getByRole("navigation", { name: "Sessions" });
+      await expect.poll(() => sessions.getByRole("listitem").count(), { timeout: 20_000 }).toBe(1);
+      expect(await sessions.getByText("Counter").count()).toBe(1);
+      await viewer.getByRole("article", { name: "Reply" }).first().waitFor({ timeout: 20_000 });
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("a damaged app link shows a plain error and runs nothing", async ({ context, app }) => {
+    const viewer = await context.newPage();
+    await viewer.goto(`${app.url}#app=AAAA${"x".repeat(30)}`);
+    const problem = viewer.getByRole("alert", { name: "App problem" });
+    await problem.waitFor({ timeout: 30_000 });
+    expect(await problem.textContent()).toMatch(/damaged/);
+    expect(await viewer.getByLabel("Mounted UI").count()).toBe(0);
+    expect(await viewer.getByLabel("App link").count()).toBe(0);
+  });
+});
