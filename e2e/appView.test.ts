@@ -6,6 +6,7 @@
  * carries the key, a grant or the chat's prose; Open in chat imports it as
  * a new session; a damaged link says so in plain words.
  */
+import { readFileSync } from "node:fs";
 import { inflateRawSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { Page } from "playwright-core";
@@ -17,7 +18,7 @@ const KEY = "sk-e2e-app-link-secret-4242";
 const PROSE = "Here is the counter, made just for the quarterly review.";
 const ASKED = "Please build my private quarterly counter";
 
-const it = appTest({ configure: { apiKey: KEY } });
+const it = appTest({ configure: { apiKey: KEY }, context: { acceptDownloads: true } });
 
 let internet: Internet;
 beforeAll(async () => {
@@ -120,6 +121,56 @@ describe("Open as app", () => {
     } finally {
       await fresh.close();
     }
+  });
+
+  it("a failed block is said in plain words; Download app opens through #app and Import; Open in chat opens the session", async ({
+    page,
+    mock,
+    context,
+  }) => {
+    mock.enqueue(
+      codeTurn(
+        `mount({ title: "Tally", ui: () => { const [n, setN] = useState(0); return <Button onClick={() => setN(n + 1)}>tally {n}</Button> } })\nthrow new Error("the sales sheet is missing")`,
+        "A tally.",
+        "tsx",
+      ),
+    );
+    mock.enqueue({ chunks: ["It failed, sorry."] });
+    await send(page, "Tally please");
+    await waitDone(page);
+    const [appPage] = await Promise.all([
+      context.waitForEvent("page"),
+      page.getByRole("article", { name: "Reply" }).first().getByRole("button", { name: "Open as app" }).click(),
+    ]);
+    const problem = appPage.getByRole("alert", { name: "App problem" });
+    await problem.waitFor({ timeout: 30_000 });
+    expect(await problem.textContent()).toMatch(/A block of the app's code failed: .*the sales sheet is missing/);
+    expect(await problem.textContent()).toMatch(/Open in chat/);
+    // What ran before the error still runs.
+    await appPage.getByRole("button", { name: "tally 0" }).click();
+    await appPage.getByRole("button", { name: "tally 1" }).waitFor({ timeout: 20_000 });
+
+    const [download] = await Promise.all([
+      appPage.waitForEvent("download"),
+      appPage.getByRole("button", { name: "Download app" }).click(),
+    ]);
+    const file = readFileSync((await download.path())!, "utf8");
+    expect(JSON.parse(file)).toMatchObject({ format: "livemark.app", title: "Tally" });
+    const opener = await context.newPage();
+    await opener.goto(appPage.url().replace(/#.*$/, "#app"));
+    await opener
+      .getByLabel("Import")
+      .setInputFiles({ name: "app.json", mimeType: "application/json", buffer: Buffer.from(file) });
+    await opener.getByRole("heading", { name: "Tally" }).waitFor({ timeout: 30_000 });
+    await opener.getByRole("button", { name: "tally 0" }).click();
+    await opener.getByRole("button", { name: "tally 1" }).waitFor({ timeout: 20_000 });
+    await opener.close();
+
+    // A reply of this browser: Open in chat opens its session in the chat.
+    await appPage.getByRole("button", { name: "Open in chat" }).click();
+    await appPage.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
+    // The chat tab holds the session: here it is shown read-only, with its messages.
+    await appPage.getByText("It failed, sorry.").waitFor({ timeout: 20_000 });
   });
 
   it("a damaged app link shows a plain error and runs nothing", async ({ context, app }) => {
