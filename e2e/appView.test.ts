@@ -10,7 +10,8 @@ import { readFileSync } from "node:fs";
 import { inflateRawSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { Page } from "playwright-core";
-import { answerAsk } from "./harness";
+import { answerAsk, openReadyApp } from "./harness";
+import { APP_FORMAT, APP_VERSION, encodeAppLink, type AppPayload } from "../src/store/appLink";
 import { startInternet, type Internet } from "./internet";
 import { appTest, codeTurn, send, waitDone } from "./fixture";
 
@@ -85,6 +86,12 @@ describe("Open as app", () => {
         .count(),
     ).toBe(1);
     expect(await appPage.getByLabel("Mounted UI").count()).toBe(1);
+    // The same sandbox as the chat's: an iframe never allowed its page's origin.
+    const frames = await appPage.evaluate(() =>
+      [...document.querySelectorAll("iframe")].map((frame) => frame.getAttribute("sandbox") ?? ""),
+    );
+    expect(frames.length).toBeGreaterThan(0);
+    for (const sandbox of frames) expect(sandbox).not.toContain("allow-same-origin");
 
     const link = await appPage.getByLabel("App link").inputValue();
     expect(link).toMatch(/#app=[A-Za-z0-9_-]+$/);
@@ -171,6 +178,52 @@ describe("Open as app", () => {
     await appPage.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
     // The chat tab holds the session: here it is shown read-only, with its messages.
     await appPage.getByText("It failed, sorry.").waitFor({ timeout: 20_000 });
+  });
+
+  it("offline, an app link runs from the installed app (the service worker serves the page and the sandbox)", async ({
+    browser,
+    app,
+  }) => {
+    const installed = await browser.newContext();
+    try {
+      const author = await installed.newPage();
+      await openReadyApp(author, app.url);
+      await author.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+      await author.reload();
+      await author.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
+      expect(await author.evaluate(() => !!navigator.serviceWorker.controller)).toBe(true);
+      const payload: AppPayload = {
+        format: APP_FORMAT,
+        version: APP_VERSION,
+        title: "Offline tally",
+        replies: [
+          {
+            blocks: [
+              {
+                kind: "code",
+                index: 1,
+                lang: "tsx",
+                line: 3,
+                source: `mount({ title: "Offline tally", ui: () => { const [n, setN] = useState(0); return <Button onClick={() => setN(n + 1)}>tally {n}</Button> } })`,
+                unterminated: false,
+              },
+            ],
+            mounts: ["Offline tally"],
+          },
+        ],
+      };
+      const encoded = await encodeAppLink(payload);
+      if (!encoded.ok) throw new Error(encoded.error.message);
+      await installed.setOffline(true);
+      const viewer = await installed.newPage();
+      await viewer.goto(app.url.replace(/#.*$/, "") + encoded.fragment);
+      await viewer.getByRole("heading", { name: "Offline tally" }).waitFor({ timeout: 30_000 });
+      await viewer.getByRole("button", { name: "tally 0" }).click();
+      await viewer.getByRole("button", { name: "tally 1" }).waitFor({ timeout: 20_000 });
+      expect(await viewer.evaluate(() => !!navigator.serviceWorker.controller)).toBe(true);
+    } finally {
+      await installed.close();
+    }
   });
 
   it("a damaged app link shows a plain error and runs nothing", async ({ context, app }) => {
