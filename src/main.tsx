@@ -127,10 +127,7 @@ function Root() {
 const isAppView = /^#app(?:[=/]|$)/.test(location.hash);
 // The chosen theme is applied before the first render by the entry (src/boot.ts): an inline script would need a CSP exception.
 if (isAppView) {
-  void import("./ui/appView").then(({ AppViewRoot, appRoute }) => {
-    const route = appRoute(location.hash) ?? { kind: "file" as const };
-    createRoot(document.getElementById("root")!).render(<AppViewRoot route={route} />);
-  });
+  void import("./ui/appView").then((module) => module.renderAppView(createRoot(document.getElementById("root")!)));
 } else createRoot(document.getElementById("root")!).render(<Root />);
 // The first message shows its time: the formatter's locale data loads before anyone has typed it.
 if (typeof requestIdleCallback === "function") requestIdleCallback(prepareTimeFormat, { timeout: 500 });

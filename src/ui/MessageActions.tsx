@@ -97,12 +97,7 @@ export function ReplyFooter({
         </>
       )}
       {actions?.openAsApp && (message.reply.mounts?.length ?? 0) > 0 && (
-        <button
-          type="button"
-          className="lm-button lm-button--quiet"
-          title="This reply's UIs on a page of their own, in a new tab, with a link to send"
-          onClick={() => actions.openAsApp?.(message.id)}
-        >
+        <button type="button" className="lm-button lm-button--quiet" onClick={() => actions.openAsApp?.(message.id)}>
           Open as app
         </button>
       )}

@@ -9,6 +9,7 @@
  */
 import "./appView.css";
 import { useEffect, useMemo, useState, useSyncExternalStore, type DragEvent } from "react";
+import type { Root } from "react-dom/client";
 import { CAPABILITIES } from "../capabilities";
 import { FileChooserContext } from "../render/fileChooser";
 import { RemoteImagesContext } from "../render/RemoteImage";
@@ -17,7 +18,11 @@ import { createAppRuntime, type AppRuntime } from "../session/appView";
 import { watchRealmStatus, type RealmStatus } from "../session/realmStatus";
 import { rememberOpenSession } from "../session/tabSession";
 import type { ChatMessage } from "../agent/types";
+// Static: these modules are in the app's chunk already; a dynamic import would keep every export of theirs there.
+import { listAppData, writeAppData } from "../store/appData";
+import { loadSession } from "../store/sessions";
 import type { Store } from "../store/store";
+import { utf8Bytes } from "../wire/appData";
 import type { Session } from "../store/types";
 import {
   appFileName,
@@ -47,6 +52,11 @@ export function appRoute(hash: string): AppRoute | undefined {
   if (local) return { kind: "local", sessionId: local[1], replyId: local[2] };
   if (hash === "#app" || hash === "#app/") return { kind: "file" };
   return undefined;
+}
+
+/** Draw the app view of this page's fragment (src/main.tsx calls it instead of drawing the chat). */
+export function renderAppView(root: Root): void {
+  root.render(<AppViewRoot route={appRoute(location.hash) ?? { kind: "file" }} />);
 }
 
 const ASK_KINDS: AskKinds = new Map(
@@ -104,7 +114,6 @@ async function startShared(
 ): Promise<Extract<Loaded, { state: "ready" }>> {
   const appId = await appIdOf(payload);
   if (store && payload.appData?.length) {
-    const { listAppData, writeAppData } = await import("../store/appData");
     const seededKey = `livemark:app-seeded:${appId}`;
     let seeded = false;
     try {
@@ -113,7 +122,6 @@ async function startShared(
       seeded = false;
     }
     if (!seeded && (await listAppData(store, appId)).length === 0) {
-      const { utf8Bytes } = await import("../wire/appData");
       await writeAppData(
         store,
         appId,
@@ -137,10 +145,6 @@ async function startLocal(
   route: Extract<AppRoute, { kind: "local" }>,
 ): Promise<Loaded> {
   if (!store) return { state: "failed", message: "This browser's storage is unavailable, so the app cannot be read." };
-  const [{ loadSession }, { listAppData }] = await Promise.all([
-    import("../store/sessions"),
-    import("../store/appData"),
-  ]);
   const loaded = await loadSession(store, route.sessionId);
   if (!loaded)
     return { state: "failed", message: "This app's session is not in this browser any more (was it deleted?)." };
@@ -166,10 +170,7 @@ async function openInChat(store: Store | undefined, loaded: Extract<Loaded, { st
     return "";
   }
   if (!store) return "This browser's storage is unavailable, so the app cannot be imported.";
-  const [{ importFile, serializeExport }, { listAppData }] = await Promise.all([
-    import("../store/exportImport"),
-    import("../store/appData"),
-  ]);
+  const { importFile, serializeExport } = await import("../store/exportImport");
   const own = await listAppData(store, loaded.appId!);
   const payload: AppPayload = {
     ...loaded.payload,
