@@ -226,6 +226,47 @@ describe("Open as app", () => {
     }
   });
 
+  it("a sandbox that hangs is reset: the app view says so in plain words, and Run again brings the app back", async ({
+    context,
+    app,
+  }) => {
+    const payload: AppPayload = {
+      format: APP_FORMAT,
+      version: APP_VERSION,
+      title: "Hanger",
+      replies: [
+        {
+          blocks: [
+            {
+              kind: "code",
+              index: 1,
+              lang: "tsx",
+              line: 3,
+              source: `mount({ title: "Hanger", ui: () => { const [n, setN] = useState(0); return <div><Button onClick={() => setN(n + 1)}>tally {n}</Button><Button onClick={() => (0, eval)("for (;;) {}")}>Hang</Button></div> } })`,
+              unterminated: false,
+            },
+          ],
+          mounts: ["Hanger"],
+        },
+      ],
+    };
+    const encoded = await encodeAppLink(payload);
+    if (!encoded.ok) throw new Error(encoded.error.message);
+    const viewer = await context.newPage();
+    await viewer.goto(app.url.replace(/#.*$/, "") + encoded.fragment);
+    await viewer.getByRole("button", { name: "tally 0" }).click();
+    await viewer.getByRole("button", { name: "tally 1" }).waitFor({ timeout: 20_000 });
+    await viewer.getByRole("button", { name: "Hang" }).click();
+    const problem = viewer.getByRole("alert", { name: "App problem" });
+    await problem.waitFor({ timeout: 30_000 });
+    expect(await problem.textContent()).toMatch(/The app stopped: its sandbox was reset/);
+    expect(await viewer.getByLabel("Mounted UI").count()).toBe(0);
+    await problem.getByRole("button", { name: "Run again" }).click();
+    await viewer.getByRole("button", { name: "tally 0" }).click();
+    await viewer.getByRole("button", { name: "tally 1" }).waitFor({ timeout: 20_000 });
+    expect(await viewer.getByRole("alert", { name: "App problem" }).count()).toBe(0);
+  });
+
   it("a damaged app link shows a plain error and runs nothing", async ({ context, app }) => {
     const viewer = await context.newPage();
     await viewer.goto(`${app.url}#app=AAAA${"x".repeat(30)}`);

@@ -138,6 +138,10 @@ describe("the app view's runtime", () => {
     emit({ type: "realm-reset", reason: "unresponsive" } as RealmEvent);
     expect(runtime.getState().phase).toBe("stopped");
     expect(runtime.getState().mounts).toEqual([]);
-    expect(runtime.getState().problems.at(-1)).toMatch(/^The app stopped: its sandbox was reset .*Reload the page/);
+    expect(runtime.getState().problems.at(-1)).toMatch(/^The app stopped: its sandbox was reset .*Run again/);
+
+    // Run again: the same replies in the fresh realm, the app live again.
+    await runtime.runAgain();
+    expect(runtime.getState()).toMatchObject({ phase: "live", mounts: ["m-Counter"] });
   });
 });

@@ -39,7 +39,15 @@ export interface AppRuntime {
   getState(): AppViewState;
   subscribe(listener: () => void): () => void;
   /** Re-run `messages` (the last one is the app's reply) under `session`'s rights and app data. */
-  run(input: { messages: readonly ChatMessage[]; session: Session; store: Store | undefined }): Promise<void>;
+  run(input: RunInput): Promise<void>;
+  /** **Run again** after the sandbox was reset: the same replies in the fresh realm. */
+  runAgain(): Promise<void>;
+}
+
+interface RunInput {
+  messages: readonly ChatMessage[];
+  session: Session;
+  store: Store | undefined;
 }
 
 /** At most this many problems are kept (a UI that throws on every click says so once per kind). */
@@ -87,9 +95,7 @@ export function createAppRuntime(options: {
       inbox.clear();
       registry.closeAll();
       set({ phase: "stopped", mounts: [] });
-      report(
-        `The app stopped: its sandbox was reset (${event.detail ?? event.reason}). Reload the page to start it again.`,
-      );
+      report(`The app stopped: its sandbox was reset (${event.detail ?? event.reason}). Run again to start it anew.`);
     }
   });
 
@@ -114,6 +120,26 @@ export function createAppRuntime(options: {
     },
   });
 
+  let last: RunInput | undefined;
+  const run = async (input: RunInput) => {
+    last = input;
+    const { messages, session, store } = input;
+    appReply = [...messages].reverse().find((message) => message.role === "assistant")?.id;
+    set({ phase: "running", mounts: [], problems: [] });
+    await capabilities.open(session, store);
+    const controller = new AbortController();
+    const result = await reviveSession({
+      realm: reviveRealm,
+      messages,
+      signal: controller.signal,
+      target: (target: ReviveTarget | undefined) => {
+        running = target?.replyId;
+      },
+    });
+    for (const failure of result.failures) report(`A block of the app's code failed: ${failure}`);
+    if (state.phase === "running") set({ phase: "live" });
+  };
+
   return {
     realm,
     registry,
@@ -125,21 +151,7 @@ export function createAppRuntime(options: {
       listeners.add(listener);
       return () => void listeners.delete(listener);
     },
-    async run({ messages, session, store }) {
-      appReply = [...messages].reverse().find((message) => message.role === "assistant")?.id;
-      set({ phase: "running", mounts: [], problems: [] });
-      await capabilities.open(session, store);
-      const controller = new AbortController();
-      const result = await reviveSession({
-        realm: reviveRealm,
-        messages,
-        signal: controller.signal,
-        target: (target: ReviveTarget | undefined) => {
-          running = target?.replyId;
-        },
-      });
-      for (const failure of result.failures) report(`A block of the app's code failed: ${failure}`);
-      if (state.phase === "running") set({ phase: "live" });
-    },
+    run,
+    runAgain: () => (last && state.phase === "stopped" ? run(last) : Promise.resolve()),
   };
 }

@@ -251,12 +251,7 @@ export function AppViewRoot({ route }: { route: AppRoute }) {
         <RemoteImagesContext.Provider value={undefined}>
           <FileChooserContext.Provider value={runtime.capabilities.fileChooser}>
             <MountsContext.Provider value={mounts}>
-              <div
-                className="lm-appview"
-                onDragOver={(event) => event.preventDefault()}
-                onDrop={onDrop}
-                aria-label="App view"
-              >
+              <div className="lm-appview" onDragOver={(event) => event.preventDefault()} onDrop={onDrop}>
                 <header className="lm-appview__header">
                   <h1 className="lm-appview__title">{title}</h1>
                   <p className="lm-appview__bar">
@@ -350,6 +345,11 @@ function AppBody({
               <li key={problem}>{problem}</li>
             ))}
           </ul>
+          {state.phase === "stopped" && (
+            <button type="button" className="lm-button" onClick={() => void runtime.runAgain()}>
+              Run again
+            </button>
+          )}
         </section>
       )}
       <main className="lm-appview__mounts">
