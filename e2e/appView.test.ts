@@ -7,6 +7,7 @@
  * a new session; a damaged link says so in plain words.
  */
 import { readFileSync } from "node:fs";
+import AxeBuilder from "@axe-core/playwright";
 import { inflateRawSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { Page } from "playwright-core";
@@ -86,6 +87,13 @@ describe("Open as app", () => {
         .count(),
     ).toBe(1);
     expect(await appPage.getByLabel("Mounted UI").count()).toBe(1);
+    // axe (as e2e/a11y.test.ts runs it on the chat): no serious or critical violation on the app view.
+    const axe = await new AxeBuilder({ page: appPage }).exclude("iframe").analyze();
+    expect(
+      axe.violations
+        .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+        .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(" | ")}`),
+    ).toEqual([]);
     // The same sandbox as the chat's: an iframe never allowed its page's origin.
     const frames = await appPage.evaluate(() =>
       [...document.querySelectorAll("iframe")].map((frame) => frame.getAttribute("sandbox") ?? ""),
