@@ -177,6 +177,8 @@ describe("Open as app", () => {
       .getByLabel("Import")
       .setInputFiles({ name: "app.json", mimeType: "application/json", buffer: Buffer.from(file) });
     await opener.getByRole("heading", { name: "Tally" }).waitFor({ timeout: 30_000 });
+    // The address becomes the app's link: a reload opens the same app.
+    await expect.poll(() => new URL(opener.url()).hash).toMatch(/^#app=/);
     await opener.getByRole("button", { name: "tally 0" }).click();
     await opener.getByRole("button", { name: "tally 1" }).waitFor({ timeout: 20_000 });
     await opener.close();

@@ -18,6 +18,8 @@ import type { MountRegistry, UiEvent } from "../render";
 import { createRealmHost, type RealmHost } from "../sandbox";
 import type { Store } from "../store/store";
 import type { Session } from "../store/types";
+import { DEFAULT_MODEL, isDemo } from "../llm/settings";
+import type { ToolDescriptor } from "../wire/capabilities";
 import { CapabilityController } from "./capabilityController";
 import { installCapabilities, languageModelFor, type AppSettings } from "./createApp";
 
@@ -100,15 +102,22 @@ export function createAppRuntime(options: {
   });
 
   const capabilities = new CapabilityController({ agent: () => undefined });
+  let tools: readonly ToolDescriptor[] = [];
   const host: CapabilityHost = {
     person: capabilities,
     messages: () => [],
     tellRealm: (method, payload) => realm.tell(method, payload),
-    setTools: (list) => realm.setTools(list),
-    tools: () => [],
+    setTools: (list) => {
+      tools = list;
+      realm.setTools(list);
+    },
+    tools: () => tools,
     // `ai` uses this browser's settings (the viewer's key, or the demo model): never anything from the app.
     languageModel: () => languageModelFor(options.settings()),
-    modelName: () => options.settings().model || "the offline demo model",
+    modelName: () => {
+      const settings = options.settings();
+      return isDemo(settings) ? "the offline demo model" : settings.model.trim() || DEFAULT_MODEL;
+    },
   };
   installCapabilities(options.capabilities, host, realm, capabilities);
 

@@ -226,7 +226,10 @@ export function AppViewRoot({ route }: { route: AppRoute }) {
     const parsed = parseAppText(await file.text());
     if (!parsed.ok) return setLoaded({ state: "failed", message: parsed.error.message });
     setLoaded({ state: "loading" });
-    setLoaded(await startShared(runtime, store, parsed.payload));
+    const started = await startShared(runtime, store, parsed.payload);
+    // A reload opens the same app: the page's address becomes its link when it fits in one.
+    if (started.link.ok) history.replaceState(null, "", started.link.url);
+    setLoaded(started);
   };
 
   const title = loaded.state === "ready" ? loaded.payload.title : "App";
