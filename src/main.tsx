@@ -123,8 +123,12 @@ function Root() {
   );
 }
 
+/** `#app…`: the app view (src/ui/appView.tsx), its own small root, loaded only then; the chat's first JS does not carry it. */
+const isAppView = /^#app(?:[=/]|$)/.test(location.hash);
 // The chosen theme is applied before the first render by the entry (src/boot.ts): an inline script would need a CSP exception.
-createRoot(document.getElementById("root")!).render(<Root />);
+if (isAppView) {
+  void import("./ui/appView").then((module) => module.renderAppView(createRoot(document.getElementById("root")!)));
+} else createRoot(document.getElementById("root")!).render(<Root />);
 // The first message shows its time: the formatter's locale data loads before anyone has typed it.
 if (typeof requestIdleCallback === "function") requestIdleCallback(prepareTimeFormat, { timeout: 500 });
 else setTimeout(prepareTimeFormat, 50);

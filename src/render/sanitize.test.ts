@@ -57,6 +57,11 @@ describe("sanitizeUrl", () => {
     }
     expect(clean("a", { href: "https://livemark.example/#share=abc" }).props.href).toBeUndefined();
     expect(isShareLink("#share=abc")).toBe(true);
+    // An app link runs its code as soon as it opens: the model cannot write one either.
+    for (const url of ["https://livemark.example/#app=abc", "#APP=abc", "/x/#app/s1/r1", "https://a.example/#app"])
+      expect(isShareLink(url), url).toBe(true);
+    expect(clean("a", { href: "https://livemark.example/#app=abc" }).props.href).toBeUndefined();
+    expect(isShareLink("https://example.com/#apple")).toBe(false);
     expect(sanitizeUrl("https://example.com/#share-this", "link")).toBe("https://example.com/#share-this");
     expect(sanitizeUrl("https://example.com/share=abc", "link")).toBe("https://example.com/share=abc");
     // The fragment the app opens sessions from.

@@ -19,11 +19,13 @@ const LINK_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
  * model (or a page it read) composed, inside the person's own app.
  */
 export const SHARE_FRAGMENT = "#share=";
+/** The fragments that open the app view (src/ui/appView.tsx): an app link, a reply's app, a file. */
+const APP_FRAGMENT = /#app(?:[=/]|$)/;
 /** Any base: only the fragment is read, and a relative `#share=…` needs one to parse. */
 const PARSE_BASE = "https://livemark.invalid/";
 
 /**
- * Whether a link would open a shared session: its URL, resolved as the
+ * Whether a link would open a shared session or an app: its URL, resolved as the
  * browser would (tabs and newlines removed, relative forms resolved),
  * holds `#share=` in any case. Any origin counts: the same app may be served
  * elsewhere, where the person's key may be too.
@@ -37,7 +39,9 @@ export function isShareLink(value: unknown): boolean {
     // Unparseable: judged as written below.
   }
   const plain = (text: string) => text.replace(/[\u0000-\u001f]/g, "").toLowerCase();
-  return plain(href).includes(SHARE_FRAGMENT) || plain(value).includes(SHARE_FRAGMENT);
+  // An app link (`#app=…`, `#app/…`, src/ui/appView.tsx) runs its code at once: it too comes from a person.
+  const opens = (text: string) => text.includes(SHARE_FRAGMENT) || APP_FRAGMENT.test(text);
+  return opens(plain(href)) || opens(plain(value));
 }
 const RESOURCE_PROTOCOLS = new Set(["data:", "blob:"]);
 

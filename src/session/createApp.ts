@@ -6,7 +6,7 @@
  */
 import { Agent, type ChatMessage } from "../agent/agent";
 import { limitConsoleEvents } from "../agent/limitConsoleEvents";
-import type { Capability, CapabilityHost, InstalledCapability } from "../capabilities/Capability";
+import type { Capability, CapabilityHost, InstalledCapability, SessionModel } from "../capabilities/Capability";
 import { createProtocolParser } from "../protocol/parser";
 // Specific modules, not "../llm": the provider (and the AI SDK) load lazily.
 import { describeLlmError } from "../llm/errors";
@@ -103,6 +103,35 @@ export interface App {
   started: Promise<void>;
   /** Loads the code the next reply needs (the AI SDK and the model's code). */
   preloadReply: () => Promise<unknown>;
+}
+
+/**
+ * Install each capability once on the page's realm (its host services) and with the person's side; the app view
+ * (src/session/appView.ts) installs them the same way.
+ */
+export function installCapabilities(
+  list: readonly Capability[],
+  host: CapabilityHost,
+  realm: Pick<RealmHost, "provide">,
+  person: CapabilityController,
+): { installed: InstalledCapability[]; sections: CapabilitySection[] } {
+  const installed: InstalledCapability[] = [];
+  const sections: CapabilitySection[] = [];
+  for (const capability of list) {
+    const module = capability.install(host);
+    for (const [name, service] of Object.entries(module.services)) realm.provide(name, service);
+    person.install(capability.name, module);
+    installed.push(module);
+    if (module.Settings) sections.push({ name: capability.name, Settings: module.Settings });
+  }
+  return { installed, sections };
+}
+
+/** The model calls from code (`ai`) use with these settings: the demo's, or the provider's with the person's key. */
+export async function languageModelFor(settings: LlmSettings): Promise<SessionModel> {
+  const failure = (error: unknown) => describeLlmError(error, { baseURL: settings.baseURL }).code;
+  if (isDemo(settings)) return { model: "demo", failure };
+  return { model: (await loadProvider()).createLanguageModel(settings), failure };
 }
 
 export function createApp(options: AppOptions): App {
@@ -234,26 +263,13 @@ export function createApp(options: AppOptions): App {
     },
     tools: () => tools,
     // Model calls from code (`ai`): the session's model with the person's key, which stays in the provider.
-    languageModel: async () => {
-      const settings = effectiveSettings();
-      const failure = (error: unknown) => describeLlmError(error, { baseURL: settings.baseURL }).code;
-      if (isDemo(settings)) return { model: "demo", failure };
-      return { model: (await loadProvider()).createLanguageModel(settings), failure };
-    },
+    languageModel: () => languageModelFor(effectiveSettings()),
     modelName: () => {
       const settings = effectiveSettings();
       return isDemo(settings) ? "the offline demo model" : settings.model.trim() || DEFAULT_MODEL;
     },
   };
-  const installed: InstalledCapability[] = [];
-  const sections: CapabilitySection[] = [];
-  for (const capability of options.capabilities) {
-    const module = capability.install(host);
-    for (const [name, service] of Object.entries(module.services)) realm.provide(name, service);
-    capabilities.install(capability.name, module);
-    installed.push(module);
-    if (module.Settings) sections.push({ name: capability.name, Settings: module.Settings });
-  }
+  const { installed, sections } = installCapabilities(options.capabilities, host, realm, capabilities);
   // What a capability started before the page left (an MCP server's sign-in) finishes; its single-use code
   // leaves the address at once.
   const search = location.search;

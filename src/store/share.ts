@@ -20,7 +20,7 @@ export const MAX_SHARE_JSON_BYTES = 4 * 1024 * 1024;
 export type ShareResult = { ok: true; fragment: string; length: number } | { ok: false; error: ImportProblem };
 export type DecodeShareResult = { ok: true; document: SessionExport } | { ok: false; error: ImportProblem };
 
-function toBase64Url(bytes: Uint8Array): string {
+export function toBase64Url(bytes: Uint8Array): string {
   let binary = "";
   for (let start = 0; start < bytes.length; start += 0x8000) {
     binary += String.fromCharCode(...bytes.subarray(start, start + 0x8000));
@@ -28,7 +28,7 @@ function toBase64Url(bytes: Uint8Array): string {
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
+export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
   const base64 = text.replace(/-/g, "+").replace(/_/g, "/");
   const binary = atob(base64 + "=".repeat((4 - (base64.length % 4)) % 4));
   const bytes = new Uint8Array(binary.length);
@@ -36,7 +36,7 @@ function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-async function readAll(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array | undefined> {
+export async function readAll(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array | undefined> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -59,7 +59,7 @@ async function readAll(stream: ReadableStream<Uint8Array>, maxBytes: number): Pr
   return bytes;
 }
 
-function streamOf(bytes: Uint8Array<ArrayBuffer>): ReadableStream<BufferSource> {
+export function streamOf(bytes: Uint8Array<ArrayBuffer>): ReadableStream<BufferSource> {
   return new ReadableStream<BufferSource>({
     start(controller) {
       controller.enqueue(bytes);
@@ -68,15 +68,22 @@ function streamOf(bytes: Uint8Array<ArrayBuffer>): ReadableStream<BufferSource> 
   });
 }
 
-function kilobytes(length: number): string {
+export function kilobytes(length: number): string {
   return `${Math.ceil(length / 1024)} KB`;
+}
+
+/** Text, deflate-raw compressed and base64url-encoded (share links, app links). */
+export async function compressToBase64Url(text: string): Promise<string> {
+  const compressed = await readAll(
+    streamOf(new TextEncoder().encode(text)).pipeThrough(new CompressionStream("deflate-raw")),
+    Infinity,
+  );
+  return toBase64Url(compressed!);
 }
 
 /** Encode an export into `#share=…`, or say why it does not fit. */
 export async function encodeShare(document: SessionExport): Promise<ShareResult> {
-  const json = new TextEncoder().encode(JSON.stringify(document));
-  const compressed = await readAll(streamOf(json).pipeThrough(new CompressionStream("deflate-raw")), Infinity);
-  const payload = toBase64Url(compressed!);
+  const payload = await compressToBase64Url(JSON.stringify(document));
   if (payload.length > MAX_SHARE_LENGTH) {
     return {
       ok: false,

@@ -156,6 +156,11 @@ function SessionView({
       editAndResend: (messageId, text) => void agent.editAndResend(messageId, text),
       regenerate: (replyId, freshRealm) => void controller.regenerate(replyId, freshRealm),
       branch: (messageId) => void controller.branchFrom(messageId),
+      openAsApp: (replyId) => {
+        const sessionId = controller.getState().current?.id;
+        if (sessionId)
+          window.open(`${location.pathname}${location.search}#app/${sessionId}/${replyId}`, "_blank", "noopener");
+      },
     }),
     [agent, controller, busy, readOnly],
   );

@@ -19,6 +19,8 @@ export interface MessageActions {
   editAndResend(messageId: string, text: string): void;
   regenerate(replyId: string, freshRealm: boolean): void;
   branch(messageId: string): void;
+  /** **Open as app**: the reply's UIs on a page of their own, in a new tab (src/ui/appView.tsx). */
+  openAsApp?(replyId: string): void;
 }
 
 export const MessageActionsContext = createContext<MessageActions | undefined>(undefined);
@@ -93,6 +95,11 @@ export function ReplyFooter({
             Regenerate in a fresh realm
           </button>
         </>
+      )}
+      {actions?.openAsApp && (message.reply.mounts?.length ?? 0) > 0 && (
+        <button type="button" className="lm-button lm-button--quiet" onClick={() => actions.openAsApp?.(message.id)}>
+          Open as app
+        </button>
       )}
       {actions && (
         <button
