@@ -1,12 +1,12 @@
 /**
  * An app link opened from the cache (issue 29 §1):
- * - `app.appLinkInteractiveMs` (budget ≤ 1000): the built app installed in
+ * - `app.linkInteractiveMs` (budget ≤ 1000): the built app installed in
  *   a context (its service worker controls the page), then, offline, a new
  *   tab opens an app link of a counter: navigation start → a click on the
  *   app's button has taken effect (the button showed `count 0`, enabled, was
  *   clicked by an init script watching the page with a MutationObserver, and
  *   `count 1` is drawn). Median of APP_LINK_LOADS tabs.
- * - `app.appLinkButtonMs`: the same loads, navigation start → the button was
+ * - `app.linkButtonMs`: the same loads, navigation start → the button was
  *   there and enabled (the click was made).
  */
 import { DIST_DIR, launchBrowser, openReadyApp, serveStatic, waitFor } from "../e2e/harness";
@@ -90,14 +90,14 @@ export async function run(): Promise<Record<string, number>> {
       await tab.close();
     }
     const results = {
-      "app.appLinkInteractiveMs": median(loads.map((load) => load.at)),
-      "app.appLinkButtonMs": median(loads.map((load) => load.clicked)),
+      "app.linkInteractiveMs": median(loads.map((load) => load.at)),
+      "app.linkButtonMs": median(loads.map((load) => load.clicked)),
     };
     console.log(
-      `cached app link, offline → its button's click took effect: median ${results["app.appLinkInteractiveMs"]} ms (budget 1000); samples ${loads.map((load) => Math.round(load.at)).join(", ")}`,
+      `cached app link, offline → its button's click took effect: median ${results["app.linkInteractiveMs"]} ms (budget 1000); samples ${loads.map((load) => Math.round(load.at)).join(", ")}`,
     );
     console.log(
-      `cached app link → its button was there and enabled: median ${results["app.appLinkButtonMs"]} ms; samples ${loads.map((load) => Math.round(load.clicked)).join(", ")}`,
+      `cached app link → its button was there and enabled: median ${results["app.linkButtonMs"]} ms; samples ${loads.map((load) => Math.round(load.clicked)).join(", ")}`,
     );
     return results;
   } finally {
