@@ -44,6 +44,11 @@ function pressable(page: Page, name: string) {
   });
 }
 
+/** Pressable now (a button hidden, e.g. behind More, is not in the accessibility tree: not pressable). */
+async function pressableNow(page: Page, name: string) {
+  return (await page.getByRole("button", { name, exact: true }).count()) === 1 && pressable(page, name);
+}
+
 /** The message box's placeholder laid out at the box's width and font: does all of it fit inside? */
 function placeholderFits(page: Page) {
   return page.getByRole("textbox", { name: "Message" }).evaluate((element) => {
@@ -139,6 +144,74 @@ describe("a 375 px phone", () => {
     );
     const header = await headerGeometry(page);
     expect(header.height).toBeLessThanOrEqual(Math.max(...header.children.map((child) => child.height)) + 24);
+  });
+});
+
+describe("every width from 320 to 2,560 px", () => {
+  const WIDTHS = [320, 375, 414, 600, 721, 768, 900, 1024, 1100, 1280, 1440, 1920, 2560];
+  /** Above 720 px the session list is a column beside the chat, not a drawer behind Sessions. */
+  const actionsAt = (width: number) => (width <= 720 ? HEADER_ACTIONS : HEADER_ACTIONS.slice(1));
+
+  it("never scrolls sideways, and every header action is on screen or one press of More away", async ({ page }) => {
+    const more = page.locator(".lm-header").getByRole("button", { name: "More", exact: true });
+    const seenBehindMore = new Set<number>();
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 800 });
+      await nextPaint(page);
+      const sideways = await page.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        innerWidth,
+      }));
+      expect(sideways.scrollWidth, `${width} px`).toBeLessThanOrEqual(sideways.innerWidth);
+      // The model's name is never squeezed to nothing.
+      expect(
+        await page.locator(".lm-model").evaluate((label) => label.getBoundingClientRect().width),
+        `${width} px`,
+      ).toBeGreaterThan(30);
+      for (const name of actionsAt(width)) {
+        if (await pressableNow(page, name)) continue;
+        seenBehindMore.add(width);
+        expect(await pressable(page, "More"), `${name} at ${width} px: neither on screen nor behind More`).toBe(true);
+        await more.click();
+        expect(await more.getAttribute("aria-expanded")).toBe("true");
+        expect(await pressable(page, name), `${name} at ${width} px behind More`).toBe(true);
+        // The open list does not make the page wider either.
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth)).toBe(true);
+        await page.keyboard.press("Escape");
+        expect(await more.getAttribute("aria-expanded")).toBe("false");
+      }
+      // Where everything fits, More is not shown at all.
+      if (!seenBehindMore.has(width)) expect(await more.isVisible(), `${width} px`).toBe(false);
+    }
+    // Tablet and half-screen widths are where More is needed; a wide window shows every action.
+    expect([...seenBehindMore]).toEqual([721, 768, 900, 1024]);
+  }, 60_000);
+
+  it("opens More with the keyboard, reaches its actions with Tab, and its Share works", async ({ page }) => {
+    await page.setViewportSize({ width: 1024, height: 768 });
+    const more = page.locator(".lm-header").getByRole("button", { name: "More", exact: true });
+    await more.focus();
+    await page.keyboard.press("Enter");
+    expect(await more.getAttribute("aria-expanded")).toBe("true");
+    const focusedName = () => page.evaluate(() => document.activeElement?.textContent?.trim());
+    await page.keyboard.press("Tab");
+    expect(await focusedName()).toBe("Export");
+    await page.keyboard.press("Tab");
+    expect(await focusedName()).toBe("Share");
+    // Escape closes the list and gives the focus back to More.
+    await page.keyboard.press("Escape");
+    expect(await more.getAttribute("aria-expanded")).toBe("false");
+    expect(await focusedName()).toBe("More");
+    // Tabbing out of the open list closes it.
+    await page.keyboard.press("Enter");
+    for (const _ of ["Export", "Share", "Invite agent", "Settings"]) await page.keyboard.press("Tab");
+    expect(await focusedName()).toBe("Settings");
+    expect(await more.getAttribute("aria-expanded")).toBe("false");
+    // An action behind More does its work and closes the list.
+    await more.click();
+    await page.getByRole("button", { name: "Share", exact: true }).click();
+    await page.getByRole("textbox", { name: /Share link/ }).waitFor();
+    expect(await more.getAttribute("aria-expanded")).toBe("false");
   });
 });
 

@@ -28,6 +28,7 @@ import type { Attachment } from "../agent/attachments";
 import { flushSync } from "react-dom";
 import { matchShortcut } from "./shortcuts";
 import { ThemePicker } from "./ThemePicker";
+import { HeaderMore } from "./HeaderMore";
 import { ArrowDownIcon, BotIcon, DownloadIcon, MenuIcon, SettingsIcon, ShareIcon } from "./icons";
 
 // Not needed for the first screen: their own small chunks (the initial JavaScript budget, bench/).
@@ -516,42 +517,44 @@ export function App({
                   : "Sandbox failed"}
             </span>
           </span>
-          <button
-            type="button"
-            className="lm-button"
-            disabled={!sessions.current}
-            title="Export this session as a file"
-            onClick={async () => {
-              const file = await controller.exportCurrent();
-              if (file) download(file.name, file.text);
-            }}
-          >
-            <DownloadIcon className="lm-header__icon" />
-            <span className="lm-header__label">Export</span>
-          </button>
-          <button
-            type="button"
-            className="lm-button"
-            disabled={!sessions.current}
-            title="Share this session as a link"
-            onClick={async () => {
-              setShareAppData(false);
-              setShareUrl(await controller.shareLink(location.href));
-            }}
-          >
-            <ShareIcon className="lm-header__icon" />
-            <span className="lm-header__label">Share</span>
-          </button>
-          <button
-            type="button"
-            className="lm-button"
-            disabled={!sessions.current || sessions.readOnly}
-            title="Bring your own agent (any MCP client) into this session through the local bridge"
-            onClick={() => void invite.open()}
-          >
-            <BotIcon className="lm-header__icon" />
-            <span className="lm-header__label">Invite agent</span>
-          </button>
+          <HeaderMore>
+            <button
+              type="button"
+              className="lm-button"
+              disabled={!sessions.current}
+              title="Export this session as a file"
+              onClick={async () => {
+                const file = await controller.exportCurrent();
+                if (file) download(file.name, file.text);
+              }}
+            >
+              <DownloadIcon className="lm-header__icon" />
+              <span className="lm-header__label">Export</span>
+            </button>
+            <button
+              type="button"
+              className="lm-button"
+              disabled={!sessions.current}
+              title="Share this session as a link"
+              onClick={async () => {
+                setShareAppData(false);
+                setShareUrl(await controller.shareLink(location.href));
+              }}
+            >
+              <ShareIcon className="lm-header__icon" />
+              <span className="lm-header__label">Share</span>
+            </button>
+            <button
+              type="button"
+              className="lm-button"
+              disabled={!sessions.current || sessions.readOnly}
+              title="Bring your own agent (any MCP client) into this session through the local bridge"
+              onClick={() => void invite.open()}
+            >
+              <BotIcon className="lm-header__icon" />
+              <span className="lm-header__label">Invite agent</span>
+            </button>
+          </HeaderMore>
           <button
             type="button"
             className="lm-button"
