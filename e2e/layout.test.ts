@@ -7,7 +7,7 @@ import { describe, expect } from "vitest";
 import type { Page } from "playwright-core";
 import { configureEndpoint, waitFor } from "./harness";
 import { createGate, type MockLlm } from "./mockLlm";
-import { appTest, FENCE, nextPaint, send } from "./fixture";
+import { appTest, FENCE, nextPaint, send, waitDone } from "./fixture";
 
 const it = appTest();
 const HEADER_ACTIONS = ["Sessions", "Session settings", "Export", "Share", "Invite agent", "Settings"];
@@ -360,4 +360,102 @@ describe("the timeline follows new content", () => {
     await waitFor(() => inView("Below the panel 30:"), 10_000);
     expect(await jumpButton().count()).toBe(0);
   }, 120_000);
+});
+
+describe("on a phone, an empty session opens at its top and a reply is followed to its end", () => {
+  const jumpNeverShown = (page: Page) =>
+    page.evaluate(() => {
+      // Recorded from now on: did Jump to latest appear at any moment, however briefly?
+      const record = window as unknown as { jumpShown?: boolean };
+      record.jumpShown = document.querySelector(".lm-jump") !== null;
+      new MutationObserver(() => {
+        if (document.querySelector(".lm-jump")) record.jumpShown = true;
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+  const jumpWasShown = (page: Page) => page.evaluate(() => (window as unknown as { jumpShown?: boolean }).jumpShown);
+  /** The element's box, relative to the timeline's visible area. */
+  const shownIn = (page: Page, locator: ReturnType<Page["locator"]>) =>
+    locator.evaluate((element) => {
+      const box = element.getBoundingClientRect();
+      const view = element.closest(".lm-main")!.getBoundingClientRect();
+      return { top: box.top - view.top, bottom: box.bottom - view.top, viewHeight: view.height };
+    });
+
+  for (const height of [667, 812]) {
+    describe(`375×${height}`, () => {
+      it.override({ contextOptions: { viewport: { width: 375, height } } });
+
+      it("shows the welcome from its top, with Start the demo in view, and follows the demo once started", async ({
+        page,
+      }) => {
+        const welcome = page.getByRole("region", { name: "Welcome to Livemark" });
+        await welcome.getByRole("button", { name: "Stream some Markdown" }).waitFor({ timeout: 30_000 });
+        await jumpNeverShown(page);
+        // Laid out and painted, with its lazy parts in: a follow would have scrolled by now.
+        await nextPaint(page);
+        await nextPaint(page);
+        expect(await page.locator(".lm-main").evaluate((main) => main.scrollHeight > main.clientHeight)).toBe(true);
+        expect(await page.locator(".lm-main").evaluate((main) => main.scrollTop)).toBe(0);
+        const title = await shownIn(page, welcome.getByRole("heading", { name: "Welcome to Livemark" }));
+        expect(title.top).toBeGreaterThanOrEqual(0);
+        const start = await shownIn(page, page.getByRole("button", { name: "Start the demo" }));
+        expect(start.top).toBeGreaterThanOrEqual(0);
+        expect(start.bottom).toBeLessThanOrEqual(start.viewHeight);
+        expect(await jumpWasShown(page)).toBe(false);
+
+        // Starting the demo follows its reply as any conversation.
+        await page.getByRole("button", { name: "Start the demo" }).click();
+        await waitDone(page, 60_000);
+        await waitFor(
+          () =>
+            page.locator(".lm-main").evaluate((main) => main.scrollHeight - main.scrollTop - main.clientHeight < 16),
+          10_000,
+        );
+        expect(await page.getByRole("button", { name: "Jump to latest" }).count()).toBe(0);
+      }, 90_000);
+    });
+  }
+
+  describe("375×812 at 4× CPU", () => {
+    it.override({ contextOptions: { viewport: { width: 375, height: 812 } } });
+
+    it("follows a two-turn reply to its last line without Jump to latest appearing", async ({ page, mock }) => {
+      await configureEndpoint(page, mock.url);
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
+      try {
+        const lines = (label: string, count: number) =>
+          Array.from({ length: count }, (_, index) => `${label} ${index + 1}: a sentence of a reply to read.`).join(
+            "\n\n",
+          ) + "\n\n";
+        // Turn 1: prose and code whose output goes back to the model; turn 2: the answer, longer than the screen.
+        mock.enqueue({
+          chunks: [
+            lines("First turn", 6),
+            `${FENCE}ts agent.run\n`,
+            'console.log("computed", [1, 2, 3].map((value) => value * 2))\n',
+            `${FENCE}\n`,
+          ],
+        });
+        mock.enqueue({
+          chunks: [
+            ...Array.from({ length: 12 }, (_, index) => lines(`Second turn part ${index + 1}, line`, 3)),
+            "The very last line.",
+          ],
+        });
+        await jumpNeverShown(page);
+        await send(page, "Compute and explain");
+        await waitDone(page, 60_000);
+        await page.getByText("The very last line.").waitFor({ timeout: 30_000 });
+        await waitFor(async () => {
+          const last = await shownIn(page, page.getByText("The very last line."));
+          return last.top >= 0 && last.bottom <= last.viewHeight;
+        }, 10_000);
+        expect(mock.requests.length).toBe(2);
+        expect(await jumpWasShown(page)).toBe(false);
+      } finally {
+        await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
+      }
+    }, 120_000);
+  });
 });

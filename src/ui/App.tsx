@@ -117,7 +117,7 @@ function SessionView({
     channel !== undefined && channelState !== undefined && channelState.code !== undefined && channelState.everJoined;
   const toAgent = joined && channelState.sendToAgent;
   const selection = useTimelineSelection(joined, state.messages);
-  const follow = useFollowLatest();
+  const follow = useFollowLatest({ empty: state.messages.length === 0 });
   const { jump } = follow;
   // The asks float over the timeline's end; the timeline makes that much room, so nothing stays hidden under them.
   // (Room inside the timeline, not a smaller scroller: a scroller that grows back would read as scrolling up.)

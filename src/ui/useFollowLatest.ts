@@ -14,6 +14,10 @@
  * scrolling key, scrollbar press or text selection before it, is undone at
  * once.
  *
+ * An empty session is not followed: its first screen (the welcome, taller
+ * than a phone) opens at its top, and the timeline is watched from the
+ * first message on (sending it jumps to the bottom, as always).
+ *
  * Following matters beyond comfort: panels are drawn only near the viewport
  * (render/useDeferredDraw.ts), so a new panel below the fold stays undrawn
  * until something brings it near.
@@ -25,7 +29,7 @@ export interface FollowLatest {
   /** On the scrolling element (`.lm-main`). */
   scrollRef: (element: HTMLElement | null) => void;
   /** On the element that grows (the timeline). */
-  contentRef: ReturnType<typeof useStickToBottom>["contentRef"];
+  contentRef: (element: HTMLElement | null) => void;
   /** The reader is at the bottom (or following there): no "Jump to latest". */
   atLatest: boolean;
   /** Scroll to the bottom and follow again. */
@@ -59,10 +63,10 @@ function selectionInside(scroller: HTMLElement): boolean {
   return !!selection && !selection.isCollapsed && scroller.contains(selection.anchorNode);
 }
 
-export function useFollowLatest(): FollowLatest {
+export function useFollowLatest({ empty = false }: { empty?: boolean } = {}): FollowLatest {
   // New content is followed at once (a spring would trail a fast stream); the jump glides unless motion is reduced.
   const follow = useStickToBottom({ initial: "instant", resize: "instant" });
-  const { scrollToBottom, escapedFromLock, scrollRef: watch } = follow;
+  const { scrollToBottom, escapedFromLock, scrollRef: watch, contentRef: watchContent } = follow;
   const scroller = useRef<HTMLElement | null>(null);
   /** The person did something that scrolls since the timeline last followed. */
   const intent = useRef(false);
@@ -90,7 +94,15 @@ export function useFollowLatest(): FollowLatest {
     [watch],
   );
 
+  // The content is watched only once there is a message: a growing welcome (its lazy parts arriving) is not followed.
+  // A new callback when `empty` changes makes React detach the old one and attach this one to the same element.
+  const contentRef = useCallback(
+    (element: HTMLElement | null) => void watchContent(empty ? null : element),
+    [empty, watchContent],
+  );
+
   useEffect(() => {
+    if (empty) return;
     if (!escapedFromLock) {
       intent.current = false;
       return;
@@ -99,8 +111,18 @@ export function useFollowLatest(): FollowLatest {
     if (intent.current || !element || selectionInside(element)) return;
     // The page moved, not the person: keep following.
     void scrollToBottom("instant");
-  }, [escapedFromLock, scrollToBottom]);
+  }, [empty, escapedFromLock, scrollToBottom]);
 
-  const jump = useCallback(() => void scrollToBottom(reducedMotion() ? "instant" : "smooth"), [scrollToBottom]);
-  return { scrollRef, contentRef: follow.contentRef, atLatest: follow.isAtBottom, jump };
+  // The first message starts the following (whoever sent it); a jump before it would have no content to reach.
+  const wasEmpty = useRef(empty);
+  useEffect(() => {
+    if (wasEmpty.current && !empty) void scrollToBottom("instant");
+    wasEmpty.current = empty;
+  }, [empty, scrollToBottom]);
+
+  const jump = useCallback(() => {
+    if (wasEmpty.current) return;
+    void scrollToBottom(reducedMotion() ? "instant" : "smooth");
+  }, [scrollToBottom]);
+  return { scrollRef, contentRef, atLatest: empty || follow.isAtBottom, jump };
 }
