@@ -164,6 +164,27 @@ describe("a 375 px phone screen", () => {
 });
 
 describe("smaller things", () => {
+  it("a skip link is the keyboard's first stop, shown when focused, and takes the focus to the message box", async () => {
+    const link = page.getByRole("link", { name: "Skip to the message box" });
+    const box = () =>
+      link.evaluate((element) => {
+        const rect = element.getBoundingClientRect();
+        return { top: rect.top, bottom: rect.bottom };
+      });
+    // Off screen until reached.
+    expect((await box()).bottom).toBeLessThanOrEqual(0);
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to the message box");
+    expect((await box()).top).toBeGreaterThanOrEqual(0);
+    const url = page.url();
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("lm-message");
+    // The fragment, where share links arrive, is left alone.
+    expect(page.url()).toBe(url);
+    expect((await box()).bottom).toBeLessThanOrEqual(0);
+  });
+
   it("Import session shows a focus ring when its file input has keyboard focus", async () => {
     const label = page.locator("label.lm-file-button");
     expect(await label.evaluate((element) => getComputedStyle(element).outlineStyle)).toBe("none");

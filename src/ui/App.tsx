@@ -452,6 +452,18 @@ export function App({
   const banner = sessions.banner;
   return (
     <div className={`lm-shell${dragging ? " lm-shell--dragging" : ""}`}>
+      {/* The first stop of the keyboard: past the session list and the header, straight to writing. */}
+      <a
+        className="lm-skip-link"
+        href="#lm-message"
+        onClick={(event) => {
+          // Focus, not a fragment: the URL's fragment is where a share link arrives.
+          event.preventDefault();
+          document.getElementById("lm-message")?.focus();
+        }}
+      >
+        Skip to the message box
+      </a>
       <Sidebar controller={controller} state={sessions} open={drawerOpen} onNavigate={() => setDrawerOpen(false)}>
         <ThemePicker />
         <button
