@@ -363,14 +363,18 @@ describe("the timeline follows new content", () => {
 });
 
 describe("on a phone, an empty session opens at its top and a reply is followed to its end", () => {
+  /** From now on, every frame: was Jump to latest on screen in any painted frame? */
   const jumpNeverShown = (page: Page) =>
     page.evaluate(() => {
-      // Recorded from now on: did Jump to latest appear at any moment, however briefly?
-      const record = window as unknown as { jumpShown?: boolean };
-      record.jumpShown = document.querySelector(".lm-jump") !== null;
-      new MutationObserver(() => {
+      const record = window as unknown as { jumpShown?: boolean; jumpWatch?: number };
+      record.jumpShown = false;
+      const generation = (record.jumpWatch = (record.jumpWatch ?? 0) + 1);
+      const look = () => {
+        if (record.jumpWatch !== generation) return;
         if (document.querySelector(".lm-jump")) record.jumpShown = true;
-      }).observe(document.body, { childList: true, subtree: true });
+        requestAnimationFrame(look);
+      };
+      look();
     });
   const jumpWasShown = (page: Page) => page.evaluate(() => (window as unknown as { jumpShown?: boolean }).jumpShown);
   /** The element's box, relative to the timeline's visible area. */
@@ -416,6 +420,75 @@ describe("on a phone, an empty session opens at its top and a reply is followed 
       }, 90_000);
     });
   }
+
+  describe("375×812, the page scrolling by itself", () => {
+    it.override({ contextOptions: { viewport: { width: 375, height: 812 } } });
+
+    it("undoes every scroll the person did not make, the second as the first, and again after Jump to latest", async ({
+      page,
+      mock,
+    }) => {
+      await configureEndpoint(page, mock.url);
+      const gates = [createGate(), createGate(), createGate(), createGate()];
+      const part = (label: string) =>
+        Array.from({ length: 8 }, (_, index) => `${label} ${index + 1}: a sentence of a reply to read.`).join("\n\n") +
+        "\n\n";
+      mock.enqueue({
+        chunks: [
+          part("Part one"),
+          { waitFor: gates[0].promise },
+          part("Part two"),
+          { waitFor: gates[1].promise },
+          part("Part three"),
+          { waitFor: gates[2].promise },
+          part("Part four"),
+          { waitFor: gates[3].promise },
+          "The very last line.",
+        ],
+      });
+      const main = page.locator(".lm-main");
+      const belowView = () =>
+        main.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight);
+      /** What a layout shift does: the scroller moves up with no wheel, touch or key (no person). */
+      const pageScrollsUp = () => main.evaluate((element) => void (element.scrollTop -= 400));
+      const jump = page.getByRole("button", { name: "Jump to latest" });
+      await send(page, "Tell me in parts");
+      await page.getByText("Part one 8:").waitFor({ timeout: 30_000 });
+      await waitFor(async () => (await belowView()) < 16, 10_000);
+      await jumpNeverShown(page);
+
+      // Twice: each escape the page causes is undone, the second as the first.
+      for (const [index, label] of [
+        [0, "Part two 8:"],
+        [1, "Part three 8:"],
+      ] as const) {
+        await pageScrollsUp();
+        await waitFor(async () => (await belowView()) < 16, 5_000);
+        gates[index].open();
+        await page.getByText(label).waitFor({ timeout: 30_000 });
+        await waitFor(async () => (await belowView()) < 16, 5_000);
+      }
+      expect(await jumpWasShown(page)).toBe(false);
+
+      // The person scrolls up (Jump to latest shows), then jumps back: from then on the page's escapes are undone again.
+      const box = (await main.boundingBox())!;
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.mouse.wheel(0, -600);
+      await jump.waitFor({ timeout: 10_000 });
+      await jump.click();
+      await waitFor(async () => (await jump.count()) === 0 && (await belowView()) < 16, 10_000);
+      await jumpNeverShown(page);
+      await pageScrollsUp();
+      await waitFor(async () => (await belowView()) < 16, 5_000);
+      gates[2].open();
+      await page.getByText("Part four 8:").waitFor({ timeout: 30_000 });
+      await waitFor(async () => (await belowView()) < 16, 5_000);
+      gates[3].open();
+      await waitDone(page, 30_000);
+      await waitFor(async () => (await belowView()) < 16, 5_000);
+      expect(await jumpWasShown(page)).toBe(false);
+    }, 120_000);
+  });
 
   describe("375×812 at 4× CPU", () => {
     it.override({ contextOptions: { viewport: { width: 375, height: 812 } } });

@@ -22,7 +22,7 @@
  * (render/useDeferredDraw.ts), so a new panel below the fold stays undrawn
  * until something brings it near.
  */
-import { useCallback, useEffect, useRef } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef } from "react";
 import { useStickToBottom } from "use-stick-to-bottom";
 
 export interface FollowLatest {
@@ -101,7 +101,9 @@ export function useFollowLatest({ empty = false }: { empty?: boolean } = {}): Fo
     [empty, watchContent],
   );
 
-  useEffect(() => {
+  const following = follow.isAtBottom;
+  // Before the paint: a page-caused escape never shows "Jump to latest", not even for a frame.
+  useLayoutEffect(() => {
     if (empty) return;
     if (!escapedFromLock) {
       intent.current = false;
@@ -111,7 +113,9 @@ export function useFollowLatest({ empty = false }: { empty?: boolean } = {}): Fo
     if (intent.current || !element || selectionInside(element)) return;
     // The page moved, not the person: keep following.
     void scrollToBottom("instant");
-  }, [empty, escapedFromLock, scrollToBottom]);
+    // `following` too: scrolling back down by code leaves the watcher's escape flag set, so a second escape the
+    // page causes changes only `following` (without it, the second went unnoticed and the view stopped following).
+  }, [empty, escapedFromLock, following, scrollToBottom]);
 
   // The first message starts the following (whoever sent it); a jump before it would have no content to reach.
   const wasEmpty = useRef(empty);
@@ -122,6 +126,8 @@ export function useFollowLatest({ empty = false }: { empty?: boolean } = {}): Fo
 
   const jump = useCallback(() => {
     if (wasEmpty.current) return;
+    // Following again: the person's earlier scroll no longer explains an escape.
+    intent.current = false;
     void scrollToBottom(reducedMotion() ? "instant" : "smooth");
   }, [scrollToBottom]);
   return { scrollRef, contentRef, atLatest: empty || follow.isAtBottom, jump };
