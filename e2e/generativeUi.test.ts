@@ -57,6 +57,40 @@ describe("generative UI", () => {
     expect(lastUserContent(1)).toContain("got Ada 37");
   });
 
+  it("a mount's title is its panel's heading, above the box, also in the restored view after a reload", async ({
+    app,
+  }) => {
+    mock.enqueue({
+      chunks: [
+        "Two panels.\n\n",
+        `${FENCE}tsx agent.run\n`,
+        'mount({ title: "Weekly sales", ui: () => <Card><CardContent><p>Sales body</p></CardContent></Card> })\n',
+        "mount({ ui: () => <Card><CardContent><p>Untitled body</p></CardContent></Card> })\n",
+        `${FENCE}\n`,
+      ],
+    });
+    await send(page, "Show two panels");
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
+    const heading = page.getByRole("heading", { name: "Weekly sales", exact: true });
+    const panel = page.getByRole("group", { name: "Weekly sales" });
+    // Drawn (panels draw near the viewport; the code's own text in the fence is not the panel).
+    await panel.getByText("Sales body").waitFor({ timeout: 15_000 });
+    await page.getByRole("group", { name: "Generated UI" }).getByText("Untitled body").waitFor({ timeout: 15_000 });
+    const above = async () => {
+      const [title, box] = await Promise.all([heading.boundingBox(), panel.boundingBox()]);
+      return title !== null && box !== null && title.y + title.height <= box.y + 1;
+    };
+    expect(await heading.isVisible()).toBe(true);
+    expect(await above()).toBe(true);
+    // One heading: the untitled panel has none.
+    expect(await page.locator(".lm-mount-origin h3").count()).toBe(1);
+
+    await page.goto(app.url);
+    await page.getByText("Restored view — not interactive").first().waitFor({ timeout: 30_000 });
+    await heading.waitFor({ timeout: 10_000 });
+    expect(await above()).toBe(true);
+  });
+
   it("streams a data fence into a chart: the first rows show while the stream is paused", async () => {
     const gate = createGate();
     mock.enqueue({

@@ -7,7 +7,7 @@ import { describe, expect } from "vitest";
 import type { Page } from "playwright-core";
 import { configureEndpoint, waitFor } from "./harness";
 import { createGate, type MockLlm } from "./mockLlm";
-import { appTest, FENCE, nextPaint, send } from "./fixture";
+import { appTest, FENCE, nextPaint, send, waitDone } from "./fixture";
 
 const it = appTest();
 const HEADER_ACTIONS = ["Sessions", "Session settings", "Export", "Share", "Invite agent", "Settings"];
@@ -42,6 +42,11 @@ function pressable(page: Page, name: string) {
       (hit === element || element.contains(hit))
     );
   });
+}
+
+/** Pressable now (a button hidden, e.g. behind More, is not in the accessibility tree: not pressable). */
+async function pressableNow(page: Page, name: string) {
+  return (await page.getByRole("button", { name, exact: true }).count()) === 1 && pressable(page, name);
 }
 
 /** The message box's placeholder laid out at the box's width and font: does all of it fit inside? */
@@ -139,6 +144,74 @@ describe("a 375 px phone", () => {
     );
     const header = await headerGeometry(page);
     expect(header.height).toBeLessThanOrEqual(Math.max(...header.children.map((child) => child.height)) + 24);
+  });
+});
+
+describe("every width from 320 to 2,560 px", () => {
+  const WIDTHS = [320, 375, 414, 600, 721, 768, 900, 1024, 1100, 1280, 1440, 1920, 2560];
+  /** Above 720 px the session list is a column beside the chat, not a drawer behind Sessions. */
+  const actionsAt = (width: number) => (width <= 720 ? HEADER_ACTIONS : HEADER_ACTIONS.slice(1));
+
+  it("never scrolls sideways, and every header action is on screen or one press of More away", async ({ page }) => {
+    const more = page.locator(".lm-header").getByRole("button", { name: "More", exact: true });
+    const seenBehindMore = new Set<number>();
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 800 });
+      await nextPaint(page);
+      const sideways = await page.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        innerWidth,
+      }));
+      expect(sideways.scrollWidth, `${width} px`).toBeLessThanOrEqual(sideways.innerWidth);
+      // The model's name is never squeezed to nothing.
+      expect(
+        await page.locator(".lm-model").evaluate((label) => label.getBoundingClientRect().width),
+        `${width} px`,
+      ).toBeGreaterThan(30);
+      for (const name of actionsAt(width)) {
+        if (await pressableNow(page, name)) continue;
+        seenBehindMore.add(width);
+        expect(await pressable(page, "More"), `${name} at ${width} px: neither on screen nor behind More`).toBe(true);
+        await more.click();
+        expect(await more.getAttribute("aria-expanded")).toBe("true");
+        expect(await pressable(page, name), `${name} at ${width} px behind More`).toBe(true);
+        // The open list does not make the page wider either.
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth)).toBe(true);
+        await page.keyboard.press("Escape");
+        expect(await more.getAttribute("aria-expanded")).toBe("false");
+      }
+      // Where everything fits, More is not shown at all.
+      if (!seenBehindMore.has(width)) expect(await more.isVisible(), `${width} px`).toBe(false);
+    }
+    // Tablet and half-screen widths are where More is needed; a wide window shows every action.
+    expect([...seenBehindMore]).toEqual([721, 768, 900, 1024]);
+  }, 60_000);
+
+  it("opens More with the keyboard, reaches its actions with Tab, and its Share works", async ({ page }) => {
+    await page.setViewportSize({ width: 1024, height: 768 });
+    const more = page.locator(".lm-header").getByRole("button", { name: "More", exact: true });
+    await more.focus();
+    await page.keyboard.press("Enter");
+    expect(await more.getAttribute("aria-expanded")).toBe("true");
+    const focusedName = () => page.evaluate(() => document.activeElement?.textContent?.trim());
+    await page.keyboard.press("Tab");
+    expect(await focusedName()).toBe("Export");
+    await page.keyboard.press("Tab");
+    expect(await focusedName()).toBe("Share");
+    // Escape closes the list and gives the focus back to More.
+    await page.keyboard.press("Escape");
+    expect(await more.getAttribute("aria-expanded")).toBe("false");
+    expect(await focusedName()).toBe("More");
+    // Tabbing out of the open list closes it.
+    await page.keyboard.press("Enter");
+    for (const _ of ["Export", "Share", "Invite agent", "Settings"]) await page.keyboard.press("Tab");
+    expect(await focusedName()).toBe("Settings");
+    expect(await more.getAttribute("aria-expanded")).toBe("false");
+    // An action behind More does its work and closes the list.
+    await more.click();
+    await page.getByRole("button", { name: "Share", exact: true }).click();
+    await page.getByRole("textbox", { name: /Share link/ }).waitFor();
+    expect(await more.getAttribute("aria-expanded")).toBe("false");
   });
 });
 
@@ -287,4 +360,176 @@ describe("the timeline follows new content", () => {
     await waitFor(() => inView("Below the panel 30:"), 10_000);
     expect(await jumpButton().count()).toBe(0);
   }, 120_000);
+});
+
+describe("on a phone, an empty session opens at its top and a reply is followed to its end", () => {
+  /** From now on, every frame: was Jump to latest on screen in any painted frame? */
+  const jumpNeverShown = (page: Page) =>
+    page.evaluate(() => {
+      const record = window as unknown as { jumpShown?: boolean; jumpWatch?: number };
+      record.jumpShown = false;
+      const generation = (record.jumpWatch = (record.jumpWatch ?? 0) + 1);
+      const look = () => {
+        if (record.jumpWatch !== generation) return;
+        if (document.querySelector(".lm-jump")) record.jumpShown = true;
+        requestAnimationFrame(look);
+      };
+      look();
+    });
+  const jumpWasShown = (page: Page) => page.evaluate(() => (window as unknown as { jumpShown?: boolean }).jumpShown);
+  /** The element's box, relative to the timeline's visible area. */
+  const shownIn = (page: Page, locator: ReturnType<Page["locator"]>) =>
+    locator.evaluate((element) => {
+      const box = element.getBoundingClientRect();
+      const view = element.closest(".lm-main")!.getBoundingClientRect();
+      return { top: box.top - view.top, bottom: box.bottom - view.top, viewHeight: view.height };
+    });
+
+  for (const height of [667, 812]) {
+    describe(`375×${height}`, () => {
+      it.override({ contextOptions: { viewport: { width: 375, height } } });
+
+      it("shows the welcome from its top, with Start the demo in view, and follows the demo once started", async ({
+        page,
+      }) => {
+        const welcome = page.getByRole("region", { name: "Welcome to Livemark" });
+        await welcome.getByRole("button", { name: "Stream some Markdown" }).waitFor({ timeout: 30_000 });
+        await jumpNeverShown(page);
+        // Laid out and painted, with its lazy parts in: a follow would have scrolled by now.
+        await nextPaint(page);
+        await nextPaint(page);
+        expect(await page.locator(".lm-main").evaluate((main) => main.scrollHeight > main.clientHeight)).toBe(true);
+        expect(await page.locator(".lm-main").evaluate((main) => main.scrollTop)).toBe(0);
+        const title = await shownIn(page, welcome.getByRole("heading", { name: "Welcome to Livemark" }));
+        expect(title.top).toBeGreaterThanOrEqual(0);
+        const start = await shownIn(page, page.getByRole("button", { name: "Start the demo" }));
+        expect(start.top).toBeGreaterThanOrEqual(0);
+        expect(start.bottom).toBeLessThanOrEqual(start.viewHeight);
+        expect(await jumpWasShown(page)).toBe(false);
+
+        // Starting the demo follows its reply as any conversation.
+        await page.getByRole("button", { name: "Start the demo" }).click();
+        await waitDone(page, 60_000);
+        await waitFor(
+          () =>
+            page.locator(".lm-main").evaluate((main) => main.scrollHeight - main.scrollTop - main.clientHeight < 16),
+          10_000,
+        );
+        // Not even for a moment while the demo's first message replaced the welcome.
+        expect(await jumpWasShown(page)).toBe(false);
+      }, 90_000);
+    });
+  }
+
+  describe("375×812, the page scrolling by itself", () => {
+    it.override({ contextOptions: { viewport: { width: 375, height: 812 } } });
+
+    it("undoes every scroll the person did not make, the second as the first, and again after Jump to latest", async ({
+      page,
+      mock,
+    }) => {
+      await configureEndpoint(page, mock.url);
+      const gates = [createGate(), createGate(), createGate(), createGate()];
+      const part = (label: string) =>
+        Array.from({ length: 8 }, (_, index) => `${label} ${index + 1}: a sentence of a reply to read.`).join("\n\n") +
+        "\n\n";
+      mock.enqueue({
+        chunks: [
+          part("Part one"),
+          { waitFor: gates[0].promise },
+          part("Part two"),
+          { waitFor: gates[1].promise },
+          part("Part three"),
+          { waitFor: gates[2].promise },
+          part("Part four"),
+          { waitFor: gates[3].promise },
+          "The very last line.",
+        ],
+      });
+      const main = page.locator(".lm-main");
+      const belowView = () =>
+        main.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight);
+      /** What a layout shift does: the scroller moves up with no wheel, touch or key (no person). */
+      const pageScrollsUp = () => main.evaluate((element) => void (element.scrollTop -= 400));
+      const jump = page.getByRole("button", { name: "Jump to latest" });
+      await send(page, "Tell me in parts");
+      await page.getByText("Part one 8:").waitFor({ timeout: 30_000 });
+      await waitFor(async () => (await belowView()) < 16, 10_000);
+      await jumpNeverShown(page);
+
+      // Twice: each escape the page causes is undone, the second as the first.
+      for (const [index, label] of [
+        [0, "Part two 8:"],
+        [1, "Part three 8:"],
+      ] as const) {
+        await pageScrollsUp();
+        await waitFor(async () => (await belowView()) < 16, 5_000);
+        gates[index].open();
+        await page.getByText(label).waitFor({ timeout: 30_000 });
+        await waitFor(async () => (await belowView()) < 16, 5_000);
+      }
+      expect(await jumpWasShown(page)).toBe(false);
+
+      // The person scrolls up (Jump to latest shows), then jumps back: from then on the page's escapes are undone again.
+      const box = (await main.boundingBox())!;
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.mouse.wheel(0, -600);
+      await jump.waitFor({ timeout: 10_000 });
+      await jump.click();
+      await waitFor(async () => (await jump.count()) === 0 && (await belowView()) < 16, 10_000);
+      await jumpNeverShown(page);
+      await pageScrollsUp();
+      await waitFor(async () => (await belowView()) < 16, 5_000);
+      gates[2].open();
+      await page.getByText("Part four 8:").waitFor({ timeout: 30_000 });
+      await waitFor(async () => (await belowView()) < 16, 5_000);
+      gates[3].open();
+      await waitDone(page, 30_000);
+      await waitFor(async () => (await belowView()) < 16, 5_000);
+      expect(await jumpWasShown(page)).toBe(false);
+    }, 120_000);
+  });
+
+  describe("375×812 at 4× CPU", () => {
+    it.override({ contextOptions: { viewport: { width: 375, height: 812 } } });
+
+    it("follows a two-turn reply to its last line without Jump to latest appearing", async ({ page, mock }) => {
+      await configureEndpoint(page, mock.url);
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
+      try {
+        const lines = (label: string, count: number) =>
+          Array.from({ length: count }, (_, index) => `${label} ${index + 1}: a sentence of a reply to read.`).join(
+            "\n\n",
+          ) + "\n\n";
+        // Turn 1: prose and code whose output goes back to the model; turn 2: the answer, longer than the screen.
+        mock.enqueue({
+          chunks: [
+            lines("First turn", 6),
+            `${FENCE}ts agent.run\n`,
+            'console.log("computed", [1, 2, 3].map((value) => value * 2))\n',
+            `${FENCE}\n`,
+          ],
+        });
+        mock.enqueue({
+          chunks: [
+            ...Array.from({ length: 12 }, (_, index) => lines(`Second turn part ${index + 1}, line`, 3)),
+            "The very last line.",
+          ],
+        });
+        await jumpNeverShown(page);
+        await send(page, "Compute and explain");
+        await waitDone(page, 60_000);
+        await page.getByText("The very last line.").waitFor({ timeout: 30_000 });
+        await waitFor(async () => {
+          const last = await shownIn(page, page.getByText("The very last line."));
+          return last.top >= 0 && last.bottom <= last.viewHeight;
+        }, 10_000);
+        expect(mock.requests.length).toBe(2);
+        expect(await jumpWasShown(page)).toBe(false);
+      } finally {
+        await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
+      }
+    }, 120_000);
+  });
 });

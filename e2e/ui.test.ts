@@ -5,7 +5,9 @@
  */
 import { describe, expect } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { openReadyApp, type TestServer } from "./harness";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { DIST_DIR, openReadyApp, ROOT_DIR, type TestServer } from "./harness";
 import type { MockLlm } from "./mockLlm";
 import { appTest, FENCE as F, send } from "./fixture";
 
@@ -70,6 +72,23 @@ describe("Settings", () => {
     await page.getByLabel("OpenAI-compatible endpoint").check();
     expect(await page.locator(".lm-settings__answering").textContent()).toMatch(/Demo model \(offline\).*API key/);
     await page.getByRole("button", { name: "Cancel" }).click();
+  });
+
+  it("says how much the first visit stores for offline use, within 0.5 MB of the built precache", async () => {
+    // The service worker's precache list, as the build wrote it into dist/sw.js, and the size of each file.
+    const worker = readFileSync(join(DIST_DIR, "sw.js"), "utf8");
+    const urls = [...worker.matchAll(/"url":"([^"]+)"/g)].map(([, url]) => url);
+    expect(urls).toContain("index.html");
+    const bytes = urls.reduce((total, url) => total + statSync(join(DIST_DIR, url)).size, 0);
+    await page.getByRole("button", { name: "Settings", exact: true }).click();
+    const about = (await page.locator(".lm-settings__about").textContent()) ?? "";
+    const [, stated] = /stores about ([\d.]+) MB/.exec(about) ?? [];
+    expect(stated, about).toBeDefined();
+    expect(Math.abs(Number(stated) - bytes / 1e6), `built precache ${(bytes / 1e6).toFixed(2)} MB`).toBeLessThanOrEqual(
+      0.5,
+    );
+    // The README says the same number.
+    expect(readFileSync(join(ROOT_DIR, "README.md"), "utf8")).toContain(`about ${stated} MB`);
   });
 });
 
@@ -145,6 +164,27 @@ describe("a 375 px phone screen", () => {
 });
 
 describe("smaller things", () => {
+  it("a skip link is the keyboard's first stop, shown when focused, and takes the focus to the message box", async () => {
+    const link = page.getByRole("link", { name: "Skip to the message box" });
+    const box = () =>
+      link.evaluate((element) => {
+        const rect = element.getBoundingClientRect();
+        return { top: rect.top, bottom: rect.bottom };
+      });
+    // Off screen until reached.
+    expect((await box()).bottom).toBeLessThanOrEqual(0);
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to the message box");
+    expect((await box()).top).toBeGreaterThanOrEqual(0);
+    const url = page.url();
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("lm-message");
+    // The fragment, where share links arrive, is left alone.
+    expect(page.url()).toBe(url);
+    expect((await box()).bottom).toBeLessThanOrEqual(0);
+  });
+
   it("Import session shows a focus ring when its file input has keyboard focus", async () => {
     const label = page.locator("label.lm-file-button");
     expect(await label.evaluate((element) => getComputedStyle(element).outlineStyle)).toBe("none");

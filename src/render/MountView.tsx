@@ -64,6 +64,15 @@ const ORIGIN_STYLE: CSSProperties = Object.freeze({
   color: "var(--lm-muted, #6b7280)",
   margin: "0 0 2px",
 });
+/** The mount's `title`, the panel's heading: on the origin line, so the mount's code cannot restyle or cover it. */
+const TITLE_STYLE: CSSProperties = Object.freeze({
+  margin: 0,
+  fontSize: "14px",
+  lineHeight: "20px",
+  fontWeight: 600,
+  color: "var(--lm-text, #111827)",
+  overflowWrap: "anywhere",
+});
 const WARNING_STYLE: CSSProperties = Object.freeze({ color: "var(--lm-err, #b91c1c)", fontWeight: 600 });
 
 /** A panel not drawn yet (useDeferredDraw) keeps a plausible height so scrolling does not jump much. */
@@ -161,6 +170,7 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
   return (
     <>
       <div className="lm-mount-origin" style={ORIGIN_STYLE}>
+        {meta.title ? <h3 style={TITLE_STYLE}>{meta.title}</h3> : null}
         <span>Made by the model</span>
         {maskedFields > 0 ? (
           <span role="note" style={WARNING_STYLE}>

@@ -28,6 +28,7 @@ import type { Attachment } from "../agent/attachments";
 import { flushSync } from "react-dom";
 import { matchShortcut } from "./shortcuts";
 import { ThemePicker } from "./ThemePicker";
+import { HeaderMore } from "./HeaderMore";
 import { ArrowDownIcon, BotIcon, DownloadIcon, MenuIcon, SettingsIcon, ShareIcon } from "./icons";
 
 // Not needed for the first screen: their own small chunks (the initial JavaScript budget, bench/).
@@ -116,7 +117,7 @@ function SessionView({
     channel !== undefined && channelState !== undefined && channelState.code !== undefined && channelState.everJoined;
   const toAgent = joined && channelState.sendToAgent;
   const selection = useTimelineSelection(joined, state.messages);
-  const follow = useFollowLatest();
+  const follow = useFollowLatest({ empty: state.messages.length === 0 });
   const { jump } = follow;
   // The asks float over the timeline's end; the timeline makes that much room, so nothing stays hidden under them.
   // (Room inside the timeline, not a smaller scroller: a scroller that grows back would read as scrolling up.)
@@ -456,6 +457,18 @@ export function App({
   const banner = sessions.banner;
   return (
     <div className={`lm-shell${dragging ? " lm-shell--dragging" : ""}`}>
+      {/* The first stop of the keyboard: past the session list and the header, straight to writing. */}
+      <a
+        className="lm-skip-link"
+        href="#lm-message"
+        onClick={(event) => {
+          // Focus, not a fragment: the URL's fragment is where a share link arrives.
+          event.preventDefault();
+          document.getElementById("lm-message")?.focus();
+        }}
+      >
+        Skip to the message box
+      </a>
       <Sidebar controller={controller} state={sessions} open={drawerOpen} onNavigate={() => setDrawerOpen(false)}>
         <ThemePicker />
         <button
@@ -521,42 +534,44 @@ export function App({
                   : "Sandbox failed"}
             </span>
           </span>
-          <button
-            type="button"
-            className="lm-button"
-            disabled={!sessions.current}
-            title="Export this session as a file"
-            onClick={async () => {
-              const file = await controller.exportCurrent();
-              if (file) download(file.name, file.text);
-            }}
-          >
-            <DownloadIcon className="lm-header__icon" />
-            <span className="lm-header__label">Export</span>
-          </button>
-          <button
-            type="button"
-            className="lm-button"
-            disabled={!sessions.current}
-            title="Share this session as a link"
-            onClick={async () => {
-              setShareAppData(false);
-              setShareUrl(await controller.shareLink(location.href));
-            }}
-          >
-            <ShareIcon className="lm-header__icon" />
-            <span className="lm-header__label">Share</span>
-          </button>
-          <button
-            type="button"
-            className="lm-button"
-            disabled={!sessions.current || sessions.readOnly}
-            title="Bring your own agent (any MCP client) into this session through the local bridge"
-            onClick={() => void invite.open()}
-          >
-            <BotIcon className="lm-header__icon" />
-            <span className="lm-header__label">Invite agent</span>
-          </button>
+          <HeaderMore>
+            <button
+              type="button"
+              className="lm-button"
+              disabled={!sessions.current}
+              title="Export this session as a file"
+              onClick={async () => {
+                const file = await controller.exportCurrent();
+                if (file) download(file.name, file.text);
+              }}
+            >
+              <DownloadIcon className="lm-header__icon" />
+              <span className="lm-header__label">Export</span>
+            </button>
+            <button
+              type="button"
+              className="lm-button"
+              disabled={!sessions.current}
+              title="Share this session as a link"
+              onClick={async () => {
+                setShareAppData(false);
+                setShareUrl(await controller.shareLink(location.href));
+              }}
+            >
+              <ShareIcon className="lm-header__icon" />
+              <span className="lm-header__label">Share</span>
+            </button>
+            <button
+              type="button"
+              className="lm-button"
+              disabled={!sessions.current || sessions.readOnly}
+              title="Bring your own agent (any MCP client) into this session through the local bridge"
+              onClick={() => void invite.open()}
+            >
+              <BotIcon className="lm-header__icon" />
+              <span className="lm-header__label">Invite agent</span>
+            </button>
+          </HeaderMore>
           <button
             type="button"
             className="lm-button"

@@ -8,6 +8,7 @@ import type { ConnectionReport } from "../llm/testConnection";
 // The connection test loads on first use (it is not needed to chat).
 const connection = () => import("../llm/testConnection");
 import { useModalDialog } from "./useModalDialog";
+import { OFFLINE_STORAGE_MB } from "./offlineSize";
 
 export function SettingsDialog({
   settings,
@@ -284,6 +285,10 @@ export function SettingsDialog({
         <p className="lm-settings__answering" aria-live="polite">
           After Save, replies come from: <strong>{answering.label}</strong>
           {answering.reason ? ` (${answering.reason})` : ""}
+        </p>
+        <p className="lm-settings__about">
+          Livemark works offline once loaded: the first visit stores about {OFFLINE_STORAGE_MB} MB in this browser (the
+          app, the sandbox, the demo model, highlighting and math fonts).
         </p>
         <div className="lm-dialog__actions">
           <button type="button" className="lm-button" onClick={onClose}>

@@ -30,6 +30,7 @@ function icon(shapes: ReactNode) {
 }
 
 export const MenuIcon = icon(<path d="M4 5h16M4 12h16M4 19h16" />);
+export const MoreIcon = icon(<path d="m6 9 6 6 6-6" />);
 export const DownloadIcon = icon(<path d="M12 15V3M21 15v4a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-4M7 10l5 5 5-5" />);
 export const ShareIcon = icon(
   <>

@@ -15,18 +15,22 @@
  * that leaves the bottom (the person's, or one that brings an element into
  * view) stops following as before.
  *
+ * An empty session is not followed: its first screen (the welcome, taller
+ * than a phone) opens at its top, and the timeline is watched from the
+ * first message on (sending it jumps to the bottom, as always).
+ *
  * Following matters beyond comfort: panels are drawn only near the viewport
  * (render/useDeferredDraw.ts), so a new panel below the fold stays undrawn
  * until something brings it near.
  */
-import { useCallback, useEffect, useRef } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef } from "react";
 import { useStickToBottom } from "use-stick-to-bottom";
 
 export interface FollowLatest {
   /** On the scrolling element (`.lm-main`). */
   scrollRef: (element: HTMLElement | null) => void;
   /** On the element that grows (the timeline). */
-  contentRef: ReturnType<typeof useStickToBottom>["contentRef"];
+  contentRef: (element: HTMLElement | null) => void;
   /** The reader is at the bottom (or following there): no "Jump to latest". */
   atLatest: boolean;
   /** Scroll to the bottom and follow again. */
@@ -57,10 +61,10 @@ function selectionInside(scroller: HTMLElement): boolean {
   return !!selection && !selection.isCollapsed && scroller.contains(selection.anchorNode);
 }
 
-export function useFollowLatest(): FollowLatest {
+export function useFollowLatest({ empty = false }: { empty?: boolean } = {}): FollowLatest {
   // New content is followed at once (a spring would trail a fast stream); the jump glides unless motion is reduced.
   const follow = useStickToBottom({ initial: "instant", resize: "instant" });
-  const { scrollToBottom, escapedFromLock, scrollRef: watch } = follow;
+  const { scrollToBottom, escapedFromLock, scrollRef: watch, contentRef: watchContent } = follow;
   const scroller = useRef<HTMLElement | null>(null);
   /** The person did something that scrolls since the timeline last followed. */
   const intent = useRef(false);
@@ -95,7 +99,17 @@ export function useFollowLatest(): FollowLatest {
     [watch],
   );
 
-  useEffect(() => {
+  // The content is watched only once there is a message: a growing welcome (its lazy parts arriving) is not followed.
+  // A new callback when `empty` changes makes React detach the old one and attach this one to the same element.
+  const contentRef = useCallback(
+    (element: HTMLElement | null) => void watchContent(empty ? null : element),
+    [empty, watchContent],
+  );
+
+  const following = follow.isAtBottom;
+  // Before the paint: a page-caused escape never shows "Jump to latest", not even for a frame.
+  useLayoutEffect(() => {
+    if (empty) return;
     if (!escapedFromLock) {
       intent.current = false;
       return;
@@ -104,8 +118,22 @@ export function useFollowLatest(): FollowLatest {
     if (intent.current || !element || !atBottom.current || selectionInside(element)) return;
     // The timeline shrank under the view and the person did nothing: keep following.
     void scrollToBottom("instant");
-  }, [escapedFromLock, scrollToBottom]);
+    // `following` too: scrolling back down by code leaves the watcher's escape flag set, so a second escape the
+    // page causes changes only `following` (without it, the second went unnoticed and the view stopped following).
+  }, [empty, escapedFromLock, following, scrollToBottom]);
 
-  const jump = useCallback(() => void scrollToBottom(reducedMotion() ? "instant" : "smooth"), [scrollToBottom]);
-  return { scrollRef, contentRef: follow.contentRef, atLatest: follow.isAtBottom, jump };
+  // The first message starts the following (whoever sent it); a jump before it would have no content to reach.
+  const wasEmpty = useRef(empty);
+  useEffect(() => {
+    if (wasEmpty.current && !empty) void scrollToBottom("instant");
+    wasEmpty.current = empty;
+  }, [empty, scrollToBottom]);
+
+  const jump = useCallback(() => {
+    if (wasEmpty.current) return;
+    // Following again: the person's earlier scroll no longer explains an escape.
+    intent.current = false;
+    void scrollToBottom(reducedMotion() ? "instant" : "smooth");
+  }, [scrollToBottom]);
+  return { scrollRef, contentRef, atLatest: empty || follow.isAtBottom, jump };
 }
