@@ -178,7 +178,7 @@ export default defineConfig(({ command }) => ({
   base: "./",
   build: {
     target: "es2022",
-    sourcemap: false,
+    sourcemap: process.env.LIVEMARK_SOURCEMAP === "1",
     rolldownOptions: { output: { codeSplitting: { groups: [appChunk.group] } } },
   },
   server: { host: "127.0.0.1" },
