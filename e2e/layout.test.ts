@@ -449,8 +449,20 @@ describe("on a phone, an empty session opens at its top and a reply is followed 
       const main = page.locator(".lm-main");
       const belowView = () =>
         main.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight);
-      /** What a layout shift does: the scroller moves up with no wheel, touch or key (no person). */
-      const pageScrollsUp = () => main.evaluate((element) => void (element.scrollTop -= 400));
+      /**
+       * What a layout shift does: the timeline grows (followed to its new bottom), then shrinks back, and the
+       * browser moves the scroller up to its new bottom with no wheel, touch or key (no person).
+       */
+      const pageScrollsUp = async () => {
+        await main.evaluate((element) => {
+          const spacer = document.createElement("div");
+          spacer.className = "test-spacer";
+          spacer.style.height = "400px";
+          element.firstElementChild!.append(spacer);
+        });
+        await waitFor(async () => (await belowView()) < 16, 5_000);
+        await main.evaluate((element) => element.querySelector(".test-spacer")!.remove());
+      };
       const jump = page.getByRole("button", { name: "Jump to latest" });
       await send(page, "Tell me in parts");
       await page.getByText("Part one 8:").waitFor({ timeout: 30_000 });
