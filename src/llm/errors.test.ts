@@ -259,6 +259,20 @@ describe("describeLlmError with hand-made and odd shapes", () => {
     expect(describeLlmError(new LoadAPIKeyError({ message: "missing" })).code).toBe("auth");
   });
 
+  it("one chunk that cannot be read after part of the reply came → disconnected with its own words, never the base URL advice", () => {
+    const described = describeLlmError(
+      new JSONParseError({ text: '{"choices":[{"del', cause: new SyntaxError("bad") }),
+      {
+        partialReply: true,
+        baseURL: "https://api.example.com/v1",
+      },
+    );
+    expect(described.code).toBe("disconnected");
+    expect(described.retryable).toBe(true);
+    expect(described.message).toMatch(/broke mid-reply: a chunk it sent could not be read\. The partial reply is kept/);
+    expect(described.message).not.toMatch(/base URL/);
+  });
+
   it("JSONParseError → server", () => {
     expect(describeLlmError(new JSONParseError({ text: "{", cause: new SyntaxError("bad") })).code).toBe("server");
   });

@@ -113,7 +113,7 @@ function describeApiCall(error: ApiCallLike, chain: unknown[], context: LlmError
     return describeNetwork(chain, context, where) ?? unreachable(where, context, redact(error.message ?? ""));
   }
   if (status >= 200 && status < 300) {
-    if (chain.some((item) => PARSE_ERRORS.has(nameOf(item)))) return notOpenAiCompatible(where, chain);
+    if (chain.some((item) => PARSE_ERRORS.has(nameOf(item)))) return notOpenAiCompatible(where, chain, context);
     // The SDK reports a body that broke off as "Failed to process successful response".
     return {
       code: "disconnected",
@@ -212,7 +212,7 @@ function describeOther(chain: unknown[], context: LlmErrorContext): LlmErrorDesc
       message: `No API key is set for ${where.host}. Add one in Settings, or use the demo model.`,
     };
   }
-  if (names.some((name) => PARSE_ERRORS.has(name))) return notOpenAiCompatible(where, chain);
+  if (names.some((name) => PARSE_ERRORS.has(name))) return notOpenAiCompatible(where, chain, context);
   const network = describeNetwork(chain, context, where);
   if (network) return network;
 
@@ -243,8 +243,16 @@ function describeOther(chain: unknown[], context: LlmErrorContext): LlmErrorDesc
   };
 }
 
-function notOpenAiCompatible(where: Endpoint, chain: unknown[]): LlmErrorDescription {
+function notOpenAiCompatible(where: Endpoint, chain: unknown[], context: LlmErrorContext): LlmErrorDescription {
   const parseError = chain.find((item) => PARSE_ERRORS.has(nameOf(item)));
+  // The stream was a chat-completions stream until then: one bad chunk, not a wrong address.
+  if (context.partialReply)
+    return {
+      code: "disconnected",
+      retryable: true,
+      message: `The stream from ${where.host} broke mid-reply: a chunk it sent could not be read. The partial reply is kept; press Continue to resume.`,
+      details: redact(messageOf(parseError ?? chain[0])).slice(0, 400),
+    };
   return {
     code: "server",
     retryable: false,
