@@ -175,3 +175,15 @@ export function editContext({
   lines.push(output.trim() ? `What it printed or threw:\n${output.trim()}` : "It printed nothing.");
   return lines.join("\n");
 }
+
+/** Every stale code block of the session, in order, with the code it runs now (Run all stale). */
+export function staleRuns(messages: readonly ChatMessage[]): { ref: BlockRef; code: string }[] {
+  const runs: { ref: BlockRef; code: string }[] = [];
+  for (const message of messages) {
+    if (message.role !== "assistant") continue;
+    for (const block of message.reply.blocks)
+      if (block.kind === "code" && block.stale)
+        runs.push({ ref: { replyId: message.id, index: block.index }, code: block.source });
+  }
+  return runs;
+}

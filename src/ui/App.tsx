@@ -29,6 +29,7 @@ import { flushSync } from "react-dom";
 import { matchShortcut } from "./shortcuts";
 import { ThemePicker } from "./ThemePicker";
 import { ArrowDownIcon, BotIcon, DownloadIcon, MenuIcon, SettingsIcon, ShareIcon } from "./icons";
+import { staleRuns } from "../agent/editBlock";
 
 // Not needed for the first screen: their own small chunks (the initial JavaScript budget, bench/).
 const ShortcutsDialog = lazy(() => import("./ShortcutsDialog").then((module) => ({ default: module.ShortcutsDialog })));
@@ -156,6 +157,8 @@ function SessionView({
       editAndResend: (messageId, text) => void agent.editAndResend(messageId, text),
       regenerate: (replyId, freshRealm) => void controller.regenerate(replyId, freshRealm),
       branch: (messageId) => void controller.branchFrom(messageId),
+      runBlocks: (runs) => void controller.runBlocks(runs),
+      runAllStale: () => void controller.runBlocks(staleRuns(agent.getState().messages)),
     }),
     [agent, controller, busy, readOnly],
   );

@@ -9,7 +9,12 @@ import { isCutReply } from "../agent/finishReason";
 import { CapabilitySlot, InteractionSummaryView } from "./capabilities";
 import { AgentReportView } from "./AgentReportView";
 import { CopyButton, ReplyFooter, UserMessage } from "./MessageActions";
-import { lazy, Suspense } from "react";
+import { lazy, Suspense, useContext, useState } from "react";
+import { MessageActionsContext } from "./MessageActions";
+import { CodeFence } from "./CodeFence";
+
+// The code editor (CodeMirror) loads when the person first presses Edit code: its own chunk.
+const CodeEditor = lazy(() => import("./CodeEditor"));
 
 // The first-run screen has its own small chunk (the initial JavaScript budget, bench/); it loads at once.
 const Welcome = lazy(() => import("./Welcome").then((module) => ({ default: module.Welcome })));
@@ -34,12 +39,84 @@ const CodeBlockEntry = memo(function CodeBlockEntry({
   /** The reply's mounts (one array while they do not change): those opened after this block show under it. */
   mounts: ReplyView["mounts"];
 }) {
+  const actions = useContext(MessageActionsContext);
+  const [editing, setEditing] = useState(false);
+  const [showOriginal, setShowOriginal] = useState(false);
+  const ref = { replyId, index: block.index };
+  const disabled = !actions || actions.disabled;
   return (
     <>
       <div className="lm-code-actions">
+        {block.original !== undefined && (
+          <>
+            <span className="lm-code-mark" data-mark="edited">
+              edited
+            </span>
+            <button
+              type="button"
+              className="lm-button lm-button--quiet"
+              aria-expanded={showOriginal}
+              onClick={() => setShowOriginal((shown) => !shown)}
+            >
+              {showOriginal ? "Hide original" : "Show original"}
+            </button>
+          </>
+        )}
+        {block.stale && !editing && (
+          <>
+            <span className="lm-code-mark" data-mark="stale" title="A block it reads from was edited and run again">
+              stale
+            </span>
+            <button
+              type="button"
+              className="lm-button lm-button--quiet"
+              disabled={disabled}
+              onClick={() => actions?.runBlocks([{ ref, code: block.source }])}
+            >
+              Run again
+            </button>
+            <button
+              type="button"
+              className="lm-button lm-button--quiet"
+              disabled={disabled}
+              onClick={() => actions?.runAllStale()}
+            >
+              Run all stale
+            </button>
+          </>
+        )}
+        {!editing && block.status !== "streaming" && actions && (
+          <button
+            type="button"
+            className="lm-button lm-button--quiet"
+            disabled={disabled}
+            onClick={() => setEditing(true)}
+          >
+            Edit code
+          </button>
+        )}
         <CopyButton text={block.source} title="Copy this code block" />
       </div>
-      <CodeBlockView block={block} cut={cut} settled={settled} />
+      {showOriginal && block.original !== undefined && (
+        <div className="lm-code-original" aria-label={`Original code of block ${block.index}`} role="group">
+          <CodeFence code={block.original} lang={block.lang} settled />
+        </div>
+      )}
+      {editing ? (
+        <Suspense fallback={<p className="lm-notice">Loading the editor…</p>}>
+          <CodeEditor
+            code={block.source}
+            disabled={disabled}
+            onRun={(code) => {
+              setEditing(false);
+              actions?.runBlocks([{ ref, code }]);
+            }}
+            onCancel={() => setEditing(false)}
+          />
+        </Suspense>
+      ) : (
+        <CodeBlockView block={block} cut={cut} settled={settled} />
+      )}
       {(mounts ?? [])
         .filter((mount) => mount.afterBlock === block.index)
         .map((mount) => (
