@@ -125,4 +125,45 @@ describe("Edit code and re-run", () => {
     expect(code(first).original).toBeUndefined();
     expect(code(first).status).toBe("done");
   });
+
+  it("Revive, Run all stale and the block's mounts use the edit: a fresh realm replays the person's code", async () => {
+    const { agent, code, reply } = setUp();
+    await agent.revive();
+    const [first, second] = reply()
+      .blocks.filter((block) => block.kind === "code")
+      .map((block) => block.index);
+    const edited = 'const price = 4;\nmount({ title: "Price", ui: () => <p>price {price}</p> });';
+    await agent.runBlocks([{ ref: { replyId: "a1", index: first }, code: edited }]);
+    expect(code(second).stale).toBe(true);
+    expect(await agent.runAllStale()).toBe(true);
+    expect(code(second).stale).toBeUndefined();
+    expect(code(second).statements[0].logs).toEqual([{ level: "log", text: "doubled 8" }]);
+
+    // A fresh realm (another agent over the saved messages): Revive runs the edited code.
+    const saved = agent.getState().messages;
+    const realm = createInProcessRealm();
+    const revived = new Agent(
+      {
+        model: () => {
+          throw new Error("Revive never calls the model");
+        },
+        system: "",
+        realm,
+        createParser: createProtocolParser,
+        describeError: () => ({ code: "unknown", message: "", retryable: false }),
+        wrapFeedback: (body) => body,
+      },
+      saved,
+    );
+    await revived.revive();
+    const opened = realm.host.messages.filter((message) => message.kind === "open");
+    expect(opened).toHaveLength(1);
+    expect(realm.host.html(opened[0].mountId)).toContain("price 4");
+    const message = revived.getState().messages.find((item) => item.id === "a1");
+    const secondBlock =
+      message?.role === "assistant" ? message.reply.blocks.find((block) => block.index === second) : undefined;
+    expect(secondBlock?.kind === "code" && secondBlock.statements[0].logs).toEqual([
+      { level: "log", text: "doubled 8" },
+    ]);
+  });
 });

@@ -256,6 +256,12 @@ export class Agent {
     return this.runner.runBlocks(runs);
   }
 
+  /** Run all stale: every stale block of the session again, in order, with the code it holds. */
+  async runAllStale(): Promise<boolean> {
+    if (this.refusal) return false;
+    return this.runner.runBlocks("stale");
+  }
+
   /** Revive (revive.ts): re-run the session's blocks in the realm without the model. */
   async revive(): Promise<ReviveResult> {
     if (this.refusal) return { blocks: 0, failures: [] };

@@ -40,6 +40,10 @@ describe("blockMounts and codeBlocksAfter", () => {
       ],
     };
     expect(blockMounts(reply, 1)).toEqual([{ mountId: "m1", title: "One" }, { mountId: "m3" }]);
+    // Another block's titled mount is offered by title only (a mount shows after the block running when it drew).
+    expect(
+      blockMounts({ ...reply, mounts: [...reply.mounts, { mountId: "m4", afterBlock: 2, title: "Four" }] }, 1),
+    ).toEqual([{ mountId: "m1", title: "One" }, { mountId: "m3" }, { mountId: "m4", title: "Four", titleOnly: true }]);
     const messages: ChatMessage[] = [
       { id: "a1", role: "assistant", text: "", reply, state: "done", createdAt: 0 },
       { id: "u2", role: "user", text: "more", createdAt: 0 },

@@ -40,13 +40,25 @@ export function blockToRun(block: CodeBlockView, code: string): CodeBlockView {
   return next;
 }
 
-/** The mounts a block made, in order (what a re-run of it takes over). */
-export function blockMounts(reply: ReplyView, index: number): { mountId: string; title?: string }[] {
+/**
+ * The mounts a block made, in order (what a re-run of it takes over), then
+ * the reply's other titled mounts, to take over by title only: a mount is
+ * shown after the block that ran when its first frame reached the page,
+ * which may be a later one.
+ */
+export function blockMounts(
+  reply: ReplyView,
+  index: number,
+): { mountId: string; title?: string; titleOnly?: boolean }[] {
+  const others = (reply.mounts ?? [])
+    .filter((mount) => mount.afterBlock !== index && mount.title !== undefined)
+    .map((mount) => ({ mountId: mount.mountId, title: mount.title, titleOnly: true }));
   return (reply.mounts ?? [])
     .filter((mount) => mount.afterBlock === index)
     .map((mount) =>
       mount.title !== undefined ? { mountId: mount.mountId, title: mount.title } : { mountId: mount.mountId },
-    );
+    )
+    .concat(others);
 }
 
 /** Every code block of the session after `ref`, in order, with the code it runs now. */
@@ -174,16 +186,4 @@ export function editContext({
   );
   lines.push(output.trim() ? `What it printed or threw:\n${output.trim()}` : "It printed nothing.");
   return lines.join("\n");
-}
-
-/** Every stale code block of the session, in order, with the code it runs now (Run all stale). */
-export function staleRuns(messages: readonly ChatMessage[]): { ref: BlockRef; code: string }[] {
-  const runs: { ref: BlockRef; code: string }[] = [];
-  for (const message of messages) {
-    if (message.role !== "assistant") continue;
-    for (const block of message.reply.blocks)
-      if (block.kind === "code" && block.stale)
-        runs.push({ ref: { replyId: message.id, index: block.index }, code: block.source });
-  }
-  return runs;
 }

@@ -396,12 +396,12 @@ export class SessionController {
     await agent.revive();
   }
 
-  /** Edit code and re-run (Agent.runBlocks): code blocks run again in the current realm, without the model. */
-  async runBlocks(runs: readonly { ref: BlockRef; code: string }[]): Promise<void> {
+  /** Edit code and re-run (Agent.runBlocks): code blocks run again in the current realm, without the model; `"stale"`: Run all stale. */
+  async runBlocks(runs: readonly { ref: BlockRef; code: string }[] | "stale"): Promise<void> {
     const agent = this.state.agent;
     if (!agent || agent.busy || this.state.readOnly) return;
     this.realmUsed = true;
-    await agent.runBlocks(runs);
+    await (runs === "stale" ? agent.runAllStale() : agent.runBlocks(runs));
   }
 
   /**

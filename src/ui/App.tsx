@@ -29,7 +29,6 @@ import { flushSync } from "react-dom";
 import { matchShortcut } from "./shortcuts";
 import { ThemePicker } from "./ThemePicker";
 import { ArrowDownIcon, BotIcon, DownloadIcon, MenuIcon, SettingsIcon, ShareIcon } from "./icons";
-import { staleRuns } from "../agent/editBlock";
 
 // Not needed for the first screen: their own small chunks (the initial JavaScript budget, bench/).
 const ShortcutsDialog = lazy(() => import("./ShortcutsDialog").then((module) => ({ default: module.ShortcutsDialog })));
@@ -158,7 +157,7 @@ function SessionView({
       regenerate: (replyId, freshRealm) => void controller.regenerate(replyId, freshRealm),
       branch: (messageId) => void controller.branchFrom(messageId),
       runBlocks: (runs) => void controller.runBlocks(runs),
-      runAllStale: () => void controller.runBlocks(staleRuns(agent.getState().messages)),
+      runAllStale: () => void controller.runBlocks("stale"),
     }),
     [agent, controller, busy, readOnly],
   );

@@ -11,10 +11,12 @@ import { AgentReportView } from "./AgentReportView";
 import { CopyButton, ReplyFooter, UserMessage } from "./MessageActions";
 import { lazy, Suspense, useContext, useState } from "react";
 import { MessageActionsContext } from "./MessageActions";
-import { CodeFence } from "./CodeFence";
 
 // The code editor (CodeMirror) loads when the person first presses Edit code: its own chunk.
 const CodeEditor = lazy(() => import("./CodeEditor"));
+// "edited" (Show original) and "stale" (Run again, Run all stale): only on blocks the person edited or that read from one.
+const CodeBlockMarks = lazy(() => import("./CodeBlockMarks"));
+const OriginalCode = lazy(() => import("./CodeBlockMarks").then((module) => ({ default: module.OriginalCode })));
 
 // The first-run screen has its own small chunk (the initial JavaScript budget, bench/); it loads at once.
 const Welcome = lazy(() => import("./Welcome").then((module) => ({ default: module.Welcome })));
@@ -42,48 +44,20 @@ const CodeBlockEntry = memo(function CodeBlockEntry({
   const actions = useContext(MessageActionsContext);
   const [editing, setEditing] = useState(false);
   const [showOriginal, setShowOriginal] = useState(false);
-  const ref = { replyId, index: block.index };
   const disabled = !actions || actions.disabled;
   return (
     <>
       <div className="lm-code-actions">
-        {block.original !== undefined && (
-          <>
-            <span className="lm-code-mark" data-mark="edited">
-              edited
-            </span>
-            <button
-              type="button"
-              className="lm-button lm-button--quiet"
-              aria-expanded={showOriginal}
-              onClick={() => setShowOriginal((shown) => !shown)}
-            >
-              {showOriginal ? "Hide original" : "Show original"}
-            </button>
-          </>
-        )}
-        {block.stale && !editing && (
-          <>
-            <span className="lm-code-mark" data-mark="stale" title="A block it reads from was edited and run again">
-              stale
-            </span>
-            <button
-              type="button"
-              className="lm-button lm-button--quiet"
-              disabled={disabled}
-              onClick={() => actions?.runBlocks([{ ref, code: block.source }])}
-            >
-              Run again
-            </button>
-            <button
-              type="button"
-              className="lm-button lm-button--quiet"
-              disabled={disabled}
-              onClick={() => actions?.runAllStale()}
-            >
-              Run all stale
-            </button>
-          </>
+        {(block.original !== undefined || block.stale) && (
+          <Suspense fallback={null}>
+            <CodeBlockMarks
+              block={block}
+              replyId={replyId}
+              editing={editing}
+              showOriginal={showOriginal}
+              onShowOriginal={setShowOriginal}
+            />
+          </Suspense>
         )}
         {!editing && block.status !== "streaming" && actions && (
           <button
@@ -98,9 +72,9 @@ const CodeBlockEntry = memo(function CodeBlockEntry({
         <CopyButton text={block.source} title="Copy this code block" />
       </div>
       {showOriginal && block.original !== undefined && (
-        <div className="lm-code-original" aria-label={`Original code of block ${block.index}`} role="group">
-          <CodeFence code={block.original} lang={block.lang} settled />
-        </div>
+        <Suspense fallback={null}>
+          <OriginalCode index={block.index} code={block.original} lang={block.lang} />
+        </Suspense>
       )}
       {editing ? (
         <Suspense fallback={<p className="lm-notice">Loading the editor…</p>}>
@@ -109,7 +83,7 @@ const CodeBlockEntry = memo(function CodeBlockEntry({
             disabled={disabled}
             onRun={(code) => {
               setEditing(false);
-              actions?.runBlocks([{ ref, code }]);
+              actions?.runBlocks([{ ref: { replyId, index: block.index }, code }]);
             }}
             onCancel={() => setEditing(false)}
           />

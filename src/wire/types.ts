@@ -104,11 +104,14 @@ const BLOCK_EVENT_ENTRIES = {
      * `reuse` (a block the person edited and runs again): the mounts the
      * block made before, in order; a `mount()` of this run with the same
      * title (else at the same position) updates that mount in place.
+     * `titleOnly`: another mount of the reply, taken over by its title only.
      */
     code: {
       index: int(),
       line: int(),
-      reuse: optional(array(object({ mountId: text(), title: optional(text()) }), { max: 200 })),
+      reuse: optional(
+        array(object({ mountId: text(), title: optional(text()), titleOnly: optional(bool()) }), { max: 200 }),
+      ),
     },
     data: { index: int(), id: text(), line: int() },
   }),

@@ -193,7 +193,7 @@ export interface MountRuntime {
    * updates that open mount in place — same id, same root, so state is kept
    * where the tree allows — instead of opening another.
    */
-  reuseMounts(reuse: readonly { mountId: string; title?: string }[] | undefined): void;
+  reuseMounts(reuse: readonly { mountId: string; title?: string; titleOnly?: boolean }[] | undefined): void;
 }
 
 /** A mount as a capability call sees it: its id, and whether the commit limit paused it (read live). */
@@ -890,9 +890,10 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
   }
 
   /** The earlier mounts of a block run again (reuseMounts), and how many mounts this run made. */
-  let reuse: { entries: { mountId: string; title?: string; claimed: boolean }[]; made: number } | undefined;
+  let reuse:
+    { entries: { mountId: string; title?: string; titleOnly?: boolean; claimed: boolean }[]; made: number } | undefined;
 
-  function reuseMounts(list: readonly { mountId: string; title?: string }[] | undefined): void {
+  function reuseMounts(list: readonly { mountId: string; title?: string; titleOnly?: boolean }[] | undefined): void {
     reuse = list ? { entries: list.map((entry) => ({ ...entry, claimed: false })), made: 0 } : undefined;
   }
 
@@ -902,13 +903,13 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     const position = reuse.made;
     reuse.made += 1;
     const title = options.title !== undefined ? String(options.title) : undefined;
-    const open = (entry: { mountId: string; claimed: boolean } | undefined) => {
+    const open = (entry: { mountId: string; claimed: boolean; titleOnly?: boolean } | undefined) => {
       const record = entry && !entry.claimed ? mounts.get(entry.mountId) : undefined;
       return record && !record.closed && !record.paused ? record : undefined;
     };
     const entry =
       (title !== undefined ? reuse.entries.find((item) => item.title === title && open(item)) : undefined) ??
-      (open(reuse.entries[position]) ? reuse.entries[position] : undefined);
+      (open(reuse.entries[position]) && !reuse.entries[position].titleOnly ? reuse.entries[position] : undefined);
     if (!entry) return undefined;
     entry.claimed = true;
     return mounts.get(entry.mountId);
