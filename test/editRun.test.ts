@@ -166,4 +166,51 @@ describe("Edit code and re-run", () => {
       { level: "log", text: "doubled 8" },
     ]);
   });
+
+  it("an untitled mount is taken over by its position among the block's mounts; a closed one is not", async () => {
+    const text = [
+      "Two panels.",
+      "",
+      `${FENCE}tsx agent.run`,
+      "const first = mount(() => <p>one</p>);",
+      "const second = mount(() => <p>two</p>);",
+      FENCE,
+      "",
+    ].join("\n");
+    const realm = createInProcessRealm();
+    const agent = new Agent(
+      {
+        model: () => {
+          throw new Error("never called");
+        },
+        system: "",
+        realm,
+        createParser: createProtocolParser,
+        describeError: () => ({ code: "unknown", message: "", retryable: false }),
+        wrapFeedback: (body) => body,
+      },
+      [{ id: "u1", role: "user", text: "Two", createdAt: 0 }, savedReply("b1", text)],
+    );
+    await agent.revive();
+    const opens = () =>
+      realm.host.messages.filter((message) => message.kind === "open").map((message) => message.mountId);
+    expect(opens()).toHaveLength(2);
+    const [one, two] = opens();
+    const index = (() => {
+      const message = agent.getState().messages.find((item) => item.id === "b1");
+      return message?.role === "assistant" ? message.reply.blocks.find((block) => block.kind === "code")!.index : -1;
+    })();
+    // The second panel is closed by other code: the edit's second mount cannot take it over and opens anew.
+    await agent.runBlocks([{ ref: { replyId: "b1", index }, code: "second.unmount();" }]);
+    await agent.runBlocks([
+      {
+        ref: { replyId: "b1", index },
+        code: "const first = mount(() => <p>ONE</p>);\nconst second = mount(() => <p>TWO</p>);",
+      },
+    ]);
+    expect(realm.host.html(one)).toContain("ONE");
+    expect(opens()).toHaveLength(3);
+    expect(opens()[2]).not.toBe(two);
+    expect(realm.host.html(opens()[2])).toContain("TWO");
+  });
 });
