@@ -117,10 +117,19 @@ describe("Edit code and re-run", () => {
     expect(code(first).error?.message).toContain("boom");
     const logs = code(first).statements.flatMap((statement) => statement.logs.map((log) => log.text));
     expect(logs).toEqual(["before"]);
-    const feedback = agent.getState().messages.at(-1);
+    const [notice, feedback] = agent.getState().messages.slice(-2);
+    // The person is told, and so is the model's next turn.
+    expect(notice).toMatchObject({ role: "notice", level: "warn" });
+    expect(notice.text).toBe(
+      `Code block ${first} failed: the statements before the error ran and what they did stays in the sandbox; the rest did not run.`,
+    );
     expect(feedback?.text).toContain("The run failed: the statements before the error ran");
     expect(feedback?.text).toContain("boom");
-    // The statement before the error ran: price is 7 now.
+    // The statement before the error ran: price is 7 now, as the block that reads it sees.
+    const second = reply().blocks.filter((block) => block.kind === "code")[1].index;
+    expect(code(second).stale).toBe(true);
+    await agent.runBlocks([{ ref: { replyId: "a1", index: second }, code: code(second).source }]);
+    expect(code(second).statements[0].logs).toEqual([{ level: "log", text: "doubled 14" }]);
     await agent.runBlocks([{ ref: { replyId: "a1", index: first }, code: original }]);
     expect(code(first).original).toBeUndefined();
     expect(code(first).status).toBe("done");

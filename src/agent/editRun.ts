@@ -82,7 +82,13 @@ export async function runEditedBlocks(
       } finally {
         listen();
       }
-      if (failed) allRan = false;
+      if (failed) {
+        allRan = false;
+        store.notice(
+          `Code block ${run.ref.index} failed: the statements before the error ran and what they did stays in the sandbox; the rest did not run.`,
+          "warn",
+        );
+      }
       reports.push(
         editContext({
           block: run.ref.index,
