@@ -2,6 +2,7 @@ import type { LanguageModel } from "ai";
 import type { RealmEvent } from "../sandbox/types";
 import { resolveOptions, type ResolvedOptions } from "./agentOptions";
 import type { Attachment } from "./attachments";
+import type { BlockRef } from "./editBlock";
 import type { ExternalRun } from "./externalAgentTypes";
 import { IMPORTED_END, IMPORTED_START } from "./importedContent";
 import { continueFeedback, editedTimeline, interactionStart } from "./messageActions";
@@ -34,6 +35,7 @@ export type { RealmEvent };
 export type { AgentOptions, AgentState, CallSettings, ChatMessage, ImportMark, LlmErrorInfo } from "./types";
 export type { Phase, RealmPort, ReplyState, SendRefusal } from "./types";
 export { isBusy } from "./types";
+export type { BlockRef };
 export { IMPORTED_START, IMPORTED_END };
 
 export class Agent {
@@ -242,6 +244,22 @@ export class Agent {
     this.runner.interruptedFeedback = "";
     this.store.pushFeedback(body, "runtime");
     await this.runner.interact();
+  }
+
+  /**
+   * Edit code and re-run (editBlock.ts, `Runner.runBlocks`): run these code
+   * blocks with this code, in order, in the current realm, without the
+   * model. False at once when refused (busy, closing).
+   */
+  async runBlocks(runs: readonly { ref: BlockRef; code: string }[]): Promise<boolean> {
+    if (this.refusal || runs.length === 0) return false;
+    return this.runner.runBlocks(runs);
+  }
+
+  /** Run all stale: every stale block of the session again, in order, with the code it holds. */
+  async runAllStale(): Promise<boolean> {
+    if (this.refusal) return false;
+    return this.runner.runBlocks("stale");
   }
 
   /** Revive (revive.ts): re-run the session's blocks in the realm without the model. */

@@ -21,6 +21,27 @@ export function placeMount(
   );
   if (known) return undefined;
   const { revive } = running;
+  const replacing = revive?.replaces?.findIndex((entry) => entry.title !== undefined && entry.title === mount.title);
+  if (revive?.replaces && replacing !== undefined && replacing >= 0) {
+    // An edited block's mount that the realm could not take over (a restored panel): the new one takes its place.
+    const [old] = revive.replaces.splice(replacing, 1);
+    return {
+      messages: messages.map((item) =>
+        item.id !== revive.replyId || item.role !== "assistant"
+          ? item
+          : {
+              ...item,
+              reply: {
+                ...item.reply,
+                mounts: (item.reply.mounts ?? []).map((entry) =>
+                  entry.mountId === old.mountId ? { ...entry, mountId: mount.mountId, title: mount.title } : entry,
+                ),
+              },
+            },
+      ),
+      replacedRestored: false,
+    };
+  }
   const target =
     running.replyId ?? revive?.replyId ?? [...messages].reverse().find((item) => item.role === "assistant")?.id;
   if (!target) return undefined;

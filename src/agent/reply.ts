@@ -53,6 +53,14 @@ export type BlockView =
       /** Lines (in the reply) from which code was skipped, if any. */
       skippedFromLine?: number;
       error?: ExecError;
+      /**
+       * The model's code, when the person edited the block and ran it
+       * (Edit code): `source` is then theirs, and everything that re-runs
+       * the session (Revive) runs it.
+       */
+      original?: string;
+      /** A block before it that it reads from was edited and run again since this one ran (Run again). */
+      stale?: boolean;
     }
   | {
       index: number;

@@ -16,6 +16,12 @@ export interface ReviveTarget {
   block: number | undefined;
   /** Whether the reply's restored (inert) mounts were replaced yet: the first mount that opens replaces them. */
   replaced: boolean;
+  /**
+   * An edited block runs again (Runner.runBlocks): its earlier mounts the
+   * realm could not take over (restored, inert ones): a mount that opens
+   * with one's title takes its place instead of adding a panel.
+   */
+  replaces?: { mountId: string; title?: string }[];
 }
 
 export interface ReviveResult {

@@ -1,4 +1,5 @@
 import { turnContext, type ResolvedOptions } from "./agentOptions";
+import type { BlockRef } from "./editBlock";
 import { Interaction, type ExternalSource } from "./interaction";
 import type { RealmOutput } from "./realmOutput";
 import { reviveNotice, reviveSession, type ReviveResult } from "./revive";
@@ -73,6 +74,30 @@ export class Runner {
       interaction.finish();
       store.move({ type: "end", outcome: interaction.outcome }, { detail: undefined });
     }
+  }
+
+  /**
+   * Edit code and re-run (editRun.ts, loaded on first use): run these code
+   * blocks, in order, in the current realm as new runs of those blocks,
+   * never calling the model. Resolves with whether every block ran without
+   * an error.
+   */
+  async runBlocks(runs: readonly { ref: BlockRef; code: string }[] | "stale"): Promise<boolean> {
+    const { store, options } = this.host;
+    const output = this.host.output();
+    const controller = new AbortController();
+    this.controller = controller;
+    store.move({ type: "revive-start" }, { detail: "running edited code", turn: 0, canContinue: false });
+    let allRan = false;
+    try {
+      const { runEditedBlocks } = await import("./editRun");
+      allRan = await runEditedBlocks({ store, realm: options.realm, output, signal: controller.signal }, runs);
+    } finally {
+      this.controller = undefined;
+      const stopped = controller.signal.aborted;
+      store.move({ type: "end", outcome: stopped ? "stopped" : allRan ? "done" : "error" }, { detail: undefined });
+    }
+    return allRan && !controller.signal.aborted;
   }
 
   /** Revive: re-run the session's blocks in the realm without the model; a notice tells the person how it went. */

@@ -435,7 +435,18 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       dropping = false;
       send({ type: BLOCK, event: { type: "begin-reply" } });
     },
-    sendBlock: (event) => send({ type: BLOCK, event }),
+    sendBlock(event) {
+      // An edited block's earlier mounts, by the realm's own ids; another realm's are gone.
+      if (event.type === "block-start" && event.kind === "code" && event.reuse) {
+        const reuse = event.reuse.flatMap((entry) => {
+          const mountId = localMountId(current.key, entry.mountId);
+          return mountId === undefined ? [] : [{ ...entry, mountId }];
+        });
+        send({ type: BLOCK, event: { ...event, reuse } });
+        return;
+      }
+      send({ type: BLOCK, event });
+    },
 
     flush(timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS, flushOptions: FlushOptions = {}) {
       if (disposed) return Promise.reject(new RealmHostError("disposed", "the realm host was disposed"));

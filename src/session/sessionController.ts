@@ -23,6 +23,7 @@ import { openSessionOfThisTab, rememberOpenSession } from "./tabSession";
 import { createSessionWriter, flushOnPageHide, type SessionWriter } from "../store/sessionWriter";
 import { DEFAULT_TITLE, type Session, type SessionChatSettings } from "../store/types";
 import type { SessionExport } from "../store/exportSchema";
+import type { BlockRef } from "../agent/editBlock";
 
 const exportImport = () => import("../store/exportImport");
 const sharing = () => import("../store/share");
@@ -437,6 +438,14 @@ export class SessionController {
     await this.options.realm.reset("revive").catch(() => undefined);
     this.realmUsed = true;
     await agent.revive();
+  }
+
+  /** Edit code and re-run (Agent.runBlocks): code blocks run again in the current realm, without the model; `"stale"`: Run all stale. */
+  async runBlocks(runs: readonly { ref: BlockRef; code: string }[] | "stale"): Promise<void> {
+    const agent = this.state.agent;
+    if (!agent || agent.busy || this.state.readOnly) return;
+    this.realmUsed = true;
+    await (runs === "stale" ? agent.runAllStale() : agent.runBlocks(runs));
   }
 
   /**

@@ -111,6 +111,9 @@ const block = z.discriminatedUnion("kind", [
     statements: z.array(statement).max(100_000),
     skippedFromLine: count.optional(),
     error: execError.optional(),
+    /** The model's code of a block the person edited (Edit code; `source` is then theirs). */
+    original: text().optional(),
+    stale: z.boolean().optional(),
   }),
   z.looseObject({
     index: count,

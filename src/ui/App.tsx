@@ -162,6 +162,8 @@ function SessionView({
         if (sessionId)
           window.open(`${location.pathname}${location.search}#app/${sessionId}/${replyId}`, "_blank", "noopener");
       },
+      runBlocks: (runs) => void controller.runBlocks(runs),
+      runAllStale: () => void controller.runBlocks("stale"),
     }),
     [agent, controller, busy, readOnly],
   );

@@ -1,5 +1,6 @@
 import { createContext, memo, useContext, useState } from "react";
 import type { ChatMessage } from "../agent/types";
+import type { BlockRef } from "../agent/editBlock";
 import { formatBytes, isImageAttachment, type Attachment } from "../agent/attachments";
 import { answerForModel } from "../agent/thinking";
 import { costOf, formatCost, TokenPriceContext } from "./cost";
@@ -21,6 +22,10 @@ export interface MessageActions {
   branch(messageId: string): void;
   /** **Open as app**: the reply's UIs on a page of their own, in a new tab (src/ui/appView.tsx). */
   openAsApp?(replyId: string): void;
+  /** Edit code and re-run: run these code blocks with this code, in order, in the current realm (never the model). */
+  runBlocks(runs: readonly { ref: BlockRef; code: string }[]): void;
+  /** Run every stale block of the session again, in order. */
+  runAllStale(): void;
 }
 
 export const MessageActionsContext = createContext<MessageActions | undefined>(undefined);

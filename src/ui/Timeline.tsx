@@ -9,7 +9,14 @@ import { isCutReply } from "../agent/finishReason";
 import { CapabilitySlot, InteractionSummaryView } from "./capabilities";
 import { AgentReportView } from "./AgentReportView";
 import { CopyButton, ReplyFooter, UserMessage } from "./MessageActions";
-import { lazy, Suspense } from "react";
+import { lazy, Suspense, useContext, useState } from "react";
+import { MessageActionsContext } from "./MessageActions";
+
+// The code editor (CodeMirror) loads when the person first presses Edit code: its own chunk.
+const CodeEditor = lazy(() => import("./CodeEditor"));
+// "edited" (Show original) and "stale" (Run again, Run all stale): only on blocks the person edited or that read from one.
+const CodeBlockMarks = lazy(() => import("./CodeBlockMarks"));
+const OriginalCode = lazy(() => import("./CodeBlockMarks").then((module) => ({ default: module.OriginalCode })));
 
 // The first-run screen has its own small chunk (the initial JavaScript budget, bench/); it loads at once.
 const Welcome = lazy(() => import("./Welcome").then((module) => ({ default: module.Welcome })));
@@ -34,12 +41,56 @@ const CodeBlockEntry = memo(function CodeBlockEntry({
   /** The reply's mounts (one array while they do not change): those opened after this block show under it. */
   mounts: ReplyView["mounts"];
 }) {
+  const actions = useContext(MessageActionsContext);
+  const [editing, setEditing] = useState(false);
+  const [showOriginal, setShowOriginal] = useState(false);
+  const disabled = !actions || actions.disabled;
   return (
     <>
       <div className="lm-code-actions">
+        {(block.original !== undefined || block.stale) && (
+          <Suspense fallback={null}>
+            <CodeBlockMarks
+              block={block}
+              replyId={replyId}
+              editing={editing}
+              showOriginal={showOriginal}
+              onShowOriginal={setShowOriginal}
+            />
+          </Suspense>
+        )}
+        {!editing && block.status !== "streaming" && actions && (
+          <button
+            type="button"
+            className="lm-button lm-button--quiet"
+            disabled={disabled}
+            onClick={() => setEditing(true)}
+          >
+            Edit code
+          </button>
+        )}
         <CopyButton text={block.source} title="Copy this code block" />
       </div>
-      <CodeBlockView block={block} cut={cut} settled={settled} />
+      {showOriginal && block.original !== undefined && (
+        <Suspense fallback={null}>
+          <OriginalCode index={block.index} code={block.original} lang={block.lang} />
+        </Suspense>
+      )}
+      {editing ? (
+        <Suspense fallback={<p className="lm-notice">Loading the editor…</p>}>
+          <CodeEditor
+            code={block.source}
+            disabled={disabled}
+            onRun={(code) => {
+              setEditing(false);
+              actions?.runBlocks([{ ref: { replyId, index: block.index }, code }]);
+            }}
+            onCancel={() => setEditing(false)}
+          />
+        </Suspense>
+      ) : (
+        <CodeBlockView block={block} cut={cut} settled={settled} />
+      )}
       {(mounts ?? [])
         .filter((mount) => mount.afterBlock === block.index)
         .map((mount) => (

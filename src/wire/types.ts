@@ -43,6 +43,7 @@ import {
   SERVICE_ERROR_CODE_PATTERN,
 } from "./constants";
 import {
+  array,
   bool,
   check,
   custom,
@@ -99,7 +100,19 @@ export interface ServiceError {
  */
 const BLOCK_EVENT_ENTRIES = {
   "block-start": variants("kind", {
-    code: { index: int(), line: int() },
+    /**
+     * `reuse` (a block the person edited and runs again): the mounts the
+     * block made before, in order; a `mount()` of this run with the same
+     * title (else at the same position) updates that mount in place.
+     * `titleOnly`: another mount of the reply, taken over by its title only.
+     */
+    code: {
+      index: int(),
+      line: int(),
+      reuse: optional(
+        array(object({ mountId: text(), title: optional(text()), titleOnly: optional(bool()) }), { max: 200 }),
+      ),
+    },
     data: { index: int(), id: text(), line: int() },
   }),
   "block-delta": { index: int(), text: text() },

@@ -122,7 +122,7 @@ export function createRealm(options: RealmOptions = {}): Realm {
     : createRealmGlobals(ui.globals, requests, tools, undefined, ui, hostMethods);
 
   const start = (onEvent: (event: ExecEvent) => void, onBusy?: () => void): Executor => {
-    executor = createExecutor({
+    const base = createExecutor({
       onBusy,
       globals,
       // Console output is bounded per statement and per second before it
@@ -132,6 +132,19 @@ export function createRealm(options: RealmOptions = {}): Realm {
       scheduleMacrotask: options.scheduleMacrotask,
       openDataTarget: (id) => ui.openDataTarget(id),
     });
+    // An edited block run again takes over its earlier mounts (block-start
+    // `reuse`); any other reply or block mounts anew.
+    const beginReply = base.beginReply.bind(base);
+    const handleBlock = base.handleBlock.bind(base);
+    base.beginReply = (id) => {
+      ui.reuseMounts(undefined);
+      beginReply(id);
+    };
+    base.handleBlock = (event) => {
+      if (event.type === "block-start") ui.reuseMounts(event.kind === "code" ? event.reuse : undefined);
+      handleBlock(event);
+    };
+    executor = base;
     return executor;
   };
 

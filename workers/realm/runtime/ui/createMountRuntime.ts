@@ -186,6 +186,14 @@ export interface MountRuntime {
   caller(): MountCaller | undefined;
   /** Hears each mount the commit limit pauses (its calls in flight end). */
   onPause(listener: (mountId: string) => void): void;
+  /**
+   * An edited block runs again (`reuse`, the mounts it made before, in
+   * order) or anything else runs (undefined): until the next call, a
+   * `mount()` whose title matches one of them (else at the same position)
+   * updates that open mount in place — same id, same root, so state is kept
+   * where the tree allows — instead of opening another.
+   */
+  reuseMounts(reuse: readonly { mountId: string; title?: string; titleOnly?: boolean }[] | undefined): void;
 }
 
 /** A mount as a capability call sees it: its id, and whether the commit limit paused it (read live). */
@@ -881,8 +889,43 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     mounts.delete(record.id);
   }
 
+  /** The earlier mounts of a block run again (reuseMounts), and how many mounts this run made. */
+  let reuse:
+    { entries: { mountId: string; title?: string; titleOnly?: boolean; claimed: boolean }[]; made: number } | undefined;
+
+  function reuseMounts(list: readonly { mountId: string; title?: string; titleOnly?: boolean }[] | undefined): void {
+    reuse = list ? { entries: list.map((entry) => ({ ...entry, claimed: false })), made: 0 } : undefined;
+  }
+
+  /** The open mount an edited block's `mount()` takes over: same title first, else same position. */
+  function reusable(options: MountOptions): MountRecord | undefined {
+    if (!reuse) return undefined;
+    const position = reuse.made;
+    reuse.made += 1;
+    const title = options.title !== undefined ? String(options.title) : undefined;
+    const open = (entry: { mountId: string; claimed: boolean; titleOnly?: boolean } | undefined) => {
+      const record = entry && !entry.claimed ? mounts.get(entry.mountId) : undefined;
+      return record && !record.closed && !record.paused ? record : undefined;
+    };
+    const entry =
+      (title !== undefined ? reuse.entries.find((item) => item.title === title && open(item)) : undefined) ??
+      (open(reuse.entries[position]) && !reuse.entries[position].titleOnly ? reuse.entries[position] : undefined);
+    if (!entry) return undefined;
+    entry.claimed = true;
+    return mounts.get(entry.mountId);
+  }
+
   function mount(input: MountOptions | Ui): MountHandle {
     const mountOptions = normalizeOptions(input);
+    const reused = reusable(mountOptions);
+    if (reused) {
+      warn(reused.id, [...(isUi(input) ? [] : unknownOptionWarnings(input)), ...uiPropWarnings(mountOptions.ui)]);
+      reused.options = mountOptions;
+      for (const source of [...explicitSources(mountOptions.data), ...explicitSources(mountOptions.streamedData)])
+        subscribe(source, reused);
+      reused.invalidate();
+      return handleOf(reused);
+    }
     if (mounts.size >= MAX_OPEN_MOUNTS) {
       throw new RangeError(
         `mount(): ${MAX_OPEN_MOUNTS} mounts are already open, the limit; unmount() some, or update an existing one`,
@@ -895,6 +938,11 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     for (const source of [...explicitSources(mountOptions.data), ...explicitSources(mountOptions.streamedData)])
       subscribe(source, record);
     record.open();
+    return handleOf(record);
+  }
+
+  function handleOf(record: MountRecord): MountHandle {
+    const id = record.id;
     return Object.freeze({
       id,
       result: record.result,
@@ -1020,6 +1068,7 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     onPause(listener) {
       pauseListeners.push(listener);
     },
+    reuseMounts,
     unmountAll() {
       for (const record of [...mounts.values()]) unmount(record);
     },

@@ -45,6 +45,7 @@ export interface UiGlobals {
   /** The mount whose code is running now (MountRuntime.caller). */
   caller: MountRuntime["caller"];
   onPause: MountRuntime["onPause"];
+  reuseMounts: MountRuntime["reuseMounts"];
 }
 
 /** Kit component names, then `${Name}Icon` for the common lucide icons: each global is its own name. */
@@ -107,5 +108,6 @@ export function createUiGlobals(options: UiGlobalsOptions): UiGlobals {
     frame: runtime.frame,
     caller: runtime.caller,
     onPause: runtime.onPause,
+    reuseMounts: runtime.reuseMounts,
   };
 }
