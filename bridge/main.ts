@@ -11,6 +11,7 @@ const USAGE = `Usage: npm run bridge -- [options]
   --stdio               Also serve MCP on stdin/stdout (for clients that launch the bridge).
   --allow-origin <url>  Another origin whose Livemark page may connect (repeatable).
   --code-ttl-ms <n>     How long an unused channel code lives (default 600000, ten minutes).
+  --resume-grace-ms <n> How long a channel whose page went away (a reload, a closed tab) waits for it (default 120000).
   --help                This text.`;
 
 function fail(message: string): never {
@@ -26,6 +27,7 @@ try {
       stdio: { type: "boolean", default: false },
       "allow-origin": { type: "string", multiple: true, default: [] },
       "code-ttl-ms": { type: "string" },
+      "resume-grace-ms": { type: "string" },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -42,6 +44,9 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a 
 const ttl = values["code-ttl-ms"] === undefined ? undefined : Number(values["code-ttl-ms"]);
 if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0))
   fail(`--code-ttl-ms must be a positive number, got ${values["code-ttl-ms"]}`);
+const grace = values["resume-grace-ms"] === undefined ? undefined : Number(values["resume-grace-ms"]);
+if (grace !== undefined && (!Number.isFinite(grace) || grace <= 0))
+  fail(`--resume-grace-ms must be a positive number, got ${values["resume-grace-ms"]}`);
 const origins = values["allow-origin"] ?? [];
 for (const origin of origins) {
   let parsed: URL;
@@ -68,16 +73,20 @@ const stop = (signal: string) => {
 process.on("SIGINT", () => stop("SIGINT"));
 process.on("SIGTERM", () => stop("SIGTERM"));
 
-bridge = await startBridge({ port, stdio: values.stdio, allowOrigins: origins, codeTtlMs: ttl }).catch(
-  (error: unknown) => {
-    const code = (error as { code?: string }).code;
-    fail(
-      code === "EADDRINUSE"
-        ? `Port ${port} is in use: is a bridge already running? Pick another with --port.`
-        : `The bridge could not start: ${String(error)}`,
-    );
-  },
-);
+bridge = await startBridge({
+  port,
+  stdio: values.stdio,
+  allowOrigins: origins,
+  codeTtlMs: ttl,
+  resumeGraceMs: grace,
+}).catch((error: unknown) => {
+  const code = (error as { code?: string }).code;
+  fail(
+    code === "EADDRINUSE"
+      ? `Port ${port} is in use: is a bridge already running? Pick another with --port.`
+      : `The bridge could not start: ${String(error)}`,
+  );
+});
 if (stopping) void bridge.close().then(() => process.exit(0));
 // A client that launched the bridge over stdio and went away: nobody can use it any more.
 if (values.stdio) process.stdin.once("end", () => stop("stdin closed"));

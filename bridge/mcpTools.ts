@@ -104,19 +104,26 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
       command.kind === "answer" && command.answerTo
         ? `The person answered your question (“${command.answerTo.question.slice(0, 300)}”):\n${command.text}`
         : command.text;
+    const where = command.switchedFrom
+      ? `The person switched sessions since the last command: this command comes from session ${command.sessionId} (the page's earlier session was ${command.switchedFrom.sessionId}); livemark_run and livemark_read_session now act on this session. Its title is with the untrusted context below.\n\n`
+      : "";
     const parts: CallToolResult["content"] = [
       {
         type: "text",
-        text: `Command ${command.seq} (commandId ${command.commandId}), the person's instruction:\n${instruction}\n\nWork on it with livemark_run (Markdown replies that run in the session) and livemark_report (status, question, reply with summary, error), then call livemark_wait_for_command with cursor ${command.seq}.`,
+        text: `${where}Command ${command.seq} (commandId ${command.commandId}), the person's instruction:\n${instruction}\n\nWork on it with livemark_run (Markdown replies that run in the session) and livemark_report (status, question, reply with summary, error), then call livemark_wait_for_command with cursor ${command.seq}.`,
       },
     ];
-    const context = command.selection
-      ? {
-          trust: "untrusted" as const,
-          capturedAt: new Date(command.capturedAt).toISOString(),
-          selection: command.selection,
-        }
-      : undefined;
+    // Titles are session content (typed by the person, or imported): untrusted, like the selection.
+    const context =
+      command.selection || command.sessionTitle !== undefined || command.switchedFrom
+        ? {
+            trust: "untrusted" as const,
+            capturedAt: new Date(command.capturedAt).toISOString(),
+            ...(command.sessionTitle !== undefined ? { sessionTitle: command.sessionTitle } : {}),
+            ...(command.switchedFrom ? { switchedFromTitle: command.switchedFrom.title } : {}),
+            ...(command.selection ? { selection: command.selection } : {}),
+          }
+        : undefined;
     if (context)
       parts.push({ type: "text", text: `${UNTRUSTED_START}\n${JSON.stringify(context, null, 2)}\n${UNTRUSTED_END}` });
     return {
@@ -127,6 +134,7 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
           commandId: command.commandId,
           seq: command.seq,
           sessionId: command.sessionId,
+          ...(command.switchedFrom ? { switchedFrom: command.switchedFrom.sessionId } : {}),
           kind: command.kind,
           instruction,
           ...(command.answerTo ? { answerTo: command.answerTo } : {}),
@@ -221,7 +229,7 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
             },
           ],
           structuredContent: {
-            sessionId: channel.sessionId,
+            sessionId: info.sessionId ?? channel.sessionId,
             title: info.title,
             mounts: info.mounts,
             cursor,

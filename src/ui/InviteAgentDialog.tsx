@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { CONNECTION_WORDS, isLoopbackAddress, type AgentChannel } from "../agent/agentChannel";
-import { AgentAdmissions } from "./agentLink";
+import { AgentAdmissions, AgentRightsFields } from "./agentLink";
 
 /**
  * Invite agent (DESIGN.md §4b): the bridge's address, the channel code and
@@ -47,6 +47,8 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
     if (element && !element.open) element.showModal();
   }, []);
   const reconnect = (value = address) => {
+    // Before a code is issued the address only waits for Issue code.
+    if (channel.getState().connection === "setup") return;
     if (value.trim() && value.trim() !== channel.getState().address) channel.connect(value.trim());
   };
   // A complete loopback address connects shortly after typing stops (Enter or leaving the field: at once).
@@ -58,6 +60,7 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
   const code = state.code ?? "";
   const prompt = code ? agentPrompt(code) : "";
   const ended = state.connection === "ended";
+  const setup = state.connection === "setup";
   return (
     <dialog
       ref={dialog}
@@ -72,6 +75,7 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
         <code>npm run bridge</code>, then paste the prompt into your agent. Its code runs in this session's sandbox
         under this session's rights; you can end the channel at any moment.
       </p>
+      <AgentRightsFields channel={channel} state={state} />
       <div className="lm-field">
         <label htmlFor="lm-invite-address">Bridge address</label>
         <div className="lm-invite__row">
@@ -139,7 +143,16 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
             New code
           </button>
         )}
-        {ended ? (
+        {setup ? (
+          <button
+            type="button"
+            className="lm-button lm-button--primary"
+            disabled={!isLoopbackAddress(address.trim())}
+            onClick={() => channel.connect(address.trim())}
+          >
+            Issue code
+          </button>
+        ) : ended ? (
           <button type="button" className="lm-button" onClick={() => channel.connect(address.trim() || state.address)}>
             New channel
           </button>
