@@ -123,14 +123,24 @@ afterEach(async () => {
 
 const dialog = () => page.getByRole("dialog", { name: "Invite agent" });
 
-/** Invite agent → point it at the test's bridge → the code it shows. */
-async function invite(port = bridge.port): Promise<string> {
+/** The rights a new channel starts with. */
+const rights = { "Read the session": true, "Run code": true, "Confirm each run": false };
+
+/** Invite agent → point it at the test's bridge → choose rights → Issue code → the code it shows. */
+async function invite(port = bridge.port, choose: Partial<Record<keyof typeof rights, boolean>> = {}): Promise<string> {
   await page.getByRole("button", { name: "Invite agent" }).click();
   await dialog().waitFor({ timeout: 30_000 });
   const address = dialog().getByLabel("Bridge address");
   expect(await address.inputValue()).toBe("ws://127.0.0.1:4737/page");
   await address.fill(`ws://127.0.0.1:${port}/page`);
   await address.press("Enter");
+  // The rights come first: no code until the person issues one.
+  expect(await dialog().getByLabel("Channel code").inputValue()).toBe("");
+  for (const [right, on] of Object.entries(rights))
+    expect(await dialog().getByRole("checkbox", { name: right }).isChecked(), right).toBe(on);
+  for (const [right, on] of Object.entries(choose))
+    await dialog().getByRole("checkbox", { name: right }).setChecked(on);
+  await dialog().getByRole("button", { name: "Issue code" }).click();
   await dialog().getByText("waiting for the agent").waitFor({ timeout: 30_000 });
   const code = await dialog().getByLabel("Channel code").inputValue();
   expect(code).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
@@ -144,8 +154,8 @@ async function closeDialog() {
   await dialog().waitFor({ state: "hidden" });
 }
 
-async function joinedAgent(code: string, name?: string) {
-  const agent = await connectAgent(bridge.port, name);
+async function joinedAgent(code: string, name?: string, port = bridge.port) {
+  const agent = await connectAgent(port, name);
   agents.push(agent);
   const joined = await agent.call("livemark_join", { code });
   expect(joined.isError).toBeFalsy();
@@ -187,7 +197,9 @@ describe("bring your own agent", () => {
     await send(page, "Build me a counter");
     const first = await firstWait;
     expect(first.structured.command).toMatchObject({ seq: 1, kind: "message", instruction: "Build me a counter" });
-    expect(first.structured.command.context).toBeUndefined();
+    // No selection; the session's title goes along as untrusted context.
+    expect(first.structured.command.context.selection).toBeUndefined();
+    expect(first.structured.command.context).toMatchObject({ trust: "untrusted", sessionTitle: expect.any(String) });
     const commandId = first.structured.command.commandId as string;
     await page
       .getByRole("article", { name: "Your message" })
@@ -420,18 +432,51 @@ describe("bring your own agent", () => {
     expect((await again.call("livemark_wait_for_command", { cursor, timeoutS: 1 })).structured.timeout).toBe(true);
   });
 
-  it("opening another session ends the channel", async () => {
+  it("New session keeps the channel: the agent stays joined, the next command names the new session and says the person switched, reads read it, and a reply for the earlier session's command shows there", async () => {
     const code = await invite();
     await closeDialog();
     const agent = await joinedAgent(code);
-    const waiting = agent.call("livemark_wait_for_command", { cursor: 0, timeoutS: 30 });
-    await send(page, "first");
-    await waiting;
-    const next = agent.call("livemark_wait_for_command", { cursor: 1, timeoutS: 30 });
+    const firstWait = agent.nextCommand(0);
+    await send(page, "first, in the first session");
+    const first = (await firstWait).structured;
+    const firstSession = first.command.sessionId as string;
+    const next = agent.nextCommand(first.cursor);
     await page.getByRole("button", { name: "New session" }).first().click();
-    const result = await next;
-    expect(result.isError).toBe(true);
-    expect(result.text).toBe("channel closed");
+    await page.getByText("Your invited agent stays with you in this session").waitFor({ timeout: 15_000 });
+    // Still joined: the composer sends to the agent.
+    await page.getByRole("checkbox", { name: /Send to the agent/ }).waitFor();
+    await send(page, "second, in the new session");
+    const second = (await next).structured;
+    expect(second.command.instruction).toBe("second, in the new session");
+    expect(second.command.sessionId).not.toBe(firstSession);
+    expect(second.command.switchedFrom).toBe(firstSession);
+    expect(second.command.context).toMatchObject({ trust: "untrusted", sessionTitle: expect.any(String) });
+    // livemark_read_session reads the session the person is in.
+    const read = await agent.call("livemark_read_session", {});
+    expect(read.structured.messages.map((message: { text: string }) => message.text)).toContain(
+      "second, in the new session",
+    );
+    expect(read.structured.messages.map((message: { text: string }) => message.text)).not.toContain(
+      "first, in the first session",
+    );
+    // A reply on the first command goes to the first session's timeline, not this one.
+    const late = await agent.call("livemark_report", {
+      commandId: first.command.commandId,
+      kind: "reply",
+      text: "Reply for the first session",
+    });
+    expect(late.isError).toBeFalsy();
+    await agent.call("livemark_report", {
+      commandId: second.command.commandId,
+      kind: "reply",
+      text: "Reply for the new session",
+    });
+    await page.getByRole("article", { name: "Agent reply" }).getByText("Reply for the new session").waitFor();
+    expect(await page.getByText("Reply for the first session").count()).toBe(0);
+    await page.getByRole("navigation", { name: "Sessions" }).getByText("first, in the first session").click();
+    await page.getByRole("article", { name: "Agent reply" }).getByText("Reply for the first session").waitFor({
+      timeout: 15_000,
+    });
   });
 
   it("refuses a page from another origin, a wrong or expired code, and a foreign Host header", async () => {
@@ -571,16 +616,124 @@ console.log("first", first.status)
     }
   });
 
-  it('closing the tab ends the channel: a waiting agent hears "channel closed"', async () => {
-    const code = await invite();
+  it("a reload resumes the channel: the agent's wait goes on and the next command arrives once; Confirm each run is kept", async () => {
+    const code = await invite(bridge.port, { "Confirm each run": true });
     await closeDialog();
     const agent = await joinedAgent(code);
-    const waiting = agent.call("livemark_wait_for_command", { cursor: 0, timeoutS: 30 });
-    await page.close();
-    const result = await waiting;
-    expect(result.isError).toBe(true);
-    expect(result.text).toBe("channel closed");
-    expect((await agent.call("livemark_join", { code })).isError).toBe(true);
+    const firstWait = agent.nextCommand(0);
+    await send(page, "before the reload");
+    const first = (await firstWait).structured;
+    // The agent waits for the next command while the page reloads.
+    const waiting = agent.nextCommand(first.cursor);
+    await page.reload();
+    await page.getByText("The page reloaded: the agent's channel goes on (nothing was lost).").waitFor({
+      timeout: 30_000,
+    });
+    await page.getByRole("checkbox", { name: /Send to the agent/ }).waitFor();
+    await send(page, "after the reload");
+    const after = (await waiting).structured;
+    expect(after.command.instruction).toBe("after the reload");
+    expect(after.cursor).toBe(first.cursor + 1);
+    // Nothing repeated: the next wait times out.
+    expect(
+      (await agent.call("livemark_wait_for_command", { cursor: after.cursor, timeoutS: 1 })).structured.timeout,
+    ).toBe(true);
+    // The rights came back with the channel: the run waits for the person.
+    const run = agent.call("livemark_run", {
+      commandId: after.command.commandId,
+      markdown: `${FENCE}ts agent.run\nconsole.log("after", 1 + 1)\n${FENCE}\n`,
+    });
+    const approval = page.getByRole("region", { name: "Run waiting for permission" });
+    await approval.getByRole("button", { name: "Allow once" }).click();
+    expect((await run).structured.feedback).toContain("after 2");
+  });
+
+  it('closing the tab ends the channel after the grace: a waiting agent then hears "channel closed"', async () => {
+    const graceful = await startBridgeProcess(["--allow-origin", app.origin, "--resume-grace-ms", "1500"]);
+    try {
+      const code = await invite(graceful.port);
+      await closeDialog();
+      const agent = await joinedAgent(code, "test-agent", graceful.port);
+      const waiting = agent.call("livemark_wait_for_command", { cursor: 0, timeoutS: 30 });
+      await page.close();
+      const result = await waiting;
+      expect(result.isError).toBe(true);
+      expect(result.text).toBe("channel closed");
+      expect((await agent.call("livemark_join", { code })).isError).toBe(true);
+    } finally {
+      await closeAgentsAndStop(graceful);
+    }
+  });
+
+  it("Confirm each run: the run waits (Waiting for permission) showing its Markdown and the command; Reject tells the agent and nothing runs; Allow once runs it; the approval is not reused for other Markdown; each decision is audited", async () => {
+    const code = await invite(bridge.port, { "Confirm each run": true });
+    await closeDialog();
+    const agent = await joinedAgent(code);
+    const wait = agent.nextCommand(0);
+    await send(page, "Count the sheep");
+    const commandId = (await wait).structured.command.commandId as string;
+    const approval = page.getByRole("region", { name: "Run waiting for permission" });
+
+    const rejected = agent.call("livemark_run", {
+      commandId,
+      markdown: `${FENCE}ts agent.run\nconsole.log("sheep", 7)\n${FENCE}\n`,
+    });
+    await approval.waitFor({ timeout: 15_000 });
+    expect(await approval.textContent()).toContain("Count the sheep");
+    expect(await approval.textContent()).toContain('console.log("sheep", 7)');
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Waiting for permission/);
+    await approval.getByRole("button", { name: "Reject" }).click();
+    const rejection = await rejected;
+    expect(rejection.isError).toBe(true);
+    expect(rejection.text).toMatch(/the person rejected this run/);
+    expect(await page.getByRole("article", { name: "Reply" }).count()).toBe(0);
+
+    const allowed = agent.call("livemark_run", {
+      commandId,
+      markdown: `${FENCE}ts agent.run\nconsole.log("goats", 8)\n${FENCE}\n`,
+    });
+    await approval.getByRole("button", { name: "Allow once" }).click();
+    expect((await allowed).structured.feedback).toContain("goats 8");
+    // Spent: another Markdown for the same command waits again.
+    const again = agent.call("livemark_run", {
+      commandId,
+      markdown: `${FENCE}ts agent.run\nconsole.log("cows", 9)\n${FENCE}\n`,
+    });
+    await approval.waitFor({ timeout: 15_000 });
+    expect(await approval.textContent()).toContain('console.log("cows", 9)');
+    await approval.getByRole("button", { name: "Reject" }).click();
+    expect((await again).isError).toBe(true);
+    expect(await page.getByRole("article", { name: "Reply" }).count()).toBe(1);
+
+    // Each decision, with the agent's name, in Session settings' audit list; the rights are there too.
+    await page.getByRole("button", { name: "Session settings" }).click();
+    const settings = page.getByRole("dialog", { name: "Session settings" });
+    const audit = settings.getByRole("region", { name: "Audit list" });
+    await expect
+      .poll(async () => (await audit.getByRole("row").allTextContents()).filter((row) => row.includes("livemark_run")))
+      .toEqual([
+        expect.stringMatching(/livemark_run test-agent.*rejected/),
+        expect.stringMatching(/livemark_run test-agent.*allowed once/),
+        expect.stringMatching(/livemark_run test-agent.*rejected/),
+      ]);
+    const invited = settings.getByRole("region", { name: "Invited agent" });
+    expect(await invited.getByRole("checkbox", { name: "Confirm each run" }).isChecked()).toBe(true);
+    // Run code off, from Session settings: the agent is refused in plain words.
+    await invited.getByRole("checkbox", { name: "Run code" }).uncheck();
+    await settings.getByRole("button", { name: "Close" }).last().click();
+    const refused = await agent.call("livemark_run", { commandId, markdown: "hello" });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toBe("the person has not allowed this agent to run code in this session");
+  });
+
+  it("Read the session off: the join carries no session content and livemark_read_session is refused", async () => {
+    const code = await invite(bridge.port, { "Read the session": false });
+    await closeDialog();
+    const agent = await joinedAgent(code);
+    expect(agent.joined.structured).toMatchObject({ title: "", mounts: [] });
+    const read = await agent.call("livemark_read_session", {});
+    expect(read.isError).toBe(true);
+    expect(read.text).toBe("the person has not allowed this agent to read this session");
   });
 
   it("stops cleanly on SIGTERM", async () => {

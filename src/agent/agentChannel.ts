@@ -310,7 +310,15 @@ export class AgentChannel {
     const words = { read: "Read the session", run: "Run code", confirm: "Confirm each run" } as const;
     for (const key of Object.keys(patch) as (keyof AgentRights)[]) {
       if (rights[key] === this.state.rights[key]) continue;
-      this.audit("rights", "the person", rights[key] ? "on" : "off", words[key]);
+      // The person's own decision: the right's name where an agent's call names the agent.
+      this.options.audit?.({
+        at: this.now(),
+        capability: "agent",
+        method: "rights",
+        url: words[key],
+        decision: rights[key] ? "on" : "off",
+        agent: "the person",
+      });
     }
     this.set({ rights });
     // Run code switched off, or Confirm each run switched off: runs still waiting are answered now.
