@@ -3,10 +3,21 @@ import { startBridge } from "./server";
 import { DEFAULT_BRIDGE_PORT } from "../src/wire/bridge";
 
 /**
- * `npm run bridge -- [--port 4737] [--stdio] [--allow-origin https://example.test]…`
+ * `npm run bridge -- [--port 4737] [--stdio] [--allow-origin https://example.test]…`, or the same program
+ * bundled into one file (`node livemark-bridge.mjs …`, scripts/buildBridge.mjs).
  * Runs until SIGINT or SIGTERM, then closes every channel and exits 0.
  */
-const USAGE = `Usage: npm run bridge -- [options]
+
+/**
+ * Set only in the bundled file: "%%LIVEMARK_PAGE_ORIGIN%%" as built; the page's **Download bridge** writes
+ * its own origin there, so the copy it hands out accepts the page it came from.
+ */
+declare const __LIVEMARK_PAGE_ORIGIN__: string | undefined;
+const bundled = typeof __LIVEMARK_PAGE_ORIGIN__ === "string";
+const embeddedOrigin = bundled && !__LIVEMARK_PAGE_ORIGIN__.startsWith("%%") ? __LIVEMARK_PAGE_ORIGIN__ : undefined;
+const PROGRAM = bundled ? "node livemark-bridge.mjs" : "npm run bridge --";
+
+const USAGE = `Usage: ${PROGRAM} [options]
   --port <n>            HTTP port on 127.0.0.1 (MCP at /mcp, the page at /page). Default ${DEFAULT_BRIDGE_PORT}; 0 picks a free one.
   --stdio               Also serve MCP on stdin/stdout (for clients that launch the bridge).
   --allow-origin <url>  Another origin whose Livemark page may connect (repeatable).
@@ -47,7 +58,7 @@ if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0))
 const grace = values["resume-grace-ms"] === undefined ? undefined : Number(values["resume-grace-ms"]);
 if (grace !== undefined && (!Number.isFinite(grace) || grace <= 0))
   fail(`--resume-grace-ms must be a positive number, got ${values["resume-grace-ms"]}`);
-const origins = values["allow-origin"] ?? [];
+const origins = [...(embeddedOrigin ? [embeddedOrigin] : []), ...(values["allow-origin"] ?? [])];
 for (const origin of origins) {
   let parsed: URL;
   try {

@@ -6,6 +6,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { afterAll, afterEach, beforeEach, describe, expect } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import NodeWebSocket from "ws";
@@ -22,15 +24,15 @@ interface Bridge {
 }
 
 /** Start `npm run bridge`'s program on a free port; resolves once it listens. */
-async function startBridgeProcess(args: string[]): Promise<Bridge> {
-  const child = spawn(
-    process.execPath,
-    [join(ROOT_DIR, "node_modules/tsx/dist/cli.mjs"), join(ROOT_DIR, "bridge/main.ts"), "--port", "0", ...args],
-    {
-      cwd: ROOT_DIR,
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
+async function startBridgeProcess(
+  args: string[],
+  program = [join(ROOT_DIR, "node_modules/tsx/dist/cli.mjs"), join(ROOT_DIR, "bridge/main.ts")],
+  cwd = ROOT_DIR,
+): Promise<Bridge> {
+  const child = spawn(process.execPath, [...program, "--port", "0", ...args], {
+    cwd,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   const stderr: string[] = [];
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the bridge did not start:\n${stderr.join("")}`)), 30_000);
@@ -734,6 +736,76 @@ console.log("first", first.status)
     const read = await agent.call("livemark_read_session", {});
     expect(read.isError).toBe(true);
     expect(read.text).toBe("the person has not allowed this agent to read this session");
+  });
+
+  it("a bridge anyone can start: Download bridge saves one file that, alone in an empty folder, accepts this page without options and serves every tool", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "livemark-bridge-"));
+    let standalone: Bridge | undefined;
+    try {
+      await page.getByRole("button", { name: "Invite agent" }).click();
+      await dialog().waitFor({ timeout: 30_000 });
+      const setup = dialog().getByRole("region", { name: "Start the bridge" });
+      expect(await setup.getByLabel("Command to start the bridge").inputValue()).toBe("node livemark-bridge.mjs");
+      await setup.getByRole("button", { name: "Copy command", exact: true }).click();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("node livemark-bridge.mjs");
+      expect(await setup.getByLabel("Command with this page's origin", { exact: true }).inputValue()).toBe(
+        `node livemark-bridge.mjs --allow-origin ${app.origin}`,
+      );
+      await setup.getByText("MCP client configurations").click();
+      const claude = JSON.parse(await setup.getByLabel(/^Claude Desktop \(stdio\)/).inputValue());
+      expect(claude.mcpServers.livemark).toEqual({
+        command: "node",
+        args: ["/path/to/livemark-bridge.mjs", "--stdio", "--allow-origin", app.origin],
+      });
+      expect(JSON.parse(await setup.getByLabel(/^VS Code/).inputValue())).toEqual({
+        servers: { livemark: { type: "http", url: "http://127.0.0.1:4737/mcp" } },
+      });
+      const downloading = page.waitForEvent("download");
+      await setup.getByRole("button", { name: "Download bridge" }).click();
+      const download = await downloading;
+      expect(download.suggestedFilename()).toBe("livemark-bridge.mjs");
+      await download.saveAs(join(folder, "livemark-bridge.mjs"));
+      await closeDialog();
+      expect(await readdir(folder)).toEqual(["livemark-bridge.mjs"]);
+
+      // Only the file, in a folder with no node_modules, and no --allow-origin: it knows the page it came from.
+      standalone = await startBridgeProcess([], ["livemark-bridge.mjs"], folder);
+      expect(standalone.stderr.join("")).toContain(app.origin);
+      const lister = await connectAgent(standalone.port, "lister");
+      agents.push(lister);
+      expect((await lister.client.listTools()).tools.map((tool) => tool.name).sort()).toEqual([
+        "livemark_join",
+        "livemark_read_session",
+        "livemark_report",
+        "livemark_run",
+        "livemark_wait_for_command",
+      ]);
+
+      const code = await invite(standalone.port);
+      await closeDialog();
+      const agent = await joinedAgent(code, "test-agent", standalone.port);
+      const wait = agent.nextCommand(agent.cursor);
+      await send(page, "Say hello from the standalone bridge");
+      const command = (await wait).structured.command.commandId as string;
+      const ran = await agent.call("livemark_run", {
+        commandId: command,
+        markdown: `${FENCE}ts agent.run\nconsole.log("standalone", 40 + 2)\n${FENCE}\n`,
+      });
+      expect(ran.structured.feedback).toContain("standalone 42");
+      const read = await agent.call("livemark_read_session", {});
+      expect(read.structured.messages.map((message: { text: string }) => message.text)).toContain(
+        "Say hello from the standalone bridge",
+      );
+      expect(
+        (await agent.call("livemark_report", { commandId: command, kind: "reply", text: "Hello from one file" }))
+          .isError,
+      ).toBeFalsy();
+      await page.getByRole("article", { name: "Agent reply" }).getByText("Hello from one file").waitFor();
+    } finally {
+      await Promise.all(agents.splice(0).map((agent) => agent.close().catch(() => undefined)));
+      await stopBridgeProcess(standalone);
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it("stops cleanly on SIGTERM", async () => {
