@@ -738,6 +738,64 @@ console.log("first", first.status)
     expect(read.text).toBe("the person has not allowed this agent to read this session");
   });
 
+  it("under each agent reply, what really happened while it held the command: runs, errors, mounts created and updated; a claimed change with no record gets a quiet note", async () => {
+    const code = await invite();
+    await closeDialog();
+    const agent = await joinedAgent(code);
+    const firstWait = agent.nextCommand(agent.cursor);
+    await send(page, "Make a counter");
+    const first = (await firstWait).structured;
+    const ran = await agent.call("livemark_run", {
+      commandId: first.command.commandId,
+      markdown:
+        `${FENCE}tsx agent.run\n` +
+        "const tally = new Data({ n: 0 })\n" +
+        'mount({ title: "Tally", ui: ({ data }) => <p>Tally: {data.n}</p>, data: tally })\n' +
+        'console.log("tally ready")\n' +
+        'throw new Error("a deliberate slip")\n' +
+        `${FENCE}\n`,
+    });
+    expect(ran.structured.feedback).toContain("a deliberate slip");
+    await page.getByLabel("Mounted UI").getByText("Tally: 0").waitFor({ timeout: 30_000 });
+    await agent.call("livemark_report", {
+      commandId: first.command.commandId,
+      kind: "reply",
+      text: "Made the tally and a chart.",
+      summary: { status: "done", changed: { mounts: ["Tally", "Sales chart"] } },
+    });
+    const reply = page.getByRole("article", { name: "Agent reply" }).filter({ hasText: "Made the tally" });
+    const happened = reply.getByRole("region", { name: "What really happened" });
+    await happened.waitFor({ timeout: 15_000 });
+    const record = (await happened.textContent()) ?? "";
+    expect(record).toMatch(/1 run: 4 statements, 1 error \(a deliberate slip\)/);
+    expect(record).toContain("Mounts created: Tally.");
+    expect(record).not.toContain("Mounts updated");
+    // "Sales chart" was claimed and never made; "Tally" was.
+    const summary = await reply.getByRole("region", { name: "Reply summary" }).textContent();
+    expect(summary).toContain("mounts: Tally, Sales chart (Sales chart: no matching change recorded)");
+
+    // The next command changes the mount the first one made.
+    const secondWait = agent.nextCommand(first.cursor);
+    await send(page, "Set the tally to five");
+    const second = (await secondWait).structured;
+    await agent.call("livemark_run", {
+      commandId: second.command.commandId,
+      markdown: `${FENCE}ts agent.run\ntally.n = 5\n${FENCE}\n`,
+    });
+    await page.getByLabel("Mounted UI").getByText("Tally: 5").waitFor({ timeout: 15_000 });
+    await agent.call("livemark_report", {
+      commandId: second.command.commandId,
+      kind: "reply",
+      text: "Set it.",
+      summary: { status: "done", changed: { mounts: ["Tally"] } },
+    });
+    const secondReply = page.getByRole("article", { name: "Agent reply" }).filter({ hasText: "Set it." });
+    const secondRecord = secondReply.getByRole("region", { name: "What really happened" });
+    await secondRecord.waitFor({ timeout: 15_000 });
+    expect(await secondRecord.textContent()).toMatch(/1 run: 1 statement, 0 errors\.[\s\S]*Mounts updated: Tally\./);
+    expect(await secondReply.getByText("no matching change recorded").count()).toBe(0);
+  });
+
   it("a bridge anyone can start: Download bridge saves one file that, alone in an empty folder, accepts this page without options and serves every tool", async () => {
     const folder = await mkdtemp(join(tmpdir(), "livemark-bridge-"));
     let standalone: Bridge | undefined;

@@ -496,4 +496,61 @@ describe("AgentChannel", () => {
       expect((sockets[1].sent[0] as { resume?: unknown }).resume).toBeUndefined();
     });
   });
+
+  it("under an agent's reply: what really happened while it held the command, from the page's own records", async () => {
+    const sinces: number[] = [];
+    const { agent, channel, socket } = setup({
+      capabilityUses: (since) => {
+        sinces.push(since);
+        return ["network GET https://example.test/a (allowed-once)"];
+      },
+    });
+    socket.receive({ type: "agents", joined: 1 });
+    channel.sendCommand("Do two things");
+    const commandId = (socket.sent.find((message) => message.type === "command") as { command: { commandId: string } })
+      .command.commandId;
+    socket.receive({ type: "claimed", commandId, agent: "a" });
+    socket.receive({
+      type: "request",
+      requestId: 1,
+      agent: "a",
+      request: {
+        method: "run",
+        commandId,
+        markdown: `${FENCE}ts agent.run\nconsole.log("one")\nthrow new TypeError("broken on purpose")\n${FENCE}\n`,
+      },
+    });
+    await until(() => socket.sent.some((message) => message.type === "response" && message.requestId === 1));
+    socket.receive({
+      type: "request",
+      requestId: 2,
+      agent: "a",
+      request: {
+        method: "report",
+        commandId,
+        kind: "reply",
+        text: "Done",
+        summary: { status: "done", changed: { mounts: ["Chart"] } },
+      },
+    });
+    await until(() => agent.getState().messages.some((message) => message.role === "agent"));
+    const report = agent.getState().messages.find((message) => message.role === "agent")!;
+    expect(report.role === "agent" && report.observed).toEqual({
+      runs: [{ statements: 2, errors: [expect.stringContaining("broken on purpose")] }],
+      mountsCreated: [],
+      mountsUpdated: [],
+      capabilities: ["network GET https://example.test/a (allowed-once)"],
+    });
+    expect(sinces).toEqual([1_000]);
+    // A status report is not a finish: it carries nothing.
+    socket.receive({
+      type: "request",
+      requestId: 3,
+      agent: "a",
+      request: { method: "report", commandId, kind: "status", text: "still here" },
+    });
+    await until(() => agent.getState().messages.filter((message) => message.role === "agent").length === 2);
+    const status = agent.getState().messages.filter((message) => message.role === "agent")[1];
+    expect(status.role === "agent" && status.observed).toBeUndefined();
+  });
 });

@@ -12,6 +12,7 @@ import {
   type Selection,
 } from "../wire/bridge";
 import type { Agent, ChatMessage } from "./agent";
+import type { ObservedChanges } from "./externalAgentTypes";
 import { createExternalReply } from "./externalReply";
 
 /**
@@ -174,6 +175,8 @@ export interface AgentChannelOptions {
   storage?: Pick<Storage, "getItem" | "setItem" | "removeItem">;
   /** SHA-256 of a text, hex (default: crypto.subtle). */
   sha256?: (text: string) => Promise<string>;
+  /** The open session's capability uses since `since` (its audit list), in words. */
+  capabilityUses?: (since: number) => string[];
 }
 
 export async function sha256Hex(text: string): Promise<string> {
@@ -245,6 +248,8 @@ export class AgentChannel {
   private switchedFrom: { sessionId: string; title: string } | undefined;
   /** Resuming after a reload: the hello asks for this channel. */
   private resuming: StoredChannel | undefined;
+  /** Commands an agent holds: since when, its runs, and the mounts as they were (for what really changed). */
+  private readonly held = new Map<string, { since: number; replyIds: string[]; before: Map<string, string> }>();
 
   constructor(private readonly options: AgentChannelOptions) {
     this.newId = options.newId ?? defaultId;
@@ -495,6 +500,7 @@ export class AgentChannel {
         return;
       }
       case "claimed": {
+        this.hold(message.commandId);
         // The person sees which agent took their message.
         const agent = this.options.agent();
         const sent = agent
@@ -583,6 +589,7 @@ export class AgentChannel {
         else this.audit("livemark_run", agentLabel, "allowed");
         // Run code may have been switched off while the run waited for the person.
         if (!this.state.rights.run) throw new Error(NOT_ALLOWED.run);
+        this.hold(request.commandId);
         this.running = true;
         let run;
         try {
@@ -595,11 +602,14 @@ export class AgentChannel {
             "The session is busy: a reply is running. Run again when it has finished (the person can press Stop).",
           );
         await this.options.mountsApplied?.();
+        if (run.replyId) this.hold(request.commandId).replyIds.push(run.replyId);
         const reply = agent.getState().messages.filter((message) => message.id === run.replyId);
         return { state: run.state, feedback: run.feedback, mounts: this.mountsOf(reply) };
       }
       case "report": {
         const agent = this.requireAgent();
+        const finished = request.kind === "reply" || request.kind === "error";
+        const observed = finished ? this.observe(request.commandId) : undefined;
         const message: ChatMessage = {
           id: this.newId(),
           role: "agent",
@@ -608,6 +618,7 @@ export class AgentChannel {
           commandId: request.commandId,
           agent: agentLabel,
           ...(request.summary ? { summary: request.summary } : {}),
+          ...(observed ? { observed } : {}),
           createdAt: this.now(),
         };
         // A report on a command of a session the person left is shown in that session, not this one.
@@ -647,6 +658,71 @@ export class AgentChannel {
         return never;
       }
     }
+  }
+
+  /** The command is held by an agent from now (or since it was claimed): the mounts as they are now. */
+  private hold(commandId: string): { since: number; replyIds: string[]; before: Map<string, string> } {
+    let record = this.held.get(commandId);
+    if (record) return record;
+    const before = new Map<string, string>();
+    const sent = this.commands.get(commandId);
+    const current = this.options.session();
+    const agent = this.options.agent();
+    if (agent && (!sent || sent.sessionId === current?.id))
+      for (const mount of this.mountsOf(agent.getState().messages))
+        before.set(mount.mountId, JSON.stringify(this.options.mountSnapshot?.(mount.mountId) ?? null));
+    record = { since: this.now(), replyIds: [], before };
+    this.held.set(commandId, record);
+    return record;
+  }
+
+  /** What really happened while the command was held, from the page's own records; the hold ends. */
+  private observe(commandId: string): ObservedChanges | undefined {
+    const record = this.held.get(commandId);
+    const sent = this.commands.get(commandId);
+    const current = this.options.session();
+    const agent = this.options.agent();
+    this.held.delete(commandId);
+    if (!record || !agent || (sent && sent.sessionId !== current?.id)) return undefined;
+    const messages = agent.getState().messages;
+    const runs = record.replyIds.flatMap((replyId) => {
+      const reply = messages.find((message) => message.id === replyId);
+      if (reply?.role !== "assistant") return [];
+      const code = reply.reply.blocks.flatMap((block) => (block.kind === "code" ? [block] : []));
+      const statements = code.flatMap((block) => block.statements);
+      const errors = [
+        ...reply.reply.blocks.flatMap((block) => (block.kind !== "text" && block.error ? [block.error.message] : [])),
+        ...statements.flatMap((statement) => (statement.error ? [statement.error.message] : [])),
+        ...reply.reply.notices,
+      ];
+      // Statements are numbered from 0 in each block; the view keeps those with something to show.
+      const ran = code.reduce(
+        (sum, block) =>
+          sum +
+          block.statements
+            .filter((statement) => statement.status === "done" || statement.status === "error")
+            .reduce((most, statement) => Math.max(most, statement.statement + 1), 0),
+        0,
+      );
+      return [
+        {
+          statements: ran,
+          errors: [...new Set(errors)].map((error) => error.slice(0, 300)).slice(0, 20),
+        },
+      ];
+    });
+    const created = this.mountsOf(messages.filter((message) => record.replyIds.includes(message.id)));
+    const titleOf = (mount: { mountId: string; title?: string }) => mount.title ?? "untitled";
+    const updated = this.mountsOf(messages).filter((mount) => {
+      const before = record.before.get(mount.mountId);
+      return before !== undefined && before !== JSON.stringify(this.options.mountSnapshot?.(mount.mountId) ?? null);
+    });
+    return {
+      runs,
+      mountsCreated: created.map(titleOf).slice(0, 100),
+      mountsUpdated: updated.map(titleOf).slice(0, 100),
+      capabilities: (this.options.capabilityUses?.(record.since) ?? []).slice(0, 100),
+    };
   }
 
   /**

@@ -35,6 +35,10 @@ export function useInviteAgent(controller: SessionController) {
           await new Promise((resolve) => setTimeout(resolve, 16));
       },
       audit: (entry) => capabilities?.record({ ...entry }),
+      capabilityUses: (since) =>
+        (capabilities?.getState().audit ?? [])
+          .filter((entry) => entry.at >= since && entry.capability !== "agent" && entry.fromFile !== true)
+          .map((entry) => `${entry.capability} ${entry.method} ${entry.url} (${entry.decision})`.slice(0, 300)),
       recordIn: (id, message) => controller.recordInSession(id, message),
       storage: typeof sessionStorage === "undefined" ? undefined : sessionStorage,
     });
