@@ -45,7 +45,16 @@ export interface AgentTools {
   labelOf(agent: string): string;
 }
 
-export function createAgentTools({ registry, pages }: { registry: ChannelRegistry; pages: PageSockets }): AgentTools {
+export function createAgentTools({
+  registry,
+  pages,
+  progressEveryMs = PROGRESS_EVERY_MS,
+}: {
+  registry: ChannelRegistry;
+  pages: PageSockets;
+  /** How often a long call (a join waiting for Admit, a run waiting for the person) sends progress. */
+  progressEveryMs?: number;
+}): AgentTools {
   const agents = new Map<string, AgentRecord>();
 
   const channelOf = (agent: string): Channel => {
@@ -199,7 +208,7 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
                     params: { progressToken: token, progress, message: "waiting for the person to admit this agent" },
                   } as never)
                   .catch(() => undefined);
-              }, PROGRESS_EVERY_MS);
+              }, progressEveryMs);
         let info: PageResult<"join">;
         try {
           info = await pages.request(channel, agent, { method: "join" }, extra.signal);
@@ -297,10 +306,14 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
                 void extra
                   .sendNotification({
                     method: "notifications/progress",
-                    params: { progressToken: token, progress, message: "running" },
+                    params: {
+                      progressToken: token,
+                      progress,
+                      message: "running, or waiting for the person (Confirm each run, a form)",
+                    },
                   } as never)
                   .catch(() => undefined);
-              }, PROGRESS_EVERY_MS);
+              }, progressEveryMs);
         try {
           const result = await pages.request(channel, agent, { method: "run", commandId, markdown }, extra.signal);
           const mounts = result.mounts.length

@@ -34,6 +34,8 @@ export interface BridgeOptions {
   codeTtlMs?: number;
   /** How long a channel whose page went away (a reload) waits for it (default two minutes). */
   resumeGraceMs?: number;
+  /** How often a call held open (a run waiting for the person) sends progress (default 10 s). */
+  progressEveryMs?: number;
   now?: () => number;
   log?: (line: string) => void;
 }
@@ -64,7 +66,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
     labelOf: (agent) => tools.labelOf(agent),
     graceMs: options.resumeGraceMs,
   });
-  const tools = createAgentTools({ registry, pages });
+  const tools = createAgentTools({ registry, pages, progressEveryMs: options.progressEveryMs });
 
   // ---- HTTP + WebSocket ----
 

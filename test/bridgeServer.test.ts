@@ -345,4 +345,43 @@ describe("bridge tools", () => {
       await graceful.close();
     }
   });
+
+  it("a run held for the person (Confirm each run) keeps the agent's call alive with progress notifications", async () => {
+    const quick = await startBridge({ port: 0, allowOrigins: [ORIGIN], log: () => undefined, progressEveryMs: 100 });
+    try {
+      let release: (() => void) | undefined;
+      const page = await openPage(
+        (request) =>
+          request.method === "run"
+            ? // The page answers only once the person decides: much later than the client's timeout.
+              new Promise((resolve) => {
+                release = () => resolve({ state: "done", feedback: "", mounts: [] });
+              })
+            : { title: "Trip", mounts: [] },
+        { at: quick },
+      );
+      const { client, call } = await agent("test-agent", quick);
+      await call("livemark_join", { code: page.code });
+      const waiting = call("livemark_wait_for_command", { cursor: 0, timeoutS: 5 });
+      page.send(command("held"));
+      await waiting;
+      const progress: string[] = [];
+      const run = client.callTool(
+        { name: "livemark_run", arguments: { commandId: "held", markdown: "hi" } },
+        undefined,
+        {
+          timeout: 600,
+          resetTimeoutOnProgress: true,
+          onprogress: (update) => void progress.push(update.message ?? ""),
+        },
+      );
+      await expect.poll(() => progress.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(12);
+      release!();
+      const result = (await run) as { isError?: boolean };
+      expect(result.isError).toBeFalsy();
+      expect(progress[0]).toMatch(/waiting for the person/);
+    } finally {
+      await quick.close();
+    }
+  });
 });
