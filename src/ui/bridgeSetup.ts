@@ -103,5 +103,8 @@ export async function downloadBridge(save: (name: string, data: Uint8Array) => v
   const response = await fetch(new URL(BRIDGE_FILE, document.baseURI), { cache: "no-cache" });
   if (!response.ok) throw new Error(`The bridge file is not on this site (${response.status}).`);
   const source = await response.text();
+  // A dev server answers an unknown path with the page itself: only the built bridge is handed out.
+  if (!source.startsWith("#!/usr/bin/env node") || !source.includes(PAGE_ORIGIN_MARK))
+    throw new Error("The bridge file is not on this site (it is made by npm run build).");
   save(BRIDGE_FILE, new TextEncoder().encode(withPageOrigin(source, location.origin)));
 }
