@@ -780,20 +780,25 @@ console.log("first", first.status)
     const second = (await secondWait).structured;
     await agent.call("livemark_run", {
       commandId: second.command.commandId,
-      markdown: `${FENCE}ts agent.run\ntally.n = 5\n${FENCE}\n`,
+      markdown: `${FENCE}ts agent.run\ntally.n = 5\nawait storage.set("tally-saved", 5)\n${FENCE}\n`,
     });
     await page.getByLabel("Mounted UI").getByText("Tally: 5").waitFor({ timeout: 15_000 });
     await agent.call("livemark_report", {
       commandId: second.command.commandId,
       kind: "reply",
       text: "Set it.",
-      summary: { status: "done", changed: { mounts: ["Tally"] } },
+      summary: { status: "done", changed: { mounts: ["Tally"], data: ["tally-saved", "tally-history"] } },
     });
     const secondReply = page.getByRole("article", { name: "Agent reply" }).filter({ hasText: "Set it." });
     const secondRecord = secondReply.getByRole("region", { name: "What really happened" });
     await secondRecord.waitFor({ timeout: 15_000 });
-    expect(await secondRecord.textContent()).toMatch(/1 run: 1 statement, 0 errors\.[\s\S]*Mounts updated: Tally\./);
-    expect(await secondReply.getByText("no matching change recorded").count()).toBe(0);
+    expect(await secondRecord.textContent()).toMatch(
+      /1 run: 2 statements, 0 errors\.[\s\S]*Mounts updated: Tally\.[\s\S]*App data written: tally-saved\./,
+    );
+    // The mount and the key that were written match; the key never written does not.
+    const secondSummary = await secondReply.getByRole("region", { name: "Reply summary" }).textContent();
+    expect(secondSummary).toMatch(/mounts: Tally(?! \()/);
+    expect(secondSummary).toContain("data: tally-saved, tally-history (tally-history: no matching change recorded)");
   });
 
   it("a bridge anyone can start: Download bridge saves one file that, alone in an empty folder, accepts this page without options and serves every tool", async () => {

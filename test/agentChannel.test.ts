@@ -499,7 +499,12 @@ describe("AgentChannel", () => {
 
   it("under an agent's reply: what really happened while it held the command, from the page's own records", async () => {
     const sinces: number[] = [];
+    let written: ((sessionId: string, key: string) => void) | undefined;
     const { agent, channel, socket } = setup({
+      onAppDataWritten: (listener) => {
+        written = listener;
+        return () => undefined;
+      },
       capabilityUses: (since) => {
         sinces.push(since);
         return ["network GET https://example.test/a (allowed-once)"];
@@ -521,6 +526,9 @@ describe("AgentChannel", () => {
       },
     });
     await until(() => socket.sent.some((message) => message.type === "response" && message.requestId === 1));
+    // Writes of this session while the command is held count; another session's do not.
+    written!("s1", "notes");
+    written!("s2", "elsewhere");
     socket.receive({
       type: "request",
       requestId: 2,
@@ -540,6 +548,7 @@ describe("AgentChannel", () => {
       mountsCreated: [],
       mountsUpdated: [],
       capabilities: ["network GET https://example.test/a (allowed-once)"],
+      dataKeys: ["notes"],
     });
     expect(sinces).toEqual([1_000]);
     // A status report is not a finish: it carries nothing.

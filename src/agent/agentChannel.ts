@@ -177,6 +177,8 @@ export interface AgentChannelOptions {
   sha256?: (text: string) => Promise<string>;
   /** The open session's capability uses since `since` (its audit list), in words. */
   capabilityUses?: (since: number) => string[];
+  /** Hear of each app data write once on disk (src/capabilities/storage: onAppDataWritten). */
+  onAppDataWritten?: (listener: (sessionId: string, key: string) => void) => () => void;
 }
 
 export async function sha256Hex(text: string): Promise<string> {
@@ -220,6 +222,15 @@ export function isLoopbackAddress(address: string): boolean {
   }
 }
 
+/** A command an agent holds, as the page records it: since when, its runs, the mounts before, app data keys written. */
+interface Held {
+  since: number;
+  sessionId: string | undefined;
+  replyIds: string[];
+  before: Map<string, string>;
+  dataKeys: Set<string>;
+}
+
 export class AgentChannel {
   private state: AgentChannelState;
   private readonly listeners = new Set<() => void>();
@@ -249,7 +260,7 @@ export class AgentChannel {
   /** Resuming after a reload: the hello asks for this channel. */
   private resuming: StoredChannel | undefined;
   /** Commands an agent holds: since when, its runs, and the mounts as they were (for what really changed). */
-  private readonly held = new Map<string, { since: number; replyIds: string[]; before: Map<string, string> }>();
+  private readonly held = new Map<string, Held>();
 
   constructor(private readonly options: AgentChannelOptions) {
     this.newId = options.newId ?? defaultId;
@@ -264,6 +275,10 @@ export class AgentChannel {
       everJoined: false,
       admissions: [],
     };
+    options.onAppDataWritten?.((sessionId, key) => {
+      for (const record of this.held.values())
+        if (record.sessionId === sessionId && record.dataKeys.size < 100) record.dataKeys.add(key);
+    });
   }
 
   /** Take up the channel this tab had before a reload: same channel, agents, cursors and claims. */
@@ -661,7 +676,7 @@ export class AgentChannel {
   }
 
   /** The command is held by an agent from now (or since it was claimed): the mounts as they are now. */
-  private hold(commandId: string): { since: number; replyIds: string[]; before: Map<string, string> } {
+  private hold(commandId: string): Held {
     let record = this.held.get(commandId);
     if (record) return record;
     const before = new Map<string, string>();
@@ -671,7 +686,13 @@ export class AgentChannel {
     if (agent && (!sent || sent.sessionId === current?.id))
       for (const mount of this.mountsOf(agent.getState().messages))
         before.set(mount.mountId, JSON.stringify(this.options.mountSnapshot?.(mount.mountId) ?? null));
-    record = { since: this.now(), replyIds: [], before };
+    record = {
+      since: this.now(),
+      sessionId: sent?.sessionId ?? current?.id,
+      replyIds: [],
+      before,
+      dataKeys: new Set(),
+    };
     this.held.set(commandId, record);
     return record;
   }
@@ -722,6 +743,7 @@ export class AgentChannel {
       mountsCreated: created.map(titleOf).slice(0, 100),
       mountsUpdated: updated.map(titleOf).slice(0, 100),
       capabilities: (this.options.capabilityUses?.(record.since) ?? []).slice(0, 100),
+      dataKeys: [...record.dataKeys].map((key) => key.slice(0, 200)),
     };
   }
 

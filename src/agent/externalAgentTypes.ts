@@ -51,6 +51,8 @@ export interface ObservedChanges {
   mountsUpdated: string[];
   /** "network GET https://… (allowed once)" lines from the audit list. */
   capabilities: string[];
+  /** App data keys written (set or deleted); absent in records made before they were kept. */
+  dataKeys?: string[];
 }
 
 /** What `Agent.runExternal` did. */

@@ -31,8 +31,8 @@ function recorded(key: "mounts" | "data" | "grants", claim: string, observed: Ob
   };
   if (key === "mounts") return [...observed.mountsCreated, ...observed.mountsUpdated].some(near);
   if (key === "grants") return observed.capabilities.some(near);
-  // App data writes are not in the page's record: nothing to compare.
-  return undefined;
+  // App data keys are names: the very key. Records made before keys were kept have nothing to compare.
+  return observed.dataKeys ? observed.dataKeys.includes(claim.trim()) : undefined;
 }
 
 function SummaryView({ summary, observed }: { summary: ReportSummary; observed?: ObservedChanges }) {
@@ -88,6 +88,7 @@ function ObservedView({ observed }: { observed: ObservedChanges }) {
     observed.mountsCreated.length > 0 && `Mounts created: ${observed.mountsCreated.join(", ")}.`,
     observed.mountsUpdated.length > 0 && `Mounts updated: ${observed.mountsUpdated.join(", ")}.`,
     observed.capabilities.length > 0 && `Capabilities used: ${observed.capabilities.join("; ")}.`,
+    (observed.dataKeys?.length ?? 0) > 0 && `App data written: ${observed.dataKeys!.join(", ")}.`,
   ].filter((line): line is string => typeof line === "string");
   return (
     <section className="lm-agent-summary lm-agent-observed" aria-label="What really happened">

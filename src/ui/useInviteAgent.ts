@@ -1,6 +1,7 @@
 import { useCallback, useContext, useEffect, useRef, useState } from "react";
 import type { AgentChannel } from "../agent/agentChannel";
 import type { SessionController } from "../session/sessionController";
+import { onAppDataWritten } from "../capabilities/storage/createAppData";
 import { CapabilitiesContext } from "./capabilities";
 import { MountsContext } from "./mounts";
 
@@ -39,6 +40,7 @@ export function useInviteAgent(controller: SessionController) {
         (capabilities?.getState().audit ?? [])
           .filter((entry) => entry.at >= since && entry.capability !== "agent" && entry.fromFile !== true)
           .map((entry) => `${entry.capability} ${entry.method} ${entry.url} (${entry.decision})`.slice(0, 300)),
+      onAppDataWritten,
       recordIn: (id, message) => controller.recordInSession(id, message),
       storage: typeof sessionStorage === "undefined" ? undefined : sessionStorage,
     });
