@@ -52,6 +52,8 @@ export class Channel {
     readonly sessionId: string,
     private readonly ttlMs: number,
     private readonly onClaim: (command: Command, agent: string) => void = () => undefined,
+    /** The channel's secret id: the page keeps it (with the code) to resume the channel after a reload. */
+    readonly id: string = code,
   ) {}
 
   expiresAt(): number {
@@ -197,12 +199,17 @@ export interface ChannelRegistryOptions {
   ttlMs?: number;
   newCode: () => string;
   onClaim?: (channel: Channel, command: Command, agent: string) => void;
+  /** A channel's secret id (unguessable: with the code it resumes the channel). */
+  newChannelId?: () => string;
 }
 
 export class ChannelRegistry {
   private readonly byCode = new Map<string, Channel>();
   /** Codes an agent already joined with (each admits one agent), while their channel is open. */
   private readonly spent = new Map<string, Channel>();
+  /** Codes that expired before anyone joined (their channel ended): a late join hears "expired". */
+  private readonly expired = new Set<string>();
+  private readonly byId = new Map<string, Channel>();
   readonly now: () => number;
   private readonly ttlMs: number;
 
@@ -226,10 +233,17 @@ export class ChannelRegistry {
   }
 
   open(sessionId: string): Channel {
-    const channel: Channel = new Channel(this.freshCode(), this.now(), sessionId, this.ttlMs, (command, agent) =>
-      this.options.onClaim?.(channel, command, agent),
+    const code = this.freshCode();
+    const channel: Channel = new Channel(
+      code,
+      this.now(),
+      sessionId,
+      this.ttlMs,
+      (command, agent) => this.options.onClaim?.(channel, command, agent),
+      this.options.newChannelId?.() ?? `channel-${code}`,
     );
     this.byCode.set(channel.code, channel);
+    this.byId.set(channel.id, channel);
     return channel;
   }
 
@@ -260,15 +274,23 @@ export class ChannelRegistry {
     const channel = this.byCode.get(typed);
     if (!channel) {
       const spentBy = this.spent.get(typed);
-      return { ok: false, problem: spentBy ? "used" : "unknown-code" };
+      return { ok: false, problem: spentBy ? "used" : this.expired.has(typed) ? "expired" : "unknown-code" };
     }
     if (channel.closed) return { ok: false, problem: "closed" };
     if (channel.isExpired(this.now())) return { ok: false, problem: "expired" };
     return { ok: true, channel };
   }
 
+  /** The open channel with this id whose current code is `code` (a page resuming after a reload). */
+  resumable(channelId: string, code: string): Channel | undefined {
+    const channel = this.byId.get(channelId);
+    return channel && !channel.closed && channel.code === code.trim().toUpperCase() ? channel : undefined;
+  }
+
   close(channel: Channel): void {
+    if (!channel.used && channel.isExpired(this.now())) this.expired.add(channel.code);
     channel.close();
+    this.byId.delete(channel.id);
     if (this.byCode.get(channel.code) === channel) this.byCode.delete(channel.code);
     for (const [code, owner] of this.spent) if (owner === channel) this.spent.delete(code);
   }

@@ -3,14 +3,26 @@ import { startBridge } from "./server";
 import { DEFAULT_BRIDGE_PORT } from "../src/wire/bridge";
 
 /**
- * `npm run bridge -- [--port 4737] [--stdio] [--allow-origin https://example.test]…`
+ * `npm run bridge -- [--port 4737] [--stdio] [--allow-origin https://example.test]…`, or the same program
+ * bundled into one file (`node livemark-bridge.mjs …`, scripts/buildBridge.mjs).
  * Runs until SIGINT or SIGTERM, then closes every channel and exits 0.
  */
-const USAGE = `Usage: npm run bridge -- [options]
+
+/**
+ * Set only in the bundled file: "%%LIVEMARK_PAGE_ORIGIN%%" as built; the page's **Download bridge** writes
+ * its own origin there, so the copy it hands out accepts the page it came from.
+ */
+declare const __LIVEMARK_PAGE_ORIGIN__: string | undefined;
+const bundled = typeof __LIVEMARK_PAGE_ORIGIN__ === "string";
+const embeddedOrigin = bundled && !__LIVEMARK_PAGE_ORIGIN__.startsWith("%%") ? __LIVEMARK_PAGE_ORIGIN__ : undefined;
+const PROGRAM = bundled ? "node livemark-bridge.mjs" : "npm run bridge --";
+
+const USAGE = `Usage: ${PROGRAM} [options]
   --port <n>            HTTP port on 127.0.0.1 (MCP at /mcp, the page at /page). Default ${DEFAULT_BRIDGE_PORT}; 0 picks a free one.
   --stdio               Also serve MCP on stdin/stdout (for clients that launch the bridge).
   --allow-origin <url>  Another origin whose Livemark page may connect (repeatable).
   --code-ttl-ms <n>     How long an unused channel code lives (default 600000, ten minutes).
+  --resume-grace-ms <n> How long a channel whose page went away (a reload, a closed tab) waits for it (default 120000).
   --help                This text.`;
 
 function fail(message: string): never {
@@ -26,6 +38,7 @@ try {
       stdio: { type: "boolean", default: false },
       "allow-origin": { type: "string", multiple: true, default: [] },
       "code-ttl-ms": { type: "string" },
+      "resume-grace-ms": { type: "string" },
       help: { type: "boolean", default: false },
     },
     strict: true,
@@ -42,7 +55,10 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a 
 const ttl = values["code-ttl-ms"] === undefined ? undefined : Number(values["code-ttl-ms"]);
 if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0))
   fail(`--code-ttl-ms must be a positive number, got ${values["code-ttl-ms"]}`);
-const origins = values["allow-origin"] ?? [];
+const grace = values["resume-grace-ms"] === undefined ? undefined : Number(values["resume-grace-ms"]);
+if (grace !== undefined && (!Number.isFinite(grace) || grace <= 0))
+  fail(`--resume-grace-ms must be a positive number, got ${values["resume-grace-ms"]}`);
+const origins = [...(embeddedOrigin ? [embeddedOrigin] : []), ...(values["allow-origin"] ?? [])];
 for (const origin of origins) {
   let parsed: URL;
   try {
@@ -68,16 +84,20 @@ const stop = (signal: string) => {
 process.on("SIGINT", () => stop("SIGINT"));
 process.on("SIGTERM", () => stop("SIGTERM"));
 
-bridge = await startBridge({ port, stdio: values.stdio, allowOrigins: origins, codeTtlMs: ttl }).catch(
-  (error: unknown) => {
-    const code = (error as { code?: string }).code;
-    fail(
-      code === "EADDRINUSE"
-        ? `Port ${port} is in use: is a bridge already running? Pick another with --port.`
-        : `The bridge could not start: ${String(error)}`,
-    );
-  },
-);
+bridge = await startBridge({
+  port,
+  stdio: values.stdio,
+  allowOrigins: origins,
+  codeTtlMs: ttl,
+  resumeGraceMs: grace,
+}).catch((error: unknown) => {
+  const code = (error as { code?: string }).code;
+  fail(
+    code === "EADDRINUSE"
+      ? `Port ${port} is in use: is a bridge already running? Pick another with --port.`
+      : `The bridge could not start: ${String(error)}`,
+  );
+});
 if (stopping) void bridge.close().then(() => process.exit(0));
 // A client that launched the bridge over stdio and went away: nobody can use it any more.
 if (values.stdio) process.stdin.once("end", () => stop("stdin closed"));

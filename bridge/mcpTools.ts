@@ -45,7 +45,16 @@ export interface AgentTools {
   labelOf(agent: string): string;
 }
 
-export function createAgentTools({ registry, pages }: { registry: ChannelRegistry; pages: PageSockets }): AgentTools {
+export function createAgentTools({
+  registry,
+  pages,
+  progressEveryMs = PROGRESS_EVERY_MS,
+}: {
+  registry: ChannelRegistry;
+  pages: PageSockets;
+  /** How often a long call (a join waiting for Admit, a run waiting for the person) sends progress. */
+  progressEveryMs?: number;
+}): AgentTools {
   const agents = new Map<string, AgentRecord>();
 
   const channelOf = (agent: string): Channel => {
@@ -104,19 +113,26 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
       command.kind === "answer" && command.answerTo
         ? `The person answered your question (“${command.answerTo.question.slice(0, 300)}”):\n${command.text}`
         : command.text;
+    const where = command.switchedFrom
+      ? `The person switched sessions since the last command: this command comes from session ${command.sessionId} (the page's earlier session was ${command.switchedFrom.sessionId}); livemark_run and livemark_read_session now act on this session. Its title is with the untrusted context below.\n\n`
+      : "";
     const parts: CallToolResult["content"] = [
       {
         type: "text",
-        text: `Command ${command.seq} (commandId ${command.commandId}), the person's instruction:\n${instruction}\n\nWork on it with livemark_run (Markdown replies that run in the session) and livemark_report (status, question, reply with summary, error), then call livemark_wait_for_command with cursor ${command.seq}.`,
+        text: `${where}Command ${command.seq} (commandId ${command.commandId}), the person's instruction:\n${instruction}\n\nWork on it with livemark_run (Markdown replies that run in the session) and livemark_report (status, question, reply with summary, error), then call livemark_wait_for_command with cursor ${command.seq}.`,
       },
     ];
-    const context = command.selection
-      ? {
-          trust: "untrusted" as const,
-          capturedAt: new Date(command.capturedAt).toISOString(),
-          selection: command.selection,
-        }
-      : undefined;
+    // Titles are session content (typed by the person, or imported): untrusted, like the selection.
+    const context =
+      command.selection || command.sessionTitle !== undefined || command.switchedFrom
+        ? {
+            trust: "untrusted" as const,
+            capturedAt: new Date(command.capturedAt).toISOString(),
+            ...(command.sessionTitle !== undefined ? { sessionTitle: command.sessionTitle } : {}),
+            ...(command.switchedFrom ? { switchedFromTitle: command.switchedFrom.title } : {}),
+            ...(command.selection ? { selection: command.selection } : {}),
+          }
+        : undefined;
     if (context)
       parts.push({ type: "text", text: `${UNTRUSTED_START}\n${JSON.stringify(context, null, 2)}\n${UNTRUSTED_END}` });
     return {
@@ -127,6 +143,7 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
           commandId: command.commandId,
           seq: command.seq,
           sessionId: command.sessionId,
+          ...(command.switchedFrom ? { switchedFrom: command.switchedFrom.sessionId } : {}),
           kind: command.kind,
           instruction,
           ...(command.answerTo ? { answerTo: command.answerTo } : {}),
@@ -191,7 +208,7 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
                     params: { progressToken: token, progress, message: "waiting for the person to admit this agent" },
                   } as never)
                   .catch(() => undefined);
-              }, PROGRESS_EVERY_MS);
+              }, progressEveryMs);
         let info: PageResult<"join">;
         try {
           info = await pages.request(channel, agent, { method: "join" }, extra.signal);
@@ -221,7 +238,7 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
             },
           ],
           structuredContent: {
-            sessionId: channel.sessionId,
+            sessionId: info.sessionId ?? channel.sessionId,
             title: info.title,
             mounts: info.mounts,
             cursor,
@@ -289,10 +306,14 @@ export function createAgentTools({ registry, pages }: { registry: ChannelRegistr
                 void extra
                   .sendNotification({
                     method: "notifications/progress",
-                    params: { progressToken: token, progress, message: "running" },
+                    params: {
+                      progressToken: token,
+                      progress,
+                      message: "running, or waiting for the person (Confirm each run, a form)",
+                    },
                   } as never)
                   .catch(() => undefined);
-              }, PROGRESS_EVERY_MS);
+              }, progressEveryMs);
         try {
           const result = await pages.request(channel, agent, { method: "run", commandId, markdown }, extra.signal);
           const mounts = result.mounts.length

@@ -3,6 +3,8 @@ import type { z } from "zod";
 import type { Channel, ChannelRegistry } from "./channels";
 import {
   CHANNEL_CLOSED,
+  PAGE_AWAY,
+  RESUME_GRACE_MS,
   pageMessageSchema,
   pageResultSchemas,
   parseFrame,
@@ -43,10 +45,14 @@ export interface PageSocketsOptions {
   /** An agent's label as the page shows it. */
   labelOf: (agent: string) => string;
   log: (line: string) => void;
+  /** How long a channel whose page went away waits for it to resume (default RESUME_GRACE_MS). */
+  graceMs?: number;
 }
 
 export class PageSockets {
   private readonly links = new Map<Channel, PageLink>();
+  /** Channels whose page went away (a reload, a closed tab), each ending when its grace runs out. */
+  private readonly away = new Map<Channel, ReturnType<typeof setTimeout>>();
 
   constructor(private readonly options: PageSocketsOptions) {}
 
@@ -57,8 +63,8 @@ export class PageSockets {
       if (isBinary) return this.send(link, { type: "refused", message: "Text frames only." });
       this.receive(link, data.toString());
     });
-    // Closing the tab ends the channel.
-    socket.on("close", () => this.end(link, "page closed"));
+    // A reload or a closed tab: the channel waits out the grace for the page to resume it.
+    socket.on("close", () => this.detach(link));
     socket.on("error", () => undefined);
     return link;
   }
@@ -98,13 +104,54 @@ export class PageSockets {
   showCode(channel: Channel): void {
     const link = this.links.get(channel);
     if (!link) return;
-    this.send(link, { type: "channel", code: channel.code, expiresAt: channel.expiresAt() });
+    this.send(link, { type: "channel", code: channel.code, expiresAt: channel.expiresAt(), channelId: channel.id });
     this.armExpiry(link);
   }
 
   /** End every channel (the bridge stops). */
   endAll(why: string): void {
     for (const link of [...this.links.values()]) this.end(link, why);
+    for (const channel of [...this.away.keys()]) this.endAway(channel, why);
+  }
+
+  /**
+   * The page's socket closed: what the page was asked fails (the page that
+   * comes back does not know it), the channel stays open — agents keep their
+   * claims and waits — for the grace, then ends unless the page resumed it.
+   */
+  detach(link: PageLink): void {
+    if (link.expiryTimer) clearTimeout(link.expiryTimer);
+    for (const pending of link.pending.values()) pending.reject(new ToolError(PAGE_AWAY));
+    link.pending.clear();
+    const channel = link.channel;
+    link.channel = undefined;
+    if (!channel || this.links.get(channel) !== link || channel.closed) return;
+    this.links.delete(channel);
+    // A code nobody used ends with its page: a page that comes back asks for a new one.
+    if (!channel.used) {
+      this.options.registry.close(channel);
+      this.options.log(`channel ${channel.code} closed (page closed before an agent joined)`);
+      return;
+    }
+    this.away.set(
+      channel,
+      setTimeout(() => this.endAway(channel, "page closed"), this.options.graceMs ?? RESUME_GRACE_MS),
+    );
+    this.options.log(`channel ${channel.code}: page away, waiting for it to resume`);
+  }
+
+  private endAway(channel: Channel, why: string): void {
+    const timer = this.away.get(channel);
+    if (timer) clearTimeout(timer);
+    this.away.delete(channel);
+    if (channel.closed) return;
+    this.options.registry.close(channel);
+    this.options.log(`channel ${channel.code} closed (${why})`);
+  }
+
+  /** Channels whose page is away (tests wait on this). */
+  get awayCount(): number {
+    return this.away.size;
   }
 
   /** Ask the page, on an agent's behalf; the answer is checked against the method's schema. */
@@ -114,8 +161,9 @@ export class PageSockets {
     pageRequest: PageRequest & { method: M },
     signal?: AbortSignal,
   ): Promise<PageResult<M>> {
+    if (channel.closed) throw new ToolError(CHANNEL_CLOSED);
     const link = this.links.get(channel);
-    if (!link || channel.closed) throw new ToolError(CHANNEL_CLOSED);
+    if (!link) throw new ToolError(this.away.has(channel) ? PAGE_AWAY : CHANNEL_CLOSED);
     const requestId = link.nextRequest++;
     const answer = new Promise<unknown>((resolve, reject) => {
       link.pending.set(requestId, { method: pageRequest.method, resolve, reject });
@@ -142,7 +190,10 @@ export class PageSockets {
     if (!channel) return;
     link.expiryTimer = setTimeout(
       () => {
-        if (!channel.closed && channel.isExpired(registry.now())) this.send(link, { type: "code-expired" });
+        if (channel.closed || !channel.isExpired(registry.now())) return;
+        // A code that expired before anyone joined ends its channel.
+        this.send(link, { type: "code-expired" });
+        this.end(link, "code expired");
       },
       Math.max(0, channel.expiresAt() - registry.now()) + 5,
     );
@@ -154,9 +205,39 @@ export class PageSockets {
     for (const pending of link.pending.values()) pending.reject(new ToolError(CHANNEL_CLOSED));
     link.pending.clear();
     if (!channel) return;
+    link.channel = undefined;
     this.links.delete(channel);
     this.options.registry.close(channel);
     this.options.log(`channel ${channel.code} closed (${why})`);
+  }
+
+  /** A page back from a reload takes up its channel: agents, cursors, claims and waits are as they were. */
+  private resume(link: PageLink, channelId: string, code: string): void {
+    const channel = this.options.registry.resumable(channelId, code);
+    if (!channel) return this.send(link, { type: "resume-failed" });
+    // The tab's previous socket may not have closed yet (a reload races it): the new page takes over.
+    const previous = this.links.get(channel);
+    if (previous) {
+      previous.channel = undefined;
+      for (const pending of previous.pending.values()) pending.reject(new ToolError(PAGE_AWAY));
+      previous.pending.clear();
+      if (previous.expiryTimer) clearTimeout(previous.expiryTimer);
+    }
+    const timer = this.away.get(channel);
+    if (timer) clearTimeout(timer);
+    this.away.delete(channel);
+    link.channel = channel;
+    this.links.set(channel, link);
+    this.send(link, {
+      type: "channel",
+      code: channel.code,
+      expiresAt: channel.expiresAt(),
+      channelId: channel.id,
+      resumed: true,
+    });
+    this.announceAgents(channel);
+    this.armExpiry(link);
+    this.options.log(`channel ${channel.code} resumed`);
   }
 
   private onMessage(link: PageLink, data: string): void {
@@ -171,10 +252,11 @@ export class PageSockets {
       case "hello": {
         if (link.channel)
           return this.send(link, { type: "refused", message: "This connection already has a channel." });
+        if (message.resume) return this.resume(link, message.resume.channelId, message.resume.code);
         const channel = registry.open(message.sessionId);
         link.channel = channel;
         this.links.set(channel, link);
-        this.send(link, { type: "channel", code: channel.code, expiresAt: channel.expiresAt() });
+        this.send(link, { type: "channel", code: channel.code, expiresAt: channel.expiresAt(), channelId: channel.id });
         this.armExpiry(link);
         log(`channel ${channel.code} opened`);
         return;
@@ -182,7 +264,12 @@ export class PageSockets {
       case "new-code": {
         if (!link.channel) return this.send(link, { type: "refused", message: "No channel yet: say hello first." });
         registry.renew(link.channel);
-        this.send(link, { type: "channel", code: link.channel.code, expiresAt: link.channel.expiresAt() });
+        this.send(link, {
+          type: "channel",
+          code: link.channel.code,
+          expiresAt: link.channel.expiresAt(),
+          channelId: link.channel.id,
+        });
         this.armExpiry(link);
         return;
       }

@@ -32,6 +32,10 @@ export interface BridgeOptions {
   stdio?: boolean;
   /** How long an unused code lives (default 10 minutes). */
   codeTtlMs?: number;
+  /** How long a channel whose page went away (a reload) waits for it (default two minutes). */
+  resumeGraceMs?: number;
+  /** How often a call held open (a run waiting for the person) sends progress (default 10 s). */
+  progressEveryMs?: number;
   now?: () => number;
   log?: (line: string) => void;
 }
@@ -52,11 +56,17 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
     now: options.now,
     ttlMs: options.codeTtlMs,
     newCode: () => makeCode((count) => randomBytes(count)),
+    newChannelId: () => randomBytes(18).toString("base64url"),
     onClaim: (channel, command, agent) =>
       pages.tell(channel, { type: "claimed", commandId: command.commandId, agent: tools.labelOf(agent) }),
   });
-  const pages: PageSockets = new PageSockets({ registry, log, labelOf: (agent) => tools.labelOf(agent) });
-  const tools = createAgentTools({ registry, pages });
+  const pages: PageSockets = new PageSockets({
+    registry,
+    log,
+    labelOf: (agent) => tools.labelOf(agent),
+    graceMs: options.resumeGraceMs,
+  });
+  const tools = createAgentTools({ registry, pages, progressEveryMs: options.progressEveryMs });
 
   // ---- HTTP + WebSocket ----
 

@@ -6,6 +6,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { afterAll, afterEach, beforeEach, describe, expect } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import NodeWebSocket from "ws";
@@ -22,15 +24,15 @@ interface Bridge {
 }
 
 /** Start `npm run bridge`'s program on a free port; resolves once it listens. */
-async function startBridgeProcess(args: string[]): Promise<Bridge> {
-  const child = spawn(
-    process.execPath,
-    [join(ROOT_DIR, "node_modules/tsx/dist/cli.mjs"), join(ROOT_DIR, "bridge/main.ts"), "--port", "0", ...args],
-    {
-      cwd: ROOT_DIR,
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
+async function startBridgeProcess(
+  args: string[],
+  program = [join(ROOT_DIR, "node_modules/tsx/dist/cli.mjs"), join(ROOT_DIR, "bridge/main.ts")],
+  cwd = ROOT_DIR,
+): Promise<Bridge> {
+  const child = spawn(process.execPath, [...program, "--port", "0", ...args], {
+    cwd,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   const stderr: string[] = [];
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the bridge did not start:\n${stderr.join("")}`)), 30_000);
@@ -123,14 +125,24 @@ afterEach(async () => {
 
 const dialog = () => page.getByRole("dialog", { name: "Invite agent" });
 
-/** Invite agent → point it at the test's bridge → the code it shows. */
-async function invite(port = bridge.port): Promise<string> {
+/** The rights a new channel starts with. */
+const rights = { "Read the session": true, "Run code": true, "Confirm each run": false };
+
+/** Invite agent → point it at the test's bridge → choose rights → Issue code → the code it shows. */
+async function invite(port = bridge.port, choose: Partial<Record<keyof typeof rights, boolean>> = {}): Promise<string> {
   await page.getByRole("button", { name: "Invite agent" }).click();
   await dialog().waitFor({ timeout: 30_000 });
   const address = dialog().getByLabel("Bridge address");
   expect(await address.inputValue()).toBe("ws://127.0.0.1:4737/page");
   await address.fill(`ws://127.0.0.1:${port}/page`);
   await address.press("Enter");
+  // The rights come first: no code until the person issues one.
+  expect(await dialog().getByLabel("Channel code").inputValue()).toBe("");
+  for (const [right, on] of Object.entries(rights))
+    expect(await dialog().getByRole("checkbox", { name: right }).isChecked(), right).toBe(on);
+  for (const [right, on] of Object.entries(choose))
+    await dialog().getByRole("checkbox", { name: right }).setChecked(on);
+  await dialog().getByRole("button", { name: "Issue code" }).click();
   await dialog().getByText("waiting for the agent").waitFor({ timeout: 30_000 });
   const code = await dialog().getByLabel("Channel code").inputValue();
   expect(code).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
@@ -144,8 +156,8 @@ async function closeDialog() {
   await dialog().waitFor({ state: "hidden" });
 }
 
-async function joinedAgent(code: string, name?: string) {
-  const agent = await connectAgent(bridge.port, name);
+async function joinedAgent(code: string, name?: string, port = bridge.port) {
+  const agent = await connectAgent(port, name);
   agents.push(agent);
   const joined = await agent.call("livemark_join", { code });
   expect(joined.isError).toBeFalsy();
@@ -187,7 +199,9 @@ describe("bring your own agent", () => {
     await send(page, "Build me a counter");
     const first = await firstWait;
     expect(first.structured.command).toMatchObject({ seq: 1, kind: "message", instruction: "Build me a counter" });
-    expect(first.structured.command.context).toBeUndefined();
+    // No selection; the session's title goes along as untrusted context.
+    expect(first.structured.command.context.selection).toBeUndefined();
+    expect(first.structured.command.context).toMatchObject({ trust: "untrusted", sessionTitle: expect.any(String) });
     const commandId = first.structured.command.commandId as string;
     await page
       .getByRole("article", { name: "Your message" })
@@ -420,18 +434,51 @@ describe("bring your own agent", () => {
     expect((await again.call("livemark_wait_for_command", { cursor, timeoutS: 1 })).structured.timeout).toBe(true);
   });
 
-  it("opening another session ends the channel", async () => {
+  it("New session keeps the channel: the agent stays joined, the next command names the new session and says the person switched, reads read it, and a reply for the earlier session's command shows there", async () => {
     const code = await invite();
     await closeDialog();
     const agent = await joinedAgent(code);
-    const waiting = agent.call("livemark_wait_for_command", { cursor: 0, timeoutS: 30 });
-    await send(page, "first");
-    await waiting;
-    const next = agent.call("livemark_wait_for_command", { cursor: 1, timeoutS: 30 });
+    const firstWait = agent.nextCommand(0);
+    await send(page, "first, in the first session");
+    const first = (await firstWait).structured;
+    const firstSession = first.command.sessionId as string;
+    const next = agent.nextCommand(first.cursor);
     await page.getByRole("button", { name: "New session" }).first().click();
-    const result = await next;
-    expect(result.isError).toBe(true);
-    expect(result.text).toBe("channel closed");
+    await page.getByText("Your invited agent stays with you in this session").waitFor({ timeout: 15_000 });
+    // Still joined: the composer sends to the agent.
+    await page.getByRole("checkbox", { name: /Send to the agent/ }).waitFor();
+    await send(page, "second, in the new session");
+    const second = (await next).structured;
+    expect(second.command.instruction).toBe("second, in the new session");
+    expect(second.command.sessionId).not.toBe(firstSession);
+    expect(second.command.switchedFrom).toBe(firstSession);
+    expect(second.command.context).toMatchObject({ trust: "untrusted", sessionTitle: expect.any(String) });
+    // livemark_read_session reads the session the person is in.
+    const read = await agent.call("livemark_read_session", {});
+    expect(read.structured.messages.map((message: { text: string }) => message.text)).toContain(
+      "second, in the new session",
+    );
+    expect(read.structured.messages.map((message: { text: string }) => message.text)).not.toContain(
+      "first, in the first session",
+    );
+    // A reply on the first command goes to the first session's timeline, not this one.
+    const late = await agent.call("livemark_report", {
+      commandId: first.command.commandId,
+      kind: "reply",
+      text: "Reply for the first session",
+    });
+    expect(late.isError).toBeFalsy();
+    await agent.call("livemark_report", {
+      commandId: second.command.commandId,
+      kind: "reply",
+      text: "Reply for the new session",
+    });
+    await page.getByRole("article", { name: "Agent reply" }).getByText("Reply for the new session").waitFor();
+    expect(await page.getByText("Reply for the first session").count()).toBe(0);
+    await page.getByRole("navigation", { name: "Sessions" }).getByText("first, in the first session").click();
+    await page.getByRole("article", { name: "Agent reply" }).getByText("Reply for the first session").waitFor({
+      timeout: 15_000,
+    });
   });
 
   it("refuses a page from another origin, a wrong or expired code, and a foreign Host header", async () => {
@@ -571,16 +618,257 @@ console.log("first", first.status)
     }
   });
 
-  it('closing the tab ends the channel: a waiting agent hears "channel closed"', async () => {
+  it("a reload resumes the channel: the agent's wait goes on and the next command arrives once; Confirm each run is kept", async () => {
+    const code = await invite(bridge.port, { "Confirm each run": true });
+    await closeDialog();
+    const agent = await joinedAgent(code);
+    const firstWait = agent.nextCommand(0);
+    await send(page, "before the reload");
+    const first = (await firstWait).structured;
+    // The agent waits for the next command while the page reloads.
+    const waiting = agent.nextCommand(first.cursor);
+    await page.reload();
+    await page.getByText("The page reloaded: the agent's channel goes on (nothing was lost).").waitFor({
+      timeout: 30_000,
+    });
+    await page.getByRole("checkbox", { name: /Send to the agent/ }).waitFor();
+    await send(page, "after the reload");
+    const after = (await waiting).structured;
+    expect(after.command.instruction).toBe("after the reload");
+    expect(after.cursor).toBe(first.cursor + 1);
+    // Nothing repeated: the next wait times out.
+    expect(
+      (await agent.call("livemark_wait_for_command", { cursor: after.cursor, timeoutS: 1 })).structured.timeout,
+    ).toBe(true);
+    // The rights came back with the channel: the run waits for the person.
+    const run = agent.call("livemark_run", {
+      commandId: after.command.commandId,
+      markdown: `${FENCE}ts agent.run\nconsole.log("after", 1 + 1)\n${FENCE}\n`,
+    });
+    const approval = page.getByRole("region", { name: "Run waiting for permission" });
+    await approval.getByRole("button", { name: "Allow once" }).click();
+    expect((await run).structured.feedback).toContain("after 2");
+  });
+
+  it('closing the tab ends the channel after the grace: a waiting agent then hears "channel closed"', async () => {
+    const graceful = await startBridgeProcess(["--allow-origin", app.origin, "--resume-grace-ms", "1500"]);
+    try {
+      const code = await invite(graceful.port);
+      await closeDialog();
+      const agent = await joinedAgent(code, "test-agent", graceful.port);
+      const waiting = agent.call("livemark_wait_for_command", { cursor: 0, timeoutS: 30 });
+      await page.close();
+      const result = await waiting;
+      expect(result.isError).toBe(true);
+      expect(result.text).toBe("channel closed");
+      expect((await agent.call("livemark_join", { code })).isError).toBe(true);
+    } finally {
+      await closeAgentsAndStop(graceful);
+    }
+  });
+
+  it("Confirm each run: the run waits (Waiting for permission) showing its Markdown and the command; Reject tells the agent and nothing runs; Allow once runs it; the approval is not reused for other Markdown; each decision is audited", async () => {
+    const code = await invite(bridge.port, { "Confirm each run": true });
+    await closeDialog();
+    const agent = await joinedAgent(code);
+    const wait = agent.nextCommand(0);
+    await send(page, "Count the sheep");
+    const commandId = (await wait).structured.command.commandId as string;
+    const approval = page.getByRole("region", { name: "Run waiting for permission" });
+
+    const rejected = agent.call("livemark_run", {
+      commandId,
+      markdown: `${FENCE}ts agent.run\nconsole.log("sheep", 7)\n${FENCE}\n`,
+    });
+    await approval.waitFor({ timeout: 15_000 });
+    expect(await approval.textContent()).toContain("Count the sheep");
+    expect(await approval.textContent()).toContain('console.log("sheep", 7)');
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Waiting for permission/);
+    await approval.getByRole("button", { name: "Reject" }).click();
+    const rejection = await rejected;
+    expect(rejection.isError).toBe(true);
+    expect(rejection.text).toMatch(/the person rejected this run/);
+    expect(await page.getByRole("article", { name: "Reply" }).count()).toBe(0);
+
+    const allowed = agent.call("livemark_run", {
+      commandId,
+      markdown: `${FENCE}ts agent.run\nconsole.log("goats", 8)\n${FENCE}\n`,
+    });
+    await approval.getByRole("button", { name: "Allow once" }).click();
+    expect((await allowed).structured.feedback).toContain("goats 8");
+    // Spent: another Markdown for the same command waits again.
+    const again = agent.call("livemark_run", {
+      commandId,
+      markdown: `${FENCE}ts agent.run\nconsole.log("cows", 9)\n${FENCE}\n`,
+    });
+    await approval.waitFor({ timeout: 15_000 });
+    expect(await approval.textContent()).toContain('console.log("cows", 9)');
+    await approval.getByRole("button", { name: "Reject" }).click();
+    expect((await again).isError).toBe(true);
+    expect(await page.getByRole("article", { name: "Reply" }).count()).toBe(1);
+
+    // Each decision, with the agent's name, in Session settings' audit list; the rights are there too.
+    await page.getByRole("button", { name: "Session settings" }).click();
+    const settings = page.getByRole("dialog", { name: "Session settings" });
+    const audit = settings.getByRole("region", { name: "Audit list" });
+    await expect
+      .poll(async () => (await audit.getByRole("row").allTextContents()).filter((row) => row.includes("livemark_run")))
+      .toEqual([
+        expect.stringMatching(/livemark_run test-agent.*rejected/),
+        expect.stringMatching(/livemark_run test-agent.*allowed once/),
+        expect.stringMatching(/livemark_run test-agent.*rejected/),
+      ]);
+    const invited = settings.getByRole("region", { name: "Invited agent" });
+    expect(await invited.getByRole("checkbox", { name: "Confirm each run" }).isChecked()).toBe(true);
+    // Run code off, from Session settings: the agent is refused in plain words.
+    await invited.getByRole("checkbox", { name: "Run code" }).uncheck();
+    await settings.getByRole("button", { name: "Close" }).last().click();
+    const refused = await agent.call("livemark_run", { commandId, markdown: "hello" });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toBe("the person has not allowed this agent to run code in this session");
+  });
+
+  it("Read the session off: the join carries no session content and livemark_read_session is refused", async () => {
+    const code = await invite(bridge.port, { "Read the session": false });
+    await closeDialog();
+    const agent = await joinedAgent(code);
+    expect(agent.joined.structured).toMatchObject({ title: "", mounts: [] });
+    const read = await agent.call("livemark_read_session", {});
+    expect(read.isError).toBe(true);
+    expect(read.text).toBe("the person has not allowed this agent to read this session");
+  });
+
+  it("under each agent reply, what really happened while it held the command: runs, errors, mounts created and updated; a claimed change with no record gets a quiet note", async () => {
     const code = await invite();
     await closeDialog();
     const agent = await joinedAgent(code);
-    const waiting = agent.call("livemark_wait_for_command", { cursor: 0, timeoutS: 30 });
-    await page.close();
-    const result = await waiting;
-    expect(result.isError).toBe(true);
-    expect(result.text).toBe("channel closed");
-    expect((await agent.call("livemark_join", { code })).isError).toBe(true);
+    const firstWait = agent.nextCommand(agent.cursor);
+    await send(page, "Make a counter");
+    const first = (await firstWait).structured;
+    const ran = await agent.call("livemark_run", {
+      commandId: first.command.commandId,
+      markdown:
+        `${FENCE}tsx agent.run\n` +
+        "const tally = new Data({ n: 0 })\n" +
+        'mount({ title: "Tally", ui: ({ data }) => <p>Tally: {data.n}</p>, data: tally })\n' +
+        'console.log("tally ready")\n' +
+        'throw new Error("a deliberate slip")\n' +
+        `${FENCE}\n`,
+    });
+    expect(ran.structured.feedback).toContain("a deliberate slip");
+    await page.getByLabel("Mounted UI").getByText("Tally: 0").waitFor({ timeout: 30_000 });
+    await agent.call("livemark_report", {
+      commandId: first.command.commandId,
+      kind: "reply",
+      text: "Made the tally and a chart.",
+      summary: { status: "done", changed: { mounts: ["Tally", "Sales chart"] } },
+    });
+    const reply = page.getByRole("article", { name: "Agent reply" }).filter({ hasText: "Made the tally" });
+    const happened = reply.getByRole("region", { name: "What really happened" });
+    await happened.waitFor({ timeout: 15_000 });
+    const record = (await happened.textContent()) ?? "";
+    expect(record).toMatch(/1 run: 4 statements, 1 error \(a deliberate slip\)/);
+    expect(record).toContain("Mounts created: Tally.");
+    expect(record).not.toContain("Mounts updated");
+    // "Sales chart" was claimed and never made; "Tally" was.
+    const summary = await reply.getByRole("region", { name: "Reply summary" }).textContent();
+    expect(summary).toContain("mounts: Tally, Sales chart (Sales chart: no matching change recorded)");
+
+    // The next command changes the mount the first one made.
+    const secondWait = agent.nextCommand(first.cursor);
+    await send(page, "Set the tally to five");
+    const second = (await secondWait).structured;
+    await agent.call("livemark_run", {
+      commandId: second.command.commandId,
+      markdown: `${FENCE}ts agent.run\ntally.n = 5\nawait storage.set("tally-saved", 5)\n${FENCE}\n`,
+    });
+    await page.getByLabel("Mounted UI").getByText("Tally: 5").waitFor({ timeout: 15_000 });
+    await agent.call("livemark_report", {
+      commandId: second.command.commandId,
+      kind: "reply",
+      text: "Set it.",
+      summary: { status: "done", changed: { mounts: ["Tally"], data: ["tally-saved", "tally-history"] } },
+    });
+    const secondReply = page.getByRole("article", { name: "Agent reply" }).filter({ hasText: "Set it." });
+    const secondRecord = secondReply.getByRole("region", { name: "What really happened" });
+    await secondRecord.waitFor({ timeout: 15_000 });
+    expect(await secondRecord.textContent()).toMatch(
+      /1 run: 2 statements, 0 errors\.[\s\S]*Mounts updated: Tally\.[\s\S]*App data written: tally-saved\./,
+    );
+    // The mount and the key that were written match; the key never written does not.
+    const secondSummary = await secondReply.getByRole("region", { name: "Reply summary" }).textContent();
+    expect(secondSummary).toMatch(/mounts: Tally(?! \()/);
+    expect(secondSummary).toContain("data: tally-saved, tally-history (tally-history: no matching change recorded)");
+  });
+
+  it("a bridge anyone can start: Download bridge saves one file that, alone in an empty folder, accepts this page without options and serves every tool", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "livemark-bridge-"));
+    let standalone: Bridge | undefined;
+    try {
+      await page.getByRole("button", { name: "Invite agent" }).click();
+      await dialog().waitFor({ timeout: 30_000 });
+      const setup = dialog().getByRole("region", { name: "Start the bridge" });
+      expect(await setup.getByLabel("Command to start the bridge").inputValue()).toBe("node livemark-bridge.mjs");
+      await setup.getByRole("button", { name: "Copy command", exact: true }).click();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("node livemark-bridge.mjs");
+      expect(await setup.getByLabel("Command with this page's origin", { exact: true }).inputValue()).toBe(
+        `node livemark-bridge.mjs --allow-origin ${app.origin}`,
+      );
+      await setup.getByText("MCP client configurations").click();
+      const claude = JSON.parse(await setup.getByLabel(/^Claude Desktop \(stdio\)/).inputValue());
+      expect(claude.mcpServers.livemark).toEqual({
+        command: "node",
+        args: ["/path/to/livemark-bridge.mjs", "--stdio", "--allow-origin", app.origin],
+      });
+      expect(JSON.parse(await setup.getByLabel(/^VS Code/).inputValue())).toEqual({
+        servers: { livemark: { type: "http", url: "http://127.0.0.1:4737/mcp" } },
+      });
+      const downloading = page.waitForEvent("download");
+      await setup.getByRole("button", { name: "Download bridge" }).click();
+      const download = await downloading;
+      expect(download.suggestedFilename()).toBe("livemark-bridge.mjs");
+      await download.saveAs(join(folder, "livemark-bridge.mjs"));
+      await closeDialog();
+      expect(await readdir(folder)).toEqual(["livemark-bridge.mjs"]);
+
+      // Only the file, in a folder with no node_modules, and no --allow-origin: it knows the page it came from.
+      standalone = await startBridgeProcess([], ["livemark-bridge.mjs"], folder);
+      expect(standalone.stderr.join("")).toContain(app.origin);
+      const lister = await connectAgent(standalone.port, "lister");
+      agents.push(lister);
+      expect((await lister.client.listTools()).tools.map((tool) => tool.name).sort()).toEqual([
+        "livemark_join",
+        "livemark_read_session",
+        "livemark_report",
+        "livemark_run",
+        "livemark_wait_for_command",
+      ]);
+
+      const code = await invite(standalone.port);
+      await closeDialog();
+      const agent = await joinedAgent(code, "test-agent", standalone.port);
+      const wait = agent.nextCommand(agent.cursor);
+      await send(page, "Say hello from the standalone bridge");
+      const command = (await wait).structured.command.commandId as string;
+      const ran = await agent.call("livemark_run", {
+        commandId: command,
+        markdown: `${FENCE}ts agent.run\nconsole.log("standalone", 40 + 2)\n${FENCE}\n`,
+      });
+      expect(ran.structured.feedback).toContain("standalone 42");
+      const read = await agent.call("livemark_read_session", {});
+      expect(read.structured.messages.map((message: { text: string }) => message.text)).toContain(
+        "Say hello from the standalone bridge",
+      );
+      expect(
+        (await agent.call("livemark_report", { commandId: command, kind: "reply", text: "Hello from one file" }))
+          .isError,
+      ).toBeFalsy();
+      await page.getByRole("article", { name: "Agent reply" }).getByText("Hello from one file").waitFor();
+    } finally {
+      await Promise.all(agents.splice(0).map((agent) => agent.close().catch(() => undefined)));
+      await stopBridgeProcess(standalone);
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it("stops cleanly on SIGTERM", async () => {

@@ -5,7 +5,16 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { Agent, type ChatMessage } from "../src/agent/agent";
-import { AgentChannel, type SocketLike } from "../src/agent/agentChannel";
+import {
+  AgentChannel,
+  NOT_ALLOWED,
+  RUN_REJECTED,
+  STORED_CHANNEL_KEY,
+  storedChannel,
+  type AgentChannelOptions,
+  type ChannelAudit,
+  type SocketLike,
+} from "../src/agent/agentChannel";
 import { createProtocolParser } from "../src/protocol/parser";
 import { wrapFeedback } from "../src/llm/feedbackMessage";
 import { pageMessageSchema, type BridgeMessage, type PageMessage } from "../src/wire/bridge";
@@ -38,7 +47,7 @@ class FakeSocket implements SocketLike {
   }
 }
 
-function setup() {
+function setup(extra: Partial<AgentChannelOptions> = {}, connect = true) {
   const agent = new Agent({
     model: () => {
       throw new Error("the model is not used");
@@ -63,7 +72,9 @@ function setup() {
     newId: () => `id${++id}`,
     now: () => 1_000,
     retryMs: 60_000,
+    ...extra,
   });
+  if (!connect) return { agent, channel, socket: undefined as unknown as FakeSocket, sockets };
   channel.connect();
   const socket = sockets[0];
   socket.open();
@@ -253,5 +264,302 @@ describe("AgentChannel", () => {
     expect(channel.getState().admissions).toEqual([]);
     // The socket is closed by End channel: nothing more is sent, and the bridge answers the agent "channel closed".
     expect(socket.sent.slice(failures).map((message) => message.type)).toEqual(["end"]);
+  });
+
+  describe("rights for the room", () => {
+    const request = (
+      socket: FakeSocket,
+      requestId: number,
+      body: Extract<BridgeMessage, { type: "request" }>["request"],
+    ) => socket.receive({ type: "request", requestId, agent: "helper-agent", request: body });
+    const answerTo = (socket: FakeSocket, requestId: number) =>
+      socket.sent.find(
+        (message) => (message.type === "response" || message.type === "failure") && message.requestId === requestId,
+      );
+
+    it("a right switched off refuses its tool in the page, with a plain message; every decision is audited with the agent's name", async () => {
+      const audit: ChannelAudit[] = [];
+      const { agent, channel, socket } = setup({ audit: (entry) => audit.push(entry) });
+      expect(channel.getState().rights).toEqual({ read: true, run: true, confirm: false });
+      channel.setRights({ run: false, read: false });
+      request(socket, 1, {
+        method: "run",
+        commandId: "c1",
+        markdown: `${FENCE}ts agent.run\nconsole.log(1)\n${FENCE}\n`,
+      });
+      request(socket, 2, { method: "read-session" });
+      request(socket, 3, { method: "join" });
+      await until(() => [1, 2, 3].every((id) => answerTo(socket, id) !== undefined));
+      expect(answerTo(socket, 1)).toMatchObject({ type: "failure", error: NOT_ALLOWED.run });
+      expect(NOT_ALLOWED.run).toBe("the person has not allowed this agent to run code in this session");
+      expect(answerTo(socket, 2)).toMatchObject({ type: "failure", error: NOT_ALLOWED.read });
+      // Joined, but without the session's title or mounts.
+      expect(answerTo(socket, 3)).toMatchObject({ type: "response", result: { title: "", mounts: [] } });
+      // Nothing ran.
+      expect(agent.getState().messages.some((message) => message.role === "assistant")).toBe(false);
+      expect(audit.map((entry) => `${entry.method} ${entry.agent} ${entry.decision}`)).toEqual([
+        "rights the person off",
+        "rights the person off",
+        "livemark_run helper-agent refused",
+        "livemark_read_session helper-agent refused",
+        "livemark_join helper-agent joined",
+      ]);
+      // Switched on again: the next call is allowed (and audited).
+      channel.setRights({ run: true });
+      request(socket, 4, {
+        method: "run",
+        commandId: "c1",
+        markdown: `${FENCE}ts agent.run\nconsole.log("ran", 2)\n${FENCE}\n`,
+      });
+      await until(() => answerTo(socket, 4) !== undefined);
+      expect(answerTo(socket, 4)).toMatchObject({ type: "response", result: { state: "done" } });
+      expect(audit.at(-1)).toMatchObject({ method: "livemark_run", agent: "helper-agent", decision: "allowed" });
+    });
+
+    it("Confirm each run holds the run until Allow once; Reject answers that the person rejected it and nothing runs; an approval is spent by its run and bound to its Markdown", async () => {
+      const audit: ChannelAudit[] = [];
+      const { agent, channel, socket } = setup({ audit: (entry) => audit.push(entry) });
+      channel.setRights({ confirm: true });
+      channel.sendCommand("Log something");
+      const commandId = (
+        socket.sent.find((message) => message.type === "command") as { command: { commandId: string } }
+      ).command.commandId;
+      const first = `${FENCE}ts agent.run\nconsole.log("first", 1)\n${FENCE}\n`;
+      request(socket, 1, { method: "run", commandId, markdown: first });
+      await until(() => channel.getState().pendingRuns.length === 1);
+      const pending = channel.getState().pendingRuns[0];
+      expect(pending).toMatchObject({
+        agent: "helper-agent",
+        commandId,
+        commandText: "Log something",
+        markdown: first,
+      });
+      expect(pending.sha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(answerTo(socket, 1)).toBeUndefined();
+      // Reject: the agent hears it, nothing ran.
+      channel.rejectRun(pending.id);
+      await until(() => answerTo(socket, 1) !== undefined);
+      expect(answerTo(socket, 1)).toMatchObject({ type: "failure", error: RUN_REJECTED });
+      expect(agent.getState().messages.some((message) => message.role === "assistant")).toBe(false);
+
+      // Two runs wait; Allow once for one runs that one only.
+      const second = `${FENCE}ts agent.run\nconsole.log("second", 2)\n${FENCE}\n`;
+      const third = `${FENCE}ts agent.run\nconsole.log("third", 3)\n${FENCE}\n`;
+      request(socket, 2, { method: "run", commandId, markdown: second });
+      await until(() => channel.getState().pendingRuns.length === 1);
+      request(socket, 3, { method: "run", commandId, markdown: third });
+      await until(() => channel.getState().pendingRuns.length === 2);
+      channel.allowRun(channel.getState().pendingRuns[0].id);
+      await until(() => answerTo(socket, 2) !== undefined);
+      expect((answerTo(socket, 2) as { result: { feedback: string } }).result.feedback).toContain("second 2");
+      expect(answerTo(socket, 3)).toBeUndefined();
+      expect(channel.getState().pendingRuns.map((run) => run.markdown)).toEqual([third]);
+      // The same Markdown again asks again: the approval was spent.
+      channel.rejectRun(channel.getState().pendingRuns[0].id);
+      await until(() => answerTo(socket, 3) !== undefined);
+      request(socket, 4, { method: "run", commandId, markdown: second });
+      await until(() => channel.getState().pendingRuns.length === 1);
+      expect(answerTo(socket, 4)).toBeUndefined();
+      // Switching Run code off answers a waiting run too.
+      channel.setRights({ run: false });
+      await until(() => answerTo(socket, 4) !== undefined);
+      expect(answerTo(socket, 4)).toMatchObject({ type: "failure", error: RUN_REJECTED });
+      expect(channel.getState().pendingRuns).toEqual([]);
+      expect(audit.filter((entry) => entry.method === "livemark_run").map((entry) => entry.decision)).toEqual([
+        "rejected",
+        "allowed once",
+        "rejected",
+        "rejected",
+      ]);
+    });
+  });
+
+  describe("a presence that follows the person", () => {
+    it("switching sessions keeps the channel: the next command names the new session and the one left; a report on the earlier session's command goes there", async () => {
+      let session = { id: "s1", title: "Trip" };
+      const elsewhere: [string, ChatMessage][] = [];
+      const { agent, channel, socket } = setup({
+        session: () => session,
+        recordIn: async (sessionId, message) => void elsewhere.push([sessionId, message]),
+      });
+      socket.receive({ type: "agents", joined: 1 });
+      channel.sendCommand("first");
+      const commands = () => socket.sent.flatMap((message) => (message.type === "command" ? [message.command] : []));
+      expect(commands()[0]).toMatchObject({ sessionId: "s1", sessionTitle: "Trip" });
+      expect(commands()[0].switchedFrom).toBeUndefined();
+      session = { id: "s2", title: "Budget" };
+      channel.sessionChanged();
+      expect(channel.active).toBe(true);
+      channel.sendCommand("second");
+      expect(commands()[1]).toMatchObject({
+        sessionId: "s2",
+        sessionTitle: "Budget",
+        switchedFrom: { sessionId: "s1", title: "Trip" },
+      });
+      channel.sendCommand("third");
+      expect(commands()[2].switchedFrom).toBeUndefined();
+      // The agent reports on the first command: it shows in session s1, not here.
+      socket.receive({
+        type: "request",
+        requestId: 1,
+        agent: "a",
+        request: { method: "report", commandId: commands()[0].commandId, kind: "reply", text: "done with first" },
+      });
+      // …and cannot run code for it here.
+      socket.receive({
+        type: "request",
+        requestId: 2,
+        agent: "a",
+        request: { method: "run", commandId: commands()[0].commandId, markdown: "hi" },
+      });
+      await until(
+        () => socket.sent.filter((message) => message.type === "response" || message.type === "failure").length === 2,
+      );
+      expect(elsewhere).toEqual([["s1", expect.objectContaining({ role: "agent", text: "done with first" })]]);
+      expect(agent.getState().messages.some((message) => message.role === "agent")).toBe(false);
+      expect(socket.sent.find((message) => message.type === "failure")).toMatchObject({
+        error: expect.stringMatching(/session the person has left/),
+      });
+    });
+
+    it("a reload resumes the channel from this tab's storage; a resume the bridge refuses ends it, and says so", () => {
+      const memory = new Map<string, string>();
+      const storage = {
+        getItem: (key: string) => memory.get(key) ?? null,
+        setItem: (key: string, value: string) => void memory.set(key, value),
+        removeItem: (key: string) => void memory.delete(key),
+      };
+      const { channel, socket } = setup({ storage });
+      socket.receive({ type: "channel", code: "ABCD-EFGH", expiresAt: 601_000, channelId: "secret-channel-id" });
+      socket.receive({ type: "agents", joined: 1 });
+      channel.setRights({ confirm: true });
+      channel.sendCommand("before the reload");
+      const stored = storedChannel(storage, 1_000)!;
+      expect(stored).toMatchObject({
+        channelId: "secret-channel-id",
+        code: "ABCD-EFGH",
+        everJoined: true,
+        rights: { read: true, run: true, confirm: true },
+      });
+      expect(stored.commands.map(([, command]) => command.text)).toEqual(["before the reload"]);
+
+      // The page reloads: a new channel object takes it up.
+      const after = setup({ storage }, false);
+      after.channel.resume(stored);
+      const resumeSocket = after.sockets.at(-1)!;
+      resumeSocket.open();
+      expect(resumeSocket.sent[0]).toMatchObject({
+        type: "hello",
+        resume: { channelId: "secret-channel-id", code: "ABCD-EFGH" },
+      });
+      resumeSocket.receive({
+        type: "channel",
+        code: "ABCD-EFGH",
+        expiresAt: 601_000,
+        channelId: "secret-channel-id",
+        resumed: true,
+      });
+      resumeSocket.receive({ type: "agents", joined: 1 });
+      expect(after.channel.getState()).toMatchObject({
+        connection: "joined",
+        everJoined: true,
+        rights: { confirm: true },
+      });
+      expect(after.agent.getState().messages.map((message) => message.role === "notice" && message.text)).toContain(
+        "The page reloaded: the agent's channel goes on (nothing was lost).",
+      );
+
+      // Too late: the bridge ended it meanwhile.
+      const late = setup({ storage }, false);
+      late.channel.resume(storedChannel(storage, 1_000)!);
+      const lateSocket = late.sockets.at(-1)!;
+      lateSocket.open();
+      lateSocket.receive({ type: "resume-failed" });
+      expect(late.channel.getState().connection).toBe("ended");
+      expect(memory.has(STORED_CHANNEL_KEY)).toBe(false);
+      expect(late.agent.getState().messages.map((message) => message.role === "notice" && message.text)).toContain(
+        "The agent's channel ended while this page was away (over two minutes, or the bridge restarted).",
+      );
+    });
+
+    it("an unused code's expiry ends the channel and says so; New code opens a new one", () => {
+      const { agent, channel, socket, sockets } = setup();
+      socket.receive({ type: "code-expired" });
+      expect(channel.getState()).toMatchObject({ connection: "expired", code: undefined });
+      expect(agent.getState().messages.map((message) => message.role === "notice" && message.text)).toContain(
+        "The channel code expired before an agent joined: the channel ended.",
+      );
+      channel.newCode();
+      expect(sockets).toHaveLength(2);
+      sockets[1].open();
+      expect(sockets[1].sent[0]).toMatchObject({ type: "hello" });
+      expect((sockets[1].sent[0] as { resume?: unknown }).resume).toBeUndefined();
+    });
+  });
+
+  it("under an agent's reply: what really happened while it held the command, from the page's own records", async () => {
+    const sinces: number[] = [];
+    let written: ((sessionId: string, key: string) => void) | undefined;
+    const { agent, channel, socket } = setup({
+      onAppDataWritten: (listener) => {
+        written = listener;
+        return () => undefined;
+      },
+      capabilityUses: (since) => {
+        sinces.push(since);
+        return ["network GET https://example.test/a (allowed-once)"];
+      },
+    });
+    socket.receive({ type: "agents", joined: 1 });
+    channel.sendCommand("Do two things");
+    const commandId = (socket.sent.find((message) => message.type === "command") as { command: { commandId: string } })
+      .command.commandId;
+    socket.receive({ type: "claimed", commandId, agent: "a" });
+    socket.receive({
+      type: "request",
+      requestId: 1,
+      agent: "a",
+      request: {
+        method: "run",
+        commandId,
+        markdown: `${FENCE}ts agent.run\nconsole.log("one")\nthrow new TypeError("broken on purpose")\n${FENCE}\n`,
+      },
+    });
+    await until(() => socket.sent.some((message) => message.type === "response" && message.requestId === 1));
+    // Writes of this session while the command is held count; another session's do not.
+    written!("s1", "notes");
+    written!("s2", "elsewhere");
+    socket.receive({
+      type: "request",
+      requestId: 2,
+      agent: "a",
+      request: {
+        method: "report",
+        commandId,
+        kind: "reply",
+        text: "Done",
+        summary: { status: "done", changed: { mounts: ["Chart"] } },
+      },
+    });
+    await until(() => agent.getState().messages.some((message) => message.role === "agent"));
+    const report = agent.getState().messages.find((message) => message.role === "agent")!;
+    expect(report.role === "agent" && report.observed).toEqual({
+      runs: [{ statements: 2, errors: [expect.stringContaining("broken on purpose")] }],
+      mountsCreated: [],
+      mountsUpdated: [],
+      capabilities: ["network GET https://example.test/a (allowed-once)"],
+      dataKeys: ["notes"],
+    });
+    expect(sinces).toEqual([1_000]);
+    // A status report is not a finish: it carries nothing.
+    socket.receive({
+      type: "request",
+      requestId: 3,
+      agent: "a",
+      request: { method: "report", commandId, kind: "status", text: "still here" },
+    });
+    await until(() => agent.getState().messages.filter((message) => message.role === "agent").length === 2);
+    const status = agent.getState().messages.filter((message) => message.role === "agent")[1];
+    expect(status.role === "agent" && status.observed).toBeUndefined();
   });
 });

@@ -26,8 +26,9 @@ async function openPage(
     title: "Trip",
     mounts: [],
   }),
+  { at = bridge, resume }: { at?: RunningBridge; resume?: { channelId: string; code: string } } = {},
 ) {
-  const socket = new WebSocket(`ws://127.0.0.1:${bridge.port}/page`, { origin: ORIGIN });
+  const socket = new WebSocket(`ws://127.0.0.1:${at.port}/page`, { origin: ORIGIN });
   const received: BridgeMessage[] = [];
   const listeners = new Set<() => void>();
   socket.on("message", (data) => {
@@ -67,14 +68,18 @@ async function openPage(
       listeners.add(check);
       check();
     });
-  sendPage({ type: "hello", version: BRIDGE_WIRE_VERSION, sessionId: "s1" });
-  const { code } = await waitFor("channel");
-  return { socket, code, send: sendPage, waitFor };
+  sendPage({ type: "hello", version: BRIDGE_WIRE_VERSION, sessionId: "s1", ...(resume ? { resume } : {}) });
+  if (resume) {
+    const first = await Promise.race([waitFor("channel"), waitFor("resume-failed")]);
+    return { socket, code: first.type === "channel" ? first.code : "", channelId: "", first, send: sendPage, waitFor };
+  }
+  const first = await waitFor("channel");
+  return { socket, code: first.code, channelId: first.channelId ?? "", first, send: sendPage, waitFor };
 }
 
-async function agent(name = "test-agent") {
+async function agent(name = "test-agent", at = bridge) {
   const client = new Client({ name, version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${bridge.port}/mcp`)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${at.port}/mcp`)));
   const call = async (tool: string, args: Record<string, unknown>) => {
     const result = (await client.callTool({ name: tool, arguments: args })) as {
       content: { type: string; text: string }[];
@@ -305,15 +310,78 @@ describe("bridge tools", () => {
     page.socket.close();
   });
 
-  it("closing the page ends the channel: a pending wait returns channel closed", async () => {
-    const page = await openPage();
-    const { call } = await agent();
-    await call("livemark_join", { code: page.code });
-    const waiting = call("livemark_wait_for_command", { cursor: 0, timeoutS: 20 });
-    await expect.poll(() => bridge.waiting()).toBe(1);
-    page.socket.close();
-    const result = await waiting;
-    expect(result.isError).toBe(true);
-    expect(result.text).toBe("channel closed");
+  it("a page that closes keeps its channel for the grace: a reload resumes it (the wait goes on, the next command arrives once); past the grace a wait returns channel closed", async () => {
+    const graceful = await startBridge({ port: 0, allowOrigins: [ORIGIN], log: () => undefined, resumeGraceMs: 1_500 });
+    try {
+      const page = await openPage(undefined, { at: graceful });
+      expect(page.channelId.length).toBeGreaterThanOrEqual(20);
+      const { call } = await agent("test-agent", graceful);
+      expect((await call("livemark_join", { code: page.code })).isError).toBeFalsy();
+      const { code } = await page.waitFor("channel");
+      const waiting = call("livemark_wait_for_command", { cursor: 0, timeoutS: 20 });
+      await expect.poll(() => graceful.waiting()).toBe(1);
+      page.socket.close();
+      // A wrong id or code resumes nothing.
+      const forged = await openPage(undefined, { at: graceful, resume: { channelId: "guess", code } });
+      expect(forged.first.type).toBe("resume-failed");
+      forged.socket.close();
+      // The reloaded page: same channel, its agent still waiting.
+      const again = await openPage(undefined, { at: graceful, resume: { channelId: page.channelId, code } });
+      expect(again.first).toMatchObject({ type: "channel", code, resumed: true });
+      expect(await again.waitFor("agents")).toMatchObject({ joined: 1 });
+      again.send(command("after-reload"));
+      const result = await waiting;
+      expect((result.structuredContent as { command: { commandId: string } }).command.commandId).toBe("after-reload");
+      expect((await call("livemark_wait_for_command", { cursor: 1, timeoutS: 1 })).structuredContent).toMatchObject({
+        timeout: true,
+      });
+      // Gone for good (a closed tab): past the grace the channel ends.
+      const last = call("livemark_wait_for_command", { cursor: 1, timeoutS: 20 });
+      again.socket.close();
+      const closed = await last;
+      expect(closed.isError).toBe(true);
+      expect(closed.text).toBe("channel closed");
+    } finally {
+      await graceful.close();
+    }
+  });
+
+  it("a run held for the person (Confirm each run) keeps the agent's call alive with progress notifications", async () => {
+    const quick = await startBridge({ port: 0, allowOrigins: [ORIGIN], log: () => undefined, progressEveryMs: 100 });
+    try {
+      let release: (() => void) | undefined;
+      const page = await openPage(
+        (request) =>
+          request.method === "run"
+            ? // The page answers only once the person decides: much later than the client's timeout.
+              new Promise((resolve) => {
+                release = () => resolve({ state: "done", feedback: "", mounts: [] });
+              })
+            : { title: "Trip", mounts: [] },
+        { at: quick },
+      );
+      const { client, call } = await agent("test-agent", quick);
+      await call("livemark_join", { code: page.code });
+      const waiting = call("livemark_wait_for_command", { cursor: 0, timeoutS: 5 });
+      page.send(command("held"));
+      await waiting;
+      const progress: string[] = [];
+      const run = client.callTool(
+        { name: "livemark_run", arguments: { commandId: "held", markdown: "hi" } },
+        undefined,
+        {
+          timeout: 600,
+          resetTimeoutOnProgress: true,
+          onprogress: (update) => void progress.push(update.message ?? ""),
+        },
+      );
+      await expect.poll(() => progress.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(12);
+      release!();
+      const result = (await run) as { isError?: boolean };
+      expect(result.isError).toBeFalsy();
+      expect(progress[0]).toMatch(/waiting for the person/);
+    } finally {
+      await quick.close();
+    }
   });
 });

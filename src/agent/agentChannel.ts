@@ -1,6 +1,7 @@
 import {
   BRIDGE_WIRE_VERSION,
   CHANNEL_CLOSED,
+  RESUME_GRACE_MS,
   DEFAULT_BRIDGE_ADDRESS,
   bridgeMessageSchema,
   parseFrame,
@@ -11,6 +12,7 @@ import {
   type Selection,
 } from "../wire/bridge";
 import type { Agent, ChatMessage } from "./agent";
+import type { ObservedChanges } from "./externalAgentTypes";
 import { createExternalReply } from "./externalReply";
 
 /**
@@ -26,9 +28,10 @@ import { createExternalReply } from "./externalReply";
  * "code expired" / "channel ended".
  */
 
-export type ChannelConnection = "connecting" | "not-running" | "waiting" | "joined" | "expired" | "ended";
+export type ChannelConnection = "setup" | "connecting" | "not-running" | "waiting" | "joined" | "expired" | "ended";
 
 export const CONNECTION_WORDS: Record<ChannelConnection, string> = {
+  setup: "no code yet: choose what the agent may do, then Issue code",
   connecting: "connecting to the bridge…",
   "not-running": "bridge not running",
   waiting: "waiting for the agent",
@@ -37,8 +40,79 @@ export const CONNECTION_WORDS: Record<ChannelConnection, string> = {
   ended: "channel ended",
 };
 
+/**
+ * What the person allows the invited agent in this room, enforced here in
+ * the page (the bridge only carries requests, it cannot grant anything).
+ */
+export interface AgentRights {
+  /** **Read the session**: livemark_read_session, and the title and mounts at join. */
+  read: boolean;
+  /** **Run code**: livemark_run. */
+  run: boolean;
+  /** **Confirm each run**: each livemark_run waits for the person's **Allow once** or **Reject**. */
+  confirm: boolean;
+}
+
+export const DEFAULT_RIGHTS: AgentRights = { read: true, run: true, confirm: false };
+
+/** What a switched-off right answers the agent. */
+export const NOT_ALLOWED = {
+  read: "the person has not allowed this agent to read this session",
+  run: "the person has not allowed this agent to run code in this session",
+} as const;
+/** What Reject answers the agent. */
+export const RUN_REJECTED = "the person rejected this run: nothing of it ran";
+
+/** A livemark_run held for the person's **Allow once** or **Reject** (Confirm each run). */
+export interface PendingRun {
+  id: string;
+  agent: string;
+  commandId: string;
+  /** The person's message the run answers (when this tab sent it). */
+  commandText?: string;
+  markdown: string;
+  /** SHA-256 of the Markdown, hex: the approval is bound to it. */
+  sha256: string;
+}
+
+/** What this tab keeps in sessionStorage so a reload resumes the channel (RESUME_GRACE_MS). */
+export interface StoredChannel {
+  address: string;
+  channelId: string;
+  code: string;
+  rights: AgentRights;
+  sendToAgent: boolean;
+  everJoined: boolean;
+  /** The commands this tab sent, with their session: a report goes to the session its command came from. */
+  commands: [string, SentCommand][];
+  session?: { id: string; title: string };
+  savedAt: number;
+}
+
+export interface SentCommand {
+  sessionId: string;
+  text: string;
+}
+
+export const STORED_CHANNEL_KEY = "livemark.agentChannel";
+const MAX_KEPT_COMMANDS = 200;
+
+/** An audit line (src/capabilities: AuditInput), with the agent's name. */
+export interface ChannelAudit {
+  at: number;
+  capability: "agent";
+  method: string;
+  url: string;
+  decision: string;
+  agent: string;
+  reason?: string;
+}
+
 export interface AgentChannelState {
   address: string;
+  rights: AgentRights;
+  /** Runs waiting for the person (Confirm each run). */
+  pendingRuns: readonly PendingRun[];
   connection: ChannelConnection;
   code?: string;
   expiresAt?: number;
@@ -93,6 +167,40 @@ export interface AgentChannelOptions {
   now?: () => number;
   /** While the bridge is not running, try again this often. */
   retryMs?: number;
+  /** One line of the open session's audit list. */
+  audit?: (entry: ChannelAudit) => void;
+  /** Put a message in another session's timeline (a report on a command of a session the person left). */
+  recordIn?: (sessionId: string, message: ChatMessage) => Promise<void>;
+  /** This tab's storage (sessionStorage): the channel survives a reload. */
+  storage?: Pick<Storage, "getItem" | "setItem" | "removeItem">;
+  /** SHA-256 of a text, hex (default: crypto.subtle). */
+  sha256?: (text: string) => Promise<string>;
+  /** The open session's capability uses since `since` (its audit list), in words. */
+  capabilityUses?: (since: number) => string[];
+  /** Hear of each app data write once on disk (src/capabilities/storage: onAppDataWritten). */
+  onAppDataWritten?: (listener: (sessionId: string, key: string) => void) => () => void;
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** The channel this tab kept for a reload, if any and still within the grace. */
+export function storedChannel(
+  storage: Pick<Storage, "getItem"> | undefined,
+  now = Date.now(),
+): StoredChannel | undefined {
+  try {
+    const raw = storage?.getItem(STORED_CHANNEL_KEY);
+    if (!raw) return undefined;
+    const stored = JSON.parse(raw) as StoredChannel;
+    if (typeof stored?.channelId !== "string" || typeof stored.code !== "string") return undefined;
+    if (typeof stored.savedAt !== "number" || now - stored.savedAt > RESUME_GRACE_MS + 60_000) return undefined;
+    return stored;
+  } catch {
+    return undefined;
+  }
 }
 
 const MAX_SNAPSHOT_CHARS = 50_000;
@@ -114,6 +222,15 @@ export function isLoopbackAddress(address: string): boolean {
   }
 }
 
+/** A command an agent holds, as the page records it: since when, its runs, the mounts before, app data keys written. */
+interface Held {
+  since: number;
+  sessionId: string | undefined;
+  replyIds: string[];
+  before: Map<string, string>;
+  dataKeys: Set<string>;
+}
+
 export class AgentChannel {
   private state: AgentChannelState;
   private readonly listeners = new Set<() => void>();
@@ -129,18 +246,115 @@ export class AgentChannel {
   /** Join requests this channel has answered or is answering: the first is the code's one agent. */
   private joinRequests = 0;
   private readonly pendingAdmissions = new Map<string, { resolve: () => void; reject: (error: Error) => void }>();
+  private readonly pendingRunAnswers = new Map<string, (allowed: boolean) => void>();
+  /** Allow once: (channel, command id, SHA-256 of the Markdown), each spent by the run it allowed. */
+  private readonly approvals = new Set<string>();
+  /** The bridge's secret id of this channel (with the code, it resumes the channel after a reload). */
+  private channelId: string | undefined;
+  /** Commands this tab sent, by id: the session each came from. */
+  private readonly commands = new Map<string, SentCommand>();
+  /** The session the person is in, as the channel last saw it. */
+  private lastSession: { id: string; title: string } | undefined;
+  /** The person moved here from this session since the last command. */
+  private switchedFrom: { sessionId: string; title: string } | undefined;
+  /** Resuming after a reload: the hello asks for this channel. */
+  private resuming: StoredChannel | undefined;
+  /** Commands an agent holds: since when, its runs, and the mounts as they were (for what really changed). */
+  private readonly held = new Map<string, Held>();
 
   constructor(private readonly options: AgentChannelOptions) {
     this.newId = options.newId ?? defaultId;
     this.now = options.now ?? Date.now;
     this.state = {
       address: options.address ?? DEFAULT_BRIDGE_ADDRESS,
-      connection: "connecting",
+      rights: { ...DEFAULT_RIGHTS },
+      pendingRuns: [],
+      connection: "setup",
       agents: 0,
       sendToAgent: true,
       everJoined: false,
       admissions: [],
     };
+    options.onAppDataWritten?.((sessionId, key) => {
+      for (const record of this.held.values())
+        if (record.sessionId === sessionId && record.dataKeys.size < 100) record.dataKeys.add(key);
+    });
+  }
+
+  /** Take up the channel this tab had before a reload: same channel, agents, cursors and claims. */
+  resume(stored: StoredChannel): void {
+    this.resuming = stored;
+    this.channelId = stored.channelId;
+    for (const [id, command] of stored.commands) this.commands.set(id, command);
+    this.lastSession = stored.session;
+    this.state = {
+      ...this.state,
+      address: stored.address,
+      rights: { ...DEFAULT_RIGHTS, ...stored.rights },
+      sendToAgent: stored.sendToAgent,
+      everJoined: stored.everJoined,
+      code: stored.code,
+    };
+    this.connect(stored.address, true);
+  }
+
+  /** Keep what a reload needs in this tab's storage (nothing once the channel ended). */
+  private persist(): void {
+    const storage = this.options.storage;
+    if (!storage) return;
+    try {
+      if (this.ended || !this.channelId || this.state.code === undefined) {
+        storage.removeItem(STORED_CHANNEL_KEY);
+        return;
+      }
+      const stored: StoredChannel = {
+        address: this.state.address,
+        channelId: this.channelId,
+        code: this.state.code,
+        rights: this.state.rights,
+        sendToAgent: this.state.sendToAgent,
+        everJoined: this.state.everJoined,
+        commands: [...this.commands].slice(-MAX_KEPT_COMMANDS),
+        ...(this.lastSession ? { session: this.lastSession } : {}),
+        savedAt: this.now(),
+      };
+      storage.setItem(STORED_CHANNEL_KEY, JSON.stringify(stored));
+    } catch {
+      // Storage full or refused: a reload then ends the channel, as closing the tab does.
+    }
+  }
+
+  /** The person changes a right (the dialog, or Session settings → Invited agent): in force for the next call. */
+  setRights(patch: Partial<AgentRights>): void {
+    const rights = { ...this.state.rights, ...patch };
+    const words = { read: "Read the session", run: "Run code", confirm: "Confirm each run" } as const;
+    for (const key of Object.keys(patch) as (keyof AgentRights)[]) {
+      if (rights[key] === this.state.rights[key]) continue;
+      // The person's own decision: the right's name where an agent's call names the agent.
+      this.options.audit?.({
+        at: this.now(),
+        capability: "agent",
+        method: "rights",
+        url: words[key],
+        decision: rights[key] ? "on" : "off",
+        agent: "the person",
+      });
+    }
+    this.set({ rights });
+    // Run code switched off, or Confirm each run switched off: runs still waiting are answered now.
+    if (!rights.run) for (const pending of this.state.pendingRuns) this.answerRun(pending.id, false);
+  }
+
+  private audit(method: string, agentLabel: string, decision: string, reason?: string): void {
+    this.options.audit?.({
+      at: this.now(),
+      capability: "agent",
+      method,
+      url: agentLabel.slice(0, 200),
+      decision,
+      agent: agentLabel.slice(0, 200),
+      ...(reason ? { reason } : {}),
+    });
   }
 
   getState = (): AgentChannelState => this.state;
@@ -152,13 +366,18 @@ export class AgentChannel {
 
   private set(patch: Partial<AgentChannelState>): void {
     this.state = { ...this.state, ...patch };
+    this.persist();
     for (const listener of this.listeners) listener();
   }
 
-  /** Connect (again) to the bridge at `address` and ask for a code. */
-  connect(address = this.state.address): void {
+  /** Connect (again) to the bridge at `address` and ask for a code (or, resuming, for this tab's channel). */
+  connect(address = this.state.address, resuming = false): void {
     this.ended = false;
     this.dropSocket();
+    if (!resuming) {
+      this.resuming = undefined;
+      this.channelId = undefined;
+    }
     if (!isLoopbackAddress(address)) {
       this.set({ address, connection: "not-running", code: undefined, agents: 0 });
       return;
@@ -166,15 +385,16 @@ export class AgentChannel {
     const session = this.options.session();
     if (!session) return;
     this.sessionId = session.id;
+    if (!resuming) this.lastSession = { id: session.id, title: session.title };
     this.settleAdmissions(new Error(CHANNEL_CLOSED));
-    this.joinRequests = 0;
+    this.settleRuns();
+    this.joinRequests = resuming && this.state.everJoined ? 1 : 0;
     this.set({
       address,
       connection: "connecting",
-      code: undefined,
+      ...(resuming ? {} : { code: undefined, everJoined: false }),
       expiresAt: undefined,
       agents: 0,
-      everJoined: false,
       admissions: [],
     });
     let socket: SocketLike;
@@ -186,7 +406,15 @@ export class AgentChannel {
       return;
     }
     this.socket = socket;
-    socket.onopen = () => this.post({ type: "hello", version: BRIDGE_WIRE_VERSION, sessionId: session.id });
+    socket.onopen = () => {
+      const resume = this.resuming;
+      this.post({
+        type: "hello",
+        version: BRIDGE_WIRE_VERSION,
+        sessionId: session.id,
+        ...(resume ? { resume: { channelId: resume.channelId, code: resume.code } } : {}),
+      });
+    };
     socket.onmessage = (event) => {
       if (this.socket !== socket || typeof event.data !== "string") return;
       const parsed = parseFrame(bridgeMessageSchema, event.data);
@@ -200,6 +428,10 @@ export class AgentChannel {
       if (this.ended) return;
       if (hadChannel) this.note("The bridge stopped: the agent's channel ended.", "warn");
       this.settleAdmissions(new Error(CHANNEL_CLOSED));
+      this.settleRuns();
+      // The bridge is gone, and its channels with it: the retry opens a new one.
+      this.resuming = undefined;
+      this.channelId = undefined;
       this.set({ connection: "not-running", code: undefined, expiresAt: undefined, agents: 0, admissions: [] });
       this.scheduleRetry();
     };
@@ -236,14 +468,32 @@ export class AgentChannel {
   private onMessage(message: BridgeMessage): void {
     switch (message.type) {
       case "channel":
+        if (message.channelId) this.channelId = message.channelId;
+        if (message.resumed) {
+          this.resuming = undefined;
+          this.note("The page reloaded: the agent's channel goes on (nothing was lost).");
+        }
         this.set({
           code: message.code,
           expiresAt: message.expiresAt,
           connection: this.state.agents > 0 ? "joined" : "waiting",
         });
         return;
+      case "resume-failed":
+        this.resuming = undefined;
+        this.channelId = undefined;
+        this.ended = true;
+        this.dropSocket();
+        this.note("The agent's channel ended while this page was away (over two minutes, or the bridge restarted).");
+        this.set({ connection: "ended", code: undefined, expiresAt: undefined, agents: 0, everJoined: false });
+        return;
       case "code-expired":
-        if (this.state.agents === 0) this.set({ connection: "expired" });
+        // The bridge ends a channel whose code expired before anyone joined.
+        if (this.state.agents === 0 && !this.state.everJoined) {
+          this.channelId = undefined;
+          this.note("The channel code expired before an agent joined: the channel ended.");
+          this.set({ connection: "expired", code: undefined, expiresAt: undefined });
+        }
         return;
       case "agents": {
         const before = this.state.agents;
@@ -265,6 +515,7 @@ export class AgentChannel {
         return;
       }
       case "claimed": {
+        this.hold(message.commandId);
         // The person sees which agent took their message.
         const agent = this.options.agent();
         const sent = agent
@@ -325,13 +576,35 @@ export class AgentChannel {
         // The code admitted its one agent; any further agent waits for the person.
         if (this.joinRequests++ > 0) await this.askAdmission(agentLabel);
         const agent = this.requireAgent();
+        const session = this.options.session();
+        this.audit("livemark_join", agentLabel, "joined");
+        // Without Read the session the agent learns nothing of the session at join.
+        if (!this.state.rights.read) return { title: "", mounts: [] };
         return {
-          title: (this.options.session()?.title ?? "").slice(0, 2_000),
+          title: (session?.title ?? "").slice(0, 2_000),
           mounts: this.mountsOf(agent.getState().messages),
+          ...(session ? { sessionId: session.id } : {}),
         };
       }
       case "run": {
         const agent = this.requireAgent();
+        const sent = this.commands.get(request.commandId);
+        const current = this.options.session();
+        if (sent && current && sent.sessionId !== current.id) {
+          this.audit("livemark_run", agentLabel, "refused", "the command's session is not open");
+          throw new Error(
+            `Command ${request.commandId} came from a session the person has left; its sandbox is not running now. Report on it with livemark_report (it shows in that session), or take the next command.`,
+          );
+        }
+        if (!this.state.rights.run) {
+          this.audit("livemark_run", agentLabel, "refused", "Run code is off");
+          throw new Error(NOT_ALLOWED.run);
+        }
+        if (this.state.rights.confirm) await this.confirmRun(agentLabel, request.commandId, request.markdown);
+        else this.audit("livemark_run", agentLabel, "allowed");
+        // Run code may have been switched off while the run waited for the person.
+        if (!this.state.rights.run) throw new Error(NOT_ALLOWED.run);
+        this.hold(request.commandId);
         this.running = true;
         let run;
         try {
@@ -344,12 +617,15 @@ export class AgentChannel {
             "The session is busy: a reply is running. Run again when it has finished (the person can press Stop).",
           );
         await this.options.mountsApplied?.();
+        if (run.replyId) this.hold(request.commandId).replyIds.push(run.replyId);
         const reply = agent.getState().messages.filter((message) => message.id === run.replyId);
         return { state: run.state, feedback: run.feedback, mounts: this.mountsOf(reply) };
       }
       case "report": {
         const agent = this.requireAgent();
-        agent.record({
+        const finished = request.kind === "reply" || request.kind === "error";
+        const observed = finished ? this.observe(request.commandId) : undefined;
+        const message: ChatMessage = {
           id: this.newId(),
           role: "agent",
           kind: request.kind,
@@ -357,11 +633,23 @@ export class AgentChannel {
           commandId: request.commandId,
           agent: agentLabel,
           ...(request.summary ? { summary: request.summary } : {}),
+          ...(observed ? { observed } : {}),
           createdAt: this.now(),
-        });
+        };
+        // A report on a command of a session the person left is shown in that session, not this one.
+        const sent = this.commands.get(request.commandId);
+        const current = this.options.session();
+        if (sent && current && sent.sessionId !== current.id && this.options.recordIn)
+          await this.options.recordIn(sent.sessionId, message);
+        else agent.record(message);
         return { shown: true };
       }
       case "read-session": {
+        if (!this.state.rights.read) {
+          this.audit("livemark_read_session", agentLabel, "refused", "Read the session is off");
+          throw new Error(NOT_ALLOWED.read);
+        }
+        this.audit("livemark_read_session", agentLabel, "allowed");
         const messages = this.requireAgent().getState().messages;
         const from = Math.min(request.from ?? 0, messages.length);
         const to = Math.max(from, Math.min(request.to ?? messages.length, messages.length, from + 500));
@@ -387,12 +675,163 @@ export class AgentChannel {
     }
   }
 
+  /** The command is held by an agent from now (or since it was claimed): the mounts as they are now. */
+  private hold(commandId: string): Held {
+    let record = this.held.get(commandId);
+    if (record) return record;
+    const before = new Map<string, string>();
+    const sent = this.commands.get(commandId);
+    const current = this.options.session();
+    const agent = this.options.agent();
+    if (agent && (!sent || sent.sessionId === current?.id))
+      for (const mount of this.mountsOf(agent.getState().messages))
+        before.set(mount.mountId, JSON.stringify(this.options.mountSnapshot?.(mount.mountId) ?? null));
+    record = {
+      since: this.now(),
+      sessionId: sent?.sessionId ?? current?.id,
+      replyIds: [],
+      before,
+      dataKeys: new Set(),
+    };
+    this.held.set(commandId, record);
+    return record;
+  }
+
+  /** What really happened while the command was held, from the page's own records; the hold ends. */
+  private observe(commandId: string): ObservedChanges | undefined {
+    const record = this.held.get(commandId);
+    const sent = this.commands.get(commandId);
+    const current = this.options.session();
+    const agent = this.options.agent();
+    this.held.delete(commandId);
+    if (!record || !agent || (sent && sent.sessionId !== current?.id)) return undefined;
+    const messages = agent.getState().messages;
+    const runs = record.replyIds.flatMap((replyId) => {
+      const reply = messages.find((message) => message.id === replyId);
+      if (reply?.role !== "assistant") return [];
+      const code = reply.reply.blocks.flatMap((block) => (block.kind === "code" ? [block] : []));
+      const statements = code.flatMap((block) => block.statements);
+      const errors = [
+        ...reply.reply.blocks.flatMap((block) => (block.kind !== "text" && block.error ? [block.error.message] : [])),
+        ...statements.flatMap((statement) => (statement.error ? [statement.error.message] : [])),
+        ...reply.reply.notices,
+      ];
+      // Statements are numbered from 0 in each block; the view keeps those with something to show.
+      const ran = code.reduce(
+        (sum, block) =>
+          sum +
+          block.statements
+            .filter((statement) => statement.status === "done" || statement.status === "error")
+            .reduce((most, statement) => Math.max(most, statement.statement + 1), 0),
+        0,
+      );
+      return [
+        {
+          statements: ran,
+          errors: [...new Set(errors)].map((error) => error.slice(0, 300)).slice(0, 20),
+        },
+      ];
+    });
+    const created = this.mountsOf(messages.filter((message) => record.replyIds.includes(message.id)));
+    const titleOf = (mount: { mountId: string; title?: string }) => mount.title ?? "untitled";
+    const updated = this.mountsOf(messages).filter((mount) => {
+      const before = record.before.get(mount.mountId);
+      return before !== undefined && before !== JSON.stringify(this.options.mountSnapshot?.(mount.mountId) ?? null);
+    });
+    return {
+      runs,
+      mountsCreated: created.map(titleOf).slice(0, 100),
+      mountsUpdated: updated.map(titleOf).slice(0, 100),
+      capabilities: (this.options.capabilityUses?.(record.since) ?? []).slice(0, 100),
+      dataKeys: [...record.dataKeys].map((key) => key.slice(0, 200)),
+    };
+  }
+
+  /**
+   * Confirm each run: the run waits (the agent's call stays open; the bridge
+   * keeps it alive with progress) until the person presses **Allow once**
+   * or **Reject**. The approval is bound to (channel, command id, SHA-256 of
+   * the Markdown) and spent by this run.
+   */
+  private async confirmRun(agentLabel: string, commandId: string, markdown: string): Promise<void> {
+    const sha256 = await (this.options.sha256 ?? sha256Hex)(markdown);
+    const id = this.newId();
+    const pending: PendingRun = {
+      id,
+      agent: agentLabel.slice(0, 200),
+      commandId,
+      markdown,
+      sha256,
+      ...(this.commands.has(commandId) ? { commandText: this.commands.get(commandId)!.text } : {}),
+    };
+    const allowed = await new Promise<boolean>((resolve) => {
+      this.pendingRunAnswers.set(id, resolve);
+      this.set({ pendingRuns: [...this.state.pendingRuns, pending] });
+    });
+    if (!allowed) {
+      this.audit("livemark_run", agentLabel, "rejected", "the person rejected this run");
+      throw new Error(RUN_REJECTED);
+    }
+    // The approval is spent here, by the run it was given for: this channel, this command, this Markdown.
+    const key = approvalKey(this.channelId, commandId, await (this.options.sha256 ?? sha256Hex)(markdown));
+    if (!this.approvals.delete(key)) {
+      this.audit("livemark_run", agentLabel, "refused", "no approval for this Markdown");
+      throw new Error("This run was not approved: the person allowed a different run.");
+    }
+    this.audit("livemark_run", agentLabel, "allowed once", `SHA-256 ${sha256.slice(0, 16)}…`);
+  }
+
+  private answerRun(id: string, allowed: boolean): void {
+    const resolve = this.pendingRunAnswers.get(id);
+    const pending = this.state.pendingRuns.find((item) => item.id === id);
+    if (!resolve || !pending) return;
+    this.pendingRunAnswers.delete(id);
+    if (allowed) this.approvals.add(approvalKey(this.channelId, pending.commandId, pending.sha256));
+    this.set({ pendingRuns: this.state.pendingRuns.filter((item) => item.id !== id) });
+    resolve(allowed);
+  }
+
+  /** **Allow once**: this run, and only this Markdown for this command, runs. */
+  allowRun(id: string): void {
+    this.answerRun(id, true);
+  }
+
+  /** **Reject**: the agent hears the person rejected this run; nothing of it runs. */
+  rejectRun(id: string): void {
+    this.answerRun(id, false);
+  }
+
+  private settleRuns(): void {
+    for (const pending of this.state.pendingRuns) this.answerRun(pending.id, false);
+  }
+
+  /**
+   * The person opened another session: the channel follows. The next command
+   * carries the new session's id and title and says the person switched.
+   */
+  sessionChanged(): void {
+    const session = this.options.session();
+    if (!session || this.ended) return;
+    const before = this.lastSession;
+    if (before && before.id !== session.id) {
+      this.switchedFrom ??= { sessionId: before.id, title: before.title.slice(0, 2_000) };
+      if (this.switchedFrom.sessionId === session.id) this.switchedFrom = undefined;
+      if (this.state.everJoined && this.state.code !== undefined)
+        this.note("Your invited agent stays with you in this session: your next message tells it you switched.");
+    }
+    this.lastSession = { id: session.id, title: session.title };
+    this.sessionId = session.id;
+    this.persist();
+  }
+
   /** The person's message, sent to the agent; the selection goes along as untrusted context. */
   sendCommand(text: string, selection?: Selection): void {
     const trimmed = text.trim();
+    this.sessionChanged();
     const sessionId = this.sessionId;
     if (!trimmed || !sessionId || this.state.code === undefined) return;
     const commandId = this.newId();
+    this.remember(commandId, { sessionId, text: trimmed.slice(0, 2_000) });
     this.options.agent()?.record({
       id: this.newId(),
       role: "user",
@@ -410,15 +849,33 @@ export class AgentChannel {
         kind: "message",
         text: trimmed,
         capturedAt: this.now(),
+        ...this.whereabouts(),
         ...(selection ? { selection } : {}),
       },
     });
+    this.switchedFrom = undefined;
+    this.persist();
+  }
+
+  private remember(commandId: string, command: SentCommand): void {
+    this.commands.set(commandId, command);
+    if (this.commands.size > MAX_KEPT_COMMANDS) this.commands.delete(this.commands.keys().next().value!);
+  }
+
+  /** The session's title, and the session the person came from since the last command. */
+  private whereabouts(): { sessionTitle?: string; switchedFrom?: { sessionId: string; title: string } } {
+    const title = this.options.session()?.title;
+    return {
+      ...(title !== undefined ? { sessionTitle: title.slice(0, 2_000) } : {}),
+      ...(this.switchedFrom ? { switchedFrom: this.switchedFrom } : {}),
+    };
   }
 
   /** The person answers the agent's question inline: the answer is the agent's next command. */
   answer(questionId: string, text: string): void {
     const trimmed = text.trim();
     const agent = this.options.agent();
+    this.sessionChanged();
     const sessionId = this.sessionId;
     const question = agent?.getState().messages.find((message) => message.id === questionId);
     if (
@@ -432,6 +889,7 @@ export class AgentChannel {
       return;
     agent.amend(questionId, (message) => (message.role === "agent" ? { ...message, answer: trimmed } : message));
     const commandId = this.newId();
+    this.remember(commandId, { sessionId, text: trimmed.slice(0, 2_000) });
     agent.record({
       id: this.newId(),
       role: "user",
@@ -450,8 +908,11 @@ export class AgentChannel {
         text: trimmed,
         capturedAt: this.now(),
         answerTo: { commandId: question.commandId, question: question.text.slice(0, 10_000) },
+        ...this.whereabouts(),
       },
     });
+    this.switchedFrom = undefined;
+    this.persist();
   }
 
   private askAdmission(agentLabel: string): Promise<void> {
@@ -494,8 +955,10 @@ export class AgentChannel {
     this.pendingAdmissions.clear();
   }
 
+  /** A new code: the same channel's, or, once an unused code expired (which ended its channel), a new channel's. */
   newCode(): void {
-    this.post({ type: "new-code" });
+    if (this.state.connection === "expired" && this.state.code === undefined) this.connect();
+    else this.post({ type: "new-code" });
   }
 
   setSendToAgent(sendToAgent: boolean): void {
@@ -512,6 +975,9 @@ export class AgentChannel {
     if (this.running) this.options.agent()?.stop();
     if (open) this.note("Channel ended: the agent can no longer act in this session.");
     this.settleAdmissions(new Error(CHANNEL_CLOSED));
+    this.settleRuns();
+    this.channelId = undefined;
+    this.resuming = undefined;
     this.set({ connection: "ended", code: undefined, expiresAt: undefined, agents: 0, admissions: [] });
   }
 
@@ -524,6 +990,9 @@ export class AgentChannel {
     return !this.ended;
   }
 }
+
+const approvalKey = (channelId: string | undefined, commandId: string, sha256: string) =>
+  JSON.stringify([channelId ?? "", commandId, sha256]);
 
 function snapshotText(snapshot: unknown): string {
   if (snapshot === undefined) return "";

@@ -33,7 +33,26 @@ export interface AgentReportMessage {
   summary?: ReportSummary;
   /** A question's answer, once the person gave it. */
   answer?: string;
+  /** On a reply or error: what the page itself recorded while the command was held (beside what the agent claims). */
+  observed?: ObservedChanges;
   createdAt: number;
+}
+
+/**
+ * What really happened while an invited agent held a command, from the
+ * page's own records: its runs, the mounts they opened, the mounts whose
+ * content changed, the capability uses in the audit list.
+ */
+export interface ObservedChanges {
+  runs: { statements: number; errors: string[] }[];
+  /** Titles (or "untitled") of the mounts the runs opened. */
+  mountsCreated: string[];
+  /** Titles of mounts that existed before and whose content changed. */
+  mountsUpdated: string[];
+  /** "network GET https://… (allowed once)" lines from the audit list. */
+  capabilities: string[];
+  /** App data keys written (set or deleted); absent in records made before they were kept. */
+  dataKeys?: string[];
 }
 
 /** What `Agent.runExternal` did. */

@@ -12,6 +12,7 @@ import {
   loadSession,
   removeMessages,
   renameSession,
+  saveMessages,
   searchSessions,
   undoDelete,
   updateSessionChat,
@@ -139,6 +140,19 @@ export class SessionController {
 
   /** The open store (undefined while opening or when storage is unavailable), for the session's capability records. */
   storeHandle = (): Store | undefined => this.store;
+
+  /**
+   * Put a message in session `sessionId`'s timeline: the open one's agent
+   * records it; another session's is written to the store, and shows when
+   * that session opens (an invited agent's report on a command the person
+   * sent from there).
+   */
+  async recordInSession(sessionId: string, message: ChatMessage): Promise<void> {
+    const { current, agent } = this.state;
+    if (current?.id === sessionId && agent) return agent.record(message);
+    if (!this.store) throw new Error("The session's storage is not open.");
+    await saveMessages(this.store, sessionId, [message]);
+  }
 
   subscribe = (listener: () => void): (() => void) => {
     this.listeners.add(listener);

@@ -1,5 +1,5 @@
 import { memo, useState } from "react";
-import type { AgentReportMessage, ReportSummary } from "../agent/externalAgentTypes";
+import type { AgentReportMessage, ObservedChanges, ReportSummary } from "../agent/externalAgentTypes";
 import { Markdown } from "./LazyMarkdown";
 import { useAgentChannelActions } from "./agentChannelContext";
 import "./agent.css";
@@ -20,9 +20,26 @@ const KIND_LABEL: Record<AgentReportMessage["kind"], string> = {
 
 const STATUS_WORD: Record<ReportSummary["status"], string> = { done: "Done", partial: "Partly done", failed: "Failed" };
 
-function SummaryView({ summary }: { summary: ReportSummary }) {
+/** Does the page's record show a change the agent claims? Titles compared loosely ("chart" finds "Sales chart"). */
+function recorded(key: "mounts" | "data" | "grants", claim: string, observed: ObservedChanges): boolean | undefined {
+  const words = claim.toLowerCase().trim();
+  const tokens = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [];
+  const claimed = new Set(tokens(claim));
+  const near = (seen: string) => {
+    const other = seen.toLowerCase();
+    return other.includes(words) || words.includes(other) || tokens(other).some((token) => claimed.has(token));
+  };
+  if (key === "mounts") return [...observed.mountsCreated, ...observed.mountsUpdated].some(near);
+  if (key === "grants") return observed.capabilities.some(near);
+  // App data keys are names: the very key. Records made before keys were kept have nothing to compare.
+  return observed.dataKeys ? observed.dataKeys.includes(claim.trim()) : undefined;
+}
+
+function SummaryView({ summary, observed }: { summary: ReportSummary; observed?: ObservedChanges }) {
   const changed = summary.changed ?? {};
   const rows = (["mounts", "data", "grants"] as const).filter((key) => (changed[key]?.length ?? 0) > 0);
+  const unmatched = (key: "mounts" | "data" | "grants") =>
+    observed ? changed[key]!.filter((claim) => recorded(key, claim, observed) === false) : [];
   return (
     <section className="lm-agent-summary" aria-label="Reply summary">
       <p>
@@ -35,6 +52,12 @@ function SummaryView({ summary }: { summary: ReportSummary }) {
             {rows.map((key) => (
               <li key={key}>
                 {key}: {changed[key]!.join(", ")}
+                {unmatched(key).length > 0 && (
+                  <small className="lm-agent__unmatched">
+                    {" "}
+                    ({unmatched(key).join(", ")}: no matching change recorded)
+                  </small>
+                )}
               </li>
             ))}
           </ul>
@@ -50,6 +73,31 @@ function SummaryView({ summary }: { summary: ReportSummary }) {
           </ul>
         </div>
       )}
+    </section>
+  );
+}
+
+/** What really happened while the command was held, from the page's own records. */
+function ObservedView({ observed }: { observed: ObservedChanges }) {
+  const statements = observed.runs.reduce((sum, run) => sum + run.statements, 0);
+  const errors = observed.runs.flatMap((run) => run.errors);
+  const lines = [
+    observed.runs.length === 0
+      ? "No runs."
+      : `${observed.runs.length} run${observed.runs.length === 1 ? "" : "s"}: ${statements} statement${statements === 1 ? "" : "s"}, ${errors.length} error${errors.length === 1 ? "" : "s"}${errors.length ? ` (${errors.slice(0, 3).join("; ")})` : ""}.`,
+    observed.mountsCreated.length > 0 && `Mounts created: ${observed.mountsCreated.join(", ")}.`,
+    observed.mountsUpdated.length > 0 && `Mounts updated: ${observed.mountsUpdated.join(", ")}.`,
+    observed.capabilities.length > 0 && `Capabilities used: ${observed.capabilities.join("; ")}.`,
+    (observed.dataKeys?.length ?? 0) > 0 && `App data written: ${observed.dataKeys!.join(", ")}.`,
+  ].filter((line): line is string => typeof line === "string");
+  return (
+    <section className="lm-agent-summary lm-agent-observed" aria-label="What really happened">
+      <strong>What really happened</strong> <small>(Livemark's own record)</small>
+      <ul>
+        {lines.map((line, index) => (
+          <li key={index}>{line}</li>
+        ))}
+      </ul>
     </section>
   );
 }
@@ -106,7 +154,8 @@ export const AgentReportView = memo(function AgentReportView({ message }: { mess
         {who}
       </header>
       {message.kind === "reply" ? <Markdown text={message.text} /> : <p>{message.text}</p>}
-      {message.summary && <SummaryView summary={message.summary} />}
+      {message.summary && <SummaryView summary={message.summary} observed={message.observed} />}
+      {message.observed && <ObservedView observed={message.observed} />}
       {message.kind === "question" &&
         (message.answer !== undefined ? (
           <p className="lm-agent__answered">

@@ -13,7 +13,14 @@ import type { RealmStatus } from "../session/realmStatus";
 import { answeringModel } from "./modelLabel";
 import { PendingAsks, SessionSettingsDialog, useCapabilities } from "./capabilities";
 import type { AgentChannel } from "../agent/agentChannel";
-import { AgentAdmissions, AgentComposerBar, useChannelState, useTimelineSelection } from "./agentLink";
+import {
+  AgentAdmissions,
+  AgentComposerBar,
+  AgentRunApprovals,
+  InvitedAgentSettings,
+  useChannelState,
+  useTimelineSelection,
+} from "./agentLink";
 import { AgentChannelContext } from "./agentChannelContext";
 import { useInviteAgent } from "./useInviteAgent";
 import { useFollowLatest } from "./useFollowLatest";
@@ -110,9 +117,10 @@ function SessionView({
   // The code waits for the person's answer to an ask in the timeline.
   const capabilities = useCapabilities();
   // An ask waits above the composer: during a reply, or after it, from a generated UI's click (a model call, a fetch).
-  const waitingForPermission = capabilities.state.asks.length > 0;
   // While an agent is joined the composer sends to it (the person can switch back to the model).
   const channelState = useChannelState(channel);
+  // …or an invited agent's run waits for Allow once or Reject (Confirm each run).
+  const waitingForPermission = capabilities.state.asks.length > 0 || (channelState?.pendingRuns.length ?? 0) > 0;
   const joined =
     channel !== undefined && channelState !== undefined && channelState.code !== undefined && channelState.everJoined;
   const toAgent = joined && channelState.sendToAgent;
@@ -182,6 +190,7 @@ function SessionView({
             onOpenSettings={onOpenSettings}
           />
         </MessageActionsContext.Provider>
+        {channel && channelState && !readOnly && <AgentRunApprovals channel={channel} state={channelState} />}
       </main>
       <footer className="lm-footer">
         {/* Floats over the timeline's bottom edge, anchored to the footer: generated UI cannot move it. */}
@@ -698,6 +707,7 @@ export function App({
       )}
       {sessionSettingsOpen && (
         <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)}>
+          <InvitedAgentSettings channel={invite.channel} />
           <Suspense fallback={null}>
             <SessionModelSettings
               key={sessions.current?.id}

@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { CONNECTION_WORDS, isLoopbackAddress, type AgentChannel } from "../agent/agentChannel";
-import { AgentAdmissions } from "./agentLink";
+import { AgentAdmissions, AgentRightsFields } from "./agentLink";
+import { BRIDGE_COMMAND, bridgePort, clientConfigs, commandWithOrigin, downloadBridge } from "./bridgeSetup";
+import { saveFile } from "./saveFile";
 
 /**
  * Invite agent (DESIGN.md §4b): the bridge's address, the channel code and
@@ -38,6 +40,76 @@ function CopyButton({ label, value }: { label: string; value: string }) {
   );
 }
 
+/** Start the bridge: **Download bridge**, the command, and configurations for the common MCP clients. */
+function BridgeSetup({ address }: { address: string }) {
+  const [problem, setProblem] = useState<string | undefined>();
+  const origin = location.origin;
+  const port = bridgePort(address);
+  const command = port === 4737 ? BRIDGE_COMMAND : `${BRIDGE_COMMAND} --port ${port}`;
+  const explicit = commandWithOrigin(origin, port);
+  return (
+    <section className="lm-field lm-invite__setup" aria-label="Start the bridge">
+      <div className="lm-invite__row">
+        <button
+          type="button"
+          className="lm-button"
+          onClick={() => {
+            setProblem(undefined);
+            downloadBridge(saveFile).catch((error: unknown) =>
+              setProblem(error instanceof Error ? error.message : String(error)),
+            );
+          }}
+        >
+          Download bridge
+        </button>
+        <input
+          aria-label="Command to start the bridge"
+          readOnly
+          value={command}
+          onFocus={(event) => event.target.select()}
+        />
+        <CopyButton label="command" value={command} />
+      </div>
+      {problem && <small className="lm-notice--error">{problem} Use npm run bridge from a clone of Livemark.</small>}
+      <small>
+        One file, nothing to install; the downloaded copy accepts this page ({origin}). Another copy of the file:
+      </small>
+      <div className="lm-invite__row">
+        <input
+          aria-label="Command with this page's origin"
+          readOnly
+          value={explicit}
+          onFocus={(event) => event.target.select()}
+        />
+        <CopyButton label="command with this page's origin" value={explicit} />
+      </div>
+      <details className="lm-invite__configs">
+        <summary>MCP client configurations</summary>
+        {clientConfigs(origin, port).map((config, index) => {
+          const name = `${config.client} (${config.transport})`;
+          return (
+            <div key={index} className="lm-field">
+              <label htmlFor={`lm-invite-config-${index}`}>
+                {name} — {config.where}
+              </label>
+              <div className="lm-invite__row">
+                <textarea
+                  id={`lm-invite-config-${index}`}
+                  readOnly
+                  value={config.text}
+                  rows={Math.min(8, config.text.split("\n").length)}
+                  onFocus={(event) => event.target.select()}
+                />
+                <CopyButton label={`${name} configuration`} value={config.text} />
+              </div>
+            </div>
+          );
+        })}
+      </details>
+    </section>
+  );
+}
+
 export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel; onClose: () => void }) {
   const state = useSyncExternalStore(channel.subscribe, channel.getState);
   const dialog = useRef<HTMLDialogElement>(null);
@@ -47,6 +119,8 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
     if (element && !element.open) element.showModal();
   }, []);
   const reconnect = (value = address) => {
+    // Before a code is issued the address only waits for Issue code.
+    if (channel.getState().connection === "setup") return;
     if (value.trim() && value.trim() !== channel.getState().address) channel.connect(value.trim());
   };
   // A complete loopback address connects shortly after typing stops (Enter or leaving the field: at once).
@@ -58,6 +132,7 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
   const code = state.code ?? "";
   const prompt = code ? agentPrompt(code) : "";
   const ended = state.connection === "ended";
+  const setup = state.connection === "setup";
   return (
     <dialog
       ref={dialog}
@@ -68,10 +143,12 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
     >
       <h2 id="lm-invite-title">Invite agent</h2>
       <p className="lm-dialog__hint">
-        Bring the agent you already use (any MCP client) into this session. Start the bridge with{" "}
-        <code>npm run bridge</code>, then paste the prompt into your agent. Its code runs in this session's sandbox
-        under this session's rights; you can end the channel at any moment.
+        Bring the agent you already use (any MCP client) into this session: download the bridge, run it with Node.js 20
+        or newer, add it to your agent, then paste the prompt. Its code runs in this session's sandbox under this
+        session's rights; you can end the channel at any moment.
       </p>
+      <BridgeSetup address={address} />
+      <AgentRightsFields channel={channel} state={state} />
       <div className="lm-field">
         <label htmlFor="lm-invite-address">Bridge address</label>
         <div className="lm-invite__row">
@@ -129,7 +206,9 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
           {state.connection === "joined" && state.agents > 1 ? ` (${state.agents} agents)` : ""}
         </span>
         {state.connection === "not-running" && (
-          <small>Start it with npm run bridge; this page retries every few seconds.</small>
+          <small>
+            Start it with {BRIDGE_COMMAND} (or npm run bridge in a clone); this page retries every few seconds.
+          </small>
         )}
       </p>
       <AgentAdmissions channel={channel} state={state} />
@@ -139,7 +218,16 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
             New code
           </button>
         )}
-        {ended ? (
+        {setup ? (
+          <button
+            type="button"
+            className="lm-button lm-button--primary"
+            disabled={!isLoopbackAddress(address.trim())}
+            onClick={() => channel.connect(address.trim())}
+          >
+            Issue code
+          </button>
+        ) : ended ? (
           <button type="button" className="lm-button" onClick={() => channel.connect(address.trim() || state.address)}>
             New channel
           </button>

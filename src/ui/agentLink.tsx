@@ -3,6 +3,7 @@ import type { AgentChannel, AgentChannelState } from "../agent/agentChannel";
 import type { ChatMessage } from "../agent/types";
 import type { Selection } from "../wire/bridge";
 import { MountsContext } from "./mounts";
+import { Markdown } from "./LazyMarkdown";
 import "./agent.css";
 
 /**
@@ -170,5 +171,104 @@ export function AgentComposerBar({
         </p>
       )}
     </div>
+  );
+}
+
+/**
+ * The room's rights for the invited agent (**Read the session**, **Run
+ * code**, **Confirm each run**): in Invite agent before a code is issued,
+ * and at any time there and in Session settings → **Invited agent**. The
+ * page enforces them; the bridge cannot.
+ */
+export function AgentRightsFields({ channel, state }: { channel: AgentChannel; state: AgentChannelState }) {
+  const { rights } = state;
+  return (
+    <fieldset className="lm-field lm-agent-rights">
+      <legend>What the agent may do</legend>
+      <label>
+        <input
+          type="checkbox"
+          checked={rights.read}
+          onChange={(event) => channel.setRights({ read: event.target.checked })}
+        />{" "}
+        Read the session
+      </label>
+      <label>
+        <input
+          type="checkbox"
+          checked={rights.run}
+          onChange={(event) => channel.setRights({ run: event.target.checked })}
+        />{" "}
+        Run code
+      </label>
+      <label>
+        <input
+          type="checkbox"
+          checked={rights.confirm}
+          disabled={!rights.run}
+          onChange={(event) => channel.setRights({ confirm: event.target.checked })}
+        />{" "}
+        Confirm each run
+      </label>
+      <small>
+        Its code asks for the network, files, tools, storage and model calls under this session's rules, as the model's
+        code does. Each decision is in the audit list.
+      </small>
+    </fieldset>
+  );
+}
+
+/** Session settings → **Invited agent**: the rights of this tab's channel. */
+export function InvitedAgentSettings({ channel }: { channel: AgentChannel | undefined }) {
+  const state = useChannelState(channel);
+  return (
+    <section className="lm-field" aria-label="Invited agent">
+      <h3 className="lm-dialog__subtitle">Invited agent</h3>
+      {channel && state && state.connection !== "ended" ? (
+        <AgentRightsFields channel={channel} state={state} />
+      ) : (
+        <p className="lm-dialog__hint">
+          No agent is invited in this tab. Invite agent lets you choose its rights first.
+        </p>
+      )}
+    </section>
+  );
+}
+
+/**
+ * Confirm each run: the run the agent asks for, held until the person
+ * answers — its Markdown (code highlighted) and the message it answers,
+ * with **Allow once** and **Reject**.
+ */
+export function AgentRunApprovals({ channel, state }: { channel: AgentChannel; state: AgentChannelState }) {
+  if (state.pendingRuns.length === 0) return null;
+  return (
+    <>
+      {state.pendingRuns.map((pending) => (
+        <section key={pending.id} className="lm-agent lm-agent-approval" aria-label="Run waiting for permission">
+          <header className="lm-agent__tag">
+            {pending.agent} asks to run this
+            {pending.commandText !== undefined ? (
+              <>
+                , answering your message <q>{pending.commandText.slice(0, 300)}</q>
+              </>
+            ) : (
+              ` (command ${pending.commandId})`
+            )}
+          </header>
+          <div className="lm-agent-approval__markdown">
+            <Markdown text={pending.markdown} />
+          </div>
+          <p className="lm-agent-approval__actions">
+            <button type="button" className="lm-button lm-button--primary" onClick={() => channel.allowRun(pending.id)}>
+              Allow once
+            </button>
+            <button type="button" className="lm-button lm-button--stop" onClick={() => channel.rejectRun(pending.id)}>
+              Reject
+            </button>
+          </p>
+        </section>
+      ))}
+    </>
   );
 }

@@ -1,55 +1,90 @@
-import { useCallback, useContext, useEffect, useState } from "react";
+import { useCallback, useContext, useEffect, useRef, useState } from "react";
 import type { AgentChannel } from "../agent/agentChannel";
 import type { SessionController } from "../session/sessionController";
+import { onAppDataWritten } from "../capabilities/storage/createAppData";
+import { CapabilitiesContext } from "./capabilities";
 import { MountsContext } from "./mounts";
 
 /**
  * The page's invited-agent channel (DESIGN.md §4b): made when the person
- * opens Invite agent (the channel code and zod load then), ended when the
- * person opens another session or closes the tab.
+ * opens Invite agent (the channel code and zod load then). It follows the
+ * person from session to session; a reload takes it up again from this
+ * tab's sessionStorage (the bridge keeps it two minutes); only End channel,
+ * closing the tab (after that grace) or an unused code's expiry end it.
  */
+const STORED_KEY = "livemark.agentChannel";
+
 export function useInviteAgent(controller: SessionController) {
   const mounts = useContext(MountsContext);
+  const capabilities = useContext(CapabilitiesContext);
   const [channel, setChannel] = useState<AgentChannel | undefined>();
   const [dialogOpen, setDialogOpen] = useState(false);
   const sessionId = useSyncedSessionId(controller);
 
+  const make = useCallback(async (): Promise<AgentChannel> => {
+    const { AgentChannel } = await import("../agent/agentChannel");
+    return new AgentChannel({
+      session: () => {
+        const session = controller.getState().current;
+        return session ? { id: session.id, title: session.title } : undefined;
+      },
+      agent: () => controller.getState().agent,
+      mountSnapshot: (mountId) => mounts?.registry.get(mountId)?.toSnapshot(),
+      mountsApplied: async () => {
+        // The realm sent its mount frames before the run settled; the inbox may still be applying them.
+        for (let frame = 0; frame < 300 && (mounts?.pendingMounts?.() ?? 0) > 0; frame += 1)
+          await new Promise((resolve) => setTimeout(resolve, 16));
+      },
+      audit: (entry) => capabilities?.record({ ...entry }),
+      capabilityUses: (since) =>
+        (capabilities?.getState().audit ?? [])
+          .filter((entry) => entry.at >= since && entry.capability !== "agent" && entry.fromFile !== true)
+          .map((entry) => `${entry.capability} ${entry.method} ${entry.url} (${entry.decision})`.slice(0, 300)),
+      onAppDataWritten,
+      recordIn: (id, message) => controller.recordInSession(id, message),
+      storage: typeof sessionStorage === "undefined" ? undefined : sessionStorage,
+    });
+  }, [controller, mounts, capabilities]);
+
   const open = useCallback(async () => {
     let current = channel;
-    if (!current || !current.active || current.session !== controller.getState().current?.id) {
-      current?.end();
-      const { AgentChannel } = await import("../agent/agentChannel");
-      current = new AgentChannel({
-        session: () => {
-          const session = controller.getState().current;
-          return session ? { id: session.id, title: session.title } : undefined;
-        },
-        agent: () => controller.getState().agent,
-        mountSnapshot: (mountId) => mounts?.registry.get(mountId)?.toSnapshot(),
-        mountsApplied: async () => {
-          // The realm sent its mount frames before the run settled; the inbox may still be applying them.
-          for (let frame = 0; frame < 300 && (mounts?.pendingMounts?.() ?? 0) > 0; frame += 1)
-            await new Promise((resolve) => setTimeout(resolve, 16));
-        },
-      });
-      current.connect();
+    // An ended channel stays in the dialog (New channel); otherwise the open one is shown.
+    if (!current) {
+      current = await make();
       setChannel(current);
     }
     setDialogOpen(true);
-  }, [channel, controller, mounts]);
+  }, [channel, make]);
 
-  // The channel belongs to its session: opening another ends it.
+  // A reload: this tab's channel resumes once a session is open.
+  const resumed = useRef(false);
   useEffect(() => {
-    if (channel?.active && channel.session !== undefined && channel.session !== sessionId) channel.end();
+    if (resumed.current || sessionId === undefined || channel) return;
+    resumed.current = true;
+    let raw: string | null = null;
+    try {
+      raw = sessionStorage.getItem(STORED_KEY);
+    } catch {
+      return;
+    }
+    if (!raw) return;
+    void (async () => {
+      const { storedChannel } = await import("../agent/agentChannel");
+      const stored = storedChannel(sessionStorage);
+      if (!stored) {
+        sessionStorage.removeItem(STORED_KEY);
+        return;
+      }
+      const current = await make();
+      setChannel(current);
+      current.resume(stored);
+    })();
+  }, [sessionId, channel, make]);
+
+  // The channel follows the person: the next command names the session they are in.
+  useEffect(() => {
+    if (channel?.active && sessionId !== undefined) channel.sessionChanged();
   }, [channel, sessionId]);
-
-  // Closing the tab ends the channel (the socket closing tells the bridge too).
-  useEffect(() => {
-    if (!channel) return;
-    const end = () => channel.end();
-    window.addEventListener("pagehide", end);
-    return () => window.removeEventListener("pagehide", end);
-  }, [channel]);
 
   return { channel, dialogOpen, open, close: () => setDialogOpen(false) };
 }

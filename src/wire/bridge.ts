@@ -19,6 +19,10 @@ export const DEFAULT_BRIDGE_ADDRESS = `ws://127.0.0.1:${DEFAULT_BRIDGE_PORT}/pag
 export const CODE_TTL_MS = 10 * 60_000;
 /** What a wait returns when the channel is gone (End channel, tab closed). */
 export const CHANNEL_CLOSED = "channel closed";
+/** A page that went away (a reload, a closed tab) may resume its channel this long; then the channel ends. */
+export const RESUME_GRACE_MS = 2 * 60_000;
+/** What an agent's call to the page hears while the page is away within that grace. */
+export const PAGE_AWAY = "The person's page is reconnecting (a reload): call again in a moment.";
 
 const MAX_TEXT = 200_000;
 const shortText = z.string().max(2_000);
@@ -46,6 +50,10 @@ export const commandInputSchema = z.object({
   selection: selectionSchema.optional(),
   /** When the page captured the selection (and the command). */
   capturedAt: z.number().nonnegative(),
+  /** The title of the session the person is in (session content: untrusted). */
+  sessionTitle: shortText.optional(),
+  /** The person moved to this session from another since the previous command. */
+  switchedFrom: z.object({ sessionId: id, title: shortText }).optional(),
 });
 export type CommandInput = z.infer<typeof commandInputSchema>;
 
@@ -88,7 +96,7 @@ const mountSummary = z.object({ mountId: id, title: shortText.optional(), messag
 
 /** The page's answer to each request method. */
 export const pageResultSchemas = {
-  join: z.object({ title: shortText, mounts: z.array(mountSummary).max(10_000) }),
+  join: z.object({ title: shortText, mounts: z.array(mountSummary).max(10_000), sessionId: id.optional() }),
   run: z.object({
     /** The reply's end state, as a model's reply ends. */
     state: z.enum(["done", "interrupted", "stopped", "error"]),
@@ -119,7 +127,13 @@ export type PageResult<M extends PageRequest["method"]> = z.infer<(typeof pageRe
 
 /** Page → bridge. */
 export const pageMessageSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("hello"), version: z.literal(BRIDGE_WIRE_VERSION), sessionId: id }),
+  z.object({
+    type: z.literal("hello"),
+    version: z.literal(BRIDGE_WIRE_VERSION),
+    sessionId: id,
+    /** Take up the channel this tab had before a reload (its id and current code, from sessionStorage). */
+    resume: z.object({ channelId: id, code: z.string().max(64) }).optional(),
+  }),
   z.object({ type: z.literal("new-code") }),
   z.object({ type: z.literal("command"), command: commandInputSchema }),
   z.object({ type: z.literal("response"), requestId: z.number().int(), result: z.unknown() }),
@@ -131,7 +145,17 @@ export type PageMessage = z.infer<typeof pageMessageSchema>;
 
 /** Bridge → page. */
 export const bridgeMessageSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("channel"), code: z.string().min(4).max(64), expiresAt: z.number() }),
+  z.object({
+    type: z.literal("channel"),
+    code: z.string().min(4).max(64),
+    expiresAt: z.number(),
+    /** The channel's secret id: with the code, it resumes the channel after a reload. */
+    channelId: id.optional(),
+    /** The hello asked to resume and this is that channel. */
+    resumed: z.boolean().optional(),
+  }),
+  /** The channel asked for could not be resumed (ended, or away longer than the grace). */
+  z.object({ type: z.literal("resume-failed") }),
   z.object({ type: z.literal("code-expired") }),
   z.object({ type: z.literal("agents"), joined: z.number().int().nonnegative() }),
   z.object({ type: z.literal("queued"), commandId: id, seq: z.number().int().positive() }),

@@ -82,6 +82,14 @@ const EMPTY: AppDataState = { sessionId: undefined, loaded: false, keys: [], byt
 let uncommitted = 0;
 export const uncommittedAppDataWrites = (): number => uncommitted;
 
+/** Who hears of each committed write (an invited agent's record of what really changed). */
+const writeListeners = new Set<(sessionId: string, key: string) => void>();
+/** Hear of every app data write once it is on disk: the session and the key (set or deleted). */
+export function onAppDataWritten(listener: (sessionId: string, key: string) => void): () => void {
+  writeListeners.add(listener);
+  return () => writeListeners.delete(listener);
+}
+
 export function createAppData(
   options: {
     /** When the writes that arrived together are committed (default: after the current task). */
@@ -156,6 +164,7 @@ export function createAppData(
           batch.map((item) => item.write),
         );
         for (const item of batch) item.done();
+        for (const item of batch) for (const listener of writeListeners) listener(target.sessionId, item.write.key);
         if (error !== undefined && book === target) {
           error = undefined;
           publish();
