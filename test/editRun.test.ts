@@ -106,6 +106,54 @@ describe("Edit code and re-run", () => {
     expect(code(second).statements[0].logs).toEqual([{ level: "log", text: "doubled 10" }]);
   });
 
+  it("an edited panel keeps its state when the edit calls the same hooks, and starts afresh when it calls others", async () => {
+    const counter = (label: string, hooks = "const [count, setCount] = useState(0)") =>
+      `mount({ title: "Counter", ui: () => { ${hooks}; return <Button onClick={() => setCount(count + 1)}>${label} {count}</Button> } })`;
+    const text = ["A counter.", "", `${FENCE}tsx agent.run`, counter("clicks"), FENCE, ""].join("\n");
+    const realm = createInProcessRealm();
+    const agent = new Agent(
+      {
+        model: () => {
+          throw new Error("never called");
+        },
+        system: "",
+        realm,
+        createParser: createProtocolParser,
+        describeError: () => ({ code: "unknown", message: "", retryable: false }),
+        wrapFeedback: (body) => body,
+      },
+      [{ id: "u1", role: "user", text: "Counter", createdAt: 0 }, savedReply("a1", text)],
+    );
+    await agent.revive();
+    const mountId = realm.host.messages.find((message) => message.kind === "open")!.mountId;
+    const click = async () => {
+      realm.sendUiEvent(realm.host.clickEvent(mountId));
+      await realm.flush();
+    };
+    await click();
+    await click();
+    expect(realm.host.html(mountId)).toContain("clicks 2");
+    const block = (agent.getState().messages[1] as Extract<ChatMessage, { role: "assistant" }>).reply.blocks.find(
+      (item) => item.kind === "code",
+    )!.index;
+
+    // A new label, the same hooks: the count the person made stays.
+    await agent.runBlocks([{ ref: { replyId: "a1", index: block }, code: counter("taps") }]);
+    expect(realm.host.html(mountId)).toContain("taps 2");
+    await click();
+    expect(realm.host.html(mountId)).toContain("taps 3");
+
+    // Other hooks: the panel starts from its initial state (no hook-order error).
+    await agent.runBlocks([
+      {
+        ref: { replyId: "a1", index: block },
+        code: counter("fresh", 'const [count, setCount] = useState(10); const [, setNote] = useState("")'),
+      },
+    ]);
+    expect(realm.host.html(mountId)).toContain("fresh 10");
+    expect(realm.host.messages.filter((message) => message.kind === "open")).toHaveLength(1);
+  });
+
   it("a failing edit leaves what ran before the error, says so, and editing back to the model's code clears 'edited'", async () => {
     const { agent, code, reply } = setUp();
     await agent.revive();

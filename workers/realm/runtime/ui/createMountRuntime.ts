@@ -34,6 +34,7 @@ import {
   useRef,
   useState,
   useSyncExternalStore,
+  type ComponentType,
   type Dispatch,
   type ErrorInfo,
   type ReactNode,
@@ -309,6 +310,8 @@ class MountRecord implements Subscriber, MountContainer {
   readonly root: RendererRoot;
   options: MountOptions;
   version = 0;
+  /** Bumped when an edited run's `ui` calls other hooks than the one it replaces: its state starts afresh. */
+  uiKey = 0;
   dirty = false;
   opened = false;
   closed = false;
@@ -712,14 +715,34 @@ function MountRoot({ mount }: { mount: MountRecord; version: number }): ReactNod
     createElement(
       MountErrorBoundary,
       { mount, version: mount.version },
-      createElement(UiRenderer, { ui: mount.options.ui, mount }),
+      createElement(UiRenderer, { key: mount.uiKey, ui: mount.options.ui, mount }),
     ),
   );
 }
 
+/**
+ * A function `ui` is called here rather than made an element of its own
+ * type: its hooks belong to this renderer, which lives as long as the mount,
+ * so a new `ui` for the same mount (an edited block run again, `update({ ui
+ * })`) keeps the state its hooks hold — unless it calls other hooks
+ * (`hookSignature`), when `uiKey` gives it a fresh renderer. A class is an
+ * element as usual.
+ */
 function UiRenderer({ ui, mount }: { ui: Ui; mount: MountRecord }): ReactNode {
-  if (typeof ui === "function") return createElement(ui as (props: UiProps) => ReactNode, mount.uiProps());
+  if (typeof ui === "function") {
+    if ((ui as { prototype?: { isReactComponent?: unknown } }).prototype?.isReactComponent)
+      return createElement(ui as unknown as ComponentType<UiProps>, mount.uiProps());
+    return (ui as (props: UiProps) => ReactNode)(mount.uiProps());
+  }
   return ui as ReactNode;
+}
+
+/** The hooks a `ui` calls, in order, as its source names them: state carries over only between equal signatures. */
+export function hookSignature(ui: unknown): string {
+  if (typeof ui !== "function") return "";
+  return (Function.prototype.toString.call(ui).match(/\buse[A-Z]\w*\s*\(/g) ?? [])
+    .map((call) => call.replace(/\s/g, ""))
+    .join(",");
 }
 
 interface BoundaryProps {
@@ -920,6 +943,7 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
     const reused = reusable(mountOptions);
     if (reused) {
       warn(reused.id, [...(isUi(input) ? [] : unknownOptionWarnings(input)), ...uiPropWarnings(mountOptions.ui)]);
+      if (hookSignature(reused.options.ui) !== hookSignature(mountOptions.ui)) reused.uiKey += 1;
       reused.options = mountOptions;
       for (const source of [...explicitSources(mountOptions.data), ...explicitSources(mountOptions.streamedData)])
         subscribe(source, reused);
