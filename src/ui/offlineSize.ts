@@ -5,4 +5,4 @@
  * e2e/ui.test.ts adds up the built precache and fails when this is more
  * than 0.5 MB off, so a change that grows the app updates the words.
  */
-export const OFFLINE_STORAGE_MB = 7.4;
+export const OFFLINE_STORAGE_MB = 8.2;
