@@ -4,6 +4,10 @@ import { IMPORTED_END, IMPORTED_START, escapeImportedText, importedInstructionMe
 import { answerForModel } from "./thinking";
 import type { ChatMessage } from "./types";
 
+/** What the model reads after a reply the person stopped (runtime context, not the person's words). */
+export const STOPPED_NOTE =
+  "[runtime] The person pressed Stop during the reply above: it ends where they stopped it, and code it had not run yet did not run.";
+
 /**
  * The timeline as the model reads it. Pure. Messages that came from outside
  * (`isImported`) go between the imported-content markers, with any look-alike
@@ -51,6 +55,8 @@ export function toModelMessages(
           const answer = answerForModel(message.text);
           if (answer.trim()) messages.push({ role: "assistant", content: text(answer) });
         }
+        // The person pressed Stop: the model hears it, or it takes the cut reply for what it meant to say.
+        if (message.state === "stopped" && !imported) messages.push({ role: "user", content: STOPPED_NOTE });
         break;
       case "feedback":
         messages.push({ role: "user", content: text(message.text) });
