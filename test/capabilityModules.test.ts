@@ -212,6 +212,9 @@ describe("a capability module of its own", () => {
         ),
       );
     expect(app.sections.map((section) => section.name)).toEqual(["network", "tools", "storage", "ai", "budget"]);
+    // The built-in modules' code loads by dynamic import (src/capabilities/installLazily.ts): their sections are
+    // drawn once it has arrived.
+    await vi.waitFor(() => expect(dialog()).toContain("Granted hosts"));
     const html = dialog();
     const at = (text: string) => html.indexOf(text);
     expect(at("Budget: 3 calls")).toBeGreaterThan(at("Granted hosts"));
