@@ -31,7 +31,7 @@ void import("./store/store").catch(() => {});
 /**
  * Parts the first screen does not show load on first use (src/ui/App.tsx, mounts.tsx, LazyMarkdown.tsx).
  * Once the session is open and the page idle they are fetched ahead (the reply's code, preloadModel, first),
- * so a first reply, a first mount or a first click on Settings does not wait for the network. (Invite agent is left to its click: its chunk
+ * so a first reply, a first mount, a first ask or a first click on Settings does not wait for the network. (Invite agent is left to its click: its chunk
  * brings the bridge's schemas.)
  */
 function prefetchParts(preloadReply: () => Promise<unknown>): void {
@@ -43,6 +43,10 @@ function prefetchParts(preloadReply: () => Promise<unknown>): void {
       () => import("./ui/SettingsDialog"),
       () => import("./ui/SessionModelSettings"),
       () => import("./ui/ShortcutsDialog"),
+      // The views of the kinds of ask (src/capabilities/lazyView.ts).
+      ...[...ASK_KINDS.values()].map(
+        (kind) => () => (kind.View as { preload?: () => Promise<unknown> }).preload?.() ?? Promise.resolve(),
+      ),
     ]) {
       load().catch(() => {});
     }
