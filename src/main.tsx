@@ -42,6 +42,8 @@ function prefetchParts(preloadReply: () => Promise<unknown>): void {
       () => import("./ui/mounts").then((module) => module.loadMountView()),
       () => import("./ui/SettingsDialog"),
       () => import("./ui/SessionModelSettings"),
+      () => import("./ui/SessionSettingsDialog"),
+      () => import("./agent/cutFeedback"),
       () => import("./ui/ShortcutsDialog"),
       // The views of the kinds of ask (src/capabilities/lazyView.ts).
       ...[...ASK_KINDS.values()].map(

@@ -14,7 +14,8 @@ import { DEFAULT_SETTINGS } from "../src/llm/settings";
 import type { RealmHost } from "../src/sandbox";
 import { createApp } from "../src/session/createApp";
 import { createSession, getSession } from "../src/store/sessions";
-import { CapabilitiesContext, CapabilityViewsContext, SessionSettingsDialog } from "../src/ui/capabilities";
+import { CapabilitiesContext, CapabilityViewsContext } from "../src/ui/capabilities";
+import { SessionSettingsDialog } from "../src/ui/SessionSettingsDialog";
 import {
   AI_CALL,
   AI_NEXT,

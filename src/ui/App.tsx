@@ -11,7 +11,7 @@ import type { SessionController, SessionsState } from "../session/sessionControl
 import { useDemoSuggestions } from "./useDemoSuggestions";
 import type { RealmStatus } from "../session/realmStatus";
 import { answeringModel } from "./modelLabel";
-import { PendingAsks, SessionSettingsDialog, useCapabilities } from "./capabilities";
+import { PendingAsks, useCapabilities } from "./capabilities";
 import type { AgentChannel } from "../agent/agentChannel";
 import { AgentAdmissions, AgentComposerBar, useChannelState, useTimelineSelection } from "./agentLink";
 import { AgentChannelContext } from "./agentChannelContext";
@@ -35,6 +35,9 @@ import { ArrowDownIcon, BotIcon, DownloadIcon, MenuIcon, SettingsIcon, ShareIcon
 const ShortcutsDialog = lazy(() => import("./ShortcutsDialog").then((module) => ({ default: module.ShortcutsDialog })));
 const UpdateBanner = lazy(() => import("./UpdateBanner").then((module) => ({ default: module.UpdateBanner })));
 const SettingsDialog = lazy(() => import("./SettingsDialog").then((module) => ({ default: module.SettingsDialog })));
+const SessionSettingsDialog = lazy(() =>
+  import("./SessionSettingsDialog").then((module) => ({ default: module.SessionSettingsDialog })),
+);
 const SessionModelSettings = lazy(() =>
   import("./SessionModelSettings").then((module) => ({ default: module.SessionModelSettings })),
 );
@@ -695,19 +698,21 @@ export function App({
         </Suspense>
       )}
       {sessionSettingsOpen && (
-        <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)}>
-          <Suspense fallback={null}>
-            <SessionModelSettings
-              key={sessions.current?.id}
-              chat={sessions.current?.chat}
-              suggested={sessions.current?.suggestedChat}
-              appModel={settings.model}
-              disabled={sessions.readOnly}
-              onSave={(chat) => controller.updateChat(chat)}
-              onApplySuggested={async () => (await controller.applySuggestedChat())?.chat}
-            />
-          </Suspense>
-        </SessionSettingsDialog>
+        <Suspense fallback={null}>
+          <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)}>
+            <Suspense fallback={null}>
+              <SessionModelSettings
+                key={sessions.current?.id}
+                chat={sessions.current?.chat}
+                suggested={sessions.current?.suggestedChat}
+                appModel={settings.model}
+                disabled={sessions.readOnly}
+                onSave={(chat) => controller.updateChat(chat)}
+                onApplySuggested={async () => (await controller.applySuggestedChat())?.chat}
+              />
+            </Suspense>
+          </SessionSettingsDialog>
+        </Suspense>
       )}
       {settingsOpen && (
         <Suspense fallback={null}>
