@@ -9,7 +9,7 @@ import { FileChooserContext } from "./render/fileChooser";
 import { RemoteImagesContext } from "./render/RemoteImage";
 import { setSensitiveValues } from "./render/sensitiveValues";
 import { MountsContext } from "./ui/mounts";
-import { App } from "./ui/App";
+import { App, preloadSessionSettings } from "./ui/App";
 import { preloadMarkdown } from "./ui/LazyMarkdown";
 import { prepareTimeFormat } from "./ui/MessageActions";
 import { forgetKey, loadSettings, saveSettings, type Settings } from "./ui/settings";
@@ -42,7 +42,7 @@ function prefetchParts(preloadReply: () => Promise<unknown>): void {
       () => import("./ui/mounts").then((module) => module.loadMountView()),
       () => import("./ui/SettingsDialog"),
       () => import("./ui/SessionModelSettings"),
-      () => import("./ui/SessionSettingsDialog"),
+      preloadSessionSettings,
       () => import("./agent/cutFeedback"),
       () => import("./ui/ShortcutsDialog"),
       // The views of the kinds of ask (src/capabilities/lazyView.ts).

@@ -1,4 +1,14 @@
-import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import {
+  lazy,
+  Suspense,
+  useCallback,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type ComponentProps,
+} from "react";
 import type { Agent } from "../agent/agent";
 import { isBusy, type AgentState, type Phase, type SendRefusal } from "../agent/types";
 import { useAgentState } from "./useAgentState";
@@ -35,9 +45,25 @@ import { ArrowDownIcon, BotIcon, DownloadIcon, MenuIcon, SettingsIcon, ShareIcon
 const ShortcutsDialog = lazy(() => import("./ShortcutsDialog").then((module) => ({ default: module.ShortcutsDialog })));
 const UpdateBanner = lazy(() => import("./UpdateBanner").then((module) => ({ default: module.UpdateBanner })));
 const SettingsDialog = lazy(() => import("./SettingsDialog").then((module) => ({ default: module.SettingsDialog })));
-const SessionSettingsDialog = lazy(() =>
-  import("./SessionSettingsDialog").then((module) => ({ default: module.SessionSettingsDialog })),
+/**
+ * Session settings load on first use, or once the page is idle (`preloadSessionSettings`, main.tsx); once loaded,
+ * the dialog opens in the click's own render, as it did when it was part of the first chunk.
+ */
+let sessionSettings: typeof import("./SessionSettingsDialog") | undefined;
+export const preloadSessionSettings = () =>
+  import("./SessionSettingsDialog").then((module) => (sessionSettings = module));
+const LazySessionSettingsDialog = lazy(() =>
+  preloadSessionSettings().then((module) => ({ default: module.SessionSettingsDialog })),
 );
+function SessionSettingsDialog(props: ComponentProps<typeof LazySessionSettingsDialog>) {
+  // Chosen once, when it opens: a dialog drawn by the lazy one is not drawn again by the loaded one.
+  const [Dialog] = useState(() => sessionSettings?.SessionSettingsDialog ?? LazySessionSettingsDialog);
+  return (
+    <Suspense fallback={null}>
+      <Dialog {...props} />
+    </Suspense>
+  );
+}
 const SessionModelSettings = lazy(() =>
   import("./SessionModelSettings").then((module) => ({ default: module.SessionModelSettings })),
 );
@@ -698,21 +724,19 @@ export function App({
         </Suspense>
       )}
       {sessionSettingsOpen && (
-        <Suspense fallback={null}>
-          <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)}>
-            <Suspense fallback={null}>
-              <SessionModelSettings
-                key={sessions.current?.id}
-                chat={sessions.current?.chat}
-                suggested={sessions.current?.suggestedChat}
-                appModel={settings.model}
-                disabled={sessions.readOnly}
-                onSave={(chat) => controller.updateChat(chat)}
-                onApplySuggested={async () => (await controller.applySuggestedChat())?.chat}
-              />
-            </Suspense>
-          </SessionSettingsDialog>
-        </Suspense>
+        <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)}>
+          <Suspense fallback={null}>
+            <SessionModelSettings
+              key={sessions.current?.id}
+              chat={sessions.current?.chat}
+              suggested={sessions.current?.suggestedChat}
+              appModel={settings.model}
+              disabled={sessions.readOnly}
+              onSave={(chat) => controller.updateChat(chat)}
+              onApplySuggested={async () => (await controller.applySuggestedChat())?.chat}
+            />
+          </Suspense>
+        </SessionSettingsDialog>
       )}
       {settingsOpen && (
         <Suspense fallback={null}>
