@@ -9,7 +9,7 @@ import { FileChooserContext } from "./render/fileChooser";
 import { RemoteImagesContext } from "./render/RemoteImage";
 import { setSensitiveValues } from "./render/sensitiveValues";
 import { MountsContext } from "./ui/mounts";
-import { App } from "./ui/App";
+import { App, preloadSessionSettings } from "./ui/App";
 import { preloadMarkdown } from "./ui/LazyMarkdown";
 import { prepareTimeFormat } from "./ui/MessageActions";
 import { forgetKey, loadSettings, saveSettings, type Settings } from "./ui/settings";
@@ -31,7 +31,7 @@ void import("./store/store").catch(() => {});
 /**
  * Parts the first screen does not show load on first use (src/ui/App.tsx, mounts.tsx, LazyMarkdown.tsx).
  * Once the session is open and the page idle they are fetched ahead (the reply's code, preloadModel, first),
- * so a first reply, a first mount or a first click on Settings does not wait for the network. (Invite agent is left to its click: its chunk
+ * so a first reply, a first mount, a first ask or a first click on Settings does not wait for the network. (Invite agent is left to its click: its chunk
  * brings the bridge's schemas.)
  */
 function prefetchParts(preloadReply: () => Promise<unknown>): void {
@@ -42,7 +42,13 @@ function prefetchParts(preloadReply: () => Promise<unknown>): void {
       () => import("./ui/mounts").then((module) => module.loadMountView()),
       () => import("./ui/SettingsDialog"),
       () => import("./ui/SessionModelSettings"),
+      preloadSessionSettings,
+      () => import("./agent/cutFeedback"),
       () => import("./ui/ShortcutsDialog"),
+      // The views of the kinds of ask (src/capabilities/lazyView.ts).
+      ...[...ASK_KINDS.values()].map(
+        (kind) => () => (kind.View as { preload?: () => Promise<unknown> }).preload?.() ?? Promise.resolve(),
+      ),
     ]) {
       load().catch(() => {});
     }

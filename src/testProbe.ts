@@ -14,7 +14,7 @@
 import type { MountInbox } from "./render/mountInbox";
 import type { RealmHost } from "./sandbox/types";
 import { openSessionWriters } from "./store/sessionWriter";
-import { uncommittedAppDataWrites } from "./capabilities/storage/createAppData";
+import { uncommittedAppDataWrites } from "./capabilities/storage/uncommittedWrites";
 
 /** The query flag that turns the probe on. */
 export const TEST_PROBE_FLAG = "livemark-probe";

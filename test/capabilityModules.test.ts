@@ -14,7 +14,8 @@ import { DEFAULT_SETTINGS } from "../src/llm/settings";
 import type { RealmHost } from "../src/sandbox";
 import { createApp } from "../src/session/createApp";
 import { createSession, getSession } from "../src/store/sessions";
-import { CapabilitiesContext, CapabilityViewsContext, SessionSettingsDialog } from "../src/ui/capabilities";
+import { CapabilitiesContext, CapabilityViewsContext } from "../src/ui/capabilities";
+import { SessionSettingsDialog } from "../src/ui/SessionSettingsDialog";
 import {
   AI_CALL,
   AI_NEXT,
@@ -212,6 +213,9 @@ describe("a capability module of its own", () => {
         ),
       );
     expect(app.sections.map((section) => section.name)).toEqual(["network", "tools", "storage", "ai", "budget"]);
+    // The built-in modules' code loads by dynamic import (src/capabilities/installLazily.ts): their sections are
+    // drawn once it has arrived.
+    await vi.waitFor(() => expect(dialog()).toContain("Granted hosts"));
     const html = dialog();
     const at = (text: string) => html.indexOf(text);
     expect(at("Budget: 3 calls")).toBeGreaterThan(at("Granted hosts"));

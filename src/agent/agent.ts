@@ -5,7 +5,7 @@ import type { Attachment } from "./attachments";
 import type { BlockRef } from "./editBlock";
 import type { ExternalRun } from "./externalAgentTypes";
 import { IMPORTED_END, IMPORTED_START } from "./importedContent";
-import { continueFeedback, editedTimeline, interactionStart } from "./messageActions";
+import { editedTimeline, interactionStart } from "./messageActions";
 import { RealmOutput } from "./realmOutput";
 import type { ReviveResult } from "./revive";
 import { Runner } from "./runner";
@@ -238,6 +238,8 @@ export class Agent {
 
   /** Resume after a reply was cut mid-stream. */
   async continue(): Promise<void> {
+    // Its words load with the first Continue (the model's code loads then too); the state is read after.
+    const { continueFeedback } = await import("./cutFeedback");
     const { messages, canContinue } = this.store.state();
     if (this.refusal || !canContinue) return;
     const body = continueFeedback(messages, this.runner.interruptedFeedback);

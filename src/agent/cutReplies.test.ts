@@ -4,7 +4,8 @@ import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { createProtocolParser } from "../protocol/parser";
 import { createInProcessRealm } from "../../test/inProcessRealm";
 import { Agent, type ChatMessage } from "./agent";
-import { UNCLOSED_THINKING_FEEDBACK, cutFeedback, cutFromFinishReason } from "./finishReason";
+import { cutFeedback } from "./cutFeedback";
+import { UNCLOSED_THINKING_FEEDBACK, cutFromFinishReason } from "./finishReason";
 import { emptyReply, type ReplyView } from "./reply";
 
 /**

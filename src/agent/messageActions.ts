@@ -1,9 +1,8 @@
-import { cutFeedback, cutOfReply } from "./finishReason";
 import type { ChatMessage } from "./types";
 
 /**
  * The timeline edits behind the message actions (Edit and resend,
- * Regenerate, Continue). Pure: messages in, messages (or a note) out; the
+ * Regenerate; Continue's note is cutFeedback.ts). Pure: messages in, messages (or a note) out; the
  * agent decides whether an action may run and starts the interaction.
  */
 
@@ -45,14 +44,4 @@ export function interactionStart(messages: readonly ChatMessage[], replyId: stri
     if (message.role === "user" || (message.role === "feedback" && message.source === "ui-event")) return at;
   }
   return -1;
-}
-
-/** What Continue tells the model: the cut reply's output so far, then why and where it was cut. */
-export function continueFeedback(messages: readonly ChatMessage[], interruptedFeedback: string): string {
-  const cut = [...messages].reverse().find((message) => message.role === "assistant");
-  const note =
-    cut?.role === "assistant"
-      ? cutFeedback(cut.reply, cutOfReply(cut) ?? "closed")
-      : "The previous reply was cut off mid-stream. Continue from where it stopped; code that already ran keeps its effects, do not repeat it.";
-  return interruptedFeedback ? `${interruptedFeedback}\n${note}` : note;
 }

@@ -8,8 +8,8 @@ import { Agent, type ChatMessage } from "../agent/agent";
 import { limitConsoleEvents } from "../agent/limitConsoleEvents";
 import type { Capability, CapabilityHost, InstalledCapability, SessionModel } from "../capabilities/Capability";
 import { createProtocolParser } from "../protocol/parser";
-// Specific modules, not "../llm": the provider (and the AI SDK) load lazily.
-import { describeLlmError } from "../llm/errors";
+// Specific modules, not "../llm": the provider (and the AI SDK) load lazily; so do the error descriptions.
+import type * as LlmErrors from "../llm/errors";
 import { scrubDescription } from "../llm/scrubSecret";
 import { DEFAULT_MODEL, isDemo, type LlmSettings } from "../llm/settings";
 import type { DemoModelOptions } from "../llm/demoModel";
@@ -40,10 +40,22 @@ function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
 }
 const loadDemoModel = loadOnce(() => import("../llm/demoModel"));
 const loadProvider = loadOnce(() => import("../llm/provider"));
+/**
+ * What a failed model call is told as (llm/errors.ts, with the AI SDK's error classes): loaded with the model's
+ * code, before any call can fail, so the agent's description stays synchronous.
+ */
+let llmErrors: typeof LlmErrors | undefined;
+const loadErrors = loadOnce(() => import("../llm/errors").then((module) => (llmErrors = module)));
+/** Only when the errors' code itself could not load (no network, no service worker): the model's code did not either. */
+const UNLOADED_ERROR = {
+  code: "network",
+  message: "The app's code for this reply could not be loaded. Check the connection, then try again.",
+  retryable: true,
+} as const;
 
 /** What a reply with these settings loads before its first token: the AI SDK (the agent's streamText) and the model's code. */
 function preloadModel(settings: AppSettings): Promise<unknown> {
-  return Promise.all([import("ai"), isDemo(settings) ? loadDemoModel() : loadProvider()]);
+  return Promise.all([import("ai"), isDemo(settings) ? loadDemoModel() : loadProvider(), loadErrors()]);
 }
 
 /**
@@ -129,6 +141,7 @@ export function installCapabilities(
 
 /** The model calls from code (`ai`) use with these settings: the demo's, or the provider's with the person's key. */
 export async function languageModelFor(settings: LlmSettings): Promise<SessionModel> {
+  const { describeLlmError } = await loadErrors();
   const failure = (error: unknown) => describeLlmError(error, { baseURL: settings.baseURL }).code;
   if (isDemo(settings)) return { model: "demo", failure };
   return { model: (await loadProvider()).createLanguageModel(settings), failure };
@@ -204,8 +217,8 @@ export function createApp(options: AppOptions): App {
           const demo: DemoModelOptions = {
             prepare: () => Promise.all(installed.map((capability) => capability.prepareDemo?.())).then(() => undefined),
           };
-          if (isDemo(settings)) return (await loadDemoModel()).createDemoModel(demo);
-          return (await loadProvider()).createLanguageModel(settings, { demo });
+          if (isDemo(settings)) return (await Promise.all([loadDemoModel(), loadErrors()]))[0].createDemoModel(demo);
+          return (await Promise.all([loadProvider(), loadErrors()]))[0].createLanguageModel(settings, { demo });
         },
         // Read at each turn: the lines each capability computes then (the connected MCP tools) follow the prompt.
         system: systemPrompt(options.capabilities, () => host),
@@ -221,6 +234,8 @@ export function createApp(options: AppOptions): App {
         realm: agentRealm,
         createParser: createProtocolParser,
         describeError: (error) => {
+          if (!llmErrors) return UNLOADED_ERROR;
+          const { describeLlmError } = llmErrors;
           const current = effectiveSettings();
           // The key never reaches the timeline, the session store or an export, whatever the server echoed.
           return scrubDescription(
@@ -278,6 +293,8 @@ export function createApp(options: AppOptions): App {
   // Once the session is open, what the capabilities restore follows (tools: the servers this tab had before a
   // reload): the composer does not wait for them.
   const started = controller.start();
+  // A reply from another source (an invited agent) calls no model: the error descriptions load once the session is open.
+  void started.then(() => loadErrors()).catch(() => {});
   void started.then(() => {
     for (const module of installed) module.started?.();
   });

@@ -1,4 +1,14 @@
-import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import {
+  lazy,
+  Suspense,
+  useCallback,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type ComponentProps,
+} from "react";
 import type { Agent } from "../agent/agent";
 import { isBusy, type AgentState, type Phase, type SendRefusal } from "../agent/types";
 import { useAgentState } from "./useAgentState";
@@ -11,7 +21,7 @@ import type { SessionController, SessionsState } from "../session/sessionControl
 import { useDemoSuggestions } from "./useDemoSuggestions";
 import type { RealmStatus } from "../session/realmStatus";
 import { answeringModel } from "./modelLabel";
-import { PendingAsks, SessionSettingsDialog, useCapabilities } from "./capabilities";
+import { PendingAsks, useCapabilities } from "./capabilities";
 import type { AgentChannel } from "../agent/agentChannel";
 import {
   AgentAdmissions,
@@ -42,6 +52,25 @@ import { ArrowDownIcon, BotIcon, DownloadIcon, MenuIcon, SettingsIcon, ShareIcon
 const ShortcutsDialog = lazy(() => import("./ShortcutsDialog").then((module) => ({ default: module.ShortcutsDialog })));
 const UpdateBanner = lazy(() => import("./UpdateBanner").then((module) => ({ default: module.UpdateBanner })));
 const SettingsDialog = lazy(() => import("./SettingsDialog").then((module) => ({ default: module.SettingsDialog })));
+/**
+ * Session settings load on first use, or once the page is idle (`preloadSessionSettings`, main.tsx); once loaded,
+ * the dialog opens in the click's own render, as it did when it was part of the first chunk.
+ */
+let sessionSettings: typeof import("./SessionSettingsDialog") | undefined;
+export const preloadSessionSettings = () =>
+  import("./SessionSettingsDialog").then((module) => (sessionSettings = module));
+const LazySessionSettingsDialog = lazy(() =>
+  preloadSessionSettings().then((module) => ({ default: module.SessionSettingsDialog })),
+);
+function SessionSettingsDialog(props: ComponentProps<typeof LazySessionSettingsDialog>) {
+  // Chosen once, when it opens: a dialog drawn by the lazy one is not drawn again by the loaded one.
+  const [Dialog] = useState(() => sessionSettings?.SessionSettingsDialog ?? LazySessionSettingsDialog);
+  return (
+    <Suspense fallback={null}>
+      <Dialog {...props} />
+    </Suspense>
+  );
+}
 const SessionModelSettings = lazy(() =>
   import("./SessionModelSettings").then((module) => ({ default: module.SessionModelSettings })),
 );

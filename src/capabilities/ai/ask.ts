@@ -5,8 +5,8 @@
  * module saves with its own settings.
  */
 import type { AskKind } from "../Capability";
-import { AiAskView } from "./AskView";
 import type { AiAsk } from "./createAiBroker";
+import { lazyView } from "../lazyView";
 
 const short = (ask: AiAsk) => {
   const line = ask.excerpt.replace(/\s+/g, " ").trim();
@@ -20,5 +20,5 @@ export const aiAsk: AskKind<AiAsk, "session"> = {
   refused: (ask) => `the model call “${short(ask)}”`,
   covers: () => "model calls from code in this session",
   grant: () => "session",
-  View: AiAskView,
+  View: lazyView(() => import("./AskView").then((module) => module.AiAskView)),
 };

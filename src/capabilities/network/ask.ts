@@ -4,8 +4,8 @@
  * is the host, saved as the session's grant.
  */
 import type { AskKind } from "../Capability";
-import { NetworkAskView } from "./AskView";
 import type { PermissionAsk } from "./createNetworkBroker";
+import { lazyView } from "../lazyView";
 
 export const networkAsk: AskKind<PermissionAsk, "host"> = {
   capability: "network",
@@ -14,5 +14,5 @@ export const networkAsk: AskKind<PermissionAsk, "host"> = {
   refused: (ask) => `${ask.method} ${ask.url}`,
   covers: (ask) => ask.host,
   grant: (ask) => ask.host,
-  View: NetworkAskView,
+  View: lazyView(() => import("./AskView").then((module) => module.NetworkAskView)),
 };

@@ -7,10 +7,11 @@
  * system prompt (prompt.ts). Realm half:
  * workers/realm/runtime/capabilities/network.ts.
  */
+import { NET_FETCH } from "../../wire/capabilities";
 import type { Capability } from "../Capability";
+import { installLazily } from "../installLazily";
 import { plural } from "../plural";
 import { networkAsk } from "./ask";
-import { installNetwork } from "./installNetwork";
 import { networkPrompt } from "./prompt";
 
 export { networkAudit } from "./audit";
@@ -18,7 +19,11 @@ export { networkAudit } from "./audit";
 export const network: Capability = {
   name: "network",
   realmGlobals: ["fetch"],
-  install: (host) => installNetwork(host),
+  // The broker, its rules and its Settings section load by dynamic import (installLazily.ts).
+  install: (host) =>
+    installLazily(host, { services: [NET_FETCH], asks: [networkAsk], settings: true, remoteImages: true }, () =>
+      import("./installNetwork").then((module) => module.installNetwork),
+    ),
   summary(used) {
     const requests = used.filter((entry) => entry.capability === "network");
     if (requests.length === 0) return undefined;

@@ -20,6 +20,7 @@ import { HostServiceError } from "../../sandbox/HostServiceError";
 import type { HostService } from "../../sandbox/types";
 import { eraseAppData, listAppData, writeAppData, type AppDataWrite } from "../../store/appData";
 import type { Store } from "../../store/store";
+import { countUncommitted } from "./uncommittedWrites";
 import { keyProblem, sessionFull, utf8Bytes, valueTooLarge } from "../../wire/appData";
 import {
   MAX_STORAGE_SESSION_BYTES,
@@ -78,9 +79,7 @@ export interface AppData {
 
 const EMPTY: AppDataState = { sessionId: undefined, loaded: false, keys: [], bytes: 0 };
 
-/** App data writes received from realms on this page and not yet committed (or failed): the test probe reads it. */
-let uncommitted = 0;
-export const uncommittedAppDataWrites = (): number => uncommitted;
+export { uncommittedAppDataWrites } from "./uncommittedWrites";
 
 /** Who hears of each committed write (an invited agent's record of what really changed). */
 const writeListeners = new Set<(sessionId: string, key: string) => void>();
@@ -138,13 +137,13 @@ export function createAppData(
 
   /** Queue a write; resolves once its transaction has committed. */
   function enqueue(target: Book, write: AppDataWrite): Promise<void> {
-    uncommitted += 1;
+    countUncommitted(1);
     return new Promise<void>((resolve, reject) => {
       if (target.queue.length === 0) schedule(() => commit(target));
       target.queue.push({
         write,
         done: (failure) => {
-          uncommitted -= 1;
+          countUncommitted(-1);
           if (failure === undefined) resolve();
           else reject(failure);
         },
@@ -322,11 +321,11 @@ export function createAppData(
       const target = book;
       if (!target) return;
       // Counted as a write not yet on disk until it has committed (the probe waits for it before a reload).
-      uncommitted += 1;
+      countUncommitted(1);
       try {
         await eraseCommitted(target);
       } finally {
-        uncommitted -= 1;
+        countUncommitted(-1);
       }
     },
     getState: () => state,

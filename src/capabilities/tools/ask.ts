@@ -4,9 +4,9 @@
  * the tool at its server's address (toolKey), saved as the session's grant.
  */
 import type { AskKind } from "../Capability";
-import { ToolAskView } from "./AskView";
 import type { ToolPermissionAsk } from "./createToolBroker";
-import { toolKey } from "./toolPolicy";
+import { lazyView } from "../lazyView";
+import { toolKey } from "./toolKey";
 
 export const toolAsk: AskKind<ToolPermissionAsk, "tool"> = {
   capability: "tool",
@@ -15,5 +15,5 @@ export const toolAsk: AskKind<ToolPermissionAsk, "tool"> = {
   refused: (ask) => `the call of ${ask.server}/${ask.tool}`,
   covers: (ask) => `${ask.server}/${ask.tool}`,
   grant: (ask) => toolKey(ask.serverUrl, ask.tool),
-  View: ToolAskView,
+  View: lazyView(() => import("./AskView").then((module) => module.ToolAskView)),
 };

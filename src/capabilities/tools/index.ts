@@ -10,17 +10,32 @@
  * workers/realm/runtime/capabilities/tools.ts.
  */
 import { toolsPrompt } from "../../llm/toolsPrompt";
+import { TOOL_CALL } from "../../wire/capabilities";
 import type { Capability } from "../Capability";
+import { installLazily } from "../installLazily";
 import { plural } from "../plural";
 import { toolAsk } from "./ask";
-import { installTools } from "./installTools";
+import { isSignInReturn } from "./signInReturn";
 
 export { toolAudit } from "./audit";
 
 export const tools: Capability = {
   name: "tools",
   realmGlobals: ["tools"],
-  install: (host) => installTools(host),
+  // The broker, its rules and its Settings section load by dynamic import (installLazily.ts).
+  install: (host) =>
+    installLazily(
+      host,
+      {
+        services: [TOOL_CALL],
+        asks: [toolAsk],
+        settings: true,
+        pageOpened: isSignInReturn,
+        started: true,
+        prepareDemo: true,
+      },
+      () => import("./installTools").then((module) => module.installTools),
+    ),
   summary(used) {
     const calls = used.filter((entry) => entry.capability === "tool");
     if (calls.length === 0) return undefined;

@@ -16,6 +16,7 @@ import { toolAudit } from "./audit";
 import type { McpServerEntry, McpServers } from "./createMcpServers";
 import { createToolBroker, type ToolBroker, type ToolBrokerOptions } from "./createToolBroker";
 import { hasRememberedServers } from "./rememberedServers";
+import { isSignInReturn } from "./signInReturn";
 import { ToolsSettings } from "./Settings";
 import { DEFAULT_TOOL_POLICY, isServerAddress, parseToolKey, type ToolPolicyState } from "./toolPolicy";
 
@@ -220,7 +221,7 @@ export function installTools(
 
     pageOpened(search) {
       // Back from an MCP server's OAuth sign-in: finish it (the page takes the single-use code out of its address).
-      if (!/[?&]state=/.test(search) || !/[?&](code|error)=/.test(search)) return false;
+      if (!isSignInReturn(search)) return false;
       void installed.resumeSignIn(search);
       return true;
     },

@@ -18,6 +18,7 @@
  *    covers the other; a key of any other shape (the name-keyed grants of
  *    older versions) is not a key (`parseToolKey`) and allows nothing.
  */
+import { toolKey } from "./toolKey";
 import type { OneTimeGrant } from "../network/networkPolicy";
 
 export interface ToolAction {
@@ -89,8 +90,7 @@ export function serverAddress(url: string): string {
   return `${parsed.origin}${parsed.pathname}`;
 }
 
-/** A tool's key in the rules: its server's address and its MCP name (an address never contains "#"). */
-export const toolKey = (address: string, tool: string): string => `${address}#${tool}`;
+export { toolKey };
 
 const ADDRESS = /^(?:https?:\/\/[^\s#/?]+\/[^\s#?]*|[a-z][a-z0-9+.-]*:[^\s#/?][^\s#?]*)$/;
 
