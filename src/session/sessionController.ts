@@ -715,8 +715,9 @@ export class SessionController {
   /** The storage-full banner: how much the app uses, **Export** and **Recently deleted**. */
   private async showStorageFull(): Promise<void> {
     const usage = await storageUsage();
-    // Saving recovered while the estimate was read.
-    if (!this.writer?.failing) return;
+    // Saving recovered while the estimate was read; or the banner offers Delete forever for a refused delete,
+    // which says more (a retry fails on each of the person's actions, the click on Delete among them).
+    if (!this.writer?.failing || this.state.banner?.deleteForeverSessionId) return;
     this.set({
       banner: {
         text: `Storage is full${usage ? `: ${usage}` : ""}. Your latest changes are not saved yet; this tab keeps them and saves them as soon as there is room. Export this session to keep it as a file, or free space: Delete forever in Recently deleted.`,
