@@ -8,11 +8,14 @@ import {
   branchSession,
   createSession,
   deleteSession,
+  deleteSessionForever,
+  listDeletedSessions,
   listSessions,
   loadSession,
   removeMessages,
   renameSession,
   saveMessages,
+  purgeExpired,
   searchSessions,
   undoDelete,
   updateSessionChat,
@@ -20,6 +23,8 @@ import {
 } from "../store/sessions";
 import type { Store } from "../store/store";
 import { pruneDrafts } from "./drafts";
+import { storageUsage } from "./storageUsage";
+import { toStoreError } from "../store/errors";
 import { openSessionOfThisTab, rememberOpenSession } from "./tabSession";
 import { createSessionWriter, flushOnPageHide, type SessionWriter } from "../store/sessionWriter";
 import { DEFAULT_TITLE, type Session, type SessionChatSettings } from "../store/types";
@@ -47,6 +52,10 @@ export interface Banner {
   level: "info" | "warn" | "error";
   /** A deleted session that can still come back. */
   undoSessionId?: string;
+  /** A session the full store could not move to Recently deleted: **Delete forever** frees its space. */
+  deleteForeverSessionId?: string;
+  /** Saving failed because storage is full: the banner offers **Export** and **Recently deleted**. */
+  storageFull?: boolean;
 }
 
 export interface SessionsState {
@@ -56,6 +65,13 @@ export interface SessionsState {
   agent?: Agent;
   /** Another tab holds this session: look, don't touch. */
   readOnly: boolean;
+  /**
+   * The open session was deleted in another tab: this tab stopped writing
+   * (read-only) and offers **Restore**.
+   */
+  deletedElsewhere?: boolean;
+  /** **Recently deleted**: sessions kept for KEEP_DELETED_MS after their delete, most recent first. */
+  deleted: Session[];
   banner?: Banner;
   /** A shared session opened from a link, not yet imported. */
   preview?: SessionExport;
@@ -85,7 +101,7 @@ export interface RealmLike {
 }
 
 export class SessionController {
-  private state: SessionsState = { storage: "opening", sessions: [], readOnly: false, starting: true };
+  private state: SessionsState = { storage: "opening", sessions: [], deleted: [], readOnly: false, starting: true };
   private readonly listeners = new Set<() => void>();
   private store: Store | undefined;
   private writer: SessionWriter | undefined;
@@ -94,9 +110,33 @@ export class SessionController {
   /** Read-only here: stop waiting to take the session over (this tab opens another). */
   private stopWaitingForLock: (() => void) | undefined;
   private readonly channel = createSessionsChannel((message) => {
-    if (message.type === "saved" && message.sessionId === this.state.current?.id && this.state.readOnly)
-      void this.reloadReadOnly();
-    if (message.type === "list") void this.refreshList();
+    const here = message.sessionId !== undefined && message.sessionId === this.state.current?.id;
+    switch (message.type) {
+      case "saved":
+        if (here && this.state.readOnly && !this.state.deletedElsewhere) void this.reloadReadOnly();
+        return;
+      case "list":
+        void this.refreshList();
+        return;
+      case "deleted":
+        if (here) void this.deletedInAnotherTab(message.sessionId!);
+        void this.refreshList();
+        return;
+      case "restored":
+        if (here && this.state.deletedElsewhere) void this.reopen(message.sessionId!);
+        void this.refreshList();
+        return;
+      case "purged":
+        // Space was freed: what failed to save here goes now.
+        this.retrySaving();
+        if (here) void this.openAnother(message.sessionId!);
+        void this.refreshList();
+        return;
+      default: {
+        const never: never = message.type;
+        return never;
+      }
+    }
   });
   private broadcastTimer: ReturnType<typeof setTimeout> | undefined;
   /** The page's one realm ran code of the open session: opening another resets it first. */
@@ -227,6 +267,8 @@ export class SessionController {
     }
     this.store = opened.store;
     this.set({ storage: "ready" });
+    // Recently deleted keeps a session 30 days; older ones go now (a failure waits for the next start).
+    await purgeExpired(opened.store).catch(() => 0);
     flushOnPageHide(() => {
       // Mounts are snapshotted 150 ms after they change, messages every 500 ms
       // and when a reply ends: a change since then, or a write still under
@@ -248,10 +290,10 @@ export class SessionController {
       if (decoded.ok) this.set({ preview: decoded.document });
       else this.notify(decoded.error.message, "error");
     }
-    const sessions = await listSessions(opened.store);
-    // Drafts of sessions deleted since (an undo lasts only while this tab runs) go.
-    pruneDrafts(new Set(sessions.map((session) => session.id)));
-    this.set({ sessions });
+    const [sessions, deleted] = await Promise.all([listSessions(opened.store), listDeletedSessions(opened.store)]);
+    // Drafts of sessions deleted forever or purged go (a session in Recently deleted keeps its draft for Restore).
+    pruneDrafts(new Set([...sessions, ...deleted].map((session) => session.id)));
+    this.set({ sessions, deleted });
     // A reload reopens this tab's session; a new tab the most recent one.
     const mine = openSessionOfThisTab();
     if (sessions.length > 0) await this.open(sessions.find((session) => session.id === mine)?.id ?? sessions[0].id);
@@ -260,11 +302,11 @@ export class SessionController {
 
   private async refreshList(): Promise<void> {
     if (!this.store) return;
-    const sessions = await listSessions(this.store);
+    const [sessions, deleted] = await Promise.all([listSessions(this.store), listDeletedSessions(this.store)]);
     const current = this.state.current
       ? (sessions.find((session) => session.id === this.state.current!.id) ?? this.state.current)
       : undefined;
-    this.set({ sessions, current });
+    this.set({ sessions, deleted, current });
   }
 
   private broadcast(message: SessionsBroadcast): void {
@@ -326,7 +368,7 @@ export class SessionController {
     rememberOpenSession(id);
     this.restoreMounts(loaded.mounts);
     const agent = this.options.makeAgent(loaded.messages, loaded.session);
-    this.set({ current: loaded.session, readOnly: !owned, searchResults: undefined });
+    this.set({ current: loaded.session, readOnly: !owned, deletedElsewhere: false, searchResults: undefined });
     this.attachAgent(agent, owned ? id : undefined, !owned);
     if (!owned) this.takeOverWhenFree(id);
   }
@@ -368,8 +410,11 @@ export class SessionController {
     if (!this.store || !writableSessionId) return;
     const store = this.store;
     const writer = createSessionWriter(store, writableSessionId, {
-      onError: (error) =>
-        this.notify(`Not saved yet: ${error.message} Your work is kept in this tab and saving is retried.`, "error"),
+      onError: (error) => {
+        if (error.code === "quota-exceeded") void this.showStorageFull();
+        else
+          this.notify(`Not saved yet: ${error.message} Your work is kept in this tab and saving is retried.`, "error");
+      },
       onRecovered: () => this.dismissBanner(),
     });
     this.writer = writer;
@@ -547,27 +592,139 @@ export class SessionController {
     this.broadcast({ type: "list" });
   }
 
+  /** Delete: the session goes to **Recently deleted** (kept 30 days); a tab that has it open stops writing. */
   async remove(id: string): Promise<void> {
     if (!this.store) return;
-    const session = await deleteSession(this.store, id);
-    if (this.state.current?.id === id) {
-      await this.closeCurrent();
-      this.set({ current: undefined, agent: undefined });
-      const remaining = (await listSessions(this.store)).filter((item) => item.id !== id);
-      if (remaining.length > 0) await this.open(remaining[0].id);
-      else await this.newSession();
+    let session: Session;
+    try {
+      session = await deleteSession(this.store, id);
+    } catch (error) {
+      const info = toStoreError(error);
+      const title = this.state.sessions.find((item) => item.id === id)?.title ?? "the session";
+      if (info.code === "quota-exceeded")
+        this.set({
+          banner: {
+            text: `“${title}” was not deleted: storage is full, and moving it to Recently deleted needs a write. Delete forever removes it now and frees its space (it cannot be undone).`,
+            level: "error",
+            deleteForeverSessionId: id,
+          },
+        });
+      else this.notify(`“${title}” was not deleted: ${info.message}`, "error");
+      return;
     }
+    this.broadcast({ type: "deleted", sessionId: id });
+    if (this.state.current?.id === id) await this.openAnother(id);
     await this.refreshList();
     this.broadcast({ type: "list" });
-    this.notify(`Deleted “${session.title}”.`, "info", id);
+    this.notify(`Deleted “${session.title}”. It stays in Recently deleted for 30 days.`, "info", id);
+  }
+
+  /** Close session `id` (deleted) and open the most recent other one, or a new one. */
+  private async openAnother(id: string): Promise<void> {
+    if (!this.store || this.state.current?.id !== id) return;
+    await this.closeCurrent();
+    this.set({ current: undefined, agent: undefined, deletedElsewhere: false });
+    const remaining = (await listSessions(this.store)).filter((item) => item.id !== id);
+    if (remaining.length > 0) await this.open(remaining[0].id);
+    else await this.newSession();
+  }
+
+  /**
+   * Another tab deleted the open session: what this tab has not saved yet is
+   * written once more (into the deleted session, so **Restore** brings it
+   * back), then nothing is written any more; the session stays on screen,
+   * read-only, with **Restore**.
+   */
+  private async deletedInAnotherTab(id: string): Promise<void> {
+    if (!this.store || this.state.deletedElsewhere) return;
+    await this.closeCurrent();
+    if (this.state.current?.id !== id) return;
+    const loaded = await loadSession(this.store, id);
+    if (!loaded || this.state.current?.id !== id) {
+      await this.openAnother(id);
+      return;
+    }
+    this.restoreMounts(loaded.mounts);
+    this.set({ current: loaded.session, deletedElsewhere: true });
+    this.attachAgent(this.options.makeAgent(loaded.messages, loaded.session), undefined, true);
+  }
+
+  /** Open `id` afresh (it was shown deleted, read-only): writable again if no other tab holds it. */
+  private async reopen(id: string): Promise<void> {
+    await this.closeCurrent();
+    this.set({ current: undefined, agent: undefined, deletedElsewhere: false });
+    await this.open(id);
   }
 
   async undoRemove(id: string): Promise<void> {
-    if (!this.store) return;
-    await undoDelete(this.store, id);
+    await this.restore(id);
     this.dismissBanner();
+  }
+
+  /** **Restore** (Recently deleted, or the notice of a delete in another tab): the session is back in the list. */
+  async restore(id: string): Promise<void> {
+    if (!this.store) return;
+    try {
+      await undoDelete(this.store, id);
+    } catch (error) {
+      this.notify(`Not restored: ${toStoreError(error).message}`, "error");
+      return;
+    }
+    if (this.state.current?.id === id && this.state.deletedElsewhere) await this.reopen(id);
     await this.refreshList();
+    this.broadcast({ type: "restored", sessionId: id });
     this.broadcast({ type: "list" });
+  }
+
+  /**
+   * **Delete forever**: the session and all its rows go at once. It only
+   * deletes, so it works when storage is full, and the saving that failed
+   * for lack of space is retried right after, here and in the other tabs.
+   */
+  async deleteForever(id: string): Promise<void> {
+    if (!this.store) return;
+    const title = [...this.state.sessions, ...this.state.deleted].find((item) => item.id === id)?.title;
+    const open = this.state.current?.id === id;
+    if (open) await this.closeCurrent();
+    try {
+      await deleteSessionForever(this.store, id);
+    } catch (error) {
+      this.notify(`Not deleted: ${toStoreError(error).message}`, "error");
+      if (open) await this.reopen(id);
+      return;
+    }
+    if (open) await this.openAnother(id);
+    this.retrySaving();
+    await this.refreshList();
+    this.broadcast({ type: "purged", sessionId: id });
+    this.broadcast({ type: "list" });
+    const banner = this.state.banner;
+    if (banner?.deleteForeverSessionId === id || banner?.undoSessionId === id || !banner?.storageFull)
+      this.notify(`Deleted “${title ?? "the session"}” forever.`, "info");
+  }
+
+  /**
+   * Saving failed (storage full): try again now instead of after the backoff.
+   * Called when space is freed and on every action of the person; cheap when
+   * nothing failed.
+   */
+  retrySaving(): void {
+    if (this.writer?.failing) void this.writer.retry();
+  }
+
+  /** The storage-full banner: how much the app uses, **Export** and **Recently deleted**. */
+  private async showStorageFull(): Promise<void> {
+    const usage = await storageUsage();
+    // Saving recovered while the estimate was read; or the banner offers Delete forever for a refused delete,
+    // which says more (a retry fails on each of the person's actions, the click on Delete among them).
+    if (!this.writer?.failing || this.state.banner?.deleteForeverSessionId) return;
+    this.set({
+      banner: {
+        text: `Storage is full${usage ? `: ${usage}` : ""}. Your latest changes are not saved yet; this tab keeps them and saves them as soon as there is room. Export this session to keep it as a file, or free space: Delete forever in Recently deleted.`,
+        level: "error",
+        storageFull: true,
+      },
+    });
   }
 
   async search(query: string): Promise<void> {

@@ -6,7 +6,14 @@
 
 const CHANNEL = "livemark-sessions";
 
-export type SessionsBroadcast = { type: "saved" | "list"; sessionId?: string };
+/**
+ * `saved`: the owner wrote the session; `list`: titles or the list changed;
+ * `deleted`: the session went to Recently deleted (a tab that has it open
+ * stops writing); `restored`: it came back; `purged`: deleted forever (space
+ * was freed: a tab whose saving failed retries).
+ */
+export const SESSIONS_BROADCASTS = ["saved", "list", "deleted", "restored", "purged"] as const;
+export type SessionsBroadcast = { type: (typeof SESSIONS_BROADCASTS)[number]; sessionId?: string };
 
 /**
  * Hold the session's Web Lock until `release` is called. Resolves to
@@ -52,7 +59,8 @@ export function createSessionsChannel(onMessage: (message: SessionsBroadcast) =>
   const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel(CHANNEL) : undefined;
   channel?.addEventListener("message", (event: MessageEvent) => {
     const data = event.data as Partial<SessionsBroadcast> | null;
-    if (data?.type === "saved" || data?.type === "list") onMessage({ type: data.type, sessionId: data.sessionId });
+    if (data?.type && SESSIONS_BROADCASTS.includes(data.type))
+      onMessage({ type: data.type, sessionId: typeof data.sessionId === "string" ? data.sessionId : undefined });
   });
   return { post: (message) => channel?.postMessage(message) };
 }

@@ -33,6 +33,8 @@ export interface SessionWriter {
   /** A mount's latest snapshot: written within MOUNT_WRITE_WITHIN_MS (a mount's state is durable within 0.5 s of its change). */
   markMountDirty(mount: MountSnapshotInput): void;
   flush(): Promise<SessionFlushResult>;
+  /** After a failed write, try again now rather than after the backoff (space was freed, the person acted). */
+  retry(): Promise<SessionFlushResult>;
   /**
    * Start writing every change not known to be on disk (pending, or in a
    * write still under way) now, in this task, in one IndexedDB transaction
@@ -124,6 +126,10 @@ export function createSessionWriter(
     },
     markMountDirty: (mount) => scheduler.markDirty({ kind: "mount", mount }, MOUNT_WRITE_WITHIN_MS),
     flush,
+    async retry() {
+      const result = await scheduler.retry();
+      return result.ok ? result : { ok: false, error: toStoreError(result.error) };
+    },
     writeNow() {
       const messages: ChatMessage[] = [];
       const mounts: MountSnapshotInput[] = [];

@@ -212,6 +212,34 @@ export async function undoDelete(store: Store, id: string): Promise<Session> {
   });
 }
 
+/** How long a deleted session stays in **Recently deleted** before `purgeExpired` removes it. */
+export const KEEP_DELETED_MS = 30 * 24 * 60 * 60 * 1000;
+
+const SESSION_TABLES = (db: Store["db"]) => [
+  db.sessions,
+  db.messages,
+  db.mounts,
+  db.grants,
+  db.audit,
+  db.searchText,
+  db.appData,
+];
+
+/** Every row of these sessions, the sessions included. Deletes only: it works on a full store. */
+async function removeSessionRows(store: Store, ids: readonly string[]): Promise<void> {
+  const { db } = store;
+  for (const id of ids) {
+    await db.messages.where("[sessionId+order]").between([id, MIN_KEY], [id, MAX_KEY]).delete();
+    await db.mounts.where("sessionId").equals(id).delete();
+    await db.grants.where("sessionId").equals(id).delete();
+    await db.audit.where("sessionId").equals(id).delete();
+    await db.searchText.where("sessionId").equals(id).delete();
+    await db.appData.where("sessionId").equals(id).delete();
+  }
+  await db.sessions.bulkDelete([...ids]);
+  for (const id of ids) store.orders.delete(id);
+}
+
 /**
  * Remove for good the sessions deleted before `deletedBefore` (default: all
  * deleted ones), with every row that belongs to them. Returns how many.
@@ -220,24 +248,33 @@ export async function purgeDeleted(store: Store, options: { deletedBefore?: numb
   const { db } = store;
   const before = options.deletedBefore ?? Infinity;
   return guard(() =>
-    db.transaction(
-      "rw",
-      [db.sessions, db.messages, db.mounts, db.grants, db.audit, db.searchText, db.appData],
-      async () => {
-        const ids = (await db.sessions.where("deletedAt").below(before).primaryKeys()) as string[];
-        for (const id of ids) {
-          await db.messages.where("[sessionId+order]").between([id, MIN_KEY], [id, MAX_KEY]).delete();
-          await db.mounts.where("sessionId").equals(id).delete();
-          await db.grants.where("sessionId").equals(id).delete();
-          await db.audit.where("sessionId").equals(id).delete();
-          await db.searchText.where("sessionId").equals(id).delete();
-          await db.appData.where("sessionId").equals(id).delete();
-        }
-        await db.sessions.bulkDelete(ids);
-        for (const id of ids) store.orders.delete(id);
-        return ids.length;
-      },
-    ),
+    db.transaction("rw", SESSION_TABLES(db), async () => {
+      const ids = (await db.sessions.where("deletedAt").below(before).primaryKeys()) as string[];
+      await removeSessionRows(store, ids);
+      return ids.length;
+    }),
+  );
+}
+
+/** Purge the sessions deleted more than KEEP_DELETED_MS ago (by the store's clock). */
+export function purgeExpired(store: Store): Promise<number> {
+  return purgeDeleted(store, { deletedBefore: store.now() - KEEP_DELETED_MS });
+}
+
+/**
+ * **Delete forever**: the session and every row of it, deleted or not, at
+ * once. It only deletes (no `put`), so it frees space even when the store is
+ * full and a soft delete (`deleteSession`, a write) fails with `quota-exceeded`.
+ * False when there was no such session.
+ */
+export async function deleteSessionForever(store: Store, id: string): Promise<boolean> {
+  const { db } = store;
+  return guard(() =>
+    db.transaction("rw", SESSION_TABLES(db), async () => {
+      const exists = (await db.sessions.where("id").equals(id).count()) > 0;
+      await removeSessionRows(store, [id]);
+      return exists;
+    }),
   );
 }
 

@@ -3,7 +3,7 @@
  * fake-indexeddb factory, a deterministic clock, a manual timer, a database
  * dump, and message builders shaped like the agent's.
  */
-import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
+import { IDBFactory, IDBKeyRange, IDBObjectStore } from "fake-indexeddb";
 import type { ChatMessage } from "../agent/types";
 import type { ReplyView } from "../agent/reply";
 import type { LivemarkDatabase } from "./db";
@@ -202,4 +202,27 @@ export function sampleSnapshot(seed: number): unknown {
       ...(index === 19 ? { text: `value ${seed}` } : {}),
     })),
   };
+}
+
+/**
+ * A full disk, for the fake-indexeddb in this process: while `full` is true,
+ * every `put` and `add` throws QuotaExceededError (as a browser over its
+ * quota does); deletes still work. `restore()` puts the methods back.
+ */
+export function quotaFault(): { full: boolean; restore(): void } {
+  const prototype = IDBObjectStore.prototype as unknown as Record<"put" | "add", (...args: unknown[]) => unknown>;
+  const original = { put: prototype.put, add: prototype.add };
+  const fault = {
+    full: false,
+    restore() {
+      prototype.put = original.put;
+      prototype.add = original.add;
+    },
+  };
+  for (const name of ["put", "add"] as const)
+    prototype[name] = function (this: unknown, ...args: unknown[]) {
+      if (fault.full) throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
+      return original[name].apply(this, args);
+    };
+  return fault;
 }

@@ -18,6 +18,8 @@
  * 4. Urgency: `markDirty(item, withinMs)` starts its write within `withinMs`
  *    (plus the write in flight) instead of `intervalMs`; the cadence of
  *    invariant 1 yields to it.
+ * 5. `retry()` ends a failing store's wait: the retry starts now, not after
+ *    the backoff (space was freed, the person did something).
  *
  *   markDirty ─┬─ timer armed (intervalMs) ──► write(batch) ─ ok ──► idle / re-arm
  *              │                                    └─ fails ──► back to pending, re-arm (backoff)
@@ -61,6 +63,12 @@ export interface WriteBehind<T> {
   /** Record `item` (its key's latest value); its write starts within `withinMs` when given, else `intervalMs`. */
   markDirty(item: T, withinMs?: number): void;
   flush(): Promise<FlushResult>;
+  /**
+   * After failures, write the waiting items now instead of after the backoff
+   * (resolves with that write's result); does nothing (ok) when no write
+   * failed, and joins the write in flight if there is one.
+   */
+  retry(): Promise<FlushResult>;
   /** Items waiting to be written (not counting a write in flight). */
   readonly pendingCount: number;
   /** A write is under way (its items are not known to be on disk yet). */
@@ -199,6 +207,12 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
         cancel();
       }
       if (pending.size === 0) return { ok: true };
+      return writeNow();
+    },
+    retry() {
+      if (inFlight) return inFlight;
+      if (failures === 0 || disposed || pending.size === 0) return Promise.resolve({ ok: true });
+      cancel();
       return writeNow();
     },
     async whenIdle() {

@@ -46,6 +46,7 @@ import { flushSync } from "react-dom";
 import { matchShortcut } from "./shortcuts";
 import { ThemePicker } from "./ThemePicker";
 import { HeaderMore } from "./HeaderMore";
+import { RecentlyDeletedDialog } from "./RecentlyDeletedDialog";
 import { ArrowDownIcon, BotIcon, DownloadIcon, MenuIcon, SettingsIcon, ShareIcon } from "./icons";
 
 // Not needed for the first screen: their own small chunks (the initial JavaScript budget, bench/).
@@ -122,7 +123,10 @@ function SessionView({
   onOpenSettings,
   initialDraft,
   sessionId,
+  deletedElsewhere,
 }: {
+  /** The session was deleted in another tab: nothing is written here; **Restore** brings it back. */
+  deletedElsewhere?: { title: string; onRestore: () => void };
   onOpenSettings?: () => void;
   /** The open session: its unsent text is kept across reloads (drafts.ts). */
   sessionId?: string;
@@ -264,7 +268,15 @@ function SessionView({
             code, but nothing runs. Press Retry to start it again.
           </p>
         )}
-        {readOnly ? (
+        {deletedElsewhere ? (
+          <p className="lm-notice lm-notice--error lm-readonly" role="alert">
+            “{deletedElsewhere.title}” was deleted in another tab. Nothing more is saved here; what this tab had is kept
+            in Recently deleted for 30 days.{" "}
+            <button type="button" className="lm-button" onClick={deletedElsewhere.onRestore}>
+              Restore
+            </button>
+          </p>
+        ) : readOnly ? (
           <p className="lm-readonly">
             This session is open in another tab. It is shown here read-only and follows that tab.
           </p>
@@ -410,6 +422,17 @@ export function App({
   /** Narrow screens: the session list is a drawer. */
   const [drawerOpen, setDrawerOpen] = useState(false);
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
+  const [recentlyDeletedOpen, setRecentlyDeletedOpen] = useState(false);
+  // Saving that failed (storage full) is retried on every action of the person, not only after its backoff.
+  useEffect(() => {
+    const retry = () => controller.retrySaving();
+    window.addEventListener("pointerdown", retry, true);
+    window.addEventListener("keydown", retry, true);
+    return () => {
+      window.removeEventListener("pointerdown", retry, true);
+      window.removeEventListener("keydown", retry, true);
+    };
+  }, [controller]);
   // Keyboard shortcuts (shortcuts.ts). A modal dialog keeps its keys to itself.
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -509,7 +532,16 @@ export function App({
       >
         Skip to the message box
       </a>
-      <Sidebar controller={controller} state={sessions} open={drawerOpen} onNavigate={() => setDrawerOpen(false)}>
+      <Sidebar
+        controller={controller}
+        state={sessions}
+        open={drawerOpen}
+        onNavigate={() => setDrawerOpen(false)}
+        onOpenRecentlyDeleted={() => {
+          setDrawerOpen(false);
+          setRecentlyDeletedOpen(true);
+        }}
+      >
         <ThemePicker />
         <button
           type="button"
@@ -640,6 +672,38 @@ export function App({
                 Undo
               </button>
             )}
+            {banner.deleteForeverSessionId && (
+              <button
+                type="button"
+                className="lm-button"
+                onClick={() => void controller.deleteForever(banner.deleteForeverSessionId!)}
+              >
+                Delete forever
+              </button>
+            )}
+            {banner.storageFull && (
+              <>
+                <button
+                  type="button"
+                  className="lm-button"
+                  title="Save this session as a file"
+                  onClick={async () => {
+                    const file = await controller.exportCurrent();
+                    if (file) download(file.name, file.text);
+                  }}
+                >
+                  Export
+                </button>
+                <button
+                  type="button"
+                  className="lm-button"
+                  aria-haspopup="dialog"
+                  onClick={() => setRecentlyDeletedOpen(true)}
+                >
+                  Recently deleted
+                </button>
+              </>
+            )}
             <button
               type="button"
               className="lm-icon-button"
@@ -714,6 +778,14 @@ export function App({
               onOpenSettings={() => setSettingsOpen(true)}
               initialDraft={takeOpeningDraft}
               sessionId={sessions.current?.id}
+              deletedElsewhere={
+                sessions.deletedElsewhere && sessions.current
+                  ? {
+                      title: sessions.current.title,
+                      onRestore: () => void controller.restore(sessions.current!.id),
+                    }
+                  : undefined
+              }
             />
           </TokenPriceContext.Provider>
         ) : sessions.starting ? (
@@ -724,6 +796,9 @@ export function App({
           </main>
         )}
       </div>
+      {recentlyDeletedOpen && (
+        <RecentlyDeletedDialog controller={controller} state={sessions} onClose={() => setRecentlyDeletedOpen(false)} />
+      )}
       {shortcutsOpen && (
         <Suspense fallback={null}>
           <ShortcutsDialog onClose={() => setShortcutsOpen(false)} />

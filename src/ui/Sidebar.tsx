@@ -16,6 +16,7 @@ export function Sidebar({
   state,
   open = false,
   onNavigate,
+  onOpenRecentlyDeleted,
   children,
 }: {
   controller: SessionController;
@@ -24,6 +25,8 @@ export function Sidebar({
   open?: boolean;
   /** A session was opened or created (a drawer closes). */
   onNavigate?: () => void;
+  /** **Recently deleted**: the deleted sessions, with Restore and Delete forever. */
+  onOpenRecentlyDeleted?: () => void;
   /** More controls for the list's footer (the theme, the shortcuts). */
   children?: ReactNode;
 }) {
@@ -165,6 +168,22 @@ export function Sidebar({
         >
           Export all
         </button>
+        {onOpenRecentlyDeleted && (
+          <button
+            type="button"
+            className="lm-button"
+            aria-haspopup="dialog"
+            disabled={disabled}
+            title={
+              state.deleted.length > 0
+                ? `${state.deleted.length} deleted in the last 30 days: Restore or Delete forever`
+                : "Deleted sessions are kept here for 30 days"
+            }
+            onClick={onOpenRecentlyDeleted}
+          >
+            Recently deleted
+          </button>
+        )}
         {children}
       </div>
     </nav>
