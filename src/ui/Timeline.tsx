@@ -7,10 +7,12 @@ import { MountSlot } from "./mounts";
 import { ThinkingView } from "./ThinkingView";
 import { isCutReply } from "../agent/finishReason";
 import { CapabilitySlot, InteractionSummaryView } from "./capabilities";
-import { AgentReportView } from "./AgentReportView";
 import { CopyButton, ReplyFooter, UserMessage } from "./MessageActions";
 import { lazy, Suspense, useContext, useState } from "react";
 import { MessageActionsContext } from "./MessageActions";
+
+/** An invited agent's report (and what really happened) draws from its own chunk: most sessions have none. */
+const AgentReportView = lazy(() => import("./AgentReportView").then((module) => ({ default: module.AgentReportView })));
 
 // The code editor (CodeMirror) loads when the person first presses Edit code: its own chunk.
 const CodeEditor = lazy(() => import("./CodeEditor"));
@@ -258,7 +260,18 @@ export function Timeline({
           case "feedback":
             return <FeedbackMessage key={message.id} message={message} />;
           case "agent":
-            return <AgentReportView key={message.id} message={message} />;
+            return (
+              <Suspense
+                key={message.id}
+                fallback={
+                  <p className="lm-agent" data-message-id={message.id}>
+                    {message.text}
+                  </p>
+                }
+              >
+                <AgentReportView message={message} />
+              </Suspense>
+            );
           case "notice":
             return (
               <p key={message.id} className={`lm-notice lm-notice--${message.level}`}>

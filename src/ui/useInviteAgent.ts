@@ -1,7 +1,7 @@
 import { useCallback, useContext, useEffect, useRef, useState } from "react";
 import type { AgentChannel } from "../agent/agentChannel";
 import type { SessionController } from "../session/sessionController";
-import { onAppDataWritten } from "../capabilities/storage/createAppData";
+import { onAppDataWritten } from "../capabilities/storage/uncommittedWrites";
 import { CapabilitiesContext } from "./capabilities";
 import { MountsContext } from "./mounts";
 

@@ -20,7 +20,7 @@ import { HostServiceError } from "../../sandbox/HostServiceError";
 import type { HostService } from "../../sandbox/types";
 import { eraseAppData, listAppData, writeAppData, type AppDataWrite } from "../../store/appData";
 import type { Store } from "../../store/store";
-import { countUncommitted } from "./uncommittedWrites";
+import { appDataWritten, countUncommitted } from "./uncommittedWrites";
 import { keyProblem, sessionFull, utf8Bytes, valueTooLarge } from "../../wire/appData";
 import {
   MAX_STORAGE_SESSION_BYTES,
@@ -81,13 +81,7 @@ const EMPTY: AppDataState = { sessionId: undefined, loaded: false, keys: [], byt
 
 export { uncommittedAppDataWrites } from "./uncommittedWrites";
 
-/** Who hears of each committed write (an invited agent's record of what really changed). */
-const writeListeners = new Set<(sessionId: string, key: string) => void>();
-/** Hear of every app data write once it is on disk: the session and the key (set or deleted). */
-export function onAppDataWritten(listener: (sessionId: string, key: string) => void): () => void {
-  writeListeners.add(listener);
-  return () => writeListeners.delete(listener);
-}
+export { onAppDataWritten } from "./uncommittedWrites";
 
 export function createAppData(
   options: {
@@ -163,7 +157,7 @@ export function createAppData(
           batch.map((item) => item.write),
         );
         for (const item of batch) item.done();
-        for (const item of batch) for (const listener of writeListeners) listener(target.sessionId, item.write.key);
+        for (const item of batch) appDataWritten(target.sessionId, item.write.key);
         if (error !== undefined && book === target) {
           error = undefined;
           publish();
