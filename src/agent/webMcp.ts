@@ -174,21 +174,16 @@ export class WebMcpTools {
     for (const listener of this.listeners) listener();
   }
 
-  private audit(method: string, decision: string, reason?: string, agent = WEBMCP_AGENT): void {
+  private audit(method: string, decision: string, reason?: string): void {
     this.options.audit?.({
       at: this.now(),
       capability: "agent",
       method,
       url: "WebMCP",
       decision,
-      agent,
+      agent: WEBMCP_AGENT,
       ...(reason ? { reason } : {}),
     });
-  }
-
-  /** The person flipped the switch (Session settings): recorded in the audit list. */
-  switched(on: boolean): void {
-    this.audit("Let agents in this browser use this session", on ? "on" : "off", undefined, "the person");
   }
 
   /**
@@ -204,10 +199,14 @@ export class WebMcpTools {
     if (want !== undefined) this.register(want);
   }
 
-  /** The page unloads: nothing stays registered. */
+  /** The page unloads: nothing stays registered (until `resume`, a page shown again from the back/forward cache). */
   dispose(): void {
     if (this.registration) this.unregister("the page unloads");
     this.disposed = true;
+  }
+
+  resume(): void {
+    this.disposed = false;
   }
 
   private register(sessionId: string): void {

@@ -15,6 +15,7 @@ import {
   saveMessages,
   searchSessions,
   undoDelete,
+  updateCapabilitySettings,
   updateSessionChat,
   type SearchHit,
 } from "../store/sessions";
@@ -25,6 +26,7 @@ import { createSessionWriter, flushOnPageHide, type SessionWriter } from "../sto
 import { DEFAULT_TITLE, type Session, type SessionChatSettings } from "../store/types";
 import type { SessionExport } from "../store/exportSchema";
 import type { BlockRef } from "../agent/editBlock";
+import type { JsonValue } from "../wire/mount";
 
 const exportImport = () => import("../store/exportImport");
 const sharing = () => import("../store/share");
@@ -509,6 +511,17 @@ export class SessionController {
     const current = this.state.current;
     if (!this.store || !current || this.state.readOnly) return;
     const session = await updateSessionChat(this.store, current.id, chat);
+    if (this.state.current?.id === session.id) this.set({ current: session });
+  }
+
+  /**
+   * A page module's own setting for the open session (`settings.capabilities[name]`,
+   * e.g. WebMCP's switch): saved and exported with the session, never imported.
+   */
+  async saveSessionSetting(name: string, value: JsonValue): Promise<void> {
+    const current = this.state.current;
+    if (!this.store || !current || this.state.readOnly) return;
+    const session = await updateCapabilitySettings(this.store, current.id, name, value);
     if (this.state.current?.id === session.id) this.set({ current: session });
   }
 

@@ -18,11 +18,14 @@ import {
   AgentComposerBar,
   AgentRunApprovals,
   InvitedAgentSettings,
+  RunApprovals,
+  WebMcpSettings,
   useChannelState,
   useTimelineSelection,
 } from "./agentLink";
 import { AgentChannelContext } from "./agentChannelContext";
 import { useInviteAgent } from "./useInviteAgent";
+import { useWebMcp, type WebMcpLink } from "./useWebMcp";
 import { useFollowLatest } from "./useFollowLatest";
 
 const InviteAgentDialog = lazy(() =>
@@ -93,7 +96,10 @@ function SessionView({
   onOpenSettings,
   initialDraft,
   sessionId,
+  webMcp,
 }: {
+  /** The session offered to in-browser agents (WebMCP): its runs waiting for the person. */
+  webMcp?: WebMcpLink;
   onOpenSettings?: () => void;
   /** The open session: its unsent text is kept across reloads (drafts.ts). */
   sessionId?: string;
@@ -120,7 +126,10 @@ function SessionView({
   // While an agent is joined the composer sends to it (the person can switch back to the model).
   const channelState = useChannelState(channel);
   // …or an invited agent's run waits for Allow once or Reject (Confirm each run).
-  const waitingForPermission = capabilities.state.asks.length > 0 || (channelState?.pendingRuns.length ?? 0) > 0;
+  // …or an in-browser agent's run (WebMCP), each one confirmed.
+  const webMcpRuns = webMcp?.state.pendingRuns ?? [];
+  const waitingForPermission =
+    capabilities.state.asks.length > 0 || (channelState?.pendingRuns.length ?? 0) > 0 || webMcpRuns.length > 0;
   const joined =
     channel !== undefined && channelState !== undefined && channelState.code !== undefined && channelState.everJoined;
   const toAgent = joined && channelState.sendToAgent;
@@ -191,6 +200,13 @@ function SessionView({
           />
         </MessageActionsContext.Provider>
         {channel && channelState && !readOnly && <AgentRunApprovals channel={channel} state={channelState} />}
+        {webMcp?.tools && !readOnly && (
+          <RunApprovals
+            runs={webMcpRuns}
+            onAllow={(id) => webMcp.tools?.allowRun(id)}
+            onReject={(id) => webMcp.tools?.rejectRun(id)}
+          />
+        )}
       </main>
       <footer className="lm-footer">
         {/* Floats over the timeline's bottom edge, anchored to the footer: generated UI cannot move it. */}
@@ -372,6 +388,7 @@ export function App({
     return draft;
   }, []);
   const invite = useInviteAgent(controller);
+  const webMcp = useWebMcp(controller);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [sessionSettingsOpen, setSessionSettingsOpen] = useState(false);
   const [shareUrl, setShareUrl] = useState<string | undefined>();
@@ -685,6 +702,7 @@ export function App({
               onOpenSettings={() => setSettingsOpen(true)}
               initialDraft={takeOpeningDraft}
               sessionId={sessions.current?.id}
+              webMcp={webMcp}
             />
           </TokenPriceContext.Provider>
         ) : sessions.starting ? (
@@ -708,6 +726,13 @@ export function App({
       {sessionSettingsOpen && (
         <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)}>
           <InvitedAgentSettings channel={invite.channel} />
+          <WebMcpSettings
+            available={webMcp.available}
+            enabled={webMcp.enabled}
+            registered={webMcp.state.registeredFor !== undefined}
+            disabled={sessions.readOnly || !sessions.current}
+            onChange={webMcp.setEnabled}
+          />
           <Suspense fallback={null}>
             <SessionModelSettings
               key={sessions.current?.id}

@@ -241,10 +241,38 @@ export function InvitedAgentSettings({ channel }: { channel: AgentChannel | unde
  * with **Allow once** and **Reject**.
  */
 export function AgentRunApprovals({ channel, state }: { channel: AgentChannel; state: AgentChannelState }) {
-  if (state.pendingRuns.length === 0) return null;
+  return (
+    <RunApprovals
+      runs={state.pendingRuns}
+      onAllow={(id) => channel.allowRun(id)}
+      onReject={(id) => channel.rejectRun(id)}
+    />
+  );
+}
+
+/** A run an agent asks for: the invited agent's (with its command), or an in-browser agent's (WebMCP). */
+export interface RunToApprove {
+  id: string;
+  agent: string;
+  markdown: string;
+  commandId?: string;
+  commandText?: string;
+}
+
+/** The runs waiting in the timeline for **Allow once** or **Reject** (status: Waiting for permission). */
+export function RunApprovals({
+  runs,
+  onAllow,
+  onReject,
+}: {
+  runs: readonly RunToApprove[];
+  onAllow: (id: string) => void;
+  onReject: (id: string) => void;
+}) {
+  if (runs.length === 0) return null;
   return (
     <>
-      {state.pendingRuns.map((pending) => (
+      {runs.map((pending) => (
         <section key={pending.id} className="lm-agent lm-agent-approval" aria-label="Run waiting for permission">
           <header className="lm-agent__tag">
             {pending.agent} asks to run this
@@ -252,23 +280,68 @@ export function AgentRunApprovals({ channel, state }: { channel: AgentChannel; s
               <>
                 , answering your message <q>{pending.commandText.slice(0, 300)}</q>
               </>
-            ) : (
+            ) : pending.commandId !== undefined ? (
               ` (command ${pending.commandId})`
+            ) : (
+              ""
             )}
           </header>
           <div className="lm-agent-approval__markdown">
             <Markdown text={pending.markdown} />
           </div>
           <p className="lm-agent-approval__actions">
-            <button type="button" className="lm-button lm-button--primary" onClick={() => channel.allowRun(pending.id)}>
+            <button type="button" className="lm-button lm-button--primary" onClick={() => onAllow(pending.id)}>
               Allow once
             </button>
-            <button type="button" className="lm-button lm-button--stop" onClick={() => channel.rejectRun(pending.id)}>
+            <button type="button" className="lm-button lm-button--stop" onClick={() => onReject(pending.id)}>
               Reject
             </button>
           </p>
         </section>
       ))}
     </>
+  );
+}
+
+/**
+ * Session settings → **Agents in this browser** (WebMCP): the session's
+ * switch, off by default, saved with the session. While on, the page offers
+ * livemark_run (each run confirmed here), livemark_read_session and
+ * livemark_report to an agent the browser runs.
+ */
+export function WebMcpSettings({
+  available,
+  enabled,
+  registered,
+  disabled,
+  onChange,
+}: {
+  available: boolean;
+  enabled: boolean;
+  registered: boolean;
+  disabled: boolean;
+  onChange: (on: boolean) => void;
+}) {
+  return (
+    <section className="lm-field" aria-label="Agents in this browser">
+      <h3 className="lm-dialog__subtitle">Agents in this browser</h3>
+      <label>
+        <input
+          type="checkbox"
+          checked={enabled}
+          disabled={disabled}
+          onChange={(event) => onChange(event.target.checked)}
+        />{" "}
+        Let agents in this browser use this session
+      </label>
+      <small>
+        {available
+          ? registered
+            ? "Offered now (WebMCP): livemark_run, which you confirm each time with Allow once or Reject; livemark_read_session; livemark_report."
+            : "This browser offers WebMCP: while this is on, an agent the browser runs can read this session, report to you and ask to run code here (you confirm each run)."
+          : "This browser does not offer WebMCP (document.modelContext): nothing is offered, whatever this says."}{" "}
+        Each decision is in the audit list.
+      </small>
+    </section>
   );
 }
