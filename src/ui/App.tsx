@@ -19,7 +19,6 @@ import {
   AgentRunApprovals,
   InvitedAgentSettings,
   RunApprovals,
-  WebMcpSettings,
   useChannelState,
   useTimelineSelection,
 } from "./agentLink";
@@ -45,6 +44,7 @@ import { ArrowDownIcon, BotIcon, DownloadIcon, MenuIcon, SettingsIcon, ShareIcon
 const ShortcutsDialog = lazy(() => import("./ShortcutsDialog").then((module) => ({ default: module.ShortcutsDialog })));
 const UpdateBanner = lazy(() => import("./UpdateBanner").then((module) => ({ default: module.UpdateBanner })));
 const SettingsDialog = lazy(() => import("./SettingsDialog").then((module) => ({ default: module.SettingsDialog })));
+const WebMcpSettings = lazy(() => import("./WebMcpSettings").then((module) => ({ default: module.WebMcpSettings })));
 const SessionModelSettings = lazy(() =>
   import("./SessionModelSettings").then((module) => ({ default: module.SessionModelSettings })),
 );
@@ -726,14 +726,14 @@ export function App({
       {sessionSettingsOpen && (
         <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)}>
           <InvitedAgentSettings channel={invite.channel} />
-          <WebMcpSettings
-            available={webMcp.available}
-            enabled={webMcp.enabled}
-            registered={webMcp.state.registeredFor !== undefined}
-            disabled={sessions.readOnly || !sessions.current}
-            onChange={webMcp.setEnabled}
-          />
           <Suspense fallback={null}>
+            <WebMcpSettings
+              available={webMcp.available}
+              enabled={webMcp.enabled}
+              registered={webMcp.state.registeredFor !== undefined}
+              disabled={sessions.readOnly || !sessions.current}
+              onChange={webMcp.setEnabled}
+            />
             <SessionModelSettings
               key={sessions.current?.id}
               chat={sessions.current?.chat}
