@@ -13,7 +13,7 @@ import {
 } from "../wire/bridge";
 import type { Agent, ChatMessage } from "./agent";
 import type { ObservedChanges } from "./externalAgentTypes";
-import { createExternalReply } from "./externalReply";
+import { mountsOf, readSession, runMarkdown } from "./sessionTools";
 
 /**
  * The page's end of an invited agent's channel (DESIGN.md §4b): a WebSocket
@@ -203,8 +203,6 @@ export function storedChannel(
   }
 }
 
-const MAX_SNAPSHOT_CHARS = 50_000;
-const MAX_MESSAGE_CHARS = 50_000;
 const OPEN = 1;
 
 let counter = 0;
@@ -557,18 +555,6 @@ export class AgentChannel {
     return agent;
   }
 
-  private mountsOf(messages: readonly ChatMessage[]): { mountId: string; title?: string; messageId: string }[] {
-    return messages.flatMap((message) =>
-      message.role === "assistant"
-        ? (message.reply.mounts ?? []).map((mount) => ({
-            mountId: mount.mountId,
-            messageId: message.id,
-            ...(mount.title ? { title: mount.title.slice(0, 2_000) } : {}),
-          }))
-        : [],
-    );
-  }
-
   private async answerRequest(agentLabel: string, request: PageRequest): Promise<PageResult<PageRequest["method"]>> {
     switch (request.method) {
       case "join": {
@@ -582,7 +568,7 @@ export class AgentChannel {
         if (!this.state.rights.read) return { title: "", mounts: [] };
         return {
           title: (session?.title ?? "").slice(0, 2_000),
-          mounts: this.mountsOf(agent.getState().messages),
+          mounts: mountsOf(agent.getState().messages),
           ...(session ? { sessionId: session.id } : {}),
         };
       }
@@ -608,18 +594,12 @@ export class AgentChannel {
         this.running = true;
         let run;
         try {
-          run = await agent.runExternal(createExternalReply(request.markdown, agentLabel), agentLabel);
+          run = await runMarkdown(agent, request.markdown, agentLabel, this.options.mountsApplied);
         } finally {
           this.running = false;
         }
-        if (run.kind === "busy")
-          throw new Error(
-            "The session is busy: a reply is running. Run again when it has finished (the person can press Stop).",
-          );
-        await this.options.mountsApplied?.();
         if (run.replyId) this.hold(request.commandId).replyIds.push(run.replyId);
-        const reply = agent.getState().messages.filter((message) => message.id === run.replyId);
-        return { state: run.state, feedback: run.feedback, mounts: this.mountsOf(reply) };
+        return { state: run.state, feedback: run.feedback, mounts: run.mounts };
       }
       case "report": {
         const agent = this.requireAgent();
@@ -650,23 +630,7 @@ export class AgentChannel {
           throw new Error(NOT_ALLOWED.read);
         }
         this.audit("livemark_read_session", agentLabel, "allowed");
-        const messages = this.requireAgent().getState().messages;
-        const from = Math.min(request.from ?? 0, messages.length);
-        const to = Math.max(from, Math.min(request.to ?? messages.length, messages.length, from + 500));
-        const slice = messages.slice(from, to);
-        return {
-          total: messages.length,
-          messages: slice.map((message, offset) => ({
-            index: from + offset,
-            id: message.id,
-            role: message.role === "agent" ? `agent ${message.kind}` : message.role,
-            text: (message.role === "feedback" ? message.body : message.text).slice(0, MAX_MESSAGE_CHARS),
-          })),
-          mounts: this.mountsOf(slice).map((mount) => ({
-            ...mount,
-            snapshot: snapshotText(this.options.mountSnapshot?.(mount.mountId)),
-          })),
-        };
+        return readSession(this.requireAgent(), request, this.options.mountSnapshot);
       }
       default: {
         const never: never = request;
@@ -684,7 +648,7 @@ export class AgentChannel {
     const current = this.options.session();
     const agent = this.options.agent();
     if (agent && (!sent || sent.sessionId === current?.id))
-      for (const mount of this.mountsOf(agent.getState().messages))
+      for (const mount of mountsOf(agent.getState().messages))
         before.set(mount.mountId, JSON.stringify(this.options.mountSnapshot?.(mount.mountId) ?? null));
     record = {
       since: this.now(),
@@ -732,9 +696,9 @@ export class AgentChannel {
         },
       ];
     });
-    const created = this.mountsOf(messages.filter((message) => record.replyIds.includes(message.id)));
+    const created = mountsOf(messages.filter((message) => record.replyIds.includes(message.id)));
     const titleOf = (mount: { mountId: string; title?: string }) => mount.title ?? "untitled";
-    const updated = this.mountsOf(messages).filter((mount) => {
+    const updated = mountsOf(messages).filter((mount) => {
       const before = record.before.get(mount.mountId);
       return before !== undefined && before !== JSON.stringify(this.options.mountSnapshot?.(mount.mountId) ?? null);
     });
@@ -993,11 +957,3 @@ export class AgentChannel {
 
 const approvalKey = (channelId: string | undefined, commandId: string, sha256: string) =>
   JSON.stringify([channelId ?? "", commandId, sha256]);
-
-function snapshotText(snapshot: unknown): string {
-  if (snapshot === undefined) return "";
-  const text = JSON.stringify(snapshot) ?? "";
-  return text.length > MAX_SNAPSHOT_CHARS
-    ? `${text.slice(0, MAX_SNAPSHOT_CHARS)}… [cut at ${MAX_SNAPSHOT_CHARS} characters]`
-    : text;
-}

@@ -18,6 +18,7 @@ import {
   purgeExpired,
   searchSessions,
   undoDelete,
+  updateCapabilitySettings,
   updateSessionChat,
   type SearchHit,
 } from "../store/sessions";
@@ -30,6 +31,7 @@ import { createSessionWriter, flushOnPageHide, type SessionWriter } from "../sto
 import { DEFAULT_TITLE, type Session, type SessionChatSettings } from "../store/types";
 import type { SessionExport } from "../store/exportSchema";
 import type { BlockRef } from "../agent/editBlock";
+import type { JsonValue } from "../wire/mount";
 
 const exportImport = () => import("../store/exportImport");
 const sharing = () => import("../store/share");
@@ -554,6 +556,17 @@ export class SessionController {
     const current = this.state.current;
     if (!this.store || !current || this.state.readOnly) return;
     const session = await updateSessionChat(this.store, current.id, chat);
+    if (this.state.current?.id === session.id) this.set({ current: session });
+  }
+
+  /**
+   * A page module's own setting for the open session (`settings.capabilities[name]`,
+   * e.g. WebMCP's switch): saved and exported with the session, never imported.
+   */
+  async saveSessionSetting(name: string, value: JsonValue): Promise<void> {
+    const current = this.state.current;
+    if (!this.store || !current || this.state.readOnly) return;
+    const session = await updateCapabilitySettings(this.store, current.id, name, value);
     if (this.state.current?.id === session.id) this.set({ current: session });
   }
 

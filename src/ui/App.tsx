@@ -28,11 +28,13 @@ import {
   AgentComposerBar,
   AgentRunApprovals,
   InvitedAgentSettings,
+  RunApprovals,
   useChannelState,
   useTimelineSelection,
 } from "./agentLink";
 import { AgentChannelContext } from "./agentChannelContext";
 import { useInviteAgent } from "./useInviteAgent";
+import { useWebMcp, type WebMcpLink } from "./useWebMcp";
 import { useFollowLatest } from "./useFollowLatest";
 
 const InviteAgentDialog = lazy(() =>
@@ -72,6 +74,7 @@ function SessionSettingsDialog(props: ComponentProps<typeof LazySessionSettingsD
     </Suspense>
   );
 }
+const WebMcpSettings = lazy(() => import("./WebMcpSettings").then((module) => ({ default: module.WebMcpSettings })));
 const SessionModelSettings = lazy(() =>
   import("./SessionModelSettings").then((module) => ({ default: module.SessionModelSettings })),
 );
@@ -124,9 +127,12 @@ function SessionView({
   initialDraft,
   sessionId,
   deletedElsewhere,
+  webMcp,
 }: {
   /** The session was deleted in another tab: nothing is written here; **Restore** brings it back. */
   deletedElsewhere?: { title: string; onRestore: () => void };
+  /** The session offered to in-browser agents (WebMCP): its runs waiting for the person. */
+  webMcp?: WebMcpLink;
   onOpenSettings?: () => void;
   /** The open session: its unsent text is kept across reloads (drafts.ts). */
   sessionId?: string;
@@ -153,7 +159,10 @@ function SessionView({
   // While an agent is joined the composer sends to it (the person can switch back to the model).
   const channelState = useChannelState(channel);
   // …or an invited agent's run waits for Allow once or Reject (Confirm each run).
-  const waitingForPermission = capabilities.state.asks.length > 0 || (channelState?.pendingRuns.length ?? 0) > 0;
+  // …or an in-browser agent's run (WebMCP), each one confirmed.
+  const webMcpRuns = webMcp?.state.pendingRuns ?? [];
+  const waitingForPermission =
+    capabilities.state.asks.length > 0 || (channelState?.pendingRuns.length ?? 0) > 0 || webMcpRuns.length > 0;
   const joined =
     channel !== undefined && channelState !== undefined && channelState.code !== undefined && channelState.everJoined;
   const toAgent = joined && channelState.sendToAgent;
@@ -224,6 +233,13 @@ function SessionView({
           />
         </MessageActionsContext.Provider>
         {channel && channelState && !readOnly && <AgentRunApprovals channel={channel} state={channelState} />}
+        {webMcp?.tools && !readOnly && (
+          <RunApprovals
+            runs={webMcpRuns}
+            onAllow={(id) => webMcp.tools?.allowRun(id)}
+            onReject={(id) => webMcp.tools?.rejectRun(id)}
+          />
+        )}
       </main>
       <footer className="lm-footer">
         {/* Floats over the timeline's bottom edge, anchored to the footer: generated UI cannot move it. */}
@@ -413,6 +429,7 @@ export function App({
     return draft;
   }, []);
   const invite = useInviteAgent(controller);
+  const webMcp = useWebMcp(controller);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [sessionSettingsOpen, setSessionSettingsOpen] = useState(false);
   const [shareUrl, setShareUrl] = useState<string | undefined>();
@@ -786,6 +803,7 @@ export function App({
                     }
                   : undefined
               }
+              webMcp={webMcp}
             />
           </TokenPriceContext.Provider>
         ) : sessions.starting ? (
@@ -813,6 +831,13 @@ export function App({
         <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)}>
           <InvitedAgentSettings channel={invite.channel} />
           <Suspense fallback={null}>
+            <WebMcpSettings
+              available={webMcp.available}
+              enabled={webMcp.enabled}
+              registered={webMcp.state.registeredFor !== undefined}
+              disabled={sessions.readOnly || !sessions.current}
+              onChange={webMcp.setEnabled}
+            />
             <SessionModelSettings
               key={sessions.current?.id}
               chat={sessions.current?.chat}

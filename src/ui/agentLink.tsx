@@ -241,10 +241,38 @@ export function InvitedAgentSettings({ channel }: { channel: AgentChannel | unde
  * with **Allow once** and **Reject**.
  */
 export function AgentRunApprovals({ channel, state }: { channel: AgentChannel; state: AgentChannelState }) {
-  if (state.pendingRuns.length === 0) return null;
+  return (
+    <RunApprovals
+      runs={state.pendingRuns}
+      onAllow={(id) => channel.allowRun(id)}
+      onReject={(id) => channel.rejectRun(id)}
+    />
+  );
+}
+
+/** A run an agent asks for: the invited agent's (with its command), or an in-browser agent's (WebMCP). */
+export interface RunToApprove {
+  id: string;
+  agent: string;
+  markdown: string;
+  commandId?: string;
+  commandText?: string;
+}
+
+/** The runs waiting in the timeline for **Allow once** or **Reject** (status: Waiting for permission). */
+export function RunApprovals({
+  runs,
+  onAllow,
+  onReject,
+}: {
+  runs: readonly RunToApprove[];
+  onAllow: (id: string) => void;
+  onReject: (id: string) => void;
+}) {
+  if (runs.length === 0) return null;
   return (
     <>
-      {state.pendingRuns.map((pending) => (
+      {runs.map((pending) => (
         <section key={pending.id} className="lm-agent lm-agent-approval" aria-label="Run waiting for permission">
           <header className="lm-agent__tag">
             {pending.agent} asks to run this
@@ -252,18 +280,20 @@ export function AgentRunApprovals({ channel, state }: { channel: AgentChannel; s
               <>
                 , answering your message <q>{pending.commandText.slice(0, 300)}</q>
               </>
-            ) : (
+            ) : pending.commandId !== undefined ? (
               ` (command ${pending.commandId})`
+            ) : (
+              ""
             )}
           </header>
           <div className="lm-agent-approval__markdown">
             <Markdown text={pending.markdown} />
           </div>
           <p className="lm-agent-approval__actions">
-            <button type="button" className="lm-button lm-button--primary" onClick={() => channel.allowRun(pending.id)}>
+            <button type="button" className="lm-button lm-button--primary" onClick={() => onAllow(pending.id)}>
               Allow once
             </button>
-            <button type="button" className="lm-button lm-button--stop" onClick={() => channel.rejectRun(pending.id)}>
+            <button type="button" className="lm-button lm-button--stop" onClick={() => onReject(pending.id)}>
               Reject
             </button>
           </p>
