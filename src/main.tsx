@@ -21,7 +21,6 @@ import {
   type AskKinds,
   type CapabilityViews,
 } from "./ui/capabilities";
-import { CSP_HEADER_CHECKED_MARK, warnWithoutCspHeader } from "./ui/warnWithoutCspHeader";
 import { installTestProbe } from "./testProbe";
 
 // The database code is the first thing the session controller needs: its chunk is requested now, while the
@@ -150,7 +149,11 @@ const registerLater = () =>
 // A host that sends no Content-Security-Policy header is told once in the console (README "Hosting").
 const checkCspHeaderLater = () => {
   if (!import.meta.env.PROD) return;
-  const check = () => void warnWithoutCspHeader().finally(() => performance.mark(CSP_HEADER_CHECKED_MARK));
+  // Its own chunk: the check runs once the page is idle, never before the first screen.
+  const check = () =>
+    void import("./ui/warnWithoutCspHeader")
+      .then((module) => module.warnWithoutCspHeader().finally(() => performance.mark(module.CSP_HEADER_CHECKED_MARK)))
+      .catch(() => {});
   if (typeof requestIdleCallback === "function") requestIdleCallback(check, { timeout: 5_000 });
   else setTimeout(check, 0);
 };

@@ -15,7 +15,7 @@
  * Without a policy (a renderer used on its own) remote images are not drawn at all.
  */
 import { createContext, useContext, useEffect, useState, useSyncExternalStore } from "react";
-import { isRasterImageType } from "./rasterImage";
+import { isRasterImageType } from "./rasterTypes";
 
 export interface RemoteImagePolicy {
   /** The session's network capability already covers this URL's host. */

@@ -14,15 +14,9 @@
  * RASTER_IMAGE_TYPES or null; the Content-Type a server sent is never an
  * input.
  */
-export const RASTER_IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"] as const;
-export type RasterImageType = (typeof RASTER_IMAGE_TYPES)[number];
+import { RASTER_IMAGE_TYPES, isRasterImageType, type RasterImageType } from "./rasterTypes";
 
-const RASTER_SET: ReadonlySet<string> = new Set(RASTER_IMAGE_TYPES);
-
-/** A blob the app may show as an image (and so hand out as a blob: URL of its origin). */
-export function isRasterImageType(type: string): type is RasterImageType {
-  return RASTER_SET.has(type);
-}
+export { RASTER_IMAGE_TYPES, isRasterImageType, type RasterImageType };
 
 function startsWith(bytes: Uint8Array, signature: readonly number[], offset = 0): boolean {
   if (bytes.length < offset + signature.length) return false;

@@ -24,7 +24,6 @@ import {
 } from "../store/sessions";
 import type { Store } from "../store/store";
 import { pruneDrafts } from "./drafts";
-import { storageUsage } from "./storageUsage";
 import { toStoreError } from "../store/errors";
 import { openSessionOfThisTab, rememberOpenSession } from "./tabSession";
 import { createSessionWriter, flushOnPageHide, type SessionWriter } from "../store/sessionWriter";
@@ -727,17 +726,16 @@ export class SessionController {
 
   /** The storage-full banner: how much the app uses, **Export** and **Recently deleted**. */
   private async showStorageFull(): Promise<void> {
-    const usage = await storageUsage();
+    // Its own chunk: only a full store needs it.
+    const text = await import("./storageUsage").then(
+      async (module) => module.storageFullText(await module.storageUsage()),
+      () =>
+        "Storage is full. Export this session to keep it as a file, or free space: Delete forever in Recently deleted.",
+    );
     // Saving recovered while the estimate was read; or the banner offers Delete forever for a refused delete,
     // which says more (a retry fails on each of the person's actions, the click on Delete among them).
     if (!this.writer?.failing || this.state.banner?.deleteForeverSessionId) return;
-    this.set({
-      banner: {
-        text: `Storage is full${usage ? `: ${usage}` : ""}. Your latest changes are not saved yet; this tab keeps them and saves them as soon as there is room. Export this session to keep it as a file, or free space: Delete forever in Recently deleted.`,
-        level: "error",
-        storageFull: true,
-      },
-    });
+    this.set({ banner: { text, level: "error", storageFull: true } });
   }
 
   async search(query: string): Promise<void> {

@@ -40,3 +40,8 @@ export async function storageUsage(): Promise<string | undefined> {
     return undefined;
   }
 }
+
+/** The storage-full banner's words, with how much the app uses when the browser says. */
+export function storageFullText(usage: string | undefined): string {
+  return `Storage is full${usage ? `: ${usage}` : ""}. Your latest changes are not saved yet; this tab keeps them and saves them as soon as there is room. Export this session to keep it as a file, or free space: Delete forever in Recently deleted.`;
+}

@@ -23,20 +23,23 @@ import type { RealmStatus } from "../session/realmStatus";
 import { answeringModel } from "./modelLabel";
 import { PendingAsks, useCapabilities } from "./capabilities";
 import type { AgentChannel } from "../agent/agentChannel";
-import {
-  AgentAdmissions,
-  AgentComposerBar,
-  AgentRunApprovals,
-  InvitedAgentSettings,
-  RunApprovals,
-  useChannelState,
-  useTimelineSelection,
-} from "./agentLink";
+import { useChannelState, useTimelineSelection } from "./agentHooks";
 import { AgentChannelContext } from "./agentChannelContext";
 import { useInviteAgent } from "./useInviteAgent";
 import { useWebMcp, type WebMcpLink } from "./useWebMcp";
 import { useFollowLatest } from "./useFollowLatest";
 
+/** The invited agent's and in-browser agents' views: drawn only once there is one (agentHooks.ts is what every page needs). */
+const agentViews = () => import("./agentLink");
+const AgentAdmissions = lazy(() => agentViews().then((module) => ({ default: module.AgentAdmissions })));
+const AgentComposerBar = lazy(() => agentViews().then((module) => ({ default: module.AgentComposerBar })));
+const AgentRunApprovals = lazy(() => agentViews().then((module) => ({ default: module.AgentRunApprovals })));
+const InvitedAgentSettings = lazy(() => agentViews().then((module) => ({ default: module.InvitedAgentSettings })));
+const RunApprovals = lazy(() => agentViews().then((module) => ({ default: module.RunApprovals })));
+
+const RecentlyDeletedDialog = lazy(() =>
+  import("./RecentlyDeletedDialog").then((module) => ({ default: module.RecentlyDeletedDialog })),
+);
 const InviteAgentDialog = lazy(() =>
   import("./InviteAgentDialog").then((module) => ({ default: module.InviteAgentDialog })),
 );
@@ -48,7 +51,6 @@ import { flushSync } from "react-dom";
 import { matchShortcut } from "./shortcuts";
 import { ThemePicker } from "./ThemePicker";
 import { HeaderMore } from "./HeaderMore";
-import { RecentlyDeletedDialog } from "./RecentlyDeletedDialog";
 import { ArrowDownIcon, BotIcon, DownloadIcon, MenuIcon, SettingsIcon, ShareIcon } from "./icons";
 
 // Not needed for the first screen: their own small chunks (the initial JavaScript budget, bench/).
@@ -232,14 +234,16 @@ function SessionView({
             onOpenSettings={onOpenSettings}
           />
         </MessageActionsContext.Provider>
-        {channel && channelState && !readOnly && <AgentRunApprovals channel={channel} state={channelState} />}
-        {webMcp?.tools && !readOnly && (
-          <RunApprovals
-            runs={webMcpRuns}
-            onAllow={(id) => webMcp.tools?.allowRun(id)}
-            onReject={(id) => webMcp.tools?.rejectRun(id)}
-          />
-        )}
+        <Suspense fallback={null}>
+          {channel && channelState && !readOnly && <AgentRunApprovals channel={channel} state={channelState} />}
+          {webMcp?.tools && !readOnly && (
+            <RunApprovals
+              runs={webMcpRuns}
+              onAllow={(id) => webMcp.tools?.allowRun(id)}
+              onReject={(id) => webMcp.tools?.rejectRun(id)}
+            />
+          )}
+        </Suspense>
       </main>
       <footer className="lm-footer">
         {/* Floats over the timeline's bottom edge, anchored to the footer: generated UI cannot move it. */}
@@ -298,15 +302,17 @@ function SessionView({
           </p>
         ) : (
           <>
-            {channel && channelState && !inviteOpen && <AgentAdmissions channel={channel} state={channelState} />}
-            {joined && channel && channelState && (
-              <AgentComposerBar
-                channel={channel}
-                state={channelState}
-                selectionLabel={selection.selected ? selection.describe()?.label : undefined}
-                onClearSelection={selection.clear}
-              />
-            )}
+            <Suspense fallback={null}>
+              {channel && channelState && !inviteOpen && <AgentAdmissions channel={channel} state={channelState} />}
+              {joined && channel && channelState && (
+                <AgentComposerBar
+                  channel={channel}
+                  state={channelState}
+                  selectionLabel={selection.selected ? selection.describe()?.label : undefined}
+                  onClearSelection={selection.clear}
+                />
+              )}
+            </Suspense>
             <Composer
               busy={busy}
               onSend={onSend}
@@ -815,7 +821,13 @@ export function App({
         )}
       </div>
       {recentlyDeletedOpen && (
-        <RecentlyDeletedDialog controller={controller} state={sessions} onClose={() => setRecentlyDeletedOpen(false)} />
+        <Suspense fallback={null}>
+          <RecentlyDeletedDialog
+            controller={controller}
+            state={sessions}
+            onClose={() => setRecentlyDeletedOpen(false)}
+          />
+        </Suspense>
       )}
       {shortcutsOpen && (
         <Suspense fallback={null}>
@@ -829,7 +841,9 @@ export function App({
       )}
       {sessionSettingsOpen && (
         <SessionSettingsDialog onClose={() => setSessionSettingsOpen(false)}>
-          <InvitedAgentSettings channel={invite.channel} />
+          <Suspense fallback={null}>
+            <InvitedAgentSettings channel={invite.channel} />
+          </Suspense>
           <Suspense fallback={null}>
             <WebMcpSettings
               available={webMcp.available}
