@@ -21,6 +21,23 @@ function savedReply(id: string, text: string): ChatMessage {
   return { id, role: "assistant", text, reply, state: "done", createdAt: 1 };
 }
 
+/** An agent over these messages and this realm that never calls the model (editing and Revive never do). */
+function agentOver(realm: ReturnType<typeof createInProcessRealm>, messages: ChatMessage[]): Agent {
+  return new Agent(
+    {
+      model: () => {
+        throw new Error("Running an edited block or Revive never calls the model");
+      },
+      system: "",
+      realm,
+      createParser: createProtocolParser,
+      describeError: () => ({ code: "unknown", message: "", retryable: false }),
+      wrapFeedback: (body) => body,
+    },
+    messages,
+  );
+}
+
 const REPLY = [
   "A price.",
   "",
@@ -41,19 +58,7 @@ const REPLY = [
 
 function setUp() {
   const realm = createInProcessRealm();
-  const agent = new Agent(
-    {
-      model: () => {
-        throw new Error("Running an edited block never calls the model");
-      },
-      system: "",
-      realm,
-      createParser: createProtocolParser,
-      describeError: () => ({ code: "unknown", message: "", retryable: false }),
-      wrapFeedback: (body) => body,
-    },
-    [{ id: "u1", role: "user", text: "Price", createdAt: 0 }, savedReply("a1", REPLY)],
-  );
+  const agent = agentOver(realm, [{ id: "u1", role: "user", text: "Price", createdAt: 0 }, savedReply("a1", REPLY)]);
   const reply = () => {
     const message = agent.getState().messages.find((item) => item.id === "a1");
     if (message?.role !== "assistant") throw new Error("no reply");
@@ -111,19 +116,7 @@ describe("Edit code and re-run", () => {
       `mount({ title: "Counter", ui: () => { ${hooks}; return <Button onClick={() => setCount(count + 1)}>${label} {count}</Button> } })`;
     const text = ["A counter.", "", `${FENCE}tsx agent.run`, counter("clicks"), FENCE, ""].join("\n");
     const realm = createInProcessRealm();
-    const agent = new Agent(
-      {
-        model: () => {
-          throw new Error("never called");
-        },
-        system: "",
-        realm,
-        createParser: createProtocolParser,
-        describeError: () => ({ code: "unknown", message: "", retryable: false }),
-        wrapFeedback: (body) => body,
-      },
-      [{ id: "u1", role: "user", text: "Counter", createdAt: 0 }, savedReply("a1", text)],
-    );
+    const agent = agentOver(realm, [{ id: "u1", role: "user", text: "Counter", createdAt: 0 }, savedReply("a1", text)]);
     await agent.revive();
     const mountId = realm.host.messages.find((message) => message.kind === "open")!.mountId;
     const click = async () => {
@@ -199,19 +192,7 @@ describe("Edit code and re-run", () => {
     // A fresh realm (another agent over the saved messages): Revive runs the edited code.
     const saved = agent.getState().messages;
     const realm = createInProcessRealm();
-    const revived = new Agent(
-      {
-        model: () => {
-          throw new Error("Revive never calls the model");
-        },
-        system: "",
-        realm,
-        createParser: createProtocolParser,
-        describeError: () => ({ code: "unknown", message: "", retryable: false }),
-        wrapFeedback: (body) => body,
-      },
-      saved,
-    );
+    const revived = agentOver(realm, saved);
     await revived.revive();
     const opened = realm.host.messages.filter((message) => message.kind === "open");
     expect(opened).toHaveLength(1);
@@ -235,19 +216,7 @@ describe("Edit code and re-run", () => {
       "",
     ].join("\n");
     const realm = createInProcessRealm();
-    const agent = new Agent(
-      {
-        model: () => {
-          throw new Error("never called");
-        },
-        system: "",
-        realm,
-        createParser: createProtocolParser,
-        describeError: () => ({ code: "unknown", message: "", retryable: false }),
-        wrapFeedback: (body) => body,
-      },
-      [{ id: "u1", role: "user", text: "Two", createdAt: 0 }, savedReply("b1", text)],
-    );
+    const agent = agentOver(realm, [{ id: "u1", role: "user", text: "Two", createdAt: 0 }, savedReply("b1", text)]);
     await agent.revive();
     const opens = () =>
       realm.host.messages.filter((message) => message.kind === "open").map((message) => message.mountId);
