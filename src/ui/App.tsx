@@ -101,14 +101,15 @@ const SEND_REFUSED: Record<SendRefusal, string> = {
 /** Said on the status line while nothing runs and the sandbox could not start. */
 const REALM_FAILED_STATUS = "Sandbox failed: code cannot run";
 
-function statusText(state: AgentState, realm: RealmStatus, waitingForPermission = false): string {
+/** The status line's words. The turn count shows from the second turn on ("turn 1 of at most 10" says nothing). */
+export function statusText(state: AgentState, realm: RealmStatus, waitingForPermission = false): string {
   const settled = state.phase === "idle" || state.phase === "done";
   if (realm.state === "failed" && settled) return REALM_FAILED_STATUS;
   const parts = [waitingForPermission ? "Waiting for permission" : PHASE_WORD[state.phase]];
   if (state.detail) parts.push(`(${state.detail})`);
   if (
     (state.phase === "streaming" || state.phase === "running" || (waitingForPermission && !settled)) &&
-    state.turn > 0
+    state.turn > 1
   ) {
     parts.push(`· turn ${state.turn} of at most ${state.maxTurns}`);
   }
