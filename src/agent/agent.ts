@@ -5,7 +5,7 @@ import type { Attachment } from "./attachments";
 import type { BlockRef } from "./editBlock";
 import type { ExternalRun } from "./externalAgentTypes";
 import { IMPORTED_END, IMPORTED_START } from "./importedContent";
-import { editedTimeline, interactionStart } from "./messageActions";
+import { editedTimeline, interactionStart, regeneratedTimeline, switchedTimeline } from "./messageActions";
 import { RealmOutput } from "./realmOutput";
 import type { ReviveResult } from "./revive";
 import { Runner } from "./runner";
@@ -188,9 +188,9 @@ export class Agent {
 
   /**
    * Edit and resend: the person's message `messageId` is replaced by `text`
-   * (keeping its attachments) and everything after it is dropped; the earlier
-   * branch is not kept (Branch first to keep it). The new interaction runs in
-   * the current realm.
+   * (keeping its attachments) as a new version of the timeline from there;
+   * the earlier one, with everything after it, stays a version (‹ 1/2 ›).
+   * The new interaction runs in the current realm.
    */
   async editAndResend(messageId: string, text: string): Promise<boolean> {
     if (this.refusal) return false;
@@ -207,18 +207,29 @@ export class Agent {
   }
 
   /**
-   * Regenerate: drop the interaction that produced `replyId` (its replies,
-   * runtime output and notices) and ask the model again from the message
-   * that started it. Without `freshRealm` the new run happens in the current
-   * realm, whose state the earlier run changed (a notice says so); with it,
-   * the realm is replaced (`freshRealm` resets it) and the session's code up
-   * to that point is revived first, so the new run starts from that state.
+   * Regenerate: ask the model again from the message that started the
+   * interaction that produced `replyId`; its earlier replies (runtime output
+   * and notices with them) stay a version (‹ 1/2 ›). The new version begins
+   * with a notice saying in which realm it runs. Without `freshRealm` the new
+   * run happens in the current realm, whose state the earlier run changed;
+   * with it, the realm is replaced (`freshRealm` resets it) and the session's
+   * code up to that point is revived first, so the new run starts from that
+   * state.
    */
   async regenerate(replyId: string, options: { freshRealm?: () => Promise<void> } = {}): Promise<boolean> {
     const { messages } = this.store.state();
     const start = interactionStart(messages, replyId);
     if (this.refusal || start < 0) return false;
-    this.store.set({ messages: messages.slice(0, start + 1), canContinue: false });
+    const notice: ChatMessage = {
+      id: this.options.newId(),
+      role: "notice",
+      level: "info",
+      createdAt: this.options.now(),
+      text: options.freshRealm
+        ? "Regenerating in a fresh realm: the session’s code up to this message runs again first. The earlier reply is kept as a version (‹ ›)."
+        : "Regenerating in the current realm: variables, data and mounts the earlier run made are still there. Use “Regenerate in a fresh realm” to start from the session’s state up to this message instead.",
+    };
+    this.store.set({ messages: regeneratedTimeline(messages, start, notice), canContinue: false });
     this.runner.interruptedFeedback = "";
     if (options.freshRealm) {
       await options.freshRealm();
@@ -226,13 +237,24 @@ export class Agent {
       // The reset was asked for and the revive restored the state: the model
       // hears of neither (the person saw both as notices).
       this.output.dropIdle();
-    } else {
-      this.store.notice(
-        "Regenerating in the current realm: variables, data and mounts the earlier run made are still there. Use “Regenerate in a fresh realm” to start from the session’s state up to this message instead.",
-        "info",
-      );
     }
     await this.runner.interact();
+    return true;
+  }
+
+  /**
+   * The ‹ › switch: show version `at` of the timeline from `messageId` on.
+   * Nothing runs: the realm keeps its state, and the model's next turn reads
+   * only the version shown. False when refused (busy, closing) or there is
+   * no such version.
+   */
+  showVersion(messageId: string, at: number): boolean {
+    if (this.refusal) return false;
+    const messages = switchedTimeline(this.store.state().messages, messageId, at);
+    if (!messages) return false;
+    const last = [...messages].reverse().find((message) => message.role === "assistant");
+    this.store.set({ messages, canContinue: last?.role === "assistant" && last.state === "interrupted" });
+    this.runner.interruptedFeedback = "";
     return true;
   }
 

@@ -31,6 +31,22 @@ export interface ImportMark {
   imported?: boolean;
 }
 
+/**
+ * Versions (Edit and resend, Regenerate keep what they replace): on the first
+ * message of a branch, the other versions of the timeline from this message
+ * on, each a whole tail (its own messages may carry versions further on).
+ * The shown tail is version `at` (0-based) of `others.length + 1`; `others`
+ * holds the rest in order. Only the shown tail reaches the model.
+ */
+export interface MessageVersions {
+  at: number;
+  others: ChatMessage[][];
+}
+
+export interface VersionsMark {
+  versions?: MessageVersions;
+}
+
 export type ChatMessage = (
   | ({ id: string; role: "user"; text: string; createdAt: number; attachments?: Attachment[] } & ChannelFields)
   | {
@@ -63,7 +79,8 @@ export type ChatMessage = (
   /** What an invited agent reported (externalAgentTypes.ts). */
   | AgentReportMessage
 ) &
-  ImportMark;
+  ImportMark &
+  VersionsMark;
 
 /**
  * Why the agent refuses a message: an interaction runs, or the session is

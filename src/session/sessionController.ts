@@ -1,5 +1,6 @@
 import type { Agent } from "../agent/agent";
 import { isBusy, type AgentState, type ChatMessage } from "../agent/types";
+import { allMessageIds } from "../agent/messageActions";
 import type { Attachment } from "../agent/attachments";
 // The export/import/share code (and zod with it) loads on first use; the rest
 // of the store is needed to show the first session.
@@ -285,20 +286,40 @@ export class SessionController {
       return writer?.flush() ?? Promise.resolve();
     });
     const href = this.options.href ?? "";
+    let preview: SessionExport | undefined;
     if (hasShareFragment(href)) {
       const { decodeShare } = await sharing();
       const decoded = await decodeShare(href);
-      if (decoded.ok) this.set({ preview: decoded.document });
+      if (decoded.ok) preview = decoded.document;
       else this.notify(decoded.error.message, "error");
     }
     const [sessions, deleted] = await Promise.all([listSessions(opened.store), listDeletedSessions(opened.store)]);
     // Drafts of sessions deleted forever or purged go (a session in Recently deleted keeps its draft for Restore).
     pruneDrafts(new Set([...sessions, ...deleted].map((session) => session.id)));
     this.set({ sessions, deleted });
-    // A reload reopens this tab's session; a new tab the most recent one.
+    if (preview) this.showPreview(preview);
+    else await this.openDefault();
+  }
+
+  /** A reload reopens this tab's session; a new tab the most recent one; with none, a new session. */
+  private async openDefault(): Promise<void> {
+    const { sessions } = this.state;
     const mine = openSessionOfThisTab();
     if (sessions.length > 0) await this.open(sessions.find((session) => session.id === mine)?.id ?? sessions[0].id);
     else await this.newSession();
+  }
+
+  /**
+   * A share link's session, shown read-only before anything is written: its
+   * messages and mount snapshots, no composer, no writer, no session row
+   * (**Import** keeps it; **Dismiss** opens the sessions as usual). Its code
+   * does not run.
+   */
+  private showPreview(preview: SessionExport): void {
+    this.restoreMounts(preview.mounts);
+    const messages = preview.messages.map((message): ChatMessage => ({ ...message, imported: true }));
+    this.set({ preview, current: undefined, deletedElsewhere: false });
+    this.attachAgent(this.options.makeAgent(messages), undefined, true);
   }
 
   private async refreshList(): Promise<void> {
@@ -422,16 +443,27 @@ export class SessionController {
     let previous: AgentState = agent.getState();
     this.unsubscribeAgent = agent.subscribe((state) => {
       if (state.messages !== previous.messages) {
-        // Edit and resend, regenerate: what they replaced leaves the disk too
-        // (after writes in flight, so none of it comes back).
-        const kept = new Set(state.messages.map((message) => message.id));
-        const removed = previous.messages.filter((message) => !kept.has(message.id)).map((message) => message.id);
-        if (removed.length > 0)
+        writer.markChanged(state.messages);
+        // Edit and resend, regenerate, the ‹ › switch: messages no longer shown
+        // leave their rows once the message that keeps them as a version is
+        // written (the flush), their mounts' snapshots stay while a version
+        // holds them. A message shown again by then keeps its row.
+        const shown = new Set(state.messages.map((message) => message.id));
+        const hidden = previous.messages.filter((message) => !shown.has(message.id)).map((message) => message.id);
+        if (hidden.length > 0)
           void writer
             .flush()
-            .then(() => removeMessages(store, writableSessionId, removed))
+            .then(() => {
+              const messages = agent.getState().messages;
+              const shownNow = new Set(messages.map((message) => message.id));
+              return removeMessages(
+                store,
+                writableSessionId,
+                hidden.filter((id) => !shownNow.has(id)),
+                allMessageIds(messages),
+              );
+            })
             .catch((error: Error) => this.notify(`Not saved: ${error.message}`, "error"));
-        writer.markChanged(state.messages);
       }
       if (state.messages.some((message) => message.role === "assistant")) this.realmUsed = true;
       const finished = previous.phase !== state.phase && !isBusy(state.phase);
@@ -790,18 +822,24 @@ export class SessionController {
     return true;
   }
 
+  /** **Import** on a share link's preview: the session is written and opened; no other session is made. */
   async importPreview(): Promise<void> {
     const preview = this.state.preview;
     if (!preview) return;
-    this.set({ preview: undefined });
     history.replaceState(null, "", location.pathname + location.search);
     const { serializeExport } = await exportImport();
-    await this.importFrom(serializeExport(preview));
+    const imported = await this.importFrom(serializeExport(preview));
+    if (this.state.preview !== preview) return;
+    this.set({ preview: undefined });
+    if (!imported) await this.openDefault();
   }
 
-  dismissPreview(): void {
+  /** **Dismiss**: the preview goes, nothing was written; the sessions open as on any start. */
+  async dismissPreview(): Promise<void> {
+    if (!this.state.preview) return;
     this.set({ preview: undefined });
     history.replaceState(null, "", location.pathname + location.search);
+    if (!this.state.current) await this.openDefault();
   }
 
   /** The open session as a share link; its app data only with `includeAppData` (**Include app data**). */

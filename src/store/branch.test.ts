@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../agent/types";
+import {
+  allMessageIds,
+  editedTimeline,
+  regeneratedTimeline,
+  switchedTimeline,
+  versionOf,
+} from "../agent/messageActions";
 import { exportSession, importFile, serializeExport } from "./exportImport";
 import {
   branchSession,
@@ -125,5 +132,153 @@ describe("edit, regenerate and branch in the store", () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.error.message).toMatch(/messages\[0\]\.attachments\[0\]\.data/);
+  });
+
+  describe("versions", () => {
+    const thirty = (): ChatMessage[] =>
+      Array.from({ length: 30 }, (_, index) =>
+        index % 2 === 0
+          ? userMessage(`m${index}`, `question ${index}`)
+          : assistantMessage(`m${index}`, `answer ${index}`),
+      );
+
+    /** What sessionController does when the timeline changes: write it, then drop the rows no longer shown. */
+    async function show(store: Store, sessionId: string, before: readonly ChatMessage[], after: ChatMessage[]) {
+      await saveMessages(store, sessionId, after);
+      const shown = new Set(after.map((message) => message.id));
+      const hidden = before.filter((message) => !shown.has(message.id)).map((message) => message.id);
+      await removeMessages(store, sessionId, hidden, allMessageIds(after));
+      return after;
+    }
+
+    it("editing message 3 of 30 keeps all 30 on disk: the reload shows the edit as 2/2, and version 1/2 brings back all 30 with their mounts", async () => {
+      const store = await open();
+      const session = await createSession(store, { title: "Long" });
+      const original = thirty();
+      original[29] = withMount(original[29], "r:last");
+      await saveMessages(store, session.id, original);
+      await saveMounts(store, session.id, [{ mountId: "r:last", messageId: "m29", snapshot: { kept: true } }]);
+      const edited = editedTimeline(original, "m2", "question 2, edited", () => ({ id: "e2", createdAt: 50 }))!;
+      await show(store, session.id, original, edited);
+      let loaded = (await loadSession(store, session.id))!;
+      expect(loaded.messages.map((message) => message.id)).toEqual(["m0", "m1", "e2"]);
+      expect(versionOf(loaded.messages[2])).toEqual({ at: 1, total: 2 });
+      expect(allMessageIds(loaded.messages).size).toBe(31);
+      // The earlier version's mount snapshot stays while a version holds its message.
+      expect(loaded.mounts.map((mount) => mount.mountId)).toEqual(["r:last"]);
+      // Search finds what is shown.
+      expect((await searchSessions(store, "edited")).map((hit) => hit.session.id)).toEqual([session.id]);
+
+      const back = switchedTimeline(loaded.messages, "e2", 0)!;
+      await show(store, session.id, loaded.messages, back);
+      loaded = (await loadSession(store, session.id))!;
+      expect(loaded.messages.map((message) => message.text)).toEqual(original.map((message) => message.text));
+      expect(versionOf(loaded.messages[2])).toEqual({ at: 0, total: 2 });
+      expect(loaded.mounts.map((mount) => mount.mountId)).toEqual(["r:last"]);
+
+      // And forth again, from what was loaded: still both, in order.
+      const forth = switchedTimeline(loaded.messages, "m2", 1)!;
+      await show(store, session.id, loaded.messages, forth);
+      loaded = (await loadSession(store, session.id))!;
+      expect(loaded.messages.map((message) => message.id)).toEqual(["m0", "m1", "e2"]);
+      const again = switchedTimeline(loaded.messages, "e2", 0)!;
+      await show(store, session.id, loaded.messages, again);
+      loaded = (await loadSession(store, session.id))!;
+      expect(loaded.messages.map((message) => message.id)).toEqual(original.map((message) => message.id));
+    });
+
+    it("export → import round-trips the versions, their mounts and the version shown; the imported copies are marked", async () => {
+      const store = await open();
+      const session = await createSession(store, { title: "Versions" });
+      const original = [userMessage("u1", "draw"), withMount(assistantMessage("a1", "first try"), "r:one")];
+      await saveMessages(store, session.id, original);
+      await saveMounts(store, session.id, [{ mountId: "r:one", messageId: "a1", snapshot: { one: 1 } }]);
+      const notice = (id: string): ChatMessage => ({ id, role: "notice", text: "again", level: "info", createdAt: 3 });
+      let timeline = await show(store, session.id, original, regeneratedTimeline(original, 0, notice("n1")));
+      timeline = await show(store, session.id, timeline, [...timeline, assistantMessage("a2", "second try")]);
+      timeline = await show(store, session.id, timeline, regeneratedTimeline(timeline, 0, notice("n2")));
+      expect(versionOf(timeline[1])).toEqual({ at: 2, total: 3 });
+
+      const text = serializeExport(await exportSession(store, session.id));
+      const other = await open();
+      // The same ids are taken there already: the import gives fresh ones, references follow.
+      const taken = await createSession(other, { title: "Taken" });
+      await saveMessages(other, taken.id, [userMessage("a1", "mine")]);
+      const result = await importFile(other, text);
+      expect(result.ok).toBe(true);
+      if (!result.ok) return;
+      const loaded = (await loadSession(other, result.sessions[0].id))!;
+      expect(loaded.messages.map((message) => message.id)).toEqual(["u1", "n2"]);
+      expect(versionOf(loaded.messages[1])).toEqual({ at: 2, total: 3 });
+      const oldest = switchedTimeline(loaded.messages, "n2", 0)!;
+      expect(oldest.map((message) => message.text)).toEqual(["draw", "first try"]);
+      const firstTry = oldest[1];
+      expect(firstTry.id).not.toBe("a1");
+      expect(firstTry.imported).toBe(true);
+      const mountId = firstTry.role === "assistant" ? firstTry.reply.mounts![0].mountId : "";
+      expect(loaded.mounts).toMatchObject([{ mountId, messageId: firstTry.id, snapshot: { one: 1 } }]);
+      const middle = switchedTimeline(oldest, firstTry.id, 1)!;
+      expect(middle.map((message) => message.text)).toEqual(["draw", "again", "second try"]);
+      expect(middle.every((message) => message.imported)).toBe(true);
+    });
+
+    it("an export written before versions (no versions field) imports as it did", async () => {
+      const old = {
+        format: "livemark.session",
+        version: 1,
+        exportedAt: "2025-01-01T00:00:00.000Z",
+        session: {
+          id: "s-old",
+          title: "Before versions",
+          createdAt: 1,
+          updatedAt: 2,
+          origin: "local",
+          settings: { network: "ask", allowedHosts: [] },
+        },
+        messages: [
+          { id: "u1", role: "user", text: "hello", createdAt: 1 },
+          {
+            id: "a1",
+            role: "assistant",
+            text: "hi",
+            reply: { blocks: [], protocolErrors: [], notices: [] },
+            state: "done",
+            createdAt: 2,
+          },
+        ],
+        mounts: [],
+        grants: [],
+        audit: [],
+      };
+      const store = await open();
+      const result = await importFile(store, JSON.stringify(old));
+      expect(result.ok ? result.sessions[0].title : result.error.message).toBe("Before versions");
+      const loaded = (await loadSession(store, "s-old"))!;
+      expect(loaded.messages.map((message) => message.text)).toEqual(["hello", "hi"]);
+      expect(loaded.messages.some((message) => message.versions)).toBe(false);
+    });
+
+    it("an import refuses malformed versions, saying where, and writes nothing", async () => {
+      const store = await open();
+      const session = await createSession(store, { title: "Bad versions" });
+      await saveMessages(store, session.id, [userMessage("u1", "x")]);
+      const document = JSON.parse(serializeExport(await exportSession(store, session.id)));
+      const cases: [unknown, RegExp][] = [
+        [{ at: 0, others: [] }, /messages\[0\]\.versions/],
+        [{ at: 5, others: [[{ id: "u0", role: "user", text: "y", createdAt: 1 }]] }, /messages\[0\]\.versions/],
+        [
+          { at: 0, others: [[{ id: "u0", role: "robot", text: "y", createdAt: 1 }]] },
+          /versions\.others\[0\]\[0\]\.role/,
+        ],
+        [{ at: 0, others: [[{ id: "u1", role: "user", text: "y", createdAt: 1 }]] }, /unique/],
+      ];
+      for (const [versions, problem] of cases) {
+        document.messages[0].versions = versions;
+        const other = await open();
+        const result = await importFile(other, JSON.stringify(document));
+        expect(result.ok ? "imported" : result.error.message).toMatch(problem);
+        expect(await listSessions(other)).toEqual([]);
+      }
+    });
   });
 });

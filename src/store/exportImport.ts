@@ -191,6 +191,14 @@ export interface ImportedSession {
 export type ImportResult =
   { ok: true; sessions: ImportedSession[]; droppedGrants: number } | { ok: false; error: ImportProblem };
 
+/** The ids of the messages and of those their versions keep. */
+function everyMessageId(messages: readonly ChatMessage[]): string[] {
+  return messages.flatMap((message) => [
+    message.id,
+    ...(message.versions?.others ?? []).flatMap((tail) => everyMessageId(tail)),
+  ]);
+}
+
 function fresh(store: Store, taken: Set<string>): string {
   for (;;) {
     const candidate = store.newId();
@@ -207,7 +215,7 @@ async function writeImport(
   return db.transaction("rw", [db.sessions, db.messages, db.mounts, db.audit, db.searchText, db.appData], async () => {
     // Ids in use: in the database (deleted sessions included) or already given out by this import.
     const sessionIds = bodies.map((body) => body.session.id);
-    const messageIds = bodies.flatMap((body) => body.messages.map((message) => message.id));
+    const messageIds = bodies.flatMap((body) => everyMessageId(body.messages));
     const mountIds = bodies.flatMap((body) => body.mounts.map((mount) => mount.mountId));
     const takenSessions = new Set((await db.sessions.where("id").anyOf(sessionIds).primaryKeys()) as string[]);
     const takenMessages = new Set((await db.messages.where("id").anyOf(messageIds).keys()) as string[]);
@@ -235,7 +243,8 @@ async function writeImport(
         mountMap.set(mount.mountId, mountId);
       }
       const messageMap = new Map<string, string>();
-      body.messages.forEach((message: ChatMessage, order) => {
+      // One message as this database keeps it; the versions it carries get the same treatment.
+      const convert = (message: ChatMessage): ChatMessage => {
         const messageId = takenMessages.has(message.id) ? fresh(store, takenMessages) : message.id;
         if (messageId !== message.id) remapped.messages += 1;
         takenMessages.add(messageId);
@@ -256,17 +265,22 @@ async function writeImport(
                 },
               }
             : {};
+        const versions = message.versions
+          ? { versions: { at: message.versions.at, others: message.versions.others.map((tail) => tail.map(convert)) } }
+          : {};
         // Marked here, never told apart later by dates the file chose; a time past the import is the import's.
-        const record = {
+        return {
           ...message,
           ...state,
           ...mounts,
+          ...versions,
           id: messageId,
-          sessionId,
-          order,
           createdAt: Math.min(message.createdAt, now),
           imported: true,
-        } as MessageRecord;
+        } as ChatMessage;
+      };
+      body.messages.forEach((message: ChatMessage, order) => {
+        const record = { ...convert(message), sessionId, order } as MessageRecord;
         messages.push(record);
         const row = searchRowOf(record);
         if (row) rows.push(row);

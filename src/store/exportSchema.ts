@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EXEC_ERROR_CODE_LIST } from "../wire/events";
-import type { ChatMessage } from "../agent/types";
+import type { ChatMessage, MessageVersions } from "../agent/types";
 import {
   formatPath,
   parseJsonSafely,
@@ -159,7 +159,52 @@ const attachment = z.strictObject({
 /** True on every message an import wrote, whatever the file said (src/agent `ImportMark`); a file's own value is overwritten. */
 const imported = z.boolean().optional();
 
-const message = agreesWith<ChatMessage>()(
+/** How many versions one branch point may keep, and how deep versions may nest, in a file. */
+const MAX_VERSIONS = 1_000;
+
+/**
+ * The other versions on a version's first message (src/agent `MessageVersions`):
+ * `at` the shown one's place, `others` whole tails of messages, each checked
+ * as a message of the file (their own versions too); the problem names the
+ * nested field. Absent in older files.
+ */
+const versions = z.custom<MessageVersions>().superRefine((value, context) => {
+  const shape = value as { at?: unknown; others?: unknown } | null;
+  const others = shape !== null && typeof shape === "object" ? shape.others : undefined;
+  if (
+    !Array.isArray(others) ||
+    others.length === 0 ||
+    others.length > MAX_VERSIONS ||
+    !Number.isInteger(shape?.at) ||
+    (shape!.at as number) < 0 ||
+    (shape!.at as number) > others.length ||
+    Object.keys(shape!).some((key) => key !== "at" && key !== "others") ||
+    others.some((tail) => !Array.isArray(tail) || tail.length === 0 || tail.length > 100_000)
+  ) {
+    context.addIssue({
+      code: "custom",
+      message: `versions as { "at": the shown version's place, "others": 1 to ${MAX_VERSIONS} lists of messages, none empty }`,
+    });
+    return;
+  }
+  for (let index = 0; index < others.length; index += 1) {
+    const tail = others[index] as unknown[];
+    for (let at = 0; at < tail.length; at += 1) {
+      const checked = message.safeParse(tail[at]);
+      if (!checked.success) {
+        const issue = checked.error.issues[0];
+        context.addIssue({
+          code: "custom",
+          message: problemFromIssue(issue, tail[at], 0).expected ?? issue.message,
+          path: ["others", index, at, ...(issue.path as PathSegment[])],
+        });
+        return;
+      }
+    }
+  }
+});
+
+const message: z.ZodType<ChatMessage> = agreesWith<ChatMessage>()(
   z.discriminatedUnion("role", [
     z.looseObject({
       id,
@@ -167,6 +212,7 @@ const message = agreesWith<ChatMessage>()(
       text: text(),
       createdAt: timestamp,
       imported,
+      versions: versions.optional(),
       attachments: z.array(attachment).max(MAX_ATTACHMENTS).optional(),
       // Sent to an invited agent (src/agent/externalAgentTypes.ts); absent in older files.
       to: z.literal("agent").optional(),
@@ -193,6 +239,7 @@ const message = agreesWith<ChatMessage>()(
         .optional(),
       createdAt: timestamp,
       imported,
+      versions: versions.optional(),
       by: text(MAX_SHORT).optional(),
     }),
     z.looseObject({
@@ -203,6 +250,7 @@ const message = agreesWith<ChatMessage>()(
       source: z.enum(["runtime", "ui-event"]),
       createdAt: timestamp,
       imported,
+      versions: versions.optional(),
       to: z.literal("agent").optional(),
     }),
     z.looseObject({
@@ -212,6 +260,7 @@ const message = agreesWith<ChatMessage>()(
       level: z.enum(["info", "warn", "error"]),
       createdAt: timestamp,
       imported,
+      versions: versions.optional(),
     }),
     /** An invited agent's report (DESIGN.md §4b); absent in older files. */
     z.looseObject({
@@ -225,6 +274,7 @@ const message = agreesWith<ChatMessage>()(
       answer: text().optional(),
       createdAt: timestamp,
       imported,
+      versions: versions.optional(),
     }),
   ]),
 );
@@ -534,21 +584,32 @@ function checkAppData(body: SessionBody, prefix: PathSegment[]): ImportProblem |
 
 /** Checks zod cannot express: unique ids within a session, mounts pointing at messages. */
 function checkReferences(body: SessionBody, prefix: PathSegment[]): ImportProblem | undefined {
-  const messageAt = new Map<string, number>();
-  for (let index = 0; index < body.messages.length; index += 1) {
-    const messageId = body.messages[index].id;
-    const first = messageAt.get(messageId);
-    if (first !== undefined) {
-      const path = formatPath([...prefix, "messages", index, "id"]);
-      return {
-        code: "duplicate-id",
-        message: `${path}: the id "${messageId}" is already used by ${formatPath([...prefix, "messages", first])}; message ids must be unique in a session.`,
-        path,
-        expected: "a unique message id",
-      };
+  // Every message, shown or kept in a version (whose ids are the session's too).
+  const messageAt = new Map<string, PathSegment[]>();
+  const walk = (messages: readonly ChatMessage[], at: PathSegment[]): ImportProblem | undefined => {
+    for (let index = 0; index < messages.length; index += 1) {
+      const messageId = messages[index].id;
+      const first = messageAt.get(messageId);
+      if (first !== undefined) {
+        const path = formatPath([...at, index, "id"]);
+        return {
+          code: "duplicate-id",
+          message: `${path}: the id "${messageId}" is already used by ${formatPath(first)}; message ids must be unique in a session.`,
+          path,
+          expected: "a unique message id",
+        };
+      }
+      messageAt.set(messageId, [...at, index]);
+      const others = messages[index].versions?.others ?? [];
+      for (let version = 0; version < others.length; version += 1) {
+        const problem = walk(others[version], [...at, index, "versions", "others", version]);
+        if (problem) return problem;
+      }
     }
-    messageAt.set(messageId, index);
-  }
+    return undefined;
+  };
+  const duplicate = walk(body.messages, [...prefix, "messages"]);
+  if (duplicate) return duplicate;
   const mountAt = new Map<string, number>();
   for (let index = 0; index < body.mounts.length; index += 1) {
     const { mountId, messageId } = body.mounts[index];

@@ -487,13 +487,23 @@ export async function removeMounts(store: Store, sessionId: string, mountIds: re
 }
 
 /**
- * Delete messages of a session (edit and resend, regenerate replace what
- * followed), with their search rows and the snapshots of their mounts.
+ * Delete the rows of messages no longer shown (edit and resend, regenerate
+ * and the ‹ › switch file what followed as a version of the message shown
+ * instead), with their search rows and the snapshots of their mounts, except
+ * those of messages in `kept` (still held by a version). A message shown
+ * again later is written as a new row after the others.
  */
-export async function removeMessages(store: Store, sessionId: string, messageIds: readonly string[]): Promise<void> {
+export async function removeMessages(
+  store: Store,
+  sessionId: string,
+  messageIds: readonly string[],
+  kept: ReadonlySet<string> = new Set(),
+): Promise<void> {
   if (messageIds.length === 0) return;
   const { db } = store;
-  const ids = new Set(messageIds);
+  const ids = new Set(messageIds.filter((id) => !kept.has(id)));
+  const orders = store.orders.get(sessionId);
+  for (const id of messageIds) orders?.byId.delete(id);
   await guard(() =>
     db.transaction("rw", [db.messages, db.mounts, db.searchText], async () => {
       await db.messages.bulkDelete(messageIds.map((id) => [sessionId, id] as [string, string]));
@@ -528,7 +538,9 @@ export async function branchSession(
   // Mount ids stay unique across sessions (as on import): the copies get new ones.
   const renamed = new Map<string, string>();
   for (const mount of mounts) if (kept.has(mount.messageId)) renamed.set(mount.mountId, store.newId());
-  const copies = messages.map((message): ChatMessage =>
+  // The branch holds the messages shown, not their other versions.
+  const shown = messages.map(({ versions: _versions, ...message }) => message as ChatMessage);
+  const copies = shown.map((message): ChatMessage =>
     message.role === "assistant" && message.reply.mounts?.length
       ? {
           ...message,

@@ -131,7 +131,10 @@ function SessionView({
   sessionId,
   deletedElsewhere,
   webMcp,
+  previewing = false,
 }: {
+  /** A share link's session shown read-only before import (the banner above offers **Import**). */
+  previewing?: boolean;
   /** The session was deleted in another tab: nothing is written here; **Restore** brings it back. */
   deletedElsewhere?: { title: string; onRestore: () => void };
   /** The session offered to in-browser agents (WebMCP): its runs waiting for the person. */
@@ -208,6 +211,8 @@ function SessionView({
     () => ({
       disabled: busy || readOnly,
       editAndResend: (messageId, text) => void agent.editAndResend(messageId, text),
+      showVersion: (messageId, at) => void agent.showVersion(messageId, at),
+      versionsDisabled: busy || (readOnly && !previewing),
       regenerate: (replyId, freshRealm) => void controller.regenerate(replyId, freshRealm),
       branch: (messageId) => void controller.branchFrom(messageId),
       openAsApp: (replyId) => {
@@ -218,7 +223,7 @@ function SessionView({
       runBlocks: (runs) => void controller.runBlocks(runs),
       runAllStale: () => void controller.runBlocks("stale"),
     }),
-    [agent, controller, busy, readOnly],
+    [agent, controller, busy, readOnly, previewing],
   );
   const suggestions = useDemoSuggestions(usingDemo && !readOnly);
   return (
@@ -296,6 +301,11 @@ function SessionView({
             <button type="button" className="lm-button" onClick={deletedElsewhere.onRestore}>
               Restore
             </button>
+          </p>
+        ) : previewing ? (
+          <p className="lm-readonly">
+            A shared session, shown read-only: nothing is saved and its code does not run. Import keeps a copy in your
+            sessions.
           </p>
         ) : readOnly ? (
           <p className="lm-readonly">
@@ -771,8 +781,8 @@ export function App({
         {sessions.preview && (
           <div className="lm-banner lm-banner--info" role="dialog" aria-label="Shared session preview">
             <span>
-              A shared session: “{sessions.preview.session.title}” with {sessions.preview.messages.length} messages. It
-              is shown only after you import it; its code does not run until you Revive it.
+              A shared session: “{sessions.preview.session.title}” with {sessions.preview.messages.length} messages,
+              shown read-only. Import keeps it in your sessions; its code does not run until you Revive it.
             </span>
             <button
               type="button"
@@ -781,7 +791,7 @@ export function App({
             >
               Import
             </button>
-            <button type="button" className="lm-button" onClick={() => controller.dismissPreview()}>
+            <button type="button" className="lm-button" onClick={() => void controller.dismissPreview()}>
               Dismiss
             </button>
           </div>
@@ -811,6 +821,7 @@ export function App({
                   : undefined
               }
               webMcp={webMcp}
+              previewing={!!sessions.preview && !sessions.current}
             />
           </TokenPriceContext.Provider>
         ) : sessions.starting ? (

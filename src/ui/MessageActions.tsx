@@ -3,6 +3,7 @@ import type { ChatMessage } from "../agent/types";
 import type { BlockRef } from "../agent/editBlock";
 import { formatBytes, isImageAttachment, type Attachment } from "../agent/attachments";
 import { answerForModel } from "../agent/thinking";
+import { versionOf } from "../agent/messageActions";
 import { costOf, formatCost, TokenPriceContext } from "./cost";
 import { CopyButton } from "./CopyButton";
 
@@ -20,6 +21,10 @@ export interface MessageActions {
   editAndResend(messageId: string, text: string): void;
   regenerate(replyId: string, freshRealm: boolean): void;
   branch(messageId: string): void;
+  /** The ‹ › switch: show version `at` (0-based) of the timeline from `messageId` on. */
+  showVersion?(messageId: string, at: number): void;
+  /** The ‹ › switch is off (a reply runs); absent: as `disabled`. A shared session's preview can switch. */
+  versionsDisabled?: boolean;
   /** **Open as app**: the reply's UIs on a page of their own, in a new tab (src/ui/appView.tsx). */
   openAsApp?(replyId: string): void;
   /** Edit code and re-run: run these code blocks with this code, in order, in the current realm (never the model). */
@@ -63,6 +68,52 @@ export function replyMetaText(
   return parts.join(" · ");
 }
 
+/**
+ * `‹ 1/2 ›` on the first message of a version (Edit and resend, Regenerate
+ * keep what they replaced). Switching shows that version's messages; the
+ * realm is not touched, so an earlier version shown says its state is the
+ * current one.
+ */
+export function VersionNav({ message }: { message: ChatMessage }) {
+  const actions = useContext(MessageActionsContext);
+  const version = versionOf(message);
+  if (!version) return null;
+  const { at, total } = version;
+  const disabled = !actions?.showVersion || (actions.versionsDisabled ?? actions.disabled);
+  const realmNote =
+    "Switching versions changes only what is shown and what the model reads next: the realm keeps its current state (variables, data and mounts from the runs so far).";
+  return (
+    <span className="lm-versions" role="group" aria-label="Versions" title={realmNote}>
+      <button
+        type="button"
+        className="lm-button lm-button--quiet"
+        aria-label="Previous version"
+        title="Previous version"
+        disabled={disabled || at === 0}
+        onClick={() => actions?.showVersion?.(message.id, at - 1)}
+      >
+        ‹
+      </button>
+      <span className="lm-versions__count">
+        {at + 1}/{total}
+      </span>
+      <button
+        type="button"
+        className="lm-button lm-button--quiet"
+        aria-label="Next version"
+        title="Next version"
+        disabled={disabled || at === total - 1}
+        onClick={() => actions?.showVersion?.(message.id, at + 1)}
+      >
+        ›
+      </button>
+      {at < total - 1 && (
+        <span className="lm-versions__note">An earlier version: the realm keeps its current state.</span>
+      )}
+    </span>
+  );
+}
+
 export function ReplyFooter({
   message,
   lastOfInteraction,
@@ -78,6 +129,7 @@ export function ReplyFooter({
       <span className="lm-message-meta" aria-label="Reply details">
         {replyMetaText(message, price)}
       </span>
+      <VersionNav message={message} />
       <CopyButton text={() => answerForModel(message.text)} title="Copy this reply's Markdown" />
       {actions && lastOfInteraction && (
         <>
@@ -85,7 +137,7 @@ export function ReplyFooter({
             type="button"
             className="lm-button lm-button--quiet"
             disabled={actions.disabled}
-            title="Ask the model again. It runs in the current realm, whose state (variables, data, mounts) the earlier run already changed."
+            title="Ask the model again; this reply is kept as a version (‹ ›). It runs in the current realm, whose state (variables, data, mounts) the earlier run already changed."
             onClick={() => actions.regenerate(message.id, false)}
           >
             Regenerate
@@ -177,7 +229,7 @@ export const UserMessage = memo(function UserMessage({ message }: { message: Ext
           }}
         />
         <p className="lm-edit-note">
-          Resending replaces this message and everything after it in this session (Branch first to keep them).
+          Resending makes a new version from this message on; this one and everything after it stay a version (‹ ›).
           Ctrl+Enter resends, Escape cancels.
         </p>
         <div className="lm-message-actions">
@@ -212,6 +264,7 @@ export const UserMessage = memo(function UserMessage({ message }: { message: Ext
       {message.attachments && message.attachments.length > 0 && <AttachmentList attachments={message.attachments} />}
       <div className="lm-message-actions" role="group" aria-label="Message actions">
         <span className="lm-message-meta">{timeOf(message.createdAt)}</span>
+        <VersionNav message={message} />
         <CopyButton text={message.text} title="Copy this message" />
         {actions && (
           <>

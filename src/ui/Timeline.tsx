@@ -7,7 +7,7 @@ import { MountSlot } from "./mounts";
 import { ThinkingView } from "./ThinkingView";
 import { isCutReply } from "../agent/finishReason";
 import { CapabilitySlot, InteractionSummaryView } from "./capabilities";
-import { CopyButton, ReplyFooter, UserMessage } from "./MessageActions";
+import { CopyButton, ReplyFooter, UserMessage, VersionNav } from "./MessageActions";
 import { lazy, Suspense, useContext, useState } from "react";
 import { MessageActionsContext } from "./MessageActions";
 
@@ -276,6 +276,7 @@ export function Timeline({
             return (
               <p key={message.id} className={`lm-notice lm-notice--${message.level}`}>
                 {message.text}
+                <VersionNav message={message} />
               </p>
             );
         }
