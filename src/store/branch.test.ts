@@ -187,6 +187,26 @@ describe("edit, regenerate and branch in the store", () => {
       expect(loaded.messages.map((message) => message.id)).toEqual(original.map((message) => message.id));
     });
 
+    it("rows left behind by a page closed before they were removed are read past: the newest row wins, export agrees", async () => {
+      const store = await open();
+      const session = await createSession(store, { title: "Cut" });
+      const original = thirty();
+      await saveMessages(store, session.id, original);
+      const edited = editedTimeline(original, "m2", "edited", () => ({ id: "e2", createdAt: 50 }))!;
+      // Written, but the page went before the rows it hides were removed.
+      await saveMessages(store, session.id, edited);
+      let loaded = (await loadSession(store, session.id))!;
+      expect(loaded.messages.map((message) => message.id)).toEqual(["m0", "m1", "e2"]);
+      const exported = await exportSession(store, session.id);
+      expect(exported.messages.map((message) => message.id)).toEqual(["m0", "m1", "e2"]);
+      // Back to version 1, again cut before the removal: its rows are written after the others and win.
+      const back = switchedTimeline(loaded.messages, "e2", 0)!;
+      await saveMessages(store, session.id, back);
+      loaded = (await loadSession(store, session.id))!;
+      expect(loaded.messages.map((message) => message.id)).toEqual(original.map((message) => message.id));
+      expect(allMessageIds(loaded.messages).size).toBe(31);
+    });
+
     it("export → import round-trips the versions, their mounts and the version shown; the imported copies are marked", async () => {
       const store = await open();
       const session = await createSession(store, { title: "Versions" });

@@ -20,7 +20,7 @@ import { formatMegabytes, IMPORT_LIMITS, type ImportProblem } from "./safeJson";
 import { searchRowOf } from "./searchText";
 import type { AppDataRecord } from "./appData";
 import { utf8Bytes } from "../wire/appData";
-import { guard, messageFromRecord } from "./sessions";
+import { guard, messageFromRecord, shownRecords } from "./sessions";
 import type { Store } from "./store";
 import {
   DEFAULT_SESSION_SETTINGS,
@@ -112,7 +112,7 @@ async function readBody(store: Store, id: string, withAppData = true): Promise<S
     ]);
     return {
       session: exportedSession(session),
-      messages: records.map(messageFromRecord),
+      messages: shownRecords(records).map(messageFromRecord),
       mounts: mounts.map((mount): ExportedMount => ({
         mountId: mount.mountId,
         messageId: mount.messageId,

@@ -286,6 +286,31 @@ export function messageFromRecord(record: MessageRecord): ChatMessage {
   return chat;
 }
 
+/**
+ * The rows that are shown, in order: a row whose message a later row keeps
+ * as a version is left out. Rows no longer shown are deleted right after the
+ * message that keeps them is written (`removeMessages`); a page closed in
+ * between leaves them, and this reads past them (the newest row wins).
+ */
+export function shownRecords(records: readonly MessageRecord[]): MessageRecord[] {
+  if (!records.some((record) => record.versions)) return [...records];
+  const hidden = new Set<string>();
+  const hide = (messages: readonly ChatMessage[]) => {
+    for (const message of messages) {
+      hidden.add(message.id);
+      for (const tail of message.versions?.others ?? []) hide(tail);
+    }
+  };
+  const shown: MessageRecord[] = [];
+  for (let index = records.length - 1; index >= 0; index -= 1) {
+    const record = records[index];
+    if (hidden.has(record.id)) continue;
+    shown.push(record);
+    for (const tail of record.versions?.others ?? []) hide(tail);
+  }
+  return shown.reverse();
+}
+
 function sessionMessages(store: Store, sessionId: string) {
   return store.db.messages.where("[sessionId+order]").between([sessionId, MIN_KEY], [sessionId, MAX_KEY]);
 }
@@ -311,11 +336,13 @@ export async function loadSession(store: Store, id: string): Promise<LoadedSessi
     }),
   );
   if (!loaded) return undefined;
+  const shown = shownRecords(loaded.records);
   store.orders.set(id, {
-    byId: new Map(loaded.records.map((record) => [record.id, record.order])),
+    // A row left behind (kept by a version) is not a place: shown again, its message goes after the others.
+    byId: new Map(shown.map((record) => [record.id, record.order])),
     next: (loaded.records.at(-1)?.order ?? -1) + 1,
   });
-  const messages = loaded.records.map((record) => {
+  const messages = shown.map((record) => {
     const message = messageFromRecord(record);
     store.saved.set(message, id);
     return message;
@@ -365,8 +392,11 @@ export async function writeSessionChanges(
         let nextOrder: number | undefined;
         const records: MessageRecord[] = [];
         const rows: SearchTextRecord[] = [];
+        // Places known here (a session opened or created in this tab): a message without one was kept
+        // by a version and is shown again, so it goes after the others even if its old row is still there.
+        const places = store.orders.get(sessionId)?.byId;
         for (let position = 0; position < pending.length; position += 1) {
-          let order = existing[position]?.order;
+          let order = !places || places.has(pending[position].id) ? existing[position]?.order : undefined;
           if (order === undefined) {
             if (nextOrder === undefined)
               nextOrder = ((await sessionMessages(store, sessionId).last())?.order ?? -1) + 1;
