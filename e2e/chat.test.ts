@@ -275,7 +275,7 @@ describe("messages", () => {
     expect((await copied())[3]).toBe("Show me");
   });
 
-  it("Edit → Resend replaces the message and everything after it, on screen, on disk and in what the model hears", async () => {
+  it("Edit → Resend replaces the message and everything after it on screen and in what the model hears (the earlier version is kept behind ‹ ›, e2e/versions.test.ts)", async () => {
     mock.enqueue({ chunks: ["Answer one."] });
     await send(page, "first question");
     await waitDone(page);
@@ -285,7 +285,7 @@ describe("messages", () => {
 
     const first = page.getByRole("article", { name: "Your message" }).first();
     await first.getByRole("button", { name: "Edit" }).click();
-    await page.getByText("Resending replaces this message and everything after it").waitFor();
+    await page.getByText("Resending makes a new version from this message on").waitFor();
     await page.getByLabel("Edit message").fill("edited question");
     mock.enqueue({ chunks: ["Edited answer."] });
     await page.getByRole("button", { name: "Resend" }).click();
@@ -298,7 +298,7 @@ describe("messages", () => {
     expect(JSON.stringify(heard.messages)).not.toContain("Answer one.");
     const shown = async () => (await page.getByRole("log", { name: "Conversation" }).textContent()) ?? "";
     expect(await shown()).not.toMatch(/first question|second question|Answer one|Answer two/);
-    // The replaced messages are gone from the store too.
+    // After a reload the edited version is still the one shown.
     await page.reload();
     await page.getByText("Edited answer.").waitFor({ timeout: 30_000 });
     expect(await shown()).not.toMatch(/first question|second question|Answer one|Answer two/);
