@@ -794,6 +794,30 @@ describe("message actions", () => {
     expect(await agent.editAndResend(messages[0].id, "   ")).toBe(false);
   });
 
+  it("the versions' switch shows the earlier version without running anything; the next turn hears only it", async () => {
+    const { model, prompts, calls } = scriptedModel(["Answer one.", "Edited answer.", "Answer three."]);
+    const realm = new FakeRealm();
+    const agent = makeAgent(model, realm);
+    await agent.send("first");
+    const first = agent.getState().messages[0];
+    await agent.editAndResend(first.id, "edited");
+    const edited = agent.getState().messages[0];
+    expect(edited.versions?.at).toBe(1);
+    const callsBefore = calls();
+    const realmCallsBefore = realm.calls.length;
+    expect(agent.showVersion(edited.id, 0)).toBe(true);
+    expect(agent.getState().messages.map((message) => message.text)).toEqual(["first", "Answer one."]);
+    expect(calls()).toBe(callsBefore);
+    expect(realm.calls.length).toBe(realmCallsBefore);
+    await agent.send("third");
+    expect(texts(prompts.at(-1))).toEqual(["first", "third"]);
+    expect(texts(prompts.at(-1), "assistant")).toEqual(["Answer one."]);
+    // No such version; a closing agent switches nothing.
+    expect(agent.showVersion(first.id, 5)).toBe(false);
+    agent.close();
+    expect(agent.showVersion(first.id, 1)).toBe(false);
+  });
+
   it("regenerate drops the whole interaction (replies, runtime output) and says it runs in the current realm", async () => {
     const { model, prompts } = scriptedModel([
       `${fence}tsx agent.run\nconsole.log("ran")\n${fence}\n`,

@@ -37,6 +37,10 @@ const exportImport = () => import("../store/exportImport");
 const sharing = () => import("../store/share");
 /** Cheap check without loading the share code: the prefix `decodeShare` looks for. */
 const hasShareFragment = (href: string) => href.includes("#share=");
+/** The page's address without the share link's fragment (a reload then opens the sessions, not the preview). */
+const dropShareFragment = () => {
+  if (typeof history !== "undefined") history.replaceState(null, "", location.pathname + location.search);
+};
 
 /** How long after a mount changes its snapshot is taken (changes meanwhile join it). */
 export const MOUNT_SNAPSHOT_DELAY_MS = 150;
@@ -826,7 +830,7 @@ export class SessionController {
   async importPreview(): Promise<void> {
     const preview = this.state.preview;
     if (!preview) return;
-    history.replaceState(null, "", location.pathname + location.search);
+    dropShareFragment();
     const { serializeExport } = await exportImport();
     const imported = await this.importFrom(serializeExport(preview));
     if (this.state.preview !== preview) return;
@@ -838,7 +842,7 @@ export class SessionController {
   async dismissPreview(): Promise<void> {
     if (!this.state.preview) return;
     this.set({ preview: undefined });
-    history.replaceState(null, "", location.pathname + location.search);
+    dropShareFragment();
     if (!this.state.current) await this.openDefault();
   }
 
