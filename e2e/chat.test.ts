@@ -285,7 +285,7 @@ describe("messages", () => {
 
     const first = page.getByRole("article", { name: "Your message" }).first();
     await first.getByRole("button", { name: "Edit" }).click();
-    await page.getByText("Resending makes a new version from this message on").waitFor();
+    await page.getByText("Resending makes a new version from here").waitFor();
     await page.getByLabel("Edit message").fill("edited question");
     mock.enqueue({ chunks: ["Edited answer."] });
     await page.getByRole("button", { name: "Resend" }).click();

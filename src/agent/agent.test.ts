@@ -805,7 +805,7 @@ describe("message actions", () => {
     expect(edited.versions?.at).toBe(1);
     const callsBefore = calls();
     const realmCallsBefore = realm.calls.length;
-    expect(agent.showVersion(edited.id, 0)).toBe(true);
+    expect(await agent.showVersion(edited.id, 0)).toBe(true);
     expect(agent.getState().messages.map((message) => message.text)).toEqual(["first", "Answer one."]);
     expect(calls()).toBe(callsBefore);
     expect(realm.calls.length).toBe(realmCallsBefore);
@@ -813,9 +813,9 @@ describe("message actions", () => {
     expect(texts(prompts.at(-1))).toEqual(["first", "third"]);
     expect(texts(prompts.at(-1), "assistant")).toEqual(["Answer one."]);
     // No such version; a closing agent switches nothing.
-    expect(agent.showVersion(first.id, 5)).toBe(false);
+    expect(await agent.showVersion(first.id, 5)).toBe(false);
     agent.close();
-    expect(agent.showVersion(first.id, 1)).toBe(false);
+    expect(await agent.showVersion(first.id, 1)).toBe(false);
   });
 
   it("regenerate drops the whole interaction (replies, runtime output) and says it runs in the current realm", async () => {

@@ -5,7 +5,6 @@ import type { Attachment } from "./attachments";
 import type { BlockRef } from "./editBlock";
 import type { ExternalRun } from "./externalAgentTypes";
 import { IMPORTED_END, IMPORTED_START } from "./importedContent";
-import { editedTimeline, interactionStart, regeneratedTimeline, switchedTimeline } from "./messageActions";
 import { RealmOutput } from "./realmOutput";
 import type { ReviveResult } from "./revive";
 import { Runner } from "./runner";
@@ -32,6 +31,9 @@ import type { AgentOptions, AgentState, ChatMessage, SendRefusal } from "./types
  */
 
 export type { RealmEvent };
+/** The timeline edits (Edit and resend, Regenerate, the versions' switch) load with the first (the initial JavaScript budget, bench/). */
+const timelineEdits = () => import("./messageActions");
+
 export type { AgentOptions, AgentState, CallSettings, ChatMessage, ImportMark, LlmErrorInfo } from "./types";
 export type { Phase, RealmPort, ReplyState, SendRefusal } from "./types";
 export { isBusy } from "./types";
@@ -194,6 +196,8 @@ export class Agent {
    */
   async editAndResend(messageId: string, text: string): Promise<boolean> {
     if (this.refusal) return false;
+    const { editedTimeline } = await timelineEdits();
+    if (this.refusal) return false;
     const { newId, now } = this.options;
     const messages = editedTimeline(this.store.state().messages, messageId, text, () => ({
       id: newId(),
@@ -217,6 +221,8 @@ export class Agent {
    * state.
    */
   async regenerate(replyId: string, options: { freshRealm?: () => Promise<void> } = {}): Promise<boolean> {
+    if (this.refusal) return false;
+    const { interactionStart, regeneratedTimeline, regenerationNotice } = await timelineEdits();
     const { messages } = this.store.state();
     const start = interactionStart(messages, replyId);
     if (this.refusal || start < 0) return false;
@@ -225,9 +231,7 @@ export class Agent {
       role: "notice",
       level: "info",
       createdAt: this.options.now(),
-      text: options.freshRealm
-        ? "Regenerating in a fresh realm: the session’s code up to this message runs again first. The earlier reply is kept as a version (‹ ›)."
-        : "Regenerating in the current realm: variables, data and mounts the earlier run made are still there. Use “Regenerate in a fresh realm” to start from the session’s state up to this message instead.",
+      text: regenerationNotice(!!options.freshRealm),
     };
     this.store.set({ messages: regeneratedTimeline(messages, start, notice), canContinue: false });
     this.runner.interruptedFeedback = "";
@@ -248,12 +252,13 @@ export class Agent {
    * only the version shown. False when refused (busy, closing) or there is
    * no such version.
    */
-  showVersion(messageId: string, at: number): boolean {
+  async showVersion(messageId: string, at: number): Promise<boolean> {
     if (this.refusal) return false;
-    const messages = switchedTimeline(this.store.state().messages, messageId, at);
-    if (!messages) return false;
-    const last = [...messages].reverse().find((message) => message.role === "assistant");
-    this.store.set({ messages, canContinue: last?.role === "assistant" && last.state === "interrupted" });
+    const { switchedTimeline } = await timelineEdits();
+    if (this.refusal) return false;
+    const switched = switchedTimeline(this.store.state().messages, messageId, at);
+    if (!switched) return false;
+    this.store.set(switched);
     this.runner.interruptedFeedback = "";
     return true;
   }

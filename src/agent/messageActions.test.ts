@@ -71,13 +71,13 @@ describe("message actions", () => {
       expect(versionOf(edited[2])).toEqual({ at: 1, total: 2 });
       for (const message of long) expect(reachable(edited).has(message.id)).toBe(true);
       // Back to version 1: the whole earlier timeline is shown again, in order, and the edit is kept.
-      const back = switchedTimeline(edited, "e2", 0)!;
+      const back = switchedTimeline(edited, "e2", 0)!.messages;
       expect(back.map((message) => message.id)).toEqual(long.map((message) => message.id));
       expect(back.map((message) => message.text)).toEqual(long.map((message) => message.text));
       expect(versionOf(back[2])).toEqual({ at: 0, total: 2 });
       expect(reachable(back).has("e2")).toBe(true);
       // …and forth: the edit, and only it, after the branch point.
-      const forth = switchedTimeline(back, "m2", 1)!;
+      const forth = switchedTimeline(back, "m2", 1)!.messages;
       expect(forth.map((message) => message.id)).toEqual(["m0", "m1", "e2"]);
       expect(reachable(forth).size).toBe(31);
       // No such version, or the one shown: nothing to do.
@@ -88,12 +88,12 @@ describe("message actions", () => {
 
     it("a later edit inside an earlier version keeps its own versions when the outer version switches", () => {
       const edited = editedTimeline(long, "m2", "edit A", fresh("a"))!;
-      const back = switchedTimeline(edited, "a", 0)!;
+      const back = switchedTimeline(edited, "a", 0)!.messages;
       const inner = editedTimeline(back, "m10", "edit B", fresh("b"))!;
       expect(inner.map((message) => message.id)).toEqual([...long.slice(0, 10).map((message) => message.id), "b"]);
-      const outer = switchedTimeline(inner, "m2", 1)!;
+      const outer = switchedTimeline(inner, "m2", 1)!.messages;
       expect(outer.map((message) => message.id)).toEqual(["m0", "m1", "a"]);
-      const again = switchedTimeline(outer, "a", 0)!;
+      const again = switchedTimeline(outer, "a", 0)!.messages;
       expect(again.at(-1)?.id).toBe("b");
       expect(versionOf(again[10])).toEqual({ at: 1, total: 2 });
       expect(reachable(again).size).toBe(32);
@@ -107,10 +107,10 @@ describe("message actions", () => {
       const second = regeneratedTimeline([...first, reply("b1")], 0, notice("n2"));
       expect(second.map((message) => message.id)).toEqual(["u1", "n2"]);
       expect(versionOf(second[1])).toEqual({ at: 2, total: 3 });
-      const oldest = switchedTimeline(second, "n2", 0)!;
+      const oldest = switchedTimeline(second, "n2", 0)!.messages;
       expect(oldest.map((message) => message.id)).toEqual(timeline.map((message) => message.id));
       expect(versionOf(oldest[1])).toEqual({ at: 0, total: 3 });
-      const middle = switchedTimeline(oldest, "a1", 1)!;
+      const middle = switchedTimeline(oldest, "a1", 1)!.messages;
       expect(middle.map((message) => message.id)).toEqual(["u1", "n1", "b1"]);
       expect(versionOf(middle[1])).toEqual({ at: 1, total: 3 });
     });
@@ -121,7 +121,7 @@ describe("message actions", () => {
       expect(sent).toContain("the new question");
       expect(sent).not.toContain('question 2"');
       expect(sent).not.toContain("answer 29");
-      const back = JSON.stringify(toModelMessages(switchedTimeline(edited, "e2", 0)!, () => false));
+      const back = JSON.stringify(toModelMessages(switchedTimeline(edited, "e2", 0)!.messages, () => false));
       expect(back).toContain("answer 29");
       expect(back).not.toContain("the new question");
     });

@@ -65,6 +65,13 @@ export function editedTimeline(
   return [...messages.slice(0, index), ...showVersion(all, all.length - 1)];
 }
 
+/** The notice a regenerated version begins with: in which realm the new run happens. */
+export function regenerationNotice(freshRealm: boolean): string {
+  return freshRealm
+    ? "Regenerating in a fresh realm: the session’s code up to here runs again first."
+    : "Regenerating in the current realm: variables, data and mounts the earlier run made are still there. Use “Regenerate in a fresh realm” to start from the session’s state up to this message instead.";
+}
+
 /**
  * Regenerate: the interaction that began at `start` asked again. Its earlier
  * replies (everything after `start`) stay a version; the new tail begins with
@@ -82,20 +89,24 @@ export function regeneratedTimeline(
 
 /**
  * The ‹ › switch: show version `at` of the tail starting at `messageId`
- * (everything after the branch point belongs to that version). Undefined
- * when there is no such message or version. The shown messages are copies,
- * so the store writes them back as rows.
+ * (everything after the branch point belongs to that version), and whether
+ * it ends in a cut reply (Continue). Undefined when there is no such message
+ * or version. The shown messages are copies, so the store writes them back
+ * as rows.
  */
 export function switchedTimeline(
   messages: readonly ChatMessage[],
   messageId: string,
   at: number,
-): ChatMessage[] | undefined {
+): { messages: ChatMessage[]; canContinue: boolean } | undefined {
   const index = messages.findIndex((message) => message.id === messageId);
   const current = index < 0 ? undefined : versionOf(messages[index]);
   if (!current || !Number.isInteger(at) || at < 0 || at >= current.total || at === current.at) return undefined;
   const tail = showVersion(versionsAt(messages, index), at).map((message) => ({ ...message }));
-  return [...messages.slice(0, index), ...tail];
+  const shown = [...messages.slice(0, index), ...tail];
+  // A version whose last reply was cut offers Continue, as it did when it was shown.
+  const last = shown.findLast((message) => message.role === "assistant");
+  return { messages: shown, canContinue: last?.role === "assistant" && last.state === "interrupted" };
 }
 
 /** Every message id in the timeline, shown or kept in a version. */

@@ -1,19 +1,16 @@
 import type { Agent } from "../agent/agent";
 import { isBusy, type AgentState, type ChatMessage } from "../agent/types";
-import { allMessageIds } from "../agent/messageActions";
 import type { Attachment } from "../agent/attachments";
 // The export/import/share code (and zod with it) loads on first use; the rest
 // of the store is needed to show the first session.
 import {
   applySuggestedChat,
-  branchSession,
   createSession,
   deleteSession,
   deleteSessionForever,
   listDeletedSessions,
   listSessions,
   loadSession,
-  removeMessages,
   renameSession,
   saveMessages,
   purgeExpired,
@@ -35,6 +32,8 @@ import type { JsonValue } from "../wire/mount";
 
 const exportImport = () => import("../store/exportImport");
 const sharing = () => import("../store/share");
+/** Edit and resend, Regenerate, the versions' switch and Branch: what they change on disk, loaded with the first. */
+const timelineEdits = () => import("../store/timelineEdits");
 /** Cheap check without loading the share code: the prefix `decodeShare` looks for. */
 const hasShareFragment = (href: string) => href.includes("#share=");
 /** The page's address without the share link's fragment (a reload then opens the sessions, not the preview). */
@@ -455,16 +454,15 @@ export class SessionController {
         const shown = new Set(state.messages.map((message) => message.id));
         const hidden = previous.messages.filter((message) => !shown.has(message.id)).map((message) => message.id);
         if (hidden.length > 0)
-          void writer
-            .flush()
-            .then(() => {
+          void Promise.all([writer.flush(), timelineEdits()])
+            .then(([, { everyMessageId, removeMessages }]) => {
               const messages = agent.getState().messages;
               const shownNow = new Set(messages.map((message) => message.id));
               return removeMessages(
                 store,
                 writableSessionId,
                 hidden.filter((id) => !shownNow.has(id)),
-                allMessageIds(messages),
+                everyMessageId(messages),
               );
             })
             .catch((error: Error) => this.notify(`Not saved: ${error.message}`, "error"));
@@ -576,6 +574,7 @@ export class SessionController {
     this.saveMounts();
     await this.writer?.flush();
     const loaded = await loadSession(this.store, current.id);
+    const { branchSession } = await timelineEdits();
     const session = await branchSession(this.store, current, messages.slice(0, index + 1), loaded?.mounts ?? []);
     await this.refreshList();
     this.broadcast({ type: "list" });

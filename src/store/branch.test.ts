@@ -9,17 +9,16 @@ import {
 } from "../agent/messageActions";
 import { exportSession, importFile, serializeExport } from "./exportImport";
 import {
-  branchSession,
   createSession,
   listSessions,
   loadSession,
-  removeMessages,
   saveMessages,
   saveMounts,
   searchSessions,
   updateSessionChat,
 } from "./sessions";
 import type { Store } from "./store";
+import { branchSession, removeMessages } from "./timelineEdits";
 import { assistantMessage, openTestStore, userMessage } from "./testSupport";
 
 const stores: Store[] = [];
@@ -169,7 +168,7 @@ describe("edit, regenerate and branch in the store", () => {
       // Search finds what is shown.
       expect((await searchSessions(store, "edited")).map((hit) => hit.session.id)).toEqual([session.id]);
 
-      const back = switchedTimeline(loaded.messages, "e2", 0)!;
+      const back = switchedTimeline(loaded.messages, "e2", 0)!.messages;
       await show(store, session.id, loaded.messages, back);
       loaded = (await loadSession(store, session.id))!;
       expect(loaded.messages.map((message) => message.text)).toEqual(original.map((message) => message.text));
@@ -177,11 +176,11 @@ describe("edit, regenerate and branch in the store", () => {
       expect(loaded.mounts.map((mount) => mount.mountId)).toEqual(["r:last"]);
 
       // And forth again, from what was loaded: still both, in order.
-      const forth = switchedTimeline(loaded.messages, "m2", 1)!;
+      const forth = switchedTimeline(loaded.messages, "m2", 1)!.messages;
       await show(store, session.id, loaded.messages, forth);
       loaded = (await loadSession(store, session.id))!;
       expect(loaded.messages.map((message) => message.id)).toEqual(["m0", "m1", "e2"]);
-      const again = switchedTimeline(loaded.messages, "e2", 0)!;
+      const again = switchedTimeline(loaded.messages, "e2", 0)!.messages;
       await show(store, session.id, loaded.messages, again);
       loaded = (await loadSession(store, session.id))!;
       expect(loaded.messages.map((message) => message.id)).toEqual(original.map((message) => message.id));
@@ -200,7 +199,7 @@ describe("edit, regenerate and branch in the store", () => {
       const exported = await exportSession(store, session.id);
       expect(exported.messages.map((message) => message.id)).toEqual(["m0", "m1", "e2"]);
       // Back to version 1, again cut before the removal: its rows are written after the others and win.
-      const back = switchedTimeline(loaded.messages, "e2", 0)!;
+      const back = switchedTimeline(loaded.messages, "e2", 0)!.messages;
       await saveMessages(store, session.id, back);
       loaded = (await loadSession(store, session.id))!;
       expect(loaded.messages.map((message) => message.id)).toEqual(original.map((message) => message.id));
@@ -230,14 +229,14 @@ describe("edit, regenerate and branch in the store", () => {
       const loaded = (await loadSession(other, result.sessions[0].id))!;
       expect(loaded.messages.map((message) => message.id)).toEqual(["u1", "n2"]);
       expect(versionOf(loaded.messages[1])).toEqual({ at: 2, total: 3 });
-      const oldest = switchedTimeline(loaded.messages, "n2", 0)!;
+      const oldest = switchedTimeline(loaded.messages, "n2", 0)!.messages;
       expect(oldest.map((message) => message.text)).toEqual(["draw", "first try"]);
       const firstTry = oldest[1];
       expect(firstTry.id).not.toBe("a1");
       expect(firstTry.imported).toBe(true);
       const mountId = firstTry.role === "assistant" ? firstTry.reply.mounts![0].mountId : "";
       expect(loaded.mounts).toMatchObject([{ mountId, messageId: firstTry.id, snapshot: { one: 1 } }]);
-      const middle = switchedTimeline(oldest, firstTry.id, 1)!;
+      const middle = switchedTimeline(oldest, firstTry.id, 1)!.messages;
       expect(middle.map((message) => message.text)).toEqual(["draw", "again", "second try"]);
       expect(middle.every((message) => message.imported)).toBe(true);
     });

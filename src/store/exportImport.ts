@@ -20,7 +20,8 @@ import { formatMegabytes, IMPORT_LIMITS, type ImportProblem } from "./safeJson";
 import { searchRowOf } from "./searchText";
 import type { AppDataRecord } from "./appData";
 import { utf8Bytes } from "../wire/appData";
-import { guard, messageFromRecord, shownRecords } from "./sessions";
+import { guard, messageFromRecord } from "./sessions";
+import { everyMessageId, shownRecords } from "./timelineEdits";
 import type { Store } from "./store";
 import {
   DEFAULT_SESSION_SETTINGS,
@@ -191,14 +192,6 @@ export interface ImportedSession {
 export type ImportResult =
   { ok: true; sessions: ImportedSession[]; droppedGrants: number } | { ok: false; error: ImportProblem };
 
-/** The ids of the messages and of those their versions keep. */
-function everyMessageId(messages: readonly ChatMessage[]): string[] {
-  return messages.flatMap((message) => [
-    message.id,
-    ...(message.versions?.others ?? []).flatMap((tail) => everyMessageId(tail)),
-  ]);
-}
-
 function fresh(store: Store, taken: Set<string>): string {
   for (;;) {
     const candidate = store.newId();
@@ -215,7 +208,7 @@ async function writeImport(
   return db.transaction("rw", [db.sessions, db.messages, db.mounts, db.audit, db.searchText, db.appData], async () => {
     // Ids in use: in the database (deleted sessions included) or already given out by this import.
     const sessionIds = bodies.map((body) => body.session.id);
-    const messageIds = bodies.flatMap((body) => everyMessageId(body.messages));
+    const messageIds = bodies.flatMap((body) => [...everyMessageId(body.messages)]);
     const mountIds = bodies.flatMap((body) => body.mounts.map((mount) => mount.mountId));
     const takenSessions = new Set((await db.sessions.where("id").anyOf(sessionIds).primaryKeys()) as string[]);
     const takenMessages = new Set((await db.messages.where("id").anyOf(messageIds).keys()) as string[]);

@@ -286,31 +286,6 @@ export function messageFromRecord(record: MessageRecord): ChatMessage {
   return chat;
 }
 
-/**
- * The rows that are shown, in order: a row whose message a later row keeps
- * as a version is left out. Rows no longer shown are deleted right after the
- * message that keeps them is written (`removeMessages`); a page closed in
- * between leaves them, and this reads past them (the newest row wins).
- */
-export function shownRecords(records: readonly MessageRecord[]): MessageRecord[] {
-  if (!records.some((record) => record.versions)) return [...records];
-  const hidden = new Set<string>();
-  const hide = (messages: readonly ChatMessage[]) => {
-    for (const message of messages) {
-      hidden.add(message.id);
-      for (const tail of message.versions?.others ?? []) hide(tail);
-    }
-  };
-  const shown: MessageRecord[] = [];
-  for (let index = records.length - 1; index >= 0; index -= 1) {
-    const record = records[index];
-    if (hidden.has(record.id)) continue;
-    shown.push(record);
-    for (const tail of record.versions?.others ?? []) hide(tail);
-  }
-  return shown.reverse();
-}
-
 function sessionMessages(store: Store, sessionId: string) {
   return store.db.messages.where("[sessionId+order]").between([sessionId, MIN_KEY], [sessionId, MAX_KEY]);
 }
@@ -336,7 +311,10 @@ export async function loadSession(store: Store, id: string): Promise<LoadedSessi
     }),
   );
   if (!loaded) return undefined;
-  const shown = shownRecords(loaded.records);
+  // Versions (timelineEdits.ts) load with the first session that has some.
+  const shown = loaded.records.some((record) => record.versions)
+    ? (await import("./timelineEdits")).shownRecords(loaded.records)
+    : loaded.records;
   store.orders.set(id, {
     // A row left behind (kept by a version) is not a place: shown again, its message goes after the others.
     byId: new Map(shown.map((record) => [record.id, record.order])),
@@ -514,83 +492,6 @@ export async function saveMounts(
 
 export async function removeMounts(store: Store, sessionId: string, mountIds: readonly string[]): Promise<void> {
   await guard(() => store.db.mounts.bulkDelete(mountIds.map((mountId) => [sessionId, mountId] as [string, string])));
-}
-
-/**
- * Delete the rows of messages no longer shown (edit and resend, regenerate
- * and the ‹ › switch file what followed as a version of the message shown
- * instead), with their search rows and the snapshots of their mounts, except
- * those of messages in `kept` (still held by a version). A message shown
- * again later is written as a new row after the others.
- */
-export async function removeMessages(
-  store: Store,
-  sessionId: string,
-  messageIds: readonly string[],
-  kept: ReadonlySet<string> = new Set(),
-): Promise<void> {
-  if (messageIds.length === 0) return;
-  const { db } = store;
-  const ids = new Set(messageIds.filter((id) => !kept.has(id)));
-  const orders = store.orders.get(sessionId);
-  for (const id of messageIds) orders?.byId.delete(id);
-  await guard(() =>
-    db.transaction("rw", [db.messages, db.mounts, db.searchText], async () => {
-      await db.messages.bulkDelete(messageIds.map((id) => [sessionId, id] as [string, string]));
-      await db.searchText.bulkDelete(messageIds.map((id) => [sessionId, id] as [string, string]));
-      await db.mounts
-        .where("sessionId")
-        .equals(sessionId)
-        .filter((mount) => ids.has(mount.messageId))
-        .delete();
-    }),
-  );
-}
-
-/**
- * Branch: a new session holding `messages` (copies, the source's messages
- * up to the chosen one) with the source's model settings and the snapshots
- * of those messages' mounts. Rights do not travel: capability settings
- * start at the defaults.
- */
-export async function branchSession(
-  store: Store,
-  source: Session,
-  messages: readonly ChatMessage[],
-  mounts: readonly { mountId: string; messageId: string; snapshot: unknown }[],
-): Promise<Session> {
-  const session = await createSession(store, {
-    title: `Branch of ${source.title}`,
-    ...(source.chat ? { chat: source.chat } : {}),
-    ...(source.suggestedChat ? { suggestedChat: source.suggestedChat } : {}),
-  });
-  const kept = new Set(messages.map((message) => message.id));
-  // Mount ids stay unique across sessions (as on import): the copies get new ones.
-  const renamed = new Map<string, string>();
-  for (const mount of mounts) if (kept.has(mount.messageId)) renamed.set(mount.mountId, store.newId());
-  // The branch holds the messages shown, not their other versions.
-  const shown = messages.map(({ versions: _versions, ...message }) => message as ChatMessage);
-  const copies = shown.map((message): ChatMessage =>
-    message.role === "assistant" && message.reply.mounts?.length
-      ? {
-          ...message,
-          reply: {
-            ...message.reply,
-            mounts: message.reply.mounts.map((mount) => ({
-              ...mount,
-              mountId: renamed.get(mount.mountId) ?? mount.mountId,
-            })),
-          },
-        }
-      : { ...message },
-  );
-  await writeSessionChanges(store, session.id, {
-    messages: copies,
-    mounts: mounts
-      .filter((mount) => renamed.has(mount.mountId))
-      .map((mount) => ({ mountId: renamed.get(mount.mountId)!, messageId: mount.messageId, snapshot: mount.snapshot })),
-  });
-  return session;
 }
 
 export interface SearchHit {

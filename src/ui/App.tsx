@@ -57,6 +57,7 @@ import { ArrowDownIcon, BotIcon, DownloadIcon, MenuIcon, SettingsIcon, ShareIcon
 const ShortcutsDialog = lazy(() => import("./ShortcutsDialog").then((module) => ({ default: module.ShortcutsDialog })));
 const UpdateBanner = lazy(() => import("./UpdateBanner").then((module) => ({ default: module.UpdateBanner })));
 const SettingsDialog = lazy(() => import("./SettingsDialog").then((module) => ({ default: module.SettingsDialog })));
+const SharePreview = lazy(() => import("./SharePreview").then((module) => ({ default: module.SharePreview })));
 /**
  * Session settings load on first use, or once the page is idle (`preloadSessionSettings`, main.tsx); once loaded,
  * the dialog opens in the click's own render, as it did when it was part of the first chunk.
@@ -303,10 +304,9 @@ function SessionView({
             </button>
           </p>
         ) : previewing ? (
-          <p className="lm-readonly">
-            A shared session, shown read-only: nothing is saved and its code does not run. Import keeps a copy in your
-            sessions.
-          </p>
+          <Suspense fallback={null}>
+            <SharePreview />
+          </Suspense>
         ) : readOnly ? (
           <p className="lm-readonly">
             This session is open in another tab. It is shown here read-only and follows that tab.
@@ -779,22 +779,13 @@ export function App({
           </div>
         )}
         {sessions.preview && (
-          <div className="lm-banner lm-banner--info" role="dialog" aria-label="Shared session preview">
-            <span>
-              A shared session: “{sessions.preview.session.title}” with {sessions.preview.messages.length} messages,
-              shown read-only. Import keeps it in your sessions; its code does not run until you Revive it.
-            </span>
-            <button
-              type="button"
-              className="lm-button lm-button--primary"
-              onClick={() => void controller.importPreview()}
-            >
-              Import
-            </button>
-            <button type="button" className="lm-button" onClick={() => void controller.dismissPreview()}>
-              Dismiss
-            </button>
-          </div>
+          <Suspense fallback={null}>
+            <SharePreview
+              preview={sessions.preview}
+              onImport={() => void controller.importPreview()}
+              onDismiss={() => void controller.dismissPreview()}
+            />
+          </Suspense>
         )}
         {sessions.agent ? (
           <TokenPriceContext.Provider value={settings.price}>

@@ -1,9 +1,8 @@
-import { createContext, memo, useContext, useState } from "react";
+import { createContext, lazy, memo, Suspense, useContext, useState } from "react";
 import type { ChatMessage } from "../agent/types";
 import type { BlockRef } from "../agent/editBlock";
 import { formatBytes, isImageAttachment, type Attachment } from "../agent/attachments";
 import { answerForModel } from "../agent/thinking";
-import { versionOf } from "../agent/messageActions";
 import { costOf, formatCost, TokenPriceContext } from "./cost";
 import { CopyButton } from "./CopyButton";
 
@@ -68,49 +67,16 @@ export function replyMetaText(
   return parts.join(" · ");
 }
 
-/**
- * `‹ 1/2 ›` on the first message of a version (Edit and resend, Regenerate
- * keep what they replaced). Switching shows that version's messages; the
- * realm is not touched, so an earlier version shown says its state is the
- * current one.
- */
+// The ‹ › switch loads only when a message has versions (its own chunk: the initial JavaScript budget, bench/).
+const LazyVersionNav = lazy(() => import("./VersionNav"));
+
+/** `‹ 1/2 ›` where a message starts versions (VersionNav.tsx); nothing otherwise. */
 export function VersionNav({ message }: { message: ChatMessage }) {
-  const actions = useContext(MessageActionsContext);
-  const version = versionOf(message);
-  if (!version) return null;
-  const { at, total } = version;
-  const disabled = !actions?.showVersion || (actions.versionsDisabled ?? actions.disabled);
-  const realmNote =
-    "Switching versions changes only what is shown and what the model reads next: the realm keeps its current state (variables, data and mounts from the runs so far).";
+  if (!message.versions) return null;
   return (
-    <span className="lm-versions" role="group" aria-label="Versions" title={realmNote}>
-      <button
-        type="button"
-        className="lm-button lm-button--quiet"
-        aria-label="Previous version"
-        title="Previous version"
-        disabled={disabled || at === 0}
-        onClick={() => actions?.showVersion?.(message.id, at - 1)}
-      >
-        ‹
-      </button>
-      <span className="lm-versions__count">
-        {at + 1}/{total}
-      </span>
-      <button
-        type="button"
-        className="lm-button lm-button--quiet"
-        aria-label="Next version"
-        title="Next version"
-        disabled={disabled || at === total - 1}
-        onClick={() => actions?.showVersion?.(message.id, at + 1)}
-      >
-        ›
-      </button>
-      {at < total - 1 && (
-        <span className="lm-versions__note">An earlier version: the realm keeps its current state.</span>
-      )}
-    </span>
+    <Suspense fallback={null}>
+      <LazyVersionNav message={message} />
+    </Suspense>
   );
 }
 
@@ -137,7 +103,7 @@ export function ReplyFooter({
             type="button"
             className="lm-button lm-button--quiet"
             disabled={actions.disabled}
-            title="Ask the model again; this reply is kept as a version (‹ ›). It runs in the current realm, whose state (variables, data, mounts) the earlier run already changed."
+            title="Ask the model again. It runs in the current realm, whose state (variables, data, mounts) the earlier run already changed."
             onClick={() => actions.regenerate(message.id, false)}
           >
             Regenerate
@@ -229,8 +195,7 @@ export const UserMessage = memo(function UserMessage({ message }: { message: Ext
           }}
         />
         <p className="lm-edit-note">
-          Resending makes a new version from this message on; this one and everything after it stay a version (‹ ›).
-          Ctrl+Enter resends, Escape cancels.
+          Resending makes a new version from here; this one stays (‹ ›). Ctrl+Enter resends, Escape cancels.
         </p>
         <div className="lm-message-actions">
           <button
