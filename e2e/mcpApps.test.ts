@@ -1,0 +1,207 @@
+/**
+ * MCP Apps in the real app (issue 31 §1): a local MCP server built with the
+ * SDK has a tool with a view (`_meta.ui.resourceUri` → a `ui://` resource of
+ * `text/html;profile=mcp-app`) whose HTML runs the extension's own `App`
+ * class (node_modules/@modelcontextprotocol/ext-apps, inlined as a module
+ * script: no Livemark code on that side), and an app-only tool. The code
+ * calls the tool; its panel opens; what the view can reach and what its
+ * requests do are checked in the view's frame, the page and the server.
+ */
+import { readFileSync } from "node:fs";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { FrameLocator, Page } from "playwright-core";
+import { describe, expect } from "vitest";
+import { z } from "zod";
+import { answerAsk } from "./harness";
+import { startMcpServer, type TestMcpServer } from "./mcpServer";
+import type { MockLlm } from "./mockLlm";
+import { appTest, codeTurn, send, statusText } from "./fixture";
+
+const MCP_APP_MIME = "text/html;profile=mcp-app";
+const VIEW_URI = "ui://films/card.html";
+
+/** The extension's App bundle as one inline module: its closing `export {…}` becomes a binding of `App`. */
+function appBundle(): string {
+  const source = readFileSync(
+    new URL("../node_modules/@modelcontextprotocol/ext-apps/dist/src/app-with-deps.js", import.meta.url),
+    "utf8",
+  );
+  const exports = /export\s*\{([^}]*)\}\s*;?\s*$/.exec(source);
+  const local = exports?.[1]
+    .split(",")
+    .map((item) => item.trim().split(/\s+as\s+/))
+    .find(([, name]) => name === "App")?.[0];
+  if (!exports || !local) throw new Error("the ext-apps bundle's exports changed");
+  return `${source.slice(0, exports.index)}\nconst ExtApp = ${local};`;
+}
+
+/** The film card: written against the extension's App only. */
+const VIEW_HTML = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Film card</title></head>
+<body>
+<p id="status">starting</p>
+<p id="origin"></p>
+<p id="reach"></p>
+<p id="input"></p>
+<p id="result">no result</p>
+<p id="called"></p>
+<button id="rate">Rate it</button>
+<button id="ask">Ask about it</button>
+<script type="module">
+${appBundle()}
+const show = (id, text) => (document.getElementById(id).textContent = text);
+show("origin", "origin:" + self.origin);
+const reach = [];
+for (const [name, other] of [["parent", () => window.parent.document.body], ["top", () => window.top.document.body]]) {
+  try { other(); reach.push(name + " reached"); } catch { reach.push(name + " blocked"); }
+}
+try { localStorage.length; reach.push("storage reached"); } catch { reach.push("storage blocked"); }
+show("reach", reach.join(", "));
+const app = new ExtApp({ name: "Film card", version: "1.0.0" });
+app.ontoolinput = (params) => show("input", "input:" + JSON.stringify(params.arguments));
+app.ontoolresult = (params) => show("result", "result:" + JSON.stringify(params.structuredContent));
+await app.connect();
+show("status", "initialized:" + (app.getHostContext()?.displayMode ?? "?"));
+document.getElementById("rate").onclick = async () => {
+  try {
+    const rated = await app.callServerTool({ name: "rate_film", arguments: { title: "Dune", stars: 5 } });
+    show("called", "called:" + rated.content.map((part) => part.text).join(""));
+  } catch (error) {
+    show("called", "failed:" + error.message);
+  }
+};
+document.getElementById("ask").onclick = () =>
+  app.sendMessage({ role: "user", content: [{ type: "text", text: "Tell me more about Dune" }] });
+</script>
+</body></html>`;
+
+function createAppServer(calls: string[]): McpServer {
+  const server = new McpServer({ name: "Films", version: "1.0.0" });
+  server.registerTool(
+    "show_film",
+    {
+      description: "Show a film's card.",
+      inputSchema: { title: z.string() },
+      annotations: { readOnlyHint: true },
+      _meta: { ui: { resourceUri: VIEW_URI } },
+    },
+    async ({ title }) => {
+      calls.push(`show_film ${JSON.stringify({ title })}`);
+      return {
+        content: [{ type: "text", text: "Dune (2021)" }],
+        structuredContent: { title: "Dune", year: 2021 },
+      };
+    },
+  );
+  server.registerTool(
+    "rate_film",
+    {
+      description: "Rate a film (from its card only).",
+      inputSchema: { title: z.string(), stars: z.number() },
+      _meta: { ui: { resourceUri: VIEW_URI, visibility: ["app"] } },
+    },
+    async ({ title, stars }) => {
+      calls.push(`rate_film ${JSON.stringify({ title, stars })}`);
+      return { content: [{ type: "text", text: `Rated ${title} ${stars} stars` }] };
+    },
+  );
+  server.registerResource("film-card", VIEW_URI, { mimeType: MCP_APP_MIME }, async (uri) => ({
+    contents: [{ uri: uri.href, mimeType: MCP_APP_MIME, text: VIEW_HTML }],
+  }));
+  return server;
+}
+
+const it = appTest({ configure: true });
+let page: Page;
+let mock: MockLlm;
+let films: TestMcpServer;
+
+it.beforeEach(async ({ page: opened, mock: started }) => {
+  page = opened;
+  mock = started;
+  films = await startMcpServer({ server: createAppServer });
+});
+it.afterEach(async () => {
+  await films?.close();
+});
+
+const ask = () => page.getByRole("group", { name: "Permission request" });
+const dialog = () => page.getByRole("dialog", { name: "Session settings" });
+const panel = () => page.getByRole("region", { name: "MCP App show_film" });
+/** The view's own frame, inside the sandbox proxy's. */
+const view = (): FrameLocator =>
+  page.frameLocator('iframe[title="MCP App show_film from films"]').frameLocator('iframe[title="MCP App view"]');
+describe("MCP Apps", () => {
+  it("the code calls a tool with a view → its panel opens at an opaque origin, initializes and gets the result; its own calls ask; its message is a draft", async () => {
+    await page.getByRole("button", { name: "Session settings" }).click();
+    await dialog().getByLabel("MCP server URL").fill(films.url);
+    await dialog().getByRole("button", { name: "Add server" }).click();
+    await dialog().getByRole("listitem", { name: "MCP server films" }).waitFor({ timeout: 30_000 });
+    await dialog().getByRole("button", { name: "Close" }).click();
+
+    mock.enqueue(
+      codeTurn(
+        `console.log("listed:", tools.list().map((tool) => tool.name).join(","))\n` +
+          `const film = await tools.show_film({ title: "Dune" })\n` +
+          `console.log("code got:", film.title, film.year)\n`,
+        "Let me show it.",
+        "tsx",
+      ),
+    );
+    mock.enqueue({ chunks: ["Shown."] });
+    await send(page, "Show me Dune");
+    await answerAsk(ask(), "Allow once");
+
+    // The panel: the tool's name, "App from films", not Livemark's own.
+    await panel().waitFor({ timeout: 30_000 });
+    expect(await panel().locator(".lm-mount-origin").innerText()).toMatch(/show_film[\s\S]*App from films/);
+    // The extension's App completed ui/initialize and received the input and the result.
+    await expect.poll(() => view().locator("#status").textContent(), { timeout: 30_000 }).toBe("initialized:inline");
+    await expect
+      .poll(() => view().locator("#result").textContent(), { timeout: 15_000 })
+      .toBe('result:{"title":"Dune","year":2021}');
+    expect(await view().locator("#input").textContent()).toBe('input:{"title":"Dune"}');
+    // An opaque origin of its own: neither its proxy's document, nor the app's, nor storage.
+    expect(await view().locator("#origin").textContent()).toBe("origin:null");
+    expect(await view().locator("#reach").textContent()).toBe("parent blocked, top blocked, storage blocked");
+    // The proxy frame is sandboxed without allow-same-origin.
+    expect(await page.locator('iframe[title="MCP App show_film from films"]').getAttribute("sandbox")).toBe(
+      "allow-scripts",
+    );
+
+    // The code got the result too; the app-only tool was not in its list.
+    await expect.poll(() => statusText(page), { timeout: 30_000 }).toMatch(/^Done/);
+    const heard = JSON.stringify(mock.requests[1].body.messages);
+    expect(heard).toContain("listed: show_film");
+    expect(heard).not.toContain("rate_film");
+    expect(heard).toContain("code got: Dune 2021");
+    const system = (mock.requests[0].body.messages as { role: string; content: string }[])[0].content;
+    expect(system).toContain("tools.show_film");
+    expect(system).not.toContain("rate_film");
+    expect(films.calls).toEqual(['show_film {"title":"Dune"}']);
+
+    // The view's own tool call asks the person (the same ask as the code's) and then reaches the server.
+    await view().locator("#rate").click();
+    await ask().waitFor({ timeout: 15_000 });
+    expect(await ask().textContent()).toContain("An MCP App view wants to call a tool of its server");
+    expect(await ask().getByLabel("Arguments").getByRole("listitem").allInnerTexts()).toEqual([
+      'title: "Dune"',
+      "stars: 5",
+    ]);
+    expect(films.calls).toEqual(['show_film {"title":"Dune"}']);
+    await answerAsk(ask(), "Allow once");
+    await expect
+      .poll(() => view().locator("#called").textContent(), { timeout: 15_000 })
+      .toBe("called:Rated Dune 5 stars");
+    expect(films.calls).toEqual(['show_film {"title":"Dune"}', 'rate_film {"title":"Dune","stars":5}']);
+
+    // ui/message: a draft in the message box, never sent.
+    const requests = mock.requests.length;
+    await view().locator("#ask").click();
+    await expect
+      .poll(() => page.locator("#lm-message").inputValue(), { timeout: 15_000 })
+      .toBe("Tell me more about Dune");
+    expect(mock.requests.length).toBe(requests);
+    expect(await statusText(page)).toMatch(/^Done/);
+  });
+});
