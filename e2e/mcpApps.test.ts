@@ -47,6 +47,7 @@ const VIEW_HTML = `<!doctype html>
 <p id="called"></p>
 <button id="rate">Rate it</button>
 <button id="ask">Ask about it</button>
+<div id="tall" style="height: 700px"></div>
 <script type="module">
 ${appBundle()}
 const show = (id, text) => (document.getElementById(id).textContent = text);
@@ -125,6 +126,26 @@ it.afterEach(async () => {
   await films?.close();
 });
 
+/** The MCP App panels saved with the sessions (IndexedDB, `settings.capabilities.tools.appPanels`). */
+function savedPanels(): Promise<{ height: number; result?: unknown }[]> {
+  return page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const open = indexedDB.open("livemark");
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    const rows = await new Promise<{ settings?: { capabilities?: { tools?: { appPanels?: [] } } } }[]>(
+      (resolve, reject) => {
+        const request = db.transaction("sessions").objectStore("sessions").getAll();
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      },
+    );
+    db.close();
+    return rows.flatMap((row) => row.settings?.capabilities?.tools?.appPanels ?? []);
+  });
+}
+
 const ask = () => page.getByRole("group", { name: "Permission request" });
 const dialog = () => page.getByRole("dialog", { name: "Session settings" });
 const panel = () => page.getByRole("region", { name: "MCP App show_film" });
@@ -132,7 +153,7 @@ const panel = () => page.getByRole("region", { name: "MCP App show_film" });
 const view = (): FrameLocator =>
   page.frameLocator('iframe[title="MCP App show_film from films"]').frameLocator('iframe[title="MCP App view"]');
 describe("MCP Apps", () => {
-  it("the code calls a tool with a view → its panel opens at an opaque origin, initializes and gets the result; its own calls ask; its message is a draft", async () => {
+  it("the code calls a tool with a view → its panel opens at an opaque origin, initializes and gets the result; its own calls ask; its message is a draft; its size is kept and Reopen reads it again after a reload", async () => {
     await page.getByRole("button", { name: "Session settings" }).click();
     await dialog().getByLabel("MCP server URL").fill(films.url);
     await dialog().getByRole("button", { name: "Add server" }).click();
@@ -203,5 +224,35 @@ describe("MCP Apps", () => {
       .toBe("Tell me more about Dune");
     expect(mock.requests.length).toBe(requests);
     expect(await statusText(page)).toMatch(/^Done/);
+
+    // size-changed: the panel took the view's height (its content is over 700 px), within the bounds.
+    const proxy = page.locator('iframe[title="MCP App show_film from films"]');
+    await expect.poll(async () => (await proxy.boundingBox())?.height ?? 0, { timeout: 15_000 }).toBeGreaterThan(700);
+    const height = Math.round((await proxy.boundingBox())!.height);
+    expect(height).toBeLessThanOrEqual(2_000);
+
+    // Saved like mounts: after a reload, its last size and Reopen, which reads the resource again.
+    await expect
+      .poll(async () =>
+        (await savedPanels()).map((saved) => [Math.abs(saved.height - height) <= 2, saved.result !== undefined]),
+      )
+      .toEqual([[true, true]]);
+    await page.reload();
+    const reopen = panel().getByRole("button", { name: "Reopen" });
+    await reopen.waitFor({ timeout: 30_000 });
+    expect(Math.abs(((await panel().locator("div").last().boundingBox())?.height ?? 0) - height)).toBeLessThanOrEqual(
+      2,
+    );
+    // The server comes back with the tab (its remembered URL); Reopen waits for nothing else.
+    await page.getByRole("button", { name: "Session settings" }).click();
+    await dialog().getByRole("listitem", { name: "MCP server films" }).waitFor({ timeout: 30_000 });
+    await dialog().getByRole("button", { name: "Close" }).click();
+    await reopen.click();
+    await expect.poll(() => view().locator("#status").textContent(), { timeout: 30_000 }).toBe("initialized:inline");
+    await expect
+      .poll(() => view().locator("#result").textContent(), { timeout: 15_000 })
+      .toBe('result:{"title":"Dune","year":2021}');
+    // Nothing was called again: the view was read, not the tool.
+    expect(films.calls).toEqual(['show_film {"title":"Dune"}', 'rate_film {"title":"Dune","stars":5}']);
   });
 });
