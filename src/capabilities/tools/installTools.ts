@@ -23,6 +23,7 @@ import { DEFAULT_TOOL_POLICY, isServerAddress, parseToolKey, type ToolPolicyStat
 import type { ConnectedTool } from "./createToolBroker";
 import { createMcpAppPanels, type McpAppPanels } from "./mcpApps/createMcpAppPanels";
 import { McpAppSlot, type McpAppsHost } from "./mcpApps/McpAppSlot";
+import type { McpResourceContent } from "./mcpClient";
 
 /** The MCP servers as Session settings shows them. */
 export interface ToolServersState {
@@ -119,6 +120,8 @@ export function installTools(
           ...tool,
           async call(args, signal) {
             const id = apps.open(tool, args);
+            // The view is read alongside the call: it is there when the panel's frame is.
+            void appsHost.readView({ address: tool.address, resourceUri: tool.ui!.resourceUri }).catch(() => undefined);
             try {
               const result = await tool.call(args, signal);
               apps.settle(id, { result });
@@ -136,6 +139,7 @@ export function installTools(
     serversLoaded ??= loadServers().then((loaded) => {
       loaded.subscribe(() => {
         broker.setTools(loaded.connected().map(withView));
+        views.clear();
         setTools(loaded.descriptors());
         setServers({ ...view.servers, servers: loaded.list() });
       });
@@ -146,8 +150,26 @@ export function installTools(
   };
   const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+  /** Views read in this page, by server address and resource (McpAppsHost.readView); a change of servers forgets them. */
+  const views = new Map<string, Promise<McpResourceContent>>();
   const appsHost: McpAppsHost = {
     panels: apps,
+    readView({ address, resourceUri }, fresh = false) {
+      const key = `${address} ${resourceUri}`;
+      const cached = views.get(key);
+      if (cached && !fresh) return cached;
+      const read = (async () => {
+        const server = serversLoaded ? (await servers()).appServer(address) : undefined;
+        if (!server) throw new Error(`Connect the MCP server ${address} in Session settings, then press Reopen.`);
+        const { contents } = await server.readResource(resourceUri, AbortSignal.timeout(30_000));
+        const content = contents.find((item) => item.uri === resourceUri) ?? contents[0];
+        if (!content) throw new Error(`${resourceUri} is empty.`);
+        return content;
+      })();
+      views.set(key, read);
+      read.catch(() => views.get(key) === read && views.delete(key));
+      return read;
+    },
     // A saved panel's server may not be connected in this tab: the view then says so (nothing loads for it).
     appServer: async (address) => (serversLoaded ? (await servers()).appServer(address) : undefined),
     callTool: (tool, args, signal) => broker.callFromView(tool, args, signal),

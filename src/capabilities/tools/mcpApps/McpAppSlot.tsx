@@ -9,6 +9,7 @@ import { lazy, Suspense, useSyncExternalStore, type CSSProperties } from "react"
 import type { TimelinePlaceProps } from "../../Capability";
 import type { ConnectedTool, McpToolResult } from "../createToolBroker";
 import type { McpAppServer } from "../createMcpServers";
+import type { McpResourceContent } from "../mcpClient";
 import type { McpAppPanel, McpAppPanels } from "./createMcpAppPanels";
 
 /** What a view reaches of the page: its panel's record, its own server, and the person's consent for tool calls. */
@@ -16,6 +17,11 @@ export interface McpAppsHost {
   readonly panels: McpAppPanels;
   /** The connected server at this address (undefined: not connected in this tab). */
   appServer(address: string): Promise<McpAppServer | undefined>;
+  /**
+   * The panel's view (its `ui://` resource) as its server reads it. Read once per server and resource in this
+   * page (fetched as soon as the call goes ahead, alongside the tool); `fresh` reads it again (Reopen).
+   */
+  readView(panel: Pick<McpAppPanel, "address" | "resourceUri">, fresh?: boolean): Promise<McpResourceContent>;
   /** A view's `tools/call`, under the code's rules and asks (createToolBroker.ts `callFromView`). */
   callTool(tool: ConnectedTool, args: Record<string, unknown>, signal: AbortSignal): Promise<McpToolResult>;
 }

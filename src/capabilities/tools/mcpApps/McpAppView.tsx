@@ -106,6 +106,9 @@ export function McpAppView({ panel, host }: { panel: McpAppPanel; host: McpAppsH
       { hostContext: hostContext(panel, element.clientWidth) },
     );
     const server = host.appServer(address);
+    // Read while the proxy loads (a Reopen reads it again); a failure is said once the proxy is there.
+    const view = host.readView(panel, panel.generation > 0);
+    view.catch(() => undefined);
     const sendOutcome = () => {
       const current = latest.current;
       if (!initialized || sentResult) return;
