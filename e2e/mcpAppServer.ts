@@ -7,7 +7,7 @@
  * class (node_modules/@modelcontextprotocol/ext-apps, inlined as a module
  * script: no Livemark code on that side) and writes what it gets and can
  * reach into its DOM (`#status`, `#origin`, `#reach`, `#input`, `#result`,
- * `#called`; `body[data-painted-at]`: when the result was first drawn).
+ * `#called`, `#linked`; `body[data-painted-at]`: when the result was first drawn).
  */
 import { readFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -43,6 +43,9 @@ const VIEW_HTML = `<!doctype html>
 <p id="called"></p>
 <button id="rate">Rate it</button>
 <button id="ask">Ask about it</button>
+<button id="context">Tell the model</button>
+<button id="link">Open its page</button>
+<p id="linked"></p>
 <div id="tall" style="height: 700px"></div>
 <script type="module">
 ${appBundle()}
@@ -70,6 +73,12 @@ document.getElementById("rate").onclick = async () => {
   } catch (error) {
     show("called", "failed:" + error.message);
   }
+};
+document.getElementById("context").onclick = () =>
+  app.updateModelContext({ content: [{ type: "text", text: "The person picked Dune on the card." }] });
+document.getElementById("link").onclick = async () => {
+  const opened = await app.openLink({ url: "https://example.com/dune" });
+  show("linked", opened.isError ? "link:refused" : "link:opened");
 };
 document.getElementById("ask").onclick = () =>
   app.sendMessage({ role: "user", content: [{ type: "text", text: "Tell me more about Dune" }] });

@@ -56,7 +56,7 @@ const panel = () => page.getByRole("region", { name: "MCP App show_film" });
 const view = (): FrameLocator =>
   page.frameLocator('iframe[title="MCP App show_film from films"]').frameLocator('iframe[title="MCP App view"]');
 describe("MCP Apps", () => {
-  it("the code calls a tool with a view → its panel opens at an opaque origin, initializes and gets the result; its own calls ask; its message is a draft; its size is kept and Reopen reads it again after a reload", async () => {
+  it("the code calls a tool with a view → its panel opens at an opaque origin, initializes and gets the result; its own calls ask; its link asks; its message is a draft; its context reaches the next turn once, untrusted; its size is kept and Reopen reads it again after a reload", async () => {
     await page.getByRole("button", { name: "Session settings" }).click();
     await dialog().getByLabel("MCP server URL").fill(films.url);
     await dialog().getByRole("button", { name: "Add server" }).click();
@@ -127,6 +127,32 @@ describe("MCP Apps", () => {
       .toBe("Tell me more about Dune");
     expect(mock.requests.length).toBe(requests);
     expect(await statusText(page)).toMatch(/^Done/);
+
+    // ui/open-link asks first; Don't open refuses it (nothing opens).
+    await view().locator("#link").click();
+    const linkAsk = panel().getByRole("group", { name: "Open link" });
+    await linkAsk.waitFor({ timeout: 15_000 });
+    expect(await linkAsk.textContent()).toContain("https://example.com/dune");
+    await linkAsk.getByRole("button", { name: "Don't open" }).click();
+    await expect.poll(() => view().locator("#linked").textContent(), { timeout: 15_000 }).toBe("link:refused");
+    expect(page.context().pages()).toHaveLength(1);
+
+    // ui/update-model-context: in the next model turn, as untrusted content; once.
+    await view().locator("#context").click();
+    await page.locator("#lm-message").fill("And now?");
+    mock.enqueue({ chunks: ["Noted."] });
+    mock.enqueue({ chunks: ["Again."] });
+    await page.locator("#lm-message").press("Enter");
+    await expect.poll(() => mock.requests.length, { timeout: 30_000 }).toBe(requests + 1);
+    const next = JSON.stringify(mock.requests[requests].body.messages);
+    expect(next).toMatch(
+      /\[untrusted content: MCP App views\][^\]]*From the view of films\/show_film:\\nThe person picked Dune on the card\./,
+    );
+    await expect.poll(() => statusText(page), { timeout: 30_000 }).toMatch(/^Done/);
+    await send(page, "Once more");
+    await expect.poll(() => mock.requests.length, { timeout: 30_000 }).toBe(requests + 2);
+    expect(JSON.stringify(mock.requests[requests + 1].body.messages)).not.toContain("The person picked Dune");
+    await expect.poll(() => statusText(page), { timeout: 30_000 }).toMatch(/^Done/);
 
     // size-changed: the panel took the view's height (its content is over 700 px), within the bounds.
     const proxy = page.locator('iframe[title="MCP App show_film from films"]');
