@@ -32,7 +32,7 @@ function appBundle(): string {
 }
 
 /** The film card: written against the extension's App only. */
-const VIEW_HTML = `<!doctype html>
+const viewHtml = (probe: string) => `<!doctype html>
 <html><head><meta charset="utf-8"><title>Film card</title></head>
 <body>
 <p id="status">starting</p>
@@ -56,6 +56,11 @@ for (const [name, other] of [["parent", () => window.parent.document.body], ["to
   try { other(); reach.push(name + " reached"); } catch { reach.push(name + " blocked"); }
 }
 try { localStorage.length; reach.push("storage reached"); } catch { reach.push("storage blocked"); }
+// Its policies (its own, none declared: nothing external; and the proxy's) close the network, even to a server that answers any page.
+await fetch(${JSON.stringify(probe)}).then(
+  () => reach.push("network reached"),
+  () => reach.push("network blocked"),
+);
 show("reach", reach.join(", "));
 const app = new ExtApp({ name: "Film card", version: "1.0.0" });
 app.ontoolinput = (params) => show("input", "input:" + JSON.stringify(params.arguments));
@@ -85,7 +90,8 @@ document.getElementById("ask").onclick = () =>
 </script>
 </body></html>`;
 
-export function createAppServer(calls: string[]): McpServer {
+/** `probe`: a URL that answers any page (CORS `*`) the view tries to fetch (its own server's, by default none). */
+export function createAppServer(calls: string[], probe = "http://127.0.0.1:9/"): McpServer {
   const server = new McpServer({ name: "Films", version: "1.0.0" });
   server.registerTool(
     "show_film",
@@ -116,7 +122,7 @@ export function createAppServer(calls: string[]): McpServer {
     },
   );
   server.registerResource("film-card", VIEW_URI, { mimeType: MCP_APP_MIME }, async (uri) => ({
-    contents: [{ uri: uri.href, mimeType: MCP_APP_MIME, text: VIEW_HTML }],
+    contents: [{ uri: uri.href, mimeType: MCP_APP_MIME, text: viewHtml(probe) }],
   }));
   return server;
 }

@@ -23,7 +23,8 @@ let films: TestMcpServer;
 it.beforeEach(async ({ page: opened, mock: started }) => {
   page = opened;
   mock = started;
-  films = await startMcpServer({ server: createAppServer });
+  // The view tries to fetch its own server, which answers any page (CORS *): only the policies it runs under stop it.
+  films = await startMcpServer({ server: (calls) => createAppServer(calls, films.url) });
 });
 it.afterEach(async () => {
   await films?.close();
@@ -85,9 +86,11 @@ describe("MCP Apps", () => {
       .poll(() => view().locator("#result").textContent(), { timeout: 15_000 })
       .toBe('result:{"title":"Dune","year":2021}');
     expect(await view().locator("#input").textContent()).toBe('input:{"title":"Dune"}');
-    // An opaque origin of its own: neither its proxy's document, nor the app's, nor storage.
+    // An opaque origin of its own: neither its proxy's document, nor the app's, nor storage; no network (its CSP).
     expect(await view().locator("#origin").textContent()).toBe("origin:null");
-    expect(await view().locator("#reach").textContent()).toBe("parent blocked, top blocked, storage blocked");
+    expect(await view().locator("#reach").textContent()).toBe(
+      "parent blocked, top blocked, storage blocked, network blocked",
+    );
     // The proxy frame is sandboxed without allow-same-origin.
     expect(await page.locator('iframe[title="MCP App show_film from films"]').getAttribute("sandbox")).toBe(
       "allow-scripts",
