@@ -119,7 +119,14 @@ const base64url = (bytes: Buffer) =>
   bytes.toString("base64").replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 
 export async function startMcpServer(
-  options: { cors?: boolean; oauth?: boolean; kind?: "films" | "notes"; name?: string } = {},
+  options: {
+    cors?: boolean;
+    oauth?: boolean;
+    kind?: "films" | "notes";
+    name?: string;
+    /** Another server (e2e/mcpApps.test.ts: one with MCP App views), built per request; `calls` as above. */
+    server?: (calls: string[]) => McpServer;
+  } = {},
 ): Promise<TestMcpServer> {
   const cors = options.cors ?? true;
   const oauth = { registered: 0, authorized: 0, pkceVerified: false, issued: [] as string[] };
@@ -222,8 +229,9 @@ export async function startMcpServer(
     }
     void (async () => {
       // Stateless Streamable HTTP: one server and transport per request; the films and the watch list are shared.
-      const server =
-        options.kind === "notes"
+      const server = options.server
+        ? options.server(calls)
+        : options.kind === "notes"
           ? createNotesServer(options.name ?? "Notes", calls)
           : createFilmServer(calls, watchlist);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -84,7 +84,7 @@ function Root() {
     void app.started.then(() => prefetchParts(app.preloadReply));
     // Read-only status for the browser tests, only on a page opened with their flag (src/testProbe.ts).
     installTestProbe({ realm: app.realm, inbox: app.inbox, restoring: () => app.controller.mounts.pending });
-    const views: CapabilityViews = { sections: app.sections, summaries: SUMMARIES };
+    const views: CapabilityViews = { sections: app.sections, summaries: SUMMARIES, timeline: app.timeline };
     return { ...app, views };
   }, []);
 

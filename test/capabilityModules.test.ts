@@ -105,8 +105,10 @@ describe("capability modules", () => {
     );
   });
 
-  it("add their lines to the system prompt (the connected tools)", () => {
+  it("add their lines to the system prompt (the connected tools, once the tools module has loaded)", async () => {
     const host = fakeHost();
+    // The tools' lines come from their module, which loads at install (open waits for it).
+    await Promise.all(CAPABILITIES.map((capability) => capability.install(host).open?.(undefined)));
     const prompt = CAPABILITIES.map((capability) => capability.prompt?.after?.(host) ?? "").join("");
     expect(prompt).toContain("lookup_film");
   });

@@ -67,6 +67,8 @@ export interface PersonSide {
   record(entry: AuditInput): void;
   /** Outside content reached the code (a response, a file, a tool result): the next feedback is labelled untrusted. */
   noteUntrusted(source: string): void;
+  /** Where the running code is in the timeline (its reply, the code block running): what it opens shows there. */
+  place?(): { replyId?: string; afterBlock: number };
   readonly fileChooser: FileChooser;
   readonly fileReadService: HostService;
   readonly fileOfferService: HostService;
@@ -95,6 +97,13 @@ export interface CapabilityHost {
   languageModel(): Promise<SessionModel>;
   /** That model's name, as the person reads it. */
   modelName(): string;
+}
+
+/** A place in the timeline: a reply, after its code block `afterBlock` (or, with `rest`, after none of those blocks). */
+export interface TimelinePlaceProps {
+  replyId: string;
+  afterBlock?: number;
+  rest?: readonly number[];
 }
 
 /** The props of an ask's view: the ask (with its place in the timeline) and what answers it. */
@@ -141,6 +150,8 @@ export interface InstalledCapability {
   setStrict?(strict: boolean): void;
   /** Its section of **Session settings** (drawn in the list's order, before the audit list). */
   readonly Settings?: ComponentType;
+  /** What it shows in the timeline at a place (tools: MCP App panels), drawn with the asks' records there. */
+  readonly Timeline?: ComponentType<TimelinePlaceProps>;
   /**
    * The page's address as it loaded (once, before any session opens): true
    * when it is a return to this capability (an MCP server's sign-in,

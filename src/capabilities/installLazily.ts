@@ -15,7 +15,7 @@
  */
 import { createElement, lazy, Suspense, useState } from "react";
 import type { RemoteImagePolicy } from "../render/RemoteImage";
-import type { AskKind, CapabilityHost, InstalledCapability, PersonSide } from "./Capability";
+import type { AskKind, CapabilityHost, InstalledCapability, PersonSide, TimelinePlaceProps } from "./Capability";
 
 export interface LazyCapabilityShape {
   /** Its host services' wire names (what the loaded module's `services` holds). */
@@ -25,6 +25,8 @@ export interface LazyCapabilityShape {
   readonly asks?: readonly AskKind<any, string>[];
   /** It has a section of Session settings. */
   readonly settings?: boolean;
+  /** It shows things in the timeline (`Timeline`). */
+  readonly timeline?: boolean;
   /** It has a remote-image policy. */
   readonly remoteImages?: boolean;
   /** The loaded module's `pageOpened` answer, known without it (the module is then told in the background). */
@@ -46,6 +48,7 @@ export function installLazily(host: CapabilityHost, shape: LazyCapabilityShape, 
     }) as PersonSide["asker"],
     record: (entry) => person.record(entry),
     noteUntrusted: (source) => person.noteUntrusted(source),
+    place: () => person.place?.() ?? { afterBlock: -1 },
     get fileChooser() {
       return person.fileChooser;
     },
@@ -152,6 +155,14 @@ export function installLazily(host: CapabilityHost, shape: LazyCapabilityShape, 
             const [Direct] = useState(() => installed?.Settings);
             return Direct ? createElement(Direct) : createElement(Suspense, { fallback: null }, createElement(Loaded));
           },
+        }
+      : {}),
+    // Nothing to show before it has loaded (what it shows comes from its calls and from `open`, which wait for
+    // it); the timeline draws again when the session's audit list arrives, after `open`.
+    ...(shape.timeline
+      ? {
+          Timeline: (props: TimelinePlaceProps) =>
+            installed?.Timeline ? createElement(installed.Timeline, props) : null,
         }
       : {}),
     ...(shape.remoteImages ? { remoteImages } : {}),

@@ -23,8 +23,8 @@ export {
   type UserMessageKind,
 } from "./feedbackMessage";
 export { estimateTokens } from "./estimateTokens";
-/** Appended to the system prompt when the session has connected tools (src/capabilities/tools). */
-export { toolsPrompt } from "./toolsPrompt";
+// The connected tools' lines (./toolsPrompt.ts) are the tools module's, read from its lazy chunk: not re-exported
+// here, or the app's chunk would hold them (vite.config.ts groups everything main.tsx reaches).
 
 const FENCE = "```";
 

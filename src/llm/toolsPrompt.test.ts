@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ToolDescriptor } from "../wire/capabilities";
 import { SYSTEM_PROMPT } from "../capabilities";
-import { estimateTokens, toolsPrompt } from "./systemPrompt";
-import { argumentSignature, TOOL_LIST_END, TOOL_LIST_START } from "./toolsPrompt";
+import { estimateTokens } from "./systemPrompt";
+import { argumentSignature, TOOL_LIST_END, TOOL_LIST_START, toolsPrompt } from "./toolsPrompt";
 
 const lookup: ToolDescriptor = {
   name: "lookup_film",

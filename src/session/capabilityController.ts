@@ -187,7 +187,9 @@ export class CapabilityController implements PersonSide {
     this.set({ audit: [...saved, ...this.state.audit.filter((entry) => !known.has(key(entry)))] });
   }
 
-  /** Where in the timeline something the running code asked for belongs. */
+  /** Where in the timeline something the running code asked for (or opened) belongs. */
+  place = (): { replyId?: string; afterBlock: number } => this.position();
+
   private position(): { replyId?: string; afterBlock: number } {
     const messages = this.options.agent()?.getState().messages ?? [];
     for (let index = messages.length - 1; index >= 0; index -= 1) {

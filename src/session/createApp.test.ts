@@ -170,14 +170,18 @@ describe("the system prompt the model reads", () => {
     readOnly: true,
   };
 
-  it("is the base prompt with the capabilities' lines, then the connected tools, byte for byte as before", () => {
+  it("is the base prompt with the capabilities' lines, then the connected tools, byte for byte as before", async () => {
     let tools: ToolDescriptor[] = [];
     const host = {
-      person: {},
+      person: { asker: () => async () => "deny", record: () => undefined, noteUntrusted: () => undefined },
       tools: () => tools,
       messages: () => [],
       setTools: () => undefined,
     } as unknown as CapabilityHost;
+    // The tools' lines come from their module, loaded at install (open waits for it).
+    await CAPABILITIES.find((capability) => capability.name === "tools")!
+      .install(host)
+      .open?.(undefined);
     const read = systemPrompt(CAPABILITIES, () => host);
     expect(read()).toBe(before);
     tools = [tool];

@@ -98,6 +98,8 @@ export interface App {
   capabilities: CapabilityController;
   /** The capabilities' own sections of Session settings, in the list's order. */
   sections: readonly CapabilitySection[];
+  /** What the capabilities show in the timeline (tools: MCP App panels), in the list's order. */
+  timeline: readonly NonNullable<InstalledCapability["Timeline"]>[];
   /** Remote images in replies: the policy of the capability that covers them (network), if one is installed. */
   imagePolicy?: RemoteImagePolicy;
   /** Mount messages waiting to be applied (the test probe reads its count). */
@@ -328,6 +330,7 @@ export function createApp(options: AppOptions): App {
     realm,
     capabilities,
     sections,
+    timeline: installed.flatMap((module) => (module.Timeline ? [module.Timeline] : [])),
     imagePolicy: installed.find((module) => module.remoteImages)?.remoteImages,
     inbox,
     mounts,

@@ -19,7 +19,7 @@ import {
 import type { AuditEntry } from "../store/types";
 import { plural } from "../capabilities/plural";
 import type { AskRecord, CapabilityController, CapabilityState, PendingAsk } from "../session/capabilityController";
-import type { AskKind } from "../capabilities/Capability";
+import type { AskKind, TimelinePlaceProps } from "../capabilities/Capability";
 import type { InteractionSummary } from "../agent/interactionLifecycle";
 import { costOf, formatCost, TokenPriceContext } from "./cost";
 import { saveFile } from "./saveFile";
@@ -35,6 +35,8 @@ export const CapabilitiesContext = createContext<CapabilityController | undefine
 export interface CapabilityViews {
   readonly sections: readonly { readonly name: string; readonly Settings: ComponentType }[];
   readonly summaries: readonly ((used: readonly AuditEntry[]) => string | undefined)[];
+  /** What they show in the timeline at a place (tools: MCP App panels): `InstalledCapability.Timeline`. */
+  readonly timeline?: readonly ComponentType<TimelinePlaceProps>[];
 }
 export const CapabilityViewsContext = createContext<CapabilityViews>({ sections: [], summaries: [] });
 
@@ -79,12 +81,16 @@ export function CapabilitySlot({
   rest?: readonly number[];
 }) {
   const { controller, state } = useCapabilities();
+  const { timeline = [] } = useContext(CapabilityViewsContext);
   if (!controller) return null;
   const here = (item: { replyId?: string; afterBlock: number }) =>
     item.replyId === replyId && (rest ? !rest.includes(item.afterBlock) : item.afterBlock === afterBlock);
   const records = state.askRecords.filter((record) => here(record.ask));
   const downloads = state.downloads.filter(here);
-  if (records.length === 0 && downloads.length === 0) return null;
+  const shown = timeline.map((Items, index) => (
+    <Items key={`t${index}`} replyId={replyId} afterBlock={afterBlock} rest={rest} />
+  ));
+  // One shape whatever is here: a record appearing must not draw the panels again (an MCP App's frame would reload).
   return (
     <>
       {records.map((record) => (
@@ -100,6 +106,7 @@ export function CapabilitySlot({
           {offer.saved && <span className="lm-download__saved">Saved</span>}
         </div>
       ))}
+      {shown}
     </>
   );
 }

@@ -18,8 +18,9 @@ export function ToolAskView({ ask, controller }: AskViewProps<ToolPermissionAsk>
   return (
     <div className="lm-ask" role="group" aria-label="Permission request">
       <p className="lm-ask__what">
-        The code wants to call a tool: <strong>{showInvisibles(ask.tool)}</strong> on the MCP server{" "}
-        <code>{ask.server}</code> at <code>{ask.serverUrl}</code>
+        {ask.via === "app" ? "An MCP App view wants to call a tool of its server:" : "The code wants to call a tool:"}{" "}
+        <strong>{showInvisibles(ask.tool)}</strong> on the MCP server <code>{ask.server}</code> at{" "}
+        <code>{ask.serverUrl}</code>
         {ask.readOnly ? <span> · marked read-only by its server</span> : <span> · may change things</span>}
       </p>
       <ToolArguments list={ask.arguments} />

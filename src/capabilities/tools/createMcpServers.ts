@@ -19,7 +19,14 @@ import type { ToolDescriptor } from "../../wire/capabilities";
 import { MAX_TOOLS } from "../../wire/capabilities";
 import type { JsonValue } from "../../wire/mount";
 import type { ConnectedTool } from "./createToolBroker";
-import { connectInMemory, connectMcpServer, type McpConnection, type McpToolInfo } from "./mcpClient";
+import { isAppOnly } from "./mcpApps/toolUi";
+import {
+  connectInMemory,
+  connectMcpServer,
+  type McpConnection,
+  type McpResourceContent,
+  type McpToolInfo,
+} from "./mcpClient";
 import { createBrowserOAuthProvider, takePendingSignIn } from "./mcpOAuth";
 import { REMEMBERED_SERVERS_KEY } from "./rememberedServers";
 import { serverAddress } from "./toolPolicy";
@@ -37,6 +44,14 @@ export interface McpServerEntry {
   tools: readonly McpToolInfo[];
   /** Whether a bearer token was given (the token itself stays in the connection). */
   hasToken: boolean;
+}
+
+/** A connected server as its MCP App views reach it: every tool (app-only ones too) and its resources. */
+export interface McpAppServer {
+  readonly entry: McpServerEntry;
+  /** Its tools by MCP name, `descriptor.name` being that name. */
+  tool(name: string): ConnectedTool | undefined;
+  readResource(uri: string, signal: AbortSignal): Promise<{ contents: McpResourceContent[] }>;
 }
 
 export interface McpServers {
@@ -60,6 +75,8 @@ export interface McpServers {
   list(): readonly McpServerEntry[];
   descriptors(): ToolDescriptor[];
   connected(): ConnectedTool[];
+  /** The connected server at this address (its MCP App views' way to it), if any. */
+  appServer(address: string): McpAppServer | undefined;
   subscribe(listener: () => void): () => void;
 }
 
@@ -84,24 +101,33 @@ export function serverNameOf(name: string, url: string, taken: readonly string[]
   return candidate;
 }
 
-/** The realm's view of every server's tools: plain names where unique, `server/tool` where shared. */
+function descriptorOf(server: string, tool: McpToolInfo, name: string): ToolDescriptor {
+  const schemaText = JSON.stringify(tool.inputSchema ?? {});
+  return {
+    name,
+    server,
+    tool: tool.name,
+    description: tool.description.slice(0, MAX_DESCRIPTION),
+    // A huge schema would not fit the wire or the prompt: the server checks such arguments itself.
+    inputSchema: schemaText.length > MAX_SCHEMA_CHARS ? ({ type: "object" } as JsonValue) : tool.inputSchema,
+    readOnly: tool.readOnly,
+  };
+}
+
+/**
+ * The realm's view of every server's tools: plain names where unique, `server/tool` where shared. A tool only
+ * its MCP App view may call (visibility `["app"]`) is not among them: neither the code nor the prompt sees it.
+ */
 export function describeTools(servers: readonly { name: string; tools: readonly McpToolInfo[] }[]): ToolDescriptor[] {
+  const visible = servers.map((server) => ({ ...server, tools: server.tools.filter((tool) => !isAppOnly(tool.ui)) }));
   const counts = new Map<string, number>();
-  for (const server of servers)
+  for (const server of visible)
     for (const tool of server.tools) counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
   const descriptors: ToolDescriptor[] = [];
-  for (const server of servers) {
+  for (const server of visible) {
     for (const tool of server.tools) {
-      const schemaText = JSON.stringify(tool.inputSchema ?? {});
-      descriptors.push({
-        name: (counts.get(tool.name) ?? 0) > 1 ? `${server.name}/${tool.name}` : tool.name,
-        server: server.name,
-        tool: tool.name,
-        description: tool.description.slice(0, MAX_DESCRIPTION),
-        // A huge schema would not fit the wire or the prompt: the server checks such arguments itself.
-        inputSchema: schemaText.length > MAX_SCHEMA_CHARS ? ({ type: "object" } as JsonValue) : tool.inputSchema,
-        readOnly: tool.readOnly,
-      });
+      const name = (counts.get(tool.name) ?? 0) > 1 ? `${server.name}/${tool.name}` : tool.name;
+      descriptors.push(descriptorOf(server.name, tool, name));
     }
   }
   return descriptors.slice(0, MAX_TOOLS);
@@ -306,12 +332,33 @@ export function createMcpServers(options: McpServersOptions = {}): McpServers {
       const all = descriptors();
       return all.map((descriptor) => {
         const server = servers.find((item) => item.entry.name === descriptor.server)!;
+        const ui = server.entry.tools.find((tool) => tool.name === descriptor.tool)?.ui;
         return {
           descriptor,
           address: server.entry.address,
+          ...(ui ? { ui } : {}),
           call: (args, signal) => server.connection.call(descriptor.tool, args, signal),
         };
       });
+    },
+    appServer(address) {
+      const server = servers.find((item) => item.entry.address === address);
+      if (!server) return undefined;
+      const { entry, connection } = server;
+      return {
+        entry,
+        tool(name) {
+          const info = entry.tools.find((tool) => tool.name === name);
+          if (!info) return undefined;
+          return {
+            descriptor: descriptorOf(entry.name, info, info.name),
+            address: entry.address,
+            ...(info.ui ? { ui: info.ui } : {}),
+            call: (args, signal) => connection.call(info.name, args, signal),
+          };
+        },
+        readResource: (uri, signal) => connection.readResource(uri, signal),
+      };
     },
     subscribe(listener) {
       listeners.add(listener);

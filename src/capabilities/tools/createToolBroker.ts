@@ -18,6 +18,7 @@ import type { HostService } from "../../sandbox/types";
 import type { ToolCallResponse, ToolDescriptor } from "../../wire/capabilities";
 import type { JsonValue } from "../../wire/mount";
 import { createCapabilityCore, sha256Hex } from "../createCapabilityCore";
+import type { ToolUi } from "./mcpApps/toolUi";
 import { formatToolArguments, type ShownArgument } from "./toolArguments";
 import {
   DEFAULT_TOOL_POLICY,
@@ -54,6 +55,8 @@ export interface ConnectedTool {
   /** Its server's address (`serverAddress(url)`): what its grants and the read-only switch are keyed by. */
   address: string;
   call(args: Record<string, JsonValue>, signal: AbortSignal): Promise<McpToolResult>;
+  /** Its MCP App view, when it declares one (mcpApps/). */
+  ui?: ToolUi;
 }
 
 /** What the person is asked (shown inline in the timeline). */
@@ -73,6 +76,8 @@ export interface ToolPermissionAsk {
    */
   arguments: readonly ShownArgument[];
   readOnly: boolean;
+  /** Set when the tool's MCP App view made the call, not the code. */
+  via?: "app";
 }
 
 export interface ToolAuditRecord {
@@ -91,6 +96,8 @@ export interface ToolAuditRecord {
   /** "ok", "tool-error", or why it failed (denied, too-large-to-ask, failed, timeout, revoked, aborted, too-large). */
   result: string;
   reason?: string;
+  /** Set when the tool's MCP App view made the call, not the code. */
+  via?: "app";
 }
 
 export interface ToolBrokerOptions {
@@ -109,6 +116,12 @@ export interface ToolBrokerOptions {
 export interface ToolBroker {
   /** Provide it as `realm.provide(TOOL_CALL, broker.service)`. */
   service: HostService;
+  /**
+   * A call by a tool's MCP App view (`tools/call`, mcpApps/): its own server's tool, under the same rules,
+   * asks and audit as the code's (the ask and the record say a view made it). Resolves with the server's
+   * result as is (an `isError` one too).
+   */
+  callFromView(tool: ConnectedTool, args: Record<string, unknown>, signal: AbortSignal): Promise<McpToolResult>;
   state(): ToolPolicyState;
   /**
    * Another session opened: its rules replace these; calls in flight are aborted, unless
@@ -178,24 +191,17 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
     newId,
   });
 
-  const service: HostService = async (payload, { signal }) => {
-    const input = payload as { name?: unknown; arguments?: unknown } | null;
-    if (!input || typeof input !== "object" || typeof input.name !== "string")
-      throw new HostServiceError("invalid", "a tool call needs a tool name");
-    const args = input.arguments;
-    if (!args || typeof args !== "object" || Array.isArray(args))
-      throw new HostServiceError("invalid", "a tool's arguments are one object");
-    const tool = connected.get(input.name);
-    if (!tool) {
-      const names = [...connected.keys()];
-      throw new HostServiceError(
-        "unknown-tool",
-        `no connected tool is named "${input.name.slice(0, 100)}"` +
-          (names.length > 0
-            ? `; connected: ${names.slice(0, 20).join(", ")}`
-            : "; no MCP server is connected (Session settings)"),
-      );
-    }
+  /**
+   * One call under the session's rules, whoever makes it: the code (`service`) or a tool's own MCP App view
+   * (`callFromView`, mcpApps/). Asks when they say so, records, calls within the time and size limits. An
+   * `isError` result is recorded `tool-error` and returned: each caller says it its own way.
+   */
+  const decideAndCall = async (
+    tool: ConnectedTool,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    via: "code" | "app",
+  ): Promise<{ result: McpToolResult; text: string; structured: JsonValue | null; size: number }> => {
     const { descriptor } = tool;
     const json = canonicalJson(args);
     const label = `${descriptor.server}/${descriptor.tool}`;
@@ -216,13 +222,14 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
         url: label,
         server: tool.address,
         bytesOut: action.argumentsSize,
+        ...(via === "app" ? { via } : {}),
         ...entry,
       });
 
     const verdict = await core.decide(action, {
       ask: (id) => {
         // Never ask about what cannot be shown whole: the person's answer covers every byte of the call.
-        const shown = formatToolArguments(args as Record<string, unknown>, action.argumentsSize);
+        const shown = formatToolArguments(args, action.argumentsSize);
         if (!shown.ok) {
           const message = `${label} was not called: ${shown.reason}. Pass less in one call (split the work, or pass a short reference instead of the content).`;
           // The core records the refusal (result "too-large-to-ask", the reason in its message).
@@ -238,6 +245,7 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
             tool: descriptor.tool,
             arguments: shown.arguments,
             readOnly: descriptor.readOnly,
+            ...(via === "app" ? { via } : {}),
           },
           signal,
         );
@@ -284,7 +292,7 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
       const size = new TextEncoder().encode(JSON.stringify(answer)).length;
       if (result.isError) {
         record({ decision: auditDecision, bytes: size, result: "tool-error" });
-        throw new HostServiceError("tool-error", text || `${label} reported an error without a message`);
+        return { result, text, structured, size };
       }
       if (size > maxBytes) {
         record({ decision: auditDecision, bytes: size, result: "too-large" });
@@ -294,12 +302,45 @@ export function createToolBroker(options: ToolBrokerOptions): ToolBroker {
         );
       }
       record({ decision: auditDecision, bytes: size, result: "ok" });
-      return answer as unknown as JsonValue;
+      return { result, text, structured, size };
     });
+  };
+
+  const service: HostService = async (payload, { signal }) => {
+    const input = payload as { name?: unknown; arguments?: unknown } | null;
+    if (!input || typeof input !== "object" || typeof input.name !== "string")
+      throw new HostServiceError("invalid", "a tool call needs a tool name");
+    const args = input.arguments;
+    if (!args || typeof args !== "object" || Array.isArray(args))
+      throw new HostServiceError("invalid", "a tool's arguments are one object");
+    const tool = connected.get(input.name);
+    if (!tool) {
+      const names = [...connected.keys()];
+      throw new HostServiceError(
+        "unknown-tool",
+        `no connected tool is named "${input.name.slice(0, 100)}"` +
+          (names.length > 0
+            ? `; connected: ${names.slice(0, 20).join(", ")}`
+            : "; no MCP server is connected (Session settings)"),
+      );
+    }
+    const { result, text, structured } = await decideAndCall(tool, args as Record<string, unknown>, signal, "code");
+    if (result.isError)
+      throw new HostServiceError(
+        "tool-error",
+        text || `${tool.descriptor.server}/${tool.descriptor.tool} reported an error without a message`,
+      );
+    const answer: ToolCallResponse = { structured, text };
+    return answer as unknown as JsonValue;
   };
 
   return {
     service,
+    async callFromView(tool, args, signal) {
+      if (!args || typeof args !== "object" || Array.isArray(args))
+        throw new HostServiceError("invalid", "a tool's arguments are one object");
+      return (await decideAndCall(tool, args, signal, "app")).result;
+    },
     state: core.state,
     load(state, options) {
       if (!options?.keepCalls)

@@ -7,6 +7,7 @@
  * sections of Session settings (Settings.tsx, drawn by a lazy chunk).
  */
 import { createElement } from "react";
+import { toolsPrompt } from "../../llm/toolsPrompt";
 import { TOOL_CALL } from "../../wire/capabilities";
 import { forgetToolServer, listGrants, removeGrant } from "../../store/capabilities";
 import { updateSessionRules } from "../../store/sessions";
@@ -19,6 +20,10 @@ import { hasRememberedServers } from "./rememberedServers";
 import { isSignInReturn } from "./signInReturn";
 import { ToolsSettings } from "./Settings";
 import { DEFAULT_TOOL_POLICY, isServerAddress, parseToolKey, type ToolPolicyState } from "./toolPolicy";
+import type { ConnectedTool } from "./createToolBroker";
+import { createMcpAppPanels, type McpAppPanels } from "./mcpApps/createMcpAppPanels";
+import { McpAppSlot, type McpAppsHost } from "./mcpApps/McpAppSlot";
+import type { McpResourceContent } from "./mcpClient";
 
 /** The MCP servers as Session settings shows them. */
 export interface ToolServersState {
@@ -57,6 +62,13 @@ export type InstalledTools = InstalledCapability &
     resumeSignIn(search: string): Promise<void>;
     /** The built-in demo server (the demo model's tools script). */
     addDemoServer(): Promise<void>;
+    /** The open session's MCP App panels (mcpApps/). */
+    readonly apps: McpAppPanels;
+    /**
+     * The lines after the system prompt at a model call: the connected tools (src/llm/toolsPrompt.ts), then
+     * what MCP App views added to the model's context since the last call, as untrusted content (taken).
+     */
+    promptAfter(): string;
   };
 
 /** The MCP servers module and the SDK, by dynamic import: none of it is in the initial JavaScript. */
@@ -66,7 +78,7 @@ const loadMcpServers = (): Promise<McpServers> =>
   );
 
 export function installTools(
-  { person, setTools }: Pick<CapabilityHost, "person" | "setTools">,
+  { person, setTools, tools }: Pick<CapabilityHost, "person" | "setTools" | "tools">,
   options: Pick<ToolBrokerOptions, "newId" | "now"> & { loadServers?: () => Promise<McpServers> } = {},
 ): InstalledTools {
   const { loadServers = loadMcpServers, ...brokerOptions } = options;
@@ -96,11 +108,38 @@ export function installTools(
     for (const listener of listeners) listener();
   });
 
+  const apps = createMcpAppPanels({ place: () => person.place?.() ?? { afterBlock: -1 } });
+  /**
+   * A tool with an MCP App view opens its panel when the code's call goes ahead (the person allowed it):
+   * the view gets the input at once and the result (or the cancellation) when it comes; the code gets the
+   * result as from any tool.
+   */
+  const withView = (tool: ConnectedTool): ConnectedTool =>
+    tool.ui
+      ? {
+          ...tool,
+          async call(args, signal) {
+            const id = apps.open(tool, args);
+            // The view is read alongside the call: it is there when the panel's frame is.
+            void appsHost.readView({ address: tool.address, resourceUri: tool.ui!.resourceUri }).catch(() => undefined);
+            try {
+              const result = await tool.call(args, signal);
+              apps.settle(id, { result });
+              return result;
+            } catch (error) {
+              apps.settle(id, { cancelled: String((error as Error)?.message ?? error).slice(0, 500) });
+              throw error;
+            }
+          },
+        }
+      : tool;
+
   let serversLoaded: Promise<McpServers> | undefined;
   const servers = (): Promise<McpServers> => {
     serversLoaded ??= loadServers().then((loaded) => {
       loaded.subscribe(() => {
-        broker.setTools(loaded.connected());
+        broker.setTools(loaded.connected().map(withView));
+        views.clear();
         setTools(loaded.descriptors());
         setServers({ ...view.servers, servers: loaded.list() });
       });
@@ -111,8 +150,36 @@ export function installTools(
   };
   const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+  /** Views read in this page, by server address and resource (McpAppsHost.readView); a change of servers forgets them. */
+  const views = new Map<string, Promise<McpResourceContent>>();
+  const appsHost: McpAppsHost = {
+    panels: apps,
+    readView({ address, resourceUri }, fresh = false) {
+      const key = `${address} ${resourceUri}`;
+      const cached = views.get(key);
+      if (cached && !fresh) return cached;
+      const read = (async () => {
+        const server = serversLoaded ? (await servers()).appServer(address) : undefined;
+        if (!server) throw new Error(`Connect the MCP server ${address} in Session settings, then press Reopen.`);
+        const { contents } = await server.readResource(resourceUri, AbortSignal.timeout(30_000));
+        const content = contents.find((item) => item.uri === resourceUri) ?? contents[0];
+        if (!content) throw new Error(`${resourceUri} is empty.`);
+        return content;
+      })();
+      views.set(key, read);
+      read.catch(() => views.get(key) === read && views.delete(key));
+      return read;
+    },
+    // A saved panel's server may not be connected in this tab: the view then says so (nothing loads for it).
+    appServer: async (address) => (serversLoaded ? (await servers()).appServer(address) : undefined),
+    callTool: (tool, args, signal) => broker.callFromView(tool, args, signal),
+  };
+
   const installed: InstalledTools = {
     broker,
+    apps,
+    promptAfter: () => toolsPrompt(tools?.() ?? []) + apps.takeModelContext(),
+    Timeline: (props) => createElement(McpAppSlot, { ...props, host: appsHost }),
     services: { [TOOL_CALL]: broker.service },
     view: () => view,
     subscribe(listener) {
@@ -204,6 +271,8 @@ export function installTools(
       });
       // The session's own switches apply at once, its grants once loaded (never the previous session's meanwhile).
       broker.load(policyWith([]));
+      // Its MCP App panels, as saved (each waits for Reopen); a change is saved with it.
+      apps.load(session?.saved, session ? (value) => void session.save(value).catch(() => undefined) : undefined);
       if (!session) return;
       const { store } = session;
       const grants = await listGrants(store, session.session.id).catch(() => []);

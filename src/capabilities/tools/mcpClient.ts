@@ -26,6 +26,7 @@ import type { jsonSchemaValidator, JsonSchemaValidator } from "@modelcontextprot
 import { z } from "zod";
 import type { JsonValue } from "../../wire/mount";
 import type { McpToolResult } from "./createToolBroker";
+import { MCP_APP_MIME, toolUiOf, type ToolUi } from "./mcpApps/toolUi";
 
 export type McpConnectErrorCode = "cors" | "unauthorized" | "signing-in" | "invalid-url" | "not-mcp" | "failed";
 
@@ -46,6 +47,17 @@ export interface McpToolInfo {
   description: string;
   inputSchema: JsonValue;
   readOnly: boolean;
+  /** Its MCP App view, when it declares one (mcpApps/toolUi.ts). */
+  ui?: ToolUi;
+}
+
+/** One content of a resource as the server read it (text or base64 bytes). */
+export interface McpResourceContent {
+  uri: string;
+  mimeType?: string;
+  text?: string;
+  blob?: string;
+  _meta?: Record<string, unknown>;
 }
 
 export interface McpConnection {
@@ -54,6 +66,8 @@ export interface McpConnection {
   transport: "streamable-http" | "sse" | "in-memory";
   tools: McpToolInfo[];
   call(name: string, args: Record<string, JsonValue>, signal: AbortSignal): Promise<McpToolResult>;
+  /** `resources/read` of this server (an MCP App's view, or what a view reads). */
+  readResource(uri: string, signal: AbortSignal): Promise<{ contents: McpResourceContent[] }>;
   close(): Promise<void>;
 }
 
@@ -88,8 +102,11 @@ const zodValidator: jsonSchemaValidator = {
   },
 };
 
+/** This page hosts MCP Apps (mcpApps/): servers that check may offer their tools' views. */
+const CAPABILITIES = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [MCP_APP_MIME] } } };
+
 function newClient(): Client {
-  return new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: zodValidator });
+  return new Client(CLIENT_INFO, { capabilities: CAPABILITIES, jsonSchemaValidator: zodValidator });
 }
 
 /** List every tool (following pages), keeping what the realm and the prompt need. */
@@ -104,6 +121,7 @@ async function listTools(client: Client): Promise<McpToolInfo[]> {
         description: (tool.description ?? tool.title ?? "").trim(),
         inputSchema: (tool.inputSchema ?? { type: "object" }) as JsonValue,
         readOnly: tool.annotations?.readOnlyHint === true,
+        ...(toolUiOf(tool._meta) ? { ui: toolUiOf(tool._meta) } : {}),
       });
     }
     cursor = result.nextCursor;
@@ -120,6 +138,10 @@ function connection(client: Client, transport: McpConnection["transport"], tools
     async call(name, args, signal) {
       const result = await client.callTool({ name, arguments: args }, undefined, { signal });
       return result as McpToolResult;
+    },
+    async readResource(uri, signal) {
+      const result = await client.readResource({ uri }, { signal });
+      return { contents: result.contents as McpResourceContent[] };
     },
     close: () => client.close(),
   };
