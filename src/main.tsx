@@ -30,7 +30,6 @@ import { installTestProbe } from "./testProbe";
  * and slowed its start (issue 34 §3). The composer takes a message meanwhile (sendWhenOpen).
  */
 const START_CAP_MS = 1_500;
-const startAfter = (realm: Parameters<typeof afterRealmStart>[0]) => afterRealmStart(realm, START_CAP_MS);
 
 /**
  * Parts the first screen does not show load on first use (src/ui/App.tsx, mounts.tsx, LazyMarkdown.tsx).
@@ -40,6 +39,8 @@ const startAfter = (realm: Parameters<typeof afterRealmStart>[0]) => afterRealmS
  */
 function prefetchParts(preloadReply: () => Promise<unknown>): void {
   const fetchAll = () => {
+    // The first message shows its time: the formatter's locale data loads before anyone has typed it.
+    prepareTimeFormat();
     for (const load of [
       preloadReply,
       preloadMarkdown,
@@ -84,12 +85,13 @@ function Root() {
   const [realmStatus, setRealmStatus] = useState<RealmStatus>({ state: "starting" });
 
   const { controller, realm, mounts, capabilities, imagePolicy, views } = useMemo(() => {
-    const app = createApp({ settings: () => settingsRef.current, capabilities: CAPABILITIES, startAfter });
-    // Once the session is open (the composer works), what the first screen did not need is fetched ahead.
-    void app.started.then(() => {
-      prefetchParts(app.preloadReply);
-      warmTimeFormat();
+    const app = createApp({
+      settings: () => settingsRef.current,
+      capabilities: CAPABILITIES,
+      startAfter: (realm) => afterRealmStart(realm, START_CAP_MS),
     });
+    // Once the session is open (the composer works), what the first screen did not need is fetched ahead.
+    void app.started.then(() => prefetchParts(app.preloadReply));
     // Read-only status for the browser tests, only on a page opened with their flag (src/testProbe.ts).
     installTestProbe({ realm: app.realm, inbox: app.inbox, restoring: () => app.controller.mounts.pending });
     const views: CapabilityViews = { sections: app.sections, summaries: SUMMARIES };
@@ -142,12 +144,6 @@ const isAppView = /^#app(?:[=/]|$)/.test(location.hash);
 if (isAppView) {
   void import("./ui/appView").then((module) => module.renderAppView(createRoot(document.getElementById("root")!)));
 } else createRoot(document.getElementById("root")!).render(<Root />);
-// The first message shows its time: the formatter's locale data loads before anyone has typed it (once the
-// sessions are open, so after the realm's start: see startAfter).
-const warmTimeFormat = () => {
-  if (typeof requestIdleCallback === "function") requestIdleCallback(prepareTimeFormat, { timeout: 500 });
-  else setTimeout(prepareTimeFormat, 50);
-};
 // Installable and offline: the service worker registers a little after the page has loaded and gone idle
 // (workbox-window loads then), so precaching never competes with the first reply for the network.
 const registerLater = () =>
