@@ -4,6 +4,7 @@ import { createRoot } from "react-dom/client";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { isDemo } from "./llm/settings";
 import { createApp } from "./session/createApp";
+import { afterRealmStart } from "./session/afterRealmStart";
 import { CAPABILITIES } from "./capabilities";
 import { FileChooserContext } from "./render/fileChooser";
 import { RemoteImagesContext } from "./render/RemoteImage";
@@ -23,9 +24,12 @@ import {
 } from "./ui/capabilities";
 import { installTestProbe } from "./testProbe";
 
-// The database code is the first thing the session controller needs: its chunk is requested now, while the
-// app's own code still runs, instead of after the first render (the controller imports the same module).
-void import("./store/store").catch(() => {});
+/**
+ * The store (Dexie opening the sessions), the prefetch of later chunks and the time formatter's warm-up wait
+ * for the realm's READY (at most START_CAP_MS): before it they shared the two cores with the realm's worker
+ * and slowed its start (issue 34 §3). The composer takes a message meanwhile (sendWhenOpen).
+ */
+const START_CAP_MS = 1_500;
 
 /**
  * Parts the first screen does not show load on first use (src/ui/App.tsx, mounts.tsx, LazyMarkdown.tsx).
@@ -35,6 +39,8 @@ void import("./store/store").catch(() => {});
  */
 function prefetchParts(preloadReply: () => Promise<unknown>): void {
   const fetchAll = () => {
+    // The first message shows its time: the formatter's locale data loads before anyone has typed it.
+    prepareTimeFormat();
     for (const load of [
       preloadReply,
       preloadMarkdown,
@@ -79,7 +85,11 @@ function Root() {
   const [realmStatus, setRealmStatus] = useState<RealmStatus>({ state: "starting" });
 
   const { controller, realm, mounts, capabilities, imagePolicy, views } = useMemo(() => {
-    const app = createApp({ settings: () => settingsRef.current, capabilities: CAPABILITIES });
+    const app = createApp({
+      settings: () => settingsRef.current,
+      capabilities: CAPABILITIES,
+      startAfter: (realm) => afterRealmStart(realm, START_CAP_MS),
+    });
     // Once the session is open (the composer works), what the first screen did not need is fetched ahead.
     void app.started.then(() => prefetchParts(app.preloadReply));
     // Read-only status for the browser tests, only on a page opened with their flag (src/testProbe.ts).
@@ -134,9 +144,6 @@ const isAppView = /^#app(?:[=/]|$)/.test(location.hash);
 if (isAppView) {
   void import("./ui/appView").then((module) => module.renderAppView(createRoot(document.getElementById("root")!)));
 } else createRoot(document.getElementById("root")!).render(<Root />);
-// The first message shows its time: the formatter's locale data loads before anyone has typed it.
-if (typeof requestIdleCallback === "function") requestIdleCallback(prepareTimeFormat, { timeout: 500 });
-else setTimeout(prepareTimeFormat, 50);
 // Installable and offline: the service worker registers a little after the page has loaded and gone idle
 // (workbox-window loads then), so precaching never competes with the first reply for the network.
 const registerLater = () =>

@@ -105,6 +105,34 @@ describe("createApp", () => {
     expect(typeof uiEvents[0]!.eventId).toBe("number");
     expect(uiEvents[1]!.eventId).toBeGreaterThan(uiEvents[0]!.eventId!);
   });
+
+  it("opens the sessions only once startAfter settles (src/main.tsx: the realm's READY), given the page's realm", async () => {
+    const { realm } = standInRealm();
+    let allow!: () => void;
+    const gate = new Promise<void>((resolve) => (allow = resolve));
+    const startAfter = vi.fn(() => gate);
+    const app = createApp({
+      settings: () => ({ ...DEFAULT_SETTINGS, maxTurns: 10 }),
+      capabilities: CAPABILITIES,
+      realm,
+      page,
+      startAfter,
+    });
+    expect(startAfter).toHaveBeenCalledWith(realm);
+    let started = false;
+    void app.started.then(() => (started = true));
+    // The same (fake) IndexedDB serves an open and a read meanwhile: the app's own open would have done as much.
+    const other = await openStore();
+    if (!other.ok) throw other.error;
+    await other.store.db.table("sessions").count();
+    expect(started).toBe(false);
+    expect(app.controller.getState()).toMatchObject({ starting: true, storage: "opening" });
+    expect(app.controller.getState().agent).toBeUndefined();
+    allow();
+    await app.started;
+    expect(app.controller.getState()).toMatchObject({ starting: false, storage: "ready" });
+    expect(app.controller.getState().agent).toBeDefined();
+  });
 });
 
 describe("mount snapshots", () => {

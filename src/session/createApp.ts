@@ -78,6 +78,8 @@ export interface AppOptions {
   capabilities: readonly Capability[];
   /** The page's realm; tests pass a stand-in. */
   realm?: RealmHost;
+  /** Settles when the sessions may open (src/main.tsx: after the realm's READY, afterRealmStart.ts); at once by default. */
+  startAfter?: (realm: RealmHost) => Promise<void>;
   /** The page's address and history (the session link, an MCP sign-in's return); tests pass a stand-in. */
   page?: {
     location: Pick<Location, "href" | "search" | "pathname" | "hash" | "protocol">;
@@ -294,7 +296,7 @@ export function createApp(options: AppOptions): App {
     history.replaceState(history.state, "", location.pathname + location.hash);
   // Once the session is open, what the capabilities restore follows (tools: the servers this tab had before a
   // reload): the composer does not wait for them.
-  const started = controller.start();
+  const started = (options.startAfter?.(realm) ?? Promise.resolve()).then(() => controller.start());
   // A reply from another source (an invited agent) calls no model: the error descriptions load once the session is open.
   void started.then(() => loadErrors()).catch(() => {});
   void started.then(() => {
