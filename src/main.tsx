@@ -26,6 +26,9 @@ import { installTestProbe } from "./testProbe";
 // The database code is the first thing the session controller needs: its chunk is requested now, while the
 // app's own code still runs, instead of after the first render (the controller imports the same module).
 void import("./store/store").catch(() => {});
+// So are what draws the session the store reads: its code blocks, and a long session's held messages (Timeline).
+void import("./ui/CodeBlockView").catch(() => {});
+void import("./ui/HeldMessages").catch(() => {});
 
 /**
  * Parts the first screen does not show load on first use (src/ui/App.tsx, mounts.tsx, LazyMarkdown.tsx).
