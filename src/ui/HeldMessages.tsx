@@ -149,6 +149,40 @@ function useHeldMessages(messages: readonly ChatMessage[]) {
 }
 
 /**
+ * A run of held messages. Memoised on its messages (the same objects): a
+ * reply streaming at the end re-renders the timeline every frame, and the
+ * runs above it do not change.
+ */
+const HeldRun = memo(
+  function HeldRun({
+    run,
+    watch,
+    onFocus,
+  }: {
+    run: readonly ChatMessage[];
+    watch: (element: HTMLElement | null) => void;
+    onFocus: (id: string) => void;
+  }) {
+    return (
+      <div
+        className="lm-held-run"
+        ref={watch}
+        style={{ containIntrinsicSize: `auto ${run.reduce((sum, message) => sum + heldHeight(message), -14)}px` }}
+      >
+        {run.map((message) => (
+          <HeldMessage key={message.id} message={message} onFocus={onFocus} />
+        ))}
+      </div>
+    );
+  },
+  (before, after) =>
+    before.watch === after.watch &&
+    before.onFocus === after.onFocus &&
+    before.run.length === after.run.length &&
+    before.run.every((message, index) => message === after.run[index]),
+);
+
+/**
  * The messages of a session that opened long (more than
  * OPEN_DRAWN_MESSAGES): its last ones drawn at once, the held ones after the
  * first paint in runs (`.lm-held-run`, content-visibility: auto: laid out
@@ -166,18 +200,7 @@ export default function HeldMessages({
   let run: ChatMessage[] = [];
   const endRun = () => {
     if (run.length > 0 && heldShown)
-      items.push(
-        <div
-          key={`run-${run[0].id}`}
-          className="lm-held-run"
-          ref={watch}
-          style={{ containIntrinsicSize: `auto ${run.reduce((sum, message) => sum + heldHeight(message), -14)}px` }}
-        >
-          {run.map((message) => (
-            <HeldMessage key={message.id} message={message} onFocus={onFocus} />
-          ))}
-        </div>,
-      );
+      items.push(<HeldRun key={`run-${run[0].id}`} run={run} watch={watch} onFocus={onFocus} />);
     run = [];
   };
   messages.forEach((message, index) => {
