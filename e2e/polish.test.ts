@@ -149,15 +149,19 @@ describe("Rendering", () => {
     const scroller = fence.locator(".lm-collapsible");
     const visibleHeight = () => scroller.evaluate((element) => element.getBoundingClientRect().height);
     const collapsedHeight = await visibleHeight();
-    const fullHeight = await scroller.evaluate((element) => element.scrollHeight);
-    expect(collapsedHeight).toBeLessThan(fullHeight * 0.7);
+    // Collapsed, it draws only the lines it shows: the rest are not in the page until expanded.
+    expect(await fence.locator(".lm-hl__line").count()).toBe(20);
+    expect(await lastLine.count()).toBe(0);
     await expand.click();
     const collapse = fence.getByRole("button", { name: "Collapse" });
     expect(await collapse.getAttribute("aria-expanded")).toBe("true");
+    const fullHeight = await scroller.evaluate((element) => element.scrollHeight);
     expect(await visibleHeight()).toBeGreaterThanOrEqual(fullHeight - 1);
+    expect(collapsedHeight).toBeLessThan(fullHeight * 0.7);
     await lastLine.scrollIntoViewIfNeeded();
     await collapse.click();
     expect(await visibleHeight()).toBeLessThan(fullHeight * 0.7);
+    expect(await lastLine.count()).toBe(0);
     // A short block has no such button.
     expect(await page.locator(".lm-fence").nth(1).getByRole("button").count()).toBe(0);
   });

@@ -88,7 +88,12 @@ function Root() {
     const app = createApp({
       settings: () => settingsRef.current,
       capabilities: CAPABILITIES,
-      startAfter: (realm) => afterRealmStart(realm, START_CAP_MS),
+      startAfter: (realm) =>
+        afterRealmStart(realm, START_CAP_MS).then(() => {
+          // What draws the session the store reads next: its code blocks, and a long session's held messages.
+          void import("./ui/CodeBlockView").catch(() => {});
+          void import("./ui/HeldMessages").catch(() => {});
+        }),
     });
     // Once the session is open (the composer works), what the first screen did not need is fetched ahead.
     void app.started.then(() => prefetchParts(app.preloadReply));

@@ -210,6 +210,22 @@ describe("sessions", () => {
     expect(await dumpDatabase(s.db)).toEqual(before);
   });
 
+  it("loads a long session whole and in order, read a page at a time", async () => {
+    const s = await fresh();
+    const other = await createSession(s);
+    await saveMessages(s, other.id, conversation(5));
+    // Page size 200: two whole pages and nothing after, and two whole pages and one message.
+    for (const count of [400, 401]) {
+      const session = await createSession(s);
+      const messages = conversation(count);
+      await saveMessages(s, session.id, messages);
+      const loaded = await loadSession(s, session.id);
+      expect(loaded?.messages.map((message) => message.id)).toEqual(messages.map((message) => message.id));
+      expect(loaded?.messages).toEqual(messages);
+    }
+    expect((await loadSession(s, other.id))?.messages).toHaveLength(5);
+  });
+
   it("keeps message rows of different sessions apart even when ids collide", async () => {
     const s = await fresh();
     const a = await createSession(s);

@@ -290,6 +290,28 @@ function sessionMessages(store: Store, sessionId: string) {
   return store.db.messages.where("[sessionId+order]").between([sessionId, MIN_KEY], [sessionId, MAX_KEY]);
 }
 
+/** Records read per request when a session opens: the browser deserializes each page in a task of its own. */
+const LOAD_PAGE = 200;
+
+/**
+ * A session's messages in order, a page at a time: a long session's records
+ * (2,000 replies are megabytes) read in one request were deserialized in
+ * one task the page could not draw through.
+ */
+async function messagesInPages(store: Store, sessionId: string): Promise<MessageRecord[]> {
+  const records: MessageRecord[] = [];
+  for (;;) {
+    const last = records.at(-1);
+    const page = await store.db.messages
+      .where("[sessionId+order]")
+      .between([sessionId, last ? last.order : MIN_KEY], [sessionId, MAX_KEY], !last, true)
+      .limit(LOAD_PAGE)
+      .toArray();
+    records.push(...page);
+    if (page.length < LOAD_PAGE) return records;
+  }
+}
+
 /** Session, its messages in order, and its mount snapshots; `undefined` if there is no such session. */
 export async function loadSession(store: Store, id: string): Promise<LoadedSession | undefined> {
   const { db } = store;
@@ -301,7 +323,7 @@ export async function loadSession(store: Store, id: string): Promise<LoadedSessi
       // browser does not deserialize every one of them in a single task.
       const mounts: MountSnapshot[] = [];
       const [records] = await Promise.all([
-        sessionMessages(store, id).toArray(),
+        messagesInPages(store, id),
         db.mounts
           .where("sessionId")
           .equals(id)

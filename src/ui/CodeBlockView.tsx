@@ -71,64 +71,66 @@ export const CodeBlockView = memo(function CodeBlockView({
         </span>
       </figcaption>
       <Collapsible lineCount={lines.length} open={!!block.error}>
-        {/* Focusable: a long line scrolls sideways, and keyboard users scroll it too. */}
-        <div
-          className="lm-code__body lm-hl"
-          tabIndex={0}
-          data-highlighted={highlighted ? (highlighted.validLines >= lines.length ? "all" : "partial") : "none"}
-        >
-          {lines.map((text, offset) => {
-            const replyLine = block.line + offset;
-            const status = statusOf(replyLine);
-            const statement = byEndLine.get(replyLine);
-            return (
-              <div key={offset} className="lm-code__row">
-                <div className="lm-code__line" data-status={status} title={status}>
-                  <span className="lm-code__gutter" aria-hidden="true" />
-                  {/* Numbered per block; errors and the model speak in reply lines (the title). */}
-                  <span className="lm-code__number" title={`line ${replyLine} of the reply`}>
-                    {offset + 1}
-                  </span>
-                  <code>
-                    {highlighted && offset < highlighted.validLines && highlighted.lines[offset]?.length ? (
-                      <HighlightedLineView line={highlighted.lines[offset]} />
-                    ) : (
-                      text || " "
-                    )}
-                  </code>
+        {(shown) => (
+          /* Focusable: a long line scrolls sideways, and keyboard users scroll it too. */
+          <div
+            className="lm-code__body lm-hl"
+            tabIndex={0}
+            data-highlighted={highlighted ? (highlighted.validLines >= lines.length ? "all" : "partial") : "none"}
+          >
+            {lines.slice(0, shown).map((text, offset) => {
+              const replyLine = block.line + offset;
+              const status = statusOf(replyLine);
+              const statement = byEndLine.get(replyLine);
+              return (
+                <div key={offset} className="lm-code__row">
+                  <div className="lm-code__line" data-status={status} title={status}>
+                    <span className="lm-code__gutter" aria-hidden="true" />
+                    {/* Numbered per block; errors and the model speak in reply lines (the title). */}
+                    <span className="lm-code__number" title={`line ${replyLine} of the reply`}>
+                      {offset + 1}
+                    </span>
+                    <code>
+                      {highlighted && offset < highlighted.validLines && highlighted.lines[offset]?.length ? (
+                        <HighlightedLineView line={highlighted.lines[offset]} />
+                      ) : (
+                        text || " "
+                      )}
+                    </code>
+                  </div>
+                  {statement && (statement.logs.length > 0 || (statement.omitted ?? 0) > 0) && (
+                    <div className="lm-code__logs">
+                      {statement.logs.map((log, index) => (
+                        <pre key={index} className={`lm-log lm-log--${log.level}`}>
+                          {log.text}
+                        </pre>
+                      ))}
+                      {(statement.omitted ?? 0) > 0 && (
+                        <p className="lm-log lm-log--omitted">{omittedLinesText(statement.omitted!)}</p>
+                      )}
+                    </div>
+                  )}
+                  {block.error && errorLine === replyLine && (
+                    <div className="lm-code__error" role="note">
+                      {errorText}
+                    </div>
+                  )}
                 </div>
-                {statement && (statement.logs.length > 0 || (statement.omitted ?? 0) > 0) && (
-                  <div className="lm-code__logs">
-                    {statement.logs.map((log, index) => (
-                      <pre key={index} className={`lm-log lm-log--${log.level}`}>
-                        {log.text}
-                      </pre>
-                    ))}
-                    {(statement.omitted ?? 0) > 0 && (
-                      <p className="lm-log lm-log--omitted">{omittedLinesText(statement.omitted!)}</p>
-                    )}
-                  </div>
-                )}
-                {block.error && errorLine === replyLine && (
-                  <div className="lm-code__error" role="note">
-                    {errorText}
-                  </div>
-                )}
-              </div>
-            );
-          })}
-          {block.error &&
-            (errorLine === undefined || errorLine < block.line || errorLine >= block.line + lines.length) && (
+              );
+            })}
+            {block.error &&
+              (errorLine === undefined || errorLine < block.line || errorLine >= block.line + lines.length) && (
+                <div className="lm-code__error" role="note">
+                  {errorText}
+                </div>
+              )}
+            {cutTail && (
               <div className="lm-code__error" role="note">
-                {errorText}
+                The reply was cut here: this statement is incomplete and did not run.
               </div>
             )}
-          {cutTail && (
-            <div className="lm-code__error" role="note">
-              The reply was cut here: this statement is incomplete and did not run.
-            </div>
-          )}
-        </div>
+          </div>
+        )}
       </Collapsible>
     </figure>
   );

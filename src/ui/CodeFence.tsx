@@ -24,24 +24,26 @@ export const CodeFence = memo(function CodeFence({
     <div className="lm-fence" data-lang={lang || undefined}>
       {lang && <span className="lm-fence__lang">{lang}</span>}
       <Collapsible lineCount={lines.length} className="lm-fence__scroll">
-        <pre
-          className="lm-hl"
-          tabIndex={0}
-          data-highlighted={highlighted ? (highlighted.validLines >= lines.length ? "all" : "partial") : "none"}
-        >
-          <code>
-            {lines.map((line, index) => (
-              <span key={index} className="lm-hl__line">
-                {highlighted && index < highlighted.validLines && highlighted.lines[index] ? (
-                  <HighlightedLineView line={highlighted.lines[index]} />
-                ) : (
-                  line
-                )}
-                {index < lines.length - 1 ? "\n" : ""}
-              </span>
-            ))}
-          </code>
-        </pre>
+        {(shown) => (
+          <pre
+            className="lm-hl"
+            tabIndex={0}
+            data-highlighted={highlighted ? (highlighted.validLines >= lines.length ? "all" : "partial") : "none"}
+          >
+            <code>
+              {lines.slice(0, shown).map((line, index) => (
+                <span key={index} className="lm-hl__line">
+                  {highlighted && index < highlighted.validLines && highlighted.lines[index] ? (
+                    <HighlightedLineView line={highlighted.lines[index]} />
+                  ) : (
+                    line
+                  )}
+                  {index < lines.length - 1 ? "\n" : ""}
+                </span>
+              ))}
+            </code>
+          </pre>
+        )}
       </Collapsible>
     </div>
   );

@@ -2,11 +2,15 @@ import { useId, useState, type ReactNode } from "react";
 
 /** Code longer than this many lines starts collapsed. */
 export const COLLAPSE_ABOVE_LINES = 30;
+/** The lines a collapsed block shows (styles.css `.lm-collapsible--collapsed` is as tall as these). */
+export const COLLAPSED_LINES = 20;
 
 /**
  * Long code starts collapsed to its first lines with an **Expand** button
  * under it (then **Collapse**). `open` forces it open (a block whose error
- * would otherwise be hidden).
+ * would otherwise be hidden). `children` gets how many lines to draw: a
+ * collapsed block draws only the lines it shows, the rest once expanded
+ * (a long session's collapsed blocks cost no rows).
  */
 export function Collapsible({
   lineCount,
@@ -17,7 +21,7 @@ export function Collapsible({
   lineCount: number;
   open?: boolean;
   className?: string;
-  children: ReactNode;
+  children: (shownLines: number) => ReactNode;
 }) {
   const id = useId();
   const [expanded, setExpanded] = useState(false);
@@ -26,7 +30,7 @@ export function Collapsible({
   return (
     <>
       <div id={id} className={`${className ?? ""} lm-collapsible${collapsed ? " lm-collapsible--collapsed" : ""}`}>
-        {children}
+        {children(collapsed ? COLLAPSED_LINES : lineCount)}
       </div>
       {long && (
         <div className="lm-collapsible__bar">

@@ -1,8 +1,7 @@
-import { memo, type Ref } from "react";
+import { memo, useRef, type ReactNode, type Ref } from "react";
 import type { ChatMessage } from "../agent/types";
 import type { ReplyView } from "../agent/reply";
 import { Markdown } from "./LazyMarkdown";
-import { CodeBlockView, DataBlockView } from "./CodeBlockView";
 import { MountSlot } from "./mounts";
 import { ThinkingView } from "./ThinkingView";
 import { isCutReply } from "../agent/finishReason";
@@ -19,6 +18,11 @@ const CodeEditor = lazy(() => import("./CodeEditor"));
 // "edited" (Show original) and "stale" (Run again, Run all stale): only on blocks the person edited or that read from one.
 const CodeBlockMarks = lazy(() => import("./CodeBlockMarks"));
 const OriginalCode = lazy(() => import("./CodeBlockMarks").then((module) => ({ default: module.OriginalCode })));
+
+// Code and data blocks (with highlighting and collapsing): their own chunk, fetched as the page starts (main.tsx).
+const codeBlocks = () => import("./CodeBlockView");
+const CodeBlockView = lazy(() => codeBlocks().then((module) => ({ default: module.CodeBlockView })));
+const DataBlockView = lazy(() => codeBlocks().then((module) => ({ default: module.DataBlockView })));
 
 // The first-run screen has its own small chunk (the initial JavaScript budget, bench/); it loads at once.
 const Welcome = lazy(() => import("./Welcome").then((module) => ({ default: module.Welcome })));
@@ -91,7 +95,9 @@ const CodeBlockEntry = memo(function CodeBlockEntry({
           />
         </Suspense>
       ) : (
-        <CodeBlockView block={block} cut={cut} settled={settled} />
+        <Suspense fallback={null}>
+          <CodeBlockView block={block} cut={cut} settled={settled} />
+        </Suspense>
       )}
       {(mounts ?? [])
         .filter((mount) => mount.afterBlock === block.index)
@@ -141,7 +147,11 @@ const AssistantMessage = memo(function AssistantMessage({
               />
             );
           case "data":
-            return <DataBlockView key={block.index} block={block} />;
+            return (
+              <Suspense key={block.index} fallback={null}>
+                <DataBlockView block={block} />
+              </Suspense>
+            );
         }
       })}
       {mounts
@@ -213,6 +223,45 @@ function endsInteraction(messages: readonly ChatMessage[], index: number): boole
   return true;
 }
 
+/** Drawn at once when a session opens (HeldMessages.tsx): its last messages, and all of a shorter one. */
+export const OPEN_DRAWN_MESSAGES = 12;
+// A long session's messages: its own chunk, fetched as the page starts (main.tsx), drawn once the session opens.
+const HeldMessages = lazy(() => import("./HeldMessages"));
+
+/** A message drawn in full. */
+export function drawnMessage(messages: readonly ChatMessage[], message: ChatMessage, index: number): ReactNode {
+  switch (message.role) {
+    case "user":
+      return <UserMessage key={message.id} message={message} />;
+    case "assistant":
+      return (
+        <AssistantMessage key={message.id} message={message} lastOfInteraction={endsInteraction(messages, index)} />
+      );
+    case "feedback":
+      return <FeedbackMessage key={message.id} message={message} />;
+    case "agent":
+      return (
+        <Suspense
+          key={message.id}
+          fallback={
+            <p className="lm-agent" data-message-id={message.id}>
+              {message.text}
+            </p>
+          }
+        >
+          <AgentReportView message={message} />
+        </Suspense>
+      );
+    case "notice":
+      return (
+        <p key={message.id} className={`lm-notice lm-notice--${message.level}`}>
+          {message.text}
+          <VersionNav message={message} />
+        </p>
+      );
+  }
+}
+
 export function Timeline({
   messages,
   suggestions = [],
@@ -231,6 +280,9 @@ export function Timeline({
   /** Offered by the first-run welcome (bring a key). */
   onOpenSettings?: () => void;
 }) {
+  // A session that opens long is drawn from its end (HeldMessages.tsx); one that grows long is drawn in full.
+  const long = useRef<boolean | undefined>(undefined);
+  if (long.current === undefined && messages.length > 0) long.current = messages.length > OPEN_DRAWN_MESSAGES;
   return (
     <div className="lm-timeline" role="log" aria-label="Conversation" ref={contentRef}>
       {messages.length === 0 &&
@@ -245,42 +297,13 @@ export function Timeline({
             <p>Replies can carry code that executes as it streams, in a sandbox that cannot see your key.</p>
           </div>
         ))}
-      {messages.map((message, index) => {
-        switch (message.role) {
-          case "user":
-            return <UserMessage key={message.id} message={message} />;
-          case "assistant":
-            return (
-              <AssistantMessage
-                key={message.id}
-                message={message}
-                lastOfInteraction={endsInteraction(messages, index)}
-              />
-            );
-          case "feedback":
-            return <FeedbackMessage key={message.id} message={message} />;
-          case "agent":
-            return (
-              <Suspense
-                key={message.id}
-                fallback={
-                  <p className="lm-agent" data-message-id={message.id}>
-                    {message.text}
-                  </p>
-                }
-              >
-                <AgentReportView message={message} />
-              </Suspense>
-            );
-          case "notice":
-            return (
-              <p key={message.id} className={`lm-notice lm-notice--${message.level}`}>
-                {message.text}
-                <VersionNav message={message} />
-              </p>
-            );
-        }
-      })}
+      {long.current ? (
+        <Suspense fallback={null}>
+          <HeldMessages messages={messages} draw={drawnMessage} />
+        </Suspense>
+      ) : (
+        messages.map((message, index) => drawnMessage(messages, message, index))
+      )}
       {bottomSpace > 0 && <div className="lm-timeline__room" aria-hidden="true" style={{ height: bottomSpace }} />}
     </div>
   );
