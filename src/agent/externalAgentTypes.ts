@@ -35,6 +35,10 @@ export interface AgentReportMessage {
   answer?: string;
   /** On a reply or error: what the page itself recorded while the command was held (beside what the agent claims). */
   observed?: ObservedChanges;
+  /** An ACP agent's plan (a status report drawn as a checklist): each update replaces it. */
+  plan?: { content: string; status: "pending" | "in_progress" | "completed"; priority?: string }[];
+  /** An ACP agent's tool call (a status report drawn with its status). */
+  toolCall?: { id: string; title: string; kind?: string; status: "pending" | "in_progress" | "completed" | "failed" };
   createdAt: number;
 }
 
