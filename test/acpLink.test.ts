@@ -166,12 +166,23 @@ describe("ACP mode: the page drives the person's ACP agent", () => {
     // The user's message went to the agent.
     expect(messages.find((message) => message.role === "user")).toMatchObject({ text: "build a counter", to: "agent" });
 
-    client.choose(asking.permissions[0].id, "always");
+    // The ask is inline in the timeline, with the agent's own options.
+    const ask = agent.getState().messages.find((message) => message.role === "agent" && message.permission);
+    expect(ask?.role === "agent" && ask.permission?.map((option) => option.name)).toEqual([
+      "Allow once",
+      "Always allow",
+      "Reject",
+    ]);
+    // The session view's channel answers it (the timeline's buttons).
+    client.channel.answer(asking.permissions[0].id, "always");
     await until(client, (state) => !state.prompting, "the end of the turn");
     await untilMessages(agent, () => replyText(agent).includes("Permission answer: always."), "the answer");
     expect(audit).toContainEqual(
       expect.objectContaining({ method: "session/request_permission", decision: "allow_always" }),
     );
+    expect(agent.getState().messages.find((message) => message.id === ask?.id)).toMatchObject({
+      answer: "Always allow",
+    });
     // The plan was updated in place, not repeated.
     const plans = agent.getState().messages.filter((message) => message.role === "agent" && message.plan);
     expect(plans).toHaveLength(1);

@@ -31,6 +31,8 @@ import {
   isLoopbackAddress,
   type AgentRights,
   type ChannelAudit,
+  type SessionChannel,
+  type SessionChannelState,
   type SocketLike,
 } from "./agentChannel";
 import { readSession, runMarkdown } from "./sessionTools";
@@ -57,15 +59,6 @@ import { readSession, runMarkdown } from "./sessionTools";
  */
 
 export type AcpConnection = "connecting" | "not-running" | "starting" | "ready" | "exited" | "ended";
-
-export const ACP_CONNECTION_WORDS: Record<AcpConnection, string> = {
-  connecting: "connecting to the bridge…",
-  "not-running": "bridge not running in ACP mode",
-  starting: "starting the agent…",
-  ready: "agent connected",
-  exited: "the agent stopped",
-  ended: "disconnected",
-};
 
 export interface PendingPermission {
   id: string;
@@ -110,6 +103,10 @@ export interface AcpClientOptions {
   mountSnapshot?: (mountId: string) => unknown;
   mountsApplied?: () => Promise<void>;
   audit?: (entry: ChannelAudit) => void;
+  /** The room's rights (the invited agent's, Invite agent and Session settings); else this link's own (setRights). */
+  rights?: () => AgentRights | undefined;
+  /** The session view's channel while this agent is not connected: the invited agent's. */
+  fallback?: () => SessionChannel | undefined;
   /** This tab's storage (sessionStorage): a reload reconnects and loads the agent's session. */
   storage?: Pick<Storage, "getItem" | "setItem" | "removeItem">;
   newId?: () => string;
@@ -146,7 +143,7 @@ export class AcpClient {
   /** The reply the agent's message streams into, and the run that plays it. */
   private reply: { stream: StreamedReply; done: Promise<unknown> } | undefined;
   /** The prompt turn under way: its id (the timeline's command id), its plan message. */
-  private turn: { id: string; planId?: string; tools: Map<string, string> } | undefined;
+  private turn: { id: string; planId?: string; tools: Map<string, string>; cancelled?: boolean } | undefined;
   private readonly permissionAnswers = new Map<string, (response: RequestPermissionResponse) => void>();
   private readonly runAnswers = new Map<string, (allowed: boolean) => void>();
 
@@ -165,6 +162,61 @@ export class AcpClient {
   }
 
   getState = (): AcpState => this.state;
+
+  private channelState: { of: AcpState; state: SessionChannelState } | undefined;
+
+  /**
+   * The link as the session view's channel (the composer's target, its runs
+   * waiting for Allow once, permission requests answered inline): the same
+   * views and routes as an invited agent's. While the agent is not
+   * connected it is the invited agent's channel (`fallback`).
+   */
+  readonly channel: SessionChannel = {
+    getState: () => {
+      const fallback = this.options.fallback?.();
+      if (!this.active && fallback) return fallback.getState();
+      if (this.channelState?.of !== this.state) {
+        const ready = this.state.connection === "ready";
+        this.channelState = {
+          of: this.state,
+          state: {
+            pendingRuns: this.state.pendingRuns,
+            ...(ready ? { code: "acp" } : {}),
+            agents: ready ? 1 : 0,
+            sendToAgent: this.state.sendToAgent,
+            everJoined: ready,
+            admissions: [],
+          },
+        };
+      }
+      return this.channelState.state;
+    },
+    subscribe: (listener) => {
+      const own = this.subscribe(listener);
+      const fallback = this.options.fallback?.()?.subscribe(listener);
+      return () => {
+        own();
+        fallback?.();
+      };
+    },
+    sendCommand: (text, selection) => {
+      if (!this.active) return this.options.fallback?.()?.sendCommand(text, selection);
+      if (!this.prompt(text, selection))
+        this.note(`${this.label} is still answering: wait for it, or press Stop. Your message was not sent.`, "warn");
+    },
+    answer: (id, text) => (this.active ? this.choose(id, text) : this.options.fallback?.()?.answer(id, text)),
+    allowRun: (id) => (this.active ? this.allowRun(id) : this.options.fallback?.()?.allowRun(id)),
+    rejectRun: (id) => (this.active ? this.rejectRun(id) : this.options.fallback?.()?.rejectRun(id)),
+    admit: (id) => this.options.fallback?.()?.admit(id),
+    refuse: (id) => this.options.fallback?.()?.refuse(id),
+    setSendToAgent: (sendToAgent) =>
+      this.active ? this.setSendToAgent(sendToAgent) : this.options.fallback?.()?.setSendToAgent(sendToAgent),
+  };
+
+  /** Connected (or connecting): the session view talks to this link rather than the invited agent's channel. */
+  get active(): boolean {
+    return this.state.connection !== "ended" && this.state.connection !== "not-running";
+  }
 
   subscribe = (listener: () => void): (() => void) => {
     this.listeners.add(listener);
@@ -224,8 +276,14 @@ export class AcpClient {
     }
   }
 
-  /** Connect to the bridge's ACP socket: it launches the agent for this page. */
-  connect(address = this.state.address): void {
+  /** While the agent is connected, what the header says answers: its name, model and mode. */
+  get headerLabel(): string | undefined {
+    const { connection, agentName, model, mode } = this.state;
+    return connection === "ready" ? [agentName, model, mode].filter(Boolean).join(" · ") : undefined;
+  }
+
+  /** Connect to the bridge's ACP socket (it launches the agent for this page); by default, where this tab was. */
+  connect(address = this.stored()?.address ?? this.state.address): void {
     this.drop();
     if (!isLoopbackAddress(address)) {
       this.set({
@@ -446,7 +504,8 @@ export class AcpClient {
   /** **Stop**: `session/cancel`; the agent ends its turn with stopReason "cancelled". */
   cancel(): void {
     const sessionId = this.state.sessionId;
-    if (!this.connection || !sessionId || !this.state.prompting) return;
+    if (!this.connection || !sessionId || !this.state.prompting || this.turn?.cancelled) return;
+    if (this.turn) this.turn.cancelled = true;
     void this.connection.agent.notify("session/cancel", { sessionId }).catch(() => undefined);
     this.settleAsks();
   }
@@ -475,6 +534,11 @@ export class AcpClient {
       option.kind,
       `${pending.title.slice(0, 200)}: ${option.name.slice(0, 100)}`,
     );
+    this.options
+      .agent()
+      ?.amend(permissionId, (message) =>
+        message.role === "agent" ? { ...message, answer: option.name.slice(0, 200) } : message,
+      );
     resolve({ outcome: { outcome: "selected", optionId } });
   }
 
@@ -496,34 +560,44 @@ export class AcpClient {
 
   /** Cancelled or gone: every ask still waiting is answered "cancelled", every run held is rejected. */
   private settleAsks(): void {
-    for (const [id, resolve] of this.permissionAnswers) {
-      this.permissionAnswers.delete(id);
-      resolve({ outcome: { outcome: "cancelled" } });
-    }
+    for (const id of [...this.permissionAnswers.keys()]) this.settlePermission(id);
     for (const id of [...this.runAnswers.keys()]) this.answerRun(id, false);
-    if (this.state.permissions.length) this.set({ permissions: [] });
   }
 
   // ---- the agent's side ----
 
+  /** The agent's permission request: asked inline in the timeline, with the agent's own options. */
   private askPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {
     // What streamed so far is finished first: the ask comes after it in the timeline.
     this.endReply();
-    const id = this.newId();
     const title = (params.toolCall.title ?? params.toolCall.toolCallId).slice(0, 500);
+    const options = params.options.slice(0, 10);
+    const id =
+      this.report({
+        text: title,
+        permission: options.map((option) => ({
+          optionId: option.optionId.slice(0, 200),
+          name: option.name.slice(0, 200),
+          kind: option.kind,
+        })),
+      }) ?? this.newId();
     return new Promise((resolve) => {
       this.permissionAnswers.set(id, resolve);
-      signal.addEventListener(
-        "abort",
-        () => {
-          if (!this.permissionAnswers.delete(id)) return;
-          this.set({ permissions: this.state.permissions.filter((item) => item.id !== id) });
-          resolve({ outcome: { outcome: "cancelled" } });
-        },
-        { once: true },
-      );
-      this.set({ permissions: [...this.state.permissions, { id, title, options: params.options.slice(0, 10) }] });
+      signal.addEventListener("abort", () => this.settlePermission(id), { once: true });
+      this.set({ permissions: [...this.state.permissions, { id, title, options }] });
     });
+  }
+
+  /** A permission request ends unanswered (the turn was cancelled, the agent withdrew it, the link closed). */
+  private settlePermission(id: string): void {
+    const resolve = this.permissionAnswers.get(id);
+    if (!resolve) return;
+    this.permissionAnswers.delete(id);
+    this.set({ permissions: this.state.permissions.filter((item) => item.id !== id) });
+    this.options
+      .agent()
+      ?.amend(id, (message) => (message.role === "agent" ? { ...message, answer: "cancelled" } : message));
+    resolve({ outcome: { outcome: "cancelled" } });
   }
 
   /** One `session/update`: onto the timeline. */
@@ -601,7 +675,7 @@ export class AcpClient {
   }
 
   /** A status report in the timeline (a plan or a tool call); its message id. */
-  private report(fields: Pick<AgentReportMessage, "text" | "plan" | "toolCall">): string | undefined {
+  private report(fields: Pick<AgentReportMessage, "text" | "plan" | "toolCall" | "permission">): string | undefined {
     const agent = this.options.agent();
     if (!agent) return undefined;
     const id = this.newId();
@@ -654,22 +728,26 @@ export class AcpClient {
     }
   }
 
+  private get rights(): AgentRights {
+    return this.options.rights?.() ?? this.state.rights;
+  }
+
   private async answerTool(request: AcpToolRequest): Promise<unknown> {
     const agent = this.options.agent();
     if (!agent) throw new Error("The session is not open any more.");
     if (request.method === "read-session") {
-      if (!this.state.rights.read) {
+      if (!this.rights.read) {
         this.audit("livemark_read_session", "refused", "Read the session is off");
         throw new Error(NOT_ALLOWED.read);
       }
       this.audit("livemark_read_session", "allowed");
       return readSession(agent, request, this.options.mountSnapshot);
     }
-    if (!this.state.rights.run) {
+    if (!this.rights.run) {
       this.audit("livemark_run", "refused", "Run code is off");
       throw new Error(NOT_ALLOWED.run);
     }
-    if (this.state.rights.confirm) {
+    if (this.rights.confirm) {
       const id = this.newId();
       const allowed = await new Promise<boolean>((resolve) => {
         this.runAnswers.set(id, resolve);
@@ -681,7 +759,7 @@ export class AcpClient {
       }
       this.audit("livemark_run", "allowed once");
     } else this.audit("livemark_run", "allowed");
-    if (!this.state.rights.run) throw new Error(NOT_ALLOWED.run);
+    if (!this.rights.run) throw new Error(NOT_ALLOWED.run);
     // What streamed before the call is finished (its statements settle) before the run starts.
     const open = this.reply;
     this.endReply();

@@ -39,6 +39,8 @@ export interface AgentReportMessage {
   plan?: { content: string; status: "pending" | "in_progress" | "completed"; priority?: string }[];
   /** An ACP agent's tool call (a status report drawn with its status). */
   toolCall?: { id: string; title: string; kind?: string; status: "pending" | "in_progress" | "completed" | "failed" };
+  /** An ACP agent's permission request: its own options, answered inline (`answer`: the option's name, or "cancelled"). */
+  permission?: { optionId: string; name: string; kind: string }[];
   createdAt: number;
 }
 
