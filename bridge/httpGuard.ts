@@ -49,13 +49,15 @@ export function refuseRequest(headers: RequestHeaders, origins: ReadonlySet<stri
   return undefined;
 }
 
-/** The page's WebSocket upgrade at `path`: undefined when it may pass, else the status line and whether to log it. */
+/** The page's WebSocket upgrade at `path` (the same checks for `/page` and `/acp`): undefined when it may pass, else the status line and whether to log it. */
 export function refuseUpgrade(
   path: string,
   headers: RequestHeaders,
   origins: ReadonlySet<string>,
+  /** The socket paths served: `/page`, and `/acp` in ACP mode. */
+  paths: readonly string[] = ["/page"],
 ): { status: "404 Not Found" | "403 Forbidden"; log?: string } | undefined {
-  if (path !== "/page") return { status: "404 Not Found" };
+  if (!paths.includes(path)) return { status: "404 Not Found" };
   if (!isLoopbackHost(headers.host)) return { status: "403 Forbidden" };
   // Only pages of the listed origins: any website could otherwise open a channel.
   if (!headers.origin || !origins.has(headers.origin))

@@ -3,7 +3,7 @@ import { startBridge } from "./server";
 import { DEFAULT_BRIDGE_PORT } from "../src/wire/bridge";
 
 /**
- * `npm run bridge -- [--port 4737] [--stdio] [--allow-origin https://example.test]…`, or the same program
+ * `npm run bridge -- [--port 4737] [--stdio] [--acp "<agent command>"] [--allow-origin https://example.test]…`, or the same program
  * bundled into one file (`node livemark-bridge.mjs …`, scripts/buildBridge.mjs).
  * Runs until SIGINT or SIGTERM, then closes every channel and exits 0.
  */
@@ -20,6 +20,8 @@ const PROGRAM = bundled ? "node livemark-bridge.mjs" : "npm run bridge --";
 const USAGE = `Usage: ${PROGRAM} [options]
   --port <n>            HTTP port on 127.0.0.1 (MCP at /mcp, the page at /page). Default ${DEFAULT_BRIDGE_PORT}; 0 picks a free one.
   --stdio               Also serve MCP on stdin/stdout (for clients that launch the bridge).
+  --acp "<command>"     ACP mode: each page that connects to /acp drives the person's ACP agent, launched with
+                        this command (e.g. "npx @zed-industries/claude-code-acp", "gemini --experimental-acp").
   --allow-origin <url>  Another origin whose Livemark page may connect (repeatable).
   --code-ttl-ms <n>     How long an unused channel code lives (default 600000, ten minutes).
   --resume-grace-ms <n> How long a channel whose page went away (a reload, a closed tab) waits for it (default 120000).
@@ -36,6 +38,7 @@ try {
     options: {
       port: { type: "string" },
       stdio: { type: "boolean", default: false },
+      acp: { type: "string" },
       "allow-origin": { type: "string", multiple: true, default: [] },
       "code-ttl-ms": { type: "string" },
       "resume-grace-ms": { type: "string" },
@@ -46,6 +49,8 @@ try {
 } catch (error) {
   fail(error instanceof Error ? error.message : String(error));
 }
+if (values.acp !== undefined && !values.acp.trim())
+  fail('--acp needs the agent\'s command, e.g. --acp "gemini --experimental-acp"');
 if (values.help) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
@@ -87,6 +92,7 @@ process.on("SIGTERM", () => stop("SIGTERM"));
 bridge = await startBridge({
   port,
   stdio: values.stdio,
+  acp: values.acp?.trim(),
   allowOrigins: origins,
   codeTtlMs: ttl,
   resumeGraceMs: grace,

@@ -10,7 +10,8 @@ import { ChannelRegistry, makeCode } from "./channels";
 import { BIND_ADDRESS, allowedOrigins as originsAllowed, refuseRequest, refuseUpgrade } from "./httpGuard";
 import { createAgentTools } from "./mcpTools";
 import { PageSockets } from "./pageSocket";
-import { BRIDGE_WIRE_VERSION, DEFAULT_BRIDGE_PORT } from "../src/wire/bridge";
+import { AcpLink } from "./acpLink";
+import { ACP_SOCKET_PATH, BRIDGE_WIRE_VERSION, DEFAULT_BRIDGE_PORT } from "../src/wire/bridge";
 
 export { DEFAULT_PAGE_ORIGINS, hostnameOf, isLoopbackHost } from "./httpGuard";
 
@@ -36,6 +37,8 @@ export interface BridgeOptions {
   resumeGraceMs?: number;
   /** How often a call held open (a run waiting for the person) sends progress (default 10 s). */
   progressEveryMs?: number;
+  /** ACP mode: the person's agent, launched with this command for each page socket at `/acp` (acpLink.ts). */
+  acp?: string;
   now?: () => number;
   log?: (line: string) => void;
 }
@@ -71,6 +74,10 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
   // ---- HTTP + WebSocket ----
 
   const transports = new Map<string, StreamableHTTPServerTransport>();
+  const transportPaths = new WeakMap<StreamableHTTPServerTransport, string>();
+  /** ACP mode: the open links, by their MCP token. */
+  const acpLinks = new Map<string, AcpLink>();
+  const socketPaths = options.acp ? ["/page", ACP_SOCKET_PATH] : ["/page"];
   const closers = new Set<() => Promise<void>>();
 
   const refuse = (response: ServerResponse, status: number, message: string) => {
@@ -100,9 +107,16 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
       incoming.on("error", reject);
     });
 
-  const handleMcp = async (incoming: IncomingMessage, response: ServerResponse) => {
+  const handleMcp = async (
+    incoming: IncomingMessage,
+    response: ServerResponse,
+    acpServer?: () => ReturnType<AcpLink["createMcpServer"]>,
+  ) => {
     const sessionId = incoming.headers["mcp-session-id"];
     const existing = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
+    // An MCP session belongs to the path it began on: a link's session only with that link's token.
+    const path = new URL(incoming.url ?? "/", "http://127.0.0.1").pathname;
+    if (existing && transportPaths.get(existing) !== path) return refuse(response, 404, "Not found");
     if (existing) return existing.handleRequest(incoming, response);
     if (sessionId !== undefined) return refuse(response, 404, "Unknown MCP session: initialize again.");
     if (incoming.method !== "POST") return refuse(response, 400, "Initialize first (POST).");
@@ -113,12 +127,13 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
       return refuse(response, 400, "The body is not JSON.");
     }
     if (!isInitializeRequest(body)) return refuse(response, 400, "Initialize first.");
-    const agent = `agent ${++agentCount}`;
+    const agent = acpServer ? "ACP agent" : `agent ${++agentCount}`;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void transports.set(id, transport),
     });
-    const server = tools.createAgentServer(agent);
+    transportPaths.set(transport, path);
+    const server = acpServer ? acpServer() : tools.createAgentServer(agent);
     const close = async () => {
       await server.close().catch(() => undefined);
     };
@@ -126,7 +141,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
     transport.onclose = () => {
       if (transport.sessionId) transports.delete(transport.sessionId);
       closers.delete(close);
-      tools.leave(agent);
+      if (!acpServer) tools.leave(agent);
     };
     await server.connect(transport);
     await transport.handleRequest(incoming, response, body);
@@ -137,6 +152,16 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
     const refusal = refuseRequest(incoming.headers, allowedOrigins);
     if (refusal) return refuse(response, 403, refusal);
     const path = new URL(incoming.url ?? "/", "http://127.0.0.1").pathname;
+    if (path.startsWith("/acp-mcp/")) {
+      // The MCP server of one ACP link: only with that link's token.
+      const link = acpLinks.get(path.slice("/acp-mcp/".length));
+      if (!link) return refuse(response, 404, "Not found");
+      handleMcp(incoming, response, () => link.createMcpServer()).catch((error: unknown) => {
+        log(`acp mcp request failed: ${error instanceof Error ? error.message : String(error)}`);
+        if (!response.headersSent) refuse(response, 500, "Internal error");
+      });
+      return;
+    }
     if (path === "/mcp") {
       handleMcp(incoming, response).catch((error: unknown) => {
         log(`mcp request failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -159,15 +184,29 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
   };
   http.on("upgrade", (incoming: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = new URL(incoming.url ?? "/", "http://127.0.0.1").pathname;
-    const refusal = refuseUpgrade(path, incoming.headers, allowedOrigins);
+    const refusal = refuseUpgrade(path, incoming.headers, allowedOrigins, socketPaths);
     if (refusal) {
       if (refusal.log) log(refusal.log);
       return rejectUpgrade(socket, refusal.status);
     }
     sockets.handleUpgrade(incoming, socket, head, (ws) => sockets.emit("connection", ws, incoming));
   });
-  sockets.on("connection", (socket: WebSocket) => void pages.accept(socket));
+  sockets.on("connection", (socket: WebSocket, incoming: IncomingMessage) => {
+    const path = new URL(incoming.url ?? "/", "http://127.0.0.1").pathname;
+    if (path !== ACP_SOCKET_PATH || !options.acp) return void pages.accept(socket);
+    const token = randomBytes(18).toString("base64url");
+    const link = new AcpLink({
+      socket,
+      command: options.acp,
+      token,
+      port,
+      log,
+      onClose: () => acpLinks.delete(token),
+    });
+    acpLinks.set(token, link);
+  });
 
+  let port = 0;
   let stdio: StdioServerTransport | undefined;
   if (options.stdio) {
     const agent = "stdio agent";
@@ -182,16 +221,21 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
     http.once("error", reject);
     http.listen(options.port ?? DEFAULT_BRIDGE_PORT, BIND_ADDRESS, () => resolve());
   });
-  const port = (http.address() as AddressInfo).port;
+  port = (http.address() as AddressInfo).port;
   log(
     `Livemark bridge (wire v${BRIDGE_WIRE_VERSION}): MCP at http://127.0.0.1:${port}/mcp${options.stdio ? " and on stdio" : ""}; pages connect to ws://127.0.0.1:${port}/page from ${[...allowedOrigins].join(", ")}`,
   );
+  if (options.acp)
+    log(
+      `ACP mode: each page at ws://127.0.0.1:${port}${ACP_SOCKET_PATH} drives its own ${JSON.stringify(options.acp)}`,
+    );
 
   return {
     port,
     waiting: () => registry.waiting(),
     async close() {
       pages.endAll("bridge stopped");
+      for (const link of [...acpLinks.values()]) link.close();
       for (const socket of sockets.clients) socket.terminate();
       await Promise.all([...closers].map((close) => close().catch(() => undefined)));
       for (const transport of transports.values()) await transport.close().catch(() => undefined);

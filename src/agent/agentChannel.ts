@@ -13,6 +13,7 @@ import {
 } from "../wire/bridge";
 import type { Agent, ChatMessage } from "./agent";
 import type { ObservedChanges } from "./externalAgentTypes";
+import type { AcpClient } from "./acpClient";
 import { mountsOf, readSession, runMarkdown } from "./sessionTools";
 
 /**
@@ -131,6 +132,34 @@ export interface AgentChannelState {
    * agent is admitted here, by the person, never by the code alone.
    */
   admissions: readonly Admission[];
+  /** The person's ACP agent, once connected from Invite agent (acpClient.ts): the header and the composer follow it. */
+  acp?: AcpClient;
+}
+
+/**
+ * What the session view needs of an agent link (the composer's target, the
+ * runs and questions answered inline): an invited agent's channel, or the
+ * person's ACP agent (acpClient.ts: `AcpClient.channel`).
+ */
+export interface SessionChannelState {
+  pendingRuns: readonly { id: string; agent: string; markdown: string; commandId?: string; commandText?: string }[];
+  code?: string;
+  agents: number;
+  sendToAgent: boolean;
+  everJoined: boolean;
+  admissions: readonly Admission[];
+}
+export interface SessionChannel {
+  getState(): SessionChannelState;
+  subscribe(listener: () => void): () => void;
+  sendCommand(text: string, selection?: Selection): void;
+  /** An inline answer: to the agent's question, or (ACP) the option chosen for its permission request. */
+  answer(id: string, text: string): void;
+  allowRun(id: string): void;
+  rejectRun(id: string): void;
+  admit(id: string): void;
+  refuse(id: string): void;
+  setSendToAgent(sendToAgent: boolean): void;
 }
 
 export interface Admission {
@@ -943,6 +972,18 @@ export class AgentChannel {
     this.channelId = undefined;
     this.resuming = undefined;
     this.set({ connection: "ended", code: undefined, expiresAt: undefined, agents: 0, admissions: [] });
+  }
+
+  /** The person's ACP agent joins the room (its state changes are this channel's too: the page redraws). */
+  attachAcp(link: AcpClient): void {
+    if (this.state.acp === link) return;
+    this.set({ acp: link });
+    link.subscribe(() => this.set({}));
+  }
+
+  /** What the channel was given of the page (the session, its agent, mounts, audit): an ACP link uses the same. */
+  get page(): AgentChannelOptions {
+    return this.options;
   }
 
   /** The session the channel belongs to (undefined before it connected). */

@@ -35,6 +35,12 @@ export interface AgentReportMessage {
   answer?: string;
   /** On a reply or error: what the page itself recorded while the command was held (beside what the agent claims). */
   observed?: ObservedChanges;
+  /** An ACP agent's plan (a status report drawn as a checklist): each update replaces it. */
+  plan?: { content: string; status: "pending" | "in_progress" | "completed"; priority?: string }[];
+  /** An ACP agent's tool call (a status report drawn with its status). */
+  toolCall?: { id: string; title: string; kind?: string; status: "pending" | "in_progress" | "completed" | "failed" };
+  /** An ACP agent's permission request: its own options, answered inline (`answer`: the option's name, or "cancelled"). */
+  permission?: { optionId: string; name: string; kind: string }[];
   createdAt: number;
 }
 

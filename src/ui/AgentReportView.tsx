@@ -7,7 +7,8 @@ import "./agent.css";
 /**
  * An invited agent's reports in the timeline (DESIGN.md §4b): status
  * updates, questions (answered inline; the answer is the agent's next
- * command), replies with their summary, errors. The agent's runs are
+ * command), replies with their summary, errors; an ACP agent's plan (a
+ * checklist) and tool calls (with their status). The agent's runs are
  * ordinary replies and show as such.
  */
 
@@ -17,6 +18,10 @@ const KIND_LABEL: Record<AgentReportMessage["kind"], string> = {
   reply: "Agent reply",
   error: "Agent error",
 };
+
+const PLAN_WORD = { pending: "to do", in_progress: "in progress", completed: "done" } as const;
+/** An ACP tool call's status, in words. */
+const TOOL_WORD = { pending: "pending", in_progress: "running", completed: "completed", failed: "failed" } as const;
 
 const STATUS_WORD: Record<ReportSummary["status"], string> = { done: "Done", partial: "Partly done", failed: "Failed" };
 
@@ -132,9 +137,78 @@ function AnswerForm({ questionId }: { questionId: string }) {
   );
 }
 
+/** An ACP agent's permission request, answered inline with one of the agent's own options. */
+function PermissionView({ message, who }: { message: AgentReportMessage; who: string }) {
+  const { answer, open } = useAgentChannelActions();
+  return (
+    <section className="lm-agent lm-agent--question" aria-label="Agent permission request" data-message-id={message.id}>
+      <header className="lm-agent__tag">Permission{who}</header>
+      <p>{message.text}</p>
+      {message.answer !== undefined ? (
+        <p className="lm-agent__answered">
+          {message.answer === "cancelled"
+            ? "Cancelled: the agent no longer waits for an answer."
+            : `You chose: ${message.answer}`}
+        </p>
+      ) : !open ? (
+        <p className="lm-agent__hint">The agent is not connected: this request can no longer be answered.</p>
+      ) : (
+        <p className="lm-agent-approval__actions">
+          {message.permission!.map((option) => (
+            <button
+              key={option.optionId}
+              type="button"
+              className={`lm-button${option.kind.startsWith("reject") ? " lm-button--stop" : option.kind === "allow_once" ? " lm-button--primary" : ""}`}
+              onClick={() => answer(message.id, option.optionId)}
+            >
+              {option.name}
+            </button>
+          ))}
+        </p>
+      )}
+    </section>
+  );
+}
+
 export const AgentReportView = memo(function AgentReportView({ message }: { message: AgentReportMessage }) {
   const label = KIND_LABEL[message.kind];
   const who = message.agent ? ` · ${message.agent}` : "";
+  if (message.permission) return <PermissionView message={message} who={who} />;
+  if (message.plan) {
+    // An ACP agent's plan: a checklist, updated in place.
+    return (
+      <section className="lm-agent lm-agent--status lm-agent-plan" aria-label="Agent plan" data-message-id={message.id}>
+        <header className="lm-agent__tag">Plan{who}</header>
+        <ul>
+          {message.plan.map((entry, index) => (
+            <li key={index} className={`lm-agent-plan__entry lm-agent-plan__entry--${entry.status}`}>
+              <input
+                type="checkbox"
+                readOnly
+                disabled
+                checked={entry.status === "completed"}
+                aria-label={`${entry.content} (${PLAN_WORD[entry.status]})`}
+              />{" "}
+              {entry.content}
+              {entry.status === "in_progress" && <small> (in progress)</small>}
+            </li>
+          ))}
+        </ul>
+      </section>
+    );
+  }
+  if (message.toolCall) {
+    return (
+      <p
+        className={`lm-agent lm-agent--status lm-agent-tool lm-agent-tool--${message.toolCall.status}`}
+        aria-label="Agent tool call"
+        data-message-id={message.id}
+      >
+        <span className="lm-agent__tag">Tool{who}</span> {message.toolCall.title}{" "}
+        <span className="lm-agent-tool__status">{TOOL_WORD[message.toolCall.status]}</span>
+      </p>
+    );
+  }
   if (message.kind === "status") {
     return (
       <p className="lm-agent lm-agent--status" aria-label={label} data-message-id={message.id}>

@@ -22,7 +22,7 @@ import { useDemoSuggestions } from "./useDemoSuggestions";
 import type { RealmStatus } from "../session/realmStatus";
 import { answeringModel } from "./modelLabel";
 import { PendingAsks, useCapabilities } from "./capabilities";
-import type { AgentChannel } from "../agent/agentChannel";
+import type { SessionChannel } from "../agent/agentChannel";
 import { useChannelState, useTimelineSelection } from "./agentHooks";
 import { AgentChannelContext } from "./agentChannelContext";
 import { useInviteAgent } from "./useInviteAgent";
@@ -152,7 +152,7 @@ function SessionView({
   realm: RealmStatus;
   onRetryRealm: () => void;
   /** An invited agent's channel, when the person opened one. */
-  channel?: AgentChannel;
+  channel?: SessionChannel;
   /** The Invite agent dialog is open (it shows the agents asking to join; the page behind it is inert). */
   inviteOpen?: boolean;
   controller: SessionController;
@@ -622,7 +622,8 @@ export function App({
                 : `${sessions.current?.chat?.model ?? settings.model} at ${settings.baseURL}`
             }
           >
-            {answeringModel({ ...settings, model: sessions.current?.chat?.model ?? settings.model }).label}
+            {invite.acp?.headerLabel ??
+              answeringModel({ ...settings, model: sessions.current?.chat?.model ?? settings.model }).label}
           </span>
           <span
             className={`lm-realm lm-realm--${realmStatus.state}`}
@@ -797,7 +798,7 @@ export function App({
               onRevive={() => void controller.revive()}
               realm={realmStatus}
               onRetryRealm={onRetryRealm}
-              channel={invite.channel}
+              channel={invite.acp?.channel ?? invite.channel}
               inviteOpen={invite.dialogOpen}
               controller={controller}
               onOpenSettings={() => setSettingsOpen(true)}

@@ -1,6 +1,9 @@
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { CONNECTION_WORDS, isLoopbackAddress, type AgentChannel } from "../agent/agentChannel";
+import type { AcpConnection, AcpState } from "../agent/acpClient";
+import { DEFAULT_ACP_ADDRESS } from "../wire/bridge";
 import { AgentAdmissions, AgentRightsFields } from "./agentLink";
+import { useChannelState } from "./agentHooks";
 import { BRIDGE_COMMAND, bridgePort, clientConfigs, commandWithOrigin, downloadBridge } from "./bridgeSetup";
 import { saveFile } from "./saveFile";
 
@@ -110,8 +113,96 @@ function BridgeSetup({ address }: { address: string }) {
   );
 }
 
+/** An example agent command (any ACP agent: Claude Code, Codex and Gemini CLI through their adapters). */
+export const ACP_EXAMPLE_AGENT = "npx @zed-industries/claude-code-acp";
+
+export function acpCommand(port: number, agentCommand = ACP_EXAMPLE_AGENT): string {
+  return `${BRIDGE_COMMAND}${port === 4737 ? "" : ` --port ${port}`} --acp "${agentCommand}"`;
+}
+
+const ACP_CONNECTION_WORDS: Record<AcpConnection, string> = {
+  connecting: "connecting to the bridge…",
+  "not-running": "bridge not running in ACP mode",
+  starting: "starting the agent…",
+  ready: "agent connected",
+  exited: "the agent stopped",
+  ended: "disconnected",
+};
+
+/** Invite agent → **Connect an ACP agent**: the bridge's command in ACP mode, the address, Connect. */
+export function AcpConnect({
+  state,
+  port,
+  onConnect,
+  onDisconnect,
+}: {
+  state: AcpState | undefined;
+  port: number;
+  onConnect: (address: string) => void;
+  onDisconnect: () => void;
+}) {
+  const [address, setAddress] = useState(state?.address ?? DEFAULT_ACP_ADDRESS.replace(":4737/", `:${port}/`));
+  const command = acpCommand(port);
+  const connected = state !== undefined && state.connection !== "ended" && state.connection !== "not-running";
+  return (
+    <section className="lm-field lm-invite__setup" aria-labelledby="lm-acp-title">
+      <h3 id="lm-acp-title" className="lm-dialog__subtitle">
+        Connect an ACP agent
+      </h3>
+      <small>
+        Or let this page drive an agent that speaks the Agent Client Protocol (Claude Code, Codex and Gemini CLI through
+        their ACP adapters): start the bridge in ACP mode with your agent's command, then Connect. Its messages, plan
+        and tool calls show here; its code runs under the rights above.
+      </small>
+      <div className="lm-invite__row">
+        <input
+          aria-label="Command to start the bridge in ACP mode"
+          readOnly
+          value={command}
+          onFocus={(event) => event.target.select()}
+        />
+        <CopyButton label="ACP command" value={command} />
+      </div>
+      <div className="lm-invite__row">
+        <input
+          aria-label="ACP address"
+          value={address}
+          spellCheck={false}
+          onChange={(event) => setAddress(event.target.value)}
+        />
+        {connected ? (
+          <button type="button" className="lm-button lm-button--stop" onClick={onDisconnect}>
+            Disconnect
+          </button>
+        ) : (
+          <button type="button" className="lm-button" onClick={() => onConnect(address.trim())}>
+            Connect
+          </button>
+        )}
+      </div>
+      <p aria-live="polite">
+        ACP agent:{" "}
+        <span className="lm-invite__state">
+          {state ? ACP_CONNECTION_WORDS[state.connection] : "not connected"}
+          {state?.connection === "ready" && state.agentName ? ` (${state.agentName})` : ""}
+        </span>
+        {state?.problem && state.connection !== "ready" ? <small> {state.problem}</small> : null}
+      </p>
+    </section>
+  );
+}
+
 export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel; onClose: () => void }) {
+  const acp = useSyncExternalStore(channel.subscribe, channel.getState).acp;
+  // Connect an ACP agent: the link (and the ACP SDK) loads now, and joins this room.
+  const connectAcp = (value: string) =>
+    void import("./acpSetup").then((module) => {
+      const link = acp ?? module.makeAcpClient(channel);
+      channel.attachAcp(link);
+      link.connect(value);
+    });
   const state = useSyncExternalStore(channel.subscribe, channel.getState);
+  const acpState = useChannelState(acp);
   const dialog = useRef<HTMLDialogElement>(null);
   const [address, setAddress] = useState(state.address);
   useEffect(() => {
@@ -212,6 +303,12 @@ export function InviteAgentDialog({ channel, onClose }: { channel: AgentChannel;
         )}
       </p>
       <AgentAdmissions channel={channel} state={state} />
+      <AcpConnect
+        state={acpState}
+        port={bridgePort(address)}
+        onConnect={connectAcp}
+        onDisconnect={() => acp?.disconnect()}
+      />
       <div className="lm-dialog__actions">
         {state.connection === "expired" && (
           <button type="button" className="lm-button" onClick={() => channel.newCode()}>

@@ -1,5 +1,5 @@
 import { useCallback, useContext, useEffect, useRef, useState, useSyncExternalStore, type MouseEvent } from "react";
-import type { AgentChannel, AgentChannelState } from "../agent/agentChannel";
+import type { SessionChannel, SessionChannelState } from "../agent/agentChannel";
 import type { ChatMessage } from "../agent/types";
 import type { Selection } from "../wire/bridge";
 import { MountsContext } from "./mounts";
@@ -16,7 +16,9 @@ import "./agent.css";
 const noSubscribe = () => () => undefined;
 const noState = () => undefined;
 
-export function useChannelState(channel: AgentChannel | undefined): AgentChannelState | undefined {
+export function useChannelState<S = SessionChannelState>(
+  channel: (Pick<SessionChannel, "subscribe"> & { getState(): S }) | undefined,
+): S | undefined {
   return useSyncExternalStore(channel?.subscribe ?? noSubscribe, channel?.getState ?? noState);
 }
 

@@ -1,4 +1,4 @@
-import type { AgentChannel, AgentChannelState } from "../agent/agentChannel";
+import type { AgentChannel, AgentChannelState, SessionChannel, SessionChannelState } from "../agent/agentChannel";
 import { Markdown } from "./LazyMarkdown";
 import { useChannelState } from "./agentHooks";
 import "./agent.css";
@@ -15,7 +15,7 @@ import "./agent.css";
  * Agents asking to join after the code's one agent: the person answers each
  * with **Admit** or **Refuse** (the page enforces it; the bridge cannot).
  */
-export function AgentAdmissions({ channel, state }: { channel: AgentChannel; state: AgentChannelState }) {
+export function AgentAdmissions({ channel, state }: { channel: SessionChannel; state: SessionChannelState }) {
   if (state.admissions.length === 0) return null;
   return (
     <div className="lm-agent-admissions" role="group" aria-label="Agents asking to join">
@@ -43,8 +43,8 @@ export function AgentComposerBar({
   selectionLabel,
   onClearSelection,
 }: {
-  channel: AgentChannel;
-  state: AgentChannelState;
+  channel: SessionChannel;
+  state: SessionChannelState;
   selectionLabel: string | undefined;
   onClearSelection: () => void;
 }) {
@@ -147,7 +147,7 @@ export function InvitedAgentSettings({ channel }: { channel: AgentChannel | unde
  * answers — its Markdown (code highlighted) and the message it answers,
  * with **Allow once** and **Reject**.
  */
-export function AgentRunApprovals({ channel, state }: { channel: AgentChannel; state: AgentChannelState }) {
+export function AgentRunApprovals({ channel, state }: { channel: SessionChannel; state: SessionChannelState }) {
   return (
     <RunApprovals
       runs={state.pendingRuns}

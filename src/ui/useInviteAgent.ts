@@ -4,6 +4,7 @@ import type { SessionController } from "../session/sessionController";
 import { onAppDataWritten } from "../capabilities/storage/uncommittedWrites";
 import { CapabilitiesContext } from "./capabilities";
 import { MountsContext } from "./mounts";
+import { useChannelState } from "./agentHooks";
 
 /**
  * The page's invited-agent channel (DESIGN.md §4b): made when the person
@@ -11,8 +12,16 @@ import { MountsContext } from "./mounts";
  * person from session to session; a reload takes it up again from this
  * tab's sessionStorage (the bridge keeps it two minutes); only End channel,
  * closing the tab (after that grace) or an unused code's expiry end it.
+ *
+ * Also the person's ACP agent (`acp`, src/agent/acpClient.ts), attached to
+ * the channel by the dialog when they press Connect under **Connect an ACP
+ * agent** (acpSetup.ts and the ACP SDK load then); the room's rights are the
+ * channel's. Pressing Connect again
+ * after a reload takes up the agent's session (`session/load`).
  */
 const STORED_KEY = "livemark.agentChannel";
+/** The channel's code (and zod) load once, on first use. */
+const channelModule = () => import("../agent/agentChannel");
 
 export function useInviteAgent(controller: SessionController) {
   const mounts = useContext(MountsContext);
@@ -20,9 +29,11 @@ export function useInviteAgent(controller: SessionController) {
   const [channel, setChannel] = useState<AgentChannel | undefined>();
   const [dialogOpen, setDialogOpen] = useState(false);
   const sessionId = useSyncedSessionId(controller);
+  // The page follows the channel and the ACP agent attached to it (connected, its model and mode).
+  const acp = useChannelState(channel)?.acp;
 
   const make = useCallback(async (): Promise<AgentChannel> => {
-    const { AgentChannel } = await import("../agent/agentChannel");
+    const { AgentChannel } = await channelModule();
     return new AgentChannel({
       session: () => {
         const session = controller.getState().current;
@@ -69,7 +80,7 @@ export function useInviteAgent(controller: SessionController) {
     }
     if (!raw) return;
     void (async () => {
-      const { storedChannel } = await import("../agent/agentChannel");
+      const { storedChannel } = await channelModule();
       const stored = storedChannel(sessionStorage);
       if (!stored) {
         sessionStorage.removeItem(STORED_KEY);
@@ -86,7 +97,7 @@ export function useInviteAgent(controller: SessionController) {
     if (channel?.active && sessionId !== undefined) channel.sessionChanged();
   }, [channel, sessionId]);
 
-  return { channel, dialogOpen, open, close: () => setDialogOpen(false) };
+  return { channel, dialogOpen, open, close: () => setDialogOpen(false), acp };
 }
 
 function useSyncedSessionId(controller: SessionController): string | undefined {

@@ -192,3 +192,55 @@ export function parseFrame<T>(
     };
   return { ok: true, message: parsed.data };
 }
+
+// ---- ACP mode (`--acp "<agent command>"`): the page is the ACP client of the person's agent ----
+
+/** The page's ACP socket: the bridge launches the agent for each socket and relays its JSON-RPC messages. */
+export const ACP_SOCKET_PATH = "/acp";
+export const DEFAULT_ACP_ADDRESS = `ws://127.0.0.1:${DEFAULT_BRIDGE_PORT}${ACP_SOCKET_PATH}`;
+
+/** One JSON-RPC 2.0 message of ACP, carried as it is (the ACP SDK on each side checks the rest). */
+export const jsonRpcMessageSchema = z.looseObject({ jsonrpc: z.literal("2.0") });
+export type JsonRpcMessage = z.infer<typeof jsonRpcMessageSchema>;
+
+/** What the agent's Livemark MCP server asks of the page (its tools: run and read-session). */
+export const acpToolRequestSchema = z.discriminatedUnion("method", [
+  z.object({ method: z.literal("run"), markdown: z.string().max(MAX_TEXT) }),
+  z.object({
+    method: z.literal("read-session"),
+    from: z.number().int().nonnegative().optional(),
+    to: z.number().int().nonnegative().optional(),
+  }),
+]);
+export type AcpToolRequest = z.infer<typeof acpToolRequestSchema>;
+
+/** Page → bridge on the ACP socket. */
+export const acpPageMessageSchema = z.discriminatedUnion("type", [
+  /** A JSON-RPC message for the agent: written to its stdin as one line. */
+  z.object({ type: z.literal("acp"), message: jsonRpcMessageSchema }),
+  z.object({ type: z.literal("tool-response"), requestId: z.number().int(), result: z.unknown() }),
+  z.object({ type: z.literal("tool-failure"), requestId: z.number().int(), error: shortText }),
+]);
+export type AcpPageMessage = z.infer<typeof acpPageMessageSchema>;
+
+/** Bridge → page on the ACP socket. */
+export const acpBridgeMessageSchema = z.discriminatedUnion("type", [
+  /**
+   * The agent was launched. `mcpUrl`: the Livemark MCP server for this link only (its path holds an
+   * unguessable token); the page offers it in `session/new`'s `mcpServers`.
+   */
+  z.object({
+    type: z.literal("acp-ready"),
+    command: shortText,
+    mcpUrl: z.string().max(500),
+    /** The bridge's working directory: the `cwd` of the agent's sessions. */
+    cwd: z.string().max(4_096),
+  }),
+  /** A JSON-RPC message from the agent (one line of its stdout). */
+  z.object({ type: z.literal("acp"), message: jsonRpcMessageSchema }),
+  /** The agent's process ended (or could not start). */
+  z.object({ type: z.literal("acp-exited"), code: z.number().int().nullable(), reason: shortText.optional() }),
+  /** The agent called a Livemark tool: the page decides under the room's rights and answers. */
+  z.object({ type: z.literal("tool-request"), requestId: z.number().int(), request: acpToolRequestSchema }),
+]);
+export type AcpBridgeMessage = z.infer<typeof acpBridgeMessageSchema>;
