@@ -1,6 +1,7 @@
 import type { LanguageModel, ModelMessage } from "ai";
 import type { ProtocolEvent, ProtocolParser } from "../protocol/types";
 import type { ExecEvent } from "../wire/events";
+import { runningDetail } from "./blockPlaces";
 import { FeedbackCollector } from "./feedback";
 import { UNCLOSED_THINKING_FEEDBACK, cutFromFinishReason, cutNoteForPerson } from "./finishReason";
 import type { InteractionLifecycle } from "./interactionLifecycle";
@@ -91,9 +92,7 @@ export class Turn {
       const current = state.messages.find((message) => message.id === replyId);
       if (current?.role === "assistant") {
         const running = runningStatement(current.reply);
-        const detail = running
-          ? `statement ${running.statement + 1} of block ${running.block}, line ${running.line}`
-          : undefined;
+        const detail = running ? runningDetail(current.reply.blocks, running) : undefined;
         if (detail !== state.detail) timeline.setDetail(detail);
       }
     }

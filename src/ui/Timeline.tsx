@@ -6,6 +6,7 @@ import { CodeBlockView, DataBlockView } from "./CodeBlockView";
 import { MountSlot } from "./mounts";
 import { ThinkingView } from "./ThinkingView";
 import { isCutReply } from "../agent/finishReason";
+import { forPerson } from "../agent/blockPlaces";
 import { CapabilitySlot, InteractionSummaryView } from "./capabilities";
 import { CopyButton, ReplyFooter, UserMessage } from "./MessageActions";
 import { lazy, Suspense, useContext, useState } from "react";
@@ -35,8 +36,11 @@ const CodeBlockEntry = memo(function CodeBlockEntry({
   cut,
   settled,
   mounts,
+  ordinal,
 }: {
   block: Extract<ReplyView["blocks"][number], { kind: "code" }>;
+  /** Its number among the reply's code blocks, from 1 (what its error calls it). */
+  ordinal: number;
   replyId: string;
   cut: boolean;
   settled: boolean;
@@ -91,7 +95,7 @@ const CodeBlockEntry = memo(function CodeBlockEntry({
           />
         </Suspense>
       ) : (
-        <CodeBlockView block={block} cut={cut} settled={settled} />
+        <CodeBlockView block={block} cut={cut} settled={settled} ordinal={ordinal} />
       )}
       {(mounts ?? [])
         .filter((mount) => mount.afterBlock === block.index)
@@ -138,10 +142,11 @@ const AssistantMessage = memo(function AssistantMessage({
                 cut={cut && block.index === lastBlock && block.unterminated}
                 settled={message.state === "done"}
                 mounts={reply.mounts}
+                ordinal={kindOrdinal(reply.blocks, block)}
               />
             );
           case "data":
-            return <DataBlockView key={block.index} block={block} />;
+            return <DataBlockView key={block.index} block={block} ordinal={kindOrdinal(reply.blocks, block)} />;
         }
       })}
       {mounts
@@ -182,12 +187,21 @@ const AssistantMessage = memo(function AssistantMessage({
   );
 });
 
+/** A block's number among the reply's blocks of its kind, from 1. */
+function kindOrdinal(blocks: ReplyView["blocks"], block: ReplyView["blocks"][number]): number {
+  return blocks.filter((other) => other.kind === block.kind && other.index <= block.index).length;
+}
+
 const FeedbackMessage = memo(function FeedbackMessage({
   message,
+  reply,
 }: {
   message: Extract<ChatMessage, { role: "feedback" }>;
+  /** The reply this output came from: its block and line numbers are shown as the person's (blockPlaces.ts). */
+  reply?: ReplyView;
 }) {
-  const lines = message.body.split("\n");
+  const body = reply ? forPerson(message.body, reply.blocks) : message.body;
+  const lines = body.split("\n");
   return (
     <details
       className="lm-feedback"
@@ -198,10 +212,18 @@ const FeedbackMessage = memo(function FeedbackMessage({
         {lines.length} line{lines.length === 1 ? "" : "s"}
         <span className="lm-feedback__preview">{lines[0].slice(0, 90)}</span>
       </summary>
-      <pre>{message.body}</pre>
+      <pre>{body}</pre>
     </details>
   );
 });
+
+/** The reply a turn's runtime output at `index` came from (UI-event output may come from any reply: none). */
+function replyBefore(messages: readonly ChatMessage[], index: number): ReplyView | undefined {
+  const message = messages[index];
+  const previous = messages[index - 1];
+  if (message.role !== "feedback" || message.source === "ui-event") return undefined;
+  return previous?.role === "assistant" ? previous.reply : undefined;
+}
 
 /** The reply at `index` is its interaction's last: no later reply before the person (or a UI event) speaks again. */
 function endsInteraction(messages: readonly ChatMessage[], index: number): boolean {
@@ -258,7 +280,7 @@ export function Timeline({
               />
             );
           case "feedback":
-            return <FeedbackMessage key={message.id} message={message} />;
+            return <FeedbackMessage key={message.id} message={message} reply={replyBefore(messages, index)} />;
           case "agent":
             return (
               <Suspense

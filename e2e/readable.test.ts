@@ -1,0 +1,57 @@
+/**
+ * Numbers and words a person can read (issue 33 §3, §5): what the person
+ * sees in a reply, against the mock OpenAI-compatible server.
+ */
+import { expect } from "vitest";
+import type { Page } from "playwright-core";
+import { appTest, FENCE, send, waitDone } from "./fixture";
+import type { MockLlm } from "./mockLlm";
+
+const it = appTest({ configure: true });
+let mock: MockLlm;
+let page: Page;
+it.beforeEach(({ page: opened, mock: started }) => {
+  page = opened;
+  mock = started;
+});
+
+const chatRequests = () =>
+  mock.requests.filter((request) => request.method === "POST" && request.path.startsWith("/v1/chat/completions"));
+const lastUserText = (index: number) => {
+  const messages = chatRequests()[index].body.messages as { role: string; content: unknown }[];
+  const last = messages.filter((message) => message.role === "user").at(-1)!;
+  return typeof last.content === "string" ? last.content : JSON.stringify(last.content);
+};
+
+it("points the person at the code block's own lines, as its gutter numbers them, and the model at the reply's", async () => {
+  // Text on lines 1–5, the fence on 6: the code's first line is reply line 7.
+  mock.enqueue({
+    chunks: [
+      "Here it is.\n\nIt prints, then fails.\n\nSee below.\n",
+      `${FENCE}ts agent.run\n`,
+      'const a = 1;\nconsole.log("hello", a);\n(null as any).x;\n',
+      `${FENCE}\n`,
+    ],
+  });
+  mock.enqueue({ chunks: ["Understood."] });
+  await send(page, "run it");
+  await waitDone(page);
+  const block = page.getByRole("figure", { name: "Code block 1" });
+  const error = block.locator(".lm-code__error");
+  await expect.poll(() => error.textContent()).toContain("(code block 1, line 3");
+  // The row that shows the error is numbered 3 in the gutter.
+  const row = block.locator(".lm-code__row", { has: page.locator(".lm-code__error") });
+  expect(await row.locator(".lm-code__number").textContent()).toBe("3");
+  // The runtime output the person can open says the same.
+  const feedback = page.locator("details.lm-feedback");
+  expect(await feedback.locator(".lm-feedback__preview").textContent()).toBe("[code block 1, line 2] hello 1");
+  expect(await feedback.locator("pre").textContent()).toContain("(code block 1, line 3");
+  // The lifecycle steps too.
+  expect(await page.locator(".lm-summary__steps").first().textContent()).toContain(
+    "statement 1 of code block 1, line 1",
+  );
+  // The model keeps the reply-level numbers.
+  const model = lastUserText(1);
+  expect(model).toContain("[block 1 line 8] hello 1");
+  expect(model).toContain("(block 1, line 9");
+});
