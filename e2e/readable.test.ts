@@ -4,7 +4,7 @@
  */
 import { expect } from "vitest";
 import type { Page } from "playwright-core";
-import { appTest, FENCE, send, waitDone } from "./fixture";
+import { appTest, FENCE, send, statusText as statusTextOf, waitDone } from "./fixture";
 import type { MockLlm } from "./mockLlm";
 
 const it = appTest({ configure: true });
@@ -54,4 +54,51 @@ it("points the person at the code block's own lines, as its gutter numbers them,
   const model = lastUserText(1);
   expect(model).toContain("[block 1 line 8] hello 1");
   expect(model).toContain("(block 1, line 9");
+});
+
+/** A reply that mounts a form with a schema and awaits its result. */
+function formTurn(title: string) {
+  return {
+    chunks: [
+      "Fill this in.\n\n",
+      `${FENCE}tsx agent.run\n`,
+      `const form = mount({\n  title: "${title}",\n  outputSchema: z.object({ name: z.string().min(1) }),\n`,
+      '  ui: () => (\n    <form>\n      <Label htmlFor="name">Name</Label>\n      <Input id="name" name="name" />\n',
+      '      <Button type="submit">Send it</Button>\n    </form>\n  ),\n})\n',
+      'const answer = await form.result\nconsole.log("got", answer.name)\n',
+      `${FENCE}\n`,
+    ],
+  };
+}
+
+it("an answered form shows it was sent and its submit is off: never a live form whose button does nothing", async () => {
+  mock.enqueue(formTurn("Your name"));
+  mock.enqueue({ chunks: ["Thanks."] });
+  await send(page, "ask my name");
+  const panel = page.getByRole("group", { name: "Your name" });
+  await panel.getByRole("button", { name: "Send it" }).waitFor({ timeout: 15_000 });
+  await expect.poll(() => statusTextOf(page), { timeout: 10_000 }).toMatch(/^Waiting for input/);
+  await panel.getByLabel("Name").fill("Ada");
+  await panel.getByRole("button", { name: "Send it" }).click();
+  await waitDone(page);
+  await panel
+    .getByRole("note")
+    .filter({ hasText: /^Sent$/ })
+    .waitFor({ timeout: 10_000 });
+  expect(await panel.getByRole("button", { name: "Send it" }).isDisabled()).toBe(true);
+  expect(await panel.getByLabel("Name").isDisabled()).toBe(true);
+  expect(chatRequests()).toHaveLength(2);
+});
+
+it("after Stop, a form whose code was waiting says it no longer sends, and its controls are off", async () => {
+  mock.enqueue(formTurn("Waiting form"));
+  await send(page, "ask my name");
+  const panel = page.getByRole("group", { name: "Waiting form" });
+  await panel.getByRole("button", { name: "Send it" }).waitFor({ timeout: 15_000 });
+  await expect.poll(() => statusTextOf(page), { timeout: 10_000 }).toMatch(/^Waiting for input/);
+  await page.getByRole("button", { name: "Stop", exact: true }).click();
+  await expect.poll(() => statusTextOf(page), { timeout: 10_000 }).toMatch(/^Stopped/);
+  await panel.getByText("Stopped: this form no longer sends").waitFor({ timeout: 10_000 });
+  expect(await panel.getByRole("button", { name: "Send it" }).isDisabled()).toBe(true);
+  expect(await panel.getByLabel("Name").isDisabled()).toBe(true);
 });
