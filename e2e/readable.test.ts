@@ -102,3 +102,55 @@ it("after Stop, a form whose code was waiting says it no longer sends, and its c
   expect(await panel.getByRole("button", { name: "Send it" }).isDisabled()).toBe(true);
   expect(await panel.getByLabel("Name").isDisabled()).toBe(true);
 });
+
+it("a reply's footer is one meta line with the summary behind it, and its actions show on hover and focus", async () => {
+  mock.enqueue({ chunks: ["A short answer."], usage: { prompt: 120, completion: 8 } });
+  await send(page, "hi");
+  await waitDone(page);
+  const reply = page.getByRole("article", { name: "Reply" }).last();
+  const summary = reply.getByRole("group", { name: "Interaction summary" });
+  // Collapsed: the line is the meta, the counts are behind it.
+  const line = summary.locator("summary");
+  await expect.poll(() => line.textContent()).toMatch(/^mock-model · \d{1,2}:\d\d(\s?[AP]M)? · 120 in \/ 8 out$/);
+  expect(await summary.locator(".lm-summary__counts").isVisible()).toBe(false);
+  await line.click();
+  expect(await summary.locator(".lm-summary__counts").textContent()).toMatch(/^done · 1 turn · 0 statements run/);
+  // The actions are there for a pointer only on hover (or focus).
+  const actions = reply.getByRole("group", { name: "Reply actions" });
+  const opacity = () => actions.evaluate((element) => getComputedStyle(element).opacity);
+  await page.mouse.move(0, 0);
+  await page.getByRole("textbox", { name: "Message" }).focus();
+  await expect.poll(opacity).toBe("0");
+  await reply.getByText("A short answer.").hover();
+  await expect.poll(opacity).toBe("1");
+  await page.mouse.move(0, 0);
+  await expect.poll(opacity).toBe("0");
+  await actions.getByRole("button", { name: "Copy" }).focus();
+  await expect.poll(opacity).toBe("1");
+});
+
+it("a failed request reads as the failure, not as an interaction with 0 errors", async () => {
+  mock.enqueue({ status: 500 });
+  await send(page, "hi");
+  await expect.poll(() => statusTextOf(page), { timeout: 20_000 }).toMatch(/^Error/);
+  const reply = page.getByRole("article", { name: "Reply" }).last();
+  const summary = reply.getByRole("group", { name: "Interaction summary" });
+  await expect.poll(() => summary.locator("summary").textContent()).toMatch(/ · request failed$/);
+  const counts = (await summary.locator(".lm-summary__counts").textContent()) ?? "";
+  expect(counts).toMatch(/^request failed · 1 turn · /);
+  expect(counts).not.toContain("0 errors");
+  expect(counts).not.toContain("statements");
+});
+
+const touch = appTest({
+  configure: true,
+  context: { hasTouch: true, isMobile: true, viewport: { width: 390, height: 800 } },
+});
+touch("on a touch screen (no hover) a reply's actions are always shown", async ({ page: phone, mock: phoneMock }) => {
+  phoneMock.enqueue({ chunks: ["Touch answer."] });
+  await send(phone, "hi");
+  await waitDone(phone);
+  expect(await phone.evaluate(() => matchMedia("(hover: none)").matches)).toBe(true);
+  const actions = phone.getByRole("article", { name: "Reply" }).last().getByRole("group", { name: "Reply actions" });
+  expect(await actions.evaluate((element) => getComputedStyle(element).opacity)).toBe("1");
+});

@@ -7,7 +7,7 @@ import { MountSlot } from "./mounts";
 import { ThinkingView } from "./ThinkingView";
 import { isCutReply } from "../agent/finishReason";
 import { forPerson } from "../agent/blockPlaces";
-import { CapabilitySlot, InteractionSummaryView } from "./capabilities";
+import { CapabilitySlot } from "./capabilities";
 import { CopyButton, ReplyFooter, UserMessage } from "./MessageActions";
 import { lazy, Suspense, useContext, useState } from "react";
 import { MessageActionsContext } from "./MessageActions";
@@ -169,7 +169,6 @@ const AssistantMessage = memo(function AssistantMessage({
           This reply was interrupted before it finished (the page closed while it streamed).
         </p>
       )}
-      {message.summary && <InteractionSummaryView summary={message.summary} />}
       <ReplyFooter message={message} lastOfInteraction={lastOfInteraction} />
       {message.error && (message.error.code === "length" || message.error.code === "content-filter") ? (
         <p className="lm-notice lm-notice--warn lm-notice--cut" role="status">
