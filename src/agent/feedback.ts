@@ -1,5 +1,5 @@
 import type { ExecEvent } from "../wire/events";
-import { formatExecError } from "../wire/events";
+import { DEFAULT_EXPORT_NOTE, formatExecError } from "../wire/events";
 
 /**
  * Collects what one reply's code printed and what went wrong, in the order it
@@ -43,6 +43,8 @@ export class FeedbackCollector {
   private tailStart = 0;
   /** Lines dropped between head and tail. */
   private dropped = 0;
+  /** Lines that are more than a note that can wait (`onlyNotes`). */
+  private substantive = 0;
 
   markCut(block: number): void {
     this.cutBlock = block;
@@ -63,7 +65,8 @@ export class FeedbackCollector {
           return;
         }
         const level = event.level === "log" ? "" : ` ${event.level}:`;
-        this.push(`${where}${level} ${event.text}`);
+        const note = event.level === "info" && event.text.startsWith(DEFAULT_EXPORT_NOTE);
+        this.push(`${where}${level} ${event.text}`, note);
         return;
       }
       case "statement-end":
@@ -113,7 +116,8 @@ export class FeedbackCollector {
     }
   }
 
-  private push(line: string): void {
+  private push(line: string, note = false): void {
+    if (!note) this.substantive += 1;
     if (this.lines.length < FEEDBACK_HEAD_LINES) {
       this.lines.push(line);
       return;
@@ -129,6 +133,15 @@ export class FeedbackCollector {
 
   get empty(): boolean {
     return this.lines.length === 0;
+  }
+
+  /**
+   * Everything collected is a note that can wait for the next turn (the
+   * realm mounted a default export for the model): worth telling, not worth
+   * a paid turn of its own.
+   */
+  get onlyNotes(): boolean {
+    return !this.empty && this.substantive === 0;
   }
 
   text(): string {

@@ -82,6 +82,11 @@ export class RealmOutput {
     return idle.empty ? "" : idle.text();
   }
 
+  /** Notes a turn did not spend a turn on: they join the next interaction's first turn. */
+  defer(notes: string): void {
+    this.idle.add({ type: "note", message: notes });
+  }
+
   /** The kept output is dropped (Regenerate in a fresh realm: the model hears of neither the reset nor the revive). */
   dropIdle(): void {
     this.idle = new FeedbackCollector();

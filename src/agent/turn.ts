@@ -24,7 +24,8 @@ import type { AgentState, CallSettings, ChatMessage, LlmErrorInfo, RealmPort, Re
  */
 
 export type TurnOutcome =
-  | { kind: "ok"; feedback: string }
+  /** `deferred`: notes that do not call for a turn of their own (`FeedbackCollector.onlyNotes`); they wait for the next one. */
+  | { kind: "ok"; feedback: string; deferred?: string }
   | { kind: "stopped" }
   | { kind: "error" }
   | { kind: "interrupted"; feedback: string };
@@ -196,6 +197,7 @@ export class Turn {
       return { kind: "error" };
     }
     this.markReply("done");
+    if (collector.onlyNotes) return { kind: "ok", feedback: "", deferred: collector.text() };
     return { kind: "ok", feedback: collector.text() };
   }
 
