@@ -154,3 +154,19 @@ touch("on a touch screen (no hover) a reply's actions are always shown", async (
   const actions = phone.getByRole("article", { name: "Reply" }).last().getByRole("group", { name: "Reply actions" });
   expect(await actions.evaluate((element) => getComputedStyle(element).opacity)).toBe("1");
 });
+
+it("a plain tsx fence that looks meant to run says quietly that it was shown only; other fences say nothing", async () => {
+  mock.enqueue({
+    chunks: [
+      `A component:\n\n${FENCE}tsx\nexport default function App() {\n  return <p>hi</p>;\n}\n${FENCE}\n\n`,
+      `A type:\n\n${FENCE}tsx\ntype A = string;\n${FENCE}\n`,
+    ],
+  });
+  await send(page, "an app");
+  await waitDone(page);
+  const reply = page.getByRole("article", { name: "Reply" }).last();
+  await reply.getByText("Shown only, not run: this fence has no agent.run").waitFor({ timeout: 10_000 });
+  expect(await reply.locator(".lm-fence__hint").count()).toBe(1);
+  // No paid turn for it.
+  expect(chatRequests()).toHaveLength(1);
+});

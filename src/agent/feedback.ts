@@ -18,7 +18,8 @@ export type FeedbackInput =
   | ExecEvent
   | RealmResetEvent
   | { type: "protocol-error"; line: number; info: string; message: string }
-  | { type: "note"; message: string }
+  /** `wait`: a note that alone calls for no turn of its own (`onlyNotes`). */
+  | { type: "note"; message: string; wait?: boolean }
   | { type: "realm-error"; code: string; message: string };
 
 /**
@@ -105,7 +106,7 @@ export class FeedbackCollector {
         );
         return;
       case "note":
-        this.push(event.message);
+        this.push(event.message, event.wait === true);
         return;
       case "realm-error":
         return;

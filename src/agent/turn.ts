@@ -2,6 +2,7 @@ import type { LanguageModel, ModelMessage } from "ai";
 import type { ProtocolEvent, ProtocolParser } from "../protocol/types";
 import type { ExecEvent } from "../wire/events";
 import { runningDetail } from "./blockPlaces";
+import { shownOnlyFences, shownOnlyNote } from "./shownOnly";
 import { FeedbackCollector } from "./feedback";
 import { UNCLOSED_THINKING_FEEDBACK, cutFromFinishReason, cutNoteForPerson } from "./finishReason";
 import type { InteractionLifecycle } from "./interactionLifecycle";
@@ -96,6 +97,17 @@ export class Turn {
         const detail = running ? runningDetail(current.reply.blocks, running) : undefined;
         if (detail !== state.detail) timeline.setDetail(detail);
       }
+    }
+  }
+
+  /** One line for each plain jsx/tsx fence of the reply that looks meant to run (shownOnly.ts). */
+  private noteShownOnly(collector: FeedbackCollector): void {
+    const reply = this.context.timeline.state().messages.find((message) => message.id === this.replyId);
+    if (reply?.role !== "assistant") return;
+    for (const block of reply.reply.blocks) {
+      if (block.kind !== "text") continue;
+      for (const fence of shownOnlyFences(block.text, block.line))
+        collector.add({ type: "note", message: shownOnlyNote(fence), wait: true });
     }
   }
 
@@ -197,6 +209,7 @@ export class Turn {
       return { kind: "error" };
     }
     this.markReply("done");
+    this.noteShownOnly(collector);
     if (collector.onlyNotes) return { kind: "ok", feedback: "", deferred: collector.text() };
     return { kind: "ok", feedback: collector.text() };
   }

@@ -1,8 +1,9 @@
 /**
- * The realm mounts a default export its block did not mount, and notes it
- * for the model (issue 33 §3): that note alone never costs a paid turn; it
- * goes with the next turn that happens anyway. Through the agent and the
- * real realm in this process, against the AI SDK's mock model.
+ * Notes the model should hear but that are not worth a paid turn of their
+ * own (issue 33 §3): the realm mounted a default export its block did not
+ * mount; a plain tsx fence that looks meant to run was only shown. They go
+ * with the next turn that happens anyway. Through the agent and the real
+ * realm in this process, against the AI SDK's mock model.
  */
 import { describe, expect, it } from "vitest";
 import { MockLanguageModelV3, simulateReadableStream } from "ai/test";
@@ -80,5 +81,19 @@ describe("a default export the realm mounted", () => {
     expect(prompts).toHaveLength(2);
     expect(prompts[1]).toContain("rows 3");
     expect(prompts[1]).toContain("export default App");
+  });
+});
+
+describe("a plain tsx fence that looks meant to run", () => {
+  it("costs no turn; the model is told in one line with the next message that it was shown, not run", async () => {
+    const shown = `A component:\n\n${FENCE}tsx\nexport default function App() {\n  return <p>hi</p>;\n}\n${FENCE}\n`;
+    const { agent, prompts } = agentWith([shown, "Fine."]);
+    await agent.send("an app");
+    expect(prompts).toHaveLength(1);
+    await agent.send("it did not run");
+    expect(prompts).toHaveLength(2);
+    const notes = prompts[1].match(/has no agent\.run, so it was only shown, not run/g) ?? [];
+    expect(notes).toHaveLength(1);
+    expect(prompts[1]).toContain("the ```tsx fence at line 3");
   });
 });
