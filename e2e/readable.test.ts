@@ -170,3 +170,16 @@ it("a plain tsx fence that looks meant to run says quietly that it was shown onl
   // No paid turn for it.
   expect(chatRequests()).toHaveLength(1);
 });
+
+it("with a key set, the empty screen still offers example prompts, and one click sends one", async () => {
+  const examples = page.getByRole("group", { name: "Try one of these" });
+  await examples.getByRole("button").first().waitFor({ timeout: 10_000 });
+  expect(await examples.getByRole("button").count()).toBeGreaterThanOrEqual(3);
+  // Not the demo's welcome: the demo is not what answers.
+  expect(await page.getByRole("button", { name: "Start the demo" }).count()).toBe(0);
+  const prompt = (await examples.getByRole("button").first().textContent())!;
+  mock.enqueue({ chunks: ["On it."] });
+  await examples.getByRole("button").first().click();
+  await waitDone(page);
+  expect(lastUserText(0)).toContain(prompt);
+});

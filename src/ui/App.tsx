@@ -231,6 +231,7 @@ function SessionView({
             bottomSpace={asksHeight > 0 ? asksHeight + 16 : 0}
             messages={state.messages}
             suggestions={suggestions}
+            examples={!usingDemo && !readOnly}
             onSuggestion={onSend}
             onOpenSettings={onOpenSettings}
           />

@@ -23,6 +23,7 @@ const OriginalCode = lazy(() => import("./CodeBlockMarks").then((module) => ({ d
 
 // The first-run screen has its own small chunk (the initial JavaScript budget, bench/); it loads at once.
 const Welcome = lazy(() => import("./Welcome").then((module) => ({ default: module.Welcome })));
+const ExamplePrompts = lazy(() => import("./Welcome").then((module) => ({ default: module.ExamplePrompts })));
 
 /**
  * A code block of a reply with its copy button, the panels it mounted and
@@ -237,6 +238,7 @@ function endsInteraction(messages: readonly ChatMessage[], index: number): boole
 export function Timeline({
   messages,
   suggestions = [],
+  examples = false,
   onSuggestion,
   onOpenSettings,
   contentRef,
@@ -248,6 +250,8 @@ export function Timeline({
   /** The timeline's own box, watched by the scroller that follows new content (`useFollowLatest`). */
   contentRef?: Ref<HTMLDivElement>;
   suggestions?: readonly string[];
+  /** A real model answers (a key is set) and the session can send: the empty screen offers example prompts. */
+  examples?: boolean;
   onSuggestion?: (text: string) => void;
   /** Offered by the first-run welcome (bring a key). */
   onOpenSettings?: () => void;
@@ -264,6 +268,11 @@ export function Timeline({
           <div className="lm-empty">
             <h2>Ask for something that runs.</h2>
             <p>Replies can carry code that executes as it streams, in a sandbox that cannot see your key.</p>
+            {examples && onSuggestion && (
+              <Suspense fallback={null}>
+                <ExamplePrompts onSuggestion={onSuggestion} />
+              </Suspense>
+            )}
           </div>
         ))}
       {messages.map((message, index) => {
