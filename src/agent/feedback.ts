@@ -91,11 +91,12 @@ export class FeedbackCollector {
         const running = event.running
           ? ` It was running block ${event.running.block}: ${event.running.source.split("\n")[0].slice(0, 120)}`
           : "";
+        // The host cannot tell a loop from a heap that is filling up (collection then takes all the time): name both.
         const why =
           event.reason === "unresponsive"
-            ? "stopped responding (a loop that never yields?)"
+            ? "stopped responding (code that never yields, or memory running out)"
             : event.reason === "crashed"
-              ? "crashed (out of memory?)"
+              ? "crashed (most likely out of memory)"
               : "was reset";
         this.push(`Realm reset: the sandbox ${why} and was restarted; every variable and mount is gone.${running}`);
         return;

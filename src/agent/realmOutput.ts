@@ -127,7 +127,7 @@ export class RealmOutput {
     }
     if (event.type === "realm-reset") {
       store.notice(
-        `The sandbox was reset (${event.reason === "unresponsive" ? "it stopped responding" : event.reason === "crashed" ? "it crashed" : "on request"}): variables and mounts are gone.`,
+        `The sandbox was reset (${event.reason === "unresponsive" ? "it stopped responding" : event.reason === "crashed" ? "it crashed, most likely out of memory" : "on request"}): variables and mounts are gone.`,
         "warn",
       );
     }
