@@ -183,3 +183,45 @@ it("with a key set, the empty screen still offers example prompts, and one click
   await waitDone(page);
   expect(lastUserText(0)).toContain(prompt);
 });
+
+const dark = appTest({ context: { colorScheme: "dark" } });
+dark(
+  "Session settings never names a model that is not answering; selects and text areas wear the theme; no code words",
+  async ({ page: demoPage }) => {
+    // No key: the demo answers, whatever model Settings names.
+    await demoPage.getByRole("button", { name: "Session settings" }).click();
+    const dialog = demoPage.getByRole("dialog", { name: "Session settings" });
+    const field = dialog.getByLabel("Session model");
+    await field.waitFor({ timeout: 10_000 });
+    expect(await field.getAttribute("placeholder")).toBe("the demo model answers now");
+    expect(await dialog.textContent()).toContain(
+      "The demo model (offline) answers until an API key is set in Settings",
+    );
+    // The instruction box is styled like the inputs beside it, in the dark theme too.
+    const look = (name: string) =>
+      dialog
+        .getByLabel(name)
+        .evaluate((element) => [getComputedStyle(element).backgroundColor, getComputedStyle(element).borderRadius]);
+    expect(await look("Extra system instruction")).toEqual(await look("Session model"));
+    await dialog.getByRole("button", { name: "Close" }).first().click();
+
+    await demoPage.getByRole("button", { name: "Settings", exact: true }).click();
+    const settings = demoPage.getByRole("dialog", { name: "Settings" });
+    const preset = settings.getByLabel("Provider preset");
+    const box = (element: Awaited<ReturnType<typeof preset.elementHandle>>) =>
+      element!.evaluate((node) => [getComputedStyle(node).backgroundColor, getComputedStyle(node).color]);
+    expect(await box(await preset.elementHandle())).toEqual(
+      await box(await settings.getByLabel("Base URL", { exact: true }).elementHandle()),
+    );
+    await settings.getByRole("button", { name: "Cancel" }).click();
+
+    // An attached file is described in words, not as code.
+    await demoPage
+      .locator("#lm-attach")
+      .setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello") });
+    const attached = demoPage.getByRole("list", { name: "Attached files" });
+    await expect.poll(() => attached.textContent()).toContain("notes.txt");
+    expect(await attached.textContent()).toContain("for the reply's code to read");
+    expect(await attached.textContent()).not.toContain("attachment(");
+  },
+);

@@ -859,6 +859,7 @@ export function App({
               chat={sessions.current?.chat}
               suggested={sessions.current?.suggestedChat}
               appModel={settings.model}
+              demo={usingDemo}
               disabled={sessions.readOnly}
               onSave={(chat) => controller.updateChat(chat)}
               onApplySuggested={async () => (await controller.applySuggestedChat())?.chat}
