@@ -5,7 +5,7 @@
 import { expect } from "vitest";
 import type { Page } from "playwright-core";
 import { appTest, FENCE, send, statusText as statusTextOf, waitDone } from "./fixture";
-import type { MockLlm } from "./mockLlm";
+import { createGate, type MockLlm } from "./mockLlm";
 
 const it = appTest({ configure: true });
 let mock: MockLlm;
@@ -225,3 +225,24 @@ dark(
     expect(await attached.textContent()).not.toContain("attachment(");
   },
 );
+
+it("switching sessions while a reply runs asks first; Stay keeps it, Switch anyway records that the switch interrupted it", async () => {
+  const gate = createGate();
+  mock.enqueue({ chunks: ["Working on ", { waitFor: gate.promise }, "it."] });
+  await send(page, "Tell me slowly");
+  await expect.poll(() => statusTextOf(page), { timeout: 15_000 }).toMatch(/^Streaming/);
+  const list = page.getByRole("navigation", { name: "Sessions" });
+  await list.getByRole("button", { name: "New session" }).click();
+  const ask = page.getByRole("dialog", { name: "A reply is still running" });
+  await ask.getByRole("button", { name: "Stay" }).click();
+  await ask.waitFor({ state: "detached" });
+  expect(await statusTextOf(page)).toMatch(/^Streaming/);
+
+  await list.getByRole("button", { name: "New session" }).click();
+  await ask.getByRole("button", { name: "Switch anyway" }).click();
+  await expect.poll(() => page.getByRole("article", { name: "Reply" }).count(), { timeout: 10_000 }).toBe(0);
+  gate.open();
+  await list.getByRole("button", { name: /^Tell me slowly/ }).click();
+  await page.getByText("Interrupted: you switched sessions.").waitFor({ timeout: 10_000 });
+  expect(await page.getByText("the page closed", { exact: false }).count()).toBe(0);
+});
