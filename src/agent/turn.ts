@@ -310,12 +310,20 @@ export class Turn {
       const info = context.describeError(streamError);
       if (info.code === "rate-limit" && received === 0 && attempt < context.maxRetries) {
         const wait = info.retryAfterMs ?? 2000 * (attempt + 1);
-        timeline.setDetail(`rate limited, retrying in ${Math.ceil(wait / 1000)} s`);
-        try {
-          await context.sleep(wait, signal);
-        } catch {
-          break;
+        // Counted down on the status line, one step per whole second left.
+        let stopped = false;
+        for (let left = wait; left > 0;) {
+          timeline.setDetail(`rate limited, retrying in ${Math.ceil(left / 1000)} s`);
+          const step = left % 1000 || 1000;
+          try {
+            await context.sleep(step, signal);
+          } catch {
+            stopped = true;
+            break;
+          }
+          left -= step;
         }
+        if (stopped) break;
         continue;
       }
       break;
