@@ -86,7 +86,9 @@ describe("ai.complete", () => {
     // Two turns; the call's tokens (21 in, 4 out) count with theirs.
     const summary = page.getByRole("group", { name: "Interaction summary" });
     await expect
-      .poll(async () => ((await summary.count()) === 1 ? await summary.textContent() : ""))
+      .poll(async () =>
+        (await summary.count()) === 1 ? await summary.locator(".lm-summary__counts").textContent() : "",
+      )
       .toMatch(/· 2 turns · .*model calls: 1 call, 25 tokens · tokens: 321 in \/ 19 out ·/);
 
     // The audit list has the call, its tokens and its outcome; the usage is shown.

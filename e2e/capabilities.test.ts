@@ -99,7 +99,9 @@ describe("network capability", () => {
     // The interaction's summary under its last reply, with its lifecycle.
     const summary = page.getByRole("group", { name: "Interaction summary" });
     await expect
-      .poll(async () => ((await summary.count()) === 1 ? await summary.textContent() : ""))
+      .poll(async () =>
+        (await summary.count()) === 1 ? await summary.locator(".lm-summary__counts").textContent() : "",
+      )
       .toMatch(
         /^done · 2 turns · \d+ statements run · 0 errors · mounts: 0 created, 0 updated · network: 2 requests \(1 denied\) · tokens: [\d,]+ in \/ [\d,]+ out · \d+\.\d s/,
       );

@@ -112,11 +112,14 @@ describe("a session deleted in another tab (issue 33 §5)", () => {
     await sessionList(b).getByRole("button", { name: "Delete Tell me about otters" }).click();
     await a.getByRole("alert").filter({ hasText: "deleted in another tab" }).waitFor({ timeout: 10_000 });
     const again = await openRecentlyDeleted(b);
-    await again
-      .getByRole("listitem")
-      .filter({ hasText: "Tell me about otters" })
-      .getByRole("button", { name: "Delete forever" })
-      .click();
+    const otters = again.getByRole("listitem").filter({ hasText: "Tell me about otters" });
+    await otters.getByRole("button", { name: "Delete forever" }).click();
+    // It asks first: Cancel keeps it.
+    const ask = otters.getByRole("group", { name: "Delete Tell me about otters forever?" });
+    await ask.getByRole("button", { name: "Cancel" }).click();
+    expect(await again.getByRole("listitem").count()).toBe(1);
+    await otters.getByRole("button", { name: "Delete forever" }).click();
+    await ask.getByRole("button", { name: "Delete forever" }).click();
     await expect.poll(() => again.getByRole("listitem").count(), { timeout: 10_000 }).toBe(0);
     // A leaves the purged session for another one (B's new session, shown read-only there).
     await expect.poll(() => a.getByText("Otters hold hands while they sleep.").count(), { timeout: 10_000 }).toBe(0);

@@ -46,9 +46,13 @@ describe("model habits", () => {
     expect(await page.getByLabel("Counter", { exact: true }).count()).toBe(1);
     await panel.getByRole("button", { name: "Clicked 0 times" }).click();
     await panel.getByRole("button", { name: "Clicked 1 times" }).waitFor({ timeout: 10_000 });
-    // The model hears that the realm mounted its default export, and nothing failed.
+    // Mounting it costs no turn of its own: the model hears of it, and that nothing failed, with the next message.
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Done/);
+    expect(mock.requests.filter((request) => request.method === "POST")).toHaveLength(1);
+    await send(page, "Thanks");
     await mock.waitForRequests(2, 15_000);
-    const feedback = userContent(1);
+    const second = mock.requests.filter((request) => request.method === "POST")[1].body.messages as { role: string }[];
+    const feedback = JSON.stringify(second.filter((message) => message.role !== "system"));
     expect(feedback).toMatch(/export default Counter/);
     expect(feedback).not.toMatch(/Error/);
   });

@@ -10,7 +10,7 @@ import { describe, expect } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { DIST_DIR, configureEndpoint, openReadyApp, serveStatic, waitFor, type TestServer } from "./harness";
 import { createGate, type MockLlm } from "./mockLlm";
-import { appTest, send } from "./fixture";
+import { appTest, send, statusText } from "./fixture";
 
 const it = appTest({ serve: { basePath: "/some/sub/path/" }, context: { serviceWorkers: "block" } });
 let browser: Browser;
@@ -171,6 +171,8 @@ describe("Navigation", () => {
   it("Ctrl+Shift+O starts a new session, / focuses the message box, Ctrl+K the session search", async () => {
     await send(page, "Compute some primes");
     await page.getByRole("article", { name: "Reply" }).first().waitFor({ timeout: 30_000 });
+    // Done first: leaving a running reply asks before it switches (readable.test.ts).
+    await expect.poll(() => statusText(page), { timeout: 30_000 }).toMatch(/^Done/);
     await page.getByRole("button", { name: "Settings", exact: true }).focus();
     await page.keyboard.press("Control+Shift+O");
     // A new, empty session is open (its welcome shows) and the message box has the focus.

@@ -56,8 +56,8 @@ describe("Settings", () => {
 
     mock.enqueue({ chunks: ["A priced ", "answer."] });
     await send(page, "hi");
-    const summary = page.getByLabel("Interaction summary").locator("summary");
-    await summary.waitFor({ timeout: 20_000 });
+    const summary = page.getByLabel("Interaction summary").locator(".lm-summary__counts");
+    await summary.waitFor({ state: "attached", timeout: 20_000 });
     const text = (await summary.textContent()) ?? "";
     const [, tokensIn, tokensOut] = /tokens: ([\d,]+) in \/ ([\d,]+) out/.exec(text) ?? [];
     expect(tokensIn, text).toBeDefined();

@@ -381,6 +381,24 @@ describe("generative UI demo scripts", () => {
     expect(agent.getState().phase).toBe("done");
   }, 30_000);
 
+  it("fetch: offline, it says plainly that it needs the network, and charts nothing", async () => {
+    // What the page's network capability answers when the request cannot leave the browser.
+    const { agent, realm } = createAgent({
+      fetch: (request) => ({
+        error: {
+          code: "cors",
+          message: `GET ${request.url} failed: the server does not allow browser requests from this page (no CORS headers) or could not be reached. There is no proxy; use an API that allows browser requests.`,
+        },
+      }),
+    });
+    await agent.send(script("fetch").suggestion);
+    const [first, last] = [replies(agent.getState().messages)[0], replies(agent.getState().messages).at(-1)!];
+    expect(first.text).toContain("This one needs the network");
+    expect(last.text).toMatch(/^This demo needs the network, and the request to api\.github\.com got no answer/);
+    expect(opened(realm.host.messages)).toHaveLength(0);
+    expect(agent.getState().phase).toBe("done");
+  }, 30_000);
+
   it("csv: a file chosen in the mount is read, charted, and answered", async () => {
     const { agent, realm, host } = createAgent();
     await agent.send(script("csv").suggestion);

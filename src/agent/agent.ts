@@ -114,6 +114,23 @@ export class Agent {
     this.store.clear();
   }
 
+  /**
+   * The session is being left while something runs (the person switched
+   * sessions): the timeline records that cause — the running reply stopped,
+   * a notice "Interrupted: …" — before anything closes, then Stop. Nothing
+   * when idle.
+   */
+  interrupt(cause: string): void {
+    if (!this.busy) return;
+    for (const message of this.store.state().messages)
+      if (message.role === "assistant" && message.state === "streaming")
+        this.store.update(message.id, (current) =>
+          current.role === "assistant" ? { ...current, state: "stopped" } : current,
+        );
+    this.store.notice(`Interrupted: ${cause}.`, "warn");
+    this.stop();
+  }
+
   /** Stop: abort the LLM stream and interrupt running code. */
   stop(): void {
     this.runner.stop();

@@ -1,5 +1,5 @@
 import type { ExecEvent } from "../wire/events";
-import { formatExecError } from "../wire/events";
+import { DEFAULT_EXPORT_NOTE, formatExecError } from "../wire/events";
 
 /**
  * Collects what one reply's code printed and what went wrong, in the order it
@@ -18,7 +18,8 @@ export type FeedbackInput =
   | ExecEvent
   | RealmResetEvent
   | { type: "protocol-error"; line: number; info: string; message: string }
-  | { type: "note"; message: string }
+  /** `wait`: a note that alone calls for no turn of its own (`onlyNotes`). */
+  | { type: "note"; message: string; wait?: boolean }
   | { type: "realm-error"; code: string; message: string };
 
 /**
@@ -43,6 +44,8 @@ export class FeedbackCollector {
   private tailStart = 0;
   /** Lines dropped between head and tail. */
   private dropped = 0;
+  /** Lines that are more than a note that can wait (`onlyNotes`). */
+  private substantive = 0;
 
   markCut(block: number): void {
     this.cutBlock = block;
@@ -63,7 +66,8 @@ export class FeedbackCollector {
           return;
         }
         const level = event.level === "log" ? "" : ` ${event.level}:`;
-        this.push(`${where}${level} ${event.text}`);
+        const note = event.level === "info" && event.text.startsWith(DEFAULT_EXPORT_NOTE);
+        this.push(`${where}${level} ${event.text}`, note);
         return;
       }
       case "statement-end":
@@ -87,11 +91,12 @@ export class FeedbackCollector {
         const running = event.running
           ? ` It was running block ${event.running.block}: ${event.running.source.split("\n")[0].slice(0, 120)}`
           : "";
+        // The host cannot tell a loop from a heap that is filling up (collection then takes all the time): name both.
         const why =
           event.reason === "unresponsive"
-            ? "stopped responding (a loop that never yields?)"
+            ? "stopped responding (code that never yields, or memory running out)"
             : event.reason === "crashed"
-              ? "crashed (out of memory?)"
+              ? "crashed (most likely out of memory)"
               : "was reset";
         this.push(`Realm reset: the sandbox ${why} and was restarted; every variable and mount is gone.${running}`);
         return;
@@ -102,7 +107,7 @@ export class FeedbackCollector {
         );
         return;
       case "note":
-        this.push(event.message);
+        this.push(event.message, event.wait === true);
         return;
       case "realm-error":
         return;
@@ -113,7 +118,8 @@ export class FeedbackCollector {
     }
   }
 
-  private push(line: string): void {
+  private push(line: string, note = false): void {
+    if (!note) this.substantive += 1;
     if (this.lines.length < FEEDBACK_HEAD_LINES) {
       this.lines.push(line);
       return;
@@ -129,6 +135,15 @@ export class FeedbackCollector {
 
   get empty(): boolean {
     return this.lines.length === 0;
+  }
+
+  /**
+   * Everything collected is a note that can wait for the next turn (the
+   * realm mounted a default export for the model): worth telling, not worth
+   * a paid turn of its own.
+   */
+  get onlyNotes(): boolean {
+    return !this.empty && this.substantive === 0;
   }
 
   text(): string {

@@ -24,6 +24,8 @@ export interface InteractionHost {
   store: Pick<StateStore, "set" | "update" | "pushFeedback" | "notice">;
   /** A reply was cut mid-stream: its runtime output goes with Continue. */
   interrupted: (feedback: string) => void;
+  /** Notes that wait for the next turn that happens anyway (RealmOutput.defer). */
+  defer: (notes: string) => void;
 }
 
 export interface ExternalSource {
@@ -81,7 +83,10 @@ export class Interaction {
         host.interrupted(result.feedback);
         return;
       }
-      if (!result.feedback) return;
+      if (!result.feedback) {
+        if (result.deferred) host.defer(result.deferred);
+        return;
+      }
       host.store.pushFeedback(result.feedback, "runtime");
       if (number >= host.maxTurns()) {
         host.store.notice(`Stopped after ${host.maxTurns()} automatic turns. Send a message to go on.`, "warn");

@@ -66,11 +66,16 @@ export class InteractionLifecycle {
     this.turns += 1;
   }
 
-  exec(event: ExecEvent | { type: string }): void {
+  /** `describe` words a running statement for the person (blockPlaces.ts `runningDetail`, from the reply's blocks). */
+  exec(
+    event: ExecEvent | { type: string },
+    describe: (running: { block: number; statement: number; line: number }) => string = (running) =>
+      `statement ${running.statement + 1} of block ${running.block}, line ${running.line}`,
+  ): void {
     const typed = event as ExecEvent;
     if (typed.type === "statement-start") {
       // Code runs while the reply still streams: each statement is a timed step of its own (as the status line words it).
-      this.enter("running", `statement ${typed.statement + 1} of block ${typed.block}, line ${typed.line}`);
+      this.enter("running", describe(typed));
     } else if (typed.type === "statement-end") {
       this.statements += 1;
       if (typed.status === "error") this.errors += 1;

@@ -146,7 +146,11 @@ describe("RealmOutput", () => {
     expect(store.state().messages).toMatchObject([
       { role: "notice", level: "warn", text: "Sandbox: bad frame" },
       { role: "notice", level: "error", text: "Sandbox: broken" },
-      { role: "notice", level: "warn", text: "The sandbox was reset (it crashed): variables and mounts are gone." },
+      {
+        role: "notice",
+        level: "warn",
+        text: "The sandbox was reset (it crashed, most likely out of memory): variables and mounts are gone.",
+      },
     ]);
     const carried = output.takeIdle();
     expect(carried).not.toContain("bad frame");

@@ -1,12 +1,14 @@
 import type { RealmEvent } from "../sandbox/types";
 import type { MountRealmMessage } from "../wire/mount";
 import type { ExecEvent } from "../wire/events";
+import { runningDetail } from "./blockPlaces";
 import { FeedbackCollector } from "./feedback";
 import type { InteractionLifecycle } from "./interactionLifecycle";
 import { placeMount } from "./placeMount";
 import type { ReviveTarget } from "./revive";
 import type { StateStore } from "./stateStore";
-import type { RealmPort } from "./types";
+import type { BlockView } from "./reply";
+import type { ChatMessage, RealmPort } from "./types";
 import { UiEventTurns } from "./uiEventTurns";
 
 /**
@@ -80,6 +82,11 @@ export class RealmOutput {
     return idle.empty ? "" : idle.text();
   }
 
+  /** Notes a turn did not spend a turn on: they join the next interaction's first turn. */
+  defer(notes: string): void {
+    this.idle.add({ type: "note", message: notes });
+  }
+
   /** The kept output is dropped (Regenerate in a fresh realm: the model hears of neither the reset nor the revive). */
   dropIdle(): void {
     this.idle = new FeedbackCollector();
@@ -120,7 +127,7 @@ export class RealmOutput {
     }
     if (event.type === "realm-reset") {
       store.notice(
-        `The sandbox was reset (${event.reason === "unresponsive" ? "it stopped responding" : event.reason === "crashed" ? "it crashed" : "on request"}): variables and mounts are gone.`,
+        `The sandbox was reset (${event.reason === "unresponsive" ? "it stopped responding" : event.reason === "crashed" ? "it crashed, most likely out of memory" : "on request"}): variables and mounts are gone.`,
         "warn",
       );
     }
@@ -132,8 +139,14 @@ export class RealmOutput {
     }
     (collector ?? this.idle).add(event);
     if (!collector || event.type === "realm-reset") return;
-    this.host.interaction()?.lifecycle.exec(event);
-    this.listeningTurn()?.exec(event);
+    const turn = this.listeningTurn();
+    this.host
+      .interaction()
+      ?.lifecycle.exec(
+        event,
+        turn ? (running) => runningDetail(replyBlocks(store.state().messages, turn.replyId), running) : undefined,
+      );
+    turn?.exec(event);
   }
 
   private onMountMessage(message: MountRealmMessage): void {
@@ -155,4 +168,9 @@ export class RealmOutput {
       store.mountWaiting(message.mountId, message.kind === "waiting" && message.waiting);
     }
   }
+}
+
+function replyBlocks(messages: readonly ChatMessage[], replyId: string): readonly BlockView[] {
+  const reply = messages.find((message) => message.id === replyId);
+  return reply?.role === "assistant" ? reply.reply.blocks : [];
 }

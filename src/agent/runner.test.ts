@@ -91,6 +91,8 @@ function setup(
     },
     reviveStarted: () => (target: ReviveTarget | undefined) => void reviving.push(target && { ...target }),
     reviveEnded: () => void (output.ended += 1),
+    deferred: [] as string[],
+    defer: (notes: string) => void output.deferred.push(notes),
   };
   runner = new Runner({ options: resolved, store, output: () => output });
   const seen: { phase: AgentState["phase"]; busy: boolean }[] = [];

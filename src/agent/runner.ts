@@ -18,7 +18,7 @@ export interface RunnerHost {
   options: ResolvedOptions;
   store: StateStore;
   /** Where the realm's output goes (read when a run starts: the agent makes it after the runner). */
-  output: () => Pick<RealmOutput, "takeIdle" | "reviveStarted" | "reviveEnded">;
+  output: () => Pick<RealmOutput, "takeIdle" | "reviveStarted" | "reviveEnded" | "defer">;
 }
 
 export class Runner {
@@ -58,6 +58,7 @@ export class Runner {
           this.interruptedFeedback = feedback;
           store.set({ canContinue: true });
         },
+        defer: (notes) => this.host.output().defer(notes),
       },
       options.now,
     );

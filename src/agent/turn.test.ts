@@ -135,8 +135,28 @@ describe("Turn", () => {
     const outcome = await new Turn(context).run(new AbortController().signal, "");
     expect(outcome).toEqual({ kind: "ok", feedback: "" });
     expect(calls()).toBe(2);
-    expect(sleeps).toEqual([1500]);
+    // Counted down on the status line: 2 s, then 1 s, then the retry.
+    expect(sleeps).toEqual([500, 1000]);
     expect(reply().text).toBe("Fine now.");
+  });
+
+  it("counts a retry-after wait down on the status line, second by second", async () => {
+    const { mock } = model("Fine now.", "stop", new Error("429"));
+    const details: (string | undefined)[] = [];
+    const { context } = setup(mock, {
+      describeError: () => ({ code: "rate-limit", message: "Rate limited", retryable: true, retryAfterMs: 3000 }),
+    });
+    const sleep = context.sleep;
+    context.sleep = async (ms, signal) => {
+      details.push(context.timeline.state().detail);
+      await sleep(ms, signal);
+    };
+    await new Turn(context).run(new AbortController().signal, "");
+    expect(details).toEqual([
+      "rate limited, retrying in 3 s",
+      "rate limited, retrying in 2 s",
+      "rate limited, retrying in 1 s",
+    ]);
   });
 
   it("stopped before it streams: the reply is stopped and nothing more runs", async () => {

@@ -1,6 +1,8 @@
 import type { LanguageModel, ModelMessage } from "ai";
 import type { ProtocolEvent, ProtocolParser } from "../protocol/types";
 import type { ExecEvent } from "../wire/events";
+import { runningDetail } from "./blockPlaces";
+import { shownOnlyFences, shownOnlyNote } from "./shownOnly";
 import { FeedbackCollector } from "./feedback";
 import { UNCLOSED_THINKING_FEEDBACK, cutFromFinishReason, cutNoteForPerson } from "./finishReason";
 import type { InteractionLifecycle } from "./interactionLifecycle";
@@ -23,7 +25,8 @@ import type { AgentState, CallSettings, ChatMessage, LlmErrorInfo, RealmPort, Re
  */
 
 export type TurnOutcome =
-  | { kind: "ok"; feedback: string }
+  /** `deferred`: notes that do not call for a turn of their own (`FeedbackCollector.onlyNotes`); they wait for the next one. */
+  | { kind: "ok"; feedback: string; deferred?: string }
   | { kind: "stopped" }
   | { kind: "error" }
   | { kind: "interrupted"; feedback: string };
@@ -91,11 +94,20 @@ export class Turn {
       const current = state.messages.find((message) => message.id === replyId);
       if (current?.role === "assistant") {
         const running = runningStatement(current.reply);
-        const detail = running
-          ? `statement ${running.statement + 1} of block ${running.block}, line ${running.line}`
-          : undefined;
+        const detail = running ? runningDetail(current.reply.blocks, running) : undefined;
         if (detail !== state.detail) timeline.setDetail(detail);
       }
+    }
+  }
+
+  /** One line for each plain jsx/tsx fence of the reply that looks meant to run (shownOnly.ts). */
+  private noteShownOnly(collector: FeedbackCollector): void {
+    const reply = this.context.timeline.state().messages.find((message) => message.id === this.replyId);
+    if (reply?.role !== "assistant") return;
+    for (const block of reply.reply.blocks) {
+      if (block.kind !== "text") continue;
+      for (const fence of shownOnlyFences(block.text, block.line))
+        collector.add({ type: "note", message: shownOnlyNote(fence), wait: true });
     }
   }
 
@@ -197,6 +209,8 @@ export class Turn {
       return { kind: "error" };
     }
     this.markReply("done");
+    this.noteShownOnly(collector);
+    if (collector.onlyNotes) return { kind: "ok", feedback: "", deferred: collector.text() };
     return { kind: "ok", feedback: collector.text() };
   }
 
@@ -296,12 +310,20 @@ export class Turn {
       const info = context.describeError(streamError);
       if (info.code === "rate-limit" && received === 0 && attempt < context.maxRetries) {
         const wait = info.retryAfterMs ?? 2000 * (attempt + 1);
-        timeline.setDetail(`rate limited, retrying in ${Math.ceil(wait / 1000)} s`);
-        try {
-          await context.sleep(wait, signal);
-        } catch {
-          break;
+        // Counted down on the status line, one step per whole second left.
+        let stopped = false;
+        for (let left = wait; left > 0;) {
+          timeline.setDetail(`rate limited, retrying in ${Math.ceil(left / 1000)} s`);
+          const step = left % 1000 || 1000;
+          try {
+            await context.sleep(step, signal);
+          } catch {
+            stopped = true;
+            break;
+          }
+          left -= step;
         }
+        if (stopped) break;
         continue;
       }
       break;

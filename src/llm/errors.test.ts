@@ -3,6 +3,7 @@ import { APICallError, JSONParseError, LoadAPIKeyError } from "@ai-sdk/provider"
 import { RetryError, streamText } from "ai";
 import { describe, expect, it } from "vitest";
 import { describeLlmError, parseRetryAfter, redact } from "./errors";
+import { DEFAULT_SETTINGS, createLanguageModel } from "./provider";
 
 const URL_ = "https://api.openai.com/v1/chat/completions";
 
@@ -270,6 +271,38 @@ describe("describeLlmError with hand-made and odd shapes", () => {
     expect(described.code).toBe("disconnected");
     expect(described.retryable).toBe(true);
     expect(described.message).toMatch(/broke mid-reply: a chunk it sent could not be read\. The partial reply is kept/);
+    expect(described.message).not.toMatch(/base URL/);
+  });
+
+  it("a stream that stopped without its last chunk or [DONE] says so, never the base URL advice", async () => {
+    const chunk = (content: string) =>
+      `data: {"id":"c1","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":{"content":"${content}"},"finish_reason":null}]}\n\n`;
+    // The app's own provider setup, over a stream that ends after two chunks.
+    const model = createLanguageModel(
+      { ...DEFAULT_SETTINGS, apiKey: "sk-x", baseURL: "https://api.example.com/v1" },
+      {
+        fetch: async () =>
+          new Response(chunk("a") + chunk("b"), { status: 200, headers: { "content-type": "text/event-stream" } }),
+      },
+    );
+    let error: unknown;
+    for await (const part of streamText({ model, prompt: "hi" }).fullStream)
+      if (part.type === "error") error = part.error;
+    const described = describeLlmError(error, { partialReply: true, baseURL: "https://api.example.com/v1" });
+    expect(described.code).toBe("disconnected");
+    expect(described.message).toMatch(/stopped without saying the reply was finished \(no last chunk, no \[DONE\]\)/);
+    expect(described.message).not.toMatch(/base URL|could not be read/);
+    expect(describeLlmError(error, { partialReply: false }).message).toMatch(/stopped before the reply began/);
+  });
+
+  it("one corrupt chat-completions chunk before any text is its own fault, never the base URL advice", () => {
+    const described = describeLlmError(new JSONParseError({ text: '{"id":"c1","obj', cause: new SyntaxError("bad") }), {
+      partialReply: false,
+      baseURL: "https://api.example.com/v1",
+    });
+    expect(described.code).toBe("server");
+    expect(described.retryable).toBe(true);
+    expect(described.message).toMatch(/sent a chunk that could not be read \(cut or corrupted\)/);
     expect(described.message).not.toMatch(/base URL/);
   });
 

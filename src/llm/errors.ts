@@ -243,8 +243,32 @@ function describeOther(chain: unknown[], context: LlmErrorContext): LlmErrorDesc
   };
 }
 
+/** The AI SDK's words when a stream ended with no finish reason (no last chunk, no `[DONE]`). */
+const ENDED_UNFINISHED = /stream ended without a finish reason/i;
+/** A chunk's text that starts as a chat-completions chunk does: a chunk cut or corrupted, not a wrong server. */
+const CHUNK_START = /^\s*\{\s*"(id|object|choices|model|created)"/;
+
 function notOpenAiCompatible(where: Endpoint, chain: unknown[], context: LlmErrorContext): LlmErrorDescription {
   const parseError = chain.find((item) => PARSE_ERRORS.has(nameOf(item)));
+  // The stream stopped without its last chunk or [DONE]: the server (or a proxy) closed it early.
+  if (chain.some((item) => ENDED_UNFINISHED.test(messageOf(item))))
+    return {
+      code: "disconnected",
+      retryable: true,
+      message: context.partialReply
+        ? `The stream from ${where.host} stopped without saying the reply was finished (no last chunk, no [DONE]): the reply may be incomplete. It is kept; press Continue to resume.`
+        : `The stream from ${where.host} stopped before the reply began, without saying it was finished (no last chunk, no [DONE]). Try again.`,
+      details: redact(messageOf(parseError ?? chain[0])).slice(0, 400),
+    };
+  const chunkText = (parseError as { text?: unknown } | undefined)?.text;
+  // One chunk that reads as a chat-completions chunk but not as JSON: a corrupt chunk, the address is right.
+  if (!context.partialReply && typeof chunkText === "string" && CHUNK_START.test(chunkText))
+    return {
+      code: "server",
+      retryable: true,
+      message: `The stream from ${where.host} sent a chunk that could not be read (cut or corrupted). The address is right; try again.`,
+      details: redact(messageOf(parseError)).slice(0, 400),
+    };
   // The stream was a chat-completions stream until then: one bad chunk, not a wrong address.
   if (context.partialReply)
     return {

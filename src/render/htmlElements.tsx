@@ -7,9 +7,11 @@ import { RemoteImage, remoteImageUrl } from "./RemoteImage";
 import { FileChooserContext } from "./fileChooser";
 import {
   createElement,
+  useCallback,
   useContext,
   useEffect,
   useState,
+  useSyncExternalStore,
   type ChangeEvent,
   type FocusEvent,
   type FormEvent,
@@ -28,7 +30,7 @@ import {
   type MountRenderContext,
   type NodeComponentProps,
 } from "./mountContext";
-import type { MountNode, MountStore } from "./mountStore";
+import type { MountMeta, MountNode, MountStore } from "./mountStore";
 import { keyForRealm } from "./keyForRealm";
 
 const VOID_ELEMENTS = new Set(["br", "hr", "img", "input", "col", "wbr"]);
@@ -329,7 +331,25 @@ export function HtmlForm({ node, props, handlers, children }: NodeComponentProps
   // values make it meaningless.
   const onReset = (event: FormEvent<HTMLFormElement>) => event.preventDefault();
   const element = { ...props, ...eventProps(context, node, props, handlers, SUBMIT_HANDLERS), onSubmit, onReset };
-  return createElement("form", element, children);
+  const answered = useAnswered(context.store);
+  if (!answered) return createElement("form", element, children);
+  // Sent, or Stop ended the code that awaited it: the form stays readable, its controls off, and says why.
+  return createElement(
+    "form",
+    { ...element, "data-answered": answered },
+    createElement("fieldset", { className: "lmk-form-answered", disabled: true }, children),
+    createElement(
+      "p",
+      { className: "lmk-form-answered__note", role: "note" },
+      answered === "sent" ? "Sent" : "Stopped: this form no longer sends",
+    ),
+  );
+}
+
+function useAnswered(store: MountStore): MountMeta["answered"] {
+  const subscribe = useCallback((listener: () => void) => store.subscribeMeta(listener), [store]);
+  const read = () => store.getMeta().answered;
+  return useSyncExternalStore(subscribe, read, read);
 }
 
 const SUBMIT_HANDLERS: ReadonlySet<string> = new Set(["onSubmit"]);

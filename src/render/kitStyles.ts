@@ -101,6 +101,8 @@ ${S} :where(.lmk-table-caption){margin-top:12px;font-size:13px;color:var(--lmk-m
 ${S} :where(.lmk-icon){display:inline-block;vertical-align:middle;flex:none}
 ${S} :where(.lmk-field-error){display:block;color:var(--lmk-danger);font-size:12.5px;margin-top:4px}
 ${S} :where(.lmk-form-errors){color:var(--lmk-danger);font-size:13px;margin:8px 0;border:1px solid color-mix(in srgb,var(--lmk-danger) 40%,transparent);border-radius:var(--lmk-radius);padding:8px 12px}
+${S} :where(.lmk-form-answered){border:0;margin:0;padding:0;min-width:0;opacity:.7}
+${S} :where(.lmk-form-answered__note){margin:8px 0 0;font-size:13px;color:var(--lmk-muted)}
 ${S} :where(.lmk-unknown){display:inline-block;border:1px dashed var(--lmk-danger);color:var(--lmk-danger);border-radius:4px;padding:1px 6px;font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 ${S} :where(.lmk-chart-loading){display:block;width:100%;height:240px;border-radius:var(--lmk-radius);background:var(--lmk-subtle)}
 ${S} :where(.lmk-render-error){color:var(--lmk-danger);font-size:13px;white-space:pre-wrap;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}

@@ -192,7 +192,7 @@ export function createMountRegistry(options: MountRegistryOptions = {}): MountRe
           store.setFormErrors(message.errors);
           return [];
         case MOUNT_WAITING:
-          store.setWaiting(message.waiting);
+          store.setWaiting(message.waiting, message.stopped);
           return [];
         default: {
           const exhaustive: never = message;

@@ -69,6 +69,12 @@ export interface MountMeta {
   readonly title: string | undefined;
   /** Code awaits this mount's result. */
   readonly waiting: boolean;
+  /**
+   * Its `result` is no longer wanted: "sent" once a submit was accepted,
+   * "stopped" when Stop ended the code that awaited it. Its forms are shown
+   * so (disabled), never as live forms whose submit goes nowhere.
+   */
+  readonly answered?: "sent" | "stopped";
   /** The realm failed to render the ui; the panel shows this instead of the tree. */
   readonly error: MountErrorInfo | null;
   /** Field name → message, until the next submit. `FORM_ERROR_KEY` holds whole-form errors. */
@@ -139,7 +145,8 @@ export interface MountStore {
   getMeta(): MountMeta;
   subscribeMeta(listener: Listener): () => void;
   setTitle(title: string | undefined): void;
-  setWaiting(waiting: boolean): void;
+  /** MOUNT_WAITING: `false` is a submit the realm accepted, or with `stopped` the end of the code that awaited. */
+  setWaiting(waiting: boolean, stopped?: boolean): void;
   setRenderError(error: MountErrorInfo | null): void;
   setFormErrors(errors: Record<string, string>): void;
   /** A submit clears shown field errors until the realm answers. */
@@ -618,7 +625,8 @@ export function createMountStore(options: MountStoreOptions): MountStore {
       return () => void metaListeners.delete(listener);
     },
     setTitle: (title) => updateMeta({ title }),
-    setWaiting: (waiting) => updateMeta({ waiting }),
+    setWaiting: (waiting, stopped) =>
+      updateMeta({ waiting, answered: waiting ? undefined : stopped ? "stopped" : "sent" }),
     setRenderError: (error) => updateMeta({ error }),
     setFormErrors(errors) {
       const clean: Record<string, string> = {};

@@ -379,9 +379,32 @@ export class SessionController {
     return lock.owned;
   }
 
+  /**
+   * Asked before the person leaves a session whose reply runs (or whose form
+   * waits): resolves true to leave (**Switch anyway**), false to stay. Set by
+   * the UI; without it the session is left at once.
+   */
+  confirmLeave: (() => Promise<boolean>) | undefined;
+
+  /** Leaving is all right: nothing runs, or the person said so; what ran is recorded as interrupted by the switch. */
+  private mayLeave(): true | Promise<boolean> {
+    const agent = this.state.agent;
+    if (!agent || this.state.readOnly || !agent.busy) return true;
+    // The switch is the cause, said before the session closes (and saved with it).
+    const leave = (): true => {
+      if (this.state.agent === agent) agent.interrupt("you switched sessions");
+      return true;
+    };
+    // Synchronous when nobody asks: the closing agent refuses messages from the switch's first moment.
+    if (!this.confirmLeave) return leave();
+    return this.confirmLeave().then((yes) => yes && leave());
+  }
+
   async open(id: string): Promise<void> {
     if (!this.store) return;
     if (this.state.current?.id === id && this.state.agent) return;
+    const leave = this.mayLeave();
+    if (leave !== true && !(await leave)) return;
     await this.closeCurrent();
     const loaded = await loadSession(this.store, id);
     if (!loaded) {
@@ -623,6 +646,8 @@ export class SessionController {
       this.state.agent.getState().messages.length === 0
     )
       return;
+    const leave = this.mayLeave();
+    if (leave !== true && !(await leave)) return;
     // Save the open session before creating the new one, so its last write
     // cannot date it after the new one (the list is newest first).
     await this.closeCurrent();

@@ -93,4 +93,68 @@ describe("session switch", () => {
     expect(texts(saved!.messages)).toEqual(["first message"]);
     expect(texts(closing.getState().messages)).toEqual(["first message"]);
   });
+
+  it("switching away while a reply runs asks first; Stay keeps it running, Switch anyway records the true cause", async () => {
+    indexedDB.deleteDatabase("livemark");
+    let clock = 1_950_000_000_000;
+    vi.spyOn(Date, "now").mockImplementation(() => (clock += 7));
+    // A model whose reply starts, then holds until the test lets it go.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slowModel = () =>
+      new MockLanguageModelV3({
+        doStream: async () => ({
+          stream: new ReadableStream({
+            async start(stream) {
+              stream.enqueue({ type: "stream-start", warnings: [] });
+              stream.enqueue({ type: "text-start", id: "t" });
+              stream.enqueue({ type: "text-delta", id: "t", delta: "Thinking about it" });
+              await held;
+              stream.close();
+            },
+          }),
+        }),
+      });
+    const controller = new SessionController({
+      realm: { reset: async () => undefined },
+      makeAgent: (messages) =>
+        new Agent(
+          {
+            model: slowModel,
+            system: "SYSTEM",
+            realm: idleRealm,
+            createParser: createProtocolParser,
+            describeError: (error) => ({ code: "unknown", message: String(error), retryable: false }),
+            wrapFeedback: (body) => body,
+          },
+          messages,
+        ),
+    });
+    await controller.start();
+    const running = controller.getState().agent!;
+    const runningId = controller.getState().current!.id;
+    void running.send("a long question");
+    await vi.waitFor(() => expect(running.getState().phase).toBe("streaming"));
+
+    const asked: string[] = [];
+    controller.confirmLeave = async () => (asked.push("asked"), false);
+    await controller.newSession();
+    // Stay: nothing changed, the reply still streams.
+    expect(asked).toEqual(["asked"]);
+    expect(controller.getState().current!.id).toBe(runningId);
+    expect(running.getState().phase).toBe("streaming");
+
+    controller.confirmLeave = async () => (asked.push("asked"), true);
+    await controller.newSession();
+    expect(asked).toHaveLength(2);
+    expect(controller.getState().current!.id).not.toBe(runningId);
+    release();
+    // What was saved says why the reply stopped: never "the page closed".
+    const saved = await loadSession(controller.storeHandle()!, runningId);
+    const reply = saved!.messages.find((message) => message.role === "assistant");
+    expect(reply).toMatchObject({ state: "stopped" });
+    expect(saved!.messages.filter((message) => message.role === "notice").map((message) => message.text)).toContain(
+      "Interrupted: you switched sessions.",
+    );
+  });
 });

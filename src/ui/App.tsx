@@ -37,6 +37,9 @@ const AgentRunApprovals = lazy(() => agentViews().then((module) => ({ default: m
 const InvitedAgentSettings = lazy(() => agentViews().then((module) => ({ default: module.InvitedAgentSettings })));
 const RunApprovals = lazy(() => agentViews().then((module) => ({ default: module.RunApprovals })));
 
+const LeaveRunningDialog = lazy(() =>
+  import("./LeaveRunningDialog").then((module) => ({ default: module.LeaveRunningDialog })),
+);
 const RecentlyDeletedDialog = lazy(() =>
   import("./RecentlyDeletedDialog").then((module) => ({ default: module.RecentlyDeletedDialog })),
 );
@@ -237,6 +240,7 @@ function SessionView({
             bottomSpace={asksHeight > 0 ? asksHeight + 16 : 0}
             messages={state.messages}
             suggestions={suggestions}
+            examples={!usingDemo && !readOnly}
             onSuggestion={onSend}
             onOpenSettings={onOpenSettings}
           />
@@ -447,6 +451,12 @@ export function App({
   }, []);
   const invite = useInviteAgent(controller);
   const webMcp = useWebMcp(controller);
+  // Leaving a session whose reply runs asks first (LeaveRunningDialog): the answer resolves the controller's question.
+  const [leaveAsk, setLeaveAsk] = useState<{ resolve: (leave: boolean) => void }>();
+  useEffect(() => {
+    controller.confirmLeave = () => new Promise<boolean>((resolve) => setLeaveAsk({ resolve }));
+    return () => void (controller.confirmLeave = undefined);
+  }, [controller]);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [sessionSettingsOpen, setSessionSettingsOpen] = useState(false);
   const [shareUrl, setShareUrl] = useState<string | undefined>();
@@ -824,6 +834,16 @@ export function App({
           </main>
         )}
       </div>
+      {leaveAsk && (
+        <Suspense fallback={null}>
+          <LeaveRunningDialog
+            onAnswer={(leave) => {
+              setLeaveAsk(undefined);
+              leaveAsk.resolve(leave);
+            }}
+          />
+        </Suspense>
+      )}
       {recentlyDeletedOpen && (
         <Suspense fallback={null}>
           <RecentlyDeletedDialog
@@ -861,6 +881,7 @@ export function App({
               chat={sessions.current?.chat}
               suggested={sessions.current?.suggestedChat}
               appModel={settings.model}
+              demo={usingDemo}
               disabled={sessions.readOnly}
               onSave={(chat) => controller.updateChat(chat)}
               onApplySuggested={async () => (await controller.applySuggestedChat())?.chat}

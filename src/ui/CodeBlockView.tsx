@@ -1,5 +1,6 @@
 import { memo } from "react";
 import { omittedLinesText, type BlockView, type StatementView } from "../agent/reply";
+import { forPersonInBlock } from "../agent/blockPlaces";
 import { formatExecError } from "../wire/events";
 import { Collapsible } from "./Collapsible";
 import { HighlightedLineView } from "./HighlightedLineView";
@@ -26,10 +27,13 @@ export const CodeBlockView = memo(function CodeBlockView({
   block,
   cut = false,
   settled = false,
+  ordinal,
 }: {
   block: CodeBlock;
   cut?: boolean;
   settled?: boolean;
+  /** Its number among the reply's code blocks, from 1: its error names it so ("code block 1, line 28", as the gutter counts). */
+  ordinal?: number;
 }) {
   // The reply is over but its code never started: the sandbox was not
   // running (it could not start). "queued" would promise it still will.
@@ -55,7 +59,9 @@ export const CodeBlockView = memo(function CodeBlockView({
     ? ""
     : cut && block.error.code === "syntax"
       ? "The reply was cut here: this statement is incomplete and did not run."
-      : formatExecError(block.error);
+      : ordinal === undefined
+        ? formatExecError(block.error)
+        : forPersonInBlock(formatExecError(block.error), block, ordinal);
   // A cut block's unfinished tail is never run (the executor drops it), so
   // it has no syntax error to carry the note: say it under the tail.
   const lastEnd = block.statements.reduce((end, statement) => Math.max(end, statement.endLine), block.line - 1);
@@ -136,7 +142,7 @@ export const CodeBlockView = memo(function CodeBlockView({
   );
 });
 
-export const DataBlockView = memo(function DataBlockView({ block }: { block: DataBlock }) {
+export const DataBlockView = memo(function DataBlockView({ block, ordinal }: { block: DataBlock; ordinal?: number }) {
   const bytes = new TextEncoder().encode(block.source).length;
   return (
     <figure className={`lm-data lm-code--${block.status}`} aria-label={`Data block ${block.index} for ${block.id}`}>
@@ -147,7 +153,13 @@ export const DataBlockView = memo(function DataBlockView({ block }: { block: Dat
           {block.unterminated ? " (truncated)" : ""}
         </span>
       </figcaption>
-      {block.error && <div className="lm-code__error">{formatExecError(block.error)}</div>}
+      {block.error && (
+        <div className="lm-code__error">
+          {ordinal === undefined
+            ? formatExecError(block.error)
+            : forPersonInBlock(formatExecError(block.error), block, ordinal)}
+        </div>
+      )}
     </figure>
   );
 });

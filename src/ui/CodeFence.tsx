@@ -2,11 +2,13 @@ import { memo } from "react";
 import { Collapsible } from "./Collapsible";
 import { useHighlight } from "./useHighlight";
 import { HighlightedLineView } from "./HighlightedLineView";
+import { looksRunnable, SHOWN_ONLY_HINT } from "../agent/shownOnly";
 
 /**
  * An ordinary fenced code block in a reply (shown, never run): highlighted
  * once its fence is closed (while it streams, at most every 200 ms, the
- * newest lines plain until then), collapsed when long.
+ * newest lines plain until then), collapsed when long. A jsx/tsx fence that
+ * looks like code meant to run says, quietly, that it was shown only.
  */
 export const CodeFence = memo(function CodeFence({
   code,
@@ -45,6 +47,8 @@ export const CodeFence = memo(function CodeFence({
           </pre>
         )}
       </Collapsible>
+      {/* A jsx/tsx fence that looks meant to run, without agent.run: the model forgot the marker (the model is told too). */}
+      {settled && looksRunnable(lang, text) && <p className="lm-fence__hint">{SHOWN_ONLY_HINT}</p>}
     </div>
   );
 });

@@ -191,9 +191,7 @@ export function Composer({
               {attachments.map((attachment, index) => (
                 <li key={index}>
                   {attachment.name} ({formatBytes(attachment.size)}
-                  {isImageAttachment(attachment)
-                    ? ", sent to the model as an image"
-                    : ", available to code as attachment(name)"}
+                  {isImageAttachment(attachment) ? ", sent to the model as an image" : ", for the reply's code to read"}
                   )
                   <button
                     type="button"

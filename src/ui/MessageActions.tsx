@@ -5,6 +5,7 @@ import { formatBytes, isImageAttachment, type Attachment } from "../agent/attach
 import { answerForModel } from "../agent/thinking";
 import { costOf, formatCost, TokenPriceContext } from "./cost";
 import { CopyButton } from "./CopyButton";
+import { InteractionSummaryView } from "./capabilities";
 
 export { CopyButton };
 
@@ -90,11 +91,33 @@ export function ReplyFooter({
   const actions = useContext(MessageActionsContext);
   const price = useContext(TokenPriceContext);
   if (message.state === "streaming") return null;
+  const meta = replyMetaText(message, price);
+  return (
+    <footer className="lm-reply-footer">
+      {message.summary ? (
+        <InteractionSummaryView summary={message.summary} meta={meta} />
+      ) : (
+        <span className="lm-message-meta" aria-label="Reply details">
+          {meta}
+        </span>
+      )}
+      <ReplyActions message={message} lastOfInteraction={lastOfInteraction} actions={actions} />
+    </footer>
+  );
+}
+
+/** Copy, Regenerate, Open as app, Branch: shown on hover and focus (always on touch screens, styles.css). */
+function ReplyActions({
+  message,
+  lastOfInteraction,
+  actions,
+}: {
+  message: Extract<ChatMessage, { role: "assistant" }>;
+  lastOfInteraction: boolean;
+  actions: MessageActions | undefined;
+}) {
   return (
     <div className="lm-message-actions" role="group" aria-label="Reply actions">
-      <span className="lm-message-meta" aria-label="Reply details">
-        {replyMetaText(message, price)}
-      </span>
       <VersionNav message={message} />
       <CopyButton text={() => answerForModel(message.text)} title="Copy this reply's Markdown" />
       {actions && lastOfInteraction && (

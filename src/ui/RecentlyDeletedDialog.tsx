@@ -1,3 +1,4 @@
+import { useState } from "react";
 import type { SessionController, SessionsState } from "../session/sessionController";
 import { KEEP_DELETED_MS } from "../store/sessions";
 import { useModalDialog } from "./useModalDialog";
@@ -7,7 +8,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * **Recently deleted**: deleted sessions, kept 30 days after their delete,
  * each with **Restore** and **Delete forever** (which frees its space at
- * once, also when storage is full). A modal dialog, opened from the session
+ * once, also when storage is full; it asks first). A modal dialog, opened from the session
  * list and from the storage-full banner.
  */
 export function RecentlyDeletedDialog({
@@ -20,6 +21,8 @@ export function RecentlyDeletedDialog({
   onClose: () => void;
 }) {
   const dialog = useModalDialog();
+  /** The session whose Delete forever waits for its confirmation. */
+  const [confirming, setConfirming] = useState<string | undefined>();
   const now = Date.now();
   return (
     <dialog ref={dialog} className="lm-dialog" aria-labelledby="lm-deleted-title" onClose={onClose}>
@@ -40,14 +43,34 @@ export function RecentlyDeletedDialog({
                 <span className="lm-deleted__when">
                   {left <= 1 ? "removed for good within a day" : `removed for good in ${left} days`}
                 </span>
-                <span className="lm-deleted__actions">
-                  <button type="button" className="lm-button" onClick={() => void controller.restore(session.id)}>
-                    Restore
-                  </button>
-                  <button type="button" className="lm-button" onClick={() => void controller.deleteForever(session.id)}>
-                    Delete forever
-                  </button>
-                </span>
+                {confirming === session.id ? (
+                  // Nothing brings it back: asked once more, in place.
+                  <span className="lm-deleted__actions" role="group" aria-label={`Delete ${session.title} forever?`}>
+                    <span className="lm-deleted__confirm">Delete it forever? This cannot be undone.</span>
+                    <button
+                      type="button"
+                      className="lm-button lm-button--primary"
+                      onClick={() => {
+                        setConfirming(undefined);
+                        void controller.deleteForever(session.id);
+                      }}
+                    >
+                      Delete forever
+                    </button>
+                    <button type="button" className="lm-button" autoFocus onClick={() => setConfirming(undefined)}>
+                      Cancel
+                    </button>
+                  </span>
+                ) : (
+                  <span className="lm-deleted__actions">
+                    <button type="button" className="lm-button" onClick={() => void controller.restore(session.id)}>
+                      Restore
+                    </button>
+                    <button type="button" className="lm-button" onClick={() => setConfirming(session.id)}>
+                      Delete forever
+                    </button>
+                  </span>
+                )}
               </li>
             );
           })}

@@ -28,7 +28,10 @@ export function SessionModelSettings({
   onSave,
   onApplySuggested,
   disabled = false,
+  demo = false,
 }: {
+  /** The demo model answers (no API key): no model named here or in Settings is the one answering. */
+  demo?: boolean;
   chat: SessionChatSettings | undefined;
   suggested?: SuggestedChatSettings;
   appModel: string;
@@ -112,10 +115,16 @@ export function SessionModelSettings({
       <input
         id="lm-session-model"
         spellCheck={false}
-        placeholder={`${appModel} (from Settings)`}
+        placeholder={demo ? "the demo model answers now" : `${appModel} (from Settings)`}
         value={model}
         onChange={(event) => setModel(event.target.value)}
+        aria-describedby={demo ? "lm-session-model-demo" : undefined}
       />
+      {demo && (
+        <small id="lm-session-model-demo" className="lm-session-model__demo">
+          The demo model (offline) answers until an API key is set in Settings; this session&apos;s model is used then.
+        </small>
+      )}
       <label htmlFor="lm-session-temperature">Temperature</label>
       <input
         id="lm-session-temperature"

@@ -5,6 +5,7 @@ import { Markdown } from "./LazyMarkdown";
 import { MountSlot } from "./mounts";
 import { ThinkingView } from "./ThinkingView";
 import { isCutReply } from "../agent/finishReason";
+import { forPerson } from "../agent/blockPlaces";
 import { CapabilitySlot, InteractionSummaryView } from "./capabilities";
 import { CopyButton, ReplyFooter, UserMessage, VersionNav } from "./MessageActions";
 import { lazy, Suspense, useContext, useState } from "react";
@@ -26,6 +27,7 @@ const DataBlockView = lazy(() => codeBlocks().then((module) => ({ default: modul
 
 // The first-run screen has its own small chunk (the initial JavaScript budget, bench/); it loads at once.
 const Welcome = lazy(() => import("./Welcome").then((module) => ({ default: module.Welcome })));
+const ExamplePrompts = lazy(() => import("./Welcome").then((module) => ({ default: module.ExamplePrompts })));
 
 /**
  * A code block of a reply with its copy button, the panels it mounted and
@@ -39,8 +41,11 @@ const CodeBlockEntry = memo(function CodeBlockEntry({
   cut,
   settled,
   mounts,
+  ordinal,
 }: {
   block: Extract<ReplyView["blocks"][number], { kind: "code" }>;
+  /** Its number among the reply's code blocks, from 1 (what its error calls it). */
+  ordinal: number;
   replyId: string;
   cut: boolean;
   settled: boolean;
@@ -96,7 +101,7 @@ const CodeBlockEntry = memo(function CodeBlockEntry({
         </Suspense>
       ) : (
         <Suspense fallback={null}>
-          <CodeBlockView block={block} cut={cut} settled={settled} />
+          <CodeBlockView block={block} cut={cut} settled={settled} ordinal={ordinal} />
         </Suspense>
       )}
       {(mounts ?? [])
@@ -144,12 +149,13 @@ const AssistantMessage = memo(function AssistantMessage({
                 cut={cut && block.index === lastBlock && block.unterminated}
                 settled={message.state === "done"}
                 mounts={reply.mounts}
+                ordinal={kindOrdinal(reply.blocks, block)}
               />
             );
           case "data":
             return (
               <Suspense key={block.index} fallback={null}>
-                <DataBlockView block={block} />
+                <DataBlockView block={block} ordinal={kindOrdinal(reply.blocks, block)} />
               </Suspense>
             );
         }
@@ -174,7 +180,6 @@ const AssistantMessage = memo(function AssistantMessage({
           This reply was interrupted before it finished (the page closed while it streamed).
         </p>
       )}
-      {message.summary && <InteractionSummaryView summary={message.summary} />}
       <ReplyFooter message={message} lastOfInteraction={lastOfInteraction} />
       {message.error && (message.error.code === "length" || message.error.code === "content-filter") ? (
         <p className="lm-notice lm-notice--warn lm-notice--cut" role="status">
@@ -192,12 +197,21 @@ const AssistantMessage = memo(function AssistantMessage({
   );
 });
 
+/** A block's number among the reply's blocks of its kind, from 1. */
+function kindOrdinal(blocks: ReplyView["blocks"], block: ReplyView["blocks"][number]): number {
+  return blocks.filter((other) => other.kind === block.kind && other.index <= block.index).length;
+}
+
 const FeedbackMessage = memo(function FeedbackMessage({
   message,
+  reply,
 }: {
   message: Extract<ChatMessage, { role: "feedback" }>;
+  /** The reply this output came from: its block and line numbers are shown as the person's (blockPlaces.ts). */
+  reply?: ReplyView;
 }) {
-  const lines = message.body.split("\n");
+  const body = reply ? forPerson(message.body, reply.blocks) : message.body;
+  const lines = body.split("\n");
   return (
     <details
       className="lm-feedback"
@@ -208,10 +222,18 @@ const FeedbackMessage = memo(function FeedbackMessage({
         {lines.length} line{lines.length === 1 ? "" : "s"}
         <span className="lm-feedback__preview">{lines[0].slice(0, 90)}</span>
       </summary>
-      <pre>{message.body}</pre>
+      <pre>{body}</pre>
     </details>
   );
 });
+
+/** The reply a turn's runtime output at `index` came from (UI-event output may come from any reply: none). */
+function replyBefore(messages: readonly ChatMessage[], index: number): ReplyView | undefined {
+  const message = messages[index];
+  const previous = messages[index - 1];
+  if (message.role !== "feedback" || message.source === "ui-event") return undefined;
+  return previous?.role === "assistant" ? previous.reply : undefined;
+}
 
 /** The reply at `index` is its interaction's last: no later reply before the person (or a UI event) speaks again. */
 function endsInteraction(messages: readonly ChatMessage[], index: number): boolean {
@@ -238,7 +260,7 @@ export function drawnMessage(messages: readonly ChatMessage[], message: ChatMess
         <AssistantMessage key={message.id} message={message} lastOfInteraction={endsInteraction(messages, index)} />
       );
     case "feedback":
-      return <FeedbackMessage key={message.id} message={message} />;
+      return <FeedbackMessage key={message.id} message={message} reply={replyBefore(messages, index)} />;
     case "agent":
       return (
         <Suspense
@@ -265,6 +287,7 @@ export function drawnMessage(messages: readonly ChatMessage[], message: ChatMess
 export function Timeline({
   messages,
   suggestions = [],
+  examples = false,
   onSuggestion,
   onOpenSettings,
   contentRef,
@@ -276,6 +299,8 @@ export function Timeline({
   /** The timeline's own box, watched by the scroller that follows new content (`useFollowLatest`). */
   contentRef?: Ref<HTMLDivElement>;
   suggestions?: readonly string[];
+  /** A real model answers (a key is set) and the session can send: the empty screen offers example prompts. */
+  examples?: boolean;
   onSuggestion?: (text: string) => void;
   /** Offered by the first-run welcome (bring a key). */
   onOpenSettings?: () => void;
@@ -295,6 +320,11 @@ export function Timeline({
           <div className="lm-empty">
             <h2>Ask for something that runs.</h2>
             <p>Replies can carry code that executes as it streams, in a sandbox that cannot see your key.</p>
+            {examples && onSuggestion && (
+              <Suspense fallback={null}>
+                <ExamplePrompts onSuggestion={onSuggestion} />
+              </Suspense>
+            )}
           </div>
         ))}
       {long.current ? (

@@ -53,3 +53,31 @@ export function Welcome({
     </section>
   );
 }
+
+/**
+ * What a person with a key can ask first: a few prompts that show what runs,
+ * each sent with one click (the empty screen once a real model answers).
+ */
+export const EXAMPLE_PROMPTS: readonly string[] = [
+  "Chart 1,000 rolls of two dice: how often each total comes up",
+  "Make a tip calculator with a slider for the percentage",
+  "Build a to-do list that survives a reload",
+  "Show a form that asks my name and age, then greet me",
+];
+
+export function ExamplePrompts({ onSuggestion }: { onSuggestion: (text: string) => void }) {
+  return (
+    <div className="lm-examples">
+      <h3 className="lm-welcome__more" id="lm-examples-title">
+        Try one of these
+      </h3>
+      <div className="lm-suggestions" role="group" aria-labelledby="lm-examples-title">
+        {EXAMPLE_PROMPTS.map((prompt) => (
+          <button key={prompt} type="button" className="lm-button" onClick={() => onSuggestion(prompt)}>
+            {prompt}
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}

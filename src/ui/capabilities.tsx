@@ -227,8 +227,13 @@ function withCallTokens(summary: InteractionSummary, used: readonly AuditEntry[]
   };
 }
 
-/** The compact summary under the last reply of an interaction, with its lifecycle. */
-export function InteractionSummaryView({ summary: turns }: { summary: InteractionSummary }) {
+/**
+ * The footer's one line under the last reply of an interaction: the reply's
+ * meta (model · time · tokens · cost) and, unless it went well, how it
+ * ended; the interaction's counts and lifecycle are collapsed behind it. A
+ * reply whose request failed says so, never "error · … · 0 errors".
+ */
+export function InteractionSummaryView({ summary: turns, meta }: { summary: InteractionSummary; meta: string }) {
   const { state } = useCapabilities();
   const { summaries } = useContext(CapabilityViewsContext);
   const end = turns.startedAt + turns.durationMs;
@@ -238,26 +243,22 @@ export function InteractionSummaryView({ summary: turns }: { summary: Interactio
   const summary = withCallTokens(turns, used);
   const cost = costOf(summary.tokensIn, summary.tokensOut, useContext(TokenPriceContext));
   const capabilities = summaries.flatMap((summarize) => summarize(used) ?? []);
-  const parts = [
-    plural(summary.turns, "turn"),
-    plural(summary.statements, "statement") + " run",
-    plural(summary.errors, "error"),
-    `mounts: ${summary.mountsCreated} created, ${summary.mountsUpdated} updated`,
-    capabilities.length > 0 ? capabilities.join("; ") : "no capabilities used",
-    summary.tokensIn !== undefined || summary.tokensOut !== undefined
-      ? `tokens: ${(summary.tokensIn ?? 0).toLocaleString("en-US")} in / ${(summary.tokensOut ?? 0).toLocaleString("en-US")} out`
-      : "tokens: not reported",
-    cost !== undefined ? `cost ${formatCost(cost)}` : "",
-    seconds(summary.durationMs),
-  ].filter(Boolean);
+  const parts = summaryParts(summary, capabilities, cost);
+  const outcome = summary.outcome === "error" ? REQUEST_FAILED : STATE_WORD[summary.outcome];
   return (
     <details className="lm-summary" aria-label="Interaction summary">
       <summary>
-        <span className={`lm-summary__outcome lm-summary__outcome--${summary.outcome}`}>
-          {STATE_WORD[summary.outcome]}
-        </span>{" "}
-        · {parts.join(" · ")}
+        <span className="lm-message-meta" aria-label="Reply details">
+          {meta}
+        </span>
+        {summary.outcome !== "done" && (
+          <span className={`lm-summary__outcome lm-summary__outcome--${summary.outcome}`}> · {outcome}</span>
+        )}
       </summary>
+      <p className="lm-summary__counts">
+        <span className={`lm-summary__outcome lm-summary__outcome--${summary.outcome}`}>{outcome}</span> ·{" "}
+        {parts.join(" · ")}
+      </p>
       <ol className="lm-summary__steps" aria-label="Lifecycle">
         {summary.steps.map((step, index) => (
           <li key={index}>
@@ -268,4 +269,29 @@ export function InteractionSummaryView({ summary: turns }: { summary: Interactio
       </ol>
     </details>
   );
+}
+
+/** An interaction that ended in "error": its request to the model failed (the reply's alert says why). */
+export const REQUEST_FAILED = "request failed";
+
+/**
+ * The counts behind the footer's line. A failed request leaves out the
+ * counts that are zero: "0 statements run · 0 errors" under a failure would
+ * read as if nothing went wrong.
+ */
+export function summaryParts(summary: InteractionSummary, capabilities: readonly string[], cost?: number): string[] {
+  const failed = summary.outcome === "error";
+  const mounts = summary.mountsCreated + summary.mountsUpdated;
+  return [
+    plural(summary.turns, "turn"),
+    failed && summary.statements === 0 ? "" : plural(summary.statements, "statement") + " run",
+    failed && summary.errors === 0 ? "" : plural(summary.errors, "error"),
+    failed && mounts === 0 ? "" : `mounts: ${summary.mountsCreated} created, ${summary.mountsUpdated} updated`,
+    capabilities.length > 0 ? capabilities.join("; ") : failed ? "" : "no capabilities used",
+    summary.tokensIn !== undefined || summary.tokensOut !== undefined
+      ? `tokens: ${(summary.tokensIn ?? 0).toLocaleString("en-US")} in / ${(summary.tokensOut ?? 0).toLocaleString("en-US")} out`
+      : "tokens: not reported",
+    cost !== undefined ? `cost ${formatCost(cost)}` : "",
+    seconds(summary.durationMs),
+  ].filter(Boolean);
 }

@@ -130,6 +130,13 @@ export const execEventSchema = variants("type", {
 });
 export type ExecEvent = Infer<typeof execEventSchema>;
 
+/**
+ * How the realm's note starts when it mounted a default export its block did
+ * not mount (a console "info" line). Such a note alone never starts a paid
+ * turn: the host carries it to the next turn that happens anyway.
+ */
+export const DEFAULT_EXPORT_NOTE = "Note: `export default ";
+
 /** Format an error the way the model reads it (DESIGN.md §1). */
 export function formatExecError(error: ExecError): string {
   const where =

@@ -624,8 +624,12 @@ function mountKinds(maxEntries: number) {
     /** `error: null` clears a shown error (a later render succeeded). */
     error: { mountId: mountIdSchema, error: nullable(mountErrorInfoSchema) },
     "form-errors": { mountId: mountIdSchema, errors: record(TEXT) },
-    /** True while code awaits the mount's `result` (status "Waiting for input"). */
-    waiting: { mountId: mountIdSchema, waiting: bool() },
+    /**
+     * True while code awaits the mount's `result` (status "Waiting for input").
+     * False once a submit was accepted (the form was sent), or with `stopped`
+     * when Stop ended the code that awaited it.
+     */
+    waiting: { mountId: mountIdSchema, waiting: bool(), stopped: optional(bool()) },
   });
 }
 

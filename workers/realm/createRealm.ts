@@ -136,6 +136,11 @@ export function createRealm(options: RealmOptions = {}): Realm {
     // `reuse`); any other reply or block mounts anew.
     const beginReply = base.beginReply.bind(base);
     const handleBlock = base.handleBlock.bind(base);
+    const abort = base.abort.bind(base);
+    base.abort = () => {
+      abort();
+      ui.stopWaiting();
+    };
     base.beginReply = (id) => {
       ui.reuseMounts(undefined);
       beginReply(id);

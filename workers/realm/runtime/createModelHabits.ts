@@ -19,6 +19,7 @@
 import type * as ReactTypes from "react";
 import { REALM_HOOKS, type RealmHooks } from "../executor/realmHooks";
 import { createRealmModules } from "./realmModules";
+import { DEFAULT_EXPORT_NOTE } from "../../../src/wire/events";
 
 /** What the realm cannot do, with the alternative: an ordinary catchable Error. */
 export class UnavailableError extends Error {
@@ -124,7 +125,7 @@ export function createModelHabits(base: Record<string, unknown>): ModelHabits {
       mount(name ? { ui, title: name } : { ui });
       const shown = name ?? "the default export";
       return (
-        `Note: \`export default ${name ?? "…"}\` was not mounted by its block, so the realm mounted ${shown}` +
+        `${DEFAULT_EXPORT_NOTE}${name ?? "…"}\` was not mounted by its block, so the realm mounted ${shown}` +
         `${name ? ` titled "${name}"` : ""}. Imports and exports are not needed here; call mount({ ui: ${name ?? "App"} }) to choose when it shows.`
       );
     },

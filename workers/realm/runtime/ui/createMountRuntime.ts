@@ -195,6 +195,14 @@ export interface MountRuntime {
    * where the tree allows — instead of opening another.
    */
   reuseMounts(reuse: readonly { mountId: string; title?: string; titleOnly?: boolean }[] | undefined): void;
+  /**
+   * The person pressed Stop: the code that awaited a mount's `result` will
+   * not go on, so each waiting mount says so (MOUNT_WAITING `stopped`) and
+   * the page shows its form as no longer sending, never as a live form
+   * whose submit does nothing. Code that awaits the result again makes it
+   * wait again.
+   */
+  stopWaiting(): void;
 }
 
 /** A mount as a capability call sees it: its id, and whether the commit limit paused it (read live). */
@@ -651,6 +659,13 @@ class MountRecord implements Subscriber, MountContainer {
     this.post({ type: MOUNT, kind: MOUNT_WAITING, mountId: this.id, waiting: true });
   }
 
+  /** Stop: nobody awaits the result any more (`MountRuntime.stopWaiting`). */
+  stopWaiting(): void {
+    if (!this.waiting || this.settled || this.closed) return;
+    this.waiting = false;
+    this.post({ type: MOUNT, kind: MOUNT_WAITING, mountId: this.id, waiting: false, stopped: true });
+  }
+
   setErrors(errors: Record<string, string>): void {
     const same =
       Object.keys(errors).length === Object.keys(this.errors).length &&
@@ -691,10 +706,9 @@ class MountRecord implements Subscriber, MountContainer {
     this.setErrors({});
     this.settled = true;
     this.deferred.resolve(value);
-    if (this.waiting) {
-      this.waiting = false;
-      this.post({ type: MOUNT, kind: MOUNT_WAITING, mountId: this.id, waiting: false });
-    }
+    // Also when nothing awaited it yet: the page shows the form as sent (a second submit would go nowhere).
+    this.waiting = false;
+    this.post({ type: MOUNT, kind: MOUNT_WAITING, mountId: this.id, waiting: false });
     return true;
   }
 
@@ -1093,6 +1107,9 @@ export function createMountRuntime(options: MountRuntimeOptions): MountRuntime {
       pauseListeners.push(listener);
     },
     reuseMounts,
+    stopWaiting() {
+      for (const record of mounts.values()) record.stopWaiting();
+    },
     unmountAll() {
       for (const record of [...mounts.values()]) unmount(record);
     },

@@ -630,6 +630,55 @@ describe("forms", () => {
     expect(harness.host("m1").waiting).toBe(false);
   });
 
+  test("an accepted submit tells the page the form was sent, also when nothing awaited the result yet", async () => {
+    const harness = createUiHarness();
+    const { mount, z } = globalsOf(harness);
+    const comp = mount({
+      outputSchema: z.object({ name: z.string() }),
+      ui: () => (
+        <form>
+          <Input name="name" />
+          <Button type="submit">Send</Button>
+        </form>
+      ),
+    });
+    harness.fire("m1", "form", "onSubmit", { values: { name: "Ada" } });
+    await harness.settle();
+    const waiting = harness.messages.filter((message) => message.kind === "waiting");
+    expect(waiting).toEqual([{ type: "mount", kind: "waiting", mountId: "m1", waiting: false }]);
+    // A second submit changes nothing: the page shows the form as sent, disabled.
+    harness.fire("m1", "form", "onSubmit", { values: { name: "Bob" } });
+    await harness.settle();
+    expect(await comp.result).toEqual({ name: "Ada" });
+  });
+
+  test("Stop ends the wait of a form: the page is told (stopped), and code that awaits it again makes it wait again", async () => {
+    const harness = createUiHarness();
+    const { mount, z } = globalsOf(harness);
+    const form = () => (
+      <form>
+        <Input name="name" />
+      </form>
+    );
+    const awaited = mount({ outputSchema: z.object({ name: z.string() }), ui: form });
+    mount({ outputSchema: z.object({ name: z.string() }), ui: form });
+    void (async () => await awaited.result)();
+    await Promise.resolve();
+    expect(harness.host("m1").waiting).toBe(true);
+    harness.ui.stopWaiting();
+    const waiting = () => harness.messages.filter((message) => message.kind === "waiting");
+    // Only the awaited one waited; the other is told nothing.
+    expect(waiting()).toEqual([
+      { type: "mount", kind: "waiting", mountId: "m1", waiting: true },
+      { type: "mount", kind: "waiting", mountId: "m1", waiting: false, stopped: true },
+    ]);
+    harness.ui.stopWaiting();
+    expect(waiting()).toHaveLength(2);
+    void (async () => await awaited.result)();
+    await Promise.resolve();
+    expect(waiting().at(-1)).toEqual({ type: "mount", kind: "waiting", mountId: "m1", waiting: true });
+  });
+
   test("an invalid submit sends field errors, passes them to the ui, and keeps waiting", async () => {
     const harness = createUiHarness();
     const { mount, z } = globalsOf(harness);

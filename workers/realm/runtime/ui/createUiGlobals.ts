@@ -46,6 +46,7 @@ export interface UiGlobals {
   caller: MountRuntime["caller"];
   onPause: MountRuntime["onPause"];
   reuseMounts: MountRuntime["reuseMounts"];
+  stopWaiting: MountRuntime["stopWaiting"];
 }
 
 /** Kit component names, then `${Name}Icon` for the common lucide icons: each global is its own name. */
@@ -109,5 +110,6 @@ export function createUiGlobals(options: UiGlobalsOptions): UiGlobals {
     caller: runtime.caller,
     onPause: runtime.onPause,
     reuseMounts: runtime.reuseMounts,
+    stopWaiting: runtime.stopWaiting,
   };
 }
