@@ -19,9 +19,10 @@
  *   (Streaming, Running or Done): the agent has the message.
  * - `host.longestTaskMs2000tps` (budget ≤ 50) and `host.cpuMsPer1kTokens`:
  *   the same 20k-token reply at 2,000 tokens/s (100 tokens every 50 ms).
- *   Longest task as above; CPU is the main thread's task time from the
- *   Chromium performance timeline (CDP `Performance.getMetrics`,
- *   TaskDuration) over the stream, per 1,000 tokens. Both are measured with
+ *   Longest task as above; CPU (budget ≤ 60) is the main thread's CPU time
+ *   (CDP `Performance.getMetrics` ThreadTime) over the stream, per 1,000
+ *   tokens; `host.taskMsPer1kTokens` is its task time (TaskDuration, the
+ *   figure before issue 34, wall time of tasks). Both are measured with
  *   no profiler attached; a second stream, under CDP's sampling `Profiler`,
  *   prints the functions with the most self time.
  * - `system.promptTokens`: the system prompt's size, estimated.
@@ -462,10 +463,13 @@ export async function run(): Promise<Record<string, number>> {
     // second stream of its own.
     const fast = await streamReply(browser, app.url, tokens, 100, false);
     results["host.longestTaskMs2000tps"] = Math.round(fast.longestTask > 0 ? fast.longestTask : fast.longestGap);
-    results["host.cpuMsPer1kTokens"] = Math.round((fast.taskMs / (tokens.length / 1000)) * 10) / 10;
+    // CPU time (ThreadTime), not task wall time (TaskDuration, kept as host.taskMsPer1kTokens): a loaded machine
+    // stretches the latter with the time the thread waits for a core.
+    results["host.cpuMsPer1kTokens"] = Math.round((fast.threadMs / (tokens.length / 1000)) * 10) / 10;
+    results["host.taskMsPer1kTokens"] = Math.round((fast.taskMs / (tokens.length / 1000)) * 10) / 10;
     console.log(
       `20k-token reply at 2,000 tok/s streamed in ${fast.seconds.toFixed(1)} s; longest task ${fast.longestTask.toFixed(0)} ms (0 = none over 50 ms); longest frame gap ${fast.longestGap.toFixed(0)} ms; ` +
-        `main-thread tasks ${results["host.cpuMsPer1kTokens"]} ms per 1k tokens (${fast.taskMs.toFixed(0)} ms in all)`,
+        `main-thread CPU ${results["host.cpuMsPer1kTokens"]} ms per 1k tokens (${fast.threadMs.toFixed(0)} ms in all; task time ${results["host.taskMsPer1kTokens"]} per 1k)`,
     );
     const profiled = await streamReply(browser, app.url, tokens, 100, true);
     console.log(

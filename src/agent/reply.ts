@@ -117,7 +117,9 @@ export function emptyReply(): ReplyView {
 }
 
 function replaceBlock(reply: ReplyView, index: number, update: (block: BlockView) => BlockView): ReplyView {
-  const position = reply.blocks.findIndex((block) => block.index === index);
+  // From the end: the block a delta or an exec event names is nearly always one of the last (a long reply has hundreds).
+  let position = reply.blocks.length - 1;
+  while (position >= 0 && reply.blocks[position].index !== index) position -= 1;
   if (position < 0) return reply;
   const blocks = reply.blocks.slice();
   blocks[position] = update(blocks[position]);

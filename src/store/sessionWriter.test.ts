@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../agent/types";
 import type { StoreErrorInfo } from "./errors";
 import { createSession, loadSession } from "./sessions";
-import { createSessionWriter, flushOnPageHide } from "./sessionWriter";
+import { STREAMING_SAVE_CHARS_PER_SECOND, createSessionWriter, flushOnPageHide } from "./sessionWriter";
 import { openStore, type Store } from "./store";
 import { ManualTimer, assistantMessage, drainJobs, sampleSnapshot, testStoreOptions, userMessage } from "./testSupport";
 
@@ -19,6 +19,35 @@ async function open(options = testStoreOptions()): Promise<Store> {
 }
 
 describe("session writer", () => {
+  it("saves a long streaming reply less often (STREAMING_SAVE_CHARS_PER_SECOND), and at once when it ends", async () => {
+    const store = await open(testStoreOptions());
+    const session = await createSession(store);
+    const timer = new ManualTimer();
+    const writer = createSessionWriter(store, session.id, { timer });
+    const settle = async () => {
+      await drainJobs();
+      await writer.whenIdle();
+    };
+    const long = "word ".repeat((2 * STREAMING_SAVE_CHARS_PER_SECOND) / 5);
+    let reply = assistantMessage("a1", long, { state: "streaming" });
+    writer.markDirty(reply);
+    // 6 s of a 200k-character reply growing every 50 ms: a write every 2 s (the first after 500 ms), not every 500 ms.
+    for (let at = 50; at <= 6_000; at += 50) {
+      await timer.advanceTo(at, settle);
+      reply = { ...reply, text: reply.text + "more " } as ChatMessage;
+      writer.markDirty(reply);
+    }
+    expect(writer.writeCount).toBe(3);
+    const midway = await loadSession(store, session.id);
+    expect((midway?.messages[0] as { text: string }).text.length).toBeGreaterThan(long.length);
+    reply = { ...reply, state: "done" } as ChatMessage;
+    writer.markDirty(reply);
+    expect(await writer.flush()).toEqual({ ok: true });
+    expect(writer.writeCount).toBe(4);
+    expect((await loadSession(store, session.id))?.messages[0]).toEqual(reply);
+    expect(await writer.close()).toEqual({ ok: true });
+  });
+
   it("saves a streaming reply every 500 ms; a tab closed mid-stream reopens it as interrupted", async () => {
     const options = testStoreOptions();
     const store = await open(options);

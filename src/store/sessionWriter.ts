@@ -9,7 +9,8 @@ import { createWriteBehind, type Timer } from "./writeBehind";
  * calls `markDirty(message)` on every change of the agent state (every token
  * while a reply streams) and `flush()` at the end of a reply and when the
  * page is hidden. Writes happen at most every 500 ms, messages and mount
- * snapshots together in one transaction.
+ * snapshots together in one transaction (a long streaming reply less often:
+ * STREAMING_SAVE_CHARS_PER_SECOND).
  *
  * A reply saved mid-stream is stored with the agent's `state: "streaming"`;
  * `loadSession` reads that back as "interrupted", so a tab closed mid-reply
@@ -17,6 +18,17 @@ import { createWriteBehind, type Timer } from "./writeBehind";
  */
 
 export type SessionFlushResult = { ok: true } | { ok: false; error: StoreErrorInfo };
+
+/**
+ * A streaming reply is saved whole at each write, so a long one is saved
+ * less often: after a write holding streaming replies of N characters in
+ * all, the next timed write waits N / STREAMING_SAVE_CHARS_PER_SECOND
+ * seconds when that is more than the 500 ms cadence (a 200k-character reply:
+ * every 2 s). The characters copied per second stay bounded however long the
+ * reply grows; `flush` (the reply's end), `writeNow` (the page going away) and
+ * a mount's snapshot still write at once.
+ */
+export const STREAMING_SAVE_CHARS_PER_SECOND = 100_000;
 
 /** How soon a marked mount snapshot's write starts (the snapshot itself is taken within MOUNT_SNAPSHOT_DELAY_MS of the change, src/session). */
 export const MOUNT_WRITE_WITHIN_MS = 100;
@@ -92,6 +104,13 @@ export function createSessionWriter(
       await writeSessionChanges(store, sessionId, { messages, mounts });
     },
     intervalMs: options.intervalMs,
+    spacingMs: (changes) => {
+      let characters = 0;
+      for (const change of changes)
+        if (change.kind === "message" && change.message.role === "assistant" && change.message.state === "streaming")
+          characters += change.message.text.length;
+      return (characters / STREAMING_SAVE_CHARS_PER_SECOND) * 1000;
+    },
     timer: options.timer,
     // A purged session or a value the browser cannot store will not heal by waiting.
     shouldRetry: (error) => toStoreError(error).retryable,

@@ -27,6 +27,51 @@ function recorder(timer: ManualTimer) {
 }
 
 describe("write-behind", () => {
+  it("spacingMs: after a batch that asks for a longer gap, the next timed write waits that gap; flush and urgent changes do not", async () => {
+    const timer = new ManualTimer();
+    const sink = recorder(timer);
+    const writer = createWriteBehind<Item>({
+      key: (item) => item.id,
+      write: sink.write,
+      timer,
+      intervalMs: 500,
+      // 1 ms per character, as a size-bound cadence would ask.
+      spacingMs: (items) => items.reduce((sum, item) => sum + item.text.length, 0),
+    });
+    writer.markDirty({ id: "reply", text: "x".repeat(100) });
+    await timer.advanceTo(500);
+    await drainJobs();
+    expect(sink.writes.map((write) => write.at)).toEqual([500]);
+    // A short batch: the ordinary 500 ms cadence.
+    writer.markDirty({ id: "reply", text: "x".repeat(2_000) });
+    await timer.advanceTo(999);
+    expect(sink.writes).toHaveLength(1);
+    await timer.advanceTo(1_000);
+    await drainJobs();
+    expect(sink.writes.map((write) => write.at)).toEqual([500, 1_000]);
+    // That batch held 2,000 characters: changes marked meanwhile wait until 2 s after its start.
+    writer.markDirty({ id: "reply", text: "x".repeat(2_100) });
+    await timer.advanceTo(1_600);
+    writer.markDirty({ id: "reply", text: "x".repeat(2_200) });
+    await timer.advanceTo(2_999);
+    expect(sink.writes).toHaveLength(2);
+    await timer.advanceTo(3_000);
+    await drainJobs();
+    expect(sink.writes.map((write) => write.at)).toEqual([500, 1_000, 3_000]);
+    expect(sink.writes[2].items[0].text).toHaveLength(2_200);
+    // An urgent change is not held by the gap.
+    writer.markDirty({ id: "mount", text: "count 1" }, 100);
+    await timer.advanceTo(3_100);
+    await drainJobs();
+    expect(sink.writes.map((write) => write.at)).toEqual([500, 1_000, 3_000, 3_100]);
+    // Nor is flush.
+    writer.markDirty({ id: "reply", text: "x".repeat(2_300) });
+    await timer.advanceTo(3_200);
+    expect(await writer.flush()).toEqual({ ok: true });
+    expect(sink.writes.map((write) => write.at)).toEqual([500, 1_000, 3_000, 3_100, 3_200]);
+    writer.dispose();
+  });
+
   it("an urgent change (withinMs) starts its write within that time, also while a slower write is armed or one is in flight", async () => {
     const timer = new ManualTimer();
     const sink = recorder(timer);

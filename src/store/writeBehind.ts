@@ -20,6 +20,11 @@
  *    invariant 1 yields to it.
  * 5. `retry()` ends a failing store's wait: the retry starts now, not after
  *    the backoff (space was freed, the person did something).
+ * 6. Spacing by size: with `spacingMs`, the next write not asked for by
+ *    `flush` (or an urgent `markDirty`) starts no sooner than
+ *    `spacingMs(batch)` after a batch's start, when that is longer than
+ *    `intervalMs`: a batch whose cost grows (a streaming reply re-saved
+ *    whole) is written less often, so the writing per second stays bounded.
  *
  *   markDirty ─┬─ timer armed (intervalMs) ──► write(batch) ─ ok ──► idle / re-arm
  *              │                                    └─ fails ──► back to pending, re-arm (backoff)
@@ -43,6 +48,8 @@ export interface WriteBehindOptions<T> {
   write: (items: T[]) => Promise<void>;
   /** Minimum time between two scheduled writes. */
   intervalMs?: number;
+  /** Minimum time from this batch's start to the next scheduled write, when longer than `intervalMs` (invariant 6). */
+  spacingMs?: (items: T[]) => number;
   maxRetryDelayMs?: number;
   timer?: Timer;
   /**
@@ -107,6 +114,8 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
   let inFlight: Promise<FlushResult> | undefined;
   let writing: Map<string, T> | undefined;
   let lastStart = -Infinity;
+  /** The gap the last batch asked for after its start (invariant 6). */
+  let gap = interval;
   let failures = 0;
   let writeCount = 0;
   let disposed = false;
@@ -152,6 +161,7 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
     urgentBy = Infinity;
     writing = batch;
     lastStart = timer.now();
+    gap = Math.max(interval, options.spacingMs?.([...batch.values()]) ?? 0);
     writeCount += 1;
     const attempt = (async (): Promise<FlushResult> => {
       try {
@@ -189,7 +199,7 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
     inFlight = undefined;
     writing = undefined;
     // Changes that arrived during the write: keep the cadence from this write's start.
-    if (failures === 0) arm(lastStart + interval - timer.now());
+    if (failures === 0) arm(lastStart + gap - timer.now());
     else if (retryOnTimer) arm(retryDelay());
     return result;
   }
@@ -198,7 +208,7 @@ export function createWriteBehind<T>(options: WriteBehindOptions<T>): WriteBehin
     markDirty(item, withinMs) {
       pending.set(options.key(item), item);
       if (withinMs !== undefined) urgentBy = Math.min(urgentBy, timer.now() + Math.max(0, withinMs));
-      arm(failures > 0 ? retryDelay() : interval);
+      arm(failures > 0 ? retryDelay() : Math.max(interval, lastStart + gap - timer.now()));
     },
     async flush() {
       cancel();

@@ -6,7 +6,7 @@ import { MountSlot } from "./mounts";
 import { ThinkingView } from "./ThinkingView";
 import { isCutReply } from "../agent/finishReason";
 import { forPerson } from "../agent/blockPlaces";
-import { CapabilitySlot, InteractionSummaryView } from "./capabilities";
+import { CapabilitySlot } from "./capabilities";
 import { CopyButton, ReplyFooter, UserMessage, VersionNav } from "./MessageActions";
 import { lazy, Suspense, useContext, useState } from "react";
 import { MessageActionsContext } from "./MessageActions";
