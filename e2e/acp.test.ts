@@ -131,3 +131,15 @@ it("Stop cancels the agent's turn (session/cancel)", async () => {
   await page.getByText("scripted-acp-agent stopped (cancelled).").waitFor({ timeout: 15_000 });
   await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Stopped/);
 });
+
+it("while the agent asks permission the status line says so and Stop cancels the turn", async () => {
+  await connectAcp();
+  await send(page, "ask me");
+  const ask = page.getByRole("region", { name: "Agent permission request" });
+  await ask.getByText("Delete build/").waitFor({ timeout: 30_000 });
+  await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Waiting for permission/);
+  await page.getByRole("button", { name: "Stop" }).click();
+  await page.getByText("scripted-acp-agent stopped (cancelled).").waitFor({ timeout: 15_000 });
+  await ask.getByText("Cancelled: the agent no longer waits for an answer.").waitFor({ timeout: 15_000 });
+  await page.getByRole("button", { name: "Stop" }).waitFor({ state: "hidden", timeout: 15_000 });
+});

@@ -120,7 +120,7 @@ describe("ACP mode: the page drives the person's ACP agent", () => {
     const { client } = connect();
     const state = await until(client, (state) => state.connection === "ready", "ready");
     expect(state).toMatchObject({ agentName: "scripted-acp-agent", model: "Scripted 1", mode: "Code" });
-    expect(state.sessionId).toMatch(/^s\d+$/);
+    expect(state.sessionId).toMatch(/^s\d+-\d+$/);
   });
 
   it("streams the message through the parser and realm (the fence mounts), shows thought, plan and tool call, asks permission with the agent's options", async () => {
@@ -209,6 +209,31 @@ describe("ACP mode: the page drives the person's ACP agent", () => {
         messages.some((message) => message.role === "notice" && message.text.includes("stopped (cancelled)")),
       "the notice",
     );
+  });
+
+  it("during a permission request the channel says so and keeps the turn; Stop cancels the turn and answers the ask cancelled", async () => {
+    const { client, agent } = connect();
+    await until(client, (state) => state.connection === "ready", "ready");
+    client.prompt("ask me");
+    const asking = await until(client, (state) => state.permissions.length === 1, "the permission request");
+    expect(asking.permissions[0].title).toBe("Delete build/");
+    // What streamed before the ask has played: the reply is over, the turn is not.
+    await untilMessages(agent, () => agent.getState().phase === "done", "the reply before the ask");
+    expect(client.channel.getState()).toMatchObject({ turn: true, permissionAsks: 1 });
+    client.channel.stop!();
+    await until(client, (state) => !state.prompting && state.permissions.length === 0, "the cancelled turn");
+    expect(client.channel.getState()).toMatchObject({ turn: false, permissionAsks: 0 });
+    const ask = agent.getState().messages.find((message) => message.role === "agent" && message.permission);
+    expect(ask).toMatchObject({ answer: "cancelled" });
+    await untilMessages(
+      agent,
+      (messages) =>
+        messages.some(
+          (message) => message.role === "notice" && message.text === "scripted-acp-agent stopped (cancelled).",
+        ),
+      "the agent's cancelled stop reason",
+    );
+    expect(replyText(agent)).not.toContain("Permission answer");
   });
 
   it("the selection goes as an embedded resource, marked untrusted, apart from the instruction", async () => {

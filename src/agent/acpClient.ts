@@ -186,6 +186,8 @@ export class AcpClient {
             sendToAgent: this.state.sendToAgent,
             everJoined: ready,
             admissions: [],
+            turn: ready && this.state.prompting,
+            permissionAsks: this.state.permissions.length,
           },
         };
       }
@@ -211,6 +213,7 @@ export class AcpClient {
     refuse: (id) => this.options.fallback?.()?.refuse(id),
     setSendToAgent: (sendToAgent) =>
       this.active ? this.setSendToAgent(sendToAgent) : this.options.fallback?.()?.setSendToAgent(sendToAgent),
+    stop: () => (this.active ? this.cancel() : undefined),
   };
 
   /** Connected (or connecting): the session view talks to this link rather than the invited agent's channel. */
