@@ -42,6 +42,8 @@ export interface AcpLinkOptions {
   /** This link's MCP token (the path `/acp-mcp/<token>`). */
   token: string;
   port: number;
+  /** How to launch the bridge as this link's stdio MCP proxy (without `--mcp-proxy <url>`), for agents without HTTP MCP. */
+  mcpProxy?: { command: string; args: readonly string[] };
   log: (line: string) => void;
   onClose: () => void;
 }
@@ -117,10 +119,13 @@ export class AcpLink {
       }
     });
     socket.on("close", () => this.close());
+    const mcpUrl = `http://127.0.0.1:${options.port}/acp-mcp/${options.token}`;
+    const proxy = options.mcpProxy;
     this.send({
       type: "acp-ready",
       command: command.slice(0, 2_000),
-      mcpUrl: `http://127.0.0.1:${options.port}/acp-mcp/${options.token}`,
+      mcpUrl,
+      ...(proxy ? { mcpStdio: { command: proxy.command, args: [...proxy.args, "--mcp-proxy", mcpUrl] } } : {}),
       cwd: process.cwd(),
     });
   }

@@ -1,5 +1,7 @@
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { startBridge } from "./server";
+import { proxyUrlProblem, runMcpProxy } from "./mcpProxy";
 import { DEFAULT_BRIDGE_PORT } from "../src/wire/bridge";
 
 /**
@@ -22,6 +24,8 @@ const USAGE = `Usage: ${PROGRAM} [options]
   --stdio               Also serve MCP on stdin/stdout (for clients that launch the bridge).
   --acp "<command>"     ACP mode: each page that connects to /acp drives the person's ACP agent, launched with
                         this command (e.g. "npx @zed-industries/claude-code-acp", "gemini --experimental-acp").
+  --mcp-proxy <url>     Not for people: what an ACP agent without HTTP MCP launches to reach its link's Livemark
+                        tools (stdio ↔ the given http://127.0.0.1:PORT/acp-mcp/<token>), from the page's mcpServers.
   --allow-origin <url>  Another origin whose Livemark page may connect (repeatable).
   --code-ttl-ms <n>     How long an unused channel code lives (default 600000, ten minutes).
   --resume-grace-ms <n> How long a channel whose page went away (a reload, a closed tab) waits for it (default 120000).
@@ -39,6 +43,7 @@ try {
       port: { type: "string" },
       stdio: { type: "boolean", default: false },
       acp: { type: "string" },
+      "mcp-proxy": { type: "string" },
       "allow-origin": { type: "string", multiple: true, default: [] },
       "code-ttl-ms": { type: "string" },
       "resume-grace-ms": { type: "string" },
@@ -53,6 +58,12 @@ if (values.acp !== undefined && !values.acp.trim())
   fail('--acp needs the agent\'s command, e.g. --acp "gemini --experimental-acp"');
 if (values.help) {
   process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+if (values["mcp-proxy"] !== undefined) {
+  const problem = proxyUrlProblem(values["mcp-proxy"]);
+  if (problem) fail(problem);
+  await runMcpProxy(values["mcp-proxy"]);
   process.exit(0);
 }
 const port = values.port === undefined ? DEFAULT_BRIDGE_PORT : Number(values.port);
@@ -93,6 +104,8 @@ bridge = await startBridge({
   port,
   stdio: values.stdio,
   acp: values.acp?.trim(),
+  // How an agent launches this very program as its stdio MCP proxy (the same Node, loader flags and file).
+  mcpProxy: { command: process.execPath, args: [...process.execArgv, resolve(process.argv[1])] },
   allowOrigins: origins,
   codeTtlMs: ttl,
   resumeGraceMs: grace,

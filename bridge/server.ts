@@ -39,6 +39,8 @@ export interface BridgeOptions {
   progressEveryMs?: number;
   /** ACP mode: the person's agent, launched with this command for each page socket at `/acp` (acpLink.ts). */
   acp?: string;
+  /** ACP mode: how to launch this program (`--mcp-proxy` is added) for agents without HTTP MCP (mcpProxy.ts). */
+  mcpProxy?: { command: string; args: readonly string[] };
   now?: () => number;
   log?: (line: string) => void;
 }
@@ -201,6 +203,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<RunningB
       token,
       port,
       log,
+      mcpProxy: options.mcpProxy,
       onClose: () => acpLinks.delete(token),
     });
     acpLinks.set(token, link);

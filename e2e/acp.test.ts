@@ -131,3 +131,30 @@ it("Stop cancels the agent's turn (session/cancel)", async () => {
   await page.getByText("scripted-acp-agent stopped (cancelled).").waitFor({ timeout: 15_000 });
   await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Stopped/);
 });
+
+it("while the agent asks permission the status line says so and Stop cancels the turn", async () => {
+  await connectAcp();
+  await send(page, "ask me");
+  const ask = page.getByRole("region", { name: "Agent permission request" });
+  await ask.getByText("Delete build/").waitFor({ timeout: 30_000 });
+  await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Waiting for permission/);
+  await page.getByRole("button", { name: "Stop" }).click();
+  await page.getByText("scripted-acp-agent stopped (cancelled).").waitFor({ timeout: 15_000 });
+  await ask.getByText("Cancelled: the agent no longer waits for an answer.").waitFor({ timeout: 15_000 });
+  await page.getByRole("button", { name: "Stop" }).waitFor({ state: "hidden", timeout: 15_000 });
+});
+
+it("after a reload the tab reconnects on its own and takes up the agent's session (session/load)", async () => {
+  await connectAcp();
+  await send(page, "hello");
+  const said = page.getByText(/You said \(in s\d+-\d+\): hello$/);
+  await said.waitFor({ timeout: 30_000 });
+  const sessionId = /\(in (s\d+-\d+)\)/.exec((await said.textContent()) ?? "")![1];
+  await page.reload();
+  // No Invite agent, no Connect: the tab reconnects, a new agent process loads the session it had.
+  await page.getByText("scripted-acp-agent took up its session again.").waitFor({ timeout: 30_000 });
+  await page.getByText("scripted-acp-agent · Scripted 1 · Code").waitFor({ timeout: 15_000 });
+  await send(page, "hello again");
+  // A new session would carry the new process's id; session/load kept the old one.
+  await page.getByText(`You said (in ${sessionId}): hello again`).waitFor({ timeout: 30_000 });
+});

@@ -12,6 +12,9 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { MockLanguageModelV3 } from "ai/test";
 import WebSocket from "ws";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { proxyUrlProblem } from "../bridge/mcpProxy";
 import { startBridge, type RunningBridge } from "../bridge/server";
 import { Agent } from "../src/agent/agent";
 import { AcpClient, UNTRUSTED_END, UNTRUSTED_START, type AcpState } from "../src/agent/acpClient";
@@ -59,10 +62,10 @@ function memoryStorage() {
   };
 }
 
-function connect(agent = sessionAgent(), storage = memoryStorage()) {
+function connect(agent = sessionAgent(), storage = memoryStorage(), port = bridge.port) {
   const audit: { method: string; decision: string }[] = [];
   const client = new AcpClient({
-    address: `ws://127.0.0.1:${bridge.port}/acp`,
+    address: `ws://127.0.0.1:${port}/acp`,
     createSocket: (url) => new WebSocket(url, { origin: ORIGIN }) as unknown as SocketLike,
     agent: () => agent,
     session: () => ({ id: "session-1", title: "Test" }),
@@ -120,7 +123,7 @@ describe("ACP mode: the page drives the person's ACP agent", () => {
     const { client } = connect();
     const state = await until(client, (state) => state.connection === "ready", "ready");
     expect(state).toMatchObject({ agentName: "scripted-acp-agent", model: "Scripted 1", mode: "Code" });
-    expect(state.sessionId).toMatch(/^s\d+$/);
+    expect(state.sessionId).toMatch(/^s\d+-\d+$/);
   });
 
   it("streams the message through the parser and realm (the fence mounts), shows thought, plan and tool call, asks permission with the agent's options", async () => {
@@ -211,6 +214,31 @@ describe("ACP mode: the page drives the person's ACP agent", () => {
     );
   });
 
+  it("during a permission request the channel says so and keeps the turn; Stop cancels the turn and answers the ask cancelled", async () => {
+    const { client, agent } = connect();
+    await until(client, (state) => state.connection === "ready", "ready");
+    client.prompt("ask me");
+    const asking = await until(client, (state) => state.permissions.length === 1, "the permission request");
+    expect(asking.permissions[0].title).toBe("Delete build/");
+    // What streamed before the ask has played: the reply is over, the turn is not.
+    await untilMessages(agent, () => agent.getState().phase === "done", "the reply before the ask");
+    expect(client.channel.getState()).toMatchObject({ turn: true, permissionAsks: 1 });
+    client.channel.stop!();
+    await until(client, (state) => !state.prompting && state.permissions.length === 0, "the cancelled turn");
+    expect(client.channel.getState()).toMatchObject({ turn: false, permissionAsks: 0 });
+    const ask = agent.getState().messages.find((message) => message.role === "agent" && message.permission);
+    expect(ask).toMatchObject({ answer: "cancelled" });
+    await untilMessages(
+      agent,
+      (messages) =>
+        messages.some(
+          (message) => message.role === "notice" && message.text === "scripted-acp-agent stopped (cancelled).",
+        ),
+      "the agent's cancelled stop reason",
+    );
+    expect(replyText(agent)).not.toContain("Permission answer");
+  });
+
   it("the selection goes as an embedded resource, marked untrusted, apart from the instruction", async () => {
     const { client, agent } = connect();
     await until(client, (state) => state.connection === "ready", "ready");
@@ -275,6 +303,81 @@ describe("ACP mode: the agent's Livemark tools under the room's rights", () => {
     await until(client, (state) => !state.prompting, "the turn");
     await untilMessages(agent, () => replyText(agent).includes("Tool result:"), "the tool result");
     expect(JSON.parse(replyText(agent).split("Tool result: ")[1])).toEqual({ isError: true, text: NOT_ALLOWED.read });
+  });
+});
+
+describe("ACP mode: an agent without HTTP MCP gets the tools over stdio (the bridge as its proxy)", () => {
+  let stdioBridge: RunningBridge;
+  const ROOT = join(__dirname, "..");
+  beforeAll(async () => {
+    stdioBridge = await startBridge({
+      port: 0,
+      allowOrigins: [ORIGIN],
+      acp: `ACP_FIXTURE_NO_HTTP=1 ${AGENT_COMMAND}`,
+      // What main.ts passes: this Node, its loader (tsx here) and the bridge's file.
+      mcpProxy: {
+        command: process.execPath,
+        args: [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, "bridge/main.ts")],
+      },
+      log: (line) => logs.push(line),
+    });
+  });
+  afterAll(async () => {
+    await stdioBridge?.close();
+  });
+
+  it("session/new offers a stdio entry; the SDK's stdio client launches it, lists and calls the tools under the rights", async () => {
+    const { client } = connect(sessionAgent(), memoryStorage(), stdioBridge.port);
+    await until(client, (state) => state.connection === "ready", "ready");
+    const servers = client.mcpServers();
+    expect(servers).toHaveLength(1);
+    const entry = servers[0] as { name: string; command: string; args: string[]; env: unknown[] };
+    expect(entry).toMatchObject({ name: "livemark", command: process.execPath, env: [] });
+    expect(entry.args.slice(-2)[0]).toBe("--mcp-proxy");
+    expect(entry.args.at(-1)).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${stdioBridge.port}/acp-mcp/[\\w-]{24}$`));
+
+    const mcp = new Client({ name: "stdio-agent", version: "1.0.0" });
+    await mcp.connect(
+      new StdioClientTransport({ command: entry.command, args: entry.args, cwd: ROOT, stderr: "ignore" }),
+    );
+    try {
+      const { tools } = await mcp.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(["livemark_read_session", "livemark_run"]);
+      const read = (await mcp.callTool({ name: "livemark_read_session", arguments: {} })) as {
+        isError?: boolean;
+        content: { text: string }[];
+      };
+      expect(read.isError).not.toBe(true);
+      expect(read.content[0].text.startsWith("[untrusted application content]")).toBe(true);
+      client.setRights({ read: false });
+      const refused = (await mcp.callTool({ name: "livemark_read_session", arguments: {} })) as {
+        isError?: boolean;
+        content: { text: string }[];
+      };
+      expect(refused).toMatchObject({ isError: true, content: [{ text: NOT_ALLOWED.read }] });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("the agent itself launches the proxy from session/new and runs code in the session through it", async () => {
+    const { client, agent } = connect(sessionAgent(), memoryStorage(), stdioBridge.port);
+    await until(client, (state) => state.connection === "ready", "ready");
+    const markdown = `${FENCE}ts agent.run\nconsole.log("over stdio", 6 * 7)\n${FENCE}\n`;
+    client.prompt(`tool livemark_run ${JSON.stringify({ markdown })}`);
+    await until(client, (state) => !state.prompting, "the turn");
+    await untilMessages(agent, () => replyText(agent).includes("Tool result:"), "the tool result");
+    const ran = JSON.parse(replyText(agent).split("Tool result: ")[1]);
+    expect(ran.isError).toBe(false);
+    expect(ran.text).toContain("over stdio 42");
+  });
+
+  it("the proxy takes only the bridge's own loopback /acp-mcp/ address", () => {
+    expect(proxyUrlProblem("http://127.0.0.1:4737/acp-mcp/abc_DEF-1")).toBeUndefined();
+    expect(proxyUrlProblem("http://evil.test/acp-mcp/abc")).toMatch(/takes only/);
+    expect(proxyUrlProblem("http://127.0.0.1:4737/mcp")).toMatch(/takes only/);
+    expect(proxyUrlProblem("https://127.0.0.1:4737/acp-mcp/abc")).toMatch(/takes only/);
+    expect(proxyUrlProblem("not a url")).toMatch(/needs/);
   });
 });
 

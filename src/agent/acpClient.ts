@@ -137,6 +137,7 @@ export class AcpClient {
   private capabilities: AgentCapabilities | undefined;
   private modes: SessionModeState | undefined;
   private mcpUrl = "";
+  private mcpStdio: { command: string; args: string[] } | undefined;
   private cwd = "";
   private readonly newId: () => string;
   private readonly now: () => number;
@@ -186,6 +187,8 @@ export class AcpClient {
             sendToAgent: this.state.sendToAgent,
             everJoined: ready,
             admissions: [],
+            turn: ready && this.state.prompting,
+            permissionAsks: this.state.permissions.length,
           },
         };
       }
@@ -211,6 +214,7 @@ export class AcpClient {
     refuse: (id) => this.options.fallback?.()?.refuse(id),
     setSendToAgent: (sendToAgent) =>
       this.active ? this.setSendToAgent(sendToAgent) : this.options.fallback?.()?.setSendToAgent(sendToAgent),
+    stop: () => (this.active ? this.cancel() : undefined),
   };
 
   /** Connected (or connecting): the session view talks to this link rather than the invited agent's channel. */
@@ -356,6 +360,7 @@ export class AcpClient {
     switch (message.type) {
       case "acp-ready":
         this.mcpUrl = message.mcpUrl;
+        this.mcpStdio = message.mcpStdio;
         this.cwd = message.cwd;
         this.set({ connection: "starting" });
         void this.start().catch((error: unknown) => {
@@ -420,10 +425,17 @@ export class AcpClient {
     this.note(`${agentName} is connected over ACP: your messages go to it.`);
   }
 
-  /** Livemark's MCP server for this link, in the transport the agent says it takes (http), else none. */
-  private mcpServers(): McpServer[] {
-    if (!this.mcpUrl || !this.capabilities?.mcpCapabilities?.http) return [];
-    return [{ type: "http", name: "livemark", url: this.mcpUrl, headers: [] }];
+  /**
+   * Livemark's MCP server for this link: over HTTP when the agent says it
+   * takes it, else over stdio (every ACP agent does), the bridge launched as
+   * its proxy to the same endpoint (bridge/mcpProxy.ts).
+   */
+  mcpServers(): McpServer[] {
+    if (!this.mcpUrl) return [];
+    if (this.capabilities?.mcpCapabilities?.http)
+      return [{ type: "http", name: "livemark", url: this.mcpUrl, headers: [] }];
+    if (!this.mcpStdio) return [];
+    return [{ name: "livemark", command: this.mcpStdio.command, args: [...this.mcpStdio.args], env: [] }];
   }
 
   private sessionReady(

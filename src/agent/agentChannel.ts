@@ -148,6 +148,10 @@ export interface SessionChannelState {
   sendToAgent: boolean;
   everJoined: boolean;
   admissions: readonly Admission[];
+  /** (ACP) The agent's turn is under way, also between its replies: Stop is shown and cancels it. */
+  turn?: boolean;
+  /** (ACP) The agent's permission requests waiting for the person's choice. */
+  permissionAsks?: number;
 }
 export interface SessionChannel {
   getState(): SessionChannelState;
@@ -160,6 +164,8 @@ export interface SessionChannel {
   admit(id: string): void;
   refuse(id: string): void;
   setSendToAgent(sendToAgent: boolean): void;
+  /** (ACP) **Stop**: cancel the agent's turn. */
+  stop?(): void;
 }
 
 export interface Admission {

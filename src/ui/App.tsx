@@ -162,17 +162,21 @@ function SessionView({
 }) {
   const state = useAgentState(agent);
   const realmFailed = realm.state === "failed";
-  const busy = isBusy(state.phase);
+  const channelState = useChannelState(channel);
+  // An ACP agent's turn is busy until it ends, also while it waits for a permission answer between its replies.
+  const busy = isBusy(state.phase) || channelState?.turn === true;
   // The code waits for the person's answer to an ask in the timeline.
   const capabilities = useCapabilities();
   // An ask waits above the composer: during a reply, or after it, from a generated UI's click (a model call, a fetch).
   // While an agent is joined the composer sends to it (the person can switch back to the model).
-  const channelState = useChannelState(channel);
   // …or an invited agent's run waits for Allow once or Reject (Confirm each run).
   // …or an in-browser agent's run (WebMCP), each one confirmed.
   const webMcpRuns = webMcp?.state.pendingRuns ?? [];
   const waitingForPermission =
-    capabilities.state.asks.length > 0 || (channelState?.pendingRuns.length ?? 0) > 0 || webMcpRuns.length > 0;
+    capabilities.state.asks.length > 0 ||
+    (channelState?.pendingRuns.length ?? 0) > 0 ||
+    (channelState?.permissionAsks ?? 0) > 0 ||
+    webMcpRuns.length > 0;
   const joined =
     channel !== undefined && channelState !== undefined && channelState.code !== undefined && channelState.everJoined;
   const toAgent = joined && channelState.sendToAgent;
@@ -202,10 +206,12 @@ function SessionView({
   );
   // Stop also clears the asks still waiting (the realm's own calls end with it; an MCP App view's do not).
   const capabilityController = capabilities.controller;
+  // An ACP agent's turn: session/cancel, and its open permission request is answered "cancelled".
   const onStop = useCallback(() => {
     agent.stop();
     capabilityController?.denyAll();
-  }, [agent, capabilityController]);
+    channel?.stop?.();
+  }, [agent, capabilityController, channel]);
   // One value while nothing changes: a fresh object each render would make React search the whole timeline for readers.
   const channelActions = useMemo(
     () => ({ answer: (id: string, text: string) => channel?.answer(id, text), open: joined }),

@@ -16,10 +16,13 @@ import { useChannelState } from "./agentHooks";
  * Also the person's ACP agent (`acp`, src/agent/acpClient.ts), attached to
  * the channel by the dialog when they press Connect under **Connect an ACP
  * agent** (acpSetup.ts and the ACP SDK load then); the room's rights are the
- * channel's. Pressing Connect again
- * after a reload takes up the agent's session (`session/load`).
+ * channel's. A reload reconnects a tab that was connected (its address is in
+ * this tab's sessionStorage) and takes up the agent's session
+ * (`session/load`, when the agent supports it); the ACP code loads only then.
  */
 const STORED_KEY = "livemark.agentChannel";
+/** acpClient.ts's ACP_STORAGE_KEY, spelled here so that the first chunk does not import the ACP SDK. */
+const ACP_STORED_KEY = "livemark.acpLink";
 /** The channel's code (and zod) load once, on first use. */
 const channelModule = () => import("../agent/agentChannel");
 
@@ -67,28 +70,35 @@ export function useInviteAgent(controller: SessionController) {
     setDialogOpen(true);
   }, [channel, make]);
 
-  // A reload: this tab's channel resumes once a session is open.
+  // A reload: this tab's channel resumes, and its ACP agent reconnects, once a session is open.
   const resumed = useRef(false);
   useEffect(() => {
     if (resumed.current || sessionId === undefined || channel) return;
     resumed.current = true;
     let raw: string | null = null;
+    let acpRaw: string | null = null;
     try {
       raw = sessionStorage.getItem(STORED_KEY);
+      acpRaw = sessionStorage.getItem(ACP_STORED_KEY);
     } catch {
       return;
     }
-    if (!raw) return;
+    if (!raw && !acpRaw) return;
     void (async () => {
       const { storedChannel } = await channelModule();
-      const stored = storedChannel(sessionStorage);
-      if (!stored) {
-        sessionStorage.removeItem(STORED_KEY);
-        return;
-      }
+      const stored = raw ? storedChannel(sessionStorage) : undefined;
+      if (raw && !stored) sessionStorage.removeItem(STORED_KEY);
+      if (!stored && !acpRaw) return;
       const current = await make();
       setChannel(current);
-      current.resume(stored);
+      if (stored) current.resume(stored);
+      if (acpRaw) {
+        // The link connects to the address it had and loads the agent's session (acpClient.ts).
+        const { makeAcpClient } = await import("./acpSetup");
+        const link = makeAcpClient(current);
+        current.attachAcp(link);
+        link.connect();
+      }
     })();
   }, [sessionId, channel, make]);
 

@@ -233,6 +233,8 @@ export const acpBridgeMessageSchema = z.discriminatedUnion("type", [
     type: z.literal("acp-ready"),
     command: shortText,
     mcpUrl: z.string().max(500),
+    /** The same server over stdio, for agents without HTTP MCP: the bridge itself as a proxy (`--mcp-proxy`). */
+    mcpStdio: z.object({ command: z.string().max(4_096), args: z.array(z.string().max(4_096)).max(64) }).optional(),
     /** The bridge's working directory: the `cwd` of the agent's sessions. */
     cwd: z.string().max(4_096),
   }),
