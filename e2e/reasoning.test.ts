@@ -128,7 +128,10 @@ describe("cut replies", () => {
     // Said once, on the reply (a strict locator finds exactly one).
     await page.getByText("cut at the token limit", { exact: false }).waitFor({ timeout: 15_000 });
     await expect(reply().textContent()).resolves.toContain("raise max tokens in Settings");
-    expect(await page.getByText("step one", { exact: true }).count()).toBeGreaterThan(0);
+    // The line's output arrives from the realm on its own path: waited for, not assumed drawn with the cut.
+    await expect
+      .poll(() => page.getByText("step one", { exact: true }).count(), { timeout: 10_000 })
+      .toBeGreaterThan(0);
     // The cut block says where it was cut, not a bare syntax error.
     const block = page.getByRole("figure", { name: "Code block 1" });
     await expect(block.locator(".lm-code__status").textContent()).resolves.toBe("cut");
