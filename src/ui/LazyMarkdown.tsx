@@ -1,4 +1,5 @@
 import { lazy, memo, Suspense } from "react";
+import { PROGRESSIVE_FROM_CHARS } from "./markdownSegments";
 
 /**
  * Markdown.tsx behind a dynamic import, so marked and react-markdown (~45 KB
@@ -6,7 +7,10 @@ import { lazy, memo, Suspense } from "react";
  * works (`app.initialJsGzipKB`, `app.interactiveMs` in bench/). The chunk is
  * requested by the first block drawn, or by `preloadMarkdown` (main.tsx,
  * once the session is open and the page idle), so it is normally there
- * before the first reply; until then a block shows its text as it is.
+ * before the first reply; until then a block shows its text as it is, up to
+ * PROGRESSIVE_FROM_CHARS (what Markdown.tsx draws in its first task): the
+ * whole of a reply of millions of characters in one text node took seconds
+ * of layout in one task.
  */
 let pending: Promise<typeof import("./Markdown")> | undefined;
 export const preloadMarkdown = () => (pending ??= import("./Markdown"));
@@ -21,7 +25,9 @@ const Loaded = lazy(() => preloadMarkdown().then((module) => ({ default: module.
 export const Markdown = memo(
   function Markdown({ text, streaming = false }: { text: string; streaming?: boolean }) {
     return (
-      <Suspense fallback={<div className="lm-markdown lm-markdown--loading">{text}</div>}>
+      <Suspense
+        fallback={<div className="lm-markdown lm-markdown--loading">{text.slice(0, PROGRESSIVE_FROM_CHARS)}</div>}
+      >
         <Loaded text={text} streaming={streaming} />
       </Suspense>
     );

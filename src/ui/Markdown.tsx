@@ -1,4 +1,4 @@
-import { memo, useDeferredValue, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { memo, startTransition, useDeferredValue, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { Fragment, jsx, jsxs } from "react/jsx-runtime";
 import { toJsxRuntime, type Components } from "hast-util-to-jsx-runtime";
 import { urlAttributes } from "html-url-attributes";
@@ -319,6 +319,8 @@ const Blocks = memo(function Blocks({
 
 /** What one task of drawing a long message should take at most, roughly (the step adapts to it). */
 const SEGMENT_TASK_MS = 40;
+/** The most one step draws: its DOM is inserted in one commit, one task. */
+const MAX_STEP_CHARS = 4 * SEGMENT_CHARS;
 
 /** Run `task` in a later task (a MessageChannel post: not clamped like setTimeout). */
 function later(task: () => void): () => void {
@@ -333,8 +335,9 @@ function later(task: () => void): () => void {
 }
 
 /**
- * A long message (markdownSegments.ts): its segments are drawn one more per
- * task, so no task parses more than one segment, however long the message.
+ * A long message (markdownSegments.ts): its segments are drawn a step at a
+ * time (at most MAX_STEP_CHARS), each step a transition React renders in
+ * slices, so no task parses more than a block or two, however long the message.
  */
 function Segments({ text, math }: { text: string; math: MathPlugins | undefined }) {
   const segments = useMemo(
@@ -353,9 +356,11 @@ function Segments({ text, math }: { text: string; math: MathPlugins | undefined 
   useEffect(() => {
     if (visible >= segments.length) return;
     const took = performance.now() - renderedAt.current;
-    if (took < SEGMENT_TASK_MS / 2) step.current = Math.min(step.current * 2, 32 * SEGMENT_CHARS);
+    if (took < SEGMENT_TASK_MS / 2) step.current = Math.min(step.current * 2, MAX_STEP_CHARS);
     else if (took > SEGMENT_TASK_MS) step.current = Math.max(SEGMENT_CHARS, step.current >> 1);
-    return later(() => setDrawn((chars) => chars + step.current));
+    // In a transition: React renders it in slices of a few milliseconds, yielding between blocks, so the
+    // parse of a step is spread over tasks whatever the machine's speed (a plain update renders in one task).
+    return later(() => startTransition(() => setDrawn((chars) => chars + step.current)));
   }, [drawn, visible, segments.length]);
   const boxed = segments.length > 1;
   return segments
