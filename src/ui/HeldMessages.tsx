@@ -10,6 +10,7 @@ import {
 } from "react";
 import type { ChatMessage } from "../agent/types";
 import { scrollingAncestor } from "../render/useDeferredDraw";
+import { PROGRESSIVE_FROM_CHARS } from "./markdownSegments";
 import { OPEN_DRAWN_MESSAGES, type drawnMessage } from "./Timeline";
 
 /** How near the viewport (px, above and below) a waiting message is drawn. */
@@ -23,7 +24,9 @@ const heldHeight = (message: ChatMessage) => (message.role === "assistant" ? 480
 /**
  * A message of a long session not drawn yet: a box of about its height with
  * its text (find in page finds it, and scrolling there draws it). Focusable,
- * so the keyboard does not skip it: focusing it draws it.
+ * so the keyboard does not skip it: focusing it draws it. A huge message
+ * holds only its first PROGRESSIVE_FROM_CHARS characters (laying out megabytes
+ * of text in one box froze the page, as the Markdown chunk's stand-in did).
  */
 const HeldMessage = memo(function HeldMessage({
   message,
@@ -40,7 +43,7 @@ const HeldMessage = memo(function HeldMessage({
       tabIndex={0}
       onFocus={() => onFocus(message.id)}
     >
-      {message.text}
+      {message.text.length > PROGRESSIVE_FROM_CHARS ? message.text.slice(0, PROGRESSIVE_FROM_CHARS) : message.text}
     </div>
   );
 });
