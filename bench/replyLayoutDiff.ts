@@ -1,8 +1,8 @@
 /**
  * A tool, not a bench: streams one reply (REPLY, or a sample with headings,
  * lists, a table, a quote and fences) into two builds given as arguments and
- * compares the position and height of the reply's blocks and their
- * children; a CSS change meant to keep the layout prints "differences: 0".
+ * compares the position and height of the reply's blocks (inside their
+ * groups, src/ui/replyGroups.ts) and their children; a CSS change meant to keep the layout prints "differences: 0".
  *   npx tsx bench/replyLayoutDiff.ts distA distB
  */
 import { configureEndpoint, launchBrowser, openReadyApp, serveStatic } from "../e2e/harness";
@@ -27,7 +27,7 @@ for (const dir of process.argv.slice(2)) {
   );
   await page.waitForTimeout(1500);
   out[dir] = (await page.evaluate(
-    `(() => { const a = document.querySelector('article[aria-label="Reply"]'); const top = a.getBoundingClientRect().top; return [...a.querySelectorAll(":scope > *, .lm-markdown > *, li, .lm-markdown > * > *")].map((e) => e.tagName + "." + e.className.split(" ")[0] + " " + Math.round((e.getBoundingClientRect().top - top) * 10) / 10 + " h" + Math.round(e.getBoundingClientRect().height)); })()`,
+    `(() => { const a = document.querySelector('article[aria-label="Reply"]'); const top = a.getBoundingClientRect().top; return [...a.querySelectorAll(":scope > :not(.lm-reply-group), .lm-reply-group > *, .lm-markdown > *, li, .lm-markdown > * > *")].map((e) => e.tagName + "." + e.className.split(" ")[0] + " " + Math.round((e.getBoundingClientRect().top - top) * 10) / 10 + " h" + Math.round(e.getBoundingClientRect().height)); })()`,
   )) as string[];
   await browser.close();
   await app.close();

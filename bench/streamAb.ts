@@ -5,7 +5,8 @@
  *
  *   npx tsx bench/streamAb.ts <dist A> <dist B> [rounds = 3] [tokens per 50 ms = 100]
  *
- * Each round streams app.bench's 20k-token reply once per build, in a fresh
+ * Each round streams app.bench's 20k-token reply (STREAM_CHARS=200000: the
+ * stream bench's reply of that many characters) once per build, in a fresh
  * page, A then B, then B then A in the next round. Prints every run (longest
  * long task, longest frame gap, frame gaps over 50 ms, task time and
  * main-thread CPU time per 1k tokens, and from a trace the longest task and
@@ -16,13 +17,14 @@
 import { resolve } from "node:path";
 import { launchBrowser, serveStatic } from "../e2e/harness";
 import { longReply, streamReply, type StreamFigures } from "./app.bench";
+import { replyOfLength } from "./stream.bench";
 
 const [a, b, roundsArg, rateArg] = process.argv.slice(2);
 if (!a || !b) throw new Error("usage: npx tsx bench/streamAb.ts <dist A> <dist B> [rounds] [tokens per 50 ms]");
 const rounds = Number(roundsArg ?? 3);
 const rate = Number(rateArg ?? 100);
 const builds = [resolve(a), resolve(b)];
-const tokens = longReply();
+const tokens = process.env.STREAM_CHARS ? replyOfLength(Number(process.env.STREAM_CHARS)) : longReply();
 const runs = new Map<string, StreamFigures[]>(builds.map((dir) => [dir, []]));
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[values.length >> 1];
 const browser = await launchBrowser();

@@ -10,6 +10,7 @@ import { CapabilitySlot } from "./capabilities";
 import { CopyButton, ReplyFooter, UserMessage, VersionNav } from "./MessageActions";
 import { lazy, Suspense, useContext, useState } from "react";
 import { MessageActionsContext } from "./MessageActions";
+import { groupBlocks, sameGroup, type BlockGroup } from "./replyGroups";
 
 /** An invited agent's report (and what really happened) draws from its own chunk: most sessions have none. */
 const AgentReportView = lazy(() => import("./AgentReportView").then((module) => ({ default: module.AgentReportView })));
@@ -114,6 +115,79 @@ const CodeBlockEntry = memo(function CodeBlockEntry({
   );
 });
 
+/**
+ * Some blocks of a reply (replyGroups.ts): memoised, so a frame of a streaming
+ * reply re-renders only the open group, the one holding the growing block.
+ * The others are settled: each is one `content-visibility: auto` box
+ * (`.lm-reply-group--boxed`), laid out and painted only near the view. The open
+ * group is a plain box, so its blocks' margins collapse with what follows
+ * the reply's blocks as they did without groups.
+ */
+const ReplyGroup = memo(
+  function ReplyGroup({
+    group,
+    open,
+    replyId,
+    streaming,
+    settled,
+    cutBlock,
+    mounts,
+  }: {
+    group: BlockGroup;
+    /** The reply's last group. */
+    open: boolean;
+    replyId: string;
+    /** The reply is still streaming. */
+    streaming: boolean;
+    /** The reply is done. */
+    settled: boolean;
+    /** The reply's last block, when the reply was cut there. */
+    cutBlock: number | undefined;
+    mounts: ReplyView["mounts"];
+  }) {
+    let code = group.codeBefore;
+    let data = group.dataBefore;
+    return (
+      <div className={open ? "lm-reply-group" : "lm-reply-group lm-reply-group--boxed"}>
+        {group.blocks.map((block) => {
+          switch (block.kind) {
+            case "text":
+              return <Markdown key={block.index} text={block.text} streaming={streaming} />;
+            case "code":
+              code += 1;
+              return (
+                <CodeBlockEntry
+                  key={block.index}
+                  block={block}
+                  replyId={replyId}
+                  cut={block.index === cutBlock && block.unterminated}
+                  settled={settled}
+                  mounts={mounts}
+                  ordinal={code}
+                />
+              );
+            case "data":
+              data += 1;
+              return (
+                <Suspense key={block.index} fallback={null}>
+                  <DataBlockView block={block} ordinal={data} />
+                </Suspense>
+              );
+          }
+        })}
+      </div>
+    );
+  },
+  (before, after) =>
+    sameGroup(before.group, after.group) &&
+    before.open === after.open &&
+    before.replyId === after.replyId &&
+    before.streaming === after.streaming &&
+    before.settled === after.settled &&
+    before.cutBlock === after.cutBlock &&
+    before.mounts === after.mounts,
+);
+
 const AssistantMessage = memo(function AssistantMessage({
   message,
   lastOfInteraction = false,
@@ -127,6 +201,7 @@ const AssistantMessage = memo(function AssistantMessage({
   const cut = isCutReply(message);
   const lastBlock = reply.blocks[reply.blocks.length - 1]?.index;
   const mounts = reply.mounts ?? [];
+  const groups = groupBlocks(reply.blocks);
   return (
     <article
       className="lm-message lm-message--assistant"
@@ -136,30 +211,18 @@ const AssistantMessage = memo(function AssistantMessage({
     >
       {message.by && <p className="lm-message__to">From the agent · {message.by}</p>}
       {reply.thinking && <ThinkingView thinking={reply.thinking} streaming={message.state === "streaming"} />}
-      {reply.blocks.map((block) => {
-        switch (block.kind) {
-          case "text":
-            return <Markdown key={block.index} text={block.text} streaming={message.state === "streaming"} />;
-          case "code":
-            return (
-              <CodeBlockEntry
-                key={block.index}
-                block={block}
-                replyId={message.id}
-                cut={cut && block.index === lastBlock && block.unterminated}
-                settled={message.state === "done"}
-                mounts={reply.mounts}
-                ordinal={kindOrdinal(reply.blocks, block)}
-              />
-            );
-          case "data":
-            return (
-              <Suspense key={block.index} fallback={null}>
-                <DataBlockView block={block} ordinal={kindOrdinal(reply.blocks, block)} />
-              </Suspense>
-            );
-        }
-      })}
+      {groups.map((group, position) => (
+        <ReplyGroup
+          key={position}
+          group={group}
+          open={position === groups.length - 1}
+          replyId={message.id}
+          streaming={message.state === "streaming"}
+          settled={message.state === "done"}
+          cutBlock={cut ? lastBlock : undefined}
+          mounts={reply.mounts}
+        />
+      ))}
       {mounts
         .filter((mount) => !reply.blocks.some((block) => block.kind === "code" && block.index === mount.afterBlock))
         .map((mount) => (
@@ -196,11 +259,6 @@ const AssistantMessage = memo(function AssistantMessage({
     </article>
   );
 });
-
-/** A block's number among the reply's blocks of its kind, from 1. */
-function kindOrdinal(blocks: ReplyView["blocks"], block: ReplyView["blocks"][number]): number {
-  return blocks.filter((other) => other.kind === block.kind && other.index <= block.index).length;
-}
 
 const FeedbackMessage = memo(function FeedbackMessage({
   message,
