@@ -1,5 +1,6 @@
 import { abortableSleep } from "./abortableSleep";
 import { toModelMessages } from "./modelMessages";
+import { STALL_LIMITS } from "./stallWatch";
 import type { TurnContext, TurnTimeline } from "./turn";
 import type { AgentOptions } from "./types";
 
@@ -9,8 +10,10 @@ import type { AgentOptions } from "./types";
  * each call, the timeline as the model reads it.
  */
 
-export type ResolvedOptions = Required<Omit<AgentOptions, "maxTurns" | "maxRetries" | "isImported" | "callSettings">> &
-  Pick<AgentOptions, "isImported" | "callSettings"> & { maxTurns: number; maxRetries: number };
+export type ResolvedOptions = Required<
+  Omit<AgentOptions, "maxTurns" | "maxRetries" | "isImported" | "callSettings" | "stallClock">
+> &
+  Pick<AgentOptions, "isImported" | "callSettings" | "stallClock"> & { maxTurns: number; maxRetries: number };
 
 let counter = 0;
 const defaultId = () => `m${Date.now().toString(36)}${(counter++).toString(36)}`;
@@ -22,6 +25,7 @@ export function resolveOptions(options: AgentOptions): ResolvedOptions {
     now: () => Date.now(),
     newId: defaultId,
     sleep: abortableSleep,
+    stall: STALL_LIMITS,
     ...options,
   };
 }
@@ -46,6 +50,8 @@ export function turnContext(options: ResolvedOptions, timeline: TurnTimeline): O
     now: options.now,
     newId: options.newId,
     sleep: options.sleep,
+    stall: options.stall,
+    ...(options.stallClock ? { stallClock: options.stallClock } : {}),
     timeline,
   };
 }
