@@ -1,6 +1,5 @@
 import { abortableSleep } from "./abortableSleep";
 import { toModelMessages } from "./modelMessages";
-import { STALL_LIMITS } from "./stallWatch";
 import type { TurnContext, TurnTimeline } from "./turn";
 import type { AgentOptions } from "./types";
 
@@ -11,9 +10,9 @@ import type { AgentOptions } from "./types";
  */
 
 export type ResolvedOptions = Required<
-  Omit<AgentOptions, "maxTurns" | "maxRetries" | "isImported" | "callSettings" | "stallClock">
+  Omit<AgentOptions, "maxTurns" | "maxRetries" | "isImported" | "callSettings" | "stall" | "stallClock">
 > &
-  Pick<AgentOptions, "isImported" | "callSettings" | "stallClock"> & { maxTurns: number; maxRetries: number };
+  Pick<AgentOptions, "isImported" | "callSettings" | "stall" | "stallClock"> & { maxTurns: number; maxRetries: number };
 
 let counter = 0;
 const defaultId = () => `m${Date.now().toString(36)}${(counter++).toString(36)}`;
@@ -25,7 +24,6 @@ export function resolveOptions(options: AgentOptions): ResolvedOptions {
     now: () => Date.now(),
     newId: defaultId,
     sleep: abortableSleep,
-    stall: STALL_LIMITS,
     ...options,
   };
 }
@@ -50,7 +48,7 @@ export function turnContext(options: ResolvedOptions, timeline: TurnTimeline): O
     now: options.now,
     newId: options.newId,
     sleep: options.sleep,
-    stall: options.stall,
+    ...(options.stall ? { stall: options.stall } : {}),
     ...(options.stallClock ? { stallClock: options.stallClock } : {}),
     timeline,
   };

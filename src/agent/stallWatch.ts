@@ -5,9 +5,16 @@
  * of silence, once a second, until data arrives (or Keep waiting, or the
  * request ends), then `undefined`.
  *
+ * `watchedModel` wraps a model so that its request's headers and each chunk
+ * of its stream (as the provider sees them) reach the watch.
+ *
  * Pure timing logic: the clock and the timer are injected (tests run it on
- * fake timers).
+ * fake timers). Loaded with the first model request (turn.ts), like the AI
+ * SDK.
  */
+
+import { wrapLanguageModel, type LanguageModel } from "ai";
+import { TEST_PROBE_FLAG } from "../testProbe";
 
 export interface StallLimits {
   /** No response headers this long after the request opened. */
@@ -17,6 +24,22 @@ export interface StallLimits {
 }
 
 export const STALL_LIMITS: StallLimits = { headersMs: 20_000, dataMs: 60_000 };
+
+/**
+ * The flag only the browser tests use, with the probe's
+ * (`?livemark-probe&livemark-stall-ms=300`): both limits set to that many
+ * milliseconds, so a test does not wait 20 s. Nothing without the probe's flag.
+ */
+export const STALL_TEST_FLAG = "livemark-stall-ms";
+
+export function stallLimitsForTest(search: string): StallLimits | undefined {
+  const params = new URLSearchParams(search);
+  const ms = Number(params.get(STALL_TEST_FLAG));
+  return params.has(TEST_PROBE_FLAG) && ms > 0 ? { headersMs: ms, dataMs: ms } : undefined;
+}
+
+/** The limits of a page's requests: the test flag's, or `STALL_LIMITS`. */
+const pageLimits = (): StallLimits => stallLimitsForTest(globalThis.location?.search ?? "") ?? STALL_LIMITS;
 
 export interface StallClock {
   now(): number;
@@ -32,20 +55,6 @@ export const realClock: StallClock = {
   },
 };
 
-/**
- * The URL flag only the browser tests use, with the probe's flag
- * (`?livemark-probe&livemark-stall-ms=300`): both limits set to that many
- * milliseconds, so a test does not wait 20 s. Nothing without the probe.
- */
-export const STALL_TEST_FLAG = "livemark-stall-ms";
-
-export function stallLimitsForTest(search: string): StallLimits | undefined {
-  const params = new URLSearchParams(search);
-  if (!params.has("livemark-probe")) return undefined;
-  const ms = Number(params.get(STALL_TEST_FLAG));
-  return Number.isFinite(ms) && ms > 0 ? { headersMs: ms, dataMs: ms } : undefined;
-}
-
 export class StallWatch {
   /** When the silence being counted began: the request's start, the last data, or Keep waiting. */
   private since: number;
@@ -55,7 +64,7 @@ export class StallWatch {
 
   constructor(
     private readonly onChange: (silentSeconds: number | undefined) => void,
-    private readonly limits: StallLimits = STALL_LIMITS,
+    private readonly limits: StallLimits = pageLimits(),
     private readonly clock: StallClock = realClock,
   ) {
     this.since = clock.now();
@@ -106,4 +115,28 @@ export class StallWatch {
     this.stalled = seconds;
     this.onChange(seconds);
   }
+}
+
+/** `model` reporting its request's headers and each stream chunk to `watch` (an id string is left as it is). */
+export function watchedModel(model: LanguageModel, watch: StallWatch): LanguageModel {
+  if (typeof model !== "object" || model.specificationVersion !== "v3") return model;
+  return wrapLanguageModel({
+    model,
+    middleware: {
+      specificationVersion: "v3",
+      wrapStream: async ({ doStream }) => {
+        const result = await doStream();
+        watch.headers();
+        const stream = result.stream.pipeThrough(
+          new TransformStream({
+            transform(chunk, controller) {
+              watch.data();
+              controller.enqueue(chunk);
+            },
+          }),
+        );
+        return { ...result, stream };
+      },
+    },
+  });
 }

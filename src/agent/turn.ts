@@ -10,7 +10,7 @@ import type { PhaseEvent } from "./nextPhase";
 import { applyExecEvent, applyProtocolEvent, emptyReply, runningStatement, type ProviderThinkingStart } from "./reply";
 import { createBlockRouter } from "./routeBlocks";
 import { settleRealm } from "./settleRealm";
-import { StallWatch, type StallClock, type StallLimits } from "./stallWatch";
+import type { StallClock, StallLimits, StallWatch } from "./stallWatch";
 import { ProviderReasoning, stampThinking } from "./thinking";
 import type { AgentState, CallSettings, ChatMessage, LlmErrorInfo, RealmPort, ReplyState } from "./types";
 
@@ -60,8 +60,8 @@ export interface TurnContext {
   now: () => number;
   newId: () => string;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** When an open request counts as stalled; and the clock that tells (default: the real one). */
-  stall: StallLimits;
+  /** When an open request counts as stalled (default `STALL_LIMITS`); and the clock that tells (default: the real one). */
+  stall?: StallLimits;
   stallClock?: StallClock;
   lifecycle: InteractionLifecycle;
   timeline: TurnTimeline;
@@ -261,34 +261,14 @@ export class Turn {
     for (let attempt = 0; ; attempt += 1) {
       streamError = undefined;
       try {
-        // Loaded on first use: keeps the AI SDK out of the app's initial JavaScript.
-        const { streamText, wrapLanguageModel } = await import("ai");
+        // Loaded on first use: keeps the AI SDK (and the stall watch) out of the app's initial JavaScript.
+        const [{ streamText }, { StallWatch, watchedModel }] = await Promise.all([
+          import("ai"),
+          import("./stallWatch"),
+        ]);
         const watch = new StallWatch((seconds) => timeline.setStalled(seconds), context.stall, context.stallClock);
         this.watch = watch;
-        const unwatched = source?.model ?? (await context.model());
-        // The request's headers and each chunk of its stream, as the provider sees them.
-        const model =
-          typeof unwatched === "object" && unwatched.specificationVersion === "v3"
-            ? wrapLanguageModel({
-                model: unwatched,
-                middleware: {
-                  specificationVersion: "v3",
-                  wrapStream: async ({ doStream }) => {
-                    const result = await doStream();
-                    watch.headers();
-                    const stream = result.stream.pipeThrough(
-                      new TransformStream({
-                        transform(chunk, controller) {
-                          watch.data();
-                          controller.enqueue(chunk);
-                        },
-                      }),
-                    );
-                    return { ...result, stream };
-                  },
-                },
-              })
-            : unwatched;
+        const model = watchedModel(source?.model ?? (await context.model()), watch);
         const modelId = typeof model === "string" ? model : model.modelId;
         timeline.update(replyId, (message) =>
           message.role === "assistant" && message.model !== modelId ? { ...message, model: modelId } : message,

@@ -158,7 +158,7 @@ export interface AgentOptions {
   now?: () => number;
   newId?: () => string;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** When an open model request counts as stalled (default `STALL_LIMITS`: 20 s to headers, 60 s between data). */
+  /** When an open model request counts as stalled (default `STALL_LIMITS`, 20 s to headers and 60 s between data, or the browser tests' flag). */
   stall?: StallLimits;
   /** The clock the stall watch reads (default: the real one). */
   stallClock?: StallClock;
