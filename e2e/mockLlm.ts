@@ -35,6 +35,8 @@ export type MockTurn =
       chunks: MockChunk[];
       /** Destroy the socket after the last chunk instead of finishing the reply. */
       dropAfter?: boolean;
+      /** Send no response headers until this settles (a server that stalls before answering). */
+      holdHeaders?: Promise<unknown>;
       /** `finish_reason` of the last chunk (default `"stop"`). */
       finishReason?: "stop" | "length" | "content_filter";
       /** Token counts to report (default: estimated from the request and reply lengths). */
@@ -386,6 +388,8 @@ async function serveTurn(
   let closed = false;
   // `close` on the response fires when the client went away (Stop, abort).
   response.on("close", () => (closed = true));
+  if (turn.holdHeaders) await turn.holdHeaders.catch(() => undefined);
+  if (closed) return;
   response.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-cache",

@@ -136,6 +136,11 @@ export class Agent {
     this.runner.stop();
   }
 
+  /** Keep waiting on a stalled model request: the notice goes and the silence is counted again. */
+  keepWaiting(): void {
+    this.runner.interaction?.turn?.keepWaiting();
+  }
+
   /**
    * The code waits for the person's answer to a capability ask (or no longer
    * does): the status says "Waiting for permission" meanwhile.

@@ -25,6 +25,7 @@ function timelineOf(messages: ChatMessage[]): TurnTimeline {
     update: () => undefined,
     move: () => undefined,
     setDetail: () => undefined,
+    setStalled: () => undefined,
     checkWaiting: () => undefined,
   };
 }

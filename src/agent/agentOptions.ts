@@ -9,8 +9,10 @@ import type { AgentOptions } from "./types";
  * each call, the timeline as the model reads it.
  */
 
-export type ResolvedOptions = Required<Omit<AgentOptions, "maxTurns" | "maxRetries" | "isImported" | "callSettings">> &
-  Pick<AgentOptions, "isImported" | "callSettings"> & { maxTurns: number; maxRetries: number };
+export type ResolvedOptions = Required<
+  Omit<AgentOptions, "maxTurns" | "maxRetries" | "isImported" | "callSettings" | "stall" | "stallClock">
+> &
+  Pick<AgentOptions, "isImported" | "callSettings" | "stall" | "stallClock"> & { maxTurns: number; maxRetries: number };
 
 let counter = 0;
 const defaultId = () => `m${Date.now().toString(36)}${(counter++).toString(36)}`;
@@ -46,6 +48,8 @@ export function turnContext(options: ResolvedOptions, timeline: TurnTimeline): O
     now: options.now,
     newId: options.newId,
     sleep: options.sleep,
+    ...(options.stall ? { stall: options.stall } : {}),
+    ...(options.stallClock ? { stallClock: options.stallClock } : {}),
     timeline,
   };
 }

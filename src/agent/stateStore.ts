@@ -85,6 +85,10 @@ export class StateStore implements TurnTimeline {
     this.set({ detail });
   }
 
+  setStalled(stalled: number | undefined): void {
+    if (stalled !== this.current.stalled) this.set({ stalled });
+  }
+
   push(message: ChatMessage): void {
     this.set({ messages: [...this.current.messages, message] });
   }

@@ -65,6 +65,7 @@ function setup(language: MockLanguageModelV3, options: { describeError?: TurnCon
     now: () => clock++,
     newId: () => "r1",
     sleep: async (ms) => void sleeps.push(ms),
+    stall: { headersMs: 20_000, dataMs: 60_000 },
     lifecycle: new InteractionLifecycle(0, () => clock),
     timeline: {
       state: () => state,
@@ -80,6 +81,7 @@ function setup(language: MockLanguageModelV3, options: { describeError?: TurnCon
         state = { ...state, ...patch, phase: phase.phase };
       },
       setDetail: (detail) => void (state = { ...state, detail }),
+      setStalled: (stalled) => void (state = { ...state, stalled }),
       checkWaiting: () => undefined,
     },
   };
@@ -166,5 +168,126 @@ describe("Turn", () => {
     controller.abort(new DOMException("Stopped by the person", "AbortError"));
     expect(await new Turn(context).run(controller.signal, "")).toEqual({ kind: "stopped" });
     expect(reply().state).toBe("stopped");
+  });
+});
+
+/** A stall clock the test moves by hand: `advance` moves time and runs the watch's check. */
+function manualClock() {
+  let time = 0;
+  const ticks = new Set<() => void>();
+  return {
+    clock: {
+      now: () => time,
+      every: (_ms: number, run: () => void) => {
+        ticks.add(run);
+        return () => void ticks.delete(run);
+      },
+    },
+    advance(ms: number) {
+      time += ms;
+      for (const run of ticks) run();
+    },
+    get watching() {
+      return ticks.size;
+    },
+  };
+}
+
+/** A model whose headers and chunks the test releases: `respond()`, then `send(text)` and `finish()`. */
+function heldModel() {
+  let respond!: () => void;
+  const headers = new Promise<void>((resolve) => (respond = resolve));
+  let stream!: ReadableStreamDefaultController<LanguageModelV3StreamPart>;
+  const mock = new MockLanguageModelV3({
+    doStream: async ({ abortSignal }) => {
+      const aborted = new Promise<never>((_, reject) =>
+        abortSignal?.addEventListener("abort", () => reject(abortSignal.reason), { once: true }),
+      );
+      await Promise.race([headers, aborted]);
+      return {
+        stream: new ReadableStream<LanguageModelV3StreamPart>({
+          start(controller) {
+            stream = controller;
+            controller.enqueue({ type: "stream-start", warnings: [] });
+            controller.enqueue({ type: "text-start", id: "t" });
+            abortSignal?.addEventListener("abort", () => controller.error(abortSignal.reason), { once: true });
+          },
+        }),
+      };
+    },
+  });
+  return {
+    mock,
+    respond: () => respond(),
+    send: (text: string) => stream.enqueue({ type: "text-delta", id: "t", delta: text }),
+    finish: () => {
+      stream.enqueue({ type: "text-end", id: "t" });
+      stream.enqueue({ type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage });
+      stream.close();
+    },
+  };
+}
+
+/** Let the stream's promises and pipes run. */
+const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+describe("Turn: a stalled request", () => {
+  it("says nothing before 20 s without headers, then counts; Keep waiting restarts; Stop clears it", async () => {
+    const held = heldModel();
+    const time = manualClock();
+    const { context, state, reply } = setup(held.mock);
+    context.stallClock = time.clock;
+    const turn = new Turn(context);
+    const controller = new AbortController();
+    const run = turn.run(controller.signal, "");
+    await settle();
+    time.advance(19_000);
+    expect(state().stalled).toBeUndefined();
+    time.advance(1_000);
+    expect(state().stalled).toBe(20);
+    expect(state().phase).toBe("streaming");
+    time.advance(2_000);
+    expect(state().stalled).toBe(22);
+    turn.keepWaiting();
+    expect(state().stalled).toBeUndefined();
+    time.advance(19_000);
+    expect(state().stalled).toBeUndefined();
+    time.advance(1_000);
+    expect(state().stalled).toBe(20);
+    controller.abort(new DOMException("Stopped by the person", "AbortError"));
+    expect(await run).toEqual({ kind: "stopped" });
+    expect(state().stalled).toBeUndefined();
+    expect(reply().state).toBe("stopped");
+    expect(time.watching).toBe(0);
+  });
+
+  it("after the headers, waits 60 s of silence; data clears the notice; the end leaves none", async () => {
+    const held = heldModel();
+    const time = manualClock();
+    const { context, state, reply } = setup(held.mock);
+    context.stallClock = time.clock;
+    const run = new Turn(context).run(new AbortController().signal, "");
+    await settle();
+    time.advance(15_000);
+    held.respond();
+    await settle();
+    time.advance(30_000);
+    expect(state().stalled).toBeUndefined();
+    held.send("Hel");
+    await settle();
+    time.advance(59_000);
+    expect(state().stalled).toBeUndefined();
+    time.advance(3_000);
+    expect(state().stalled).toBe(62);
+    held.send("lo.");
+    await settle();
+    expect(state().stalled).toBeUndefined();
+    time.advance(61_000);
+    expect(state().stalled).toBe(61);
+    held.finish();
+    expect(await run).toEqual({ kind: "ok", feedback: "" });
+    expect(state().stalled).toBeUndefined();
+    expect(reply().text).toBe("Hello.");
+    expect(time.watching).toBe(0);
   });
 });

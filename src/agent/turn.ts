@@ -10,6 +10,7 @@ import type { PhaseEvent } from "./nextPhase";
 import { applyExecEvent, applyProtocolEvent, emptyReply, runningStatement, type ProviderThinkingStart } from "./reply";
 import { createBlockRouter } from "./routeBlocks";
 import { settleRealm } from "./settleRealm";
+import type { StallClock, StallLimits, StallWatch } from "./stallWatch";
 import { ProviderReasoning, stampThinking } from "./thinking";
 import type { AgentState, CallSettings, ChatMessage, LlmErrorInfo, RealmPort, ReplyState } from "./types";
 
@@ -39,6 +40,8 @@ export interface TurnTimeline {
   /** The phase moves (nextPhase.ts), with other fields of the state in the same update. */
   move(event: PhaseEvent, patch?: { detail?: string }): void;
   setDetail(detail: string | undefined): void;
+  /** Seconds the open model request has been silent past its limit (stallWatch.ts), or `undefined`. */
+  setStalled(seconds: number | undefined): void;
   /** Enter "waiting-input" now if some mount's code already awaits the person. */
   checkWaiting(): void;
 }
@@ -57,6 +60,9 @@ export interface TurnContext {
   now: () => number;
   newId: () => string;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** When an open request counts as stalled (default `STALL_LIMITS`); and the clock that tells (default: the real one). */
+  stall?: StallLimits;
+  stallClock?: StallClock;
   lifecycle: InteractionLifecycle;
   timeline: TurnTimeline;
 }
@@ -66,6 +72,8 @@ export class Turn {
   /** What the realm reported while this turn listened: the next turn's feedback. */
   readonly collector = new FeedbackCollector();
   private settled = false;
+  /** The open model request's stall watch (none between attempts). */
+  private watch: StallWatch | undefined;
 
   constructor(
     private readonly context: TurnContext,
@@ -98,6 +106,11 @@ export class Turn {
         if (detail !== state.detail) timeline.setDetail(detail);
       }
     }
+  }
+
+  /** Keep waiting: the stall notice goes and the silence is counted again. */
+  keepWaiting(): void {
+    this.watch?.keepWaiting();
   }
 
   /** One line for each plain jsx/tsx fence of the reply that looks meant to run (shownOnly.ts). */
@@ -248,9 +261,14 @@ export class Turn {
     for (let attempt = 0; ; attempt += 1) {
       streamError = undefined;
       try {
-        // Loaded on first use: keeps the AI SDK out of the app's initial JavaScript.
-        const { streamText } = await import("ai");
-        const model = source?.model ?? (await context.model());
+        // Loaded on first use: keeps the AI SDK (and the stall watch) out of the app's initial JavaScript.
+        const [{ streamText }, { StallWatch, watchedModel }] = await Promise.all([
+          import("ai"),
+          import("./stallWatch"),
+        ]);
+        const watch = new StallWatch((seconds) => timeline.setStalled(seconds), context.stall, context.stallClock);
+        this.watch = watch;
+        const model = watchedModel(source?.model ?? (await context.model()), watch);
         const modelId = typeof model === "string" ? model : model.modelId;
         timeline.update(replyId, (message) =>
           message.role === "assistant" && message.model !== modelId ? { ...message, model: modelId } : message,
@@ -305,6 +323,9 @@ export class Turn {
         }
       } catch (error) {
         streamError = error;
+      } finally {
+        this.watch?.end();
+        this.watch = undefined;
       }
       if (streamError === undefined || signal.aborted) break;
       const info = context.describeError(streamError);

@@ -5,6 +5,7 @@ import type { Attachment } from "./attachments";
 import type { AgentReportMessage, ChannelFields } from "./externalAgentTypes";
 import type { InteractionSummary } from "./interactionLifecycle";
 import type { ReplyView } from "./reply";
+import type { StallClock, StallLimits } from "./stallWatch";
 
 /**
  * The agent's values, apart from the class that drives them: the timeline's
@@ -104,6 +105,12 @@ export interface AgentState {
   phase: Phase;
   /** Human detail for the status line, e.g. "statement 3" or "retrying in 4 s". */
   detail?: string;
+  /**
+   * The model's request is open and silent past its limit (no headers in
+   * 20 s, no data for 60 s; stallWatch.ts): the seconds of silence, for
+   * "No data for N s" with Stop and Keep waiting (`Agent.keepWaiting`).
+   */
+  stalled?: number;
   turn: number;
   maxTurns: number;
   /** The last reply was cut mid-stream and can be continued. */
@@ -151,4 +158,8 @@ export interface AgentOptions {
   now?: () => number;
   newId?: () => string;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** When an open model request counts as stalled (default `STALL_LIMITS`, 20 s to headers and 60 s between data, or the browser tests' flag). */
+  stall?: StallLimits;
+  /** The clock the stall watch reads (default: the real one). */
+  stallClock?: StallClock;
 }

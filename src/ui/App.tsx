@@ -109,7 +109,14 @@ const REALM_FAILED_STATUS = "Sandbox failed: code cannot run";
 export function statusText(state: AgentState, realm: RealmStatus, waitingForPermission = false): string {
   const settled = state.phase === "idle" || state.phase === "done";
   if (realm.state === "failed" && settled) return REALM_FAILED_STATUS;
-  const parts = [waitingForPermission ? "Waiting for permission" : PHASE_WORD[state.phase]];
+  // A silent model request (src/agent/stallWatch.ts) says so instead of "Streaming".
+  const parts = [
+    state.stalled !== undefined
+      ? `No data for ${state.stalled} s`
+      : waitingForPermission
+        ? "Waiting for permission"
+        : PHASE_WORD[state.phase],
+  ];
   if (state.detail) parts.push(`(${state.detail})`);
   if (
     (state.phase === "streaming" || state.phase === "running" || (waitingForPermission && !settled)) &&
@@ -278,6 +285,16 @@ function SessionView({
           <span role="status" aria-live="polite" className={`lm-status lm-status--${state.phase}`}>
             {statusText(state, realm, waitingForPermission)}
           </span>
+          {state.stalled !== undefined && !readOnly && (
+            <>
+              <button type="button" className="lm-button lm-button--stop" onClick={onStop}>
+                Stop
+              </button>
+              <button type="button" className="lm-button" onClick={() => agent.keepWaiting()}>
+                Keep waiting
+              </button>
+            </>
+          )}
           {realmFailed && (
             <button type="button" className="lm-button" title="Start the sandbox again" onClick={onRetryRealm}>
               Retry
