@@ -23,7 +23,8 @@ async function openWithShortLimits(page: Page, appUrl: string, mockUrl: string):
   await configureEndpoint(page, mockUrl, {});
 }
 
-const stop = (page: Page) => page.locator(".lm-statusbar").getByRole("button", { name: "Stop" });
+// One Stop on the page: the composer's, beside the notice.
+const stop = (page: Page) => page.getByRole("button", { name: "Stop", exact: true });
 const keepWaiting = (page: Page) => page.getByRole("button", { name: "Keep waiting" });
 
 describe("a stalled model request", () => {
@@ -38,6 +39,7 @@ describe("a stalled model request", () => {
     await send(page, "Hello?");
     await expect.poll(() => statusText(page), { timeout: 10_000 }).toMatch(/^No data for \d+ s$/);
     await expect.poll(() => keepWaiting(page).isVisible()).toBe(true);
+    expect(await stop(page).count()).toBe(1);
     expect(await stop(page).isVisible()).toBe(true);
     // The count goes on, second by second.
     await expect.poll(() => statusText(page), { timeout: 10_000 }).toMatch(/^No data for [3-9] s$/);

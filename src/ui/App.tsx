@@ -285,15 +285,11 @@ function SessionView({
           <span role="status" aria-live="polite" className={`lm-status lm-status--${state.phase}`}>
             {statusText(state, realm, waitingForPermission)}
           </span>
+          {/* Stop is the composer's, beside it (one Stop on the page). */}
           {state.stalled !== undefined && !readOnly && (
-            <>
-              <button type="button" className="lm-button lm-button--stop" onClick={onStop}>
-                Stop
-              </button>
-              <button type="button" className="lm-button" onClick={() => agent.keepWaiting()}>
-                Keep waiting
-              </button>
-            </>
+            <button type="button" className="lm-button" onClick={() => agent.keepWaiting()}>
+              Keep waiting
+            </button>
           )}
           {realmFailed && (
             <button type="button" className="lm-button" title="Start the sandbox again" onClick={onRetryRealm}>
