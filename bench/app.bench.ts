@@ -42,7 +42,7 @@ import {
 } from "../e2e/harness";
 import { startMockLlm, type MockChunk } from "../e2e/mockLlm";
 import { estimateTokens } from "../src/llm";
-import { SYSTEM_PROMPT } from "../src/capabilities";
+import { SYSTEM_PROMPT } from "../src/capabilities/prompt";
 
 function ensureBuilt() {
   if (!existsSync(join(DIST_DIR, "index.html")) || !existsSync(join(DIST_DIR, "generated", "realm.js"))) {

@@ -4,7 +4,7 @@
  * prompt says it does (logs, mounts, waits for a form, reacts to a click).
  */
 import { describe, expect, it } from "vitest";
-import { PROMPT_EXAMPLES, SYSTEM_PROMPT } from "../src/capabilities";
+import { PROMPT_EXAMPLES, SYSTEM_PROMPT } from "../src/capabilities/prompt";
 import { MOUNT_FRAME_MS, MOUNT_OPEN, MOUNT_OPS, MOUNT_WAITING, type MountRealmMessage } from "../src/wire/mount";
 import { createSession } from "./runReply";
 import { createShortClock, createVirtualClock } from "./virtualClock";

@@ -49,7 +49,7 @@ export interface TurnTimeline {
 export interface TurnContext {
   realm: RealmPort;
   model: () => LanguageModel | Promise<LanguageModel>;
-  system: () => string;
+  system: () => string | Promise<string>;
   callSettings: () => CallSettings;
   /** The timeline as the model reads it (modelMessages.ts). */
   history: (importedInstruction?: string) => ModelMessage[];
@@ -275,7 +275,7 @@ export class Turn {
         );
         const call = context.callSettings();
         const instruction = call.instruction?.trim();
-        const baseSystem = context.system();
+        const baseSystem = await context.system();
         const result = streamText({
           model,
           system: instruction

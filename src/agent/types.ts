@@ -138,7 +138,7 @@ export interface AgentOptions {
   /** The model for the next call; may load lazily (the SDK is not in the initial bundle). */
   model: () => LanguageModel | Promise<LanguageModel>;
   /** The system prompt, or a function read at each call (it lists the session's connected tools). */
-  system: string | (() => string);
+  system: string | (() => string | Promise<string>);
   /** Read at every call: the session's temperature and extra instruction. */
   callSettings?: () => CallSettings;
   realm: RealmPort;

@@ -3,7 +3,8 @@ import { createProtocolParser } from "../protocol/parser";
 import { KIT_COMPONENTS, KIT_ICON_NAMES } from "../wire/mount";
 import type { ProtocolEvent } from "../protocol/types";
 import { readFileSync } from "node:fs";
-import { CAPABILITIES, PROMPT_EXAMPLES, SYSTEM_PROMPT } from "../capabilities";
+import { CAPABILITIES } from "../capabilities";
+import { PROMPT_EXAMPLES, SYSTEM_PROMPT } from "../capabilities/prompt";
 import {
   BASE_PROMPT_EXAMPLES,
   RUNTIME_OUTPUT_MARKER,

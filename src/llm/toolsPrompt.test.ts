@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ToolDescriptor } from "../wire/capabilities";
-import { SYSTEM_PROMPT } from "../capabilities";
+import { SYSTEM_PROMPT } from "../capabilities/prompt";
 import { estimateTokens } from "./systemPrompt";
 import { argumentSignature, TOOL_LIST_END, TOOL_LIST_START, toolsPrompt } from "./toolsPrompt";
 

@@ -211,8 +211,8 @@ describe("the system prompt the model reads", () => {
       .install(host)
       .open?.(undefined);
     const read = systemPrompt(CAPABILITIES, () => host);
-    expect(read()).toBe(before);
+    expect(await read()).toBe(before);
     tools = [tool];
-    expect(read()).toBe(before + toolsPrompt([tool]));
+    expect(await read()).toBe(before + toolsPrompt([tool]));
   });
 });

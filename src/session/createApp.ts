@@ -13,7 +13,7 @@ import type * as LlmErrors from "../llm/errors";
 import { scrubDescription } from "../llm/scrubSecret";
 import { DEFAULT_MODEL, isDemo, type LlmSettings } from "../llm/settings";
 import type { DemoModelOptions } from "../llm/demoModel";
-import { buildSystemPrompt, wrapFeedback } from "../llm/systemPrompt";
+import { wrapFeedback } from "../llm/feedbackMessage";
 import { createRealmHost, type RealmHost } from "../sandbox";
 // Specific modules, not the "../render" index: MountView and the catalog load with the first mount (ui/mounts.tsx).
 import { createMountInbox, type MountInbox } from "../render/mountInbox";
@@ -55,7 +55,12 @@ const UNLOADED_ERROR = {
 
 /** What a reply with these settings loads before its first token: the AI SDK (the agent's streamText) and the model's code. */
 function preloadModel(settings: AppSettings): Promise<unknown> {
-  return Promise.all([import("ai"), isDemo(settings) ? loadDemoModel() : loadProvider(), loadErrors()]);
+  return Promise.all([
+    import("ai"),
+    isDemo(settings) ? loadDemoModel() : loadProvider(),
+    loadErrors(),
+    import("../llm/systemPrompt"),
+  ]);
 }
 
 /**
@@ -63,9 +68,15 @@ function preloadModel(settings: AppSettings): Promise<unknown> {
  * with each capability's fixed lines at their places, built once in the
  * list's order, then the lines each computes at that call (the connected tools).
  */
-export function systemPrompt(capabilities: readonly Capability[], host: () => CapabilityHost): () => string {
-  const fixed = buildSystemPrompt(capabilities.map((capability) => capability.prompt ?? {}));
-  return () => fixed + capabilities.map((capability) => capability.prompt?.after?.(host()) ?? "").join("");
+export function systemPrompt(capabilities: readonly Capability[], host: () => CapabilityHost): () => Promise<string> {
+  // Its text (the protocol, the examples) is a chunk of its own, loaded with the first turn's model.
+  let fixed: Promise<string> | undefined;
+  return async () => {
+    fixed ??= import("../llm/systemPrompt").then(({ buildSystemPrompt }) =>
+      buildSystemPrompt(capabilities.map((capability) => capability.prompt ?? {})),
+    );
+    return (await fixed) + capabilities.map((capability) => capability.prompt?.after?.(host()) ?? "").join("");
+  };
 }
 
 /** What the app reads of the person's settings (src/ui/settings.ts keeps them). */
