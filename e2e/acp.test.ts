@@ -75,6 +75,17 @@ afterEach(async () => {
 
 const dialog = () => page.getByRole("dialog", { name: "Invite agent" });
 
+/**
+ * Stop → one more "stopped (cancelled)" notice. Counted, not just looked for: each test opens a new page in the
+ * same profile, which reopens the last session, so an earlier test's notice may already be there.
+ */
+async function stopAndSeeCancelled() {
+  const stopped = page.getByText("scripted-acp-agent stopped (cancelled).");
+  const before = await stopped.count();
+  await page.getByRole("button", { name: "Stop" }).click();
+  await expect.poll(() => stopped.count(), { timeout: 15_000 }).toBe(before + 1);
+}
+
 /** Invite agent → Connect an ACP agent → the test's bridge → Connect; waits until the agent is connected. */
 async function connectAcp() {
   await page.getByRole("button", { name: "Invite agent" }).click();
@@ -127,8 +138,7 @@ it("Stop cancels the agent's turn (session/cancel)", async () => {
   await connectAcp();
   await send(page, "wait for me");
   await page.getByText("Working on it until you stop me.").waitFor({ timeout: 30_000 });
-  await page.getByRole("button", { name: "Stop" }).click();
-  await page.getByText("scripted-acp-agent stopped (cancelled).").waitFor({ timeout: 15_000 });
+  await stopAndSeeCancelled();
   await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Stopped/);
 });
 
@@ -138,8 +148,7 @@ it("while the agent asks permission the status line says so and Stop cancels the
   const ask = page.getByRole("region", { name: "Agent permission request" });
   await ask.getByText("Delete build/").waitFor({ timeout: 30_000 });
   await expect.poll(() => statusText(page), { timeout: 15_000 }).toMatch(/^Waiting for permission/);
-  await page.getByRole("button", { name: "Stop" }).click();
-  await page.getByText("scripted-acp-agent stopped (cancelled).").waitFor({ timeout: 15_000 });
+  await stopAndSeeCancelled();
   await ask.getByText("Cancelled: the agent no longer waits for an answer.").waitFor({ timeout: 15_000 });
   await page.getByRole("button", { name: "Stop" }).waitFor({ state: "hidden", timeout: 15_000 });
 });
