@@ -141,7 +141,7 @@ describe("when storage is full (issue 33 §5)", () => {
     await configureEndpoint(page, suite.mock.url);
     suite.mock.enqueue({ chunks: ["An old answer."] });
     await chat(page, "An old question");
-    await page.getByRole("button", { name: "New session" }).click();
+    await page.getByRole("button", { name: "New session" }).first().click();
     await expect.poll(() => sessionList(page).getByRole("listitem").count()).toBe(2);
     await waitSaved(page);
 

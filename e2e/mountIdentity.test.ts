@@ -103,7 +103,7 @@ describe("mount identity", () => {
       .toEqual([["pizza"], ["dice"]]);
 
     // A session switch resets the realm: switch away and back, then mount again.
-    await page.getByRole("button", { name: "New session" }).click();
+    await page.getByRole("button", { name: "New session" }).first().click();
     await expect.poll(async () => (await panels(page)).length, { timeout: 10_000 }).toBe(0);
     await page.getByRole("navigation", { name: "Sessions" }).getByText("Order a pizza with a form").click();
     await expect.poll(async () => (await panels(page)).length, { timeout: 20_000 }).toBe(2);

@@ -232,13 +232,13 @@ it("switching sessions while a reply runs asks first; Stay keeps it, Switch anyw
   await send(page, "Tell me slowly");
   await expect.poll(() => statusTextOf(page), { timeout: 15_000 }).toMatch(/^Streaming/);
   const list = page.getByRole("navigation", { name: "Sessions" });
-  await list.getByRole("button", { name: "New session" }).click();
+  await list.getByRole("button", { name: "New session" }).first().click();
   const ask = page.getByRole("dialog", { name: "A reply is still running" });
   await ask.getByRole("button", { name: "Stay" }).click();
   await ask.waitFor({ state: "detached" });
   expect(await statusTextOf(page)).toMatch(/^Streaming/);
 
-  await list.getByRole("button", { name: "New session" }).click();
+  await list.getByRole("button", { name: "New session" }).first().click();
   await ask.getByRole("button", { name: "Switch anyway" }).click();
   await expect.poll(() => page.getByRole("article", { name: "Reply" }).count(), { timeout: 10_000 }).toBe(0);
   gate.open();

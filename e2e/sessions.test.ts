@@ -136,7 +136,7 @@ describe("sessions", () => {
     await configure(page);
     suite.mock.enqueue({ chunks: ["Zebras are striped."] });
     await chat(page, "Tell me about zebras");
-    await page.getByRole("button", { name: "New session" }).click();
+    await page.getByRole("button", { name: "New session" }).first().click();
     suite.mock.enqueue({ chunks: ["Penguins waddle."] });
     await chat(page, "Tell me about penguins");
     const nav = page.getByRole("navigation", { name: "Sessions" });
@@ -385,7 +385,7 @@ describe("a message sent during a session switch", () => {
 
     suite.mock.enqueue({ chunks: ["Noted in the new session."] });
     const text = "Sent at once after New session";
-    await page.getByRole("button", { name: "New session" }).click();
+    await page.getByRole("button", { name: "New session" }).first().click();
     const composer = page.getByRole("textbox", { name: "Message" });
     await composer.fill(text);
     await composer.press("Enter");
