@@ -22,10 +22,17 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import { busyShare, idleVerdict, parseCpuTicks, sampleMachine, type MachineReader } from "./machineLoad";
+import {
+  busyShare,
+  idleVerdict,
+  parseCpuTicks,
+  sampleMachine,
+  SAMPLE_WINDOW_MS,
+  type MachineReader,
+} from "./machineLoad";
 import { BUDGETS, judge, judgeAll, readResults } from "./budgets";
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -64,14 +71,13 @@ const files = pickBenches(all, only);
 const resultsPath = join(dir, "results.json");
 const results = readResults(existsSync(resultsPath) ? JSON.parse(readFileSync(resultsPath, "utf8")) : {});
 const scratch = mkdtempSync(join(tmpdir(), "livemark-bench-"));
-const cores = availableParallelism();
 const sampleText = (sample: { load1: number; cpuBusy: number }) =>
   `load ${sample.load1.toFixed(2)}, CPU ${Math.round(sample.cpuBusy * 100)} % busy`;
 
 try {
   for (const file of files) {
     settle();
-    const before = canSample ? sampleMachine(reader) : undefined;
+    const before = canSample ? sampleMachine(reader, SAMPLE_WINDOW_MS) : undefined;
     const takenAt = new Date().toISOString();
     console.log(`\n## ${file}${before ? ` (before: ${sampleText(before)})` : ""}`);
     const out = join(scratch, `${file}.json`);
@@ -79,8 +85,8 @@ try {
     execFileSync(process.execPath, ["--import", "tsx", join(dir, "runOne.ts"), join(dir, file), out], {
       stdio: "inherit",
     });
-    const after = canSample ? sampleMachine(reader) : undefined;
-    const machine = before && after ? { before, after, idle: idleVerdict(before, after, cores) } : undefined;
+    const after = canSample ? sampleMachine(reader, SAMPLE_WINDOW_MS) : undefined;
+    const machine = before && after ? { before, after, idle: idleVerdict(before, after) } : undefined;
     if (machine) console.log(`(after: ${sampleText(machine.after)}; ${machine.idle ? "idle" : "busy"})`);
     const metrics = JSON.parse(readFileSync(out, "utf8")) as Record<string, number>;
     for (const [name, value] of Object.entries(metrics)) {
