@@ -7,7 +7,8 @@
  *   realm loads in the sandbox and is printed separately).
  * - `host.longestTaskMs`: the longest main-thread task (PerformanceObserver
  *   "longtask", plus a rAF gap probe) while a 20k-token reply with code blocks
- *   streams from a mock OpenAI-compatible server at 200 tokens/s (budget ≤ 50).
+ *   streams from a mock OpenAI-compatible server at 200 tokens/s (budget ≤ 50);
+ *   the largest of STREAMS (5) such streams, each a sample.
  * - `app.interactiveMs` (budget ≤ 400): navigation start → the composer
  *   accepts input and Send works with the demo model (the default provider):
  *   an init script types into the composer as soon as it exists and presses
@@ -18,8 +19,9 @@
  *   loads, navigation start → the status says the reply is under way
  *   (Streaming, Running or Done): the agent has the message.
  * - `host.longestTaskMs2000tps` (budget ≤ 50) and `host.cpuMsPer1kTokens`:
- *   the same 20k-token reply at 2,000 tokens/s (100 tokens every 50 ms).
- *   Longest task as above; CPU (budget ≤ 60) is the main thread's CPU time
+ *   the same 20k-token reply at 2,000 tokens/s (100 tokens every 50 ms),
+ *   STREAMS times. Longest task as above, the largest of the streams; CPU
+ *   (budget ≤ 60, the median of the streams) is the main thread's CPU time
  *   (CDP `Performance.getMetrics` ThreadTime) over the stream, per 1,000
  *   tokens; `host.taskMsPer1kTokens` is its task time (TaskDuration, the
  *   figure before issue 34, wall time of tasks). Both are measured with
@@ -43,6 +45,7 @@ import {
 import { startMockLlm, type MockChunk } from "../e2e/mockLlm";
 import { estimateTokens } from "../src/llm";
 import { SYSTEM_PROMPT } from "../src/capabilities/prompt";
+import { maxOfSamples } from "./budgets";
 
 function ensureBuilt() {
   if (!existsSync(join(DIST_DIR, "index.html")) || !existsSync(join(DIST_DIR, "generated", "realm.js"))) {
@@ -118,6 +121,8 @@ export function longReply(count = 20_000): string[] {
 // One fresh load here ranges ~250–500 ms (two cores shared by the app, the realm's process and worker, the
 // browser and the static server); a median of 5 moved by ±40 ms between runs of one build, a median of 11 less.
 const INTERACTIVE_LOADS = 11;
+/** Streams per speed: each is one sample of the longest task (a maximum needs at least 5, bench/budgets.ts). */
+const STREAMS = Number(process.env.STREAMS ?? 5);
 
 interface TraceEvent {
   name: string;
@@ -438,9 +443,9 @@ export async function run(): Promise<Record<string, number>> {
   try {
     const loads: { taken: number; replying: number }[] = [];
     for (let index = 0; index < INTERACTIVE_LOADS; index += 1) loads.push(await interactive(browser, app.url));
-    const median = (values: number[]) => Math.round([...values].sort((a, b) => a - b)[values.length >> 1]);
-    results["app.interactiveMs"] = median(loads.map((load) => load.taken));
-    results["app.firstReplyMs"] = median(loads.map((load) => load.replying));
+    const middle = (values: number[]) => Math.round([...values].sort((a, b) => a - b)[values.length >> 1]);
+    results["app.interactiveMs"] = middle(loads.map((load) => load.taken));
+    results["app.firstReplyMs"] = middle(loads.map((load) => load.replying));
     console.log(
       `navigation → composer took a message (demo model): median ${results["app.interactiveMs"]} ms (budget 400); samples ${loads.map((load) => Math.round(load.taken)).join(", ")}`,
     );
@@ -448,28 +453,35 @@ export async function run(): Promise<Record<string, number>> {
       `navigation → the demo model is answering it: median ${results["app.firstReplyMs"]} ms; samples ${loads.map((load) => Math.round(load.replying)).join(", ")}`,
     );
 
+    // Long tasks are only reported above 50 ms; with none, the longest gap between animation frames bounds the
+    // longest task from above. Each stream is one sample; a maximum is judged on STREAMS of them (issue 34 §4).
+    const longest = (figures: StreamFigures) =>
+      Math.round(figures.longestTask > 0 ? figures.longestTask : figures.longestGap);
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
+
     // 200 tokens/s: 10 tokens every 50 ms.
-    const slow = await streamReply(browser, app.url, tokens, 10, false);
-    // Long tasks are only reported above 50 ms; with none, the longest gap
-    // between animation frames bounds the longest task from above.
-    results["host.longestTaskMs"] = Math.round(slow.longestTask > 0 ? slow.longestTask : slow.longestGap);
+    const slow: StreamFigures[] = [];
+    for (let index = 0; index < STREAMS; index += 1) slow.push(await streamReply(browser, app.url, tokens, 10, false));
+    results["host.longestTaskMs"] = maxOfSamples(slow.map(longest));
     console.log(
-      `20k-token reply at 200 tok/s streamed in ${slow.seconds.toFixed(1)} s; longest task ${slow.longestTask.toFixed(0)} ms (0 = none over 50 ms); longest frame gap ${slow.longestGap.toFixed(0)} ms; main-thread tasks ${(slow.taskMs / 20).toFixed(1)} ms per 1k tokens`,
+      `20k-token reply at 200 tok/s, ${STREAMS} streams of ${slow.map((each) => each.seconds.toFixed(0)).join(", ")} s: longest task (0 = none over 50 ms; else the longest frame gap) ${slow.map((each) => each.longestTask.toFixed(0)).join(", ")}; longest frame gap ${slow.map((each) => each.longestGap.toFixed(0)).join(", ")}; main-thread tasks ${(median(slow.map((each) => each.taskMs)) / 20).toFixed(1)} ms per 1k tokens (median)`,
     );
 
     // 2,000 tokens/s: 100 tokens every 50 ms.
     // Measured without the CPU profiler: it samples the page's main thread every 200 µs and logs every function
     // compiled meanwhile, which lengthens the very frame gaps measured here. The profile printed below comes from a
-    // second stream of its own.
-    const fast = await streamReply(browser, app.url, tokens, 100, false);
-    results["host.longestTaskMs2000tps"] = Math.round(fast.longestTask > 0 ? fast.longestTask : fast.longestGap);
+    // stream of its own.
+    const fast: StreamFigures[] = [];
+    for (let index = 0; index < STREAMS; index += 1) fast.push(await streamReply(browser, app.url, tokens, 100, false));
+    results["host.longestTaskMs2000tps"] = maxOfSamples(fast.map(longest));
     // CPU time (ThreadTime), not task wall time (TaskDuration, kept as host.taskMsPer1kTokens): a loaded machine
-    // stretches the latter with the time the thread waits for a core.
-    results["host.cpuMsPer1kTokens"] = Math.round((fast.threadMs / (tokens.length / 1000)) * 10) / 10;
-    results["host.taskMsPer1kTokens"] = Math.round((fast.taskMs / (tokens.length / 1000)) * 10) / 10;
+    // stretches the latter with the time the thread waits for a core. Medians of the streams.
+    const perThousand = (ms: number) => Math.round((ms / (tokens.length / 1000)) * 10) / 10;
+    results["host.cpuMsPer1kTokens"] = perThousand(median(fast.map((each) => each.threadMs)));
+    results["host.taskMsPer1kTokens"] = perThousand(median(fast.map((each) => each.taskMs)));
     console.log(
-      `20k-token reply at 2,000 tok/s streamed in ${fast.seconds.toFixed(1)} s; longest task ${fast.longestTask.toFixed(0)} ms (0 = none over 50 ms); longest frame gap ${fast.longestGap.toFixed(0)} ms; ` +
-        `main-thread CPU ${results["host.cpuMsPer1kTokens"]} ms per 1k tokens (${fast.threadMs.toFixed(0)} ms in all; task time ${results["host.taskMsPer1kTokens"]} per 1k)`,
+      `20k-token reply at 2,000 tok/s, ${STREAMS} streams of ${fast.map((each) => each.seconds.toFixed(1)).join(", ")} s: longest task ${fast.map((each) => each.longestTask.toFixed(0)).join(", ")} (0 = none over 50 ms); longest frame gap ${fast.map((each) => each.longestGap.toFixed(0)).join(", ")}; ` +
+        `main-thread CPU ${results["host.cpuMsPer1kTokens"]} ms per 1k tokens, median (${fast.map((each) => perThousand(each.threadMs)).join(", ")}; task time ${results["host.taskMsPer1kTokens"]} per 1k)`,
     );
     const profiled = await streamReply(browser, app.url, tokens, 100, true);
     console.log(
