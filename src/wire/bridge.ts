@@ -165,6 +165,21 @@ export const bridgeMessageSchema = z.discriminatedUnion("type", [
 ]);
 export type BridgeMessage = z.infer<typeof bridgeMessageSchema>;
 
+/** Opens every bracket of application content handed to an agent (then what the bracket holds). */
+export const UNTRUSTED_START = "[untrusted application content]";
+/** Closes that bracket. */
+export const UNTRUSTED_END = "[end of untrusted application content]";
+
+/**
+ * Application content (what the person selected, the session's messages,
+ * titles and mounts: text the model, the person or an imported file wrote)
+ * as an agent receives it: between the two markers, `intro` saying what it
+ * is and that it is data, never instructions.
+ */
+export function untrustedContent(intro: string, content: string): string {
+  return `${UNTRUSTED_START} ${intro}\n${content}\n${UNTRUSTED_END}`;
+}
+
 /** Parse one WebSocket frame; a frame that is not JSON or not in the schema is a readable problem, never a throw. */
 export function parseFrame<T>(
   schema: z.ZodType<T>,
