@@ -15,7 +15,6 @@ import type {
 import {
   DEFAULT_ACP_ADDRESS,
   acpBridgeMessageSchema,
-  parseFrame,
   untrustedContent,
   type AcpBridgeMessage,
   type AcpPageMessage,
@@ -30,6 +29,7 @@ import {
   NOT_ALLOWED,
   RUN_REJECTED,
   isLoopbackAddress,
+  openBridgeSocket,
   type AgentRights,
   type ChannelAudit,
   type SessionChannel,
@@ -299,20 +299,17 @@ export class AcpClient {
       return;
     }
     this.set({ address, connection: "connecting", problem: undefined });
-    let socket: SocketLike;
-    try {
-      socket = (this.options.createSocket ?? ((url) => new WebSocket(url) as unknown as SocketLike))(address);
-    } catch {
+    const socket = openBridgeSocket(address, {
+      createSocket: this.options.createSocket,
+      schema: acpBridgeMessageSchema,
+      isCurrent: (open) => this.socket === open,
+      onMessage: (message) => this.onFrame(message),
+    });
+    if (!socket) {
       this.set({ connection: "not-running" });
       return;
     }
     this.socket = socket;
-    socket.onmessage = (event) => {
-      if (this.socket !== socket || typeof event.data !== "string") return;
-      const parsed = parseFrame(acpBridgeMessageSchema, event.data);
-      if (parsed.ok) this.onFrame(parsed.message);
-    };
-    socket.onerror = () => undefined;
     socket.onclose = () => {
       if (this.socket !== socket) return;
       const was = this.state.connection;
