@@ -10,6 +10,7 @@ import {
   NOT_ALLOWED,
   RUN_REJECTED,
   STORED_CHANNEL_KEY,
+  openBridgeSocket,
   storedChannel,
   type AgentChannelOptions,
   type ChannelAudit,
@@ -17,7 +18,7 @@ import {
 } from "../src/agent/agentChannel";
 import { createProtocolParser } from "../src/protocol/parser";
 import { wrapFeedback } from "../src/llm/feedbackMessage";
-import { pageMessageSchema, type BridgeMessage, type PageMessage } from "../src/wire/bridge";
+import { bridgeMessageSchema, pageMessageSchema, type BridgeMessage, type PageMessage } from "../src/wire/bridge";
 import { createInProcessRealm } from "./inProcessRealm";
 
 const FENCE = "```";
@@ -561,5 +562,51 @@ describe("AgentChannel", () => {
     await until(() => agent.getState().messages.filter((message) => message.role === "agent").length === 2);
     const status = agent.getState().messages.filter((message) => message.role === "agent")[1];
     expect(status.role === "agent" && status.observed).toBeUndefined();
+  });
+});
+
+describe("openBridgeSocket", () => {
+  const open = (current = () => true) => {
+    let socket!: FakeSocket;
+    const heard: BridgeMessage[] = [];
+    const made = openBridgeSocket("ws://127.0.0.1:4737/page", {
+      createSocket: (url) => (socket = new FakeSocket(url)),
+      schema: bridgeMessageSchema,
+      isCurrent: (candidate) => candidate === socket && current(),
+      onMessage: (message) => heard.push(message),
+    });
+    return { made, socket, heard };
+  };
+
+  it("hands on each frame the schema accepts, and drops the rest", () => {
+    const { made, socket, heard } = open();
+    expect(made).toBe(socket);
+    expect(socket.url).toBe("ws://127.0.0.1:4737/page");
+    socket.receive({ type: "agents", joined: 2 });
+    socket.receive("not json");
+    socket.receive(JSON.stringify({ type: "agents", joined: "two" }));
+    socket.onmessage?.({ data: new ArrayBuffer(4) });
+    expect(heard).toEqual([{ type: "agents", joined: 2 }]);
+    expect(() => socket.onerror?.({})).not.toThrow();
+  });
+
+  it("drops the frames of a socket that is no longer the current one", () => {
+    let current = true;
+    const { socket, heard } = open(() => current);
+    current = false;
+    socket.receive({ type: "agents", joined: 1 });
+    expect(heard).toEqual([]);
+  });
+
+  it("is undefined when the socket cannot be made", () => {
+    const made = openBridgeSocket("ws://127.0.0.1:4737/page", {
+      createSocket: () => {
+        throw new SyntaxError("The URL is invalid");
+      },
+      schema: bridgeMessageSchema,
+      isCurrent: () => true,
+      onMessage: () => undefined,
+    });
+    expect(made).toBeUndefined();
   });
 });

@@ -198,7 +198,7 @@ describe("WebMcpTools tools", () => {
   });
 
   it("switching off answers a waiting run, and a tool kept from an earlier registration refuses", async () => {
-    const { agent, tools, context } = setup();
+    const { agent, tools, context, audit } = setup();
     tools.update({ sessionId: "s1", enabled: true });
     const run = context.tools.get("livemark_run")!;
     const read = context.tools.get("livemark_read_session")!;
@@ -209,6 +209,15 @@ describe("WebMcpTools tools", () => {
     expect(tools.getState().pendingRuns).toEqual([]);
     await expect(read.execute({})).rejects.toThrow(WEBMCP_NOT_OFFERED);
     expect(agent.getState().messages.some((message) => message.role === "assistant")).toBe(false);
+    // Each refusal is one line of the session's audit list, with its reason.
+    expect(
+      audit
+        .filter((entry) => entry.decision === "refused")
+        .map((entry) => ({ method: entry.method, reason: entry.reason })),
+    ).toEqual([
+      { method: "livemark_run", reason: "not offered any more" },
+      { method: "livemark_read_session", reason: "not offered any more" },
+    ]);
   });
 
   it("a tool of the previous session refuses once another session is open, even before the switch reaches it", async () => {

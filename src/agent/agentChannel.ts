@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import {
   BRIDGE_WIRE_VERSION,
   CHANNEL_CLOSED,
@@ -187,6 +188,37 @@ export interface SocketLike {
   onclose: ((event: unknown) => void) | null;
   onerror: ((event: unknown) => void) | null;
   onmessage: ((event: { data: unknown }) => void) | null;
+}
+
+/**
+ * A socket to the bridge (the channel's `/page`, the ACP link's `/acp`):
+ * each text frame is checked against `schema` and goes to `onMessage` while
+ * `isCurrent(socket)` (a replaced socket's late frames are dropped); a frame
+ * that fails the check is dropped. Undefined when the socket cannot even be
+ * made (the browser refuses the URL); open, close and errors are the caller's.
+ */
+export function openBridgeSocket<T>(
+  address: string,
+  options: {
+    createSocket?: (url: string) => SocketLike;
+    schema: z.ZodType<T>;
+    isCurrent: (socket: SocketLike) => boolean;
+    onMessage: (message: T) => void;
+  },
+): SocketLike | undefined {
+  let socket: SocketLike;
+  try {
+    socket = (options.createSocket ?? ((url) => new WebSocket(url) as unknown as SocketLike))(address);
+  } catch {
+    return undefined;
+  }
+  socket.onmessage = (event) => {
+    if (!options.isCurrent(socket) || typeof event.data !== "string") return;
+    const parsed = parseFrame(options.schema, event.data);
+    if (parsed.ok) options.onMessage(parsed.message);
+  };
+  socket.onerror = () => undefined;
+  return socket;
 }
 
 export interface AgentChannelOptions {
@@ -430,10 +462,13 @@ export class AgentChannel {
       agents: 0,
       admissions: [],
     });
-    let socket: SocketLike;
-    try {
-      socket = (this.options.createSocket ?? ((url) => new WebSocket(url) as unknown as SocketLike))(address);
-    } catch {
+    const socket = openBridgeSocket(address, {
+      createSocket: this.options.createSocket,
+      schema: bridgeMessageSchema,
+      isCurrent: (open) => this.socket === open,
+      onMessage: (message) => this.onMessage(message),
+    });
+    if (!socket) {
       this.set({ connection: "not-running" });
       this.scheduleRetry();
       return;
@@ -448,12 +483,6 @@ export class AgentChannel {
         ...(resume ? { resume: { channelId: resume.channelId, code: resume.code } } : {}),
       });
     };
-    socket.onmessage = (event) => {
-      if (this.socket !== socket || typeof event.data !== "string") return;
-      const parsed = parseFrame(bridgeMessageSchema, event.data);
-      if (parsed.ok) this.onMessage(parsed.message);
-    };
-    socket.onerror = () => undefined;
     socket.onclose = () => {
       if (this.socket !== socket) return;
       this.socket = undefined;

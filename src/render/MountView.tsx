@@ -27,6 +27,7 @@ import type { MountStore } from "./mountStore";
 import { mountStyleSheet } from "./mountStyleSheet";
 import { PAUSED_ERROR_NAME, PAUSED_NOTICE } from "./mountInbox";
 import { NodeView } from "./NodeView";
+import { PanelOrigin } from "./PanelOrigin";
 import { payloadHasSensitiveValue } from "./sensitiveValues";
 import { useDeferredDraw } from "./useDeferredDraw";
 import { reportUnknownComponent } from "./drawable";
@@ -53,26 +54,6 @@ export const PANEL_STYLE: CSSProperties = Object.freeze({
 /** Kept in drawable.ts, which the mount registry uses without loading this view. */
 export { reportUnknownComponent };
 
-/** The origin line above every panel (outside its box, so the mount cannot draw over or restyle it). */
-const ORIGIN_STYLE: CSSProperties = Object.freeze({
-  display: "flex",
-  flexWrap: "wrap",
-  gap: "4px 12px",
-  alignItems: "baseline",
-  fontSize: "11px",
-  lineHeight: "16px",
-  color: "var(--lm-muted, #6b7280)",
-  margin: "0 0 2px",
-});
-/** The mount's `title`, the panel's heading: on the origin line, so the mount's code cannot restyle or cover it. */
-const TITLE_STYLE: CSSProperties = Object.freeze({
-  margin: 0,
-  fontSize: "14px",
-  lineHeight: "20px",
-  fontWeight: 600,
-  color: "var(--lm-text, #111827)",
-  overflowWrap: "anywhere",
-});
 const WARNING_STYLE: CSSProperties = Object.freeze({ color: "var(--lm-err, #b91c1c)", fontWeight: 600 });
 
 /** A panel not drawn yet (useDeferredDraw) keeps a plausible height so scrolling does not jump much. */
@@ -169,8 +150,8 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
 
   return (
     <>
-      <div className="lm-mount-origin" style={ORIGIN_STYLE}>
-        {meta.title ? <h3 style={TITLE_STYLE}>{meta.title}</h3> : null}
+      {/* The mount's `title` is the panel's heading, on the origin line: its code cannot restyle or cover it. */}
+      <PanelOrigin title={meta.title}>
         <span>Made by the model</span>
         {maskedFields > 0 ? (
           <span role="note" style={WARNING_STYLE}>
@@ -195,7 +176,7 @@ export function MountView({ store, sendEvent, onUnknownComponent, onRevive, clas
             </button>
           </span>
         ) : null}
-      </div>
+      </PanelOrigin>
       <div
         ref={panel}
         className={className ? `lm-mount ${className}` : "lm-mount"}

@@ -123,7 +123,7 @@ export interface App {
     sendEvent: (event: UiEvent) => void;
     revive: () => void;
     onUnknownComponent: (name: string) => void;
-    pendingMounts: () => number;
+    mountsApplied: () => Promise<void>;
     snapshots: MountSnapshots;
   };
   /** The session is open (the composer works). */
@@ -335,7 +335,7 @@ export function createApp(options: AppOptions): App {
     },
     revive: () => void controller.revive(),
     onUnknownComponent: unknownComponent,
-    pendingMounts: () => inbox.pending,
+    mountsApplied: () => inbox.idle(),
     snapshots: controller.mounts,
   };
   return {

@@ -43,6 +43,16 @@ function CopyButton({ label, value }: { label: string; value: string }) {
   );
 }
 
+/** A command to copy: the read-only field (selected whole on focus) and its Copy button. */
+function CommandField({ label, copyLabel, value }: { label: string; copyLabel: string; value: string }) {
+  return (
+    <>
+      <input aria-label={label} readOnly value={value} onFocus={(event) => event.target.select()} />
+      <CopyButton label={copyLabel} value={value} />
+    </>
+  );
+}
+
 /** Start the bridge: **Download bridge**, the command, and configurations for the common MCP clients. */
 function BridgeSetup({ address }: { address: string }) {
   const [problem, setProblem] = useState<string | undefined>();
@@ -65,26 +75,18 @@ function BridgeSetup({ address }: { address: string }) {
         >
           Download bridge
         </button>
-        <input
-          aria-label="Command to start the bridge"
-          readOnly
-          value={command}
-          onFocus={(event) => event.target.select()}
-        />
-        <CopyButton label="command" value={command} />
+        <CommandField label="Command to start the bridge" copyLabel="command" value={command} />
       </div>
       {problem && <small className="lm-notice--error">{problem} Use npm run bridge from a clone of Livemark.</small>}
       <small>
         One file, nothing to install; the downloaded copy accepts this page ({origin}). Another copy of the file:
       </small>
       <div className="lm-invite__row">
-        <input
-          aria-label="Command with this page's origin"
-          readOnly
+        <CommandField
+          label="Command with this page's origin"
+          copyLabel="command with this page's origin"
           value={explicit}
-          onFocus={(event) => event.target.select()}
         />
-        <CopyButton label="command with this page's origin" value={explicit} />
       </div>
       <details className="lm-invite__configs">
         <summary>MCP client configurations</summary>
@@ -155,13 +157,7 @@ export function AcpConnect({
         and tool calls show here; its code runs under the rights above.
       </small>
       <div className="lm-invite__row">
-        <input
-          aria-label="Command to start the bridge in ACP mode"
-          readOnly
-          value={command}
-          onFocus={(event) => event.target.select()}
-        />
-        <CopyButton label="ACP command" value={command} />
+        <CommandField label="Command to start the bridge in ACP mode" copyLabel="ACP command" value={command} />
       </div>
       <div className="lm-invite__row">
         <input

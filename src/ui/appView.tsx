@@ -238,7 +238,7 @@ export function AppViewRoot({ route }: { route: AppRoute }) {
   }, [title]);
 
   const mounts = useMemo<MountsContextValue>(
-    () => ({ registry: runtime.registry, sendEvent: runtime.sendEvent, pendingMounts: () => runtime.inbox.pending }),
+    () => ({ registry: runtime.registry, sendEvent: runtime.sendEvent, mountsApplied: () => runtime.inbox.idle() }),
     [runtime],
   );
   const onDrop = (event: DragEvent) => {

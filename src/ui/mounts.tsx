@@ -19,8 +19,8 @@ export interface MountsContextValue {
   sendEvent(event: UiEvent): void;
   revive?(): void;
   onUnknownComponent?(name: string): void;
-  /** Mount messages received but not yet applied (the inbox applies them in time slices). */
-  pendingMounts?(): number;
+  /** Resolves once the mount messages received so far are applied (the inbox applies them in time slices). */
+  mountsApplied?(): Promise<void>;
   /** Saved snapshots (src/session/mountSnapshots.ts): a mount still being restored, the note of a cut one. */
   snapshots?: {
     isRestoring(mountId: string): boolean;

@@ -5,6 +5,7 @@ import { onAppDataWritten } from "../capabilities/storage/uncommittedWrites";
 import { CapabilitiesContext } from "./capabilities";
 import { MountsContext } from "./mounts";
 import { useChannelState } from "./agentHooks";
+import { whenMountsApplied } from "./whenMountsApplied";
 
 /**
  * The page's invited-agent channel (DESIGN.md §4b): made when the person
@@ -44,11 +45,8 @@ export function useInviteAgent(controller: SessionController) {
       },
       agent: () => controller.getState().agent,
       mountSnapshot: (mountId) => mounts?.registry.get(mountId)?.toSnapshot(),
-      mountsApplied: async () => {
-        // The realm sent its mount frames before the run settled; the inbox may still be applying them.
-        for (let frame = 0; frame < 300 && (mounts?.pendingMounts?.() ?? 0) > 0; frame += 1)
-          await new Promise((resolve) => setTimeout(resolve, 16));
-      },
+      // The realm sent its mount frames before the run settled; the inbox may still be applying them.
+      mountsApplied: () => whenMountsApplied(mounts?.mountsApplied),
       audit: (entry) => capabilities?.record({ ...entry }),
       capabilityUses: (since) =>
         (capabilities?.getState().audit ?? [])

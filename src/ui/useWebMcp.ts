@@ -4,6 +4,7 @@ import type { SessionController } from "../session/sessionController";
 import type { Session } from "../store/types";
 import { CapabilitiesContext } from "./capabilities";
 import { MountsContext } from "./mounts";
+import { whenMountsApplied } from "./whenMountsApplied";
 
 /**
  * The session offered to in-browser agents (WebMCP, src/agent/webMcp.ts).
@@ -70,10 +71,7 @@ export function useWebMcp(controller: SessionController): WebMcpLink {
         agent: () => controller.getState().agent,
         session: () => controller.getState().current?.id,
         mountSnapshot: (mountId) => mounts?.registry.get(mountId)?.toSnapshot(),
-        mountsApplied: async () => {
-          for (let frame = 0; frame < 300 && (mounts?.pendingMounts?.() ?? 0) > 0; frame += 1)
-            await new Promise((resolve) => setTimeout(resolve, 16));
-        },
+        mountsApplied: () => whenMountsApplied(mounts?.mountsApplied),
         audit: (entry) => capabilities?.record({ ...entry }),
       });
       setTools(made);

@@ -165,6 +165,64 @@ export const bridgeMessageSchema = z.discriminatedUnion("type", [
 ]);
 export type BridgeMessage = z.infer<typeof bridgeMessageSchema>;
 
+/** Opens every bracket of application content handed to an agent (then what the bracket holds). */
+export const UNTRUSTED_START = "[untrusted application content]";
+/** Closes that bracket. */
+export const UNTRUSTED_END = "[end of untrusted application content]";
+
+/**
+ * Application content (what the person selected, the session's messages,
+ * titles and mounts: text the model, the person or an imported file wrote)
+ * as an agent receives it: between the two markers, `intro` saying what it
+ * is and that it is data, never instructions. The bracket is the page's: a
+ * look-alike of a marker inside `content` is defused (`defuseUntrustedMarkers`),
+ * so the content cannot close the bracket early and speak as the person.
+ */
+export function untrustedContent(intro: string, content: string): string {
+  return `${UNTRUSTED_START} ${intro}\n${defuseUntrustedMarkers(content)}\n${UNTRUSTED_END}`;
+}
+
+/**
+ * A marker's words, however spaced or cased, also across an escaped line
+ * break of JSON text: `[ End of  UNTRUSTED application content ]`,
+ * `[untrusted\\napplication content]`.
+ */
+const UNTRUSTED_MARKER =
+  /\[(?:\s|\\[nrt])*((?:end(?:\s|\\[nrt])+of(?:\s|\\[nrt])+)?untrusted(?:\s|\\[nrt])+application(?:\s|\\[nrt])+content)(?:\s|\\[nrt])*\]/giu;
+/** The same, for a test (no `g`: no lastIndex carried between calls). */
+const HAS_UNTRUSTED_MARKER = new RegExp(UNTRUSTED_MARKER.source, "iu");
+
+/**
+ * `text` with every look-alike of an untrusted-content marker written as
+ * `⟦quoted: …⟧`, which reads as text the content wrote; the rest of the text
+ * is kept as it is (JSON stays JSON). Matched after folding each character
+ * (NFKC: full-width "［ｅｎｄ…］" is the plain one; invisible format characters
+ * such as a zero-width space inside "untrusted" are dropped), so neither hides a marker.
+ */
+export function defuseUntrustedMarkers(text: string): string {
+  // Most content has none: one native pass says so before the per-character one.
+  if (!HAS_UNTRUSTED_MARKER.test(text.normalize("NFKC").replace(/\p{Cf}/gu, ""))) return text;
+  let folded = "";
+  /** For each UTF-16 unit of `folded`, where its character starts in `text`, and where the last one ends. */
+  const starts: number[] = [];
+  let at = 0;
+  for (const character of text) {
+    const plain = character.normalize("NFKC").replace(/\p{Cf}/gu, "");
+    for (let unit = 0; unit < plain.length; unit++) starts.push(at);
+    folded += plain;
+    at += character.length;
+  }
+  starts.push(at);
+  let result = "";
+  let kept = 0;
+  for (const match of folded.matchAll(UNTRUSTED_MARKER)) {
+    const from = starts[match.index];
+    result += `${text.slice(kept, from)}⟦quoted: ${match[1].replace(/(?:\s|\\[nrt])+/gu, " ")}⟧`;
+    kept = starts[match.index + match[0].length];
+  }
+  return result + text.slice(kept);
+}
+
 /** Parse one WebSocket frame; a frame that is not JSON or not in the schema is a readable problem, never a throw. */
 export function parseFrame<T>(
   schema: z.ZodType<T>,

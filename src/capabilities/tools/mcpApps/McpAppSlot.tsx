@@ -5,7 +5,8 @@
  * chunk (McpAppView.tsx), loaded when the first panel appears: none of
  * `@modelcontextprotocol/ext-apps` is in the initial JavaScript.
  */
-import { lazy, Suspense, useSyncExternalStore, type CSSProperties } from "react";
+import { lazy, Suspense, useSyncExternalStore } from "react";
+import { PanelOrigin } from "../../../render/PanelOrigin";
 import type { TimelinePlaceProps } from "../../Capability";
 import type { ConnectedTool, McpToolResult } from "../createToolBroker";
 import type { McpAppServer } from "../createMcpServers";
@@ -27,25 +28,6 @@ export interface McpAppsHost {
 }
 
 const McpAppView = lazy(() => import("./McpAppView").then((module) => ({ default: module.McpAppView })));
-
-const HEADER_STYLE: CSSProperties = Object.freeze({
-  display: "flex",
-  flexWrap: "wrap",
-  gap: "4px 12px",
-  alignItems: "baseline",
-  fontSize: "11px",
-  lineHeight: "16px",
-  color: "var(--lm-muted, #6b7280)",
-  margin: "0 0 2px",
-});
-const TITLE_STYLE: CSSProperties = Object.freeze({
-  margin: 0,
-  fontSize: "14px",
-  lineHeight: "20px",
-  fontWeight: 600,
-  color: "var(--lm-text, #111827)",
-  overflowWrap: "anywhere",
-});
 
 export function McpAppSlot({ host, replyId, afterBlock, rest }: TimelinePlaceProps & { host: McpAppsHost }) {
   const panels = useSyncExternalStore(host.panels.subscribe, host.panels.list);
@@ -70,11 +52,10 @@ function McpAppPanelView({ panel, host }: { panel: McpAppPanel; host: McpAppsHos
       data-mcp-app={panel.id}
       data-state={panel.live ? "live" : "saved"}
     >
-      <div className="lm-mount-origin" style={HEADER_STYLE}>
-        <h3 style={TITLE_STYLE}>{panel.tool}</h3>
+      <PanelOrigin title={panel.tool}>
         <span>App from {panel.server}</span>
         <span>· not made by Livemark</span>
-      </div>
+      </PanelOrigin>
       {panel.live ? (
         <Suspense fallback={<div style={{ height: panel.height }} aria-busy="true" />}>
           <McpAppView key={panel.generation} panel={panel} host={host} />
