@@ -9,7 +9,8 @@
  * turn, the order reversed every other round), its lean page and its app: the same pages
  * and clocks as realm.bench.ts (`realm.floorReadyMs`, `realm.leanReadyMs`,
  * `realm.readyMs`). Prints each build's medians and their ratios to the
- * floor. Not part of `npm run bench` (no `.bench.ts`): nothing is written to
+ * floor, and the worker's own clock at READY (`realm.loadMs` +
+ * `realm.warmupMs`). Not part of `npm run bench` (no `.bench.ts`): nothing is written to
  * results.json.
  */
 import { resolve } from "node:path";
@@ -30,6 +31,9 @@ const floor: number[] = [];
 const lean: number[][] = builds.map(() => []);
 const app: number[][] = builds.map(() => []);
 const host: number[][] = builds.map(() => []);
+/** The worker's own clock at READY in the app (its `loadMs` + `warmupMs`): the realm's start without the page's. */
+const worker: number[][] = builds.map(() => []);
+const loads: number[][] = builds.map(() => []);
 try {
   for (let round = 0; round < rounds; round += 1) {
     floor.push(await referenceLoad(browser, { server: floorServer, page: "floor.html", global: "__floorReady" }));
@@ -40,6 +44,8 @@ try {
       const load = await appLoad(browser, servers[index].url);
       app[index].push(load.at);
       host[index].push(load.hostAt);
+      worker[index].push(load.loadMs + load.warmupMs);
+      loads[index].push(load.loadMs);
     }
     console.log(
       `round ${round + 1}: floor ${floor.at(-1)!.toFixed(0)}; ` +
@@ -61,6 +67,7 @@ builds.forEach((dir, index) => {
   const appMedian = median(app[index]);
   console.log(
     `${name(index)} ${dir}: app ${appMedian.toFixed(1)} ms (${(appMedian / floorMedian).toFixed(2)}× floor), ` +
-      `lean ${leanMedian.toFixed(1)} ms (${(leanMedian / floorMedian).toFixed(2)}× floor), host created ${median(host[index]).toFixed(1)} ms`,
+      `lean ${leanMedian.toFixed(1)} ms (${(leanMedian / floorMedian).toFixed(2)}× floor), host created ${median(host[index]).toFixed(1)} ms, ` +
+      `the worker's READY at ${median(worker[index]).toFixed(1)} ms of its own clock (bundle loaded at ${median(loads[index]).toFixed(1)})`,
   );
 });
