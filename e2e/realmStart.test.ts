@@ -64,10 +64,12 @@ describe("realm start", () => {
     }
   });
 
-  it("starts when index.html's frame said hello before the app's script listened", async () => {
+  it("starts when index.html's frame said hello before the app's script listened (and no head script did)", async () => {
     const context = await browser.newContext();
     try {
-      // The entry script arrives late: the frame has long loaded and said hello to nobody.
+      // The entry script arrives late: the frame has long loaded and said hello to nobody (index.html's head
+      // script, which would have answered it, does not load here: the app's own start must cope without it).
+      await context.route(/\/realm-start\.js$/, (route) => route.abort());
       let entryDelayed = false;
       let page: Page | undefined;
       await context.route(/\/assets\/index-[^/]*\.js$/, async (route) => {
@@ -85,6 +87,95 @@ describe("realm start", () => {
       await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
       expect(entryDelayed).toBe(true);
       expect(await page.locator("#lm-realm-frame").count()).toBe(1);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("index.html's head script fetches the bundle and starts the realm before the app's modules load", async () => {
+    const context = await browser.newContext({ serviceWorkers: "block" });
+    try {
+      // The entry module (and so the whole module graph) is held until the realm's worker runs.
+      let releaseEntry!: () => void;
+      const entryHeld = new Promise<void>((resolve) => (releaseEntry = resolve));
+      let entryReleased = false;
+      let bundleAskedWhileHeld = false;
+      await context.route(/\/assets\/index-[^/]*\.js$/, async (route) => {
+        await entryHeld;
+        await route.continue();
+      });
+      await context.route(/\/generated\/realm\.js$/, async (route) => {
+        bundleAskedWhileHeld = !entryReleased;
+        await route.continue();
+      });
+      const page = await context.newPage();
+      const worker = page.waitForEvent("worker", { timeout: 30_000 });
+      await page.goto(app.url, { waitUntil: "commit" });
+      // The realm's blob worker, started by sandbox.html with the bundle the head script posted.
+      expect((await worker).url()).toMatch(/^blob:null\//);
+      expect(bundleAskedWhileHeld).toBe(true);
+      expect(await page.evaluate(() => document.querySelectorAll("script[type=module]").length)).toBe(1);
+      expect(await page.evaluate(() => performance.getEntriesByName("livemark:realm-host").length)).toBe(0);
+      entryReleased = true;
+      releaseEntry();
+      // The app takes that realm over (no second frame, no second start) and it is ready.
+      await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
+      expect(await page.locator("iframe[src*='sandbox.html']").count()).toBe(1);
+      expect(await page.evaluate(() => "livemarkRealmStart" in window)).toBe(false);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("the head script answers only index.html's own frame: a hello from another sandboxed frame gets nothing", async () => {
+    const context = await browser.newContext({ serviceWorkers: "block" });
+    try {
+      // Another frame at an opaque origin (as any sandboxed frame is) says hello first, while the head script
+      // listens: the entry module and the real sandbox document are held until its hello has been delivered.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await context.route(/\/assets\/index-[^/]*\.js$/, async (route) => (await held, route.continue()));
+      await context.route(/\/sandbox\.html$/, async (route) => (await held, route.continue()));
+      await context.route(/\/foreign\.html$/, (route) =>
+        route.fulfill({
+          contentType: "text/html",
+          body: `<!doctype html><script>
+            addEventListener("message", (event) => parent.postMessage({ foreign: "got", type: event.data?.type, ports: event.ports.length }, "*"));
+            parent.postMessage({ type: "livemark-sandbox-hello", version: 4 }, "*");
+          </script>`,
+        }),
+      );
+      await context.addInitScript(() => {
+        if (window !== window.top) return;
+        const seen: unknown[] = ((window as unknown as { __foreign: unknown[] }).__foreign = []);
+        addEventListener("message", (event) => {
+          const foreign = document.getElementById("foreign") as HTMLIFrameElement | null;
+          if (foreign && event.source === foreign.contentWindow) seen.push(event.data);
+        });
+        // As soon as the body is parsed (DOMContentLoaded waits for the held entry module).
+        const observer = new MutationObserver(() => {
+          if (!document.body) return;
+          observer.disconnect();
+          const frame = document.createElement("iframe");
+          frame.id = "foreign";
+          frame.setAttribute("sandbox", "allow-scripts");
+          frame.src = "./foreign.html";
+          document.body.append(frame);
+        });
+        observer.observe(document, { childList: true, subtree: true });
+      });
+      const page = await context.newPage();
+      await page.goto(app.url, { waitUntil: "commit" });
+      await expect
+        .poll(() => page.evaluate(() => (window as unknown as { __foreign: unknown[] }).__foreign), { timeout: 30_000 })
+        .toEqual([{ type: "livemark-sandbox-hello", version: 4 }]);
+      expect(await page.evaluate(() => "livemarkRealmStart" in window)).toBe(true);
+      release();
+      await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
+      // The realm started in its own frame; the other frame got neither the bundle nor the port.
+      expect(await page.evaluate(() => (window as unknown as { __foreign: unknown[] }).__foreign)).toEqual([
+        { type: "livemark-sandbox-hello", version: 4 },
+      ]);
     } finally {
       await context.close();
     }

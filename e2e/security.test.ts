@@ -27,7 +27,7 @@ import { appTest, nextPaint, requestsSettled } from "./fixture";
 const FAKE_KEY = "sk-test-LIVEMARK-FAKE-KEY-1234567890";
 /** What the app's own server may legitimately serve to the test page (with the service worker and the manifest's files). */
 const APP_FILES =
-  /\/(realm-test\.html|realm-test-assets\/.+\.js|generated\/realm\.js|sandbox\.html|favicon\.ico|index\.html|assets\/[^/]+\.(js|css|woff2)|sw\.js|workbox-[\w-]+\.js|manifest\.webmanifest|icons\/[\w-]+\.(png|svg)|)(\?__WB_REVISION__=\w+)?$/;
+  /\/(realm-test\.html|realm-test-assets\/.+\.js|generated\/realm\.js|sandbox\.html|realm-start\.js|favicon\.ico|index\.html|assets\/[^/]+\.(js|css|woff2)|sw\.js|workbox-[\w-]+\.js|manifest\.webmanifest|icons\/[\w-]+\.(png|svg)|)(\?__WB_REVISION__=\w+)?$/;
 
 let context: RealmTestContext;
 let realm: RealmPage;

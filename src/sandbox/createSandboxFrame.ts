@@ -69,6 +69,13 @@ export interface SandboxFrameOptions {
    * asked (a ping, which its document answers) until it speaks.
    */
   adopt?: HTMLIFrameElement;
+  /**
+   * What public/realm-start.js did with the adopted frame before the app's
+   * code ran: `started` (it posted the bundle and `port`: nothing more to
+   * send), `hello` (the frame said hello: start it as soon as the bundle is
+   * there). Ignored when the frame is not adopted.
+   */
+  handshake?: { started: boolean; hello: boolean };
 }
 
 /** How often an adopted frame is asked whether its document runs, until it answers (its load event asks at once). */
@@ -136,6 +143,19 @@ export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
     iframe.contentWindow?.postMessage(command, "*", transfer);
   };
 
+  /** Post the bundle and the realm's port to the frame, once. */
+  const startFrame = () => {
+    if (started) return;
+    started = true;
+    // A failed bundle is the host's to report.
+    options.bundle.then(
+      (bundle) => {
+        if (!removed) post({ type: SANDBOX_START, version: WIRE_VERSION, bundle }, [options.port]);
+      },
+      () => {},
+    );
+  };
+
   const onMessage = (event: MessageEvent) => {
     if (event.source === null || event.source !== iframe.contentWindow || event.origin !== "null") return;
     const data: unknown = event.data;
@@ -145,15 +165,7 @@ export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
       hello = true;
       clearTimeout(fallbackTimer);
       clearInterval(probe);
-      if (started) return;
-      started = true;
-      // A failed bundle is the host's to report.
-      options.bundle.then(
-        (bundle) => {
-          if (!removed) post({ type: SANDBOX_START, version: WIRE_VERSION, bundle }, [options.port]);
-        },
-        () => {},
-      );
+      startFrame();
     };
     switch (message.type) {
       case SANDBOX_HELLO:
@@ -190,7 +202,15 @@ export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
       }, SERVICE_WORKER_FRAME_GRACE_MS);
     });
   }
-  if (adopted) {
+  if (adopted && options.handshake?.started) {
+    // Started by public/realm-start.js: its document has the bundle and the port.
+    adopted.style.display = "none";
+    hello = started = true;
+  } else if (adopted && options.handshake?.hello) {
+    adopted.style.display = "none";
+    hello = true;
+    startFrame();
+  } else if (adopted) {
     adopted.style.display = "none";
     const ask = () => (hello || removed ? clearInterval(probe) : post({ type: SANDBOX_PING, seq: PROBE_SEQ }));
     // Until sandbox.html commits, the frame holds its initial about:blank, a

@@ -37,6 +37,25 @@ export interface EarlyRealm {
  */
 export const EARLY_FRAME_ID = "lm-realm-frame";
 
+/**
+ * What public/realm-start.js (a classic script in index.html's <head>, run
+ * before the module graph) leaves for the app: the bundle it is fetching and,
+ * once claimed, what it did with index.html's frame and the channel's ends.
+ */
+export interface HeadRealmStart {
+  readonly realmUrl: string;
+  readonly sandboxUrl: string;
+  readonly bundle: Promise<Blob>;
+  claim(): { started: boolean; hello: boolean; port: MessagePort; framePort: MessagePort };
+}
+
+/** The head script's start, taken over (it stops answering the frame) if it is for these URLs. */
+function claimHeadStart(realmUrl: string, sandboxUrl: string) {
+  const head = (window as { livemarkRealmStart?: HeadRealmStart }).livemarkRealmStart;
+  if (!head || head.realmUrl !== realmUrl || head.sandboxUrl !== sandboxUrl) return undefined;
+  return { bundle: head.bundle, ...head.claim() };
+}
+
 let early: EarlyRealm | undefined;
 let started = false;
 
@@ -53,8 +72,10 @@ export function startEarlyRealm(): void {
   if (started) return;
   started = true;
   const { realmUrl, sandboxUrl } = defaultRealmUrls();
-  const channel = new MessageChannel();
-  const bundle = loadRealmBundle(realmUrl);
+  const head = claimHeadStart(realmUrl, sandboxUrl);
+  const channel = head ? { port1: head.port, port2: head.framePort } : new MessageChannel();
+  // The head script's fetch when there is one (its failure starts the loader's own attempts).
+  const bundle = loadRealmBundle(realmUrl, { first: head?.bundle });
   // A failed fetch is the host's to report (it retries with its own loader).
   bundle.catch(() => {});
   let listener: ((message: string) => void) | undefined;
@@ -68,6 +89,7 @@ export function startEarlyRealm(): void {
     onWorkerError: (message) => listener?.(message),
     // index.html's frame, loading since the page began (removed instead when it is not the one wanted).
     adopt: (document.getElementById(EARLY_FRAME_ID) as HTMLIFrameElement | null) ?? undefined,
+    handshake: head && { started: head.started, hello: head.hello },
   });
   early = {
     realmUrl,

@@ -30,6 +30,20 @@ function scriptedFetch(script: (string | number)[]) {
 const noSleep = { sleep: async () => {} };
 
 describe("loadRealmBundle", () => {
+  it("takes the bundle of a fetch already under way (index.html's head script) without fetching again", async () => {
+    const { fetch, calls } = scriptedFetch([]);
+    const blob = await loadRealmBundle(URL_, { fetch, ...noSleep, first: Promise.resolve(new Blob(["early"])) });
+    expect(await blob.text()).toBe("early");
+    expect(calls).toHaveLength(0);
+  });
+
+  it("fetches with its own retries when the fetch already under way failed", async () => {
+    const { fetch, calls } = scriptedFetch(["network", "ok"]);
+    const blob = await loadRealmBundle(URL_, { fetch, ...noSleep, first: Promise.reject(new TypeError("Failed")) });
+    expect(await blob.text()).toBe("self.realm = 1;");
+    expect(calls.map((init) => init.cache)).toEqual(["default", "reload"]);
+  });
+
   it("retries a body that fails after a 200 (fetch resolved, blob() rejected) and returns the bundle", async () => {
     const { fetch, calls } = scriptedFetch(["cut", "network", "ok"]);
     const waits: number[] = [];

@@ -19,12 +19,24 @@ export interface LoadRealmBundleOptions {
   delaysMs?: readonly number[];
   /** Called before each retry, with the failure that caused it (for logs and tests). */
   onRetry?: (attempt: number, error: unknown) => void;
+  /**
+   * A fetch of the bundle already under way (public/realm-start.js starts one before the app's code loads): its
+   * Blob is the answer; if it fails, the attempts above begin.
+   */
+  first?: Promise<Blob>;
 }
 
 export async function loadRealmBundle(url: string, options: LoadRealmBundleOptions = {}): Promise<Blob> {
   const fetchBundle = options.fetch ?? ((input: string, init: RequestInit) => fetch(input, init));
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((done) => setTimeout(done, ms)));
   const delays = options.delaysMs ?? BUNDLE_RETRY_DELAYS_MS;
+  if (options.first) {
+    try {
+      return await options.first;
+    } catch {
+      // Fetched again below: a failure there says what went wrong.
+    }
+  }
   for (let attempt = 0; ; attempt++) {
     try {
       // A retry must not be answered from whatever cache entry just failed.

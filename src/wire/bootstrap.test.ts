@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { WIRE_VERSION } from "./constants";
+import { SANDBOX_HELLO, SANDBOX_START, WIRE_VERSION } from "./constants";
 import { realmConnectSchema, sandboxCommandSchema, sandboxMessageSchema } from "./types";
 
 const html = readFileSync(new URL("../../public/sandbox.html", import.meta.url), "utf8");
@@ -58,5 +58,19 @@ describe("public/sandbox.html and the bootstrap tables", () => {
   it("is pinned by a CSP hash of its own script (edit the script: update the hash)", () => {
     const hash = createHash("sha256").update(script).digest("base64");
     expect(html).toContain(`'sha256-${hash}'`);
+  });
+});
+
+describe("public/realm-start.js (index.html's head script) and the bootstrap tables", () => {
+  const headScript = readFileSync(new URL("../../public/realm-start.js", import.meta.url), "utf8");
+
+  it("speaks this WIRE_VERSION, hears only the hello and posts only the start, with its table's fields", () => {
+    expect(headScript).toContain(`var VERSION = ${WIRE_VERSION};`);
+    expect(headScript).toContain(`data.type !== "${SANDBOX_HELLO}"`);
+    const posted = postedMessages(headScript);
+    expect([...posted.keys()]).toEqual([SANDBOX_START]);
+    expect(posted.get(SANDBOX_START)!.sort()).toEqual(fieldsOf(sandboxCommandSchema.entries[SANDBOX_START]));
+    const spelled = new Set([...headScript.matchAll(/"(livemark-[a-z-]+)"/g)].map((each) => each[1]));
+    expect([...spelled].sort()).toEqual([SANDBOX_HELLO, SANDBOX_START].sort());
   });
 });
