@@ -5,7 +5,7 @@
  *
  * Lifecycle of one realm: fetch the bundle (once per host) → iframe loads
  * sandbox.html at an opaque origin → hello → we post the bundle and port →
- * the sandbox starts the worker → READY (Babel's warm-up follows, before any command runs) → heartbeat
+ * the sandbox starts the worker → READY (after Babel warm-up) → heartbeat
  * probes until the realm is reset or the host disposed. A reset removes the
  * iframe, which kills the worker and everything model code started in it.
  *

@@ -52,11 +52,10 @@ export type RealmEvent =
    */
   | { type: "realm-reset"; reason: RealmResetReason; running?: RunningStatement; detail?: string }
   /**
-   * A realm (the first or a fresh one after a reset) is listening (its
-   * Babel warm-up runs next, before any command). `startMs`: from starting
-   * it (or killing its predecessor) to ready; of that, `loadMs` went to
-   * loading and evaluating the bundle in the worker and `warmupMs` to the
-   * realm's set-up after that.
+   * A realm (the first or a fresh one after a reset) is warm and listening.
+   * `startMs`: from starting it (or killing its predecessor) to ready; of
+   * that, `loadMs` went to loading and evaluating the bundle in the worker
+   * and `warmupMs` to warming Babel.
    */
   | { type: "ready"; startMs: number; loadMs: number; warmupMs: number }
   /** Something the host refused or could not do; the realm may still be usable. */

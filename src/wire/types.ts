@@ -197,10 +197,9 @@ export type HostMessage = Infer<typeof hostMessageSchema>;
  */
 export const realmMessageSchema = variants("type", {
   /**
-   * Listening (composed and hardened; Babel's warm-up runs next, before any
-   * host message is handled). `loadMs`: from the worker's start to its entry
-   * running (fetch, compile and evaluation of the bundle); `warmupMs`: the
-   * realm's set-up after that, up to READY.
+   * Warm (Babel loaded and exercised) and listening. `loadMs`: from the
+   * worker's start to its entry running (fetch, compile and evaluation of the
+   * bundle); `warmupMs`: the warm-up after that.
    */
   ready: { version: int(), loadMs: duration(), warmupMs: duration() },
   heartbeat: { seq: int() },

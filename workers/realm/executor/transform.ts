@@ -211,7 +211,7 @@ function parse(source: string): T.File {
 }
 
 /**
- * The statement the realm's warm-up transforms once, right after READY: what a
+ * The statement the realm's warm-up transforms once before READY: what a
  * first fence is made of (a typed declaration, JSX with a template literal,
  * an arrow in a `map`, `as`, `await`), so Babel's parser with its TypeScript
  * and JSX paths, the generator and the transform's passes have all run and
@@ -228,7 +228,7 @@ function parse(source: string): T.File {
 export const WARM_UP_SAMPLE =
   'const view: unknown = <div className={`n${await a}`} key="k">{[1, 2].map((n: number) => <b key={n}>{n as number}</b>)}</div>';
 
-/** The realm's warm-up, right after READY (before any host message): transforms WARM_UP_SAMPLE once. */
+/** The realm's warm-up, before READY: transforms WARM_UP_SAMPLE once. */
 export function warmUpTransform(): void {
   const environment: TransformEnvironment = {
     isRealmGlobal: (name) => name === "React" || name === "console",

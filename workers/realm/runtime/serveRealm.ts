@@ -31,11 +31,7 @@ export interface ServeRealmOptions {
    * long-running guarded code.
    */
   createExecutor(onEvent: (event: ExecEvent) => void, onBusy: () => void): RealmExecutor;
-  /**
-   * Runs right after READY, in the same task (e.g. exercise Babel once):
-   * every message the host sent, before READY or after, is handled after it,
-   * so the first statement still runs warm, and READY does not wait for it.
-   */
+  /** Runs before READY (e.g. exercise Babel once); its duration is reported in READY. */
   warmUp?: () => void;
   /** How long the bundle took to load before the entry ran (reported in READY). */
   loadMs?: number;
@@ -154,6 +150,10 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
     }
   };
 
+  const warmupStart = now();
+  options.warmUp?.();
+  const warmupMs = now() - warmupStart;
+
   // Messages the host sent while we were starting wait in the port until now.
   // Through the getter captured at start: a model-defined
   // MessageEvent.prototype.data would otherwise receive this event, and with
@@ -161,10 +161,6 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
   port.onmessage = (event: MessageEvent<HostMessage>) => handle(messageData(event) as HostMessage);
   // The host closed the port (a reset in tests; in the browser the worker dies with it).
   port.addEventListener("close", () => requests.endAll("realm-reset", "the realm was reset"));
-  // warmupMs: the realm's own set-up between its entry and READY (composing, hardening, this function).
-  const loadMs = options.loadMs ?? 0;
-  send({ type: "ready", version: WIRE_VERSION, loadMs, warmupMs: Math.max(0, now() - loadMs) });
-  // Babel's first use, once the host knows: the port's messages wait until this task ends.
-  options.warmUp?.();
+  send({ type: "ready", version: WIRE_VERSION, loadMs: options.loadMs ?? 0, warmupMs });
   return { post: send, requests };
 }

@@ -1,12 +1,9 @@
 /**
- * Pay Babel's first-use cost right after READY (serveRealm runs this in the
- * task that sends READY, so every host message is handled after it): the
- * bundle's evaluation loads Babel, and the executor's own warm-up runs its
- * transform once over a statement made of what first fences contain
- * (TypeScript, JSX, a template, an arrow, await: WARM_UP_SAMPLE in
- * transform.ts), so the first statement of the first reply does not wait for
- * lazy initialisation and a cold JIT, and READY does not wait for it either
- * (issue 34 §3).
+ * Pay Babel's first-use cost before READY: the bundle's evaluation loads it,
+ * and the executor's own warm-up runs its transform once over a statement
+ * made of what first fences contain (TypeScript, JSX, a template, an arrow,
+ * await: WARM_UP_SAMPLE in transform.ts), so the first statement of the
+ * first reply does not wait for lazy initialisation and a cold JIT.
  */
 import { warmUpTransform } from "../executor/transform";
 
