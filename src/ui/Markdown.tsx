@@ -25,8 +25,9 @@ import {
   PARSE_LIMIT_CHARS,
   PROGRESSIVE_FROM_CHARS,
   SEGMENT_CHARS,
-  segmentText,
+  segmentGrowingText,
   type Segment,
+  type Segmentation,
 } from "./markdownSegments";
 
 /**
@@ -369,10 +370,14 @@ function later(task: () => void): () => void {
  * transition React renders in slices.
  */
 function Segments({ text, math }: { text: string; math: MathPlugins | undefined }) {
-  const segments = useMemo(
-    () => (text.length > PROGRESSIVE_FROM_CHARS ? segmentText(text) : [{ text, plain: false }]),
-    [text],
-  );
+  // A streaming reply's text grows: it is cut again only after its last cut at a blank line, and the segments
+  // before keep their objects, so their views are skipped (a frame's render does not scale with the reply).
+  const cutBefore = useRef<Segmentation | undefined>(undefined);
+  const segments = useMemo(() => {
+    if (text.length <= PROGRESSIVE_FROM_CHARS) return [{ text, plain: false }];
+    cutBefore.current = segmentGrowingText(text, cutBefore.current);
+    return cutBefore.current.segments;
+  }, [text]);
   // Characters drawn so far (what was drawn stays drawn as the text grows; a short message is drawn at once).
   const [drawn, setDrawn] = useState(LAZY_SEGMENTS ? PLAIN_STEP_CHARS : PROGRESSIVE_FROM_CHARS);
   let visible = 0;
