@@ -5,8 +5,8 @@
  * of delimiters), so:
  *
  * - a message longer than PROGRESSIVE_FROM_CHARS is cut into segments of
- *   about SEGMENT_CHARS at blank lines outside code fences, rendered one
- *   segment per task (Markdown.tsx), never all in one;
+ *   about SEGMENT_CHARS at blank lines outside code fences, each parsed
+ *   on its own, once it nears the view (Markdown.tsx), never all in one;
  * - where no such cut comes within MAX_SEGMENT_CHARS (one enormous paragraph
  *   or fence), the text is cut at a line break, or inside the line, and the
  *   pieces on either side of such a cut are shown as plain text;
