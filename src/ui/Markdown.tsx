@@ -336,7 +336,7 @@ const MAX_STEP_CHARS = 4 * SEGMENT_CHARS;
  * The characters one step inserts where segments wait as plain text until they near the view (LAZY_SEGMENTS):
  * a step is then a few dozen boxes of text whose layout is skipped off screen, not Markdown to parse.
  */
-export const PLAIN_STEP_CHARS = 256_000;
+const PLAIN_STEP_CHARS = 256_000;
 
 /**
  * Whether the browser says when a `content-visibility: auto` box nears the view
