@@ -35,7 +35,7 @@ export function hugeReplyText(): string {
   return `${paragraphs}\n\n${"word_ ".repeat(250_000)}\n\nThe very last paragraph.`;
 }
 
-async function sessionExport(): Promise<string> {
+export async function sessionExport(): Promise<string> {
   const opened = await openStore(testStoreOptions({ IDBKeyRange }));
   if (!opened.ok) throw new Error(opened.error.message);
   const store = opened.store;

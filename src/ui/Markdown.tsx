@@ -1,4 +1,14 @@
-import { memo, startTransition, useDeferredValue, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import {
+  memo,
+  startTransition,
+  useCallback,
+  useDeferredValue,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type ReactNode,
+} from "react";
 import { Fragment, jsx, jsxs } from "react/jsx-runtime";
 import { toJsxRuntime, type Components } from "hast-util-to-jsx-runtime";
 import { urlAttributes } from "html-url-attributes";
@@ -15,8 +25,9 @@ import {
   PARSE_LIMIT_CHARS,
   PROGRESSIVE_FROM_CHARS,
   SEGMENT_CHARS,
-  segmentText,
+  segmentGrowingText,
   type Segment,
+  type Segmentation,
 } from "./markdownSegments";
 
 /**
@@ -321,6 +332,20 @@ const Blocks = memo(function Blocks({
 const SEGMENT_TASK_MS = 40;
 /** The most one step draws: its DOM is inserted in one commit, one task. */
 const MAX_STEP_CHARS = 4 * SEGMENT_CHARS;
+/**
+ * The characters one step inserts where segments wait as plain text until they near the view (LAZY_SEGMENTS):
+ * a step is then a few dozen boxes of text whose layout is skipped off screen, not Markdown to parse.
+ */
+const PLAIN_STEP_CHARS = 256_000;
+
+/**
+ * Whether the browser says when a `content-visibility: auto` box nears the view
+ * (`contentvisibilityautostatechange`: Chromium 108+, Firefox 130+, Safari 18+). Where it does, a long
+ * message's segments are inserted as plain text and each is parsed as Markdown once it nears the view,
+ * for good; elsewhere (and on the server) every segment is parsed as it is drawn.
+ */
+const LAZY_SEGMENTS =
+  typeof HTMLElement !== "undefined" && "oncontentvisibilityautostatechange" in HTMLElement.prototype;
 
 /** Run `task` in a later task (a MessageChannel post: not clamped like setTimeout). */
 function later(task: () => void): () => void {
@@ -336,28 +361,39 @@ function later(task: () => void): () => void {
 
 /**
  * A long message (markdownSegments.ts): its segments are drawn a step at a
- * time (at most MAX_STEP_CHARS), each step a transition React renders in
- * slices, so no task parses more than a block or two, however long the message.
+ * time. Where the browser tells when a box nears the view (LAZY_SEGMENTS), a
+ * step inserts PLAIN_STEP_CHARS of segments as plain text, and a segment is
+ * parsed when it nears the view: a message of millions of characters then
+ * keeps a DOM of a few thousand nodes (its layout, style and the garbage
+ * collector's marking of the page stay short), and no task parses more than
+ * a segment's blocks. Elsewhere a step parses at most MAX_STEP_CHARS, in a
+ * transition React renders in slices.
  */
 function Segments({ text, math }: { text: string; math: MathPlugins | undefined }) {
-  const segments = useMemo(
-    () => (text.length > PROGRESSIVE_FROM_CHARS ? segmentText(text) : [{ text, plain: false }]),
-    [text],
-  );
+  // A streaming reply's text grows: it is cut again only after its last cut at a blank line, and the segments
+  // before keep their objects, so their views are skipped (a frame's render does not scale with the reply).
+  const cutBefore = useRef<Segmentation | undefined>(undefined);
+  const segments = useMemo(() => {
+    if (text.length <= PROGRESSIVE_FROM_CHARS) return [{ text, plain: false }];
+    cutBefore.current = segmentGrowingText(text, cutBefore.current);
+    return cutBefore.current.segments;
+  }, [text]);
   // Characters drawn so far (what was drawn stays drawn as the text grows; a short message is drawn at once).
-  const [drawn, setDrawn] = useState(PROGRESSIVE_FROM_CHARS);
+  const [drawn, setDrawn] = useState(LAZY_SEGMENTS ? PLAIN_STEP_CHARS : PROGRESSIVE_FROM_CHARS);
   let visible = 0;
   for (let start = 0; visible < segments.length && (visible === 0 || start < drawn); visible += 1)
     start += segments[visible].text.length;
   // How much the next task draws: more while a task stays short, less when one runs long.
-  const step = useRef(SEGMENT_CHARS);
+  const step = useRef(LAZY_SEGMENTS ? PLAIN_STEP_CHARS : SEGMENT_CHARS);
   const renderedAt = useRef(0);
   renderedAt.current = performance.now();
   useEffect(() => {
     if (visible >= segments.length) return;
-    const took = performance.now() - renderedAt.current;
-    if (took < SEGMENT_TASK_MS / 2) step.current = Math.min(step.current * 2, MAX_STEP_CHARS);
-    else if (took > SEGMENT_TASK_MS) step.current = Math.max(SEGMENT_CHARS, step.current >> 1);
+    if (!LAZY_SEGMENTS) {
+      const took = performance.now() - renderedAt.current;
+      if (took < SEGMENT_TASK_MS / 2) step.current = Math.min(step.current * 2, MAX_STEP_CHARS);
+      else if (took > SEGMENT_TASK_MS) step.current = Math.max(SEGMENT_CHARS, step.current >> 1);
+    }
     // In a transition: React renders it in slices of a few milliseconds, yielding between blocks, so the
     // parse of a step is spread over tasks whatever the machine's speed (a plain update renders in one task).
     return later(() => startTransition(() => setDrawn((chars) => chars + step.current)));
@@ -382,10 +418,34 @@ const SegmentView = memo(function SegmentView({
   /** One of several: its own layout box, skipped while off screen, so drawing the next does not lay out the ones before. */
   boxed: boolean;
 }) {
+  // Plain text until the box nears the view (LAZY_SEGMENTS), then Markdown for good; the message's last segment
+  // (where a streaming reply grows, and where a session opens) is Markdown from the start.
+  const [near, setNear] = useState(!boxed || !LAZY_SEGMENTS || last);
+  // Listened to from the box's creation (a ref callback runs in the commit, before the browser's first look at
+  // the box), so the first "relevant" of a box drawn in view is not missed.
+  const watch = useCallback(
+    (box: HTMLDivElement | null) => {
+      if (!box || near || segment.plain) return;
+      const nearing = (event: Event) => {
+        if ((event as Event & { skipped?: boolean }).skipped === false) startTransition(() => setNear(true));
+      };
+      box.addEventListener("contentvisibilityautostatechange", nearing);
+      return () => box.removeEventListener("contentvisibilityautostatechange", nearing);
+    },
+    [near, segment.plain],
+  );
   // (A class change only: a message growing past one segment keeps what it drew.)
   return (
-    <div className={boxed ? "lm-segment lm-segment--boxed" : "lm-segment"}>
-      {segment.plain ? <PlainText text={segment.text} /> : <Blocks text={segment.text} math={math} last={last} />}
+    <div
+      ref={watch}
+      className={boxed ? "lm-segment lm-segment--boxed" : "lm-segment"}
+      data-parsed={segment.plain || !near ? undefined : ""}
+    >
+      {segment.plain || !near ? (
+        <PlainText text={segment.text} />
+      ) : (
+        <Blocks text={segment.text} math={math} last={last} />
+      )}
     </div>
   );
 });

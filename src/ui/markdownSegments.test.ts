@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_SEGMENT_CHARS, SEGMENT_CHARS, segmentText } from "./markdownSegments";
+import { MAX_SEGMENT_CHARS, SEGMENT_CHARS, segmentGrowingText, segmentText } from "./markdownSegments";
 
 const paragraphs = (count: number, words = 40) =>
   Array.from({ length: count }, (_, index) => `Paragraph ${index}: ${"some *words* here ".repeat(words / 3)}`).join(
@@ -55,5 +56,57 @@ describe("segmentText", () => {
   it("a short message is one segment", () => {
     expect(segmentText("Hello **there**")).toEqual([{ text: "Hello **there**", plain: false }]);
     expect(SEGMENT_CHARS).toBeLessThan(MAX_SEGMENT_CHARS);
+  });
+});
+
+describe("segmentGrowingText (a streaming reply)", () => {
+  /** Text of the shapes that decide the cuts: paragraphs, blank lines, fences, long lines, lines with no break. */
+  const piece = fc.oneof(
+    fc.integer({ min: 1, max: 3_000 }).map((words) => `${"word *em* ".repeat(words / 10 + 1)}\n`),
+    fc.constant("\n"),
+    fc.constant("\n\n"),
+    fc.constantFrom("```ts\n", "```\n", "~~~\n", "    ```\n"),
+    fc.integer({ min: 1, max: 30_000 }).map((length) => "x_".repeat(length / 2)),
+    fc.integer({ min: 1, max: 2_500 }).map((count) => "a line\n".repeat(count)),
+    fc.constantFrom(" ", "  \n", "text"),
+  );
+  const texts = fc.array(piece, { minLength: 1, maxLength: 40 }).map((pieces) => pieces.join(""));
+
+  it("cuts a grown text as segmentText cuts it whole, wherever the earlier text ended", () => {
+    fc.assert(
+      fc.property(texts, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 8 }), (text, ends) => {
+        let previous: ReturnType<typeof segmentGrowingText> | undefined;
+        for (const end of [...ends].sort())
+          previous = segmentGrowingText(text.slice(0, Math.floor(end * text.length)), previous);
+        const grown = segmentGrowingText(text, previous);
+        expect(grown.segments).toEqual(segmentText(text));
+        expect(grown.segments.map((segment) => segment.text).join("")).toBe(text);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("does not resume after a hard cut (what follows one is plain) or after a blank line still being written", () => {
+    const afterHardCut = `${"a line\n".repeat(2_000)}${"b\n".repeat(3_100)}\nend`;
+    expect(segmentGrowingText(afterHardCut, segmentGrowingText(afterHardCut.slice(0, 13_000))).segments).toEqual(
+      segmentText(afterHardCut),
+    );
+    const blankLineGrows = `${"a line\n".repeat(1_000)}  more of the same line\n\nend`;
+    const cutAt = blankLineGrows.indexOf("  more") + 2;
+    expect(segmentGrowingText(blankLineGrows, segmentGrowingText(blankLineGrows.slice(0, cutAt))).segments).toEqual(
+      segmentText(blankLineGrows),
+    );
+  });
+
+  it("keeps the segments before the last cut at a blank line as the same objects, and starts over for another text", () => {
+    const text = paragraphs(600);
+    const earlier = segmentGrowingText(text.slice(0, 100_000));
+    const grown = segmentGrowingText(text, earlier);
+    expect(earlier.resume.count).toBeGreaterThan(5);
+    for (let index = 0; index < earlier.resume.count; index += 1)
+      expect(grown.segments[index]).toBe(earlier.segments[index]);
+    const other = segmentGrowingText(`Other. ${text}`, earlier);
+    expect(other.segments[0]).not.toBe(earlier.segments[0]);
+    expect(other.segments).toEqual(segmentText(`Other. ${text}`));
   });
 });

@@ -5,14 +5,17 @@
  * of delimiters), so:
  *
  * - a message longer than PROGRESSIVE_FROM_CHARS is cut into segments of
- *   about SEGMENT_CHARS at blank lines outside code fences, rendered one
- *   segment per task (Markdown.tsx), never all in one;
+ *   about SEGMENT_CHARS at blank lines outside code fences, each parsed
+ *   on its own, once it nears the view (Markdown.tsx), never all in one;
  * - where no such cut comes within MAX_SEGMENT_CHARS (one enormous paragraph
  *   or fence), the text is cut at a line break, or inside the line, and the
  *   pieces on either side of such a cut are shown as plain text;
  * - a single block longer than PARSE_LIMIT_CHARS is shown as plain text.
  *
- * Pure; the concatenation of the segments is the text.
+ * Pure; the concatenation of the segments is the text. A growing text (a
+ * streaming reply) is cut again only after its last cut at a blank line
+ * (`segmentGrowingText`), so a frame of a long streaming reply does not scan
+ * the whole of it.
  */
 export const PROGRESSIVE_FROM_CHARS = 16_000;
 export const SEGMENT_CHARS = 6_000;
@@ -28,9 +31,32 @@ export interface Segment {
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 export function segmentText(text: string): Segment[] {
-  const segments: Segment[] = [];
-  let start = 0;
-  let current = 0;
+  return segmentGrowingText(text).segments;
+}
+
+/** A text's segments, and where cutting a longer text that starts with it may resume. */
+export interface Segmentation {
+  text: string;
+  segments: Segment[];
+  /**
+   * The last cut after a whole blank line: up to there the segments of any text that starts with `text` are
+   * these (`count` of them), and the cutting goes on from `at` as from a text's start.
+   */
+  resume: { at: number; count: number };
+}
+
+/**
+ * `segmentText` for a text that grows (a streaming reply): given the segmentation of an earlier text that
+ * this one starts with, only the text after its last cut at a blank line is cut again, and the segments
+ * before are the same objects (what renders them can skip them). The result is the same as
+ * `segmentText(text)`'s.
+ */
+export function segmentGrowingText(text: string, previous?: Segmentation): Segmentation {
+  const grown = previous !== undefined && text.length >= previous.text.length && text.startsWith(previous.text);
+  const segments: Segment[] = grown ? previous.segments.slice(0, previous.resume.count) : [];
+  let resume = grown ? previous.resume : { at: 0, count: 0 };
+  let start = resume.at;
+  let current = start;
   /** The segment being built began at a hard cut. */
   let startedHard = false;
   let fence: string | undefined;
@@ -63,10 +89,13 @@ export function segmentText(text: string): Segment[] {
       continue;
     }
     const size = lineEnd - start;
-    if (fence === undefined && line.trim() === "" && size >= SEGMENT_CHARS) cut(lineEnd, false);
-    else if (size > MAX_SEGMENT_CHARS) cut(current, true);
+    if (fence === undefined && line.trim() === "" && size >= SEGMENT_CHARS) {
+      cut(lineEnd, false);
+      // The state after a whole line depends on the text up to it only: a later, longer text resumes here.
+      if (newline >= 0) resume = { at: lineEnd, count: segments.length };
+    } else if (size > MAX_SEGMENT_CHARS) cut(current, true);
     current = lineEnd;
   }
   if (start < text.length) segments.push({ text: text.slice(start), plain: startedHard });
-  return segments;
+  return { text, segments, resume };
 }
