@@ -11,8 +11,9 @@
  *   frame. Median of the loads.
  * - `session.open2000LongestTaskMs` (budget ≤ 50): in the same loads, the
  *   longest `longtask` entry (PerformanceObserver, buffered from the start
- *   of the page) that started before the last message was visible; median
- *   of the loads (`session.open2000LongestTaskMaxMs`: the largest).
+ *   of the page) that started before the last message was visible; the
+ *   largest of the loads (issue 34 §4: a maximum of at least 5 samples;
+ *   `session.open2000LongestTaskMedianMs`: their median).
  * - `session.open2000DomElements` and `session.open2000NodesPerOffscreenMessage`
  *   (reported): after the last load, once the sandbox is ready too, the
  *   elements in the timeline, and the elements of the messages outside the
@@ -29,6 +30,7 @@ import { exportSession, serializeExport } from "../src/store/exportImport";
 import { createSession, saveMessages } from "../src/store/sessions";
 import { openStore } from "../src/store/store";
 import { testStoreOptions } from "../src/store/testSupport";
+import { maxOfSamples } from "./budgets";
 import { realisticConversation } from "./store.bench";
 
 const MESSAGES = 2_000;
@@ -135,8 +137,8 @@ export async function run(): Promise<Record<string, number>> {
     }
     const results = {
       "session.open2000MessagesMs": Math.round(median(opens)),
-      "session.open2000LongestTaskMs": Math.round(median(longest)),
-      "session.open2000LongestTaskMaxMs": Math.round(Math.max(...longest)),
+      "session.open2000LongestTaskMs": Math.round(maxOfSamples(longest)),
+      "session.open2000LongestTaskMedianMs": Math.round(median(longest)),
       "session.open2000DomElements": nodes.elements,
       "session.open2000NodesPerOffscreenMessage": round(
         nodes.offscreen ? nodes.offscreenElements / nodes.offscreen : 0,
@@ -146,7 +148,7 @@ export async function run(): Promise<Record<string, number>> {
       `reload → last of ${MESSAGES} messages visible: median ${results["session.open2000MessagesMs"]} ms (budget 400); samples ${opens.map(Math.round).join(", ")}`,
     );
     console.log(
-      `longest task before it: median ${results["session.open2000LongestTaskMs"]} ms (budget 50), max ${results["session.open2000LongestTaskMaxMs"]}; samples ${longest.map(Math.round).join(", ")}`,
+      `longest task before it: the largest of ${longest.length} ${results["session.open2000LongestTaskMs"]} ms (budget 50), median ${results["session.open2000LongestTaskMedianMs"]}; samples ${longest.map(Math.round).join(", ")}`,
     );
     console.log(
       `timeline: ${nodes.elements} elements for ${nodes.messages} messages; ${nodes.offscreen} outside the viewport hold ${nodes.offscreenElements} (${results["session.open2000NodesPerOffscreenMessage"]} each)`,
