@@ -64,7 +64,7 @@ describe("A long session", () => {
     await waitFor(() => inView(page, `m${MESSAGES - 1}`), 60_000);
     await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
     // The held messages are there as text (find in page finds them), one run of boxes, not drawn.
-    await page.locator(".lm-held").first().waitFor({ state: "attached", timeout: 10_000 });
+    await page.locator(".lm-held").first().waitFor({ state: "attached", timeout: 30_000 });
     expect(await page.locator(".lm-held").count()).toBeGreaterThan(MESSAGES - 60);
     expect(await page.locator('.lm-held[data-message-id="m10"]').textContent()).toContain("Question 10:");
     expect(await drawn(page, "m10").count()).toBe(0);
@@ -74,23 +74,26 @@ describe("A long session", () => {
     expect(await jumpButton(page).count()).toBe(0);
 
     // Scrolling up to the start draws the first messages, and stops following.
-    // (At once, as dragging the scrollbar's thumb to the top does.)
-    await page.locator(".lm-main").evaluate((main) => main.scrollTo(0, 0));
-    await waitFor(() => inView(page, "m0"), 10_000);
-    await jumpButton(page).waitFor({ timeout: 10_000 });
+    // (At once, as dragging the scrollbar's thumb to the top does: a press on the scroller, then the scroll.)
+    await page.locator(".lm-main").evaluate((main) => {
+      main.dispatchEvent(new PointerEvent("pointerdown", { bubbles: true }));
+      main.scrollTo(0, 0);
+    });
+    await waitFor(() => inView(page, "m0"), 30_000);
+    await jumpButton(page).waitFor({ timeout: 30_000 });
     // Only what came near: the middle of the session is still held.
     expect(await drawn(page, "m300").count()).toBe(0);
     expect(await timelineElements(page)).toBeLessThan((MESSAGES * ELEMENTS_PER_DRAWN_MESSAGE) / 4);
 
     // The keyboard reaches a held message: focusing it draws it and moves the focus into it.
     await page.locator('.lm-held[data-message-id="m300"]').focus();
-    await drawn(page, "m300").waitFor({ state: "attached", timeout: 10_000 });
-    await waitFor(() => drawn(page, "m300").evaluate((element) => element.contains(document.activeElement)), 10_000);
+    await drawn(page, "m300").waitFor({ state: "attached", timeout: 30_000 });
+    await waitFor(() => drawn(page, "m300").evaluate((element) => element.contains(document.activeElement)), 30_000);
 
     // Jump to latest: back to the last message, following again.
     await jumpButton(page).click();
-    await waitFor(() => inView(page, `m${MESSAGES - 1}`), 10_000);
-    await waitFor(async () => (await jumpButton(page).count()) === 0, 10_000);
+    await waitFor(() => inView(page, `m${MESSAGES - 1}`), 30_000);
+    await waitFor(async () => (await jumpButton(page).count()) === 0, 30_000);
 
     // A new reply streams at the end and is followed to its last line.
     await configureEndpoint(page, mock.url);
@@ -100,7 +103,7 @@ describe("A long session", () => {
     await send(page, "One more question");
     await page.getByText("Fresh paragraph 30 of").waitFor({ timeout: 30_000 });
     await waitDone(page);
-    await waitFor(async () => (await belowView(page)) < 16, 10_000);
+    await waitFor(async () => (await belowView(page)) < 16, 30_000);
     expect(await jumpButton(page).count()).toBe(0);
   }, 180_000);
 });
