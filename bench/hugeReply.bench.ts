@@ -9,15 +9,24 @@
  *   the page's start) until the same; the largest of those samples
  *   (`maxOfSamples`). `render.hugeReplyImportLongestTaskMs` is the import's
  *   alone, `render.hugeReplyReopenLongestTaskMs` the median of the reloads'.
+ * - `render.hugeStreamLongestTaskMs` (budget ≤ 100): the same reply's
+ *   streamed case, as e2e/hugeReply.test.ts streams it: 1.5 M characters of
+ *   such paragraphs sent by the mock LLM (e2e/mockLlm.ts) in 10,000-character
+ *   chunks, each in a fresh tab (an empty store); the longest `longtask` from
+ *   the send until the status says Done and the reply's last paragraph is
+ *   drawn; the largest of STREAMS (≥ 5) streams (`maxOfSamples`), their
+ *   median `render.hugeStreamLongestTaskMedianMs`.
  * PROFILE=1 also takes a CPU profile of the import and of one reload (CDP
  * `Profiler`) and prints the top self-time functions and the long tasks.
+ * ONLY=stream or ONLY=import runs one of the two.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { IDBKeyRange } from "fake-indexeddb";
-import type { CDPSession, Page } from "playwright-core";
-import { DIST_DIR, launchBrowser, openReadyApp, serveStatic, waitFor } from "../e2e/harness";
+import type { Browser, CDPSession, Page } from "playwright-core";
+import { DIST_DIR, configureEndpoint, launchBrowser, openReadyApp, serveStatic, waitFor } from "../e2e/harness";
+import { startMockLlm, type MockChunk, type MockLlm } from "../e2e/mockLlm";
 import { exportSession, serializeExport } from "../src/store/exportImport";
 import { createSession, saveMessages } from "../src/store/sessions";
 import { openStore } from "../src/store/store";
@@ -25,6 +34,7 @@ import { assistantMessage, testStoreOptions, userMessage } from "../src/store/te
 import { maxOfSamples } from "./budgets";
 
 const RELOADS = Number(process.env.RELOADS ?? 5);
+const STREAMS = Math.max(5, Number(process.env.STREAMS ?? 5));
 
 /** The reply of e2e/hugeReply.test.ts: 30,000 paragraphs, then one enormous paragraph with no line break. */
 export function hugeReplyText(): string {
@@ -33,6 +43,17 @@ export function hugeReplyText(): string {
     (_, index) => `Paragraph ${index}: some *emphasis*, a word_ or two_ and **strong** words to read.`,
   ).join("\n\n");
   return `${paragraphs}\n\n${"word_ ".repeat(250_000)}\n\nThe very last paragraph.`;
+}
+
+/** The streamed reply of e2e/hugeReply.test.ts: 18,000 paragraphs (1.5 M characters), sent 10,000 characters at a time. */
+export function hugeStreamChunks(): MockChunk[] {
+  const text = `${Array.from(
+    { length: 18_000 },
+    (_, index) => `Paragraph ${index}: some *emphasis*, a word_ or two_ and **strong** words to read.`,
+  ).join("\n\n")}\n\nThe very last paragraph.`;
+  const chunks: MockChunk[] = [];
+  for (let at = 0; at < text.length; at += 10_000) chunks.push(text.slice(at, at + 10_000), { pauseMs: 10 });
+  return chunks;
 }
 
 export async function sessionExport(): Promise<string> {
@@ -63,6 +84,83 @@ const LAST_DRAWN = `(() => {
   const segments = document.querySelectorAll(".lm-segment");
   return segments.length > 0 && (segments[segments.length - 1].textContent ?? "").includes("The very last paragraph.");
 })()`;
+
+/** The reply is done and drawn to its last paragraph (one reply per tab: the last segment is that reply's). */
+export const STREAM_DONE = `(() => {
+  const status = document.querySelector('[role="status"]');
+  return /^Done/.test(status?.textContent ?? "") && ${LAST_DRAWN};
+})()`;
+
+/**
+ * A fresh tab (its own store) pointed at `mock`, with the long-task probe; the tab is ready for a message.
+ * Closed by the caller.
+ */
+export async function streamTab(browser: Browser, appUrl: string, mock: MockLlm): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addInitScript(PROBE);
+  const page = await context.newPage();
+  await openReadyApp(page, appUrl);
+  await configureEndpoint(page, mock.url, { apiKey: "bench" });
+  return page;
+}
+
+/** Send the huge streamed reply's request; resolves once the message was sent. */
+export async function startHugeStream(page: Page, mock: MockLlm): Promise<void> {
+  mock.enqueue({ chunks: hugeStreamChunks() });
+  await page.evaluate(() => {
+    (globalThis as unknown as { __huge: { tasks: unknown[] } }).__huge.tasks = [];
+  });
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("Write a lot.");
+  await box.press("Enter");
+}
+
+async function streamOnce(
+  browser: Browser,
+  appUrl: string,
+  mock: MockLlm,
+): Promise<{ longest: number; tasks: number[]; ms: number; elements: number }> {
+  const page = await streamTab(browser, appUrl, mock);
+  try {
+    const started = Date.now();
+    await startHugeStream(page, mock);
+    await waitFor(() => page.evaluate(STREAM_DONE), 300_000, 250);
+    const ms = Date.now() - started;
+    const tasks: { start: number; duration: number }[] = await page.evaluate(
+      () => (globalThis as unknown as { __huge: { tasks: { start: number; duration: number }[] } }).__huge.tasks,
+    );
+    const durations = tasks.map((task) => Math.round(task.duration));
+    const elements = await page.evaluate(() => document.getElementsByTagName("*").length);
+    return { longest: Math.max(0, ...durations), tasks: durations, ms, elements };
+  } finally {
+    await page.context().close();
+  }
+}
+
+async function runStreams(): Promise<Record<string, number>> {
+  const [browser, app, mock] = await Promise.all([launchBrowser(), serveStatic(DIST_DIR), startMockLlm()]);
+  try {
+    const longest: number[] = [];
+    for (let stream = 0; stream < STREAMS; stream += 1) {
+      const result = await streamOnce(browser, app.url, mock);
+      console.log(
+        `stream ${stream + 1}: longest task ${result.longest} ms in ${(result.ms / 1000).toFixed(1)} s, ${result.elements} elements at the end; long tasks ${result.tasks.join(", ")}`,
+      );
+      longest.push(result.longest);
+    }
+    const sorted = [...longest].sort((a, b) => a - b);
+    const results = {
+      "render.hugeStreamLongestTaskMs": maxOfSamples(longest),
+      "render.hugeStreamLongestTaskMedianMs": sorted[Math.floor(sorted.length / 2)],
+    };
+    console.log(
+      `a 1.5 M-character reply streamed: longest task ${results["render.hugeStreamLongestTaskMs"]} ms (budget 100); streams ${longest.join(", ")}`,
+    );
+    return results;
+  } finally {
+    await Promise.all([browser.close(), app.close(), mock.close()]);
+  }
+}
 
 async function longestUntilDrawn(page: Page): Promise<{ longest: number; tasks: number[] }> {
   await waitFor(() => page.evaluate(LAST_DRAWN), 300_000, 250);
@@ -98,6 +196,14 @@ async function printProfile(cdp: CDPSession, label: string): Promise<void> {
 }
 
 export async function run(): Promise<Record<string, number>> {
+  const only = process.env.ONLY;
+  return {
+    ...(only === "stream" ? {} : await runImport()),
+    ...(only === "import" ? {} : await runStreams()),
+  };
+}
+
+async function runImport(): Promise<Record<string, number>> {
   const profile = process.env.PROFILE === "1";
   const dir = mkdtempSync(join(tmpdir(), "livemark-huge-"));
   const file = join(dir, "huge.json");

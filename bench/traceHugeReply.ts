@@ -4,12 +4,16 @@
  * (the trace events inside it, by self time, and the JavaScript functions
  * the sampling profiler saw in it).
  *   npx tsx bench/traceHugeReply.ts [reloads = 1]
+ * or of the streamed case (`render.hugeStreamLongestTaskMs`: the 1.5 M
+ * characters the mock LLM streams, from the send until Done and drawn):
+ *   npx tsx bench/traceHugeReply.ts stream
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DIST_DIR, launchBrowser, openReadyApp, serveStatic, waitFor } from "../e2e/harness";
-import { sessionExport } from "./hugeReply.bench";
+import { startMockLlm } from "../e2e/mockLlm";
+import { STREAM_DONE, sessionExport, startHugeStream, streamTab } from "./hugeReply.bench";
 
 interface TraceEvent {
   name: string;
@@ -19,6 +23,8 @@ interface TraceEvent {
   tid: number;
   ts: number;
   dur?: number;
+  /** The thread's CPU time in the event (µs): less than `dur` when the thread waited for a core. */
+  tdur?: number;
   args?: {
     name?: string;
     data?: {
@@ -42,7 +48,15 @@ const LAST_DRAWN = `(() => {
   return segments.length > 0 && (segments[segments.length - 1].textContent ?? "").includes("The very last paragraph.");
 })()`;
 
-function report(label: string, events: TraceEvent[]): void {
+/** A CPU profile taken alongside the trace (CDP `Profiler`, denser than the trace's own samples). */
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+}
+
+function report(label: string, events: TraceEvent[], profile?: CpuProfile): void {
   const thread = (event: TraceEvent) => `${event.pid}:${event.tid}`;
   const names = new Map(
     events.filter((event) => event.ph === "M" && event.name === "thread_name").map((e) => [thread(e), e.args?.name]),
@@ -74,6 +88,16 @@ function report(label: string, events: TraceEvent[]): void {
     ids.forEach((id, index) => {
       sampleTs += deltas[index] ?? 0;
       samples.push({ ts: sampleTs, node: id });
+    });
+  }
+  if (profile) {
+    // The profiler's clock is the trace's (microseconds of the same monotonic clock).
+    samples.length = 0;
+    for (const node of profile.nodes) nodes.set(node.id + 1e9, { ...node, id: node.id + 1e9 });
+    let at = profile.startTime;
+    profile.samples.forEach((id, index) => {
+      at += profile.timeDeltas[index] ?? 0;
+      samples.push({ ts: at, node: id + 1e9 });
     });
   }
   const tasks = mine.filter((event) => event.name === TASK && (event.dur ?? 0) > 50_000);
@@ -110,8 +134,10 @@ function report(label: string, events: TraceEvent[]): void {
       functions.set(key, (functions.get(key) ?? 0) + 1);
     }
     const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 10);
-    const topFunctions = [...functions].sort((a, b) => b[1] - a[1]).slice(0, 8);
-    console.log(`  task ${((task.dur ?? 0) / 1000).toFixed(0)} ms at ${(task.ts / 1000).toFixed(0)}`);
+    const topFunctions = [...functions].sort((a, b) => b[1] - a[1]).slice(0, 12);
+    console.log(
+      `  task ${((task.dur ?? 0) / 1000).toFixed(0)} ms (CPU ${((task.tdur ?? 0) / 1000).toFixed(0)} ms) at ${(task.ts / 1000).toFixed(0)}`,
+    );
     console.log(`    events: ${top.map(([name, us]) => `${name} ${(us / 1000).toFixed(1)}`).join(" | ")}`);
     console.log(`    samples: ${topFunctions.map(([name, n]) => `${name} ${n}`).join(" | ")}`);
   }
@@ -125,6 +151,27 @@ const CATEGORIES = [
   "blink.user_timing",
   "v8",
 ];
+
+if (process.argv[2] === "stream") {
+  const [browser, app, mock] = await Promise.all([launchBrowser(), serveStatic(DIST_DIR), startMockLlm()]);
+  try {
+    const page = await streamTab(browser, app.url, mock);
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Profiler.enable");
+    await cdp.send("Profiler.setSamplingInterval", { interval: 250 });
+    await browser.startTracing(page, { categories: CATEGORIES });
+    await cdp.send("Profiler.start");
+    await startHugeStream(page, mock);
+    await waitFor(() => page.evaluate(STREAM_DONE), 300_000, 250);
+    const { profile } = (await cdp.send("Profiler.stop")) as unknown as { profile: CpuProfile };
+    const buf = await browser.stopTracing();
+    writeFileSync(join(tmpdir(), "hugeStream.trace.json"), buf);
+    report("the stream", JSON.parse(buf.toString()).traceEvents, profile);
+  } finally {
+    await Promise.all([browser.close(), app.close(), mock.close()]);
+  }
+  process.exit(0);
+}
 
 const reloads = Number(process.argv[2] ?? 1);
 const dir = mkdtempSync(join(tmpdir(), "livemark-huge-trace-"));
@@ -140,7 +187,7 @@ try {
   await waitFor(() => page.evaluate(LAST_DRAWN), 300_000, 250);
   {
     const buf = await browser.stopTracing();
-    writeFileSync("/tmp/hr/import.trace.json", buf);
+    writeFileSync(join(tmpdir(), "hugeImport.trace.json"), buf);
     report("the import", JSON.parse(buf.toString()).traceEvents);
   }
   for (let load = 0; load < reloads; load += 1) {
