@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ChatMessage } from "../agent/types";
 import { StoreError } from "./errors";
 import {
@@ -200,6 +200,27 @@ describe("sessions", () => {
     expect(loaded?.messages[5]).toMatchObject({ text: "edited again" });
     // Loaded objects count as saved: handing them back writes nothing.
     expect(await saveMessages(s, session.id, loaded!.messages)).toBe(0);
+  });
+
+  it("saves a growing reply of a session opened here again and again without reading its row back", async () => {
+    const s = await fresh();
+    const session = await createSession(s);
+    const messages: ChatMessage[] = [userMessage("u", "Write a lot."), assistantMessage("a", "Paragraph.")];
+    await saveMessages(s, session.id, messages);
+    // Reading a stored reply deserializes all of it (megabytes for a huge one), on the page's thread.
+    const reads = vi.spyOn(s.db.messages, "bulkGet");
+    let text = "Paragraph.";
+    for (let save = 0; save < 3; save += 1) {
+      text += "\n\nMore.";
+      expect(await saveMessages(s, session.id, [{ ...messages[1], text } as ChatMessage])).toBe(1);
+    }
+    expect(reads).not.toHaveBeenCalled();
+    reads.mockRestore();
+    const loaded = await loadSession(s, session.id);
+    expect(loaded?.messages.map((message) => [message.id, message.role === "assistant" && message.text])).toEqual([
+      ["u", false],
+      ["a", text],
+    ]);
   });
 
   it("refuses to save into a session that does not exist, writing nothing", async () => {

@@ -386,17 +386,20 @@ export async function writeSessionChanges(
       store.writing.add(write);
       if (!(await db.sessions.get(sessionId))) throw notFound(sessionId);
       if (pending.length > 0) {
-        const existing = await db.messages.bulkGet(
-          pending.map((message) => [sessionId, message.id] as [string, string]),
-        );
+        // Places known here (a session opened or created in this tab): a message without one was kept
+        // by a version and is shown again, so it goes after the others even if its old row is still there.
+        // Known places are not read back: reading a row deserializes the whole message (a streaming reply
+        // of megabytes, saved again and again, was a long task each time), and `putSessionChangesNow`
+        // trusts the same places.
+        const places = store.orders.get(sessionId)?.byId;
+        const existing = places
+          ? []
+          : await db.messages.bulkGet(pending.map((message) => [sessionId, message.id] as [string, string]));
         let nextOrder: number | undefined;
         const records: MessageRecord[] = [];
         const rows: SearchTextRecord[] = [];
-        // Places known here (a session opened or created in this tab): a message without one was kept
-        // by a version and is shown again, so it goes after the others even if its old row is still there.
-        const places = store.orders.get(sessionId)?.byId;
         for (let position = 0; position < pending.length; position += 1) {
-          let order = !places || places.has(pending[position].id) ? existing[position]?.order : undefined;
+          let order = places ? places.get(pending[position].id) : existing[position]?.order;
           if (order === undefined) {
             if (nextOrder === undefined)
               nextOrder = ((await sessionMessages(store, sessionId).last())?.order ?? -1) + 1;
