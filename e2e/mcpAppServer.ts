@@ -90,8 +90,11 @@ document.getElementById("ask").onclick = () =>
 </script>
 </body></html>`;
 
-/** `probe`: a URL that answers any page (CORS `*`) the view tries to fetch (its own server's, by default none). */
-export function createAppServer(calls: string[], probe = "http://127.0.0.1:9/"): McpServer {
+/**
+ * `probe`: a URL that answers any page (CORS `*`) the view tries to fetch (its own server's, by default none);
+ * `reads`: gets the view's URI at each read of it.
+ */
+export function createAppServer(calls: string[], probe = "http://127.0.0.1:9/", reads: string[] = []): McpServer {
   const server = new McpServer({ name: "Films", version: "1.0.0" });
   server.registerTool(
     "show_film",
@@ -121,8 +124,9 @@ export function createAppServer(calls: string[], probe = "http://127.0.0.1:9/"):
       return { content: [{ type: "text", text: `Rated ${title} ${stars} stars` }] };
     },
   );
-  server.registerResource("film-card", VIEW_URI, { mimeType: MCP_APP_MIME }, async (uri) => ({
-    contents: [{ uri: uri.href, mimeType: MCP_APP_MIME, text: viewHtml(probe) }],
-  }));
+  server.registerResource("film-card", VIEW_URI, { mimeType: MCP_APP_MIME }, async (uri) => {
+    reads.push(uri.href);
+    return { contents: [{ uri: uri.href, mimeType: MCP_APP_MIME, text: viewHtml(probe) }] };
+  });
   return server;
 }

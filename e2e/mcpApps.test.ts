@@ -19,12 +19,15 @@ const it = appTest({ configure: true });
 let page: Page;
 let mock: MockLlm;
 let films: TestMcpServer;
+/** The reads of the view's resource that reached the server. */
+let reads: string[];
 
 it.beforeEach(async ({ page: opened, mock: started }) => {
   page = opened;
   mock = started;
+  reads = [];
   // The view tries to fetch its own server, which answers any page (CORS *): only the policies it runs under stop it.
-  films = await startMcpServer({ server: (calls) => createAppServer(calls, films.url) });
+  films = await startMcpServer({ server: (calls) => createAppServer(calls, films.url, reads) });
 });
 it.afterEach(async () => {
   await films?.close();
@@ -74,6 +77,18 @@ describe("MCP Apps", () => {
       ),
     );
     mock.enqueue({ chunks: ["Shown."] });
+    // Each panel section added to the page: one that is drawn again (its frame removed and added) reloads its view.
+    await page.evaluate(() => {
+      const added: string[] = [];
+      (globalThis as unknown as { __panelsAdded: string[] }).__panelsAdded = added;
+      new MutationObserver((records) => {
+        for (const record of records)
+          for (const node of record.addedNodes)
+            if (node instanceof Element)
+              for (const panel of [node, ...node.querySelectorAll("*")])
+                if (panel instanceof HTMLElement && panel.dataset.mcpApp) added.push(panel.dataset.mcpApp);
+      }).observe(document, { childList: true, subtree: true });
+    });
     await send(page, "Show me Dune");
     await answerAsk(ask(), "Allow once");
 
@@ -86,6 +101,11 @@ describe("MCP Apps", () => {
       .poll(() => view().locator("#result").textContent(), { timeout: 15_000 })
       .toBe('result:{"title":"Dune","year":2021}');
     expect(await view().locator("#input").textContent()).toBe('input:{"title":"Dune"}');
+    // Drawn once (never moved, which would load its view a second time), from one read of its resource.
+    expect(await page.evaluate(() => (globalThis as unknown as { __panelsAdded: string[] }).__panelsAdded)).toEqual([
+      await panel().getAttribute("data-mcp-app"),
+    ]);
+    expect(reads).toEqual(["ui://films/card.html"]);
     // An opaque origin of its own: neither its proxy's document, nor the app's, nor storage; no network (its CSP).
     expect(await view().locator("#origin").textContent()).toBe("origin:null");
     expect(await view().locator("#reach").textContent()).toBe(
@@ -184,7 +204,8 @@ describe("MCP Apps", () => {
     await expect
       .poll(() => view().locator("#result").textContent(), { timeout: 15_000 })
       .toBe('result:{"title":"Dune","year":2021}');
-    // Nothing was called again: the view was read, not the tool.
+    // Nothing was called again: the view was read (once more), not the tool.
+    expect(reads).toEqual(["ui://films/card.html", "ui://films/card.html"]);
     expect(films.calls).toEqual(['show_film {"title":"Dune"}', 'rate_film {"title":"Dune","stars":5}']);
   });
 });

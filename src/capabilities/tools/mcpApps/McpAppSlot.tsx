@@ -11,7 +11,7 @@ import type { TimelinePlaceProps } from "../../Capability";
 import type { ConnectedTool, McpToolResult } from "../createToolBroker";
 import type { McpAppServer } from "../createMcpServers";
 import type { McpResourceContent } from "../mcpClient";
-import type { McpAppPanel, McpAppPanels } from "./createMcpAppPanels";
+import { panelsAt, type McpAppPanel, type McpAppPanels } from "./createMcpAppPanels";
 
 /** What a view reaches of the page: its panel's record, its own server, and the person's consent for tool calls. */
 export interface McpAppsHost {
@@ -31,9 +31,7 @@ const McpAppView = lazy(() => import("./McpAppView").then((module) => ({ default
 
 export function McpAppSlot({ host, replyId, afterBlock, rest }: TimelinePlaceProps & { host: McpAppsHost }) {
   const panels = useSyncExternalStore(host.panels.subscribe, host.panels.list);
-  const here = panels.filter(
-    (panel) => panel.replyId === replyId && (rest ? !rest.includes(panel.afterBlock) : panel.afterBlock === afterBlock),
-  );
+  const here = panelsAt(panels, { replyId, afterBlock, rest });
   if (here.length === 0) return null;
   return (
     <>

@@ -4,8 +4,10 @@
  * the extension's own host side (`AppBridge` over `PostMessageTransport`,
  * talking only to that frame's window) speaking for the page:
  *
- * - the view's HTML is its server's `ui://` resource, read here and handed to
- *   the proxy with the view's Content-Security-Policy first (toolUi.ts);
+ * - the view's HTML is its server's `ui://` resource, read once per server and
+ *   resource in the page (`McpAppsHost.readView`, started when the call went
+ *   ahead; Reopen reads it again) and handed to the proxy with the view's
+ *   Content-Security-Policy first (toolUi.ts);
  * - `ui/initialize` answers the host context (theme following the app,
  *   display mode inline, locale, the container's size); once the view says
  *   `initialized`, it gets the call's input and its result (or cancellation);
@@ -106,7 +108,8 @@ export function McpAppView({ panel, host }: { panel: McpAppPanel; host: McpAppsH
       { hostContext: hostContext(panel, element.clientWidth) },
     );
     const server = host.appServer(address);
-    // Read while the proxy loads (a Reopen reads it again); a failure is said once the proxy is there.
+    // The view's HTML, read once per server and resource in this page (a Reopen reads it again): started when the
+    // call went ahead, it is usually there before the proxy is; a failure is said once the proxy is there.
     const view = host.readView(panel, panel.generation > 0);
     view.catch(() => undefined);
     const sendOutcome = () => {
@@ -181,11 +184,10 @@ export function McpAppView({ panel, host }: { panel: McpAppPanel; host: McpAppsH
     bridge.onsandboxready = () => {
       void (async () => {
         try {
-          const connected = await server;
-          if (!connected) throw new Error(`Connect the MCP server ${address} in Session settings, then press Reopen.`);
-          const { contents } = await connected.readResource(resourceUri, ended.signal);
-          const content = contents.find((item) => item.uri === resourceUri) ?? contents[0];
-          if (!content || typeof content.text !== "string")
+          // The read started with the call (or above, for a Reopen): not read again here.
+          const content = await view;
+          if (ended.signal.aborted) return;
+          if (typeof content.text !== "string")
             throw new Error(`${resourceUri} has no HTML for a view (expected ${MCP_APP_MIME}).`);
           if (content.mimeType && content.mimeType.replace(/\s/g, "").toLowerCase() !== MCP_APP_MIME)
             throw new Error(`${resourceUri} is ${content.mimeType}, not an MCP App view (${MCP_APP_MIME}).`);

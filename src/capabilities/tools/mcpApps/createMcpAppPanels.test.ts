@@ -4,7 +4,7 @@ import { createDemoMcpServer } from "../demoMcpServer";
 import { createMcpServers, describeTools } from "../createMcpServers";
 import { createToolBroker, type ConnectedTool, type ToolPermissionAsk } from "../createToolBroker";
 import type { McpToolInfo } from "../mcpClient";
-import { createMcpAppPanels, MAX_SAVED_JSON } from "./createMcpAppPanels";
+import { createMcpAppPanels, MAX_SAVED_JSON, panelsAt, type McpAppPanel } from "./createMcpAppPanels";
 import { DEFAULT_VIEW_HEIGHT, MAX_VIEW_HEIGHT, toolUiOf } from "./toolUi";
 
 const showFilm: ConnectedTool = {
@@ -149,5 +149,42 @@ describe("tools with views among the servers' tools", () => {
     ]);
     // Only its own server: another address has no server here.
     expect(servers.appServer("https://elsewhere.example/mcp")).toBeUndefined();
+  });
+});
+
+describe("where a panel shows (panelsAt)", () => {
+  const opened = (afterBlock: number, live = true): McpAppPanel => {
+    const panels = createMcpAppPanels({ place: () => ({ replyId: "r1", afterBlock }), newId: () => `p${afterBlock}` });
+    panels.open(showFilm, {});
+    const [panel] = panels.list();
+    return { ...panel, live };
+  };
+  /** Every slot of reply r1 as the timeline draws it: one per drawn code block, then the reply's end. */
+  const slots = (panels: readonly McpAppPanel[], drawnCode: readonly number[]) =>
+    [
+      ...drawnCode.map(
+        (afterBlock) => [`after ${afterBlock}`, panelsAt(panels, { replyId: "r1", afterBlock })] as const,
+      ),
+      ["end", panelsAt(panels, { replyId: "r1", rest: drawnCode })] as const,
+    ]
+      .filter(([, here]) => here.length > 0)
+      .map(([slot, here]) => [slot, here.map((panel) => panel.id)]);
+
+  it("a live panel whose block the timeline has not drawn yet waits for it: it first shows under its block, never at the reply's end first (moving would load its view again)", () => {
+    const panel = opened(3);
+    // The frame before the reply's newest blocks are drawn: nothing drawn, or only an earlier code block.
+    expect(slots([panel], [])).toEqual([]);
+    expect(slots([panel], [1])).toEqual([]);
+    // The next frame draws block 3: the panel is there, and only there.
+    expect(slots([panel], [1, 3])).toEqual([["after 3", ["p3"]]]);
+  });
+
+  it("the reply's end keeps the panels of no drawn code block: no block at all, a block before the drawn ones, and saved panels", () => {
+    expect(slots([opened(-1)], [])).toEqual([["end", ["p-1"]]]);
+    expect(slots([opened(0)], [1, 3])).toEqual([["end", ["p0"]]]);
+    // A saved panel (no view until Reopen) whose block is not in the reply shows at its end as before.
+    expect(slots([opened(5, false)], [1, 3])).toEqual([["end", ["p5"]]]);
+    // Another reply's panels are not here.
+    expect(panelsAt([opened(3)], { replyId: "r2", afterBlock: 3 })).toEqual([]);
   });
 });

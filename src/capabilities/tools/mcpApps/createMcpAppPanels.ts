@@ -62,6 +62,26 @@ export interface McpAppPanels {
   takeModelContext(): string;
 }
 
+/**
+ * The panels shown at one place of a reply (the tools capability's `Timeline`, McpAppSlot.tsx): after its code
+ * block `afterBlock`, or with `rest` (the reply's drawn code blocks) after none of them. A live panel whose block
+ * is not drawn yet waits instead of showing in `rest`: the timeline draws the agent's state once per animation
+ * frame, the panels at once, so a call from a block that arrived in this frame would first show at the reply's
+ * end and then move under its block, and a panel that moves is mounted anew, its view loaded again.
+ */
+export function panelsAt(
+  panels: readonly McpAppPanel[],
+  place: { replyId: string; afterBlock?: number; rest?: readonly number[] },
+): McpAppPanel[] {
+  const { replyId, afterBlock, rest } = place;
+  if (!rest) return panels.filter((panel) => panel.replyId === replyId && panel.afterBlock === afterBlock);
+  const lastDrawn = Math.max(-1, ...rest);
+  return panels.filter(
+    (panel) =>
+      panel.replyId === replyId && !rest.includes(panel.afterBlock) && !(panel.live && panel.afterBlock > lastDrawn),
+  );
+}
+
 const small = <T>(value: T): T | undefined => {
   try {
     return JSON.stringify(value).length <= MAX_SAVED_JSON ? value : undefined;
