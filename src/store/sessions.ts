@@ -386,17 +386,19 @@ export async function writeSessionChanges(
       store.writing.add(write);
       if (!(await db.sessions.get(sessionId))) throw notFound(sessionId);
       if (pending.length > 0) {
-        const existing = await db.messages.bulkGet(
-          pending.map((message) => [sessionId, message.id] as [string, string]),
-        );
+        // Places known here (a session opened or created in this tab): a message without one was kept
+        // by a version and is shown again, so it goes after the others even if its old row is still there.
+        // With them no row is read back: a streaming reply's row, read to learn its place, was
+        // deserialised whole at every write (work that grew with the reply, issue 34 §2).
+        const places = store.orders.get(sessionId)?.byId;
+        const existing = places
+          ? pending.map((message) => ({ order: places.get(message.id) }))
+          : await db.messages.bulkGet(pending.map((message) => [sessionId, message.id] as [string, string]));
         let nextOrder: number | undefined;
         const records: MessageRecord[] = [];
         const rows: SearchTextRecord[] = [];
-        // Places known here (a session opened or created in this tab): a message without one was kept
-        // by a version and is shown again, so it goes after the others even if its old row is still there.
-        const places = store.orders.get(sessionId)?.byId;
         for (let position = 0; position < pending.length; position += 1) {
-          let order = !places || places.has(pending[position].id) ? existing[position]?.order : undefined;
+          let order = existing[position]?.order;
           if (order === undefined) {
             if (nextOrder === undefined)
               nextOrder = ((await sessionMessages(store, sessionId).last())?.order ?? -1) + 1;
