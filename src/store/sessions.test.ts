@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ChatMessage } from "../agent/types";
 import { StoreError } from "./errors";
 import {
@@ -200,6 +200,22 @@ describe("sessions", () => {
     expect(loaded?.messages[5]).toMatchObject({ text: "edited again" });
     // Loaded objects count as saved: handing them back writes nothing.
     expect(await saveMessages(s, session.id, loaded!.messages)).toBe(0);
+  });
+
+  it("rewrites a growing reply in its place without reading its row back (the row grows with the reply)", async () => {
+    const s = await fresh();
+    const session = await createSession(s);
+    const messages: ChatMessage[] = conversation(4);
+    expect(await saveMessages(s, session.id, messages)).toBe(4);
+    const reads = vi.spyOn(s.db.messages, "bulkGet");
+    for (const text of ["The reply so far", "The reply so far, longer", "The reply so far, longer still"]) {
+      const grown = { ...messages[1], text } as ChatMessage;
+      expect(await saveMessages(s, session.id, [grown])).toBe(1);
+    }
+    expect(reads).not.toHaveBeenCalled();
+    const loaded = await loadSession(s, session.id);
+    expect(loaded?.messages.map((message) => message.id)).toEqual(messages.map((message) => message.id));
+    expect(loaded?.messages[1]).toMatchObject({ text: "The reply so far, longer still" });
   });
 
   it("refuses to save into a session that does not exist, writing nothing", async () => {
