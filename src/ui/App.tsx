@@ -128,7 +128,8 @@ export function statusText(state: AgentState, realm: RealmStatus, waitingForPerm
   return parts.join(" ");
 }
 
-const selectPhase = (state: AgentState) => state.phase;
+// Busy, not the phase: a reply's phase moves between Streaming and Running at each code block.
+const selectBusy = (state: AgentState) => isBusy(state.phase);
 const selectEmpty = (state: AgentState) => state.messages.length === 0;
 const selectHasReply = (state: AgentState) => state.messages.some((message) => message.role === "assistant");
 const selectStalled = (state: AgentState) => state.stalled;
@@ -204,7 +205,7 @@ function SessionView({
 }) {
   // Only what the page around the timeline shows: a streamed chunk changes none of it, so the composer and
   // the footer do not re-render on a chunk (the timeline and the status line read the rest themselves).
-  const phase = useAgentSelector(agent, selectPhase);
+  const agentBusy = useAgentSelector(agent, selectBusy);
   const empty = useAgentSelector(agent, selectEmpty);
   const hasReply = useAgentSelector(agent, selectHasReply);
   const stalled = useAgentSelector(agent, selectStalled);
@@ -212,7 +213,7 @@ function SessionView({
   const realmFailed = realm.state === "failed";
   const channelState = useChannelState(channel);
   // An ACP agent's turn is busy until it ends, also while it waits for a permission answer between its replies.
-  const busy = isBusy(phase) || channelState?.turn === true;
+  const busy = agentBusy || channelState?.turn === true;
   // The code waits for the person's answer to an ask in the timeline.
   const capabilities = useCapabilities();
   // An ask waits above the composer: during a reply, or after it, from a generated UI's click (a model call, a fetch).
