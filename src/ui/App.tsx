@@ -1,5 +1,6 @@
 import {
   lazy,
+  memo,
   Suspense,
   useCallback,
   useEffect,
@@ -11,7 +12,7 @@ import {
 } from "react";
 import type { Agent } from "../agent/agent";
 import { isBusy, type AgentState, type Phase, type SendRefusal } from "../agent/types";
-import { useAgentState } from "./useAgentState";
+import { useAgentSelector, useAgentState } from "./useAgentState";
 import { Timeline } from "./Timeline";
 import { TokenPriceContext } from "./cost";
 import { Composer, type ComposerDraft } from "./Composer";
@@ -127,6 +128,41 @@ export function statusText(state: AgentState, realm: RealmStatus, waitingForPerm
   return parts.join(" ");
 }
 
+// Busy, not the phase: a reply's phase moves between Streaming and Running at each code block.
+const selectBusy = (state: AgentState) => isBusy(state.phase);
+const selectEmpty = (state: AgentState) => state.messages.length === 0;
+const selectHasReply = (state: AgentState) => state.messages.some((message) => message.role === "assistant");
+const selectStalled = (state: AgentState) => state.stalled;
+const selectCanContinue = (state: AgentState) => state.canContinue;
+const selectMessages = (state: AgentState) => state.messages;
+
+/** The status line: re-rendered with every frame of the agent's state (the detail, the turn), alone in the footer. */
+const StatusLine = memo(function StatusLine({
+  agent,
+  realm,
+  waitingForPermission,
+}: {
+  agent: Agent;
+  realm: RealmStatus;
+  waitingForPermission: boolean;
+}) {
+  const state = useAgentState(agent);
+  return (
+    <span role="status" aria-live="polite" className={`lm-status lm-status--${state.phase}`}>
+      {statusText(state, realm, waitingForPermission)}
+    </span>
+  );
+});
+
+/** The timeline reads the messages itself: a streamed chunk re-renders it (and, memoised below it, the streaming message only). */
+const AgentTimeline = memo(function AgentTimeline({
+  agent,
+  ...props
+}: { agent: Agent } & Omit<ComponentProps<typeof Timeline>, "messages">) {
+  const messages = useAgentSelector(agent, selectMessages);
+  return <Timeline messages={messages} {...props} />;
+});
+
 function SessionView({
   agent,
   readOnly,
@@ -167,11 +203,17 @@ function SessionView({
   inviteOpen?: boolean;
   controller: SessionController;
 }) {
-  const state = useAgentState(agent);
+  // Only what the page around the timeline shows: a streamed chunk changes none of it, so the composer and
+  // the footer do not re-render on a chunk (the timeline and the status line read the rest themselves).
+  const agentBusy = useAgentSelector(agent, selectBusy);
+  const empty = useAgentSelector(agent, selectEmpty);
+  const hasReply = useAgentSelector(agent, selectHasReply);
+  const stalled = useAgentSelector(agent, selectStalled);
+  const canContinue = useAgentSelector(agent, selectCanContinue);
   const realmFailed = realm.state === "failed";
   const channelState = useChannelState(channel);
   // An ACP agent's turn is busy until it ends, also while it waits for a permission answer between its replies.
-  const busy = isBusy(state.phase) || channelState?.turn === true;
+  const busy = agentBusy || channelState?.turn === true;
   // The code waits for the person's answer to an ask in the timeline.
   const capabilities = useCapabilities();
   // An ask waits above the composer: during a reply, or after it, from a generated UI's click (a model call, a fetch).
@@ -187,8 +229,9 @@ function SessionView({
   const joined =
     channel !== undefined && channelState !== undefined && channelState.code !== undefined && channelState.everJoined;
   const toAgent = joined && channelState.sendToAgent;
-  const selection = useTimelineSelection(joined, state.messages);
-  const follow = useFollowLatest({ empty: state.messages.length === 0 });
+  const getMessages = useCallback(() => agent.getState().messages, [agent]);
+  const selection = useTimelineSelection(joined, getMessages);
+  const follow = useFollowLatest({ empty });
   const { jump } = follow;
   // The asks float over the timeline's end; the timeline makes that much room, so nothing stays hidden under them.
   // (Room inside the timeline, not a smaller scroller: a scroller that grows back would read as scrolling up.)
@@ -248,10 +291,10 @@ function SessionView({
       {/* Clicking a message or a mount selects it as context for the agent (shown, and cleared, above the composer). */}
       <main className="lm-main" onClick={selection.onClick} ref={follow.scrollRef}>
         <MessageActionsContext.Provider value={actions}>
-          <Timeline
+          <AgentTimeline
+            agent={agent}
             contentRef={follow.contentRef}
             bottomSpace={asksHeight > 0 ? asksHeight + 16 : 0}
-            messages={state.messages}
             suggestions={suggestions}
             examples={!usingDemo && !readOnly}
             onSuggestion={onSend}
@@ -282,11 +325,9 @@ function SessionView({
           {!readOnly && <PendingAsks onHeight={setAsksHeight} />}
         </div>
         <div className="lm-statusbar">
-          <span role="status" aria-live="polite" className={`lm-status lm-status--${state.phase}`}>
-            {statusText(state, realm, waitingForPermission)}
-          </span>
+          <StatusLine agent={agent} realm={realm} waitingForPermission={waitingForPermission} />
           {/* Stop is the composer's, beside it (one Stop on the page). */}
-          {state.stalled !== undefined && !readOnly && (
+          {stalled !== undefined && !readOnly && (
             <button type="button" className="lm-button" onClick={() => agent.keepWaiting()}>
               Keep waiting
             </button>
@@ -296,12 +337,12 @@ function SessionView({
               Retry
             </button>
           )}
-          {state.canContinue && !busy && !readOnly && (
+          {canContinue && !busy && !readOnly && (
             <button type="button" className="lm-button" onClick={() => void agent.continue()}>
               Continue
             </button>
           )}
-          {!busy && !readOnly && state.messages.some((message) => message.role === "assistant") && (
+          {!busy && !readOnly && hasReply && (
             <button
               type="button"
               className="lm-button lm-button--quiet"

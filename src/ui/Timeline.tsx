@@ -285,6 +285,15 @@ const FeedbackMessage = memo(function FeedbackMessage({
   );
 });
 
+const NoticeMessage = memo(function NoticeMessage({ message }: { message: Extract<ChatMessage, { role: "notice" }> }) {
+  return (
+    <p className={`lm-notice lm-notice--${message.level}`}>
+      {message.text}
+      <VersionNav message={message} />
+    </p>
+  );
+});
+
 /** The reply a turn's runtime output at `index` came from (UI-event output may come from any reply: none). */
 function replyBefore(messages: readonly ChatMessage[], index: number): ReplyView | undefined {
   const message = messages[index];
@@ -333,12 +342,7 @@ export function drawnMessage(messages: readonly ChatMessage[], message: ChatMess
         </Suspense>
       );
     case "notice":
-      return (
-        <p key={message.id} className={`lm-notice lm-notice--${message.level}`}>
-          {message.text}
-          <VersionNav message={message} />
-        </p>
-      );
+      return <NoticeMessage key={message.id} message={message} />;
   }
 }
 

@@ -1,8 +1,8 @@
 import { useSyncExternalStore } from "react";
 import type { Agent } from "../agent/agent";
-import { isBusy } from "../agent/types";
+import { isBusy, type AgentState } from "../agent/types";
 import { appUpdate } from "./appUpdate";
-import { useAgentState } from "./useAgentState";
+import { useAgentSelector } from "./useAgentState";
 
 /**
  * "A new version is ready" with **Reload**, in a polite live region (screen
@@ -18,9 +18,10 @@ export function UpdateBanner({ agent }: { agent?: Agent }) {
   );
 }
 
+const busyOf = (state: AgentState) => isBusy(state.phase);
+
 function WithAgent({ agent }: { agent: Agent }) {
-  const { phase } = useAgentState(agent);
-  const busy = isBusy(phase);
+  const busy = useAgentSelector(agent, busyOf);
   return <Body busy={busy} />;
 }
 

@@ -42,9 +42,10 @@ function messageLabel(message: ChatMessage): string {
 }
 
 /** Click a message or a mount (not its controls) to select it; click again to clear. */
-export function useTimelineSelection(enabled: boolean, messages: readonly ChatMessage[]) {
+export function useTimelineSelection(enabled: boolean, messages: () => readonly ChatMessage[]) {
   const mounts = useContext(MountsContext);
   const [selected, setSelected] = useState<{ kind: "message" | "mount"; id: string } | undefined>();
+  // Read when the selection is described, not rendered: a streamed chunk does not re-render the page for it.
   const messagesRef = useRef(messages);
   messagesRef.current = messages;
   useEffect(() => {
@@ -82,7 +83,8 @@ export function useTimelineSelection(enabled: boolean, messages: readonly ChatMe
   const describe = useCallback((): Selection | undefined => {
     if (!selected) return undefined;
     if (selected.kind === "mount") {
-      const title = messagesRef.current
+      const title = messagesRef
+        .current()
         .flatMap((message) => (message.role === "assistant" ? (message.reply.mounts ?? []) : []))
         .find((mount) => mount.mountId === selected.id)?.title;
       const snapshot = mounts?.registry.get(selected.id)?.toSnapshot();
@@ -94,7 +96,7 @@ export function useTimelineSelection(enabled: boolean, messages: readonly ChatMe
         content: content.slice(0, MAX_SELECTION_CHARS),
       };
     }
-    const message = messagesRef.current.find((item) => item.id === selected.id);
+    const message = messagesRef.current().find((item) => item.id === selected.id);
     if (!message) return undefined;
     const text = message.role === "feedback" ? message.body : message.text;
     return {

@@ -1,0 +1,119 @@
+/**
+ * A streamed chunk re-renders what it changed (issue 34 §2): the streaming
+ * reply's growing block and the status line, not the composer, the page
+ * around the timeline, the person's messages or a settled reply
+ * (src/ui/useAgentState.ts: each part of the page reads only its part of the
+ * agent's state).
+ *
+ * How a render is seen in the built app: React keeps a component's hooks as
+ * objects on its fiber (and the fiber's alternate), and a render makes new
+ * ones; a skipped component keeps them (React only copies them between the
+ * two fibers). So a component rendered between two looks iff a hook object
+ * shows that neither look had before. The fiber is found from a DOM node
+ * React made (its `__reactFiber$…` key), up to the nearest component with
+ * hooks.
+ */
+import { expect } from "vitest";
+import type { Page } from "playwright-core";
+import { appTest, nextPaint, send, statusText, waitDone } from "./fixture";
+import { createGate } from "./mockLlm";
+
+const it = appTest({ configure: true });
+
+/**
+ * Where to look: a DOM node the component (or one just under it) renders, as a selector, which of its
+ * matches (0 the first, -1 the last) and a selector inside that one.
+ */
+const WATCHED = {
+  composer: ["#lm-message", 0],
+  sessionView: ["main.lm-main", 0],
+  yourMessage: ['article[aria-label="Your message"]', 0],
+  settledReply: ['article[aria-label="Reply"]', 0, ".lm-markdown"],
+  streamingBlock: ['article[aria-label="Reply"]', -1, ".lm-markdown p"],
+} as const;
+type Watched = keyof typeof WATCHED;
+
+/** The hook objects each watched component holds now (its fiber and its alternate), kept in the page. */
+function look(page: Page): Promise<void> {
+  return page.evaluate((watched) => {
+    const holders = ([selector, at, inner]: readonly [string, number, string?]): unknown[] | undefined => {
+      const matches = document.querySelectorAll(selector);
+      const match = matches[at < 0 ? matches.length + at : at];
+      const element = inner ? match?.querySelector(inner) : match;
+      if (!element) return undefined;
+      const key = Object.keys(element).find((name) => name.startsWith("__reactFiber$"));
+      type Fiber = { tag: number; memoizedState: unknown; alternate: Fiber | null; return: Fiber | null };
+      let fiber = key ? ((element as unknown as Record<string, Fiber>)[key] ?? null) : null;
+      // Function, forwardRef and simple memo components with at least one hook.
+      while (fiber && !([0, 11, 15].includes(fiber.tag) && fiber.memoizedState)) fiber = fiber.return;
+      return fiber ? [fiber.memoizedState, fiber.alternate?.memoizedState] : undefined;
+    };
+    const looks = ((window as unknown as { __looks?: Record<string, unknown[][]> }).__looks ??= {});
+    for (const [name, place] of Object.entries(watched)) {
+      const now = holders(place);
+      if (!now) throw new Error(`Nothing rendered at ${place.join(" ")}`);
+      (looks[name] ??= []).push(now);
+    }
+  }, WATCHED);
+}
+
+/** Which watched components rendered between the first look and the last. */
+function rendered(page: Page): Promise<Record<Watched, boolean>> {
+  return page.evaluate(() => {
+    const looks = (window as unknown as { __looks: Record<string, unknown[][]> }).__looks;
+    return Object.fromEntries(
+      Object.entries(looks).map(([name, all]) => {
+        const seen = new Set(all[0]);
+        return [name, all.slice(1).some((holders) => holders.some((hook) => hook !== undefined && !seen.has(hook)))];
+      }),
+    ) as Record<Watched, boolean>;
+  });
+}
+
+it("re-renders on a chunk only the streaming reply's block, not the composer, the page or a settled reply", async ({
+  page,
+  mock,
+}) => {
+  mock.enqueue({ chunks: ["The first reply, **settled** by now."] });
+  await send(page, "Say something.");
+  await waitDone(page);
+
+  const gates = [createGate(), createGate(), createGate()];
+  mock.enqueue({
+    chunks: [
+      "The second reply starts",
+      { waitFor: gates[0].promise },
+      " and grows",
+      { waitFor: gates[1].promise },
+      " and grows again",
+      { waitFor: gates[2].promise },
+      " to its end.",
+    ],
+  });
+  await send(page, "Say more.");
+  const reply = page.locator('article[aria-label="Reply"]').nth(1);
+  await expect.poll(() => reply.textContent(), { timeout: 30_000 }).toContain("The second reply starts");
+  await expect.poll(() => statusText(page)).toMatch(/^Streaming/);
+  await nextPaint(page);
+  await look(page);
+
+  for (const [index, text] of ["and grows", "and grows again"].entries()) {
+    gates[index].open();
+    await expect.poll(() => reply.textContent(), { timeout: 30_000 }).toContain(text);
+    await nextPaint(page);
+    await look(page);
+  }
+  expect(await statusText(page)).toMatch(/^Streaming/);
+  expect(await rendered(page)).toEqual({
+    // What the chunks changed (and the check's own proof that it sees a render).
+    streamingBlock: true,
+    composer: false,
+    sessionView: false,
+    yourMessage: false,
+    settledReply: false,
+  });
+
+  gates[2].open();
+  await waitDone(page);
+  await expect.poll(() => reply.textContent()).toContain("to its end.");
+});
