@@ -8,8 +8,10 @@ const NO_TYPESCRIPT_PRINTER = fileURLToPath(
 );
 const MIXIN_PLUGINS = "const mixinPlugins = { jsx, typescript };\n";
 const ZOD_MODULE = fileURLToPath(new URL("./workers/realm/runtime/zodModule.ts", import.meta.url));
+const RECONCILER_MODULE = fileURLToPath(new URL("./workers/realm/reconciler/reconcilerModule.ts", import.meta.url));
 const NODE_ENV = { "process.env.NODE_ENV": JSON.stringify("production") };
 const NO_INPUT_SOURCE_MAP = fileURLToPath(new URL("./workers/realm/executor/noInputSourceMap.ts", import.meta.url));
+const LAZY_GEN_MAPPING = fileURLToPath(new URL("./workers/realm/executor/lazyGenMapping.cjs", import.meta.url));
 
 /**
  * @babel/parser ships every syntax plugin in one CommonJS file, so none can
@@ -110,22 +112,93 @@ function zodFunctionBody(script: string): string {
 }
 
 /**
- * Puts zod's script, as a string literal, where the placeholder is in the
- * minified bundle (after the minifier, which would re-quote a 190 KB string
- * and cost ~10 KB gzipped).
+ * Puts a script kept as text (a function body), as a string literal, where
+ * its placeholder is in the minified bundle (after the minifier, which would
+ * re-quote a 190 KB string and cost ~10 KB gzipped).
  */
-export function insertZodScript(code: string, script: string): string {
-  const first = code.indexOf(ZOD_SCRIPT_PLACEHOLDER);
-  if (first < 0 || code.indexOf(ZOD_SCRIPT_PLACEHOLDER, first + 1) >= 0) {
-    throw new Error(`vite.realm.config.ts: expected exactly one ${ZOD_SCRIPT_PLACEHOLDER} in the realm bundle`);
+function insertScriptText(code: string, placeholder: string, body: string): string {
+  const first = code.indexOf(placeholder);
+  if (first < 0 || code.indexOf(placeholder, first + 1) >= 0) {
+    throw new Error(`vite.realm.config.ts: expected exactly one ${placeholder} in the realm bundle`);
   }
-  return (
-    code.slice(0, first) + JSON.stringify(zodFunctionBody(script)) + code.slice(first + ZOD_SCRIPT_PLACEHOLDER.length)
-  );
+  return code.slice(0, first) + JSON.stringify(body) + code.slice(first + placeholder.length);
+}
+
+/** zod's script in the minified bundle, as the string `evaluateZod` compiles. */
+export function insertZodScript(code: string, script: string): string {
+  return insertScriptText(code, ZOD_SCRIPT_PLACEHOLDER, zodFunctionBody(script));
+}
+
+/**
+ * react-reconciler (with its scheduler) built on its own
+ * (workers/realm/reconciler/reconcilerModule.ts as the entry), minified, as
+ * a classic script that declares `LivemarkReconciler` and reads React from a
+ * variable `React` (the realm's one React, passed in when it is compiled).
+ */
+export async function buildReconcilerScript(): Promise<string> {
+  const result = await build({
+    configFile: false,
+    logLevel: "warn",
+    publicDir: false,
+    define: NODE_ENV,
+    plugins: [
+      {
+        // Its `require("react")` is the realm's React: the variable the script is compiled with.
+        name: "livemark-reconciler-react",
+        enforce: "pre",
+        resolveId: (source) => (source === "react" ? REALM_REACT : null),
+        load: (id) => (id === REALM_REACT ? { code: "module.exports = React;", map: null } : null),
+      },
+    ],
+    build: {
+      write: false,
+      target: "es2022",
+      minify: true,
+      lib: {
+        entry: RECONCILER_MODULE,
+        formats: ["iife"],
+        name: "LivemarkReconciler",
+        fileName: () => "reconciler.js",
+      },
+    },
+  });
+  const outputs = Array.isArray(result) ? result : [result];
+  const chunk = outputs.flatMap((each) => ("output" in each ? each.output : [])).find((each) => each.type === "chunk");
+  if (!chunk || chunk.type !== "chunk") throw new Error("vite.realm.config.ts: the reconciler build wrote no script");
+  // A second React (or a `require` left for a bundler) would break hooks or the worker.
+  if (/\brequire\(|react\.production|useState=/.test(chunk.code))
+    throw new Error("vite.realm.config.ts: the reconciler build holds React or a require");
+  return chunk.code;
+}
+
+/** The module the reconciler build reads React from. */
+const REALM_REACT = "\0livemark-realm-react";
+
+/** Stands for the reconciler's script in the minified bundle until `generateBundle` puts the string there. */
+const RECONCILER_SCRIPT_PLACEHOLDER = "LIVEMARK_RECONCILER_SCRIPT";
+
+/** The realm bundle's reconcilerModule.ts: the reconciler's script as a string, compiled with `Function("React", …)` on the call. */
+export function reconcilerModuleCode(): string {
+  return [
+    `const compile = Function;`,
+    `export function loadCreateReconciler(react) { return compile("React", ${RECONCILER_SCRIPT_PLACEHOLDER})(react); }`,
+  ].join("\n");
+}
+
+/** The body `loadCreateReconciler` compiles: the reconciler's script, then its factory as the result. */
+function reconcilerFunctionBody(script: string): string {
+  return `${script}\nreturn LivemarkReconciler.loadCreateReconciler(React);\n//# sourceURL=livemark-reconciler.js`;
+}
+
+/** The reconciler's script in the minified bundle, as the string `loadCreateReconciler` compiles. */
+export function insertReconcilerScript(code: string, script: string): string {
+  return insertScriptText(code, RECONCILER_SCRIPT_PLACEHOLDER, reconcilerFunctionBody(script));
 }
 
 /** The zod build of this realm build (its `load` hook makes it, `generateBundle` puts it in). */
 let zod: { script: string; exports: string[] } | undefined;
+/** The reconciler build of this realm build (made by `load`, put in by `generateBundle`). */
+let reconciler: string | undefined;
 
 // The realm runs in a classic Worker started from a blob URL inside the
 // opaque-origin sandbox (module workers fail there in Chromium), so it is one
@@ -142,6 +215,8 @@ export default defineConfig({
         if (source === "@babel/types") return BABEL_TYPES;
         // @babel/generator reads input source maps, which the realm never passes (~4 KB gzipped).
         if (source === "@jridgewell/trace-mapping") return NO_INPUT_SOURCE_MAP;
+        // Its source-map writer: the same, evaluated when an error first needs a map, not before READY.
+        if (source === "@jridgewell/gen-mapping" && importer !== LAZY_GEN_MAPPING) return LAZY_GEN_MAPPING;
         // Its TypeScript printers: the realm prints only JavaScript, every TypeScript
         // node lowered or removed first (~3 KB gzipped). (Its Flow printers stay: without
         // them the generator wrapped blocks and for-heads in parentheses.)
@@ -151,15 +226,22 @@ export default defineConfig({
         return null;
       },
       // zod: a string in the bundle, evaluated on first use (workers/realm/runtime/zod.ts).
+      // react-reconciler: a string too, compiled when the first mount needs it (workers/realm/reconciler/reconcilerModule.ts).
       async load(id) {
+        if (id === RECONCILER_MODULE) {
+          reconciler = await buildReconcilerScript();
+          return { code: reconcilerModuleCode(), map: null };
+        }
         if (id !== ZOD_MODULE) return null;
         zod = await buildZodScript();
         return { code: zodModuleCode(zod.exports), map: null };
       },
       generateBundle(_options, bundle) {
         if (!zod) throw new Error("vite.realm.config.ts: the realm bundle does not use zod's module");
+        if (!reconciler) throw new Error("vite.realm.config.ts: the realm bundle does not use the reconciler's module");
         for (const chunk of Object.values(bundle))
-          if (chunk.type === "chunk") chunk.code = insertZodScript(chunk.code, zod.script);
+          if (chunk.type === "chunk")
+            chunk.code = insertReconcilerScript(insertZodScript(chunk.code, zod.script), reconciler);
       },
       transform(code, id) {
         if (/[\\/]@babel[\\/]parser[\\/]lib[\\/]index\.js$/.test(id))

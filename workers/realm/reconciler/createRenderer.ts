@@ -5,10 +5,11 @@
  * runtime initiates (a mount, a frame's re-render, a UI event) renders on the
  * sync lane and is committed before the call returns.
  */
-import type { ReactNode } from "react";
-import createReconciler, { type ErrorInfo, type OpaqueRoot, type Reconciler } from "react-reconciler";
+import * as React from "react";
+import type { ErrorInfo, OpaqueRoot, Reconciler } from "react-reconciler";
 import { DiscreteEventPriority, NoEventPriority } from "react-reconciler/constants";
 import { createHostConfig, type MountContainer, type PriorityState } from "./hostConfig";
+import { loadCreateReconciler } from "./reconcilerModule";
 
 export interface RootErrorHandlers {
   /** An error no error boundary caught: the root is unmounted by React. */
@@ -19,7 +20,7 @@ export interface RootErrorHandlers {
 
 export interface RendererRoot {
   /** Renders `element` on the sync lane and commits before returning. */
-  renderSync(element: ReactNode): void;
+  renderSync(element: React.ReactNode): void;
   /** Unmounts everything (the table ends up empty) synchronously. */
   unmount(): void;
 }
@@ -40,9 +41,10 @@ export function createRenderer(): Renderer {
   const priority: PriorityState = { current: NoEventPriority };
   // Built on first use: react-reconciler's factory compiles and runs one very
   // large function (~10 ms when the bundle loads), which a realm whose code
-  // never mounts a UI should not pay before it can say READY.
+  // never mounts a UI should not pay before it can say READY; in the bundle
+  // the reconciler is text until then (reconcilerModule.ts).
   let instance: Reconciler<MountContainer> | undefined;
-  const reconciler = () => (instance ??= createReconciler<MountContainer>(createHostConfig(priority)));
+  const reconciler = () => (instance ??= loadCreateReconciler(React)<MountContainer>(createHostConfig(priority)));
   let identifier = 0;
 
   return {
