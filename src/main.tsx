@@ -93,6 +93,8 @@ function Root() {
           // What draws the session the store reads next: its code blocks, and a long session's held messages.
           void import("./ui/CodeBlockView").catch(() => {});
           void import("./ui/HeldMessages").catch(() => {});
+          // A session's messages are drawn with the Markdown chunk: fetched while the store opens, not after.
+          void preloadMarkdown().catch(() => {});
         }),
     });
     // Once the session is open (the composer works), what the first screen did not need is fetched ahead.
