@@ -43,7 +43,7 @@ const MESSAGES = 2_000;
 const OPEN_LOADS = 7;
 const LAST_ID = `m${MESSAGES - 1}`;
 
-async function sessionExport(): Promise<string> {
+export async function sessionExport(): Promise<string> {
   const opened = await openStore(testStoreOptions({ IDBKeyRange }));
   if (!opened.ok) throw new Error(opened.error.message);
   const store = opened.store;
