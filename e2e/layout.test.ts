@@ -331,6 +331,31 @@ describe("the timeline follows new content", () => {
     await waitFor(atBottom, 10_000);
   }, 120_000);
 
+  it("a scroll up stops following even when the timeline grows in the same frame (messages laid out as they come near)", async () => {
+    await waitFor(atBottom, 10_000);
+    const scrollTop = () => page.locator(".lm-main").evaluate((element) => element.scrollTop);
+    // A press on the scroller and a scroll to the top, as dragging the scrollbar's thumb does; in the frame that
+    // dispatches the scroll, the timeline grows, as held messages near the top do when they are laid out.
+    await page.locator(".lm-main").evaluate(
+      (main) =>
+        new Promise<void>((done) => {
+          main.dispatchEvent(new PointerEvent("pointerdown", { bubbles: true }));
+          main.scrollTo(0, 0);
+          requestAnimationFrame(() => {
+            const timeline = main.querySelector<HTMLElement>(".lm-timeline")!;
+            timeline.style.minHeight = `${timeline.offsetHeight + 1500}px`;
+            done();
+          });
+        }),
+    );
+    await jumpButton().waitFor({ timeout: 10_000 });
+    // Laid out and painted twice more: a follow would have pulled the view back down by now.
+    await nextPaint(page);
+    await nextPaint(page);
+    expect(await scrollTop()).toBeLessThan(4);
+    expect(await inView("Earlier paragraph 1:")).toBe(true);
+  }, 120_000);
+
   it("clicking inside a panel does not stop following", async () => {
     const gate = createGate();
     mock.enqueue({

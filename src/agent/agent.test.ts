@@ -925,3 +925,67 @@ describe("message actions", () => {
     expect(saved.role === "user" && saved.attachments?.map((item) => item.name)).toEqual(["dot.png"]);
   });
 });
+
+describe("Agent opened on a session's newest messages", () => {
+  const user = (id: string, text: string): ChatMessage => ({ id, role: "user", text, createdAt: 1 });
+  const agentWith = (model: MockLanguageModelV3, messages: ChatMessage[]) =>
+    new Agent(
+      {
+        model: () => model,
+        system: "SYSTEM",
+        realm: new FakeRealm(),
+        createParser: createProtocolParser,
+        describeError: (error) => ({ code: "unknown", message: String(error), retryable: false }),
+        wrapFeedback: (body) => body,
+      },
+      messages,
+    );
+  /** The user messages' texts of a prompt, in order. */
+  const userTexts = (prompt: unknown) =>
+    (prompt as { role: string; content: { type: string; text: string }[] }[])
+      .filter((message) => message.role === "user")
+      .map((message) => message.content.map((part) => part.text).join(""));
+
+  it("a message sent while the older ones are read shows at once; the model reads the whole session once they are in", async () => {
+    const { model, prompts } = scriptedModel(["All three."]);
+    const agent = agentWith(model, [user("u1", "second question")]);
+    let olderRead!: () => void;
+    agent.loadingOlder(new Promise<void>((resolve) => (olderRead = resolve)));
+    const sending = agent.send("third question");
+    expect(agent.getState().messages.map((message) => message.text)).toEqual(["second question", "third question"]);
+    await pendingWorkDone();
+    expect(prompts).toHaveLength(0);
+    agent.prependOlder([user("u0", "first question")]);
+    expect(
+      agent
+        .getState()
+        .messages.map((message) => message.id)
+        .slice(0, 2),
+    ).toEqual(["u0", "u1"]);
+    olderRead();
+    await sending;
+    expect(prompts).toHaveLength(1);
+    expect(userTexts(prompts[0])).toEqual(["first question", "second question", "third question"]);
+    expect(agent.getState().phase).toBe("done");
+  });
+
+  it("Revive waits for the older messages too, and a failed read does not hold the session", async () => {
+    const { model, calls } = scriptedModel(["Fine."]);
+    const agent = agentWith(model, [user("u1", "newest")]);
+    agent.loadingOlder(Promise.reject(new Error("read failed")));
+    await agent.olderLoaded();
+    expect(await agent.send("still works")).toBe(true);
+    expect(calls()).toBe(1);
+
+    const waiting = agentWith(model, [user("u1", "newest")]);
+    let olderRead!: () => void;
+    waiting.loadingOlder(new Promise<void>((resolve) => (olderRead = resolve)));
+    let revived = false;
+    const reviving = waiting.revive().then(() => (revived = true));
+    await pendingWorkDone();
+    expect(revived).toBe(false);
+    olderRead();
+    await reviving;
+    expect(revived).toBe(true);
+  });
+});

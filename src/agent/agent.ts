@@ -50,6 +50,8 @@ export class Agent {
   private readonly runner: Runner;
   /** Closing or disposed: nothing new starts (send, edit, Regenerate, Continue, Revive, a UI-event turn). */
   private closed = false;
+  /** While the session's older messages are read (`loadingOlder`): settles once they are in. */
+  private older: Promise<void> | undefined;
 
   constructor(options: AgentOptions, initialMessages: ChatMessage[] = []) {
     this.options = resolveOptions(options);
@@ -60,7 +62,12 @@ export class Agent {
       { maxTurns, now, newId, wrapFeedback, busy, entered: (phase) => interaction()?.lifecycle.enter(phase) },
       initialMessages,
     );
-    this.runner = new Runner({ options: this.options, store: this.store, output: () => this.output });
+    this.runner = new Runner({
+      options: this.options,
+      store: this.store,
+      output: () => this.output,
+      older: () => this.older,
+    });
     this.output = new RealmOutput({
       realm,
       store: this.store,
@@ -80,6 +87,34 @@ export class Agent {
 
   subscribe(listener: (state: AgentState) => void): () => void {
     return this.store.subscribe(listener);
+  }
+
+  /**
+   * A session opened on its newest messages (src/session): its older ones
+   * come with `prependOlder`, and `older` settles once they all have (or
+   * failed to). Until then a reply (its model reads the whole session), Edit
+   * and resend, Regenerate, the versions' switch, Continue, Edit code's Run
+   * and Revive wait for them; a message sent shows at once.
+   */
+  loadingOlder(older: Promise<unknown>): void {
+    const settled = older.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.older = settled;
+    void settled.then(() => {
+      if (this.older === settled) this.older = undefined;
+    });
+  }
+
+  /** Older messages of the session (in order), before those shown. */
+  prependOlder(messages: readonly ChatMessage[]): void {
+    this.store.prepend(messages);
+  }
+
+  /** Settles once the older messages are in (at once when none were loading). */
+  olderLoaded(): Promise<void> {
+    return this.older ?? Promise.resolve();
   }
 
   /** Change the cap on automatic turns (takes effect at the next turn). */
@@ -218,6 +253,7 @@ export class Agent {
    */
   async editAndResend(messageId: string, text: string): Promise<boolean> {
     if (this.refusal) return false;
+    if (this.older) await this.older;
     const { editedTimeline } = await timelineEdits();
     if (this.refusal) return false;
     const { newId, now } = this.options;
@@ -244,6 +280,7 @@ export class Agent {
    */
   async regenerate(replyId: string, options: { freshRealm?: () => Promise<void> } = {}): Promise<boolean> {
     if (this.refusal) return false;
+    if (this.older) await this.older;
     const { interactionStart, regeneratedTimeline, regenerationNotice } = await timelineEdits();
     const { messages } = this.store.state();
     const start = interactionStart(messages, replyId);
@@ -276,6 +313,7 @@ export class Agent {
    */
   async showVersion(messageId: string, at: number): Promise<boolean> {
     if (this.refusal) return false;
+    if (this.older) await this.older;
     const { switchedTimeline } = await timelineEdits();
     if (this.refusal) return false;
     const switched = switchedTimeline(this.store.state().messages, messageId, at);
@@ -289,6 +327,7 @@ export class Agent {
   async continue(): Promise<void> {
     // Its words load with the first Continue (the model's code loads then too); the state is read after.
     const { continueFeedback } = await import("./cutFeedback");
+    if (this.older) await this.older;
     const { messages, canContinue } = this.store.state();
     if (this.refusal || !canContinue) return;
     const body = continueFeedback(messages, this.runner.interruptedFeedback);

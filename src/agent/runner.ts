@@ -19,6 +19,8 @@ export interface RunnerHost {
   store: StateStore;
   /** Where the realm's output goes (read when a run starts: the agent makes it after the runner). */
   output: () => Pick<RealmOutput, "takeIdle" | "reviveStarted" | "reviveEnded" | "defer">;
+  /** While the session's older messages are being read: settles once they are in (what runs reads the whole timeline). */
+  older?: () => Promise<void> | undefined;
 }
 
 export class Runner {
@@ -37,6 +39,12 @@ export class Runner {
   /** The running interaction: its turn owns the realm's output while it listens. */
   get interaction(): Interaction | undefined {
     return this.running;
+  }
+
+  /** Waits for the session's older messages while they are read; no wait (not even a microtask) otherwise. */
+  private async olderMessages(): Promise<void> {
+    const older = this.host.older?.();
+    if (older) await older;
   }
 
   /** Abort the model's stream (or Revive) and interrupt the realm's running code. */
@@ -68,6 +76,7 @@ export class Runner {
     // Output from timers while idle joins the first turn's feedback, it never starts one.
     const carried = this.host.output().takeIdle();
     try {
+      await this.olderMessages();
       await interaction.run(carried, external);
     } finally {
       this.controller = undefined;
@@ -91,6 +100,7 @@ export class Runner {
     store.move({ type: "revive-start" }, { detail: "running edited code", turn: 0, canContinue: false });
     let allRan = false;
     try {
+      await this.olderMessages();
       const { runEditedBlocks } = await import("./editRun");
       allRan = await runEditedBlocks({ store, realm: options.realm, output, signal: controller.signal }, runs);
     } finally {
@@ -111,6 +121,7 @@ export class Runner {
     store.move({ type: "revive-start" }, { detail: "reviving", turn: 0, canContinue: false });
     const result: ReviveResult = { blocks: 0, failures: [] };
     try {
+      await this.olderMessages();
       const { messages } = store.state();
       await reviveSession({ realm: options.realm, messages, signal: controller.signal, target }, result);
     } finally {

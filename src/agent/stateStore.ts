@@ -55,6 +55,11 @@ export class StateStore implements TurnTimeline {
     return this.current;
   }
 
+  /** Older messages of the session, before the others (a long session opens on its newest ones). */
+  prepend(messages: readonly ChatMessage[]): void {
+    if (messages.length > 0) this.set({ messages: [...messages, ...this.current.messages] });
+  }
+
   subscribe(listener: (state: AgentState) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -11,6 +11,7 @@ import {
   listDeletedSessions,
   listSessions,
   loadSession,
+  openSession,
   renameSession,
   saveMessages,
   purgeExpired,
@@ -18,6 +19,7 @@ import {
   undoDelete,
   updateCapabilitySettings,
   updateSessionChat,
+  type OpenedSession,
   type SearchHit,
 } from "../store/sessions";
 import type { Store } from "../store/store";
@@ -31,6 +33,17 @@ import type { BlockRef } from "../agent/editBlock";
 import type { JsonValue } from "../wire/mount";
 
 const exportImport = () => import("../store/exportImport");
+/**
+ * After the next frame's paint; at once where the page draws no frames (Node), and after NEXT_PAINT_CAP_MS at the
+ * latest (a hidden tab draws none).
+ */
+const nextPaint = () =>
+  new Promise<void>((resolve) => {
+    if (typeof requestAnimationFrame !== "function") return resolve();
+    requestAnimationFrame(() => setTimeout(resolve, 0));
+    setTimeout(resolve, NEXT_PAINT_CAP_MS);
+  });
+const NEXT_PAINT_CAP_MS = 200;
 const sharing = () => import("../store/share");
 /** Edit and resend, Regenerate, the versions' switch and Branch: what they change on disk, loaded with the first. */
 const timelineEdits = () => import("../store/timelineEdits");
@@ -172,6 +185,11 @@ export class SessionController {
        * session opened waits for it too, so an ask its reply makes is not swept away by that load.
        */
       sessionReady?: () => Promise<void>;
+      /**
+       * Settles once the page has drawn what it was given: a long session's older messages are read after its
+       * newest are on screen. By default the next frame's paint (at once where there are no frames).
+       */
+      afterPaint?: () => Promise<void>;
     },
   ) {
     this.started = new Promise<void>((resolve) => (this.markStarted = resolve));
@@ -406,7 +424,8 @@ export class SessionController {
     const leave = this.mayLeave();
     if (leave !== true && !(await leave)) return;
     await this.closeCurrent();
-    const loaded = await loadSession(this.store, id);
+    // The newest messages first: the end of a long session shows before its first messages are read (issue 34 §1).
+    const loaded = await openSession(this.store, id);
     if (!loaded) {
       this.notify("That session no longer exists (deleted in another tab?).", "warn");
       await this.refreshList();
@@ -418,7 +437,32 @@ export class SessionController {
     const agent = this.options.makeAgent(loaded.messages, loaded.session);
     this.set({ current: loaded.session, readOnly: !owned, deletedElsewhere: false, searchResults: undefined });
     this.attachAgent(agent, owned ? id : undefined, !owned);
+    if (loaded.hasOlder) this.readOlder(agent, loaded);
     if (!owned) this.takeOverWhenFree(id);
+  }
+
+  /**
+   * The older messages of a session opened on its newest: read once the page
+   * has drawn those, a page at a time, each put before the others in the
+   * agent's timeline; what reads the whole session waits for them (the
+   * agent's `loadingOlder`). Stops when the session is left.
+   */
+  private readOlder(agent: Agent, opened: OpenedSession): void {
+    const afterPaint = this.options.afterPaint ?? nextPaint;
+    const older = afterPaint().then(() =>
+      opened.readOlder((messages) => {
+        if (this.state.agent !== agent) return false;
+        agent.prependOlder(messages);
+      }),
+    );
+    agent.loadingOlder(older);
+    older.catch((error: unknown) => {
+      if (this.state.agent === agent)
+        this.notify(
+          `This session's earlier messages could not be read: ${toStoreError(error).message} Reload to try again.`,
+          "error",
+        );
+    });
   }
 
   /** Read-only here: once the owner tab closes (or leaves the session), this tab takes it over, writable. */
@@ -591,6 +635,8 @@ export class SessionController {
     const agent = this.state.agent;
     const current = this.state.current;
     if (!this.store || !agent || !current) return;
+    // A long session's older messages are still being read: the branch copies them too.
+    await agent.olderLoaded();
     const messages = agent.getState().messages;
     const index = messages.findIndex((message) => message.id === messageId);
     if (index < 0) return;

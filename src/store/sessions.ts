@@ -350,6 +350,115 @@ export async function loadSession(store: Store, id: string): Promise<LoadedSessi
   return { session: loaded.session, messages, mounts: loaded.mounts };
 }
 
+/** The newest messages `openSession` reads before it returns: more than the timeline draws at once (src/ui/Timeline.tsx). */
+export const OPEN_NEWEST = 40;
+
+/**
+ * Rows shown, in order, of `records` (in order), given the ids hidden by the
+ * rows after them; adds to `hidden` what these rows keep as versions. Read
+ * from the newest row back, as `shownRecords` (timelineEdits.ts) does for a
+ * whole session: a row a later row keeps as a version is not shown.
+ */
+export function shownBefore(records: readonly MessageRecord[], hidden: Set<string>): MessageRecord[] {
+  const hide = (messages: readonly ChatMessage[]) => {
+    for (const message of messages) {
+      hidden.add(message.id);
+      for (const tail of message.versions?.others ?? []) hide(tail);
+    }
+  };
+  const shown: MessageRecord[] = [];
+  for (let index = records.length - 1; index >= 0; index -= 1) {
+    const record = records[index];
+    if (hidden.has(record.id)) continue;
+    shown.push(record);
+    for (const tail of record.versions?.others ?? []) hide(tail);
+  }
+  return shown.reverse();
+}
+
+/** A session opened on its newest messages (`openSession`). */
+export interface OpenedSession extends LoadedSession {
+  /** Its newest OPEN_NEWEST messages (fewer when hidden rows are among them), in order. */
+  messages: ChatMessage[];
+  /** Whether messages older than `messages` remain to be read. */
+  hasOlder: boolean;
+  /**
+   * Reads the older messages, LOAD_PAGE rows a request, the newest page
+   * first: each page (in order) goes to `onPage` as it is read, before the
+   * next request; `onPage` returning false stops the reading. Resolves once
+   * every older message was handed over (or it was stopped); rejects with a
+   * `StoreError`. Messages handed over count as saved, like `loadSession`'s.
+   */
+  readOlder(onPage: (messages: ChatMessage[]) => boolean | void): Promise<void>;
+}
+
+/**
+ * Open a session the way a person sees it: its newest messages (and its
+ * mount snapshots) in one short read, so the page draws the end of a long
+ * session without waiting for its first 1,990 messages; the rest with
+ * `readOlder`. `undefined` if there is no such session. The shown rows are
+ * those `loadSession` shows (the newest row wins).
+ */
+export async function openSession(store: Store, id: string, newest = OPEN_NEWEST): Promise<OpenedSession | undefined> {
+  const { db } = store;
+  const opened = await guard(() =>
+    db.transaction("r", [db.sessions, db.messages, db.mounts], async () => {
+      const session = await db.sessions.get(id);
+      if (!session) return undefined;
+      const mounts: MountSnapshot[] = [];
+      const [records, first] = await Promise.all([
+        sessionMessages(store, id).reverse().limit(newest).toArray(),
+        // The first row's place: where the older pages end.
+        sessionMessages(store, id).limit(1).keys(),
+        // Mount snapshots with a cursor, one record per event (see loadSession).
+        db.mounts
+          .where("sessionId")
+          .equals(id)
+          .each((mount) => void mounts.push(mount)),
+      ]);
+      const firstOrder = (first[0] as unknown as [string, number] | undefined)?.[1];
+      return { session, records: records.reverse(), mounts, firstOrder };
+    }),
+  );
+  if (!opened) return undefined;
+  const { records, firstOrder } = opened;
+  const orders = { byId: new Map<string, number>(), next: (records.at(-1)?.order ?? -1) + 1 };
+  store.orders.set(id, orders);
+  // Rows hidden by the versions of rows read so far (newer ones).
+  const hidden = new Set<string>();
+  const messagesOf = (page: readonly MessageRecord[]) =>
+    shownBefore(page, hidden).map((record) => {
+      // A row left behind (kept by a version) is not a place: shown again, its message goes after the others.
+      orders.byId.set(record.id, record.order);
+      const message = messageFromRecord(record);
+      store.saved.set(message, id);
+      return message;
+    });
+  const messages = messagesOf(records);
+  const oldest = records[0]?.order;
+  const hasOlder = oldest !== undefined && firstOrder !== undefined && firstOrder < oldest;
+  return {
+    session: opened.session,
+    messages,
+    mounts: opened.mounts,
+    hasOlder,
+    async readOlder(onPage) {
+      if (!hasOlder) return;
+      // Places are whole numbers, one a message (gaps where rows were removed): a page is a range of LOAD_PAGE places.
+      for (let before = oldest; before > firstOrder;) {
+        const from = Math.max(firstOrder, before - LOAD_PAGE);
+        const upTo = before;
+        const page = await guard(() =>
+          db.messages.where("[sessionId+order]").between([id, from], [id, upTo], true, false).toArray(),
+        );
+        before = from;
+        const shown = messagesOf(page);
+        if (shown.length > 0 && onPage(shown) === false) return;
+      }
+    },
+  };
+}
+
 export type MountSnapshotInput = Omit<MountSnapshot, "sessionId" | "updatedAt"> & { updatedAt?: number };
 
 export interface SessionChanges {

@@ -1,5 +1,5 @@
 import type { ChatMessage } from "../agent/types";
-import { createSession, guard, writeSessionChanges } from "./sessions";
+import { createSession, guard, shownBefore, writeSessionChanges } from "./sessions";
 import type { Store } from "./store";
 import type { MessageRecord, Session } from "./types";
 
@@ -93,22 +93,7 @@ export async function branchSession(
  * between leaves them, and this reads past them (the newest row wins).
  */
 export function shownRecords(records: readonly MessageRecord[]): MessageRecord[] {
-  if (!records.some((record) => record.versions)) return [...records];
-  const hidden = new Set<string>();
-  const hide = (messages: readonly ChatMessage[]) => {
-    for (const message of messages) {
-      hidden.add(message.id);
-      for (const tail of message.versions?.others ?? []) hide(tail);
-    }
-  };
-  const shown: MessageRecord[] = [];
-  for (let index = records.length - 1; index >= 0; index -= 1) {
-    const record = records[index];
-    if (hidden.has(record.id)) continue;
-    shown.push(record);
-    for (const tail of record.versions?.others ?? []) hide(tail);
-  }
-  return shown.reverse();
+  return shownBefore(records, new Set());
 }
 
 /** The ids of the messages and of those their versions keep. */

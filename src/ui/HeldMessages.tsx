@@ -52,7 +52,9 @@ const FOCUSABLE = "button:not([disabled]), a[href], summary, textarea, input, [t
 
 /**
  * Which messages wait as plain text: when a session opens with more than
- * OPEN_DRAWN_MESSAGES, all but its last ones. One comes within DRAW_NEAR_PX
+ * OPEN_DRAWN_MESSAGES, all but its last ones, and the older messages that
+ * arrive before them (a long session opens on its newest messages, its
+ * older ones follow: src/session). One comes within DRAW_NEAR_PX
  * of the viewport (scrolling, a jump, find in page) and it is drawn, in a
  * transition (no long task), for good; messages added later are always
  * drawn. The check on scroll finds the timeline's children near the view
@@ -61,8 +63,20 @@ const FOCUSABLE = "button:not([disabled]), a[href], summary, textarea, input, [t
  */
 function useHeldMessages(messages: readonly ChatMessage[]) {
   const held = useRef<Set<string> | undefined>(undefined);
-  if (!held.current && messages.length > 0)
+  /** The first message at the last render: older ones put before it are held. */
+  const first = useRef<string | undefined>(undefined);
+  /** The last message when the session opened: runs of held messages are counted back from it. */
+  const anchor = useRef<string | undefined>(undefined);
+  if (!held.current && messages.length > 0) {
     held.current = new Set(messages.slice(0, -OPEN_DRAWN_MESSAGES).map((message) => message.id));
+    anchor.current = messages.at(-1)!.id;
+  }
+  if (held.current && messages.length > 0 && messages[0].id !== first.current) {
+    const before = first.current === undefined ? -1 : messages.findIndex((message) => message.id === first.current);
+    for (let at = 0; at < before; at += 1) held.current.add(messages[at].id);
+    first.current = messages[0].id;
+  }
+  const holding = (held.current?.size ?? 0) > 0;
   const [drawCount, redraw] = useReducer((count: number) => count + 1, 0);
   const timeline = useRef<{ element: HTMLElement; scroller: Element | null; detach: () => void } | undefined>(
     undefined,
@@ -71,8 +85,8 @@ function useHeldMessages(messages: readonly ChatMessage[]) {
   // The held messages themselves come in a transition after the first paint: the session opens on its last messages.
   const [heldShown, showHeld] = useReducer(() => true, false);
   useEffect(() => {
-    if (held.current?.size) startTransition(showHeld);
-  }, [messages.length > 0]);
+    if (holding) startTransition(showHeld);
+  }, [holding]);
 
   /** Draw the held messages near the view (`atEnd`: near the timeline's end, where the session opens). */
   const check = useCallback((atEnd = false) => {
@@ -148,7 +162,7 @@ function useHeldMessages(messages: readonly ChatMessage[]) {
     focusAfter.current = id;
     if (held.current?.delete(id)) redraw();
   }, []);
-  return { isHeld: (id: string) => held.current?.has(id) ?? false, heldShown, watch, onFocus };
+  return { isHeld: (id: string) => held.current?.has(id) ?? false, anchor: anchor.current, heldShown, watch, onFocus };
 }
 
 /**
@@ -198,7 +212,7 @@ export default function HeldMessages({
   messages: readonly ChatMessage[];
   draw: typeof drawnMessage;
 }) {
-  const { isHeld, heldShown, watch, onFocus } = useHeldMessages(messages);
+  const { isHeld, anchor, heldShown, watch, onFocus } = useHeldMessages(messages);
   const items: ReactNode[] = [];
   let run: ChatMessage[] = [];
   const endRun = () => {
@@ -206,11 +220,18 @@ export default function HeldMessages({
       items.push(<HeldRun key={`run-${run[0].id}`} run={run} watch={watch} onFocus={onFocus} />);
     run = [];
   };
+  // Runs are counted back from the session's last message when it opened: older messages put before the others
+  // add runs, messages added at the end add none, and the runs already on the page stay as they are.
+  const found = messages.findIndex((message) => message.id === anchor);
+  const last = found < 0 ? messages.length - 1 : found;
   messages.forEach((message, index) => {
     if (!isHeld(message.id)) {
       endRun();
       items.push(draw(messages, message, index));
-    } else if (run.push(message) === HELD_RUN) endRun();
+      return;
+    }
+    run.push(message);
+    if ((((last - index) % HELD_RUN) + HELD_RUN) % HELD_RUN === 0) endRun();
   });
   endRun();
   return items;

@@ -13,7 +13,11 @@
  * still ends at the very bottom. Such an escape, with no wheel, touch, key,
  * scrollbar press or text selection before it, is undone at once; a scroll
  * that leaves the bottom (the person's, or one that brings an element into
- * view) stops following as before.
+ * view) stops following as before. A scroll up after the person's wheel,
+ * touch, key or scrollbar press stops it at once, in the scroll event: the
+ * layout that follows it (held messages sized as they come near, panels
+ * drawing) must not make the watcher take it for the page's and scroll back
+ * down.
  *
  * An empty session is not followed: its first screen (the welcome, taller
  * than a phone) opens at its top, and the timeline is watched from the
@@ -38,6 +42,9 @@ export interface FollowLatest {
 }
 
 const reducedMotion = () => typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+/** A scroll up that ends farther than this from the bottom leaves it (the watcher's own "near the bottom"). */
+const LEAVES_BOTTOM_PX = 70;
 
 /** What the person does on the timeline that may scroll it (keys are heard on the whole page). */
 const INTENT_EVENTS = ["wheel", "touchstart", "touchmove", "pointerdown"] as const;
@@ -64,7 +71,7 @@ function selectionInside(scroller: HTMLElement): boolean {
 export function useFollowLatest({ empty = false }: { empty?: boolean } = {}): FollowLatest {
   // New content is followed at once (a spring would trail a fast stream); the jump glides unless motion is reduced.
   const follow = useStickToBottom({ initial: "instant", resize: "instant" });
-  const { scrollToBottom, escapedFromLock, scrollRef: watch, contentRef: watchContent } = follow;
+  const { scrollToBottom, stopScroll, escapedFromLock, scrollRef: watch, contentRef: watchContent } = follow;
   const scroller = useRef<HTMLElement | null>(null);
   /** The person did something that scrolls since the timeline last followed. */
   const intent = useRef(false);
@@ -82,8 +89,16 @@ export function useFollowLatest({ empty = false }: { empty?: boolean } = {}): Fo
       const note = (event: Event) => {
         if (isIntent(event, element)) intent.current = true;
       };
+      let lastTop = element.scrollTop;
       const scrolled = () => {
-        atBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight <= 2;
+        const below = element.scrollHeight - element.scrollTop - element.clientHeight;
+        const up = element.scrollTop < lastTop;
+        lastTop = element.scrollTop;
+        atBottom.current = below <= 2;
+        // The person scrolled up, away from the bottom: stop following now, whatever the layout does next. (The
+        // watcher decides a timer later and takes a scroll beside a change of the timeline's height for the page's:
+        // messages laid out as they come near — held ones, drawn panels — left it following and pulled the view down.)
+        if (up && intent.current && below > LEAVES_BOTTOM_PX) stopScroll();
       };
       element.addEventListener("scroll", scrolled, { passive: true });
       for (const type of INTENT_EVENTS) element.addEventListener(type, note, { passive: true, capture: true });
@@ -96,7 +111,7 @@ export function useFollowLatest({ empty = false }: { empty?: boolean } = {}): Fo
         element.removeEventListener("scroll", scrolled);
       };
     },
-    [watch],
+    [watch, stopScroll],
   );
 
   // The content is watched only once there is a message: a growing welcome (its lazy parts arriving) is not followed.
