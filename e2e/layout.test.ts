@@ -353,7 +353,9 @@ describe("the timeline follows new content", () => {
     await nextPaint(page);
     await nextPaint(page);
     expect(await scrollTop()).toBeLessThan(4);
-    expect(await inView("Earlier paragraph 1:")).toBe(true);
+    // The top's messages are drawn as they come near (on a loaded machine a few frames later); the view stays up.
+    await waitFor(() => inView("Earlier paragraph 1:"), 10_000);
+    expect(await scrollTop()).toBeLessThan(4);
   }, 120_000);
 
   it("clicking inside a panel does not stop following", async () => {
