@@ -5,14 +5,12 @@
  * it opens, gets its reply and is saved. A draft written meanwhile stays in
  * the composer, and Stop takes a waiting message back. A waiting message
  * starts loading its reply's code (for the demo: the demo model, never the
- * HTTP providers) while the sessions open. A page left with a session to
- * reopen says so in localStorage (a hint that opens the store beside the
- * realm's start); a stale hint still opens to the welcome, and is cleared.
+ * HTTP providers) while the sessions open.
  */
 import { describe, expect } from "vitest";
 import type { Browser, Locator, Page } from "playwright-core";
-import { answerAsk, configureEndpoint, recordPageRequests, type TestServer } from "./harness";
-import { appTest, send, waitDone } from "./fixture";
+import { answerAsk, recordPageRequests, type TestServer } from "./harness";
+import { appTest } from "./fixture";
 
 // Tests open contexts of their own: they take the fixture's browser and app.
 const it = appTest();
@@ -163,64 +161,5 @@ describe("sending before the sessions are open", () => {
     expect(await page.getByRole("article", { name: "Your message" }).count()).toBe(0);
     expect(await page.getByRole("textbox", { name: "Message" }).inputValue()).toBe("never mind");
     await close();
-  });
-});
-
-describe("the hint that there is a session to reopen", () => {
-  const HINT = "livemark:reopen";
-  const hint = (page: Page) => page.evaluate((key) => localStorage.getItem(key), HINT);
-  const welcome = (page: Page) => page.getByRole("region", { name: "Welcome to Livemark" });
-
-  it("is left by a session with messages, which a reload reopens; deleting the store makes it stale: an empty session opens, and the hint is cleared", async ({
-    page,
-    mock,
-  }) => {
-    await welcome(page).waitFor({ timeout: 30_000 });
-    expect(await hint(page)).toBeNull();
-    await configureEndpoint(page, mock.url);
-    mock.enqueue({ chunks: ["A reply worth reopening."] });
-    await send(page, "Remember me");
-    await waitDone(page);
-    await expect.poll(() => hint(page)).toBe("1");
-    await page.reload();
-    await page.getByText("A reply worth reopening.").waitFor({ timeout: 30_000 });
-    expect(await welcome(page).count()).toBe(0);
-
-    // The store deleted behind the hint's back (from a page of the same origin that does not open it).
-    await page.goto(new URL("icons/favicon-32.png", suite.app.url).href);
-    await page.evaluate(async () => {
-      for (const { name } of await indexedDB.databases())
-        await new Promise((done, fail) => {
-          const request = indexedDB.deleteDatabase(name!);
-          request.onsuccess = done;
-          request.onerror = () => fail(request.error);
-          request.onblocked = () => fail(new Error(`${name} is still open`));
-        });
-    });
-    expect(await hint(page)).toBe("1");
-    await page.goto(suite.app.url);
-    // A new, empty session (with the endpoint still set, its screen is the empty session's, not the first run's).
-    await page.getByRole("heading", { name: "Ask for something that runs." }).waitFor({ timeout: 30_000 });
-    await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
-    expect(await page.getByRole("article", { name: "Your message" }).count()).toBe(0);
-    await expect.poll(() => hint(page)).toBeNull();
-  });
-
-  it("on a profile that never had a session: the welcome, and the hint cleared", async () => {
-    const context = await suite.browser.newContext();
-    await context.addInitScript((key) => {
-      if (!sessionStorage.getItem("hint-planted")) {
-        localStorage.setItem(key, "1");
-        sessionStorage.setItem("hint-planted", "1");
-      }
-    }, HINT);
-    const page = await context.newPage();
-    await page.goto(suite.app.url);
-    await welcome(page).waitFor({ timeout: 30_000 });
-    await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
-    await expect.poll(() => hint(page)).toBeNull();
-    // The composer works: the session that opened is a real one.
-    expect(await page.getByRole("textbox", { name: "Message" }).isEnabled()).toBe(true);
-    await context.close();
   });
 });

@@ -4,8 +4,7 @@ import { createRoot } from "react-dom/client";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { isDemo } from "./llm/settings";
 import { createApp } from "./session/createApp";
-import { afterRealmStart, whenSessionsOpen } from "./session/afterRealmStart";
-import { reopenHinted, watchReopenHint } from "./session/reopenHint";
+import { afterRealmStart } from "./session/afterRealmStart";
 import { CAPABILITIES } from "./capabilities";
 import { FileChooserContext } from "./render/fileChooser";
 import { RemoteImagesContext } from "./render/RemoteImage";
@@ -28,8 +27,7 @@ import { installTestProbe } from "./testProbe";
 /**
  * The store (Dexie opening the sessions), the prefetch of later chunks and the time formatter's warm-up wait
  * for the realm's READY (at most START_CAP_MS): before it they shared the two cores with the realm's worker
- * and slowed its start (issue 34 §3). The composer takes a message meanwhile (sendWhenOpen). The store alone
- * opens at once when the page was left with a session to reopen (src/session/reopenHint.ts).
+ * and slowed its start (issue 34 §3). The composer takes a message meanwhile (sendWhenOpen).
  */
 const START_CAP_MS = 1_500;
 
@@ -90,9 +88,8 @@ function Root() {
     const app = createApp({
       settings: () => settingsRef.current,
       capabilities: CAPABILITIES,
-      // With a session to reopen (a hint this page left), the first screen is it: the store opens at once.
       startAfter: (realm) =>
-        whenSessionsOpen(realm, START_CAP_MS, reopenHinted()).then(() => {
+        afterRealmStart(realm, START_CAP_MS).then(() => {
           // What draws the session the store reads next: its code blocks, and a long session's held messages.
           void import("./ui/CodeBlockView").catch(() => {});
           void import("./ui/HeldMessages").catch(() => {});
@@ -101,11 +98,7 @@ function Root() {
         }),
     });
     // Once the session is open (the composer works), what the first screen did not need is fetched ahead.
-    // (Not before the realm's start, even when the sessions opened beside it.)
-    void Promise.all([app.started, afterRealmStart(app.realm, START_CAP_MS)]).then(() =>
-      prefetchParts(app.preloadReply),
-    );
-    void app.started.then(() => watchReopenHint(app.controller));
+    void app.started.then(() => prefetchParts(app.preloadReply));
     // Read-only status for the browser tests, only on a page opened with their flag (src/testProbe.ts).
     installTestProbe({ realm: app.realm, inbox: app.inbox, restoring: () => app.controller.mounts.pending });
     const views: CapabilityViews = { sections: app.sections, summaries: SUMMARIES, timeline: app.timeline };

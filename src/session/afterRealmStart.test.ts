@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { afterRealmStart, whenSessionsOpen } from "./afterRealmStart";
+import { afterRealmStart } from "./afterRealmStart";
 
 function realmStub() {
   let settle!: { resolve: () => void; reject: (error: Error) => void };
@@ -41,25 +41,6 @@ describe("afterRealmStart", () => {
     await vi.advanceTimersByTimeAsync(1_499);
     expect(await settled(started)).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
-    expect(await settled(started)).toBe(true);
-  });
-});
-
-describe("whenSessionsOpen", () => {
-  beforeEach(() => void vi.useFakeTimers());
-  afterEach(() => void vi.useRealTimers());
-
-  it("with a session to reopen (the hint), at once, beside the realm's start", async () => {
-    const { realm } = realmStub();
-    expect(await settled(whenSessionsOpen(realm, 1_500, true))).toBe(true);
-  });
-
-  it("without it (a fresh profile), after the realm's READY, as before", async () => {
-    const { realm, settle } = realmStub();
-    const started = whenSessionsOpen(realm, 1_500, false);
-    await vi.advanceTimersByTimeAsync(1_000);
-    expect(await settled(started)).toBe(false);
-    settle.resolve();
     expect(await settled(started)).toBe(true);
   });
 });

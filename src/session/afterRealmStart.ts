@@ -12,13 +12,3 @@ import type { RealmHost } from "../sandbox/types";
 export function afterRealmStart(realm: Pick<RealmHost, "ready">, capMs: number): Promise<void> {
   return Promise.race([realm.ready().catch(() => {}), new Promise<void>((resolve) => setTimeout(resolve, capMs))]);
 }
-
-/**
- * When the sessions may open: at once when the page was left with a session
- * to reopen (`reopenHint.ts`: the first screen is that session, so its
- * newest messages are read beside the realm's start), else after the
- * realm's start as above (a fresh profile's first screen is the welcome).
- */
-export function whenSessionsOpen(realm: Pick<RealmHost, "ready">, capMs: number, reopen: boolean): Promise<void> {
-  return reopen ? Promise.resolve() : afterRealmStart(realm, capMs);
-}
