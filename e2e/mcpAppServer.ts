@@ -46,6 +46,7 @@ const viewHtml = (probe: string) => `<!doctype html>
 <button id="context">Tell the model</button>
 <button id="link">Open its page</button>
 <p id="linked"></p>
+<p id="told"></p>
 <div id="tall" style="height: 700px"></div>
 <script type="module">
 ${appBundle()}
@@ -79,8 +80,10 @@ document.getElementById("rate").onclick = async () => {
     show("called", "failed:" + error.message);
   }
 };
-document.getElementById("context").onclick = () =>
-  app.updateModelContext({ content: [{ type: "text", text: "The person picked Dune on the card." }] });
+document.getElementById("context").onclick = async () => {
+  await app.updateModelContext({ content: [{ type: "text", text: "The person picked Dune on the card." }] });
+  show("told", "told");
+};
 document.getElementById("link").onclick = async () => {
   const opened = await app.openLink({ url: "https://example.com/dune" });
   show("linked", opened.isError ? "link:refused" : "link:opened");

@@ -162,6 +162,8 @@ describe("MCP Apps", () => {
 
     // ui/update-model-context: in the next model turn, as untrusted content; once.
     await view().locator("#context").click();
+    // Its answer comes once the host has kept the context: only then may the next turn carry it.
+    await expect.poll(() => view().locator("#told").textContent(), { timeout: 15_000 }).toBe("told");
     await page.locator("#lm-message").fill("And now?");
     mock.enqueue({ chunks: ["Noted."] });
     mock.enqueue({ chunks: ["Again."] });
