@@ -31,6 +31,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { IDBKeyRange } from "fake-indexeddb";
+import type { Browser, Page } from "playwright-core";
 import { DIST_DIR, launchBrowser, openReadyApp, serveStatic, waitFor } from "../e2e/harness";
 import { exportSession, serializeExport } from "../src/store/exportImport";
 import { createSession, saveMessages } from "../src/store/sessions";
@@ -40,8 +41,10 @@ import { maxOfSamples } from "./budgets";
 import { realisticConversation } from "./store.bench";
 
 const MESSAGES = 2_000;
-const OPEN_LOADS = 7;
+export const OPEN_LOADS = 7;
 const LAST_ID = `m${MESSAGES - 1}`;
+/** A performance mark the probe makes when the last message is first visible (a trace can find the moment). */
+export const LAST_VISIBLE_MARK = "livemark-bench:last-visible";
 
 export async function sessionExport(): Promise<string> {
   const opened = await openStore(testStoreOptions({ IDBKeyRange }));
@@ -65,7 +68,10 @@ const PROBE = `{
       const last = document.querySelector('article[data-message-id="${LAST_ID}"]');
       if (state.at === undefined && last && last.textContent.trim() !== "") {
         const box = last.getBoundingClientRect();
-        if (box.height > 0 && box.top < innerHeight && box.bottom > 0) state.at = performance.now();
+        if (box.height > 0 && box.top < innerHeight && box.bottom > 0) {
+          state.at = performance.now();
+          performance.mark("${LAST_VISIBLE_MARK}");
+        }
       }
       // Every message is in the page (the first one too, held or drawn): the older ones were read.
       if (state.at !== undefined && document.querySelector('[data-message-id="m0"]')) {
@@ -104,12 +110,78 @@ const COUNT_NODES = `(() => {
   return { elements: timeline.getElementsByTagName("*").length, offscreen, offscreenElements, messages };
 })()`;
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;
+
+/** One reload of a page that has the session: when the last message showed, the long tasks, when all were in. */
+export interface OpenSample {
+  /** Navigation start → the last message visible. */
+  at: number;
+  /** Navigation start → every message in the page. */
+  allAt: number;
+  /** The longest task that started before `at` (0: none over 50 ms). */
+  longest: number;
+  /** The longest task that started before `allAt`. */
+  longestUntilAll: number;
+  /** Every long task of the load until `allAt`: start and duration. */
+  tasks: { start: number; duration: number }[];
+  /** The realm's READY (its performance mark), or -1. */
+  readyAt: number;
+  /** The page's performance marks by name (the first of each), ms from navigation start. */
+  marks: Record<string, number>;
+}
+
+/**
+ * A browser context (its own IndexedDB, caches and service worker) on the app at `url`, the session of the file
+ * imported, the probe installed for the next loads.
+ */
+export async function sessionPage(browser: Browser, url: string, file: string): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await openReadyApp(page, url);
+  await page.locator('input[type="file"][accept*="json"]').setInputFiles(file);
+  await page.locator(`article[data-message-id="${LAST_ID}"]`).waitFor({ timeout: 180_000 });
+  await context.addInitScript(PROBE);
+  return page;
+}
+
+/** Reload `page` (from `sessionPage`) and take one sample; returns once the realm is ready too. */
+export async function openOnce(page: Page): Promise<OpenSample> {
+  await page.reload();
+  await waitFor(
+    () =>
+      page.evaluate(() => (globalThis as unknown as { __sessionOpen: { allAt?: number } }).__sessionOpen.allAt ?? 0),
+    60_000,
+    50,
+  );
+  await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
+  const { at, allAt, tasks, readyAt, marks } = await page.evaluate(() => {
+    const state = (
+      globalThis as unknown as {
+        __sessionOpen: { at: number; allAt: number; tasks: { start: number; duration: number }[] };
+      }
+    ).__sessionOpen;
+    const ready = performance.getEntriesByType("mark").find((mark) => mark.name === "livemark:realm-ready");
+    const marks: Record<string, number> = {};
+    for (const mark of performance.getEntriesByType("mark")) marks[mark.name] ??= Math.round(mark.startTime);
+    return { ...state, readyAt: ready ? ready.startTime : -1, marks };
+  });
+  const longestBefore = (end: number) =>
+    Math.max(0, ...tasks.filter((task) => task.start < end).map((task) => task.duration));
+  return {
+    at,
+    allAt,
+    longest: longestBefore(at),
+    longestUntilAll: longestBefore(allAt),
+    tasks: tasks.filter((task) => task.start < allAt),
+    readyAt,
+    marks,
+  };
+}
 
 export async function run(): Promise<Record<string, number>> {
   const dir = mkdtempSync(join(tmpdir(), "livemark-session-"));
@@ -117,40 +189,18 @@ export async function run(): Promise<Record<string, number>> {
   writeFileSync(file, await sessionExport());
   const [browser, app] = await Promise.all([launchBrowser(), serveStatic(DIST_DIR)]);
   try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    await openReadyApp(page, app.url);
-    await page.locator('input[type="file"][accept*="json"]').setInputFiles(file);
-    await page.locator(`article[data-message-id="${LAST_ID}"]`).waitFor({ timeout: 180_000 });
-    await context.addInitScript(PROBE);
+    const page = await sessionPage(browser, app.url, file);
     const opens: number[] = [];
     const longest: number[] = [];
     const all: number[] = [];
     const longestUntilAll: number[] = [];
     let nodes = { elements: 0, offscreen: 0, offscreenElements: 0, messages: 0 };
     for (let load = 0; load < OPEN_LOADS; load += 1) {
-      await page.reload();
-      await waitFor(
-        () =>
-          page.evaluate(
-            () => (globalThis as unknown as { __sessionOpen: { allAt?: number } }).__sessionOpen.allAt ?? 0,
-          ),
-        60_000,
-        50,
-      );
-      const { at, allAt } = await page.evaluate(
-        () => (globalThis as unknown as { __sessionOpen: { at: number; allAt: number } }).__sessionOpen,
-      );
-      const tasks = await page.evaluate(
-        () =>
-          (globalThis as unknown as { __sessionOpen: { tasks: { start: number; duration: number }[] } }).__sessionOpen
-            .tasks,
-      );
-      opens.push(at);
-      longest.push(Math.max(0, ...tasks.filter((task) => task.start < at).map((task) => task.duration)));
-      all.push(allAt);
-      longestUntilAll.push(Math.max(0, ...tasks.filter((task) => task.start < allAt).map((task) => task.duration)));
-      await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
+      const sample = await openOnce(page);
+      opens.push(sample.at);
+      longest.push(sample.longest);
+      all.push(sample.allAt);
+      longestUntilAll.push(sample.longestUntilAll);
       nodes = await page.evaluate(COUNT_NODES);
     }
     const results = {
