@@ -22,6 +22,23 @@ const HELD_RUN = 40;
 const heldHeight = (message: ChatMessage) => (message.role === "assistant" ? 480 : 48) + 14;
 
 /**
+ * How many of a long session's last messages are drawn when it opens: those
+ * whose estimated heights (a held box's) fill `viewportPx`, at least one, at
+ * most OPEN_DRAWN_MESSAGES. The others are held and those near the view are
+ * drawn after the first paint, in a transition: the first render is only what
+ * the person sees (issue 34 §1, `session.open2000LongestTaskMs`).
+ */
+export function openDrawnCount(messages: readonly ChatMessage[], viewportPx: number): number {
+  let count = 0;
+  let height = 0;
+  while (count < Math.min(messages.length, OPEN_DRAWN_MESSAGES) && (count === 0 || height < viewportPx)) {
+    height += heldHeight(messages[messages.length - 1 - count]);
+    count += 1;
+  }
+  return count;
+}
+
+/**
  * A message of a long session not drawn yet: a box of about its height with
  * its text (find in page finds it, and scrolling there draws it). Focusable,
  * so the keyboard does not skip it: focusing it draws it. A huge message
@@ -52,7 +69,8 @@ const FOCUSABLE = "button:not([disabled]), a[href], summary, textarea, input, [t
 
 /**
  * Which messages wait as plain text: when a session opens with more than
- * OPEN_DRAWN_MESSAGES, all but its last ones, and the older messages that
+ * OPEN_DRAWN_MESSAGES, all but its last ones (`openDrawnCount`: what fills
+ * the window), and the older messages that
  * arrive before them (a long session opens on its newest messages, its
  * older ones follow: src/session). One comes within DRAW_NEAR_PX
  * of the viewport (scrolling, a jump, find in page) and it is drawn, in a
@@ -68,7 +86,8 @@ function useHeldMessages(messages: readonly ChatMessage[]) {
   /** The last message when the session opened: runs of held messages are counted back from it. */
   const anchor = useRef<string | undefined>(undefined);
   if (!held.current && messages.length > 0) {
-    held.current = new Set(messages.slice(0, -OPEN_DRAWN_MESSAGES).map((message) => message.id));
+    const drawn = openDrawnCount(messages, typeof innerHeight === "number" ? innerHeight : Infinity);
+    held.current = new Set(messages.slice(0, messages.length - drawn).map((message) => message.id));
     anchor.current = messages.at(-1)!.id;
   }
   if (held.current && messages.length > 0 && messages[0].id !== first.current) {
