@@ -290,8 +290,12 @@ export class SessionController {
     }
     this.store = opened.store;
     this.set({ storage: "ready" });
+    const href = this.options.href ?? "";
+    // This tab's session (a reload) is read beside the lists rather than after them: the page shows it sooner.
+    const mine = hasShareFragment(href) ? undefined : openSessionOfThisTab();
+    const early = mine === undefined ? undefined : openSession(opened.store, mine).catch(() => undefined);
     // Recently deleted keeps a session 30 days; older ones go now (a failure waits for the next start).
-    await purgeExpired(opened.store).catch(() => 0);
+    const purged = purgeExpired(opened.store).catch(() => 0);
     flushOnPageHide(() => {
       // Mounts are snapshotted 150 ms after they change, messages every 500 ms
       // and when a reply ends: a change since then, or a write still under
@@ -306,7 +310,6 @@ export class SessionController {
       }
       return writer?.flush() ?? Promise.resolve();
     });
-    const href = this.options.href ?? "";
     let preview: SessionExport | undefined;
     if (hasShareFragment(href)) {
       const { decodeShare } = await sharing();
@@ -314,19 +317,25 @@ export class SessionController {
       if (decoded.ok) preview = decoded.document;
       else this.notify(decoded.error.message, "error");
     }
-    const [sessions, deleted] = await Promise.all([listSessions(opened.store), listDeletedSessions(opened.store)]);
+    const [sessions, deleted] = await Promise.all([
+      listSessions(opened.store),
+      purged.then(() => listDeletedSessions(opened.store)),
+    ]);
     // Drafts of sessions deleted forever or purged go (a session in Recently deleted keeps its draft for Restore).
     pruneDrafts(new Set([...sessions, ...deleted].map((session) => session.id)));
     this.set({ sessions, deleted });
     if (preview) this.showPreview(preview);
-    else await this.openDefault();
+    else await this.openDefault(mine, early);
   }
 
-  /** A reload reopens this tab's session; a new tab the most recent one; with none, a new session. */
-  private async openDefault(): Promise<void> {
+  /**
+   * A reload reopens this tab's session (`mine`, already being read: `early`); a new tab the most recent one;
+   * with none, a new session.
+   */
+  private async openDefault(mine?: string, early?: Promise<OpenedSession | undefined>): Promise<void> {
     const { sessions } = this.state;
-    const mine = openSessionOfThisTab();
-    if (sessions.length > 0) await this.open(sessions.find((session) => session.id === mine)?.id ?? sessions[0].id);
+    const id = sessions.find((session) => session.id === mine)?.id ?? sessions[0]?.id;
+    if (id !== undefined) await this.open(id, id === mine ? early : undefined);
     else await this.newSession();
   }
 
@@ -418,14 +427,15 @@ export class SessionController {
     return this.confirmLeave().then((yes) => yes && leave());
   }
 
-  async open(id: string): Promise<void> {
+  /** `early`: the session's opening read, already under way (the start's), used instead of reading it again. */
+  async open(id: string, early?: Promise<OpenedSession | undefined>): Promise<void> {
     if (!this.store) return;
     if (this.state.current?.id === id && this.state.agent) return;
     const leave = this.mayLeave();
     if (leave !== true && !(await leave)) return;
     await this.closeCurrent();
     // The newest messages first: the end of a long session shows before its first messages are read (issue 34 §1).
-    const loaded = await openSession(this.store, id);
+    const loaded = (await early) ?? (await openSession(this.store, id));
     if (!loaded) {
       this.notify("That session no longer exists (deleted in another tab?).", "warn");
       await this.refreshList();
