@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Agent, AgentState } from "../agent/agent";
-import { MAX_GAP_MS, PACE_FACTOR, RedrawPacing } from "./redrawPacing";
+import { MAX_GAP_MS, PACE_FACTOR, PACE_FROM_CHARS_PER_S, RedrawPacing } from "./redrawPacing";
 import { AgentFrames, type FrameClock } from "./useAgentState";
 
 describe("RedrawPacing", () => {
@@ -94,10 +94,13 @@ function fakeAgent(initial: AgentState) {
   };
 }
 
-const state = (phase: AgentState["phase"], count: number): AgentState =>
+const state = (phase: AgentState["phase"], count: number, length = 0): AgentState =>
   ({
     phase,
-    messages: Array.from({ length: count }, (_, index) => ({ id: `m${index}` })),
+    messages: Array.from({ length: count }, (_, index) => ({
+      id: `m${index}`,
+      text: index === count - 1 ? "x".repeat(length) : "",
+    })),
     turn: 1,
     maxTurns: 10,
     canContinue: false,
@@ -112,57 +115,84 @@ function setUp() {
   return { time, agent, draws: () => draws };
 }
 
+/** Chars a chunk brings every 50 ms: 2,000 tok/s (~8,000 characters a second). */
+const FAST = 400;
+
 describe("AgentFrames pacing", () => {
-  it("draws every chunk in the next frame while redraws are cheap", () => {
+  it("draws every chunk of a slower stream in the next frame, however costly the redraws", () => {
     const { time, agent, draws } = setUp();
-    for (let chunk = 1; chunk <= 5; chunk += 1) {
-      agent.set(state("streaming", 2));
+    const chars = (PACE_FROM_CHARS_PER_S / 1000) * 50 - 1;
+    for (let chunk = 1; chunk <= 6; chunk += 1) {
+      agent.set(state("streaming", 2, chunk * chars));
       expect(time.frame()).toBe(true);
       expect(draws()).toBe(chunk);
-      time.cost(1);
-      time.advance(16.7);
+      time.cost(20);
+      time.advance(50);
     }
   });
 
-  it("spaces the redraws of a growing reply by PACE_FACTOR times their cost, with every chunk in the next one", () => {
+  it("spaces the redraws of a fast stream by PACE_FACTOR times their cost, and draws what waited", () => {
     const { time, agent, draws } = setUp();
-    agent.set(state("streaming", 2));
+    agent.set(state("streaming", 2, FAST));
     time.frame();
+    time.advance(50);
+    agent.set(state("streaming", 2, 2 * FAST));
+    // The rate is known from the second redraw on.
+    expect(time.frame()).toBe(true);
     time.cost(20);
-    expect(draws()).toBe(1);
-    // Chunks every 50 ms: the next redraw waits until 200 ms after the first started.
-    for (let at = 50; at < PACE_FACTOR * 20; at += 50) {
+    expect(draws()).toBe(2);
+    // Chunks every 50 ms: the next redraw waits until 200 ms after the second started.
+    for (let chunk = 3; chunk <= 5; chunk += 1) {
       time.advance(50);
-      agent.set(state("streaming", 2));
+      agent.set(state("streaming", 2, chunk * FAST));
       expect(time.frame()).toBe(false);
     }
-    expect(draws()).toBe(1);
+    expect(draws()).toBe(2);
     time.advance(PACE_FACTOR * 20 - 150);
     expect(time.frame()).toBe(true);
-    expect(draws()).toBe(2);
+    expect(draws()).toBe(3);
+  });
+
+  it("never holds a fast stream's text longer than MAX_GAP_MS", () => {
+    const { time, agent } = setUp();
+    agent.set(state("streaming", 2, FAST));
+    time.frame();
+    time.advance(50);
+    agent.set(state("streaming", 2, 2 * FAST));
+    time.frame();
+    time.cost(1000);
+    time.advance(50);
+    agent.set(state("streaming", 2, 3 * FAST));
+    time.advance(MAX_GAP_MS - 51);
+    expect(time.frame()).toBe(false);
+    time.advance(1);
+    expect(time.frame()).toBe(true);
   });
 
   it("draws a change of phase or a new message at the next frame, without the wait", () => {
     const { time, agent, draws } = setUp();
-    agent.set(state("streaming", 2));
+    agent.set(state("streaming", 2, FAST));
+    time.frame();
+    time.advance(50);
+    agent.set(state("streaming", 2, 2 * FAST));
     time.frame();
     time.cost(20);
     time.advance(50);
-    agent.set(state("streaming", 2));
+    agent.set(state("streaming", 2, 3 * FAST));
     expect(time.frame()).toBe(false);
-    agent.set(state("done", 2));
+    agent.set(state("done", 2, 3 * FAST));
     expect(time.frame()).toBe(true);
-    expect(draws()).toBe(2);
+    expect(draws()).toBe(3);
     // The wait was dropped: nothing more is drawn when it would have ended.
     time.advance(200);
     expect(time.frame()).toBe(false);
 
-    agent.set(state("streaming", 3));
+    agent.set(state("streaming", 3, FAST));
     expect(time.frame()).toBe(true);
     time.cost(20);
     time.advance(20);
-    agent.set(state("streaming", 4));
+    agent.set(state("streaming", 4, FAST));
     expect(time.frame()).toBe(true);
-    expect(draws()).toBe(4);
+    expect(draws()).toBe(5);
   });
 });

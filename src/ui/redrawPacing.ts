@@ -4,16 +4,20 @@ import { unstable_IdlePriority, unstable_scheduleCallback } from "scheduler";
  * How often a streaming reply is redrawn (issue 34 §2). A redraw of the
  * streaming reply (React's render and commit of the frame's text, the
  * deferred parse of the grown block, the browser's style, layout, paint and
- * compositing of that frame) has a cost; the next redraw of the same reply
- * waits until PACE_FACTOR times that cost has passed since the previous one
- * started, MAX_GAP_MS at most. A cheap redraw (under a frame's 16.7 ms /
- * PACE_FACTOR) still shows every chunk in the frame after it arrives; when
- * tokens come faster than the page can draw them, the reply is redrawn less
- * often, so redrawing takes at most about 1 / PACE_FACTOR of the main thread.
+ * compositing of that frame) has a cost. While the reply grows by
+ * PACE_FROM_CHARS_PER_S or faster (measured between its last two redraws:
+ * about 1,000 tokens a second, faster than anyone reads), the next redraw
+ * waits until PACE_FACTOR times the last redraw's cost has passed since that
+ * redraw started, MAX_GAP_MS at most: redrawing then takes about
+ * 1 / PACE_FACTOR of the main thread. A slower stream (a model at tens or
+ * hundreds of tokens a second) is drawn in the frame after each chunk, as
+ * every other change is.
  */
 export const PACE_FACTOR = 10;
 /** The longest a streaming reply's new text waits to be drawn. */
 export const MAX_GAP_MS = 250;
+/** The growth rate of the streaming reply (characters a second) from which its redraws are paced. */
+export const PACE_FROM_CHARS_PER_S = 4000;
 
 export class RedrawPacing {
   private lastStart = -Infinity;

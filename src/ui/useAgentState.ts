@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import type { Agent, AgentState } from "../agent/agent";
-import { RedrawPacing, measureRedraw } from "./redrawPacing";
+import { PACE_FROM_CHARS_PER_S, RedrawPacing, measureRedraw } from "./redrawPacing";
 
 /** What AgentFrames needs from the page (injected in its tests). */
 export interface FrameClock {
@@ -12,6 +12,8 @@ export interface FrameClock {
   /** Measures the redraw that started at `start` (redrawPacing.ts). */
   measure: (start: number, done: (cost: number) => void) => void;
 }
+
+const lastLength = (messages: AgentState["messages"]) => messages.at(-1)?.text.length ?? 0;
 
 const pageClock: FrameClock = {
   now: () => performance.now(),
@@ -32,17 +34,20 @@ const pageClock: FrameClock = {
  * streaming). One per agent, shared by every component that reads it, so
  * they all hear of a frame in the same callback (one render).
  *
- * While a reply streams, a change that only grows it (the phase and the
- * number of messages as last drawn) is paced (redrawPacing.ts): drawn once
- * PACE_FACTOR times the last redraw's cost has passed since that redraw
- * started, at most MAX_GAP_MS later. Any other change (the phase, a new
+ * While a reply streams fast (it grew by PACE_FROM_CHARS_PER_S or faster
+ * between the last two redraws, with the same phase and number of messages),
+ * its growth is paced (redrawPacing.ts): drawn once PACE_FACTOR times the
+ * last redraw's cost has passed since that redraw started, at most
+ * MAX_GAP_MS later. Any other change (a slower stream, the phase, a new
  * message) is drawn at the next frame, with what waited.
  */
 export class AgentFrames {
   private cancelFrame: (() => void) | undefined;
   private cancelTimer: (() => void) | undefined;
   private measuring = false;
-  private drawn: { phase: string; count: number } | undefined;
+  private drawn: { phase: string; count: number; length: number; at: number } | undefined;
+  /** The streaming reply grew by PACE_FROM_CHARS_PER_S or faster between the last two redraws. */
+  private fast = false;
   private readonly listeners = new Set<() => void>();
   private unsubscribe: (() => void) | undefined;
 
@@ -70,7 +75,8 @@ export class AgentFrames {
   private changed(): void {
     if (this.cancelFrame) return;
     const { phase, messages } = this.agent.getState();
-    const paced = phase === "streaming" && this.drawn?.phase === phase && this.drawn.count === messages.length;
+    const paced =
+      phase === "streaming" && this.drawn?.phase === phase && this.drawn.count === messages.length && this.fast;
     const wait = paced ? this.pacing.delay(this.clock.now()) : 0;
     if (wait > 0) {
       this.cancelTimer ??= this.clock.timer(() => {
@@ -92,7 +98,15 @@ export class AgentFrames {
     this.cancelFrame = undefined;
     const start = this.clock.now();
     const { phase, messages } = this.agent.getState();
-    this.drawn = { phase, count: messages.length };
+    const length = lastLength(messages);
+    const before = this.drawn;
+    this.fast =
+      phase === "streaming" &&
+      before?.phase === phase &&
+      before.count === messages.length &&
+      start > before.at &&
+      ((length - before.length) / (start - before.at)) * 1000 >= PACE_FROM_CHARS_PER_S;
+    this.drawn = { phase, count: messages.length, length, at: start };
     this.pacing.started(start);
     for (const each of this.listeners) each();
     if (this.measuring) return;
