@@ -1,0 +1,198 @@
+import { describe, expect, it } from "vitest";
+import type { Agent, AgentState } from "../agent/agent";
+import { MAX_GAP_MS, PACE_FACTOR, PACE_FROM_CHARS_PER_S, RedrawPacing } from "./redrawPacing";
+import { AgentFrames, type FrameClock } from "./useAgentState";
+
+describe("RedrawPacing", () => {
+  it("lets the first redraw start at once", () => {
+    expect(new RedrawPacing().delay(0)).toBe(0);
+  });
+
+  it("waits PACE_FACTOR times the last redraw's cost from its start", () => {
+    const pacing = new RedrawPacing();
+    pacing.started(1000);
+    pacing.measured(4);
+    expect(pacing.delay(1000)).toBe(PACE_FACTOR * 4);
+    expect(pacing.delay(1010)).toBe(PACE_FACTOR * 4 - 10);
+    expect(pacing.delay(1000 + PACE_FACTOR * 4)).toBe(0);
+  });
+
+  it("never waits longer than MAX_GAP_MS", () => {
+    const pacing = new RedrawPacing();
+    pacing.started(0);
+    pacing.measured(1000);
+    expect(pacing.delay(0)).toBe(MAX_GAP_MS);
+  });
+
+  it("does not hold a cheap redraw past the next frame", () => {
+    const pacing = new RedrawPacing();
+    pacing.started(0);
+    pacing.measured(16.7 / PACE_FACTOR);
+    expect(pacing.delay(16.7)).toBe(0);
+  });
+});
+
+/** An injected clock: frames, timers and measurements run when the test says. */
+function fakeClock() {
+  let time = 0;
+  let frames: (() => void)[] = [];
+  let timers: { at: number; run: () => void }[] = [];
+  const measures: ((cost: number) => void)[] = [];
+  const clock: FrameClock = {
+    now: () => time,
+    frame: (callback) => {
+      frames.push(callback);
+      return () => (frames = frames.filter((each) => each !== callback));
+    },
+    timer: (callback, ms) => {
+      const timer = { at: time + ms, run: callback };
+      timers.push(timer);
+      return () => (timers = timers.filter((each) => each !== timer));
+    },
+    measure: (_start, done) => void measures.push(done),
+  };
+  return {
+    clock,
+    /** Moves the clock on, firing the timers that come due. */
+    advance(ms: number) {
+      time += ms;
+      for (const timer of timers.filter((each) => each.at <= time)) {
+        timers = timers.filter((each) => each !== timer);
+        timer.run();
+      }
+    },
+    /** Runs the animation frame, if one was asked for. */
+    frame() {
+      const due = frames;
+      frames = [];
+      for (const each of due) each();
+      return due.length > 0;
+    },
+    /** Reports the cost of the measured redraws. */
+    cost(ms: number) {
+      for (const done of measures.splice(0)) done(ms);
+    },
+  };
+}
+
+function fakeAgent(initial: AgentState) {
+  let state = initial;
+  const listeners = new Set<(state: AgentState) => void>();
+  const agent = {
+    getState: () => state,
+    subscribe: (listener: (state: AgentState) => void) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  } as unknown as Agent;
+  return {
+    agent,
+    set(next: Partial<AgentState>) {
+      state = { ...state, ...next };
+      for (const each of listeners) each(state);
+    },
+  };
+}
+
+const state = (phase: AgentState["phase"], count: number, length = 0): AgentState =>
+  ({
+    phase,
+    messages: Array.from({ length: count }, (_, index) => ({
+      id: `m${index}`,
+      text: index === count - 1 ? "x".repeat(length) : "",
+    })),
+    turn: 1,
+    maxTurns: 10,
+    canContinue: false,
+  }) as unknown as AgentState;
+
+function setUp() {
+  const time = fakeClock();
+  const agent = fakeAgent(state("streaming", 2));
+  const frames = new AgentFrames(agent.agent, time.clock);
+  let draws = 0;
+  frames.subscribe(() => (draws += 1));
+  return { time, agent, draws: () => draws };
+}
+
+/** Chars a chunk brings every 50 ms: 2,000 tok/s (~8,000 characters a second). */
+const FAST = 400;
+
+describe("AgentFrames pacing", () => {
+  it("draws every chunk of a slower stream in the next frame, however costly the redraws", () => {
+    const { time, agent, draws } = setUp();
+    const chars = (PACE_FROM_CHARS_PER_S / 1000) * 50 - 1;
+    for (let chunk = 1; chunk <= 6; chunk += 1) {
+      agent.set(state("streaming", 2, chunk * chars));
+      expect(time.frame()).toBe(true);
+      expect(draws()).toBe(chunk);
+      time.cost(20);
+      time.advance(50);
+    }
+  });
+
+  it("spaces the redraws of a fast stream by PACE_FACTOR times their cost, and draws what waited", () => {
+    const { time, agent, draws } = setUp();
+    agent.set(state("streaming", 2, FAST));
+    time.frame();
+    time.advance(50);
+    agent.set(state("streaming", 2, 2 * FAST));
+    // The rate is known from the second redraw on.
+    expect(time.frame()).toBe(true);
+    time.cost(20);
+    expect(draws()).toBe(2);
+    // Chunks every 50 ms: the next redraw waits until 200 ms after the second started.
+    for (let chunk = 3; chunk <= 5; chunk += 1) {
+      time.advance(50);
+      agent.set(state("streaming", 2, chunk * FAST));
+      expect(time.frame()).toBe(false);
+    }
+    expect(draws()).toBe(2);
+    time.advance(PACE_FACTOR * 20 - 150);
+    expect(time.frame()).toBe(true);
+    expect(draws()).toBe(3);
+  });
+
+  it("never holds a fast stream's text longer than MAX_GAP_MS", () => {
+    const { time, agent } = setUp();
+    agent.set(state("streaming", 2, FAST));
+    time.frame();
+    time.advance(50);
+    agent.set(state("streaming", 2, 2 * FAST));
+    time.frame();
+    time.cost(1000);
+    time.advance(50);
+    agent.set(state("streaming", 2, 3 * FAST));
+    time.advance(MAX_GAP_MS - 51);
+    expect(time.frame()).toBe(false);
+    time.advance(1);
+    expect(time.frame()).toBe(true);
+  });
+
+  it("draws a change of phase or a new message at the next frame, without the wait", () => {
+    const { time, agent, draws } = setUp();
+    agent.set(state("streaming", 2, FAST));
+    time.frame();
+    time.advance(50);
+    agent.set(state("streaming", 2, 2 * FAST));
+    time.frame();
+    time.cost(20);
+    time.advance(50);
+    agent.set(state("streaming", 2, 3 * FAST));
+    expect(time.frame()).toBe(false);
+    agent.set(state("done", 2, 3 * FAST));
+    expect(time.frame()).toBe(true);
+    expect(draws()).toBe(3);
+    // The wait was dropped: nothing more is drawn when it would have ended.
+    time.advance(200);
+    expect(time.frame()).toBe(false);
+
+    agent.set(state("streaming", 3, FAST));
+    expect(time.frame()).toBe(true);
+    time.cost(20);
+    time.advance(20);
+    agent.set(state("streaming", 4, FAST));
+    expect(time.frame()).toBe(true);
+    expect(draws()).toBe(5);
+  });
+});

@@ -1,0 +1,69 @@
+import { unstable_IdlePriority, unstable_scheduleCallback } from "scheduler";
+
+/**
+ * How often a streaming reply is redrawn (issue 34 §2). A redraw of the
+ * streaming reply (React's render and commit of the frame's text, the
+ * deferred parse of the grown block, the browser's style, layout, paint and
+ * compositing of that frame) has a cost. While the reply grows by
+ * PACE_FROM_CHARS_PER_S or faster (measured between its last two redraws:
+ * about 1,000 tokens a second, faster than anyone reads), the next redraw
+ * waits until PACE_FACTOR times the last redraw's cost has passed since that
+ * redraw started, MAX_GAP_MS at most: redrawing then takes about
+ * 1 / PACE_FACTOR of the main thread. A slower stream (a model at tens or
+ * hundreds of tokens a second) is drawn in the frame after each chunk, as
+ * every other change is.
+ */
+export const PACE_FACTOR = 10;
+/** The longest a streaming reply's new text waits to be drawn. */
+export const MAX_GAP_MS = 250;
+/** The growth rate of the streaming reply (characters a second) from which its redraws are paced. */
+export const PACE_FROM_CHARS_PER_S = 4000;
+
+export class RedrawPacing {
+  private lastStart = -Infinity;
+  private lastCost = 0;
+
+  constructor(
+    private readonly factor = PACE_FACTOR,
+    private readonly maxGap = MAX_GAP_MS,
+  ) {}
+
+  /** How long from `now` until the next paced redraw may start (0: at the next frame). */
+  delay(now: number): number {
+    return Math.max(0, this.lastStart + Math.min(this.maxGap, this.factor * this.lastCost) - now);
+  }
+
+  /** A redraw starts at `at` (every redraw, paced or not). */
+  started(at: number): void {
+    this.lastStart = at;
+  }
+
+  /** What the last measured redraw cost, in ms. */
+  measured(cost: number): void {
+    this.lastCost = Math.max(0, cost);
+  }
+}
+
+/**
+ * Measures a redraw that started at `start` (`now()`'s clock): the time until
+ * React's scheduled work is done (its render and commit, the deferred
+ * renders: a task of idle priority in React's own scheduler runs after them),
+ * plus the browser's rendering of the next frame (from that frame's start,
+ * as its animation callbacks are told, to the first task after it: style,
+ * layout, paint, the hit test of a scroll's mouse move). The wait between the
+ * two is not counted. Wall time: on a loaded machine it is longer, and the
+ * page redraws less often.
+ */
+export function measureRedraw(start: number, done: (cost: number) => void, now = () => performance.now()): void {
+  unstable_scheduleCallback(unstable_IdlePriority, () => {
+    const settled = now();
+    requestAnimationFrame((frameStart) => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        channel.port1.close();
+        done(settled - start + (now() - Math.max(settled, frameStart)));
+      };
+      channel.port2.postMessage(null);
+    });
+  });
+}
