@@ -79,16 +79,9 @@ function nodeLoadMs(file: string): number {
   return Number(execFileSync(process.execPath, ["-e", script, file], { encoding: "utf8" }));
 }
 
-/**
- * How the app shows its realm frame (src/sandbox/createSandboxFrame.ts, renderUnseen): rendered 1×1 and transparent,
- * never display: none (Chromium runs a process whose frames are all hidden at a lower CPU priority). The reference
- * pages show theirs the same way, so that they stay references for the app's frame.
- */
-const UNSEEN_FRAME = `style="position:fixed;left:0;top:0;width:1px;height:1px;border:0;opacity:0;pointer-events:none"`;
-
 /** The floor pages: the same frame, sandbox and blob worker as the realm's, with nothing in the worker. */
 export const FLOOR_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>floor</title></head><body>
-<iframe sandbox="allow-scripts" src="./floor-sandbox.html" ${UNSEEN_FRAME}></iframe>
+<iframe sandbox="allow-scripts" src="./floor-sandbox.html" hidden></iframe>
 <script>addEventListener("message", (event) => { if (event.data === "ready") window.__floorReady = performance.now(); });</script>
 </body></html>`;
 export const FLOOR_SANDBOX = `<!doctype html><html><head><meta charset="utf-8"></head><body><script>
@@ -98,7 +91,7 @@ worker.onmessage = (event) => parent.postMessage(event.data, "*");
 
 /** The lean page: the built sandbox.html and realm bundle, started the app's way, with no app. */
 export const LEAN_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>lean</title></head><body>
-<iframe sandbox="allow-scripts" src="./sandbox.html" ${UNSEEN_FRAME}></iframe>
+<iframe sandbox="allow-scripts" src="./sandbox.html" hidden></iframe>
 <script>
 const frame = document.querySelector("iframe");
 const channel = new MessageChannel();

@@ -20,19 +20,6 @@ let browser: Browser;
 let app: TestServer;
 
 const it = appTest();
-
-/** How index.html's realm frame is laid out: its display and box, and once adopted its position, opacity and pointer events. */
-function frameShown(page: Page): Promise<Record<string, string | number>> {
-  return page.evaluate(() => {
-    const frame = document.getElementById("lm-realm-frame")!;
-    const style = getComputedStyle(frame);
-    const box = frame.getBoundingClientRect();
-    const shown: Record<string, string | number> = { display: style.display, width: box.width, height: box.height };
-    if (style.position !== "static")
-      Object.assign(shown, { position: style.position, opacity: style.opacity, pointerEvents: style.pointerEvents });
-    return shown;
-  });
-}
 it.beforeAll(({ browser: launched, app: served }) => {
   browser = launched;
   app = served;
@@ -59,22 +46,15 @@ describe("realm start", () => {
           id: frame.id,
           sandbox: frame.getAttribute("sandbox"),
           src: frame.getAttribute("src"),
-          // Rendered (1×1) but unseen: transparent, untouchable, out of the accessibility tree.
-          box: [frame.getBoundingClientRect().width, frame.getBoundingClientRect().height],
-          opacity: getComputedStyle(frame).opacity,
-          pointerEvents: getComputedStyle(frame).pointerEvents,
-          ariaHidden: frame.getAttribute("aria-hidden"),
+          shown: frame.getClientRects().length > 0,
         })),
       );
-      // One realm frame in use (the spare comes later), the one from the markup, sandboxed, never seen.
+      // One realm frame in use (the spare comes later), the one from the markup, sandboxed, never shown.
       expect(frames[0]).toEqual({
         id: "lm-realm-frame",
         sandbox: "allow-scripts",
         src: "./sandbox.html",
-        box: [1, 1],
-        opacity: "0",
-        pointerEvents: "none",
-        ariaHidden: "true",
+        shown: false,
       });
       expect(frames.filter((frame) => frame.id === "lm-realm-frame")).toHaveLength(1);
       const html = readFileSync(join(DIST_DIR, "index.html"), "utf8");
@@ -136,24 +116,12 @@ describe("realm start", () => {
       expect(bundleAskedWhileHeld).toBe(true);
       expect(await page.evaluate(() => document.querySelectorAll("script[type=module]").length)).toBe(1);
       expect(await page.evaluate(() => performance.getEntriesByName("livemark:realm-host").length)).toBe(0);
-      // index.html's frame is rendered (1×1) from the start, never display: none: Chromium runs a process whose
-      // frames are all hidden at a lower CPU priority, which slowed the sandbox's start beside the app's.
-      expect(await frameShown(page)).toEqual({ display: "inline", width: 1, height: 1 });
       entryReleased = true;
       releaseEntry();
       // The app takes that realm over (no second frame, no second start) and it is ready.
       await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
       expect(await page.locator("iframe[src*='sandbox.html']").count()).toBe(1);
       expect(await page.evaluate(() => "livemarkRealmStart" in window)).toBe(false);
-      // Adopted, it stays rendered: fixed at the corner, 1×1, transparent, untouchable.
-      expect(await frameShown(page)).toEqual({
-        display: "block",
-        width: 1,
-        height: 1,
-        position: "fixed",
-        opacity: "0",
-        pointerEvents: "none",
-      });
     } finally {
       await context.close();
     }

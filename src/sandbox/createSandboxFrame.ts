@@ -111,38 +111,11 @@ function createIframe(src: string, sandboxAttribute: boolean): HTMLIFrameElement
   iframe.setAttribute("referrerpolicy", "no-referrer");
   iframe.setAttribute("allow", "");
   iframe.title = "Livemark realm";
-  renderUnseen(iframe);
+  iframe.hidden = true;
+  iframe.style.display = "none";
   iframe.src = src;
   return iframe;
 }
-
-/**
- * How the realm's frame is shown: rendered, 1×1 px at the window's corner, transparent and untouchable
- * (`aria-hidden`, `tabindex=-1` keep it out of reach of assistive technology and the keyboard), never
- * `display: none`. Chromium runs a process whose frames are all hidden at a lower CPU priority (nice 5 on Linux,
- * against the app's 0): with the app's own start on the same cores, the sandbox document's commit, its hello and
- * the worker's creation waited for a core (issue 34 §3, bench/README.md). Set through the CSSOM: the app's CSP
- * has no 'unsafe-inline' for style attributes.
- */
-export function renderUnseen(iframe: HTMLIFrameElement): void {
-  iframe.hidden = false;
-  Object.assign(iframe.style, UNSEEN_FRAME_STYLE);
-}
-
-/** The realm frame's style (renderUnseen); e2e/sandbox.test.ts reads it back. */
-export const UNSEEN_FRAME_STYLE = {
-  display: "block",
-  position: "fixed",
-  left: "0px",
-  top: "0px",
-  width: "1px",
-  height: "1px",
-  border: "0px",
-  margin: "0px",
-  padding: "0px",
-  opacity: "0",
-  pointerEvents: "none",
-} as const;
 
 export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
   const viaServiceWorker = options.viaServiceWorker ?? controlledByServiceWorker();
@@ -231,14 +204,14 @@ export function createSandboxFrame(options: SandboxFrameOptions): SandboxFrame {
   }
   if (adopted && options.handshake?.started) {
     // Started by public/realm-start.js: its document has the bundle and the port.
-    renderUnseen(adopted);
+    adopted.style.display = "none";
     hello = started = true;
   } else if (adopted && options.handshake?.hello) {
-    renderUnseen(adopted);
+    adopted.style.display = "none";
     hello = true;
     startFrame();
   } else if (adopted) {
-    renderUnseen(adopted);
+    adopted.style.display = "none";
     const ask = () => (hello || removed ? clearInterval(probe) : post({ type: SANDBOX_PING, seq: PROBE_SEQ }));
     // Until sandbox.html commits, the frame holds its initial about:blank, a
     // document of this page's process: posting to it builds a window context
