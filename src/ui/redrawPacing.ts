@@ -15,7 +15,7 @@ import { unstable_IdlePriority, unstable_scheduleCallback } from "scheduler";
  */
 export const PACE_FACTOR = 10;
 /** The longest a streaming reply's new text waits to be drawn. */
-export const MAX_GAP_MS = 250;
+export const MAX_GAP_MS = 100;
 /** The growth rate of the streaming reply (characters a second) from which its redraws are paced. */
 export const PACE_FROM_CHARS_PER_S = 4000;
 
