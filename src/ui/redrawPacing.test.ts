@@ -139,16 +139,23 @@ describe("AgentFrames pacing", () => {
     agent.set(state("streaming", 2, 2 * FAST));
     // The rate is known from the second redraw on.
     expect(time.frame()).toBe(true);
-    time.cost(20);
+    // A cost whose PACE_FACTOR times stays under the cap.
+    const cost = Math.floor((MAX_GAP_MS - 10) / PACE_FACTOR);
+    time.cost(cost);
     expect(draws()).toBe(2);
-    // Chunks every 50 ms: the next redraw waits until 200 ms after the second started.
-    for (let chunk = 3; chunk <= 5; chunk += 1) {
+    // Chunks every 50 ms: the next redraw waits until PACE_FACTOR × cost after the second started.
+    const wait = PACE_FACTOR * cost;
+    let chunk = 3;
+    for (let at = 50; at < wait; at += 50, chunk += 1) {
       time.advance(50);
       agent.set(state("streaming", 2, chunk * FAST));
       expect(time.frame()).toBe(false);
     }
+    expect(chunk).toBeGreaterThan(3);
     expect(draws()).toBe(2);
-    time.advance(PACE_FACTOR * 20 - 150);
+    time.advance(wait - 50 * (chunk - 3) - 1);
+    expect(time.frame()).toBe(false);
+    time.advance(1);
     expect(time.frame()).toBe(true);
     expect(draws()).toBe(3);
   });
