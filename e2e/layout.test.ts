@@ -158,6 +158,9 @@ describe("every width from 320 to 2,560 px", () => {
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 800 });
       await nextPaint(page);
+      // Crossing 720 px slides the session list out as a drawer (a 0.15 s transition): what is pressable is
+      // judged once it has finished.
+      await page.evaluate(() => Promise.all(document.getAnimations().map((animation) => animation.finished)));
       const sideways = await page.evaluate(() => ({
         scrollWidth: document.documentElement.scrollWidth,
         innerWidth,
@@ -244,8 +247,11 @@ describe("the timeline follows new content", () => {
   /** Fully inside the timeline's visible area. */
   const inView = (text: string, exact = false) =>
     page.getByText(text, { exact }).evaluate((element) => {
+      // A held message's text replaced by its drawn one between finding and reading it: not in view yet.
+      const main = element.closest(".lm-main");
+      if (!main) return false;
       const box = element.getBoundingClientRect();
-      const view = element.closest(".lm-main")!.getBoundingClientRect();
+      const view = main.getBoundingClientRect();
       return box.height > 0 && box.top >= view.top && box.bottom <= view.bottom;
     });
   const prose = (label: string, count: number) =>
