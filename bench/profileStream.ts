@@ -9,7 +9,8 @@
  * PROFILE=1 a CPU profile (self and total time per function; saved to
  * /tmp/stream/NAME.cpuprofile), TRACE=from,seconds a Chromium trace of that
  * window (saved as NAME.trace.json; SAMPLES=1 adds V8's CPU samples to it),
- * LAYERS=1 the composited layer count.
+ * LAYERS=1 the composited layer count, NOFRAMES=1 without the frame-gap probe
+ * (its requestAnimationFrame loop; the longest gap then reads 0).
  * For A/B runs on a loaded machine compare shares and per-frame figures,
  * not wall times.
  */
@@ -48,7 +49,7 @@ try {
       last = now;
       requestAnimationFrame(frame);
     };
-    requestAnimationFrame(frame);
+    if (!${process.env.NOFRAMES === "1"}) requestAnimationFrame(frame);
   }`);
   await openReadyApp(page, app.url);
   await configureEndpoint(page, mock.url, { apiKey: "bench" });
