@@ -45,8 +45,10 @@ describe("thinking", () => {
     await page.getByText("All done.").waitFor({ timeout: 15_000 });
     await expect.poll(() => status().textContent(), { timeout: 10_000 }).toMatch(/^Done/);
 
-    // The answer ran and printed; the draft did not.
-    expect(await page.getByText("ANSWER RAN", { exact: true }).count()).toBeGreaterThan(0);
+    // The answer ran and printed (its output drawn once its block is: on a loaded machine after Done); the draft did not.
+    await expect
+      .poll(() => page.getByText("ANSWER RAN", { exact: true }).count(), { timeout: 10_000 })
+      .toBeGreaterThan(0);
     expect(await page.getByText("DRAFT RAN", { exact: true }).count()).toBe(0);
     const feedback = messagesOf(1).at(-1)!;
     expect(contentText(feedback.content)).toContain("ANSWER RAN");
