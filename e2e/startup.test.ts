@@ -163,3 +163,33 @@ describe("sending before the sessions are open", () => {
     await close();
   });
 });
+
+describe("a reload", () => {
+  it("draws the session's replies formatted, with their code, from the first frame they show in", async ({ page }) => {
+    await page.getByRole("button", { name: "Start the demo" }).first().click();
+    await page.getByRole("status").filter({ hasText: /^Done/ }).first().waitFor({ timeout: 60_000 });
+    // Every frame from the reload on: a reply shown as raw Markdown, or a code block without its code, is noted.
+    await page.addInitScript(`{
+      const seen = (globalThis.__drawn = { frames: 0, raw: 0, codeless: 0 });
+      const look = () => {
+        if (document.querySelector('article[aria-label="Reply"]')) {
+          seen.frames += 1;
+          if (document.querySelector(".lm-markdown--loading")) seen.raw += 1;
+          const entries = document.querySelectorAll('button[title="Copy this code block"]').length;
+          if (document.querySelectorAll(".lm-code__lang").length < entries) seen.codeless += 1;
+        }
+        requestAnimationFrame(look);
+      };
+      requestAnimationFrame(look);
+    }`);
+    await page.reload();
+    await page.getByText("Sandbox ready").waitFor({ timeout: 30_000 });
+    await page.locator(".lm-code__lang").first().waitFor({ timeout: 30_000 });
+    await page.getByRole("article", { name: "Reply" }).locator("strong").first().waitFor({ timeout: 30_000 });
+    const drawn = await page.evaluate(
+      () => (globalThis as unknown as { __drawn: { frames: number; raw: number; codeless: number } }).__drawn,
+    );
+    expect(drawn.frames).toBeGreaterThan(0);
+    expect(drawn).toMatchObject({ raw: 0, codeless: 0 });
+  });
+});

@@ -12,6 +12,7 @@ import { setSensitiveValues } from "./render/sensitiveValues";
 import { MountsContext } from "./ui/mounts";
 import { App, preloadSessionSettings } from "./ui/App";
 import { preloadMarkdown } from "./ui/LazyMarkdown";
+import { preloadCodeBlocks } from "./ui/Timeline";
 import { prepareTimeFormat } from "./ui/MessageActions";
 import { forgetKey, loadSettings, saveSettings, type Settings } from "./ui/settings";
 import { watchRealmStatus, type RealmStatus } from "./session/realmStatus";
@@ -91,7 +92,7 @@ function Root() {
       startAfter: (realm) =>
         afterRealmStart(realm, START_CAP_MS).then(() => {
           // What draws the session the store reads next: its code blocks, and a long session's held messages.
-          void import("./ui/CodeBlockView").catch(() => {});
+          void preloadCodeBlocks().catch(() => {});
           void import("./ui/HeldMessages").catch(() => {});
           // A session's messages are drawn with the Markdown chunk: fetched while the store opens, not after.
           void preloadMarkdown().catch(() => {});

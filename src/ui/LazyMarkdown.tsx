@@ -1,4 +1,5 @@
-import { lazy, memo, Suspense } from "react";
+import { memo } from "react";
+import { loadedModule } from "./loadedModule";
 import { PROGRESSIVE_FROM_CHARS } from "./markdownSegments";
 
 /**
@@ -10,11 +11,10 @@ import { PROGRESSIVE_FROM_CHARS } from "./markdownSegments";
  * before the first reply; until then a block shows its text as it is, up to
  * PROGRESSIVE_FROM_CHARS (what Markdown.tsx draws in its first task): the
  * whole of a reply of millions of characters in one text node took seconds
- * of layout in one task.
+ * of layout in one task. Not behind Suspense (loadedModule.ts).
  */
-let pending: Promise<typeof import("./Markdown")> | undefined;
-export const preloadMarkdown = () => (pending ??= import("./Markdown"));
-const Loaded = lazy(() => preloadMarkdown().then((module) => ({ default: module.Markdown })));
+const markdownModule = loadedModule(() => import("./Markdown"));
+export const preloadMarkdown = () => markdownModule.preload();
 
 /**
  * Memoised: a streaming reply re-renders its message each frame, and only its last text block changes.
@@ -24,13 +24,10 @@ const Loaded = lazy(() => preloadMarkdown().then((module) => ({ default: module.
  */
 export const Markdown = memo(
   function Markdown({ text, streaming = false }: { text: string; streaming?: boolean }) {
-    return (
-      <Suspense
-        fallback={<div className="lm-markdown lm-markdown--loading">{text.slice(0, PROGRESSIVE_FROM_CHARS)}</div>}
-      >
-        <Loaded text={text} streaming={streaming} />
-      </Suspense>
-    );
+    // Not suspending (loadedModule.ts): drawn in the render right after the chunk arrives.
+    const loaded = markdownModule.use();
+    if (!loaded) return <div className="lm-markdown lm-markdown--loading">{text.slice(0, PROGRESSIVE_FROM_CHARS)}</div>;
+    return <loaded.Markdown text={text} streaming={streaming} />;
   },
   (before, after) => before.text === after.text,
 );

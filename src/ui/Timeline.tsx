@@ -11,6 +11,7 @@ import { CopyButton, ReplyFooter, UserMessage, VersionNav } from "./MessageActio
 import { lazy, Suspense, useContext, useState } from "react";
 import { MessageActionsContext } from "./MessageActions";
 import { groupBlocks, sameGroup, type BlockGroup } from "./replyGroups";
+import { loadedModule } from "./loadedModule";
 
 /** An invited agent's report (and what really happened) draws from its own chunk: most sessions have none. */
 const AgentReportView = lazy(() => import("./AgentReportView").then((module) => ({ default: module.AgentReportView })));
@@ -22,9 +23,19 @@ const CodeBlockMarks = lazy(() => import("./CodeBlockMarks"));
 const OriginalCode = lazy(() => import("./CodeBlockMarks").then((module) => ({ default: module.OriginalCode })));
 
 // Code and data blocks (with highlighting and collapsing): their own chunk, fetched as the page starts (main.tsx).
-const codeBlocks = () => import("./CodeBlockView");
-const CodeBlockView = lazy(() => codeBlocks().then((module) => ({ default: module.CodeBlockView })));
-const DataBlockView = lazy(() => codeBlocks().then((module) => ({ default: module.DataBlockView })));
+// Not behind Suspense (loadedModule.ts): a reload draws them as soon as the chunk is in, not up to 300 ms later.
+const codeBlocks = loadedModule(() => import("./CodeBlockView"));
+/** Fetch the code and data blocks' chunk ahead (main.tsx, once the realm is ready). */
+export const preloadCodeBlocks = () => codeBlocks.preload();
+type CodeBlockViews = typeof import("./CodeBlockView");
+function CodeBlockView(props: Parameters<CodeBlockViews["CodeBlockView"]>[0]) {
+  const views = codeBlocks.use();
+  return views ? <views.CodeBlockView {...props} /> : null;
+}
+function DataBlockView(props: Parameters<CodeBlockViews["DataBlockView"]>[0]) {
+  const views = codeBlocks.use();
+  return views ? <views.DataBlockView {...props} /> : null;
+}
 
 // The first-run screen has its own small chunk (the initial JavaScript budget, bench/); it loads at once.
 const Welcome = lazy(() => import("./Welcome").then((module) => ({ default: module.Welcome })));
@@ -101,9 +112,7 @@ const CodeBlockEntry = memo(function CodeBlockEntry({
           />
         </Suspense>
       ) : (
-        <Suspense fallback={null}>
-          <CodeBlockView block={block} cut={cut} settled={settled} ordinal={ordinal} />
-        </Suspense>
+        <CodeBlockView block={block} cut={cut} settled={settled} ordinal={ordinal} />
       )}
       {(mounts ?? [])
         .filter((mount) => mount.afterBlock === block.index)
@@ -168,11 +177,7 @@ const ReplyGroup = memo(
               );
             case "data":
               data += 1;
-              return (
-                <Suspense key={block.index} fallback={null}>
-                  <DataBlockView block={block} ordinal={data} />
-                </Suspense>
-              );
+              return <DataBlockView key={block.index} block={block} ordinal={data} />;
           }
         })}
       </div>
