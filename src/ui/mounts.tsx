@@ -1,6 +1,5 @@
-import { createContext, useCallback, useContext, useSyncExternalStore } from "react";
+import { createContext, lazy, Suspense, useCallback, useContext, useSyncExternalStore } from "react";
 import type { MountRegistry, UiEvent } from "../render";
-import { loadedModule } from "./loadedModule";
 
 /**
  * The view of mounts (MountView, the catalog, the kit, the sanitizers) is its
@@ -8,14 +7,8 @@ import { loadedModule } from "./loadedModule";
  * JavaScript the page needs before the composer works. main.tsx requests it
  * once the page is idle; a mount drawn before that waits for it.
  */
-const mountViews = loadedModule(() => import("../render/MountView"));
-export const loadMountView = () => mountViews.preload();
-
-/** Not behind Suspense (loadedModule.ts): a panel is drawn as soon as the chunk is in, not up to 300 ms later. */
-function MountView(props: Parameters<typeof import("../render/MountView").MountView>[0]) {
-  const views = mountViews.use();
-  return views ? <views.MountView {...props} /> : null;
-}
+export const loadMountView = () => import("../render/MountView");
+const MountView = lazy(() => loadMountView().then((module) => ({ default: module.MountView })));
 
 /**
  * Mounted UIs in the timeline. The registry holds each mount's live (or
@@ -70,12 +63,14 @@ export function MountSlot({ mountId }: { mountId: string }) {
   }
   return (
     <div className="lm-mount" aria-label="Mounted UI" data-mount-id={mountId}>
-      <MountView
-        store={store}
-        sendEvent={context.sendEvent}
-        onRevive={context.revive}
-        onUnknownComponent={context.onUnknownComponent}
-      />
+      <Suspense fallback={null}>
+        <MountView
+          store={store}
+          sendEvent={context.sendEvent}
+          onRevive={context.revive}
+          onUnknownComponent={context.onUnknownComponent}
+        />
+      </Suspense>
       {note && (
         <p className="lm-notice lm-notice--warn" aria-label="Saved UI was cut">
           {note}
