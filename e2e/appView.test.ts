@@ -70,7 +70,7 @@ describe("Open as app", () => {
       context.waitForEvent("page"),
       page.getByRole("article", { name: "Reply" }).last().getByRole("button", { name: "Open as app" }).click(),
     ]);
-    await appPage.getByRole("heading", { name: "Counter" }).waitFor({ timeout: 30_000 });
+    await appPage.getByRole("heading", { name: "Counter", level: 1 }).waitFor({ timeout: 30_000 });
     expect(new URL(appPage.url()).hash).toMatch(/^#app\/[^/]+\/[^/]+$/);
     await counterShows(appPage, 0);
     await appPage.getByRole("button", { name: "count 0" }).click();
@@ -113,7 +113,7 @@ describe("Open as app", () => {
     try {
       const viewer = await fresh.newPage();
       await viewer.goto(link);
-      await viewer.getByRole("heading", { name: "Counter" }).waitFor({ timeout: 30_000 });
+      await viewer.getByRole("heading", { name: "Counter", level: 1 }).waitFor({ timeout: 30_000 });
       const counter = viewer.getByLabel("Mounted UI").getByRole("button", { name: /^count \d+$/ });
       await counter.waitFor({ timeout: 30_000 });
       const start = Number((await counter.textContent())!.replace("count ", ""));
@@ -176,7 +176,7 @@ describe("Open as app", () => {
     await opener
       .getByLabel("Import")
       .setInputFiles({ name: "app.json", mimeType: "application/json", buffer: Buffer.from(file) });
-    await opener.getByRole("heading", { name: "Tally" }).waitFor({ timeout: 30_000 });
+    await opener.getByRole("heading", { name: "Tally", level: 1 }).waitFor({ timeout: 30_000 });
     // The address becomes the app's link: a reload opens the same app.
     await expect.poll(() => new URL(opener.url()).hash).toMatch(/^#app=/);
     await opener.getByRole("button", { name: "tally 0" }).click();
@@ -227,7 +227,7 @@ describe("Open as app", () => {
       await installed.setOffline(true);
       const viewer = await installed.newPage();
       await viewer.goto(app.url.replace(/#.*$/, "") + encoded.fragment);
-      await viewer.getByRole("heading", { name: "Offline tally" }).waitFor({ timeout: 30_000 });
+      await viewer.getByRole("heading", { name: "Offline tally", level: 1 }).waitFor({ timeout: 30_000 });
       await viewer.getByRole("button", { name: "tally 0" }).click();
       await viewer.getByRole("button", { name: "tally 1" }).waitFor({ timeout: 20_000 });
       expect(await viewer.evaluate(() => !!navigator.serviceWorker.controller)).toBe(true);
