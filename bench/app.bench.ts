@@ -46,6 +46,7 @@ import { startMockLlm, type MockChunk } from "../e2e/mockLlm";
 import { estimateTokens } from "../src/llm";
 import { SYSTEM_PROMPT } from "../src/capabilities/prompt";
 import { maxOfSamples } from "./budgets";
+import type { TraceEvent } from "./traceEvent";
 
 function ensureBuilt() {
   if (!existsSync(join(DIST_DIR, "index.html")) || !existsSync(join(DIST_DIR, "generated", "realm.js"))) {
@@ -123,17 +124,6 @@ export function longReply(count = 20_000): string[] {
 const INTERACTIVE_LOADS = 11;
 /** Streams per speed: each is one sample of the longest task (a maximum needs at least 5, bench/budgets.ts). */
 const STREAMS = Number(process.env.STREAMS ?? 5);
-
-interface TraceEvent {
-  name: string;
-  ph: string;
-  pid: number;
-  tid: number;
-  ts: number;
-  dur?: number;
-  tdur?: number;
-  args?: { name?: string };
-}
 
 const TASK = "ThreadControllerImpl::RunTask";
 

@@ -27,16 +27,7 @@ import {
   sessionPage,
   type OpenSample,
 } from "./session.bench";
-
-interface TraceEvent {
-  name: string;
-  ph: string;
-  pid: number;
-  tid: number;
-  ts: number;
-  dur?: number;
-  tdur?: number;
-}
+import type { TraceEvent } from "./traceEvent";
 
 /**
  * With CPU=1 each load is traced: the page's main thread's CPU time (each task's thread time, not its wall time,

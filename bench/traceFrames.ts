@@ -6,17 +6,7 @@
  *   npx tsx bench/traceFrames.ts /tmp/stream/trace.trace.json [frames = 6]
  */
 import { readFileSync } from "node:fs";
-
-interface TraceEvent {
-  name: string;
-  ph: string;
-  pid: number;
-  tid: number;
-  ts: number;
-  dur?: number;
-  tdur?: number;
-  args?: { name?: string };
-}
+import type { TraceEvent } from "./traceEvent";
 
 const [file, count = "6"] = process.argv.slice(2);
 if (!file) throw new Error("usage: npx tsx bench/traceFrames.ts <trace.json> [frames]");

@@ -14,34 +14,7 @@ import { join } from "node:path";
 import { DIST_DIR, launchBrowser, openReadyApp, serveStatic, waitFor } from "../e2e/harness";
 import { startMockLlm } from "../e2e/mockLlm";
 import { STREAM_DONE, sessionExport, startHugeStream, streamTab } from "./hugeReply.bench";
-
-interface TraceEvent {
-  name: string;
-  cat: string;
-  ph: string;
-  pid: number;
-  tid: number;
-  ts: number;
-  dur?: number;
-  /** The thread's CPU time in the event (µs): less than `dur` when the thread waited for a core. */
-  tdur?: number;
-  args?: {
-    name?: string;
-    data?: {
-      functionName?: string;
-      url?: string;
-      cpuProfile?: { nodes?: ProfileNode[]; samples?: number[] };
-      timeDeltas?: number[];
-    };
-  };
-  id?: string;
-}
-
-interface ProfileNode {
-  id: number;
-  parent?: number;
-  callFrame: { functionName: string; url: string; lineNumber?: number };
-}
+import type { ProfileNode, TraceEvent } from "./traceEvent";
 
 const LAST_DRAWN = `(() => {
   const segments = document.querySelectorAll(".lm-segment");

@@ -10,32 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DIST_DIR, launchBrowser, openReadyApp, serveStatic, waitFor } from "../e2e/harness";
 import { sessionExport } from "./session.bench";
-
-interface TraceEvent {
-  name: string;
-  cat: string;
-  ph: string;
-  pid: number;
-  tid: number;
-  ts: number;
-  dur?: number;
-  args?: {
-    name?: string;
-    data?: {
-      functionName?: string;
-      url?: string;
-      cpuProfile?: { nodes?: ProfileNode[]; samples?: number[] };
-      timeDeltas?: number[];
-    };
-  };
-  id?: string;
-}
-
-interface ProfileNode {
-  id: number;
-  parent?: number;
-  callFrame: { functionName: string; url: string; lineNumber?: number };
-}
+import type { ProfileNode, TraceEvent } from "./traceEvent";
 
 const LAST_VISIBLE = `(() => {
   const last = document.querySelector('article[data-message-id="m1999"]');
