@@ -5,23 +5,11 @@
  */
 import "fake-indexeddb/auto";
 import { describe, expect, it } from "vitest";
-import type { Agent, AgentState, ChatMessage } from "../agent/agent";
 import { exportSession, serializeExport } from "../store/exportImport";
 import { createSession, saveMessages } from "../store/sessions";
 import { conversation, openTestStore } from "../store/testSupport";
 import { SessionController } from "./sessionController";
-
-/** Just what the controller asks of an agent. */
-function fakeAgent(messages: ChatMessage[]): Agent {
-  const state: AgentState = { messages, phase: "idle", turn: 0, maxTurns: 10, canContinue: false };
-  return {
-    getState: () => state,
-    subscribe: () => () => undefined,
-    close: () => undefined,
-    dispose: () => undefined,
-    busy: false,
-  } as unknown as Agent;
-}
+import { idleAgent } from "./testAgent";
 
 async function sessionFile(title: string): Promise<string> {
   const store = await openTestStore();
@@ -33,7 +21,7 @@ async function sessionFile(title: string): Promise<string> {
 describe("SessionController import right after page load", () => {
   it("waits for the store, then imports (nothing is lost, no false error)", async () => {
     const file = await sessionFile("Dropped early");
-    const controller = new SessionController({ realm: { reset: async () => undefined }, makeAgent: fakeAgent });
+    const controller = new SessionController({ realm: { reset: async () => undefined }, makeAgent: idleAgent });
     const starting = controller.start();
     // The store is still opening: before, this said "Storage is unavailable".
     expect(controller.getState().storage).toBe("opening");

@@ -8,25 +8,13 @@
 import { IDBFactory } from "fake-indexeddb";
 import "fake-indexeddb/auto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Agent, AgentState, ChatMessage } from "../agent/agent";
+import type { ChatMessage } from "../agent/agent";
 import { createSession, deleteSession, saveMessages } from "../store/sessions";
 import { openStore } from "../store/store";
 import { conversation } from "../store/testSupport";
 import { SessionController } from "./sessionController";
+import { idleAgent } from "./testAgent";
 import { rememberOpenSession } from "./tabSession";
-
-function fakeAgent(initial: ChatMessage[]): Agent {
-  const state: AgentState = { messages: initial, phase: "idle", turn: 0, maxTurns: 10, canContinue: false };
-  return {
-    getState: () => state,
-    subscribe: () => () => undefined,
-    close: () => undefined,
-    dispose: () => undefined,
-    busy: false,
-    prependOlder: () => undefined,
-    loadingOlder: () => undefined,
-  } as unknown as Agent;
-}
 
 /** Two sessions: `mine` with 3 messages, `later` (more recent activity) with 5. */
 async function twoSessions() {
@@ -45,7 +33,7 @@ async function started() {
     realm: { reset: async () => undefined },
     makeAgent: (initial) => {
       made.push(initial);
-      return fakeAgent(initial);
+      return idleAgent(initial);
     },
     afterPaint: () => Promise.resolve(),
   });

@@ -7,12 +7,13 @@
 import { IDBFactory } from "fake-indexeddb";
 import "fake-indexeddb/auto";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { Agent, AgentState, ChatMessage } from "../agent/agent";
+import type { Agent, ChatMessage } from "../agent/agent";
 import type { Attachment } from "../agent/attachments";
 import { createSession, saveMessages } from "../store/sessions";
 import { openStore } from "../store/store";
 import { conversation } from "../store/testSupport";
 import { SessionController } from "./sessionController";
+import { idleAgent } from "./testAgent";
 
 interface Sent {
   agent: number;
@@ -27,16 +28,10 @@ function agents() {
   let made = 0;
   const makeAgent = (messages: ChatMessage[]): Agent => {
     const id = ++made;
-    const state: AgentState = { messages, phase: "idle", turn: 0, maxTurns: 10, canContinue: false };
-    return {
-      getState: () => state,
-      subscribe: () => () => undefined,
-      close: () => undefined,
-      dispose: () => undefined,
-      busy: false,
+    return Object.assign(idleAgent(messages), {
       send: async (text: string, attachments: readonly Attachment[] = []) =>
         void sent.push({ agent: id, messages: messages.length, text, attachments }),
-    } as unknown as Agent;
+    });
   };
   return { sent, makeAgent };
 }

@@ -5,24 +5,12 @@
  */
 import "fake-indexeddb/auto";
 import { describe, expect, it } from "vitest";
-import type { Agent, AgentState, ChatMessage } from "../agent/agent";
 import { createShareLink } from "../store/share";
 import { createSession, saveMessages } from "../store/sessions";
 import { conversation, openTestStore } from "../store/testSupport";
 import { DEFAULT_TITLE } from "../store/types";
 import { SessionController } from "./sessionController";
-
-/** Just what the controller asks of an agent. */
-function fakeAgent(messages: ChatMessage[]): Agent {
-  const state: AgentState = { messages, phase: "idle", turn: 0, maxTurns: 10, canContinue: false };
-  return {
-    getState: () => state,
-    subscribe: () => () => undefined,
-    close: () => undefined,
-    dispose: () => undefined,
-    busy: false,
-  } as unknown as Agent;
-}
+import { idleAgent } from "./testAgent";
 
 async function shareLink(title: string): Promise<string> {
   const store = await openTestStore();
@@ -37,7 +25,7 @@ async function shareLink(title: string): Promise<string> {
 describe("a share link's preview", () => {
   it("shows the conversation read-only, writes nothing, and Import leaves exactly that session", async () => {
     const href = await shareLink("Shared plan");
-    const controller = new SessionController({ realm: { reset: async () => undefined }, makeAgent: fakeAgent, href });
+    const controller = new SessionController({ realm: { reset: async () => undefined }, makeAgent: idleAgent, href });
     await controller.start();
     let state = controller.getState();
     expect(state.preview?.session.title).toBe("Shared plan");
@@ -59,7 +47,7 @@ describe("a share link's preview", () => {
 
   it("Dismiss opens the sessions as any start does, creating nothing when there are some", async () => {
     const href = await shareLink("Not kept");
-    const controller = new SessionController({ realm: { reset: async () => undefined }, makeAgent: fakeAgent, href });
+    const controller = new SessionController({ realm: { reset: async () => undefined }, makeAgent: idleAgent, href });
     await controller.start();
     expect(controller.getState().preview?.session.title).toBe("Not kept");
     await controller.dismissPreview();
