@@ -11,11 +11,15 @@ import { unstable_IdlePriority, unstable_scheduleCallback } from "scheduler";
  * redraw started, MAX_GAP_MS at most: redrawing then takes about
  * 1 / PACE_FACTOR of the main thread. A slower stream (a model at tens or
  * hundreds of tokens a second) is drawn in the frame after each chunk, as
- * every other change is.
+ * every other change is. (20 and 200 ms: a redraw of app.bench's reply costs
+ * ~8 ms, so a 2,000 tok/s stream shows ~6 times a second, each time a few
+ * hundred tokens; at 10 and 100 ms the redraws alone took more main-thread
+ * time than host.cpuMsPer1kTokens allows: bench/README.md, issue 34 seventh
+ * round.)
  */
-export const PACE_FACTOR = 10;
+export const PACE_FACTOR = 20;
 /** The longest a streaming reply's new text waits to be drawn. */
-export const MAX_GAP_MS = 100;
+export const MAX_GAP_MS = 200;
 /** The growth rate of the streaming reply (characters a second) from which its redraws are paced. */
 export const PACE_FROM_CHARS_PER_S = 4000;
 
