@@ -15,7 +15,7 @@
  */
 import { expect } from "vitest";
 import type { Page } from "playwright-core";
-import { appTest, nextPaint, send, statusText, waitDone } from "./fixture";
+import { appTest, FENCE, nextPaint, send, statusText, waitDone } from "./fixture";
 import { createGate } from "./mockLlm";
 
 const it = appTest({ configure: true });
@@ -32,9 +32,10 @@ const WATCHED = {
   streamingBlock: ['article[aria-label="Reply"]', -1, ".lm-markdown p"],
 } as const;
 type Watched = keyof typeof WATCHED;
+type Places = Record<string, readonly [string, number, string?]>;
 
 /** The hook objects each watched component holds now (its fiber and its alternate), kept in the page. */
-function look(page: Page): Promise<void> {
+function look(page: Page, watched: Places = WATCHED): Promise<void> {
   return page.evaluate((watched) => {
     const holders = ([selector, at, inner]: readonly [string, number, string?]): unknown[] | undefined => {
       const matches = document.querySelectorAll(selector);
@@ -54,11 +55,11 @@ function look(page: Page): Promise<void> {
       if (!now) throw new Error(`Nothing rendered at ${place.join(" ")}`);
       (looks[name] ??= []).push(now);
     }
-  }, WATCHED);
+  }, watched);
 }
 
 /** Which watched components rendered between the first look and the last. */
-function rendered(page: Page): Promise<Record<Watched, boolean>> {
+function rendered<Name extends string = Watched>(page: Page): Promise<Record<Name, boolean>> {
   return page.evaluate(() => {
     const looks = (window as unknown as { __looks: Record<string, unknown[][]> }).__looks;
     return Object.fromEntries(
@@ -66,7 +67,7 @@ function rendered(page: Page): Promise<Record<Watched, boolean>> {
         const seen = new Set(all[0]);
         return [name, all.slice(1).some((holders) => holders.some((hook) => hook !== undefined && !seen.has(hook)))];
       }),
-    ) as Record<Watched, boolean>;
+    ) as Record<Name, boolean>;
   });
 }
 
@@ -116,4 +117,43 @@ it("re-renders on a chunk only the streaming reply's block, not the composer, th
   gates[2].open();
   await waitDone(page);
   await expect.poll(() => reply.textContent()).toContain("to its end.");
+});
+
+it("re-renders at a long reply's end its open group, not the groups that settled while it streamed", async ({
+  page,
+  mock,
+}) => {
+  // 60 blocks (a paragraph and a code block that runs, 30 times): groups of GROUP_BLOCKS (src/ui/replyGroups.ts).
+  const parts = Array.from(
+    { length: 30 },
+    (_, index) => `Paragraph ${index} of the reply.\n\n${FENCE}ts agent.run\nconst value${index} = 1\n${FENCE}\n\n`,
+  ).join("");
+  const gate = createGate();
+  mock.enqueue({ chunks: [parts, "The last paragraph", { waitFor: gate.promise }, " ends here."] });
+  await send(page, "A long one, please.");
+  const reply = page.locator('article[aria-label="Reply"]');
+  await expect.poll(() => reply.locator(".lm-code--done").count(), { timeout: 30_000 }).toBe(30);
+  await expect.poll(() => reply.textContent()).toContain("The last paragraph");
+  // Highlighted (the worker answers each block in its own time): nothing is on its way to them but the reply's end.
+  await expect.poll(() => reply.locator('[data-highlighted="all"]').count(), { timeout: 30_000 }).toBe(30);
+  const group = 'article[aria-label="Reply"] .lm-reply-group';
+  const places: Places = {
+    settledGroupText: [group, 0, ".lm-markdown"],
+    settledGroupCode: [group, 0, ".lm-code"],
+    openGroupText: [group, -1, ".lm-markdown:last-of-type"],
+  };
+  await nextPaint(page);
+  await look(page, places);
+  gate.open();
+  await waitDone(page);
+  await expect.poll(() => reply.textContent()).toContain("ends here.");
+  await nextPaint(page);
+  await look(page, places);
+  expect(await page.locator(group).count()).toBeGreaterThan(2);
+  expect(await rendered<keyof typeof places>(page)).toEqual({
+    // The open group's text changed (and the check's own proof that it sees a render).
+    openGroupText: true,
+    settledGroupText: false,
+    settledGroupCode: false,
+  });
 });

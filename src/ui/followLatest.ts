@@ -142,11 +142,6 @@ export class FollowLatest {
     else this.toBottom();
   }
 
-  dispose(): void {
-    this.setContent(null);
-    this.setScroller(null);
-  }
-
   /** Both elements watched for size: the timeline growing, the scroller getting shorter (a window, the footer). */
   private watch(): void {
     this.observer?.disconnect();

@@ -32,8 +32,8 @@ const reducedMotion = () => typeof matchMedia === "function" && matchMedia("(pre
 export function useFollowLatest({ empty = false }: { empty?: boolean } = {}): FollowLatest {
   const [atLatest, setAtLatest] = useState(true);
   const follower = useRef<Follower | null>(null);
+  // Detached by React calling the two refs with null.
   follower.current ??= new Follower(() => setAtLatest(follower.current!.atLatest));
-  useEffect(() => () => follower.current?.dispose(), []);
 
   const scrollRef = useCallback((element: HTMLElement | null) => follower.current!.setScroller(element), []);
   // The content is watched only once there is a message: a growing welcome (its lazy parts arriving) is not followed.
