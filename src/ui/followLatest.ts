@@ -51,11 +51,7 @@ function isIntent(event: Event, scroller: HTMLElement): boolean {
   return true;
 }
 
-/**
- * The element a wheel over `target` scrolls first: the nearest ancestor that can scroll vertically. Not
- * render/useDeferredDraw.ts's `scrollingAncestor`: that one stops at any `overflow-y: auto` box, and a code
- * block's body (scrolling sideways, so `auto` both ways) would take the wheel meant for the timeline.
- */
+/** The element a wheel over `target` scrolls first: the nearest ancestor that can scroll vertically. */
 function wheelScroller(target: EventTarget | null, scroller: HTMLElement): Element | null {
   for (let node = target as Element | null; node; node = node.parentElement) {
     if (node === scroller) return node;
