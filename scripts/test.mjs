@@ -92,9 +92,31 @@ function passedOnRetry(result) {
   );
 }
 
+/** The tests that failed, named: CI shows only the end of the output, so they are listed again there. */
+function failedTests(result) {
+  return result.testResults.flatMap((file) => {
+    const tests = file.assertionResults
+      .filter((test) => test.status === "failed")
+      .map((test) => ({
+        file: file.name.slice(root.length),
+        test: test.fullName,
+        firstFailure: (test.failureMessages[0] ?? "").split("\n")[0],
+      }));
+    // A file that failed to load has no failed test of its own, only its message.
+    if (tests.length === 0 && file.status === "failed")
+      tests.push({
+        file: file.name.slice(root.length),
+        test: "(the file)",
+        firstFailure: (file.message ?? "").split("\n")[0],
+      });
+    return tests;
+  });
+}
+
 let passed = formatted ? 1 : 0;
 let failed = formatted ? 0 : 1;
 const flaky = [];
+const failures = [];
 for (const { name, project, files, env } of runs) {
   if (failedSteps > 0 && project === "e2e") {
     failed += 1;
@@ -127,6 +149,7 @@ for (const { name, project, files, env } of runs) {
   const result = JSON.parse(readFileSync(report, "utf8"));
   passed += result.numPassedTests;
   flaky.push(...passedOnRetry(result));
+  failures.push(...failedTests(result).map((test) => ({ run: name, ...test })));
   const projectFailed = result.numFailedTests + (result.numRuntimeErrorTests ?? 0);
   failed += projectFailed;
   // A suite that failed to load counts as a failure even with no failed test.
@@ -139,6 +162,11 @@ if (flaky.length > 0) {
     console.log(`  ${test.file} > ${test.test} (failed ${test.failedAttempts}×: ${test.firstFailure})`);
   console.log("");
 }
-writeFileSync(join(out, "summary.json"), JSON.stringify({ passed, failed, flaky }) + "\n");
+if (failures.length > 0) {
+  console.log(`\n${failures.length} failed:`);
+  for (const test of failures) console.log(`  [${test.run}] ${test.file} > ${test.test}: ${test.firstFailure}`);
+  console.log("");
+}
+writeFileSync(join(out, "summary.json"), JSON.stringify({ passed, failed, flaky, failures }) + "\n");
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);
