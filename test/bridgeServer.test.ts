@@ -231,33 +231,45 @@ describe("bridge tools", () => {
   });
 
   it("two agents: exactly one claims a command; the other cannot run it", async () => {
-    const page = await openPage((request) =>
-      request.method === "join" ? { title: "T", mounts: [] } : { shown: true },
-    );
-    const [a, b] = await Promise.all([agent("a"), agent("b")]);
-    expect((await a.call("livemark_join", { code: page.code })).isError).toBeFalsy();
-    // The code admitted one agent; the second joins with the code the page shows next.
-    const { code: next } = await page.waitFor("channel");
-    expect((await b.call("livemark_join", { code: next })).isError).toBeFalsy();
-    const waits = [
-      a.call("livemark_wait_for_command", { cursor: 0, timeoutS: 20 }),
-      b.call("livemark_wait_for_command", { cursor: 0, timeoutS: 20 }),
-    ];
-    // Both waits are registered before the command arrives.
-    await expect.poll(() => bridge.waiting()).toBe(2);
-    page.send(command("c1"));
-    // The first wait to answer is the winner; the other is still waiting and cannot take over the command.
-    const first = await Promise.race(waits.map((wait, index) => wait.then(() => index)));
-    const loser = first === 0 ? b : a;
-    const stolen = await loser.call("livemark_report", { commandId: "c1", kind: "status", text: "mine" });
-    expect(stolen.isError).toBe(true);
-    expect(stolen.text).toMatch(/not yours/);
-    // Closing the page ends the loser's wait (channel closed) rather than a timeout: exactly one got the command.
-    page.socket.close();
-    const results = await Promise.all(waits);
-    const got = results.filter((result) => (result.structuredContent as { command?: unknown } | undefined)?.command);
-    expect(got).toHaveLength(1);
-    expect(results[first]).toBe(got[0]);
+    // A short grace: the page's close ends the channel (and the loser's wait) soon, not after the default 2 minutes.
+    const quick = await startBridge({ port: 0, allowOrigins: [ORIGIN], log: () => undefined, resumeGraceMs: 100 });
+    try {
+      const page = await openPage(
+        (request) => (request.method === "join" ? { title: "T", mounts: [] } : { shown: true }),
+        {
+          at: quick,
+        },
+      );
+      const [a, b] = await Promise.all([agent("a", quick), agent("b", quick)]);
+      expect((await a.call("livemark_join", { code: page.code })).isError).toBeFalsy();
+      // The code admitted one agent; the second joins with the code the page shows next.
+      const { code: next } = await page.waitFor("channel");
+      expect((await b.call("livemark_join", { code: next })).isError).toBeFalsy();
+      const waits = [
+        a.call("livemark_wait_for_command", { cursor: 0, timeoutS: 20 }),
+        b.call("livemark_wait_for_command", { cursor: 0, timeoutS: 20 }),
+      ];
+      // Both waits are registered before the command arrives.
+      await expect.poll(() => quick.waiting()).toBe(2);
+      page.send(command("c1"));
+      // The first wait to answer is the winner; the other is still waiting and cannot take over the command.
+      const first = await Promise.race(waits.map((wait, index) => wait.then(() => index)));
+      const loser = first === 0 ? b : a;
+      const stolen = await loser.call("livemark_report", { commandId: "c1", kind: "status", text: "mine" });
+      expect(stolen.isError).toBe(true);
+      expect(stolen.text).toMatch(/not yours/);
+      // Closing the page ends the loser's wait (channel closed, once the grace is out) rather than a timeout:
+      // exactly one got the command.
+      page.socket.close();
+      const results = await Promise.all(waits);
+      const got = results.filter((result) => (result.structuredContent as { command?: unknown } | undefined)?.command);
+      expect(got).toHaveLength(1);
+      expect(results[first]).toBe(got[0]);
+      expect(results[1 - first].isError).toBe(true);
+      expect(results[1 - first].text).toMatch(/channel closed/);
+    } finally {
+      await quick.close();
+    }
   });
 
   it("a channel code admits one agent: the code is spent at the join (a reused code is refused), the page shows the next, and a further agent is in the channel only once the page admits it", async () => {
