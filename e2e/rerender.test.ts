@@ -157,3 +157,61 @@ it("re-renders at a long reply's end its open group, not the groups that settled
     settledGroupCode: false,
   });
 });
+
+it("follows a reply growing past the window without re-rendering the page around the timeline", async ({
+  page,
+  mock,
+}) => {
+  const paragraphs = (from: number) =>
+    Array.from({ length: 12 }, (_, index) => `Paragraph ${from + index} of a reply taller than the window.\n\n`).join(
+      "",
+    );
+  const gates = [createGate(), createGate(), createGate()];
+  mock.enqueue({
+    chunks: [
+      paragraphs(0),
+      { waitFor: gates[0].promise },
+      paragraphs(12),
+      { waitFor: gates[1].promise },
+      paragraphs(24),
+      { waitFor: gates[2].promise },
+      "The end.",
+    ],
+  });
+  await send(page, "A tall one.");
+  const reply = page.locator('article[aria-label="Reply"]');
+  await expect.poll(() => reply.textContent(), { timeout: 30_000 }).toContain("Paragraph 11 ");
+  // One reply: the page around the timeline, and the reply's newest block.
+  const places: Places = {
+    composer: WATCHED.composer,
+    sessionView: WATCHED.sessionView,
+    yourMessage: WATCHED.yourMessage,
+    streamingBlock: ['article[aria-label="Reply"]', -1, ".lm-markdown:last-of-type"],
+  };
+  await nextPaint(page);
+  await look(page, places);
+  const below = () =>
+    page.evaluate(() => {
+      const main = document.querySelector("main.lm-main")!;
+      return main.scrollHeight - main.scrollTop - main.clientHeight;
+    });
+  for (const [index, last] of [23, 35].entries()) {
+    gates[index].open();
+    await expect.poll(() => reply.textContent(), { timeout: 30_000 }).toContain(`Paragraph ${last} `);
+    // Followed: the newest paragraph is in view, the view at the bottom, no Jump to latest.
+    await expect.poll(below).toBeLessThanOrEqual(2);
+    await nextPaint(page);
+    await look(page, places);
+  }
+  expect(await page.evaluate(() => document.querySelector("main.lm-main")!.scrollTop)).toBeGreaterThan(0);
+  expect(await page.getByRole("button", { name: "Jump to latest" }).count()).toBe(0);
+  expect(await rendered<keyof typeof places>(page)).toEqual({
+    streamingBlock: true,
+    composer: false,
+    // The follow's own state (the reader at the bottom, or catching up with it) lives in Jump to latest.
+    sessionView: false,
+    yourMessage: false,
+  });
+  gates[2].open();
+  await waitDone(page);
+});

@@ -28,7 +28,7 @@ import { useChannelState, useTimelineSelection } from "./agentHooks";
 import { AgentChannelContext } from "./agentChannelContext";
 import { useInviteAgent } from "./useInviteAgent";
 import { useWebMcp, type WebMcpLink } from "./useWebMcp";
-import { useFollowLatest } from "./useFollowLatest";
+import { useBindFollow, useFollowHandle, useFollowLatest, type FollowHandle } from "./useFollowLatest";
 
 /** The invited agent's and in-browser agents' views: drawn only once there is one (agentHooks.ts is what every page needs). */
 const agentViews = () => import("./agentLink");
@@ -154,6 +154,19 @@ const StatusLine = memo(function StatusLine({
   );
 });
 
+/** The follow of the timeline (useFollowLatest) for the page's `handle`, and its **Jump to latest** while the reader is elsewhere. */
+function JumpToLatest({ handle, empty }: { handle: FollowHandle; empty: boolean }) {
+  const follow = useFollowLatest({ empty });
+  useBindFollow(handle, follow);
+  if (follow.atLatest) return null;
+  return (
+    <button type="button" className="lm-button lm-jump" onClick={follow.jump}>
+      <ArrowDownIcon size={16} />
+      Jump to latest
+    </button>
+  );
+}
+
 /** The timeline reads the messages itself: a streamed chunk re-renders it (and, memoised below it, the streaming message only). */
 const AgentTimeline = memo(function AgentTimeline({
   agent,
@@ -231,7 +244,8 @@ function SessionView({
   const toAgent = joined && channelState.sendToAgent;
   const getMessages = useCallback(() => agent.getState().messages, [agent]);
   const selection = useTimelineSelection(joined, getMessages);
-  const follow = useFollowLatest({ empty });
+  // The follow's own state lives in <JumpToLatest> (below): its changes as a reply grows do not re-render this view.
+  const follow = useFollowHandle();
   const { jump } = follow;
   // The asks float over the timeline's end; the timeline makes that much room, so nothing stays hidden under them.
   // (Room inside the timeline, not a smaller scroller: a scroller that grows back would read as scrolling up.)
@@ -315,12 +329,7 @@ function SessionView({
       <footer className="lm-footer">
         {/* Floats over the timeline's bottom edge, anchored to the footer: generated UI cannot move it. */}
         <div className="lm-footer__float">
-          {!follow.atLatest && (
-            <button type="button" className="lm-button lm-jump" onClick={jump}>
-              <ArrowDownIcon size={16} />
-              Jump to latest
-            </button>
-          )}
+          <JumpToLatest handle={follow} empty={empty} />
           {/* Asks wait here, above the composer (the timeline keeps a record of each). */}
           {!readOnly && <PendingAsks onHeight={setAsksHeight} />}
         </div>

@@ -27,7 +27,7 @@
  * (render/useDeferredDraw.ts), so a new panel below the fold stays undrawn
  * until something brings it near.
  */
-import { useCallback, useEffect, useLayoutEffect, useRef } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useStickToBottom } from "use-stick-to-bottom";
 
 export interface FollowLatest {
@@ -151,4 +151,63 @@ export function useFollowLatest({ empty = false }: { empty?: boolean } = {}): Fo
     void scrollToBottom(reducedMotion() ? "instant" : "smooth");
   }, [scrollToBottom]);
   return { scrollRef, contentRef, atLatest: empty || follow.isAtBottom, jump };
+}
+
+/**
+ * The page's hold on the follow, the same object for the page's life: the refs for the scroller and the
+ * timeline, and `jump`. The follow itself (`useFollowLatest`, whose watcher changes its state as the timeline
+ * grows and as the view catches up with it) lives in a small component that `bindFollow` connects to this
+ * handle, so those changes re-render that component only, not the page that holds the handle (its timeline,
+ * composer and asks re-rendered twice per redraw of a streaming reply).
+ */
+export interface FollowHandle {
+  scrollRef: (element: HTMLElement | null) => void;
+  contentRef: (element: HTMLElement | null) => void;
+  jump: () => void;
+}
+
+interface FollowSlot extends FollowHandle {
+  scroller: HTMLElement | null;
+  content: HTMLElement | null;
+  bound: FollowLatest | undefined;
+}
+
+export function useFollowHandle(): FollowHandle {
+  const [handle] = useState<FollowSlot>(() => {
+    const slot: FollowSlot = {
+      scroller: null,
+      content: null,
+      bound: undefined,
+      scrollRef: (element) => {
+        slot.scroller = element;
+        slot.bound?.scrollRef(element);
+      },
+      contentRef: (element) => {
+        slot.content = element;
+        slot.bound?.contentRef(element);
+      },
+      jump: () => slot.bound?.jump(),
+    };
+    return slot;
+  });
+  return handle;
+}
+
+/** Connects `follow` to the page's `handle`: the elements it holds now and later, and its `jump`. */
+export function useBindFollow(handle: FollowHandle, follow: FollowLatest): void {
+  const slot = handle as FollowSlot;
+  const { scrollRef, contentRef } = follow;
+  // Before the paint, as a ref would be; whichever of the element and the follow comes second connects them.
+  useLayoutEffect(() => {
+    slot.bound = follow;
+  });
+  useLayoutEffect(() => {
+    scrollRef(slot.scroller);
+    return () => scrollRef(null);
+  }, [slot, scrollRef]);
+  useLayoutEffect(() => {
+    contentRef(slot.content);
+    return () => contentRef(null);
+  }, [slot, contentRef]);
+  useLayoutEffect(() => () => void (slot.bound = undefined), [slot]);
 }
