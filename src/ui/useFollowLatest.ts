@@ -156,7 +156,7 @@ export function useFollowLatest({ empty = false }: { empty?: boolean } = {}): Fo
 /**
  * The page's hold on the follow, the same object for the page's life: the refs for the scroller and the
  * timeline, and `jump`. The follow itself (`useFollowLatest`, whose watcher changes its state as the timeline
- * grows and as the view catches up with it) lives in a small component that `bindFollow` connects to this
+ * grows and as the view catches up with it) lives in a small component that `useBindFollow` connects to this
  * handle, so those changes re-render that component only, not the page that holds the handle (its timeline,
  * composer and asks re-rendered twice per redraw of a streaming reply).
  */
