@@ -9,11 +9,8 @@
  *   `realm.hostCreatedMs`: navigation start → the app created its realm host
  *   (in its first render), the earliest its READY can count;
  *   `realm.loadMs` / `realm.warmupMs` split the worker's share into
- *   reading+compiling+evaluating the bundle (from the moment the worker's
- *   loader has it: the worker starts with the sandbox document, before the
- *   bundle; until issue 34's ninth round it counted from the worker's own
- *   start) and the realm's set-up and Babel's warm-up up to READY (READY
- *   means warm). `realm.bareReadyMs`:
+ *   loading+evaluating the bundle and the realm's set-up and Babel's
+ *   warm-up up to READY (READY means warm). `realm.bareReadyMs`:
  *   the same on a page that does nothing but start a realm.
  *   `realm.floorReadyMs` (reference): this machine's floor for any realm of
  *   this shape, a page whose `sandbox="allow-scripts"` frame starts a blob
