@@ -98,6 +98,18 @@ describe("the realm cannot read the app's data", () => {
     failed(report);
   });
 
+  it("the worker's loader (sandbox.html) leaves nothing in the realm: no note of its own, no message handler", async () => {
+    // The worker starts with the sandbox document and evaluates the bundle it is sent once; the realm takes the
+    // loader's note (when the bundle came) off the global scope before model code runs.
+    const report = await attack(`
+      console.log(JSON.stringify({
+        note: String("livemarkBundleAt" in self),
+        handler: self.onmessage === null ? "none" : typeof self.onmessage,
+      }));
+    `);
+    expect(report).toEqual({ note: "false", handler: "none" });
+  });
+
   it("the sandbox document cannot read storage, cookies or the parent either", async () => {
     const frame = realm.sandboxFrame();
     const report = await probeDocument(

@@ -58,6 +58,11 @@ export const SANDBOX_WORKER_ERROR = "livemark-sandbox-worker-error";
 export const SANDBOX_PING = "livemark-sandbox-ping";
 /** sandbox document → host: yes. No answer means the sandbox's process is gone. */
 export const SANDBOX_PONG = "livemark-sandbox-pong";
+/**
+ * sandbox document → the worker's loader (started with the document, before the bundle arrives): `{ bundle: Blob }`,
+ * evaluated once; the realm it defines then hears REALM_CONNECT.
+ */
+export const REALM_BUNDLE = "livemark-realm-bundle";
 /** sandbox document → realm worker: here is your MessagePort. */
 export const REALM_CONNECT = "livemark-realm-connect";
 

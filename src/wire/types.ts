@@ -32,6 +32,7 @@ import { MOUNT_REALM_ENTRIES, UI_EVENT_ENTRY, jsonSchema, type JsonValue } from 
 import {
   CALL,
   CANCEL,
+  REALM_BUNDLE,
   REALM_CONNECT,
   RESULT,
   SANDBOX_HELLO,
@@ -281,8 +282,13 @@ export const sandboxMessageSchema = variants("type", {
 });
 export type SandboxMessage = Infer<typeof sandboxMessageSchema>;
 
-/** sandbox document → realm worker (worker.postMessage, with the port transferred). */
+/**
+ * sandbox document → realm worker (worker.postMessage): first the bundle, to the loader the worker starts with,
+ * then the port (transferred), to the realm the bundle defines.
+ */
 export const realmConnectSchema = variants("type", {
+  /** `bundle`: the realm's code, evaluated once by the worker's loader. */
+  [REALM_BUNDLE]: { bundle: blobSchema },
   [REALM_CONNECT]: { version: int() },
 });
 export type RealmConnectMessage = Infer<typeof realmConnectSchema>;

@@ -1,6 +1,7 @@
 /**
- * Realm worker entry: a classic worker started by public/sandbox.html from a
- * blob URL at an opaque origin. Composes the realm (createRealm.ts), hardens
+ * Realm worker entry: evaluated by the loader of a classic worker that
+ * public/sandbox.html starts from a blob URL at an opaque origin, as soon as
+ * the bundle is sent to it. Composes the realm (createRealm.ts), hardens
  * the global scope, waits for the port the host sent through the sandbox
  * document, then serves the wire protocol on it. Exports nothing: this
  * bundle is an IIFE and its exports would become a global that model code
@@ -14,9 +15,12 @@ import { hardenGlobalScope } from "./runtime/hardenGlobalScope";
 import { warmUp } from "./runtime/warmUp";
 import { preloadZod } from "./runtime/zod";
 
-// The worker's clock starts when it does: this is how long fetching,
-// compiling and evaluating the bundle (mostly Babel) took.
-const loadMs = performance.now();
+// How long reading, compiling and evaluating the bundle (mostly Babel) took. The worker starts with the sandbox
+// document (public/sandbox.html), before the bundle is there: its loader notes when the bundle came and evaluated it.
+// The note is taken off the global scope before any model code can see it.
+const scope = self as unknown as { livemarkBundleAt?: number };
+const loadMs = performance.now() - (scope.livemarkBundleAt ?? 0);
+delete scope.livemarkBundleAt;
 
 const realm = createRealm({ scheduleMacrotask: createMacrotaskScheduler() });
 hardenGlobalScope(realm.globals.fetch as typeof fetch);
