@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Agent, AgentState } from "../agent/agent";
-import { MAX_GAP_MS, PACE_FACTOR, PACE_FROM_CHARS_PER_S, RedrawPacing } from "./redrawPacing";
+import { MAX_GAP_MS, PACE_FACTOR, PACE_FROM_CHARS_PER_S, RedrawPacing, withNextRedraw } from "./redrawPacing";
 import { AgentFrames, type FrameClock } from "./useAgentState";
 
 describe("RedrawPacing", () => {
@@ -111,8 +111,8 @@ function setUp() {
   const agent = fakeAgent(state("streaming", 2));
   const frames = new AgentFrames(agent.agent, time.clock);
   let draws = 0;
-  frames.subscribe(() => (draws += 1));
-  return { time, agent, draws: () => draws };
+  const unsubscribe = frames.subscribe(() => (draws += 1));
+  return { time, agent, draws: () => draws, unsubscribe };
 }
 
 /** Chars a chunk brings every 50 ms: 2,000 tok/s (~8,000 characters a second). */
@@ -201,5 +201,76 @@ describe("AgentFrames pacing", () => {
     agent.set(state("streaming", 4, FAST));
     expect(time.frame()).toBe(true);
     expect(draws()).toBe(5);
+  });
+});
+
+describe("withNextRedraw", () => {
+  /** A fast stream whose redraws are paced (its second redraw measured the rate). */
+  function paced() {
+    const set = setUp();
+    set.agent.set(state("streaming", 2, FAST));
+    set.time.frame();
+    set.time.advance(50);
+    set.agent.set(state("streaming", 2, 2 * FAST));
+    set.time.frame();
+    set.time.cost(5);
+    return set;
+  }
+
+  it("runs an update at once when no stream is paced", () => {
+    const { time, agent, unsubscribe } = setUp();
+    agent.set(state("streaming", 2, 10));
+    time.frame();
+    const ran: string[] = [];
+    withNextRedraw(() => ran.push("highlight"));
+    expect(ran).toEqual(["highlight"]);
+    unsubscribe();
+  });
+
+  it("keeps an update of a paced stream for its next redraw, run in that redraw before the listeners", () => {
+    const time = fakeClock();
+    const agent = fakeAgent(state("streaming", 2));
+    const frames = new AgentFrames(agent.agent, time.clock);
+    const order: string[] = [];
+    const unsubscribe = frames.subscribe(() => order.push("redraw"));
+    agent.set(state("streaming", 2, FAST));
+    time.frame();
+    time.advance(50);
+    agent.set(state("streaming", 2, 2 * FAST));
+    time.frame();
+    time.cost(5);
+    order.length = 0;
+    withNextRedraw(() => order.push("highlight"));
+    expect(order).toEqual([]);
+    time.advance(50);
+    agent.set(state("streaming", 2, 3 * FAST));
+    time.advance(PACE_FACTOR * 5);
+    expect(time.frame()).toBe(true);
+    expect(order).toEqual(["highlight", "redraw"]);
+    unsubscribe();
+  });
+
+  it("runs what waited when the stream ends, and later updates at once", () => {
+    const { time, agent, draws, unsubscribe } = paced();
+    const ran: number[] = [];
+    withNextRedraw(() => ran.push(1));
+    agent.set(state("done", 2, 2 * FAST));
+    expect(time.frame()).toBe(true);
+    expect(ran).toEqual([1]);
+    expect(draws()).toBe(3);
+    withNextRedraw(() => ran.push(2));
+    expect(ran).toEqual([1, 2]);
+    unsubscribe();
+  });
+
+  it("runs what waited when nothing redraws any more (the timeline went away mid-stream)", () => {
+    const { unsubscribe } = paced();
+    const ran: number[] = [];
+    withNextRedraw(() => ran.push(1));
+    expect(ran).toEqual([]);
+    unsubscribe();
+    expect(ran).toEqual([1]);
+    withNextRedraw(() => ran.push(2));
+    expect(ran).toEqual([1, 2]);
   });
 });

@@ -71,3 +71,30 @@ export function measureRedraw(start: number, done: (cost: number) => void, now =
     });
   });
 }
+
+/**
+ * Changes that can wait for a paced stream's next redraw. A code block's
+ * highlighting answers from its worker a few milliseconds after the redraw
+ * that showed (or closed) the block; drawn on its own it is a second render,
+ * layout and paint of the frame around it. While a reply is paced (its
+ * redraws are MAX_GAP_MS or less apart), `withNextRedraw(update)` keeps
+ * `update` until that redraw runs it, in the same render; otherwise `update`
+ * runs at once. The one redraw source is AgentFrames (useAgentState.ts),
+ * which calls `redrawing(paced)` as each redraw starts (and `redrawing(false)`
+ * when nothing draws any more): every kept update runs then.
+ */
+let paced = false;
+let waiting: (() => void)[] = [];
+
+export function withNextRedraw(update: () => void): void {
+  if (paced) waiting.push(update);
+  else update();
+}
+
+export function redrawing(stillPaced: boolean): void {
+  paced = stillPaced;
+  if (waiting.length === 0) return;
+  const due = waiting;
+  waiting = [];
+  for (const update of due) update();
+}

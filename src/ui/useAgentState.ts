@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import type { Agent, AgentState } from "../agent/agent";
-import { PACE_FROM_CHARS_PER_S, RedrawPacing, measureRedraw } from "./redrawPacing";
+import { PACE_FROM_CHARS_PER_S, RedrawPacing, measureRedraw, redrawing } from "./redrawPacing";
 
 /** What AgentFrames needs from the page (injected in its tests). */
 export interface FrameClock {
@@ -69,6 +69,8 @@ export class AgentFrames {
       this.cancelFrame = undefined;
       this.cancelTimer?.();
       this.cancelTimer = undefined;
+      // Nothing redraws this agent any more: what waited for its next redraw runs now.
+      redrawing(false);
     };
   }
 
@@ -108,6 +110,8 @@ export class AgentFrames {
       ((length - before.length) / (start - before.at)) * 1000 >= PACE_FROM_CHARS_PER_S;
     this.drawn = { phase, count: messages.length, length, at: start };
     this.pacing.started(start);
+    // What waited for this redraw (withNextRedraw) is set in the same callback: one render with the listeners'.
+    redrawing(this.fast);
     for (const each of this.listeners) each();
     if (this.measuring) return;
     this.measuring = true;

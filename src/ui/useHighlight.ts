@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { grammarFor } from "./codeLanguages";
 import type { HighlightedLine } from "./highlight";
+import { withNextRedraw } from "./redrawPacing";
 
 /** While a block streams, it is highlighted at most this often. */
 export const STREAMING_HIGHLIGHT_INTERVAL_MS = 200;
@@ -60,7 +61,10 @@ export function useHighlight(code: string, lang: string | undefined, settled: bo
           (lines) => {
             if (!lines || !alive.current || id < applied.current) return;
             applied.current = id;
-            setResult({ code: text, lines });
+            // In a paced stream, drawn with its next redraw rather than as a frame of its own.
+            withNextRedraw(() => {
+              if (alive.current) setResult({ code: text, lines });
+            });
           },
           // No highlighting (a chunk failed to load offline): the plain text stays.
           () => {},
