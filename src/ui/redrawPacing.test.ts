@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Agent, AgentState } from "../agent/agent";
 import { MAX_GAP_MS, PACE_FACTOR, PACE_FROM_CHARS_PER_S, RedrawPacing, withNextRedraw } from "./redrawPacing";
 import { AgentFrames, type FrameClock } from "./useAgentState";
@@ -260,6 +260,26 @@ describe("withNextRedraw", () => {
     expect(draws()).toBe(3);
     withNextRedraw(() => ran.push(2));
     expect(ran).toEqual([1, 2]);
+    unsubscribe();
+  });
+
+  afterEach(() => void vi.useRealTimers());
+
+  it("runs what waited after MAX_GAP_MS when no redraw comes (the stream stalled)", () => {
+    vi.useFakeTimers();
+    const { unsubscribe } = paced();
+    const ran: number[] = [];
+    withNextRedraw(() => ran.push(1));
+    withNextRedraw(() => ran.push(2));
+    vi.advanceTimersByTime(MAX_GAP_MS - 1);
+    expect(ran).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(ran).toEqual([1, 2]);
+    // Still paced: the next one waits again, as long at most.
+    withNextRedraw(() => ran.push(3));
+    expect(ran).toEqual([1, 2]);
+    vi.advanceTimersByTime(MAX_GAP_MS);
+    expect(ran).toEqual([1, 2, 3]);
     unsubscribe();
   });
 

@@ -78,22 +78,31 @@ export function measureRedraw(start: number, done: (cost: number) => void, now =
  * that showed (or closed) the block; drawn on its own it is a second render,
  * layout and paint of the frame around it. While a reply is paced (its
  * redraws are MAX_GAP_MS or less apart), `withNextRedraw(update)` keeps
- * `update` until that redraw runs it, in the same render; otherwise `update`
- * runs at once. The one redraw source is AgentFrames (useAgentState.ts),
- * which calls `redrawing(paced)` as each redraw starts (and `redrawing(false)`
- * when nothing draws any more): every kept update runs then.
+ * `update` until that redraw runs it, in the same render, or until MAX_GAP_MS
+ * have passed without one (a stream that stalled: nothing would redraw it);
+ * otherwise `update` runs at once. The one redraw source is AgentFrames
+ * (useAgentState.ts), which calls `redrawing(paced)` as each redraw starts
+ * (and `redrawing(false)` when nothing draws any more): every kept update
+ * runs then.
  */
 let paced = false;
 let waiting: (() => void)[] = [];
+let deadline: ReturnType<typeof setTimeout> | undefined;
 
 export function withNextRedraw(update: () => void): void {
-  if (paced) waiting.push(update);
-  else update();
+  if (!paced) return update();
+  waiting.push(update);
+  deadline ??= setTimeout(() => {
+    deadline = undefined;
+    redrawing(paced);
+  }, MAX_GAP_MS);
 }
 
 export function redrawing(stillPaced: boolean): void {
   paced = stillPaced;
   if (waiting.length === 0) return;
+  clearTimeout(deadline);
+  deadline = undefined;
   const due = waiting;
   waiting = [];
   for (const update of due) update();
