@@ -106,17 +106,32 @@ const state = (phase: AgentState["phase"], count: number, length = 0): AgentStat
     canContinue: false,
   }) as unknown as AgentState;
 
-function setUp() {
+function setUp(onDraw?: () => void) {
   const time = fakeClock();
   const agent = fakeAgent(state("streaming", 2));
   const frames = new AgentFrames(agent.agent, time.clock);
   let draws = 0;
-  const unsubscribe = frames.subscribe(() => (draws += 1));
+  const unsubscribe = frames.subscribe(() => {
+    draws += 1;
+    onDraw?.();
+  });
   return { time, agent, draws: () => draws, unsubscribe };
 }
 
 /** Chars a chunk brings every 50 ms: 2,000 tok/s (~8,000 characters a second). */
 const FAST = 400;
+
+/** A fast stream drawn twice (the second redraw knows its rate, so the next is paced), that redraw costing `cost`. */
+function pacedStream(cost: number, onDraw?: () => void) {
+  const set = setUp(onDraw);
+  set.agent.set(state("streaming", 2, FAST));
+  set.time.frame();
+  set.time.advance(50);
+  set.agent.set(state("streaming", 2, 2 * FAST));
+  expect(set.time.frame()).toBe(true);
+  set.time.cost(cost);
+  return set;
+}
 
 describe("AgentFrames pacing", () => {
   it("draws every chunk of a slower stream in the next frame, however costly the redraws", () => {
@@ -132,16 +147,9 @@ describe("AgentFrames pacing", () => {
   });
 
   it("spaces the redraws of a fast stream by PACE_FACTOR times their cost, and draws what waited", () => {
-    const { time, agent, draws } = setUp();
-    agent.set(state("streaming", 2, FAST));
-    time.frame();
-    time.advance(50);
-    agent.set(state("streaming", 2, 2 * FAST));
-    // The rate is known from the second redraw on.
-    expect(time.frame()).toBe(true);
-    // A cost whose PACE_FACTOR times stays under the cap.
+    // A cost whose PACE_FACTOR times stays under the cap; the rate is known from the second redraw on.
     const cost = Math.floor((MAX_GAP_MS - 10) / PACE_FACTOR);
-    time.cost(cost);
+    const { time, agent, draws } = pacedStream(cost);
     expect(draws()).toBe(2);
     // Chunks every 50 ms: the next redraw waits until PACE_FACTOR × cost after the second started.
     const wait = PACE_FACTOR * cost;
@@ -161,13 +169,7 @@ describe("AgentFrames pacing", () => {
   });
 
   it("never holds a fast stream's text longer than MAX_GAP_MS", () => {
-    const { time, agent } = setUp();
-    agent.set(state("streaming", 2, FAST));
-    time.frame();
-    time.advance(50);
-    agent.set(state("streaming", 2, 2 * FAST));
-    time.frame();
-    time.cost(1000);
+    const { time, agent } = pacedStream(1000);
     time.advance(50);
     agent.set(state("streaming", 2, 3 * FAST));
     time.advance(MAX_GAP_MS - 51);
@@ -177,13 +179,7 @@ describe("AgentFrames pacing", () => {
   });
 
   it("draws a change of phase or a new message at the next frame, without the wait", () => {
-    const { time, agent, draws } = setUp();
-    agent.set(state("streaming", 2, FAST));
-    time.frame();
-    time.advance(50);
-    agent.set(state("streaming", 2, 2 * FAST));
-    time.frame();
-    time.cost(20);
+    const { time, agent, draws } = pacedStream(20);
     time.advance(50);
     agent.set(state("streaming", 2, 3 * FAST));
     expect(time.frame()).toBe(false);
@@ -205,18 +201,6 @@ describe("AgentFrames pacing", () => {
 });
 
 describe("withNextRedraw", () => {
-  /** A fast stream whose redraws are paced (its second redraw measured the rate). */
-  function paced() {
-    const set = setUp();
-    set.agent.set(state("streaming", 2, FAST));
-    set.time.frame();
-    set.time.advance(50);
-    set.agent.set(state("streaming", 2, 2 * FAST));
-    set.time.frame();
-    set.time.cost(5);
-    return set;
-  }
-
   it("runs an update at once when no stream is paced", () => {
     const { time, agent, unsubscribe } = setUp();
     agent.set(state("streaming", 2, 10));
@@ -228,17 +212,8 @@ describe("withNextRedraw", () => {
   });
 
   it("keeps an update of a paced stream for its next redraw, run in that redraw before the listeners", () => {
-    const time = fakeClock();
-    const agent = fakeAgent(state("streaming", 2));
-    const frames = new AgentFrames(agent.agent, time.clock);
     const order: string[] = [];
-    const unsubscribe = frames.subscribe(() => order.push("redraw"));
-    agent.set(state("streaming", 2, FAST));
-    time.frame();
-    time.advance(50);
-    agent.set(state("streaming", 2, 2 * FAST));
-    time.frame();
-    time.cost(5);
+    const { time, agent, unsubscribe } = pacedStream(5, () => order.push("redraw"));
     order.length = 0;
     withNextRedraw(() => order.push("highlight"));
     expect(order).toEqual([]);
@@ -251,7 +226,7 @@ describe("withNextRedraw", () => {
   });
 
   it("runs what waited when the stream ends, and later updates at once", () => {
-    const { time, agent, draws, unsubscribe } = paced();
+    const { time, agent, draws, unsubscribe } = pacedStream(5);
     const ran: number[] = [];
     withNextRedraw(() => ran.push(1));
     agent.set(state("done", 2, 2 * FAST));
@@ -267,7 +242,7 @@ describe("withNextRedraw", () => {
 
   it("runs what waited after MAX_GAP_MS when no redraw comes (the stream stalled)", () => {
     vi.useFakeTimers();
-    const { unsubscribe } = paced();
+    const { unsubscribe } = pacedStream(5);
     const ran: number[] = [];
     withNextRedraw(() => ran.push(1));
     withNextRedraw(() => ran.push(2));
@@ -284,7 +259,7 @@ describe("withNextRedraw", () => {
   });
 
   it("runs what waited when nothing redraws any more (the timeline went away mid-stream)", () => {
-    const { unsubscribe } = paced();
+    const { unsubscribe } = pacedStream(5);
     const ran: number[] = [];
     withNextRedraw(() => ran.push(1));
     expect(ran).toEqual([]);
