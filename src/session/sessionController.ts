@@ -427,8 +427,32 @@ export class SessionController {
     return this.confirmLeave().then((yes) => yes && leave());
   }
 
+  /**
+   * Switches run one at a time (`open`, `newSession`). A session picked while
+   * a switch is still closing the one it leaves (saving its reply as
+   * interrupted) opens once that switch is over: run side by side, the picked
+   * session was read before the closing one was saved, and the switch then
+   * opened its own session over it.
+   */
+  private switching: Promise<void> | undefined;
+
+  private oneSwitchAtATime(switchTo: () => Promise<void>): Promise<void> {
+    // With none under way it starts at once: the closing agent refuses messages from the switch's first moment.
+    const run = this.switching ? this.switching.then(switchTo) : switchTo();
+    const over = run.catch(() => undefined);
+    this.switching = over;
+    void over.then(() => {
+      if (this.switching === over) this.switching = undefined;
+    });
+    return run;
+  }
+
   /** `early`: the session's opening read, already under way (the start's), used instead of reading it again. */
-  async open(id: string, early?: Promise<OpenedSession | undefined>): Promise<void> {
+  open(id: string, early?: Promise<OpenedSession | undefined>): Promise<void> {
+    return this.oneSwitchAtATime(() => this.openNow(id, early));
+  }
+
+  private async openNow(id: string, early?: Promise<OpenedSession | undefined>): Promise<void> {
     if (!this.store) return;
     if (this.state.current?.id === id && this.state.agent) return;
     const leave = this.mayLeave();
@@ -692,7 +716,11 @@ export class SessionController {
     return session;
   }
 
-  async newSession(): Promise<void> {
+  newSession(): Promise<void> {
+    return this.oneSwitchAtATime(() => this.newSessionNow());
+  }
+
+  private async newSessionNow(): Promise<void> {
     if (!this.store) return;
     // The open session is still empty: it is the new session.
     if (
@@ -710,7 +738,7 @@ export class SessionController {
     const session = await createSession(this.store);
     await this.refreshList();
     this.broadcast({ type: "list" });
-    await this.open(session.id);
+    await this.openNow(session.id);
   }
 
   async rename(id: string, title: string): Promise<void> {

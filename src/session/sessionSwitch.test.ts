@@ -157,4 +157,71 @@ describe("session switch", () => {
       "Interrupted: you switched sessions.",
     );
   });
+
+  it("a session picked while a switch still closes the running one opens after that switch, with the cause it saved", async () => {
+    indexedDB.deleteDatabase("livemark");
+    let clock = 1_970_000_000_000;
+    vi.spyOn(Date, "now").mockImplementation(() => (clock += 7));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slowModel = () =>
+      new MockLanguageModelV3({
+        doStream: async () => ({
+          stream: new ReadableStream({
+            async start(stream) {
+              stream.enqueue({ type: "stream-start", warnings: [] });
+              stream.enqueue({ type: "text-start", id: "t" });
+              stream.enqueue({ type: "text-delta", id: "t", delta: "Thinking about it" });
+              await held;
+              stream.close();
+            },
+          }),
+        }),
+      });
+    const controller = new SessionController({
+      realm: { reset: async () => undefined },
+      makeAgent: (messages) =>
+        new Agent(
+          {
+            model: slowModel,
+            system: "SYSTEM",
+            realm: idleRealm,
+            createParser: createProtocolParser,
+            describeError: (error) => ({ code: "unknown", message: String(error), retryable: false }),
+            wrapFeedback: (body) => body,
+          },
+          messages,
+        ),
+    });
+    await controller.start();
+    const running = controller.getState().agent!;
+    const runningId = controller.getState().current!.id;
+    void running.send("a long question");
+    await vi.waitFor(() => expect(running.getState().phase).toBe("streaming"));
+
+    controller.confirmLeave = async () => true;
+    // The page shows no session while the closing one saves: that is when the person picks the one they left.
+    let back: Promise<void> | undefined;
+    const unsubscribe = controller.subscribe(() => {
+      if (!back && controller.getState().agent === undefined) back = controller.open(runningId);
+    });
+    const switching = controller.newSession();
+    await switching;
+    unsubscribe();
+    expect(back).toBeDefined();
+    await back;
+    release();
+
+    // The session picked last is the one open, read after the switch saved it: it says why its reply stopped.
+    expect(controller.getState().current!.id).toBe(runningId);
+    const notices = controller
+      .getState()
+      .agent!.getState()
+      .messages.filter((message) => message.role === "notice")
+      .map((message) => message.text);
+    expect(notices).toContain("Interrupted: you switched sessions.");
+    // The new session the switch made is in the list, empty.
+    expect(controller.getState().sessions.map((session) => session.id)).toContain(runningId);
+    expect(controller.getState().sessions).toHaveLength(2);
+  });
 });
