@@ -13,6 +13,8 @@
  * the most task time between two frames in CPU time, which a loaded machine
  * inflates far less than wall times) and, per build, the medians. Not part
  * of `npm run bench` (no `.bench.ts`): nothing is written to results.json.
+ * UNPROBED=1 streams as app.bench takes `host.cpuMsPer1kTokens`: no trace
+ * and no frame-gap probe (the CPU figure alone is then meaningful).
  */
 import { resolve } from "node:path";
 import { launchBrowser, serveStatic } from "../e2e/harness";
@@ -27,18 +29,22 @@ const builds = [resolve(a), resolve(b)];
 const tokens = process.env.STREAM_CHARS ? replyOfLength(Number(process.env.STREAM_CHARS)) : longReply();
 const runs = new Map<string, StreamFigures[]>(builds.map((dir) => [dir, []]));
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[values.length >> 1];
+const unprobed = process.env.UNPROBED === "1";
+const cpuFigures = (figures: StreamFigures) =>
+  figures.cpu
+    ? `; in CPU time: longest task ${figures.cpu.longestTask.toFixed(0)}, most between frames ${figures.cpu.longestBetweenFrames.toFixed(0)}`
+    : "";
 const browser = await launchBrowser();
 try {
   for (let round = 0; round < rounds; round += 1) {
     for (const dir of round % 2 === 0 ? builds : [...builds].reverse()) {
       const app = await serveStatic(dir);
       try {
-        const figures = await streamReply(browser, app.url, tokens, rate, false, true, true);
+        const figures = await streamReply(browser, app.url, tokens, rate, false, true, !unprobed, !unprobed);
         runs.get(dir)!.push(figures);
         const per1k = (ms: number) => (ms / (tokens.length / 1000)).toFixed(0);
         console.log(
-          `${dir === builds[0] ? "A" : "B"} round ${round + 1}: longest task ${figures.longestTask.toFixed(0)}, gap ${figures.longestGap.toFixed(0)}, gaps>50 ${figures.gapsOver50}; task ${per1k(figures.taskMs)}, cpu ${per1k(figures.threadMs)} ms per 1k tokens; ` +
-            `in CPU time: longest task ${figures.cpu!.longestTask.toFixed(0)}, most between frames ${figures.cpu!.longestBetweenFrames.toFixed(0)}`,
+          `${dir === builds[0] ? "A" : "B"} round ${round + 1}: longest task ${figures.longestTask.toFixed(0)}, gap ${figures.longestGap.toFixed(0)}, gaps>50 ${figures.gapsOver50}; task ${per1k(figures.taskMs)}, cpu ${per1k(figures.threadMs)} ms per 1k tokens${cpuFigures(figures)}`,
         );
       } finally {
         await app.close();
@@ -53,7 +59,9 @@ for (const [index, dir] of builds.entries()) {
   const per1k = (ms: number) => ms / (tokens.length / 1000);
   console.log(
     `${index === 0 ? "A" : "B"} ${dir}: median longest task ${median(all.map((run) => run.longestTask)).toFixed(0)}, gap ${median(all.map((run) => run.longestGap)).toFixed(0)}, ` +
-      `gaps>50 ${median(all.map((run) => run.gapsOver50))}; task ${median(all.map((run) => per1k(run.taskMs))).toFixed(0)}, cpu ${median(all.map((run) => per1k(run.threadMs))).toFixed(0)} ms per 1k tokens; ` +
-      `in CPU time: longest task ${median(all.map((run) => run.cpu!.longestTask)).toFixed(0)}, most between frames ${median(all.map((run) => run.cpu!.longestBetweenFrames)).toFixed(0)}`,
+      `gaps>50 ${median(all.map((run) => run.gapsOver50))}; task ${median(all.map((run) => per1k(run.taskMs))).toFixed(0)}, cpu ${median(all.map((run) => per1k(run.threadMs))).toFixed(1)} ms per 1k tokens` +
+      (unprobed
+        ? ""
+        : `; in CPU time: longest task ${median(all.map((run) => run.cpu!.longestTask)).toFixed(0)}, most between frames ${median(all.map((run) => run.cpu!.longestBetweenFrames)).toFixed(0)}`),
   );
 }
