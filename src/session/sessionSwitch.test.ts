@@ -44,10 +44,10 @@ const idleRealm: RealmPort = {
   subscribe: () => () => undefined,
 };
 
-function makeAgent(messages: ChatMessage[]): Agent {
+function makeAgent(messages: ChatMessage[], model: () => MockLanguageModelV3 = helloModel): Agent {
   return new Agent(
     {
-      model: helloModel,
+      model,
       system: "SYSTEM",
       realm: idleRealm,
       createParser: createProtocolParser,
@@ -56,6 +56,39 @@ function makeAgent(messages: ChatMessage[]): Agent {
     },
     messages,
   );
+}
+
+/**
+ * A controller whose open session has a reply running: its model streams a
+ * first chunk, then holds until `release()`.
+ */
+async function startWithHeldReply() {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const slowModel = () =>
+    new MockLanguageModelV3({
+      doStream: async () => ({
+        stream: new ReadableStream({
+          async start(stream) {
+            stream.enqueue({ type: "stream-start", warnings: [] });
+            stream.enqueue({ type: "text-start", id: "t" });
+            stream.enqueue({ type: "text-delta", id: "t", delta: "Thinking about it" });
+            await held;
+            stream.close();
+          },
+        }),
+      }),
+    });
+  const controller = new SessionController({
+    realm: { reset: async () => undefined },
+    makeAgent: (messages) => makeAgent(messages, slowModel),
+  });
+  await controller.start();
+  const running = controller.getState().agent!;
+  const runningId = controller.getState().current!.id;
+  void running.send("a long question");
+  await vi.waitFor(() => expect(running.getState().phase).toBe("streaming"));
+  return { controller, running, runningId, release };
 }
 
 afterEach(() => {
@@ -70,7 +103,10 @@ describe("session switch", () => {
     indexedDB.deleteDatabase("livemark");
     let clock = 1_900_000_000_000;
     vi.spyOn(Date, "now").mockImplementation(() => (clock += 7));
-    const controller = new SessionController({ realm: { reset: async () => undefined }, makeAgent });
+    const controller = new SessionController({
+      realm: { reset: async () => undefined },
+      makeAgent: (messages) => makeAgent(messages),
+    });
     await controller.start();
     const closing = controller.getState().agent!;
     const closingId = controller.getState().current!.id;
@@ -98,43 +134,7 @@ describe("session switch", () => {
     indexedDB.deleteDatabase("livemark");
     let clock = 1_950_000_000_000;
     vi.spyOn(Date, "now").mockImplementation(() => (clock += 7));
-    // A model whose reply starts, then holds until the test lets it go.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const slowModel = () =>
-      new MockLanguageModelV3({
-        doStream: async () => ({
-          stream: new ReadableStream({
-            async start(stream) {
-              stream.enqueue({ type: "stream-start", warnings: [] });
-              stream.enqueue({ type: "text-start", id: "t" });
-              stream.enqueue({ type: "text-delta", id: "t", delta: "Thinking about it" });
-              await held;
-              stream.close();
-            },
-          }),
-        }),
-      });
-    const controller = new SessionController({
-      realm: { reset: async () => undefined },
-      makeAgent: (messages) =>
-        new Agent(
-          {
-            model: slowModel,
-            system: "SYSTEM",
-            realm: idleRealm,
-            createParser: createProtocolParser,
-            describeError: (error) => ({ code: "unknown", message: String(error), retryable: false }),
-            wrapFeedback: (body) => body,
-          },
-          messages,
-        ),
-    });
-    await controller.start();
-    const running = controller.getState().agent!;
-    const runningId = controller.getState().current!.id;
-    void running.send("a long question");
-    await vi.waitFor(() => expect(running.getState().phase).toBe("streaming"));
+    const { controller, running, runningId, release } = await startWithHeldReply();
 
     const asked: string[] = [];
     controller.confirmLeave = async () => (asked.push("asked"), false);
@@ -162,42 +162,7 @@ describe("session switch", () => {
     indexedDB.deleteDatabase("livemark");
     let clock = 1_970_000_000_000;
     vi.spyOn(Date, "now").mockImplementation(() => (clock += 7));
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const slowModel = () =>
-      new MockLanguageModelV3({
-        doStream: async () => ({
-          stream: new ReadableStream({
-            async start(stream) {
-              stream.enqueue({ type: "stream-start", warnings: [] });
-              stream.enqueue({ type: "text-start", id: "t" });
-              stream.enqueue({ type: "text-delta", id: "t", delta: "Thinking about it" });
-              await held;
-              stream.close();
-            },
-          }),
-        }),
-      });
-    const controller = new SessionController({
-      realm: { reset: async () => undefined },
-      makeAgent: (messages) =>
-        new Agent(
-          {
-            model: slowModel,
-            system: "SYSTEM",
-            realm: idleRealm,
-            createParser: createProtocolParser,
-            describeError: (error) => ({ code: "unknown", message: String(error), retryable: false }),
-            wrapFeedback: (body) => body,
-          },
-          messages,
-        ),
-    });
-    await controller.start();
-    const running = controller.getState().agent!;
-    const runningId = controller.getState().current!.id;
-    void running.send("a long question");
-    await vi.waitFor(() => expect(running.getState().phase).toBe("streaming"));
+    const { controller, runningId, release } = await startWithHeldReply();
 
     controller.confirmLeave = async () => true;
     // The page shows no session while the closing one saves: that is when the person picks the one they left.
