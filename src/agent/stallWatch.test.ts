@@ -90,6 +90,34 @@ describe("StallWatch", () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it("does not poll: a reply streaming for a minute wakes its watch no more than twice", () => {
+    let woken = 0;
+    const clock = {
+      now: () => Date.now(),
+      after: (ms: number, run: () => void) => {
+        const id = setTimeout(() => {
+          woken += 1;
+          run();
+        }, ms);
+        return () => clearTimeout(id);
+      },
+    };
+    const w = new StallWatch((seconds) => seen.push(seconds), { headersMs: 20_000, dataMs: 30_000 }, clock);
+    w.headers();
+    for (let at = 0; at < 60_000; at += 50) {
+      vi.advanceTimersByTime(50);
+      w.data();
+    }
+    expect(woken).toBeLessThanOrEqual(2);
+    expect(seen).toEqual([]);
+    // And the silence after the last data is still counted from it.
+    vi.advanceTimersByTime(29_900);
+    expect(seen).toEqual([]);
+    vi.advanceTimersByTime(100);
+    expect(last()).toBe(30);
+    w.end();
+  });
+
   it("an end before any stall reports nothing and leaves no timer", () => {
     const w = watch();
     vi.advanceTimersByTime(1_000);

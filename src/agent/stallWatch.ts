@@ -43,15 +43,15 @@ const pageLimits = (): StallLimits => stallLimitsForTest(globalThis.location?.se
 
 export interface StallClock {
   now(): number;
-  /** Call `run` every `ms` until the returned function is called. */
-  every(ms: number, run: () => void): () => void;
+  /** Call `run` once, `ms` from now, unless the returned function is called first. */
+  after(ms: number, run: () => void): () => void;
 }
 
 export const realClock: StallClock = {
   now: () => Date.now(),
-  every: (ms, run) => {
-    const id = setInterval(run, ms);
-    return () => clearInterval(id);
+  after: (ms, run) => {
+    const id = setTimeout(run, ms);
+    return () => clearTimeout(id);
   },
 };
 
@@ -68,8 +68,10 @@ export class StallWatch {
     private readonly clock: StallClock = realClock,
   ) {
     this.since = clock.now();
-    // Checked every 100 ms, so a notice shows at most 0.1 s late and counts each whole second.
-    this.cancel = clock.every(100, () => this.check());
+    // One timer, at the moment the silence would reach its limit (and then at each whole second of it): data
+    // arriving moves only `since`, and a timer that finds the silence broken sleeps until its new limit. (A check
+    // every 100 ms was ten tasks a second on the page's thread for the whole of every reply.)
+    this.cancel = clock.after(this.limit(), () => this.check());
   }
 
   /** The response's headers arrived. */
@@ -104,10 +106,19 @@ export class StallWatch {
     this.report(undefined);
   }
 
+  private limit(): number {
+    return this.headersSeen ? this.limits.dataMs : this.limits.headersMs;
+  }
+
   private check(): void {
+    if (!this.cancel) return;
     const silent = this.clock.now() - this.since;
-    const limit = this.headersSeen ? this.limits.dataMs : this.limits.headersMs;
+    const limit = this.limit();
     this.report(silent >= limit ? Math.floor(silent / 1000) : undefined);
+    if (!this.cancel) return;
+    // Next: the limit, or while stalled the next whole second of silence (the count the notice shows).
+    const next = silent >= limit ? 1000 - (silent % 1000) : limit - silent;
+    this.cancel = this.clock.after(next, () => this.check());
   }
 
   private report(seconds: number | undefined): void {

@@ -171,24 +171,32 @@ describe("Turn", () => {
   });
 });
 
-/** A stall clock the test moves by hand: `advance` moves time and runs the watch's check. */
+/** A stall clock the test moves by hand: `advance` moves time, running each timer that falls due on the way. */
 function manualClock() {
   let time = 0;
-  const ticks = new Set<() => void>();
+  const timers = new Set<{ at: number; run: () => void }>();
   return {
     clock: {
       now: () => time,
-      every: (_ms: number, run: () => void) => {
-        ticks.add(run);
-        return () => void ticks.delete(run);
+      after: (ms: number, run: () => void) => {
+        const timer = { at: time + ms, run };
+        timers.add(timer);
+        return () => void timers.delete(timer);
       },
     },
     advance(ms: number) {
-      time += ms;
-      for (const run of ticks) run();
+      const until = time + ms;
+      for (;;) {
+        const due = [...timers].filter((timer) => timer.at <= until).sort((a, b) => a.at - b.at)[0];
+        if (!due) break;
+        timers.delete(due);
+        time = due.at;
+        due.run();
+      }
+      time = until;
     },
     get watching() {
-      return ticks.size;
+      return timers.size;
     },
   };
 }

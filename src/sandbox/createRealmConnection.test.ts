@@ -268,6 +268,60 @@ describe("createRealmConnection", () => {
     expect(handlers.onUnresponsive).not.toHaveBeenCalled();
   });
 
+  it("probes an idle realm at the idle cadence and a running one at the busy cadence", async () => {
+    useFakeClock();
+    const { connection, handlers, received } = connect();
+    let busy = false;
+    const pings = () => received.filter((message) => message.type === PING).length;
+    connection.startHeartbeat({
+      intervalMs: 10,
+      idleIntervalMs: 100,
+      timeoutMs: 500,
+      busy: { timeoutMs: 60, isBusy: () => busy },
+    });
+    await advance(1_000);
+    // The first ping at the start, then one per idle round (not one per 10 ms).
+    expect(pings()).toBeGreaterThanOrEqual(9);
+    expect(pings()).toBeLessThanOrEqual(12);
+    busy = true;
+    connection.busyNow();
+    await deliver();
+    const atStart = pings();
+    await advance(200);
+    expect(pings() - atStart).toBeGreaterThanOrEqual(15);
+    busy = false;
+    await advance(50);
+    const idleAgain = pings();
+    await advance(500);
+    expect(pings() - idleAgain).toBeLessThanOrEqual(6);
+    expect(handlers.onUnresponsive).not.toHaveBeenCalled();
+  });
+
+  it("a statement silent from its start is reported at the busy limit, not an idle round later", async () => {
+    useFakeClock();
+    let answering = true;
+    const { connection, handlers, realm, onHost } = connect({ answerPings: false });
+    onHost((message) => {
+      if (message.type === PING && answering) realm.postMessage({ type: HEARTBEAT, seq: message.seq });
+    });
+    let busy = false;
+    connection.startHeartbeat({
+      intervalMs: 10,
+      idleIntervalMs: 1_000,
+      timeoutMs: 60_000,
+      busy: { timeoutMs: 60, isBusy: () => busy },
+    });
+    // An idle round has just passed: the next is ~1 s away.
+    await advance(1_005);
+    answering = false;
+    busy = true;
+    connection.busyNow();
+    await advance(60);
+    expect(handlers.onUnresponsive).not.toHaveBeenCalled();
+    // Judged at the busy cadence: within a couple of rounds past the limit, far before the idle round.
+    await advanceUntil(() => expect(handlers.onUnresponsive).toHaveBeenCalledTimes(1), 40);
+  });
+
   it("probe() reports silence quickly", async () => {
     useFakeClock();
     const { connection, handlers } = connect({ answerPings: false });

@@ -58,7 +58,16 @@ export interface RequestOptions {
 }
 
 export interface HeartbeatOptions {
+  /** Probing cadence while `busy.isBusy()` (and always, without `idleIntervalMs`). */
   intervalMs: number;
+  /**
+   * Probing cadence while no statement runs (default `intervalMs`). An idle
+   * realm is judged by `timeoutMs` alone, so it need not be asked ten times
+   * a second: each probe is a timer and two port messages on this thread
+   * (a streaming reply's page paid ~20 tasks a second for them). `busyNow()`
+   * returns to `intervalMs` the moment a statement starts.
+   */
+  idleIntervalMs?: number;
   /** Silence (no answer, no busy pulse) after which the realm is unresponsive. */
   timeoutMs: number;
   /**
@@ -76,6 +85,12 @@ export interface RealmConnection {
   request(method: HostMethod, options?: RequestOptions): Promise<void>;
   /** Start probing; until then a silent realm is not judged (it may be warming up). */
   startHeartbeat(options: HeartbeatOptions): void;
+  /**
+   * A statement started: probe at the busy cadence from now on (ping now if
+   * no probe is in flight), so its silence is judged from its start and not
+   * from an idle round up to `idleIntervalMs` away.
+   */
+  busyNow(): void;
   /** Ask for a heartbeat now and report unresponsive if none comes within `timeoutMs`. */
   probe(timeoutMs: number): void;
   /** Milliseconds since the realm last answered a probe (0 when never probed). */
@@ -107,7 +122,10 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
   const { port, handlers, nextId } = options;
   const now = options.now ?? (() => performance.now());
   let closed = false;
-  let heartbeatTimer: ReturnType<typeof setInterval> | undefined;
+  let heartbeatTimer: ReturnType<typeof setTimeout> | undefined;
+  let heartbeat: HeartbeatOptions | undefined;
+  /** The delay the pending heartbeat round was scheduled with (what "on time" means for it). */
+  let roundMs = 0;
   let probeTimer: ReturnType<typeof setTimeout> | undefined;
   let seq = 0;
   /** The probe in flight: the realm owes a HEARTBEAT with this seq. */
@@ -147,17 +165,31 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
     send({ type: "ping", seq });
   };
 
-  const tick = ({ intervalMs, timeoutMs, busy }: HeartbeatOptions) => {
+  const tick = ({ timeoutMs, busy }: HeartbeatOptions, expectedMs: number) => {
     const time = now();
     const gap = time - lastTick;
     lastTick = time;
     // A late tick means this thread was busy or throttled (background tab):
     // the answer may be sitting in our own queue, so do not judge this round.
-    if (gap > 2 * intervalMs + 1_000) return;
+    if (gap > 2 * expectedMs + 1_000) return;
     if (!outstanding) return ping();
     const silentMs = time - Math.max(outstanding.sentAt, lastPulse);
     if (silentMs > timeoutMs) return unresponsive();
-    if (busy && gap <= 2 * intervalMs + 50 && silentMs > busy.timeoutMs && busy.isBusy()) return unresponsive();
+    if (busy && gap <= 2 * expectedMs + 50 && silentMs > busy.timeoutMs && busy.isBusy()) return unresponsive();
+  };
+
+  /** The next heartbeat round in `delayMs` (replacing a pending one), then at the cadence of the moment. */
+  const scheduleRound = (delayMs: number) => {
+    if (heartbeatTimer !== undefined) clearTimeout(heartbeatTimer);
+    roundMs = delayMs;
+    heartbeatTimer = setTimeout(() => {
+      heartbeatTimer = undefined;
+      if (closed || !heartbeat) return;
+      tick(heartbeat, roundMs);
+      if (closed || reportedUnresponsive) return;
+      const { intervalMs, idleIntervalMs = intervalMs, busy } = heartbeat;
+      scheduleRound(busy && !busy.isBusy() ? idleIntervalMs : intervalMs);
+    }, delayMs);
   };
 
   /** One handler per tag of the realm → host table (src/wire/types.ts): the compiler asks for a new entry's. */
@@ -207,11 +239,20 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
       });
     },
 
-    startHeartbeat(heartbeat) {
-      if (closed || heartbeatTimer !== undefined) return;
+    startHeartbeat(options) {
+      if (closed || heartbeat) return;
+      heartbeat = options;
       lastTick = now();
-      heartbeatTimer = setInterval(() => tick(heartbeat), heartbeat.intervalMs);
+      const { intervalMs, idleIntervalMs = intervalMs, busy } = options;
+      scheduleRound(busy && !busy.isBusy() ? idleIntervalMs : intervalMs);
       ping();
+    },
+
+    busyNow() {
+      if (closed || !heartbeat || reportedUnresponsive || roundMs <= heartbeat.intervalMs) return;
+      lastTick = now();
+      scheduleRound(heartbeat.intervalMs);
+      if (!outstanding) ping();
     },
 
     probe(timeoutMs) {
@@ -238,7 +279,7 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
       if (closed) return;
       closed = true;
       requests.close(reason);
-      if (heartbeatTimer !== undefined) clearInterval(heartbeatTimer);
+      if (heartbeatTimer !== undefined) clearTimeout(heartbeatTimer);
       if (probeTimer !== undefined) clearTimeout(probeTimer);
       port.removeEventListener("message", onMessage);
       port.removeEventListener("close", onClose);
