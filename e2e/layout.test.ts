@@ -259,7 +259,7 @@ describe("the timeline follows new content", () => {
   const jumpButton = () => page.getByRole("button", { name: "Jump to latest" });
 
   it("at the bottom, new prose, a code block and a new panel keep the bottom in view; the panel draws without scrolling", async () => {
-    // The follow scrolls on the frame after the timeline grows, so "Done" can show a frame before the bottom does.
+    // The last growth may be laid out a frame after "Done" shows.
     await waitFor(atBottom, 10_000);
     const [first, second] = [createGate(), createGate()];
     mock.enqueue({
@@ -290,6 +290,53 @@ describe("the timeline follows new content", () => {
     await settled();
     await waitFor(atBottom, 10_000);
     expect(await jumpButton().count()).toBe(0);
+  }, 120_000);
+
+  it("a followed reply is at the bottom in every frame that paints it (the growth is followed before its paint)", async () => {
+    await waitFor(atBottom, 10_000);
+    // After each painted frame (a task posted from its animation callback runs after the paint), unless the DOM
+    // changed since that callback: how far above the bottom the view was left.
+    await page.evaluate(() => {
+      const record = window as unknown as { painted: { frames: number; below: number[]; stop: boolean } };
+      const painted = (record.painted = { frames: 0, below: [] as number[], stop: false });
+      const main = document.querySelector<HTMLElement>(".lm-main")!;
+      let mutated = false;
+      new MutationObserver(() => void (mutated = true)).observe(main, {
+        childList: true,
+        subtree: true,
+        characterData: true,
+      });
+      let lastHeight = main.scrollHeight;
+      const frame = () => {
+        if (painted.stop) return;
+        mutated = false;
+        const channel = new MessageChannel();
+        channel.port1.onmessage = () => {
+          channel.port1.close();
+          if (mutated || main.scrollHeight === lastHeight) return;
+          lastHeight = main.scrollHeight;
+          painted.frames += 1;
+          painted.below.push(main.scrollHeight - main.scrollTop - main.clientHeight);
+        };
+        channel.port2.postMessage(null);
+        requestAnimationFrame(frame);
+      };
+      requestAnimationFrame(frame);
+    });
+    mock.enqueue({
+      chunks: Array.from({ length: 24 }, (_, index) => [prose(`Grown ${index + 1}`, 2), { pauseMs: 40 }]).flat(),
+    });
+    await send(page, "More, in small pieces");
+    await page.getByText("Grown 24 2:").waitFor({ timeout: 30_000 });
+    await settled();
+    const painted = await page.evaluate(() => {
+      const record = window as unknown as { painted: { frames: number; below: number[]; stop: boolean } };
+      record.painted.stop = true;
+      return record.painted;
+    });
+    // The reply grew the timeline in many painted frames, and none of them showed it short of the bottom.
+    expect(painted.frames).toBeGreaterThan(5);
+    expect(Math.max(...painted.below)).toBeLessThanOrEqual(2);
   }, 120_000);
 
   it("scrolling up stops following and offers Jump to latest, which scrolls down and follows again", async () => {

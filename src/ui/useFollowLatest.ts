@@ -68,10 +68,62 @@ function selectionInside(scroller: HTMLElement): boolean {
   return !!selection && !selection.isCollapsed && scroller.contains(selection.anchorNode);
 }
 
+/** Whether the person is pressing on the page with text selected inside the timeline (a drag-selection). */
+let pressing = false;
+if (typeof document !== "undefined") {
+  document.addEventListener("pointerdown", () => void (pressing = true), { capture: true, passive: true });
+  document.addEventListener("pointerup", () => void (pressing = false), { capture: true, passive: true });
+  document.addEventListener("pointercancel", () => void (pressing = false), { capture: true, passive: true });
+}
+
+/**
+ * The timeline's growth, followed within the frame that laid it out. (The watcher's own observer scrolls from a
+ * chain of animation frames — three or four frames of the page's work per growth, ~10 % of a fast stream's
+ * main-thread time — and its "near the bottom" flag, set false by each growth and true by the scroll that
+ * follows, re-rendered the follow twice per redraw.) While the watcher is at the bottom, a growth scrolls there
+ * at once, through the watcher's own `scrollTop` (a scroll it knows it made); otherwise the watcher re-reads how
+ * near the bottom the view is (a scroll event of its own), so "Jump to latest" shows when new content arrives
+ * below. A shrink is the watcher's case as before: its scroll handler ignores the clamp it causes, and a view
+ * left near the bottom follows again.
+ */
+function followGrowth(
+  content: HTMLElement,
+  state: ReturnType<typeof useStickToBottom>["state"],
+  scroller: () => HTMLElement | null,
+  relock: () => void,
+): ResizeObserver {
+  let previous: number | undefined;
+  const observer = new ResizeObserver(([entry]) => {
+    const height = entry.contentRect.height;
+    const difference = height - (previous ?? height);
+    previous = height;
+    const element = scroller();
+    if (!element) return;
+    if (state.scrollTop > state.targetScrollTop) state.scrollTop = state.targetScrollTop;
+    if (difference >= 0) {
+      if (state.isAtBottom && !(pressing && selectionInside(element))) {
+        if (state.scrollTop < state.targetScrollTop) state.scrollTop = state.targetScrollTop;
+      } else {
+        element.dispatchEvent(new Event("scroll"));
+      }
+      return;
+    }
+    state.resizeDifference = difference;
+    if (state.isNearBottom) relock();
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        if (state.resizeDifference === difference) state.resizeDifference = 0;
+      }, 1),
+    );
+  });
+  observer.observe(content);
+  return observer;
+}
+
 export function useFollowLatest({ empty = false }: { empty?: boolean } = {}): FollowLatest {
   // New content is followed at once (a spring would trail a fast stream); the jump glides unless motion is reduced.
   const follow = useStickToBottom({ initial: "instant", resize: "instant" });
-  const { scrollToBottom, stopScroll, escapedFromLock, scrollRef: watch, contentRef: watchContent } = follow;
+  const { scrollToBottom, stopScroll, escapedFromLock, scrollRef: watch, contentRef: watchContent, state } = follow;
   const scroller = useRef<HTMLElement | null>(null);
   /** The person did something that scrolls since the timeline last followed. */
   const intent = useRef(false);
@@ -116,9 +168,24 @@ export function useFollowLatest({ empty = false }: { empty?: boolean } = {}): Fo
 
   // The content is watched only once there is a message: a growing welcome (its lazy parts arriving) is not followed.
   // A new callback when `empty` changes makes React detach the old one and attach this one to the same element.
+  const grows = useRef<ResizeObserver | undefined>(undefined);
   const contentRef = useCallback(
-    (element: HTMLElement | null) => void watchContent(empty ? null : element),
-    [empty, watchContent],
+    (element: HTMLElement | null) => {
+      grows.current?.disconnect();
+      grows.current = undefined;
+      const content = empty ? null : element;
+      // The watcher measures against the content element, but its own size observer is replaced by `followGrowth`.
+      watchContent(content);
+      if (!content) return;
+      state.resizeObserver?.disconnect();
+      grows.current = followGrowth(
+        content,
+        state,
+        () => scroller.current,
+        () => void scrollToBottom("instant"),
+      );
+    },
+    [empty, watchContent, state, scrollToBottom],
   );
 
   const following = follow.isAtBottom;
