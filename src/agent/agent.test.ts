@@ -512,6 +512,26 @@ describe("Agent and mounted UIs", () => {
   });
 });
 
+describe("Agent.interrupt", () => {
+  it("leaves no code running in the reply it stops (the realm's answer would reach nobody once the agent is dropped)", async () => {
+    const { model } = scriptedModel([`${fence}tsx agent.run\nwhile (true) {}\n${fence}\n`, "Unreachable."]);
+    const realm = new FakeRealm();
+    realm.hangFlush = true;
+    const agent = makeAgent(model, realm);
+    const done = agent.send("Loop forever");
+    await vi.waitFor(() => expect(realm.calls).toContain("flush"), { timeout: 5_000 });
+    realm.emit({ type: "statement-start", block: 0, statement: 0, line: 2, endLine: 2, source: "while (true) {}" });
+    agent.interrupt("you switched sessions");
+    await done;
+    const reply = agent.getState().messages.find((message) => message.role === "assistant");
+    if (reply?.role !== "assistant") throw new Error("no reply");
+    expect(reply.state).toBe("stopped");
+    const block = reply.reply.blocks.find((each) => each.kind === "code");
+    expect(block).toMatchObject({ status: "error", error: { code: "aborted", message: "Stopped" } });
+    expect(block?.kind === "code" && block.statements.map((statement) => statement.status)).toEqual(["error"]);
+  });
+});
+
 describe("Agent and the page's mount inbox", () => {
   it("a UI-event turn names the mount the action changed, as the inbox applied it", async () => {
     const { model, prompts } = scriptedModel([

@@ -7,6 +7,7 @@ import type { ExternalRun } from "./externalAgentTypes";
 import { IMPORTED_END, IMPORTED_START } from "./importedContent";
 import { RealmOutput } from "./realmOutput";
 import type { ReviveResult } from "./revive";
+import { endUnfinished } from "./reply";
 import { Runner } from "./runner";
 import { StateStore } from "./stateStore";
 import type { AgentOptions, AgentState, ChatMessage, SendRefusal } from "./types";
@@ -159,8 +160,11 @@ export class Agent {
     if (!this.busy) return;
     for (const message of this.store.state().messages)
       if (message.role === "assistant" && message.state === "streaming")
+        // This agent is about to be dropped: the realm's answer to the stop below would reach nobody.
         this.store.update(message.id, (current) =>
-          current.role === "assistant" ? { ...current, state: "stopped" } : current,
+          current.role === "assistant"
+            ? { ...current, state: "stopped", reply: endUnfinished(current.reply) }
+            : current,
         );
     this.store.notice(`Interrupted: ${cause}.`, "warn");
     this.stop();

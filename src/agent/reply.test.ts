@@ -5,6 +5,7 @@ import {
   applyExecEvent,
   applyProtocolEvent,
   emptyReply,
+  endUnfinished,
   MAX_LOG_LINES_PER_STATEMENT,
   omittedLinesText,
   type BlockView,
@@ -33,6 +34,32 @@ const statementOf = (blocks: BlockView[]) => {
   if (block.kind !== "code") throw new Error("not code");
   return block.statements[0];
 };
+
+describe("endUnfinished: a reply that ended without the realm's word on its code", () => {
+  test("the running statement reads as stopped (its block in error), a block not yet run as skipped, the rest as they were", () => {
+    let reply = replyWithStatement();
+    reply = applyProtocolEvent(reply, { type: "block-start", index: 1, kind: "code", lang: "ts", line: 5 } as never);
+    const ended = endUnfinished(reply);
+    const [running, waiting] = ended.blocks;
+    expect(running).toMatchObject({
+      status: "error",
+      error: { code: "aborted", message: "Stopped", block: 0, line: 2 },
+    });
+    expect(statementOf(ended.blocks)).toMatchObject({ status: "error", error: { code: "aborted" } });
+    expect(waiting).toMatchObject({ status: "skipped", skippedFromLine: 6 });
+    // The stopped block's lines after its running statement did not run.
+    expect(running).toMatchObject({ skippedFromLine: 3 });
+    // Nothing left running anywhere.
+    expect(JSON.stringify(ended)).not.toContain('"running"');
+  });
+
+  test("a reply whose code all ended is returned as it is", () => {
+    let reply = replyWithStatement();
+    reply = applyExecEvent(reply, { type: "statement-end", block: 0, statement: 0, status: "done", durationMs: 1 });
+    reply = applyExecEvent(reply, { type: "block-done", block: 0 });
+    expect(endUnfinished(reply)).toBe(reply);
+  });
+});
 
 describe("console output in the reply view", () => {
   test("a flood keeps the first lines per statement and counts the rest", () => {

@@ -299,6 +299,51 @@ export function applyExecEvent(reply: ReplyView, event: ExecEvent): ReplyView {
   }
 }
 
+/**
+ * A reply that ended while its code was under way, without the realm's word
+ * on it (the session was switched away from it, the page was closed): the
+ * statement that was running reads as Stop's abort reports one ("Stopped",
+ * its block in error), and the blocks that had not run read as skipped.
+ * Blocks that ended keep their status.
+ */
+export function endUnfinished(reply: ReplyView): ReplyView {
+  let changed = false;
+  const blocks = reply.blocks.map((block): BlockView => {
+    if (
+      block.kind === "text" ||
+      !(block.status === "running" || block.status === "queued" || block.status === "streaming")
+    )
+      return block;
+    changed = true;
+    const running =
+      block.kind === "code" ? block.statements.find((statement) => statement.status === "running") : undefined;
+    if (block.kind !== "code") return { ...block, status: "skipped" };
+    // The lines after the last statement that started did not run (Stop's abort reports them skipped too).
+    const skippedFromLine = block.statements.reduce(
+      (from, statement) => Math.max(from, statement.endLine + 1),
+      block.line + 1,
+    );
+    if (!running) return { ...block, status: "skipped", skippedFromLine };
+    const error: ExecError = {
+      code: "aborted",
+      name: "AbortError",
+      message: "Stopped",
+      block: block.index,
+      line: running.line,
+    };
+    return {
+      ...block,
+      status: "error",
+      error,
+      skippedFromLine,
+      statements: block.statements.map((statement) =>
+        statement.status === "running" ? { ...statement, status: "error", error } : statement,
+      ),
+    };
+  });
+  return changed ? { ...reply, blocks } : reply;
+}
+
 /** The statement currently running, if any (for "Running (statement k)"). */
 export function runningStatement(reply: ReplyView): { block: number; statement: number; line: number } | undefined {
   for (let position = reply.blocks.length - 1; position >= 0; position -= 1) {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { applyExecEvent, applyProtocolEvent, emptyReply } from "../agent/reply";
 import type { ChatMessage } from "../agent/types";
 import { StoreError } from "./errors";
 import {
@@ -151,6 +152,44 @@ describe("sessions", () => {
     const [hit] = await searchSessions(s, "region revenue");
     expect(hit.messageId).toBe("u1");
     expect(hit.snippet).toBe("Plot the revenue per Region");
+  });
+
+  it("a reply saved while a statement ran reads back with nothing running: that statement stopped, the rest skipped", async () => {
+    const s = await fresh();
+    const session = await createSession(s);
+    let reply = applyProtocolEvent(emptyReply(), {
+      type: "block-start",
+      index: 0,
+      kind: "code",
+      lang: "ts",
+      line: 1,
+    } as never);
+    reply = applyExecEvent(reply, {
+      type: "statement-start",
+      block: 0,
+      statement: 0,
+      line: 2,
+      endLine: 2,
+      source: "while (true) {}",
+    });
+    reply = applyProtocolEvent(reply, { type: "block-start", index: 1, kind: "code", lang: "ts", line: 5 } as never);
+    const live = { ...assistantMessage("live", "``` ts agent.run", { state: "streaming" }), reply };
+    const stopped = {
+      ...assistantMessage("stopped", "``` ts agent.run", { state: "done" }),
+      reply,
+      state: "stopped" as const,
+    };
+    await saveMessages(s, session.id, [stopped, live]);
+    const loaded = await loadSession(s, session.id);
+    for (const message of loaded!.messages) {
+      if (message.role !== "assistant") throw new Error("not a reply");
+      expect(JSON.stringify(message.reply)).not.toContain('"running"');
+      expect(message.reply.blocks.map((block) => block.kind !== "text" && block.status)).toEqual(["error", "skipped"]);
+    }
+    expect(loaded!.messages.map((message) => message.role === "assistant" && message.state)).toEqual([
+      "stopped",
+      "interrupted",
+    ]);
   });
 
   it("loads messages in order with their mounts; a reply saved mid-stream reads as interrupted", async () => {

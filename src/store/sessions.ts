@@ -1,3 +1,4 @@
+import { endUnfinished } from "../agent/reply";
 import type { ChatMessage } from "../agent/types";
 import type { JsonValue } from "../wire/mount";
 import { StoreError, storeError, toStoreError } from "./errors";
@@ -278,12 +279,18 @@ export async function deleteSessionForever(store: Store, id: string): Promise<bo
   );
 }
 
-/** A stored message as the agent knows it; a reply cut mid-stream reads as interrupted. */
+/**
+ * A stored message as the agent knows it; a reply cut mid-stream reads as interrupted, and a reply that ended
+ * early (interrupted, stopped) has no code left running (`endUnfinished`: a block saved mid-statement no longer
+ * says "running" under "Stopped.").
+ */
 export function messageFromRecord(record: MessageRecord): ChatMessage {
   const { sessionId: _sessionId, order: _order, ...message } = record as MessageRecord & Record<string, unknown>;
   const chat = message as unknown as ChatMessage;
-  if (chat.role === "assistant" && chat.state === "streaming") return { ...chat, state: "interrupted" };
-  return chat;
+  if (chat.role !== "assistant" || chat.state === "done") return chat;
+  const state = chat.state === "streaming" ? "interrupted" : chat.state;
+  const reply = endUnfinished(chat.reply);
+  return state === chat.state && reply === chat.reply ? chat : { ...chat, state, reply };
 }
 
 function sessionMessages(store: Store, sessionId: string) {
