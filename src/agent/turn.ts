@@ -53,7 +53,7 @@ export interface TurnContext {
   callSettings: () => CallSettings;
   /** The timeline as the model reads it (modelMessages.ts). */
   history: (importedInstruction?: string) => ModelMessage[];
-  createParser: () => ProtocolParser;
+  createParser: () => ProtocolParser | Promise<ProtocolParser>;
   describeError: (error: unknown) => LlmErrorInfo;
   wrapFeedback: (body: string, source: "runtime" | "ui-event") => string;
   maxRetries: number;
@@ -142,7 +142,7 @@ export class Turn {
     });
     timeline.move({ type: "reply-start" }, { detail: undefined });
     realm.beginReply();
-    const parser = context.createParser();
+    const parser = await context.createParser();
 
     /** Code and data blocks go to the realm, in protocol order; protocol errors to the feedback; thinking stays here. */
     const route = createBlockRouter((event) => realm.sendBlock(event));

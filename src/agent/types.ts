@@ -142,7 +142,8 @@ export interface AgentOptions {
   /** Read at every call: the session's temperature and extra instruction. */
   callSettings?: () => CallSettings;
   realm: RealmPort;
-  createParser: () => ProtocolParser;
+  /** May load the parser first (the app imports it with the first reply, out of its initial JavaScript). */
+  createParser: () => ProtocolParser | Promise<ProtocolParser>;
   describeError: (error: unknown) => LlmErrorInfo;
   wrapFeedback: (body: string, source: "runtime" | "ui-event") => string;
   /**

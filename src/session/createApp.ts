@@ -7,7 +7,6 @@
 import { Agent, type ChatMessage } from "../agent/agent";
 import { limitConsoleEvents } from "../agent/limitConsoleEvents";
 import type { Capability, CapabilityHost, InstalledCapability, SessionModel } from "../capabilities/Capability";
-import { createProtocolParser } from "../protocol/parser";
 // Specific modules, not "../llm": the provider (and the AI SDK) load lazily; so do the error descriptions.
 import type * as LlmErrors from "../llm/errors";
 import { scrubDescription } from "../llm/scrubSecret";
@@ -247,7 +246,8 @@ export function createApp(options: AppOptions): App {
           };
         },
         realm: agentRealm,
-        createParser: createProtocolParser,
+        // Loaded with the first reply, like the AI SDK: out of the app's initial JavaScript.
+        createParser: () => import("../protocol/parser").then((module) => module.createProtocolParser()),
         describeError: (error) => {
           if (!llmErrors) return UNLOADED_ERROR;
           const { describeLlmError } = llmErrors;
