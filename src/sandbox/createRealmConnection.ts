@@ -178,6 +178,10 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
     if (busy && gap <= 2 * expectedMs + 50 && silentMs > busy.timeoutMs && busy.isBusy()) return unresponsive();
   };
 
+  /** The probing cadence of the moment: `intervalMs` while a statement runs, `idleIntervalMs` otherwise. */
+  const cadence = ({ intervalMs, idleIntervalMs = intervalMs, busy }: HeartbeatOptions) =>
+    busy && !busy.isBusy() ? idleIntervalMs : intervalMs;
+
   /** The next heartbeat round in `delayMs` (replacing a pending one), then at the cadence of the moment. */
   const scheduleRound = (delayMs: number) => {
     if (heartbeatTimer !== undefined) clearTimeout(heartbeatTimer);
@@ -187,8 +191,7 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
       if (closed || !heartbeat) return;
       tick(heartbeat, roundMs);
       if (closed || reportedUnresponsive) return;
-      const { intervalMs, idleIntervalMs = intervalMs, busy } = heartbeat;
-      scheduleRound(busy && !busy.isBusy() ? idleIntervalMs : intervalMs);
+      scheduleRound(cadence(heartbeat));
     }, delayMs);
   };
 
@@ -243,8 +246,7 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
       if (closed || heartbeat) return;
       heartbeat = options;
       lastTick = now();
-      const { intervalMs, idleIntervalMs = intervalMs, busy } = options;
-      scheduleRound(busy && !busy.isBusy() ? idleIntervalMs : intervalMs);
+      scheduleRound(cadence(options));
       ping();
     },
 
