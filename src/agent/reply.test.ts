@@ -10,25 +10,8 @@ import {
   omittedLinesText,
   type BlockView,
 } from "./reply";
+import { replyWithStatement } from "./replyTestSupport";
 
-function replyWithStatement() {
-  let reply = applyProtocolEvent(emptyReply(), {
-    type: "block-start",
-    index: 0,
-    kind: "code",
-    lang: "ts",
-    line: 1,
-  } as never);
-  reply = applyExecEvent(reply, {
-    type: "statement-start",
-    block: 0,
-    statement: 0,
-    line: 2,
-    endLine: 2,
-    source: "for (…) console.log(i)",
-  });
-  return reply;
-}
 const statementOf = (blocks: BlockView[]) => {
   const block = blocks[0];
   if (block.kind !== "code") throw new Error("not code");

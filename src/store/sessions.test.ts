@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { applyExecEvent, applyProtocolEvent, emptyReply } from "../agent/reply";
+import { applyProtocolEvent } from "../agent/reply";
+import { replyWithStatement } from "../agent/replyTestSupport";
 import type { ChatMessage } from "../agent/types";
 import { StoreError } from "./errors";
 import {
@@ -157,21 +158,7 @@ describe("sessions", () => {
   it("a reply saved while a statement ran reads back with nothing running: that statement stopped, the rest skipped", async () => {
     const s = await fresh();
     const session = await createSession(s);
-    let reply = applyProtocolEvent(emptyReply(), {
-      type: "block-start",
-      index: 0,
-      kind: "code",
-      lang: "ts",
-      line: 1,
-    } as never);
-    reply = applyExecEvent(reply, {
-      type: "statement-start",
-      block: 0,
-      statement: 0,
-      line: 2,
-      endLine: 2,
-      source: "while (true) {}",
-    });
+    let reply = replyWithStatement("while (true) {}");
     reply = applyProtocolEvent(reply, { type: "block-start", index: 1, kind: "code", lang: "ts", line: 5 } as never);
     const live = { ...assistantMessage("live", "``` ts agent.run", { state: "streaming" }), reply };
     const stopped = {
