@@ -18,6 +18,8 @@ describe("highlight (runs of one tone)", () => {
     const first = lines[0];
     expect(first.length).toBeLessThan(10);
     expect(new Set(first.map((run) => run.tone?.light)).size).toBeGreaterThanOrEqual(3);
+    // The theme's own foreground is plain text, with no tone (its `;`).
+    expect(first.at(-1)).toEqual({ content: ";" });
   });
 
   it("tones are readable hex colours in both themes", async () => {

@@ -11,7 +11,8 @@ import { CODE_BACKGROUND, readableOn } from "./contrast";
  * time a block in that language appears.
  *
  * A line comes back as runs: adjacent tokens drawn alike are one run, and
- * whitespace joins the run before it (an indent is plain text), so a line is a few elements rather
+ * whitespace joins the run before it (an indent is plain text), and text
+ * in the theme's own foreground is plain (the page's text colour), so a line is a few elements rather
  * than one per token (a streamed reply's code was a quarter of its drawing
  * cost: bench/README.md, issue 34 thirteenth round). Each run's tone carries
  * both themes' colours; tones.ts turns a tone into a class whose rule picks
@@ -83,12 +84,14 @@ export async function highlight(code: string, lang: string | undefined): Promise
     themes: { light: "github-light", dark: "github-dark" },
     defaultColor: false,
   });
+  // The themes' own foreground is the code's plain text: drawn in the page's text colour, with no tone.
+  const plain = { light: instance.getTheme("github-light").fg, dark: instance.getTheme("github-dark").fg };
   return tokens.map((line) => {
     const runs: HighlightedLine = [];
     for (const token of line) {
       const blank = token.content.trim() === "";
       // Whitespace takes no colour: it joins the run before it, or (a line's indent) is plain.
-      const tone = blank ? undefined : toneOf((token.htmlStyle ?? {}) as Record<string, string>);
+      const tone = blank ? undefined : toneOf((token.htmlStyle ?? {}) as Record<string, string>, plain);
       const last = runs.at(-1);
       if (last && (blank || sameTone(last.tone, tone))) last.content += token.content;
       else runs.push(tone ? { content: token.content, tone } : { content: token.content });
@@ -98,14 +101,16 @@ export async function highlight(code: string, lang: string | undefined): Promise
 }
 
 /** A token's tone from shiki's two-theme style: both colours at AA contrast on the code background (contrast.ts). */
-function toneOf(style: Record<string, string>): Tone | undefined {
+function toneOf(style: Record<string, string>, plain: { light: string; dark: string }): Tone | undefined {
   const light = style["--shiki-light"];
+  const fontStyle = style["--shiki-light-font-style"];
   if (!light) return undefined;
+  const isPlain = (color: string | undefined, theirs: string) => color?.toLowerCase() === theirs.toLowerCase();
+  if (!fontStyle && isPlain(light, plain.light) && isPlain(style["--shiki-dark"], plain.dark)) return undefined;
   const tone: Tone = {
     light: readableOn(light, CODE_BACKGROUND.light, "black"),
     dark: readableOn(style["--shiki-dark"] ?? light, CODE_BACKGROUND.dark, "white"),
   };
-  const fontStyle = style["--shiki-light-font-style"];
   if (fontStyle) tone.fontStyle = fontStyle;
   return tone;
 }
