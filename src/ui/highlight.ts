@@ -13,11 +13,11 @@ import { CODE_BACKGROUND, readableOn } from "./contrast";
  * A line comes back as runs: adjacent tokens drawn alike are one run,
  * whitespace joins the run before it (an indent is plain text), and text in
  * the theme's own foreground is plain (the page's text colour), so a line is
- * a few elements rather than a styled span per token (those spans were a
- * quarter of a fast stream's main-thread CPU: bench/README.md, issue 34,
- * thirteenth round). Each run's tone carries both themes' colours; tones.ts
- * turns a tone into a class whose rule picks the colour by the page's
- * theme, so switching theme never re-highlights.
+ * a few elements rather than a styled span per token (highlighting was a
+ * quarter of a fast stream's main-thread CPU, those spans over half of it:
+ * bench/README.md, issue 34, thirteenth round). Each run's tone carries both
+ * themes' colours; tones.ts turns a tone into a class whose rule picks the
+ * colour by the page's theme, so switching theme never re-highlights.
  */
 
 /** How a run of code is drawn: its colour in each theme (AA on the code background), and its font style where the theme gives one. */
