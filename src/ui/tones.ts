@@ -2,9 +2,9 @@ import type { Tone } from "./highlight";
 
 /**
  * Highlighted code's tones as classes (highlight.ts): one rule per tone in a
- * stylesheet of the page's own (a constructed sheet, adopted by the document:
- * the CSSOM, which `style-src 'self'` allows), added the first time the tone
- * is drawn. A class shared by every run of a tone, rather than each run's own
+ * stylesheet of the page's own (a constructed sheet, adopted by the document
+ * when this module loads: the CSSOM, which `style-src 'self'` allows), added
+ * the first time the tone is drawn. A class shared by every run of a tone, rather than each run's own
  * style, lets the browser share their computed style.
  *
  * The rule is built from the tone's values, so each is checked first: a
@@ -25,6 +25,12 @@ export function toneRule(name: string, tone: Tone): string | undefined {
 
 const classes = new Map<string, string | undefined>();
 let sheet: CSSStyleSheet | undefined;
+// Adopted with this module (it loads with the first code block), while the page is small: adopted later, into
+// a page of 100,000 mounted nodes, it went with a ~500 ms long task (e2e/hostile.test.ts under load).
+if (typeof CSSStyleSheet === "function" && typeof document !== "undefined") {
+  sheet = new CSSStyleSheet();
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+}
 
 /** The class drawing `tone` (its rule added on first use); undefined where it cannot be drawn. */
 export function toneClass(tone: Tone): string | undefined {
@@ -33,11 +39,7 @@ export function toneClass(tone: Tone): string | undefined {
   const name = `lm-tone-${classes.size}`;
   const rule = toneRule(name, tone);
   let drawn: string | undefined;
-  if (rule && typeof CSSStyleSheet === "function" && typeof document !== "undefined") {
-    if (!sheet) {
-      sheet = new CSSStyleSheet();
-      document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
-    }
+  if (rule && sheet) {
     sheet.insertRule(rule, sheet.cssRules.length);
     drawn = name;
   }
