@@ -10,25 +10,15 @@ import { CODE_BACKGROUND, readableOn } from "./contrast";
  * 'wasm-unsafe-eval'), and each grammar is its own chunk, fetched the first
  * time a block in that language appears.
  *
- * A line comes back as runs: adjacent tokens drawn alike are one run,
- * whitespace joins the run before it (an indent is plain text), and text in
- * the theme's own foreground is plain (the page's text colour), so a line is
- * a few elements rather than a styled span per token (highlighting was a
- * quarter of a fast stream's main-thread CPU, those spans over half of it:
- * bench/README.md, issue 34, thirteenth round). Each run's tone carries both
- * themes' colours; tones.ts turns a tone into a class whose rule picks the
- * colour by the page's theme, so switching theme never re-highlights.
+ * Tokens carry both themes as CSS custom properties (`--shiki-light`,
+ * `--shiki-dark`); styles.css picks one by the page's theme, so switching
+ * theme never re-highlights. They are applied through React's style prop
+ * (the CSSOM), which `style-src 'self'` allows, never as style attributes
+ * in HTML.
  */
 
-/** How a run of code is drawn: its colour in each theme (AA on the code background), and its font style where the theme gives one. */
-export interface Tone {
-  light: string;
-  dark: string;
-  fontStyle?: string;
-}
-
-/** One highlighted line: its text as runs, each with its tone (none: the code's own colour). */
-export type HighlightedLine = Array<{ content: string; tone?: Tone }>;
+/** One highlighted line: its tokens' text and style. */
+export type HighlightedLine = Array<{ content: string; style: Record<string, string> }>;
 
 const GRAMMARS: Record<(typeof GRAMMAR_NAMES)[number], () => Promise<unknown>> = {
   typescript: () => import("shiki/langs/typescript.mjs"),
@@ -85,37 +75,18 @@ export async function highlight(code: string, lang: string | undefined): Promise
     themes: { light: "github-light", dark: "github-dark" },
     defaultColor: false,
   });
-  // The themes' own foreground is the code's plain text: drawn in the page's text colour, with no tone.
-  const plain = { light: instance.getTheme("github-light").fg, dark: instance.getTheme("github-dark").fg };
-  return tokens.map((line) => {
-    const runs: HighlightedLine = [];
-    for (const token of line) {
-      const blank = token.content.trim() === "";
-      // Whitespace takes no colour: it joins the run before it, or (a line's indent) is plain.
-      const tone = blank ? undefined : toneOf((token.htmlStyle ?? {}) as Record<string, string>, plain);
-      const last = runs.at(-1);
-      if (last && (blank || sameTone(last.tone, tone))) last.content += token.content;
-      else runs.push(tone ? { content: token.content, tone } : { content: token.content });
-    }
-    return runs;
-  });
+  return tokens.map((line) =>
+    line.map((token) => ({
+      content: token.content,
+      style: readableStyle((token.htmlStyle ?? {}) as Record<string, string>),
+    })),
+  );
 }
 
-/** A token's tone from shiki's two-theme style: both colours at AA contrast on the code background (contrast.ts). */
-function toneOf(style: Record<string, string>, plain: { light: string; dark: string }): Tone | undefined {
-  const light = style["--shiki-light"];
-  const fontStyle = style["--shiki-light-font-style"];
-  if (!light) return undefined;
-  const isPlain = (color: string | undefined, theirs: string) => color?.toLowerCase() === theirs.toLowerCase();
-  if (!fontStyle && isPlain(light, plain.light) && isPlain(style["--shiki-dark"], plain.dark)) return undefined;
-  const tone: Tone = {
-    light: readableOn(light, CODE_BACKGROUND.light, "black"),
-    dark: readableOn(style["--shiki-dark"] ?? light, CODE_BACKGROUND.dark, "white"),
-  };
-  if (fontStyle) tone.fontStyle = fontStyle;
-  return tone;
-}
-
-function sameTone(a: Tone | undefined, b: Tone | undefined): boolean {
-  return a === b || (!!a && !!b && a.light === b.light && a.dark === b.dark && a.fontStyle === b.fontStyle);
+/** Both themes' colours at AA contrast on the code background (contrast.ts). */
+function readableStyle(style: Record<string, string>): Record<string, string> {
+  const out = { ...style };
+  if (out["--shiki-light"]) out["--shiki-light"] = readableOn(out["--shiki-light"], CODE_BACKGROUND.light, "black");
+  if (out["--shiki-dark"]) out["--shiki-dark"] = readableOn(out["--shiki-dark"], CODE_BACKGROUND.dark, "white");
+  return out;
 }
