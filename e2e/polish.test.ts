@@ -43,7 +43,7 @@ async function tokenColours(target: Page, selector: string): Promise<string[]> {
   return target
     .locator(selector)
     .evaluate((element) =>
-      [...element.querySelectorAll("code span[style]")].map((span) => getComputedStyle(span).color),
+      [...element.querySelectorAll("code span.lm-tone")].map((span) => getComputedStyle(span).color),
     );
 }
 
@@ -84,7 +84,7 @@ describe("Rendering", () => {
     expect(await open.locator("code").textContent()).toBe('def f(x):\n    return "text" + str(x)');
     // The closed string is one string token now.
     const strings = await open
-      .locator("code span[style]")
+      .locator("code span.lm-tone")
       .evaluateAll((spans) => spans.map((span) => span.textContent));
     expect(strings.join("")).toContain('"text"');
     expect(await violations()).toEqual([]);
@@ -95,9 +95,28 @@ describe("Rendering", () => {
     const block = page.getByRole("figure", { name: "Code block 1" });
     await block.locator('[data-highlighted="all"]').waitFor({ timeout: 30_000 });
     const colours = new Set(
-      await block.locator("code span[style]").evaluateAll((spans) => spans.map((span) => getComputedStyle(span).color)),
+      await block
+        .locator("code span.lm-tone")
+        .evaluateAll((spans) => spans.map((span) => getComputedStyle(span).color)),
     );
     expect(colours.size).toBeGreaterThanOrEqual(3);
+    // A line is drawn as runs (a span per tone, plain text bare): no two neighbouring runs share a tone, and
+    // only a line's indent is whitespace alone.
+    const lines = await block.locator(".lm-code__line code").evaluateAll((codes) =>
+      codes.map((code) =>
+        [...code.childNodes].map((run) => ({
+          tone: run instanceof Element ? run.className : "plain",
+          text: run.textContent ?? "",
+        })),
+      ),
+    );
+    expect(lines.flat().filter((run) => run.tone !== "plain").length).toBeGreaterThan(0);
+    for (const line of lines) {
+      line.forEach((run, index) => {
+        if (index > 0) expect(run.text.trim()).not.toBe("");
+        if (index > 0) expect(run.tone).not.toBe(line[index - 1].tone);
+      });
+    }
   });
 
   it("renders $x^2$ inline and a display block with KaTeX, leaves prose dollars alone, and an open $$ never shows a KaTeX error", async () => {

@@ -1,14 +1,18 @@
 import type { HighlightedLine } from "./highlight";
 
-/** One highlighted line as spans; the token colours come from CSS custom properties (see highlight.ts). */
+/** One highlighted line: a span per run of one tone (its classes from highlight.ts), bare text for the rest. */
 export function HighlightedLineView({ line }: { line: HighlightedLine }) {
   return (
     <>
-      {line.map((token, index) => (
-        <span key={index} style={token.style}>
-          {token.content}
-        </span>
-      ))}
+      {line.map((run, index) =>
+        run.className ? (
+          <span key={index} className={run.className}>
+            {run.content}
+          </span>
+        ) : (
+          run.content
+        ),
+      )}
     </>
   );
 }

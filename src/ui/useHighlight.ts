@@ -26,6 +26,17 @@ export function validHighlightedLines(code: string, highlightedCode: string): nu
 }
 
 /**
+ * The worker's client, imported once (an `import()` per pass was a measurable
+ * share of a stream's script); a failed import is tried again by the next pass.
+ */
+let client: Promise<typeof import("./highlightClient")> | undefined;
+const loadClient = () =>
+  (client ??= import("./highlightClient").catch((error: unknown) => {
+    client = undefined;
+    throw error;
+  }));
+
+/**
  * Highlights `code` in the background (shiki loads on first use). A
  * settled block is highlighted as soon as it is settled; a streaming one at
  * most every STREAMING_HIGHLIGHT_INTERVAL_MS, its newest lines plain until
@@ -55,7 +66,7 @@ export function useHighlight(code: string, lang: string | undefined, settled: bo
       lastRun.current = Date.now();
       const text = latest.current;
       const id = ++requested.current;
-      void import("./highlightClient")
+      void loadClient()
         .then((module) => module.highlight(text, grammar))
         .then(
           (lines) => {
