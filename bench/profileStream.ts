@@ -9,7 +9,7 @@
  * PROFILE=1 a CPU profile (self and total time per function; saved to
  * /tmp/stream/NAME.cpuprofile), TRACE=from,seconds a Chromium trace of that
  * window (saved as NAME.trace.json; SAMPLES=1 adds V8's CPU samples to it),
- * LAYERS=1 the composited layer count, NOFRAMES=1 without the frame-gap probe
+ * LAYERS=1 the composited layer count, CENSUS=1 the page's nodes by element and class, NOFRAMES=1 without the frame-gap probe
  * (its requestAnimationFrame loop; the longest gap then reads 0).
  * For A/B runs on a loaded machine compare shares and per-frame figures,
  * not wall times.
@@ -112,6 +112,24 @@ try {
   console.log(
     `rate ${rate * 20} tok/s, ${count} tokens, ${seconds.toFixed(1)} s; Task ${d("TaskDuration")} ms (${(((after.TaskDuration - before.TaskDuration) * 1e6) / count).toFixed(0)} per 1k), Thread ${d("ThreadTime")}, Script ${d("ScriptDuration")}, Layout ${d("LayoutDuration")} (${after.LayoutCount - before.LayoutCount}), Style ${d("RecalcStyleDuration")} (${after.RecalcStyleCount - before.RecalcStyleCount}), DOM nodes ${after.Nodes}`,
   );
+  if (process.env.CENSUS) {
+    // The page's nodes by element and first class (and text nodes), most first.
+    const census = await page.evaluate(() => {
+      const counts: Record<string, number> = {};
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const key =
+          node instanceof Element
+            ? `${node.tagName.toLowerCase()}.${node.classList[0] ?? ""}`
+            : `#text<${node.parentElement?.tagName.toLowerCase()}>`;
+        counts[key] = (counts[key] ?? 0) + 1;
+      }
+      return Object.entries(counts)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 40);
+    });
+    for (const [key, count] of census) console.log(String(count).padStart(7), key);
+  }
   if (process.env.LAYERS) {
     const got = new Promise<any>((r) => cdp.once("LayerTree.layerTreeDidChange" as any, r));
     await cdp.send("LayerTree.enable" as any);
