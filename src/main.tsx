@@ -11,7 +11,7 @@ import { RemoteImagesContext } from "./render/RemoteImage";
 import { setSensitiveValues } from "./render/sensitiveValues";
 import { MountsContext } from "./ui/mounts";
 import { App, preloadSessionSettings } from "./ui/App";
-import { preloadMarkdown } from "./ui/LazyMarkdown";
+import { preloadMarkdown, warmUpMarkdown } from "./ui/LazyMarkdown";
 import { preloadCodeBlocks } from "./ui/Timeline";
 import { prepareTimeFormat } from "./ui/MessageActions";
 import { forgetKey, loadSettings, saveSettings, type Settings } from "./ui/settings";
@@ -35,7 +35,8 @@ const START_CAP_MS = 1_500;
 /**
  * Parts the first screen does not show load on first use (src/ui/App.tsx, mounts.tsx, LazyMarkdown.tsx).
  * Once the session is open and the page idle they are fetched ahead (the reply's code, preloadModel, first),
- * so a first reply, a first mount, a first ask or a first click on Settings does not wait for the network. (Invite agent is left to its click: its chunk
+ * so a first reply, a first mount, a first ask or a first click on Settings does not wait for the network (and the
+ * Markdown pipeline has run once, so the first reply does not compile it). (Invite agent is left to its click: its chunk
  * brings the bridge's schemas.)
  */
 function prefetchParts(preloadReply: () => Promise<unknown>): void {
@@ -44,7 +45,7 @@ function prefetchParts(preloadReply: () => Promise<unknown>): void {
     prepareTimeFormat();
     for (const load of [
       preloadReply,
-      preloadMarkdown,
+      warmUpMarkdown,
       () => import("./ui/mounts").then((module) => module.loadMountView()),
       () => import("./ui/SettingsDialog"),
       () => import("./ui/SessionModelSettings"),

@@ -15,6 +15,22 @@ import { PROGRESSIVE_FROM_CHARS } from "./markdownSegments";
  */
 const markdownModule = loadedModule(() => import("./Markdown"));
 export const preloadMarkdown = () => markdownModule.preload();
+/**
+ * The chunk, then, in an idle moment of its own, its pipeline run once on a sample (Markdown.tsx `warmUp`):
+ * main.tsx's prefetch once the session is open, so the first reply's first redraws do not compile it.
+ */
+export const warmUpMarkdown = () =>
+  markdownModule.preload().then(
+    (module) =>
+      new Promise<void>((done) => {
+        const run = () => {
+          module.warmUp();
+          done();
+        };
+        if (typeof requestIdleCallback === "function") requestIdleCallback(run, { timeout: 2_000 });
+        else setTimeout(run, 0);
+      }),
+  );
 
 /**
  * Memoised: a streaming reply re-renders its message each frame, and only its last text block changes.

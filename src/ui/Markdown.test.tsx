@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { renderToStaticMarkup } from "react-dom/server";
 import remarkGfm from "remark-gfm";
 import ReactMarkdown, { type Components } from "react-markdown";
-import { Markdown, loadMath, renderMarkdown } from "./Markdown";
+import { Markdown, loadMath, renderMarkdown, warmUp } from "./Markdown";
 import { validHighlightedLines } from "./useHighlight";
 
 const html = (text: string) => renderToStaticMarkup(<Markdown text={text} />);
@@ -158,6 +158,13 @@ describe("the pipeline built once", () => {
       for (const end of ends)
         expect(ours(block.slice(0, end)), block.slice(0, end)).toBe(reference(block.slice(0, end)));
     }
+  });
+
+  it("after the idle warm-up (its run on a sample), renders every block as before", () => {
+    const before = CORPUS.map((block) => ours(block));
+    warmUp();
+    expect(CORPUS.map((block) => ours(block))).toEqual(before);
+    expect(html(TABLE)).toContain("<table>");
   });
 
   it("renders the same with the math plugins", async () => {

@@ -128,6 +128,17 @@ export function renderMarkdown(source: string, components: Components, math?: Ma
   return toReact(processor.runSync(processor.parse(text), text) as HastParent, components);
 }
 
+/**
+ * Runs the pipeline once on a small sample (marked's lexer, remark, rehype, the JSX runtime), while the page is
+ * idle before the first reply (LazyMarkdown.tsx `preloadMarkdown`): a function's first call compiles it, and
+ * the first reply's first redraws paid for compiling the whole pipeline.
+ */
+export function warmUp(): void {
+  const sample =
+    "## A\n\nSome **bold**, `code` and a [link](https://example.com).\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n";
+  for (const token of marked.lexer(sample)) renderMarkdown(token.raw, SETTLED_COMPONENTS);
+}
+
 let math: MathPlugins | undefined;
 let mathLoading: Promise<MathPlugins> | undefined;
 
