@@ -8,9 +8,11 @@
  *   median of fresh page loads;
  *   `realm.hostCreatedMs`: navigation start → the app created its realm host
  *   (in its first render), the earliest its READY can count;
- *   `realm.loadMs` / `realm.warmupMs` split the worker's share into
- *   loading+evaluating the bundle and the realm's set-up and Babel's
- *   warm-up up to READY (READY means warm). `realm.bareReadyMs`:
+ *   `realm.loadMs` / `realm.setupMs` split the worker's share into
+ *   evaluating the bundle and the realm's set-up up to READY (Babel's
+ *   warm-up follows READY since wire version 5; until then READY came
+ *   after it and `realm.warmupMs` was the set-up and the warm-up).
+ *   `realm.bareReadyMs`:
  *   the same on a page that does nothing but start a realm.
  *   `realm.floorReadyMs` (reference): this machine's floor for any realm of
  *   this shape, a page whose `sandbox="allow-scripts"` frame starts a blob
@@ -21,6 +23,9 @@
  *   an inline script at once and sent at the frame's hello, READY read on
  *   the port as it arrives (no app beside it): navigation start → READY,
  *   median of fresh loads (budget ≤ 1.9 × `realm.floorReadyMs`).
+ *   `realm.leanFirstStatementMs`: the same loads, navigation start → the
+ *   console line of a statement the page sends the moment READY arrives
+ *   (`console.log(1)`): when code first runs, warm-up included.
  *   The four pages are loaded in turn, one of each per round (floor, lean,
  *   app, bare), so each reference is measured in the same moments as the
  *   figures it bounds: the floor moves with the machine's state.
@@ -47,7 +52,7 @@ import type { Browser } from "playwright-core";
 import { DIST_DIR, ROOT_DIR, serveStatic, waitFor, type TestServer } from "../e2e/harness";
 import { startRealmTestContext } from "../e2e/fixtures/realmTestPage";
 import { REALM_HOST_MARK, REALM_READY_MARK } from "../src/sandbox";
-import { READY, SANDBOX_HELLO, SANDBOX_START, WIRE_VERSION } from "../src/wire/constants";
+import { READY, SANDBOX_HELLO, SANDBOX_START } from "../src/wire/constants";
 import { maxOfSamples, median, MIN_MAX_SAMPLES } from "./budgets";
 
 // Fresh loads per page kind (the floor, the lean page, the app, the bare page), interleaved: one load here ranges
@@ -101,10 +106,32 @@ let started = false;
 addEventListener("message", (event) => {
   if (started || event.source !== frame.contentWindow || event.data?.type !== ${JSON.stringify(SANDBOX_HELLO)}) return;
   started = true;
-  bundle.then((blob) => frame.contentWindow.postMessage({ type: ${JSON.stringify(SANDBOX_START)}, version: ${WIRE_VERSION}, bundle: blob }, "*", [channel.port2]));
+  // The version the frame says it speaks (not this tree's WIRE_VERSION): A/B tools load builds of other versions.
+  const version = event.data.version;
+  bundle.then((blob) => frame.contentWindow.postMessage({ type: ${JSON.stringify(SANDBOX_START)}, version, bundle: blob }, "*", [channel.port2]));
 });
 channel.port1.onmessage = (event) => { if (event.data?.type === ${JSON.stringify(READY)}) window.__leanReady ??= performance.now(); };
 </script></body></html>`;
+
+const LEAN_READY_HOOK = "window.__leanReady ??= performance.now();";
+if (!LEAN_PAGE.includes(LEAN_READY_HOOK)) throw new Error("realm.bench: the lean page changed; update LEAN_READY_HOOK");
+/**
+ * The lean page, plus: the moment READY arrives it sends one reply whose one statement is `console.log(1)`, and sets
+ * `__leanFirstStatement` to the time its console line arrives (navigation start's clock).
+ */
+export const LEAN_FIRST_STATEMENT_PAGE = LEAN_PAGE.replace(
+  LEAN_READY_HOOK,
+  `if (window.__leanReady === undefined) {
+    window.__leanReady = performance.now();
+    const block = (event) => channel.port1.postMessage({ type: "block", event });
+    block({ type: "begin-reply" });
+    block({ type: "block-start", index: 0, kind: "code", line: 1 });
+    block({ type: "block-delta", index: 0, text: "console.log(1)\\n" });
+    block({ type: "block-end", index: 0, unterminated: false });
+  }
+  if (event.data?.type === "exec-event" && event.data.event?.type === "console")
+    window.__leanFirstStatement ??= performance.now();`,
+);
 
 /** A page served with `files` beside `roots`, whose fresh loads set `global` to their answer's time. */
 export interface ReferencePage {
@@ -129,13 +156,39 @@ export async function referenceLoad(browser: Browser, reference: ReferencePage):
   }
 }
 
+/** One fresh load of LEAN_FIRST_STATEMENT_PAGE: navigation start → READY, and → the statement's console line. */
+export async function leanFirstStatementLoad(
+  browser: Browser,
+  server: TestServer,
+): Promise<{ ready: number; firstStatement: number }> {
+  const browserContext = await browser.newContext();
+  try {
+    const tab = await browserContext.newPage();
+    await tab.goto(server.url + "lean.html");
+    return (await waitFor(
+      () =>
+        tab.evaluate(
+          () =>
+            (window as unknown as { __leanFirstStatement?: number }).__leanFirstStatement !== undefined && {
+              ready: (window as unknown as { __leanReady: number }).__leanReady,
+              firstStatement: (window as unknown as { __leanFirstStatement: number }).__leanFirstStatement,
+            },
+        ) as Promise<{ ready: number; firstStatement: number } | false>,
+      10_000,
+      10,
+    )) as { ready: number; firstStatement: number };
+  } finally {
+    await browserContext.close();
+  }
+}
+
 const round = (value: number) => Math.round(value * 10) / 10;
 
 /** One fresh load of the app: navigation start → its realm's ready mark, with the mark's split. */
 export async function appLoad(
   browser: Browser,
   url: string,
-): Promise<{ at: number; hostAt: number; loadMs: number; warmupMs: number }> {
+): Promise<{ at: number; hostAt: number; loadMs: number; setupMs: number }> {
   const browserContext = await browser.newContext();
   try {
     const page = await browserContext.newPage();
@@ -150,7 +203,7 @@ export async function appLoad(
               entry && {
                 at: entry.startTime,
                 hostAt: host?.startTime ?? Number.NaN,
-                ...(entry.detail as { loadMs: number; warmupMs: number }),
+                ...(entry.detail as { loadMs: number; setupMs: number }),
               }
             );
           },
@@ -172,27 +225,30 @@ export async function run(): Promise<Record<string, number>> {
     const floorServer = await serveStatic([], {
       files: { "floor.html": FLOOR_PAGE, "floor-sandbox.html": FLOOR_SANDBOX },
     });
-    const leanServer = await serveStatic([DIST_DIR], { files: { "lean.html": LEAN_PAGE } });
+    const leanServer = await serveStatic([DIST_DIR], { files: { "lean.html": LEAN_FIRST_STATEMENT_PAGE } });
     const floorPage = { server: floorServer, page: "floor.html", global: "__floorReady" };
-    const leanPage = { server: leanServer, page: "lean.html", global: "__leanReady" };
+
     const ready: number[] = [];
     const load: number[] = [];
-    const warmup: number[] = [];
+    const setup: number[] = [];
     const hosts: number[] = [];
     const bare: number[] = [];
     const floor: number[] = [];
     const lean: number[] = [];
+    const leanFirst: number[] = [];
     // Interleaved: each round loads the floor, the lean page, the app and the bare page once, so the references
     // are measured in the same moments as the figures they bound (the floor moves with the machine's state).
     try {
       for (let index = 0; index < PAGE_LOADS; index++) {
         floor.push(await referenceLoad(context.browser, floorPage));
-        lean.push(await referenceLoad(context.browser, leanPage));
+        const leanLoad = await leanFirstStatementLoad(context.browser, leanServer);
+        lean.push(leanLoad.ready);
+        leanFirst.push(leanLoad.firstStatement);
         const app = await appLoad(context.browser, context.server.url);
         ready.push(app.at);
         hosts.push(app.hostAt);
         load.push(app.loadMs);
-        warmup.push(app.warmupMs);
+        setup.push(app.setupMs);
         const realm = await context.open();
         bare.push(realm.readyAt);
         await realm.page.close();
@@ -275,7 +331,8 @@ export async function run(): Promise<Record<string, number>> {
       "realm.leanReadyMs": round(median(lean)),
       "realm.hostCreatedMs": round(median(hosts)),
       "realm.loadMs": round(median(load)),
-      "realm.warmupMs": round(median(warmup)),
+      "realm.setupMs": round(median(setup)),
+      "realm.leanFirstStatementMs": round(median(leanFirst)),
       "realm.resetMs": round(median(resets)),
       "realm.coldResetMs": round(median(coldResets)),
       "realm.stuckResetMs": round(maxOfSamples(stuckResets)),
@@ -285,7 +342,7 @@ export async function run(): Promise<Record<string, number>> {
       "realm.browserCompileMs": round(median(browserCompiles)),
     };
     console.log(
-      `bundle ${metrics["realm.bundleGzipKB"]} KB gzipped (budget 250); ready ${metrics["realm.readyMs"]} ms (${(metrics["realm.readyMs"] / metrics["realm.floorReadyMs"]).toFixed(2)}× the floor, budget 2.2×; lean page ${(metrics["realm.leanReadyMs"] / metrics["realm.floorReadyMs"]).toFixed(2)}×, budget 1.9×; worker load ${metrics["realm.loadMs"]} + set-up and warm-up ${metrics["realm.warmupMs"]}), ` +
+      `bundle ${metrics["realm.bundleGzipKB"]} KB gzipped (budget 250); ready ${metrics["realm.readyMs"]} ms (${(metrics["realm.readyMs"] / metrics["realm.floorReadyMs"]).toFixed(2)}× the floor, budget 2.2×; lean page ${(metrics["realm.leanReadyMs"] / metrics["realm.floorReadyMs"]).toFixed(2)}×, budget 1.9×; worker load ${metrics["realm.loadMs"]} + set-up ${metrics["realm.setupMs"]}; a statement sent at the lean page's READY logs at ${metrics["realm.leanFirstStatementMs"]} ms), ` +
         `reset ${metrics["realm.resetMs"]} ms with a spare, ${metrics["realm.coldResetMs"]} ms without, vs page reload ${metrics["realm.readyMs"]} ms, ` +
         `stuck → fresh ${metrics["realm.stuckResetMs"]} ms at most (${stuckResets.map(Math.round).join(", ")}), flush round trip ${metrics["realm.flushRoundTripMs"]} ms`,
     );

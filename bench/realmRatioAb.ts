@@ -10,7 +10,7 @@
  * and clocks as realm.bench.ts (`realm.floorReadyMs`, `realm.leanReadyMs`,
  * `realm.readyMs`). Prints each build's medians and their ratios to the
  * floor, and the worker's own clock at READY (`realm.loadMs` +
- * `realm.warmupMs`). Not part of `npm run bench` (no `.bench.ts`): nothing is written to
+ * `realm.setupMs`). Not part of `npm run bench` (no `.bench.ts`): nothing is written to
  * results.json.
  */
 import { resolve } from "node:path";
@@ -31,7 +31,7 @@ const floor: number[] = [];
 const lean: number[][] = builds.map(() => []);
 const app: number[][] = builds.map(() => []);
 const host: number[][] = builds.map(() => []);
-/** The worker's own clock at READY in the app (its `loadMs` + `warmupMs`): the realm's start without the page's. */
+/** The worker's own clock at READY in the app (its `loadMs` + `setupMs`): the realm's start without the page's. */
 const worker: number[][] = builds.map(() => []);
 const loads: number[][] = builds.map(() => []);
 try {
@@ -44,7 +44,7 @@ try {
       const load = await appLoad(browser, servers[index].url);
       app[index].push(load.at);
       host[index].push(load.hostAt);
-      worker[index].push(load.loadMs + load.warmupMs);
+      worker[index].push(load.loadMs + load.setupMs);
       loads[index].push(load.loadMs);
     }
     console.log(

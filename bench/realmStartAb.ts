@@ -9,17 +9,18 @@
  * thread: `evaluateCpuMs`, the thread's CPU time in the bundle's
  * EvaluateScript (compile + the modules' top-level code), `compileCpuMs`, of
  * that the top-level compile, and `serveCpuMs`, the CPU time of the connect
- * handler (the realm's set-up and Babel's warm-up, up to READY). After READY
- * the page sends one reply whose one statement is `console.log(1)`;
- * `firstStatementMs` is READY → its console line on the page (READY means
- * warm: this stays small). Wall times (`leanReadyMs`: navigation → READY) are
+ * handler (the realm's set-up, and since wire version 5 Babel's warm-up right
+ * after READY). At READY the page sends one reply whose one statement is
+ * `console.log(1)` (realm.bench's LEAN_FIRST_STATEMENT_PAGE);
+ * `firstStatementMs` is READY → its console line on the page (until version
+ * 5 READY came after the warm-up and this stayed small). Wall times (`leanReadyMs`: navigation → READY) are
  * printed too. Medians per build. Not part of `npm run bench`: nothing is
  * written to results.json.
  */
 import { resolve } from "node:path";
 import { launchBrowser, serveStatic } from "../e2e/harness";
 import { median } from "./budgets";
-import { LEAN_PAGE } from "./realm.bench";
+import { LEAN_FIRST_STATEMENT_PAGE } from "./realm.bench";
 
 type TraceEvent = {
   name: string;
@@ -32,30 +33,13 @@ type TraceEvent = {
   args?: any;
 };
 
-const READY_HOOK = "window.__leanReady ??= performance.now();";
-if (!LEAN_PAGE.includes(READY_HOOK)) throw new Error("realmStartAb: the lean page changed; update READY_HOOK");
-/** The lean page, plus: at READY, one reply with one statement, `console.log(1)`; its console line's time. */
-const FIRST_STATEMENT_PAGE = LEAN_PAGE.replace(
-  READY_HOOK,
-  `if (window.__leanReady === undefined) {
-    window.__leanReady = performance.now();
-    const block = (event) => channel.port1.postMessage({ type: "block", event });
-    block({ type: "begin-reply" });
-    block({ type: "block-start", index: 0, kind: "code", line: 1 });
-    block({ type: "block-delta", index: 0, text: "console.log(1)\\n" });
-    block({ type: "block-end", index: 0, unterminated: false });
-  }
-  if (event.data?.type === "exec-event" && event.data.event?.type === "console" && window.__firstStatement === undefined)
-    window.__firstStatement = performance.now() - window.__leanReady;`,
-);
-
 const args = process.argv.slice(2);
 const rounds = /^\d+$/.test(args.at(-1) ?? "") ? Number(args.pop()) : 9;
 if (args.length < 2) throw new Error("usage: npx tsx bench/realmStartAb.ts <dist A> <dist B> [<dist C> …] [rounds]");
 const builds = args.map((dir) => resolve(dir));
 const name = (index: number) => String.fromCharCode(65 + index);
 const servers = await Promise.all(
-  builds.map((dir) => serveStatic([dir], { files: { "lean.html": FIRST_STATEMENT_PAGE } })),
+  builds.map((dir) => serveStatic([dir], { files: { "lean.html": LEAN_FIRST_STATEMENT_PAGE } })),
 );
 const browser = await launchBrowser();
 const figures = builds.map(() => ({
@@ -79,8 +63,9 @@ async function tracedLoad(index: number): Promise<void> {
   try {
     const page = await context.newPage();
     await page.goto(servers[index].url + "lean.html");
-    await page.waitForFunction("window.__firstStatement !== undefined", undefined, { timeout: 30_000 });
-    const [ready, first] = (await page.evaluate("[window.__leanReady, window.__firstStatement]")) as number[];
+    await page.waitForFunction("window.__leanFirstStatement !== undefined", undefined, { timeout: 30_000 });
+    const [ready, statement] = (await page.evaluate("[window.__leanReady, window.__leanFirstStatement]")) as number[];
+    const first = statement - ready;
     await cdp.send("Tracing.end");
     await complete;
     const worker = events.find((event) => event.ph === "M" && /DedicatedWorker/.test(event.args?.name ?? ""));

@@ -294,7 +294,7 @@ describe("the host trusts only its own port", () => {
     await realm.sandboxFrame().evaluate(() => {
       const forged = [
         { type: "exec-event", event: { type: "console", block: 0, statement: 0, level: "log", text: "FORGED" } },
-        { type: "ready", version: 1, warmupMs: 0 },
+        { type: "ready", version: 1, setupMs: 0 },
         { type: "livemark-sandbox-hello", version: 1 },
         { type: "result", id: 1, ok: true, value: null },
       ];

@@ -5,7 +5,7 @@
  */
 (function () {
   "use strict";
-  var VERSION = 4;
+  var VERSION = 5;
   var FRAME_ID = "lm-realm-frame";
   var sandboxUrl = new URL("sandbox.html", document.baseURI).href;
   var realmUrl = new URL("generated/realm.js", document.baseURI).href;

@@ -110,10 +110,10 @@ async function advanceUntil(check: () => void, maxMs = 2_000, stepMs = 5): Promi
 describe("createRealmConnection", () => {
   it("delivers validated events and READY", async () => {
     const { realm, handlers } = connect();
-    realm.postMessage({ type: READY, version: 1, loadMs: 50, warmupMs: 5 });
+    realm.postMessage({ type: READY, version: 1, loadMs: 50, setupMs: 5 });
     realm.postMessage({ type: EXEC_EVENT, event: { type: "block-done", block: 0 } });
     await eventually(() => expect(handlers.onEvent).toHaveBeenCalled());
-    expect(handlers.onReady).toHaveBeenCalledWith(1, { loadMs: 50, warmupMs: 5 });
+    expect(handlers.onReady).toHaveBeenCalledWith(1, { loadMs: 50, setupMs: 5 });
     expect(handlers.onEvent).toHaveBeenCalledWith({ type: "block-done", block: 0 });
     expect(handlers.onInvalid).not.toHaveBeenCalled();
   });

@@ -37,7 +37,7 @@ import type { HostService } from "./types";
 import { validateRealmMessage } from "./validateRealmMessage";
 
 export interface RealmConnectionHandlers {
-  onReady(version: number, timings: { loadMs: number; warmupMs: number }): void;
+  onReady(version: number, timings: { loadMs: number; setupMs: number }): void;
   onEvent(event: ExecEvent): void;
   /** A validated mount-tree message for the renderer. */
   onMount(message: MountRealmMessage): void;
@@ -197,7 +197,7 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
 
   /** One handler per tag of the realm → host table (src/wire/types.ts): the compiler asks for a new entry's. */
   const receive: RealmMessageHandlers = {
-    ready: (message) => handlers.onReady(message.version, { loadMs: message.loadMs, warmupMs: message.warmupMs }),
+    ready: (message) => handlers.onReady(message.version, { loadMs: message.loadMs, setupMs: message.setupMs }),
     heartbeat(message) {
       if (outstanding && message.seq === outstanding.seq) {
         lastAnswered = outstanding.seq;

@@ -92,7 +92,7 @@ interface Realm {
   frame?: SandboxFrame;
   /** Where it is in its life (realmPhase.ts); changed only through `advance`. */
   phase: RealmPhase;
-  timings: { loadMs: number; warmupMs: number };
+  timings: { loadMs: number; setupMs: number };
   bootTimer?: ReturnType<typeof setTimeout>;
   invalidReports: number;
   /** performance.now() when it started, or became current after a reset (the kill). */
@@ -205,7 +205,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
       key: newRealmKey(),
       connection: undefined as unknown as RealmConnection,
       phase: STARTING,
-      timings: { loadMs: 0, warmupMs: 0 },
+      timings: { loadMs: 0, setupMs: 0 },
       invalidReports: 0,
       startedAt: early?.startedAt ?? performance.now(),
     };

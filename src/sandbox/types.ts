@@ -52,12 +52,13 @@ export type RealmEvent =
    */
   | { type: "realm-reset"; reason: RealmResetReason; running?: RunningStatement; detail?: string }
   /**
-   * A realm (the first or a fresh one after a reset) is warm and listening.
+   * A realm (the first or a fresh one after a reset) is listening.
    * `startMs`: from starting it (or killing its predecessor) to ready; of
-   * that, `loadMs` went to loading and evaluating the bundle in the worker
-   * and `warmupMs` to warming Babel.
+   * that, `loadMs` went to evaluating the bundle in the worker and `setupMs`
+   * to the realm's set-up after it. (Babel's warm-up follows READY in the
+   * worker: what the host sends first waits for it there.)
    */
-  | { type: "ready"; startMs: number; loadMs: number; warmupMs: number }
+  | { type: "ready"; startMs: number; loadMs: number; setupMs: number }
   /** Something the host refused or could not do; the realm may still be usable. */
   | { type: "realm-error"; code: RealmErrorCode; message: string };
 

@@ -43,11 +43,11 @@ describe("validateRealmMessage", () => {
       { type: "block-done", block: 5 },
     ];
     for (const event of events) expect(ok({ type: EXEC_EVENT, event })).toEqual({ type: EXEC_EVENT, event });
-    expect(ok({ type: READY, version: 1, loadMs: 300, warmupMs: 12 })).toEqual({
+    expect(ok({ type: READY, version: 1, loadMs: 300, setupMs: 12 })).toEqual({
       type: READY,
       version: 1,
       loadMs: 300,
-      warmupMs: 12,
+      setupMs: 12,
     });
     expect(ok({ type: HEARTBEAT, seq: 7 })).toEqual({ type: HEARTBEAT, seq: 7 });
     expect(ok({ type: RESULT, id: 3, ok: true, value: null })).toEqual({ type: RESULT, id: 3, ok: true, value: null });
@@ -77,9 +77,10 @@ describe("validateRealmMessage", () => {
       new Map(),
       { type: "nope" },
       { type: READY },
-      { type: READY, version: -1, loadMs: 0, warmupMs: 0 },
-      { type: READY, version: 1.5, loadMs: 0, warmupMs: 0 },
-      { type: READY, version: 1, warmupMs: 0 },
+      { type: READY, version: -1, loadMs: 0, setupMs: 0 },
+      { type: READY, version: 1.5, loadMs: 0, setupMs: 0 },
+      { type: READY, version: 1, setupMs: 0 },
+      { type: READY, version: 1, loadMs: 0, warmupMs: 0 },
       { type: HEARTBEAT, seq: "1" },
       { type: RESULT, id: Number.NaN, ok: true, value: null },
       { type: RESULT, id: 2 ** 60, ok: true, value: null },

@@ -48,7 +48,7 @@ describe("realm status for the page", () => {
     host.set("starting");
     watch.refresh();
     host.set("ready");
-    host.emit({ type: "ready", startMs: 1, loadMs: 1, warmupMs: 1 });
+    host.emit({ type: "ready", startMs: 1, loadMs: 1, setupMs: 1 });
     expect(seen).toEqual([
       { state: "starting" },
       { state: "failed", message: "could not load the realm" },

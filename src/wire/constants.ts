@@ -10,7 +10,7 @@
 import type { HostMessageType, RealmMessageType } from "./types";
 import type { RealmCapabilityMethod } from "./capabilities";
 
-export const WIRE_VERSION = 4;
+export const WIRE_VERSION = 5;
 
 // The port's tags are the keys of the tables in types.ts (a new message is
 // one entry there). The names below are aliases for tags code names often;

@@ -198,11 +198,14 @@ export type HostMessage = Infer<typeof hostMessageSchema>;
  */
 export const realmMessageSchema = variants("type", {
   /**
-   * Warm (Babel loaded and exercised) and listening. `loadMs`: from the
-   * worker's start to its entry running (fetch, compile and evaluation of the
-   * bundle); `warmupMs`: the warm-up after that.
+   * Listening, Babel loaded. `loadMs`: from the bundle's arrival in the
+   * worker to its entry running (compile and evaluation of the bundle);
+   * `setupMs`: the entry's set-up after that, up to READY. Babel's first-use
+   * warm-up runs right after READY, in the same task, so whatever the host
+   * sends at READY is handled once it is done (version 5; until version 4
+   * READY came after the warm-up and carried `warmupMs`).
    */
-  ready: { version: int(), loadMs: duration(), warmupMs: duration() },
+  ready: { version: int(), loadMs: duration(), setupMs: duration() },
   heartbeat: { seq: int() },
   "exec-event": { event: execEventSchema },
   /** `call` (a host service), `result` (answers the host's methods), `cancel`. */

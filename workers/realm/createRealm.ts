@@ -68,7 +68,7 @@ export interface Realm {
   /** Made by serve() or attach(). */
   readonly executor: Executor | undefined;
   /** The worker: serve the host's messages on `port` and send READY. Returns the realm's line to the host. */
-  serve(port: MessagePort, options?: { loadMs?: number; warmUp?: () => void }): RealmChannel;
+  serve(port: MessagePort, options?: { loadMs?: number; startedAt?: number; warmUp?: () => void }): RealmChannel;
   /** A host in the same process: the executor, reporting to `host`. */
   attach(host: AttachedHost): Executor;
   /** Runs when the executor is idle, before the host hears so: mount frames still batched go out. */
@@ -174,6 +174,7 @@ export function createRealm(options: RealmOptions = {}): Realm {
         port,
         warmUp: serveOptions.warmUp,
         loadMs: serveOptions.loadMs,
+        startedAt: serveOptions.startedAt,
         // Mount frames still batched go out before the flush is answered: the host hears of
         // what a turn's code drew (and what it cannot draw) within the turn.
         settle,

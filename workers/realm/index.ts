@@ -19,7 +19,8 @@ import { preloadZod } from "./runtime/zod";
 // document (public/sandbox.html), before the bundle is there: its loader notes when the bundle came and evaluated it.
 // The note is taken off the global scope before any model code can see it.
 const scope = self as unknown as { livemarkBundleAt?: number };
-const loadMs = performance.now() - (scope.livemarkBundleAt ?? 0);
+const startedAt = performance.now();
+const loadMs = startedAt - (scope.livemarkBundleAt ?? 0);
 delete scope.livemarkBundleAt;
 
 const realm = createRealm({ scheduleMacrotask: createMacrotaskScheduler() });
@@ -46,8 +47,8 @@ function onConnect(event: MessageEvent<RealmConnectMessage>): void {
   // One port per realm, for its whole life: later messages on the worker
   // itself are ignored.
   self.removeEventListener("message", onConnect);
-  realm.serve(event.ports[0], { warmUp, loadMs });
-  // READY is out: zod (the `z` global) is evaluated next, in an idle moment, not in the start-up.
+  realm.serve(event.ports[0], { warmUp, loadMs, startedAt });
+  // READY is out and Babel warm: zod (the `z` global) is evaluated next, in an idle moment, not in the start-up.
   preloadZod();
 }
 

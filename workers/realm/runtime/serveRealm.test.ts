@@ -32,6 +32,8 @@ function start(
     throwOn?: string;
     onUiEvent?: (message: unknown) => void;
     onTools?: (tools: ToolDescriptor[]) => void;
+    /** What the realm did in order: "ready" (posted), "warm-up", then the executor's calls. */
+    order?: string[];
   } = {},
 ) {
   const channel = new MessageChannel();
@@ -39,7 +41,7 @@ function start(
   const host = channel.port1;
   const fromRealm: RealmMessage[] = [];
   host.onmessage = (event: MessageEvent<RealmMessage>) => void fromRealm.push(event.data);
-  const calls: string[] = [];
+  const calls: string[] = options.order ?? [];
   let emit!: (event: ExecEvent) => void;
   let release!: () => void;
   let idle = Promise.resolve();
@@ -75,7 +77,10 @@ function start(
       pulse = onBusy;
       return executor;
     },
-    warmUp: () => void (warmed = true),
+    warmUp: () => {
+      warmed = true;
+      options.order?.push("warm-up");
+    },
     onUiEvent: options.onUiEvent,
     onTools: options.onTools,
   });
@@ -108,10 +113,27 @@ async function eventually(check: () => void, timeoutMs = 2_000): Promise<void> {
 }
 
 describe("serveRealm", () => {
-  it("warms up, then announces READY with its wire version", async () => {
-    const realm = start();
+  it("announces READY with its wire version, then warms up before it handles anything the host sent", async () => {
+    const order: string[] = [];
+    const postMessage = MessagePort.prototype.postMessage;
+    // Note the moment READY leaves, in the order of the realm's own steps.
+    MessagePort.prototype.postMessage = function (this: MessagePort, message: unknown, ...rest: never[]) {
+      if ((message as { type?: string } | null)?.type === READY) order.push("ready");
+      return postMessage.call(this, message, ...rest);
+    } as typeof postMessage;
+    let realm: ReturnType<typeof start>;
+    try {
+      realm = start({ order });
+    } finally {
+      MessagePort.prototype.postMessage = postMessage;
+    }
+    expect(order).toEqual(["ready", "warm-up"]);
+    realm.send({ type: BLOCK, event: { type: "begin-reply" } });
+    await eventually(() => expect(order).toEqual(["ready", "warm-up", "begin"]));
+    await eventually(() =>
+      expect(realm.fromRealm[0]).toMatchObject({ type: READY, version: WIRE_VERSION, loadMs: 0, setupMs: 0 }),
+    );
     expect(realm.warmed()).toBe(true);
-    await eventually(() => expect(realm.fromRealm[0]).toMatchObject({ type: READY, version: WIRE_VERSION }));
   });
 
   it("maps host messages onto the executor in order and answers pings", async () => {

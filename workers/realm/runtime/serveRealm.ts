@@ -31,10 +31,16 @@ export interface ServeRealmOptions {
    * long-running guarded code.
    */
   createExecutor(onEvent: (event: ExecEvent) => void, onBusy: () => void): RealmExecutor;
-  /** Runs before READY (e.g. exercise Babel once); its duration is reported in READY. */
+  /**
+   * Runs right after READY, in the same task (exercise Babel once): the host
+   * learns the realm is up while it runs, and what the host sends meanwhile
+   * waits in the port until it is done, as it waited for READY before.
+   */
   warmUp?: () => void;
-  /** How long the bundle took to load before the entry ran (reported in READY). */
+  /** How long the bundle took to evaluate before the entry ran (reported in READY). */
   loadMs?: number;
+  /** When the entry started (`now()`'s clock): READY reports the set-up since as `setupMs`. */
+  startedAt?: number;
   /**
    * Runs when the executor is idle, just before FLUSH or ABORT is answered:
    * send what is still batched (mount frames), so that everything the
@@ -150,10 +156,6 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
     }
   };
 
-  const warmupStart = now();
-  options.warmUp?.();
-  const warmupMs = now() - warmupStart;
-
   // Messages the host sent while we were starting wait in the port until now.
   // Through the getter captured at start: a model-defined
   // MessageEvent.prototype.data would otherwise receive this event, and with
@@ -161,6 +163,9 @@ export function serveRealm(options: ServeRealmOptions): RealmChannel {
   port.onmessage = (event: MessageEvent<HostMessage>) => handle(messageData(event) as HostMessage);
   // The host closed the port (a reset in tests; in the browser the worker dies with it).
   port.addEventListener("close", () => requests.endAll("realm-reset", "the realm was reset"));
-  send({ type: "ready", version: WIRE_VERSION, loadMs: options.loadMs ?? 0, warmupMs });
+  const setupMs = options.startedAt === undefined ? 0 : Math.max(0, now() - options.startedAt);
+  send({ type: "ready", version: WIRE_VERSION, loadMs: options.loadMs ?? 0, setupMs });
+  // After READY: the host starts what waited for the realm (its store, the reopened panels) while Babel warms up here.
+  options.warmUp?.();
   return { post: send, requests };
 }
