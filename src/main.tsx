@@ -1,7 +1,7 @@
 /// <reference types="vite/client" />
 import "./ui/styles.css";
 import { createRoot } from "react-dom/client";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { isDemo } from "./llm/settings";
 import { createApp } from "./session/createApp";
 import { afterRealmStart } from "./session/afterRealmStart";
@@ -74,38 +74,46 @@ const SUMMARIES: CapabilityViews["summaries"] = CAPABILITIES.flatMap((capability
   capability.summary ? [capability.summary.bind(capability)] : [],
 );
 
+/** The settings the app reads (Root keeps it current): this origin's storage until Root renders. */
+const settingsRef: { current: Settings | undefined } = { current: undefined };
+const currentSettings = (): Settings => (settingsRef.current ??= loadSettings());
+
 /**
- * Renders the app (src/session/createApp.ts wires it): settings in this
- * origin's storage, the realm's status, the contexts the views read.
+ * The app (src/session/createApp.ts wires it), made before React's first render: its realm host takes over the early
+ * realm then, with the READY the early realm may already hold (src/sandbox/earlyRealm.ts), instead of inside the
+ * first render, a task of 40–80 ms after which a READY that came meanwhile was read (issue 34 §3).
  */
-function Root() {
-  const [settings, setSettings] = useState<Settings>(loadSettings);
-  const settingsRef = useRef(settings);
+function makeApp() {
+  const app = createApp({
+    settings: currentSettings,
+    capabilities: CAPABILITIES,
+    startAfter: (realm) =>
+      afterRealmStart(realm, START_CAP_MS).then(() => {
+        // What draws the session the store reads next: its code blocks, and a long session's held messages.
+        void preloadCodeBlocks().catch(() => {});
+        void import("./ui/HeldMessages").catch(() => {});
+        // A session's messages are drawn with the Markdown chunk: fetched while the store opens, not after.
+        void preloadMarkdown().catch(() => {});
+      }),
+  });
+  // Once the session is open (the composer works), what the first screen did not need is fetched ahead.
+  void app.started.then(() => prefetchParts(app.preloadReply));
+  // Read-only status for the browser tests, only on a page opened with their flag (src/testProbe.ts).
+  installTestProbe({ realm: app.realm, inbox: app.inbox, restoring: () => app.controller.mounts.pending });
+  const views: CapabilityViews = { sections: app.sections, summaries: SUMMARIES, timeline: app.timeline };
+  return { ...app, views };
+}
+
+/**
+ * Renders the app: settings in this origin's storage, the realm's status, the contexts the views read.
+ */
+function Root({ app }: { app: ReturnType<typeof makeApp> }) {
+  const [settings, setSettings] = useState<Settings>(currentSettings);
   settingsRef.current = settings;
   // Generated UIs hold back values that look like the key (render/sensitiveValues.ts).
   useEffect(() => setSensitiveValues([settings.apiKey]), [settings.apiKey]);
   const [realmStatus, setRealmStatus] = useState<RealmStatus>({ state: "starting" });
-
-  const { controller, realm, mounts, capabilities, imagePolicy, views } = useMemo(() => {
-    const app = createApp({
-      settings: () => settingsRef.current,
-      capabilities: CAPABILITIES,
-      startAfter: (realm) =>
-        afterRealmStart(realm, START_CAP_MS).then(() => {
-          // What draws the session the store reads next: its code blocks, and a long session's held messages.
-          void preloadCodeBlocks().catch(() => {});
-          void import("./ui/HeldMessages").catch(() => {});
-          // A session's messages are drawn with the Markdown chunk: fetched while the store opens, not after.
-          void preloadMarkdown().catch(() => {});
-        }),
-    });
-    // Once the session is open (the composer works), what the first screen did not need is fetched ahead.
-    void app.started.then(() => prefetchParts(app.preloadReply));
-    // Read-only status for the browser tests, only on a page opened with their flag (src/testProbe.ts).
-    installTestProbe({ realm: app.realm, inbox: app.inbox, restoring: () => app.controller.mounts.pending });
-    const views: CapabilityViews = { sections: app.sections, summaries: SUMMARIES, timeline: app.timeline };
-    return { ...app, views };
-  }, []);
+  const { controller, realm, mounts, capabilities, imagePolicy, views } = app;
 
   const watcher = useRef<{ refresh(): void }>(undefined);
   useEffect(() => {
@@ -152,7 +160,10 @@ const isAppView = /^#app(?:[=/]|$)/.test(location.hash);
 // The chosen theme is applied before the first render by the entry (src/boot.ts): an inline script would need a CSP exception.
 if (isAppView) {
   void import("./ui/appView").then((module) => module.renderAppView(createRoot(document.getElementById("root")!)));
-} else createRoot(document.getElementById("root")!).render(<Root />);
+} else {
+  const app = makeApp();
+  createRoot(document.getElementById("root")!).render(<Root app={app} />);
+}
 // Installable and offline: the service worker registers a little after the page has loaded and gone idle
 // (workbox-window loads then), so precaching never competes with the first reply for the network.
 const registerLater = () =>

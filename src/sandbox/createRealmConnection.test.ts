@@ -15,7 +15,7 @@ afterEach(() => {
 });
 
 /** A connection plus the realm's end of the port, which records what the host sent. */
-function connect(options: { answerPings?: boolean } = {}) {
+function connect(options: { answerPings?: boolean; held?: unknown[] } = {}) {
   const channel = new MessageChannel();
   const realm = channel.port2;
   const received: HostMessage[] = [];
@@ -38,6 +38,7 @@ function connect(options: { answerPings?: boolean } = {}) {
   // Date.now, so the heartbeat tests' fake clock drives the connection's judgement too.
   const connection = createRealmConnection({
     port: channel.port1,
+    held: options.held,
     handlers,
     nextId: () => ++id,
     now: () => Date.now(),
@@ -116,6 +117,24 @@ describe("createRealmConnection", () => {
     expect(handlers.onReady).toHaveBeenCalledWith(1, { loadMs: 50, setupMs: 5 });
     expect(handlers.onEvent).toHaveBeenCalledWith({ type: "block-done", block: 0 });
     expect(handlers.onInvalid).not.toHaveBeenCalled();
+  });
+
+  it("handles what the realm sent before it connected (an early realm's READY) first, validated, once the caller has the connection", async () => {
+    const order: string[] = [];
+    const held = [
+      { type: READY, version: 1, loadMs: 50, setupMs: 5, smuggled: "dropped" },
+      { type: READY, version: "1" },
+      { type: EXEC_EVENT, event: { type: "block-done", block: 0 } },
+    ];
+    const connected = connect({ held });
+    connected.handlers.onReady.mockImplementation(() => order.push("ready"));
+    connected.handlers.onInvalid.mockImplementation(() => order.push("invalid"));
+    connected.handlers.onEvent.mockImplementation((event) => order.push(`event ${event.block}`));
+    // Nothing is handled inside createRealmConnection itself: its caller has not stored the connection yet.
+    expect(order).toEqual([]);
+    connected.realm.postMessage({ type: EXEC_EVENT, event: { type: "block-done", block: 1 } });
+    await eventually(() => expect(order).toEqual(["ready", "invalid", "event 0", "event 1"]));
+    expect(connected.handlers.onReady).toHaveBeenCalledWith(1, { loadMs: 50, setupMs: 5 });
   });
 
   it("delivers validated mount messages to onMount", async () => {

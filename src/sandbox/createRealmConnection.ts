@@ -110,6 +110,8 @@ export interface RealmConnection {
 
 export interface RealmConnectionOptions {
   port: MessagePort;
+  /** What the realm sent on `port` before this connection (an early realm's READY): handled first, in order. */
+  held?: readonly unknown[];
   handlers: RealmConnectionHandlers;
   /** Shared across a host's connections so ids never repeat after a reset. */
   nextId: () => RequestId;
@@ -214,9 +216,9 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
     mount: (message) => handlers.onMount(message),
   };
 
-  const onMessage = (event: MessageEvent) => {
+  const onData = (data: unknown) => {
     if (closed) return;
-    const result = validateRealmMessage(event.data);
+    const result = validateRealmMessage(data);
     if (!result.ok) return handlers.onInvalid(result.reason);
     dispatch(receive, result.message);
   };
@@ -225,12 +227,16 @@ export function createRealmConnection(options: RealmConnectionOptions): RealmCon
     if (!closed) handlers.onClosed();
   };
 
+  const onMessage = (event: MessageEvent) => onData(event.data);
   port.addEventListener("message", onMessage);
   // MessagePort `close` fires when the entangled port is gone: the worker
   // was terminated or crashed (Chromium 122+). Older engines fall back on
   // the heartbeat.
   port.addEventListener("close", onClose);
   port.start();
+  // After the caller has the connection (its handlers may look it up), before anything the port delivers next.
+  const held = options.held ?? [];
+  if (held.length > 0) queueMicrotask(() => held.forEach(onData));
 
   return {
     send,

@@ -211,6 +211,7 @@ export function createRealmHost(options: RealmHostOptions = {}): RealmHost {
     };
     realm.connection = createRealmConnection({
       port: early?.port ?? channel!.port1,
+      held: early?.takeHeld(),
       nextId,
       // A spare has run no code, so it asks for nothing.
       service: (name) => (role(realm) === "current" ? services.get(name) : undefined),

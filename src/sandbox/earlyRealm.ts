@@ -8,9 +8,11 @@
  * sandbox even begins to load.
  *
  * The frame is the same createSandboxFrame (same attributes, sandbox.html's
- * own policy, never allow-same-origin); the realm's port stays with this
- * page until the host connects to it (a MessagePort queues what arrives
- * before it is started, so the realm's READY is not lost).
+ * own policy, never allow-same-origin). The realm's port is read from the
+ * start and what arrives before the host connects (the realm's READY) is held
+ * for it (`takeHeld`): READY is taken in a task of its own as soon as it
+ * comes, even while the app's code still loads, and the host learns of it the
+ * moment it is made instead of after the task that made it.
  */
 import { createSandboxFrame, type SandboxFrame } from "./createSandboxFrame";
 import { loadRealmBundle } from "./loadRealmBundle";
@@ -27,6 +29,11 @@ export interface EarlyRealm {
   readonly startedAt: number;
   /** Where the frame's worker `error` hints go once the host has it. */
   onWorkerError(listener: (message: string) => void): void;
+  /**
+   * What the realm sent before the host took the port (its READY), in order; from then on the host's listener hears
+   * the port alone. Called once, by the host that takes it.
+   */
+  takeHeld(): unknown[];
 }
 
 /**
@@ -91,6 +98,12 @@ export function startEarlyRealm(): void {
     adopt: (document.getElementById(EARLY_FRAME_ID) as HTMLIFrameElement | null) ?? undefined,
     handshake: head && { started: head.started, hello: head.hello },
   });
+  // The port is read from now on: the realm's READY is taken in a task of its own as soon as it comes, even while
+  // the app's code is still loading, and kept for the host.
+  const held: unknown[] = [];
+  const hold = (event: MessageEvent) => void held.push(event.data);
+  channel.port1.addEventListener("message", hold);
+  channel.port1.start();
   early = {
     realmUrl,
     sandboxUrl,
@@ -100,6 +113,10 @@ export function startEarlyRealm(): void {
     bundle,
     startedAt,
     onWorkerError: (next) => void (listener = next),
+    takeHeld: () => {
+      channel.port1.removeEventListener("message", hold);
+      return held.splice(0);
+    },
   };
 }
 
