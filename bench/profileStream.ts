@@ -9,7 +9,8 @@
  * PROFILE=1 a CPU profile (self and total time per function; saved to
  * /tmp/stream/NAME.cpuprofile), TRACE=from,seconds a Chromium trace of that
  * window (saved as NAME.trace.json; SAMPLES=1 adds V8's CPU samples to it),
- * LAYERS=1 the composited layer count, CENSUS=1 the page's nodes by element and class, NOFRAMES=1 without the frame-gap probe
+ * LAYERS=1 the composited layer count, HEAP=1 what the stream allocates by function (V8's sampling heap profiler,
+ * collected objects included; saved as NAME.heapprofile), CENSUS=1 the page's nodes by element and class, NOFRAMES=1 without the frame-gap probe
  * (its requestAnimationFrame loop; the longest gap then reads 0).
  * For A/B runs on a loaded machine compare shares and per-frame figures,
  * not wall times.
@@ -64,6 +65,15 @@ try {
     Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
   const before = await metrics();
   if (profile) await cdp.send("Profiler.start");
+  if (process.env.HEAP) {
+    // Every allocation sampled, the ones garbage collection took since included: what a stream makes and drops.
+    await cdp.send("HeapProfiler.enable");
+    await cdp.send("HeapProfiler.startSampling", {
+      samplingInterval: 8192,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    } as any);
+  }
   const started = Date.now();
   await page.getByRole("textbox", { name: "Message" }).fill("Write the long report.");
   await page.getByRole("textbox", { name: "Message" }).press("Enter");
@@ -107,6 +117,23 @@ try {
     { timeout: 600_000, polling: 500 },
   );
   const seconds = (Date.now() - started) / 1000;
+  if (process.env.HEAP) {
+    const { profile: heap } = (await cdp.send("HeapProfiler.stopSampling")) as any;
+    const bySelf = new Map<string, number>();
+    let total = 0;
+    const walk = (node: any) => {
+      const frame = node.callFrame;
+      const key = `${frame.functionName || "(anonymous)"} ${frame.url.split("/").pop()}:${frame.lineNumber + 1}`;
+      bySelf.set(key, (bySelf.get(key) ?? 0) + node.selfSize);
+      total += node.selfSize;
+      for (const child of node.children ?? []) walk(child);
+    };
+    walk(heap.head);
+    writeFileSync(`/tmp/stream/${process.env.NAME ?? "heap"}.heapprofile`, JSON.stringify(heap));
+    console.log(`allocated (sampled, collected included): ${(total / 1e6).toFixed(1)} MB; by function, self:`);
+    for (const [key, size] of [...bySelf].sort((a, b) => b[1] - a[1]).slice(0, 30))
+      console.log(`${(size / 1e6).toFixed(2).padStart(8)} MB  ${key}`);
+  }
   const after = await metrics();
   const d = (k: string) => ((after[k] - before[k]) * 1000).toFixed(0);
   console.log(
