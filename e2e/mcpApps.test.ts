@@ -159,6 +159,9 @@ describe("MCP Apps", () => {
     await linkAsk.getByRole("button", { name: "Don't open" }).click();
     await expect.poll(() => view().locator("#linked").textContent(), { timeout: 15_000 }).toBe("link:refused");
     expect(page.context().pages()).toHaveLength(1);
+    // The answered ask leaves the panel (below the view): the page gets shorter and, scrolled to its end, moves the
+    // view on screen. The next click waits for that (a click aimed before the move can miss the moved frame).
+    await linkAsk.waitFor({ state: "detached", timeout: 15_000 });
 
     // ui/update-model-context: in the next model turn, as untrusted content; once.
     await view().locator("#context").click();
