@@ -140,47 +140,32 @@ export interface ReferencePage {
   global: string;
 }
 
-/** Navigation start → the answer one fresh load of a reference page sets as its global. */
-export async function referenceLoad(browser: Browser, reference: ReferencePage): Promise<number> {
+/** One fresh load of `url` in a new context: what `expression` gives once it gives something (polled). */
+async function freshLoad<T>(browser: Browser, url: string, expression: string): Promise<T> {
   const browserContext = await browser.newContext();
   try {
     const tab = await browserContext.newPage();
-    await tab.goto(reference.server.url + reference.page);
-    return (await waitFor(
-      () => tab.evaluate(`window.${reference.global}`) as Promise<number | undefined>,
-      10_000,
-      10,
-    ))!;
+    await tab.goto(url);
+    return await waitFor(() => tab.evaluate(expression) as Promise<T>, 10_000, 10);
   } finally {
     await browserContext.close();
   }
 }
 
+/** Navigation start → the answer one fresh load of a reference page sets as its global. */
+export const referenceLoad = (browser: Browser, reference: ReferencePage): Promise<number> =>
+  freshLoad(browser, reference.server.url + reference.page, `window.${reference.global}`);
+
 /** One fresh load of LEAN_FIRST_STATEMENT_PAGE: navigation start → READY, and → the statement's console line. */
-export async function leanFirstStatementLoad(
+export const leanFirstStatementLoad = (
   browser: Browser,
   server: TestServer,
-): Promise<{ ready: number; firstStatement: number }> {
-  const browserContext = await browser.newContext();
-  try {
-    const tab = await browserContext.newPage();
-    await tab.goto(server.url + "lean.html");
-    return (await waitFor(
-      () =>
-        tab.evaluate(
-          () =>
-            (window as unknown as { __leanFirstStatement?: number }).__leanFirstStatement !== undefined && {
-              ready: (window as unknown as { __leanReady: number }).__leanReady,
-              firstStatement: (window as unknown as { __leanFirstStatement: number }).__leanFirstStatement,
-            },
-        ) as Promise<{ ready: number; firstStatement: number } | false>,
-      10_000,
-      10,
-    )) as { ready: number; firstStatement: number };
-  } finally {
-    await browserContext.close();
-  }
-}
+): Promise<{ ready: number; firstStatement: number }> =>
+  freshLoad(
+    browser,
+    server.url + "lean.html",
+    "window.__leanFirstStatement === undefined ? undefined : { ready: window.__leanReady, firstStatement: window.__leanFirstStatement }",
+  );
 
 const round = (value: number) => Math.round(value * 10) / 10;
 
